@@ -1,0 +1,139 @@
+"""Benchmark harness: median time per operation, and the ratio to a baseline run alongside.
+
+A benchmark is a function registered with :func:`benchmark` that returns a :class:`Case`:
+the operation under test, optionally a baseline doing the same work a simpler way, the number
+of operations each call performs, and an optional target time per operation. The harness times
+both in the same run (so ratios do not depend on how fast the machine is) and reports
+``speedup = baseline time / candidate time``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+
+__all__ = [
+    "SUITES",
+    "Case",
+    "Result",
+    "benchmark",
+    "discover",
+    "iter_selected",
+    "registered",
+    "run_case",
+]
+
+#: Modules that register benchmarks; each layer owns one.
+SUITES: tuple[str, ...] = (
+    "freelook.kinematics._bench",
+    "freelook.sim._bench",
+    "freelook.link._bench",
+    "freelook.estimation._bench",
+    "freelook.safety._bench",
+    "freelook.robot._bench",
+    "freelook.web._bench",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """What one benchmark measures."""
+
+    run: Callable[[], object]
+    ops_per_call: int = 1
+    baseline: Callable[[], object] | None = None
+    baseline_ops_per_call: int | None = None
+    target_s: float | None = None
+    unit: str = "op"
+    #: Extra figures a benchmark computes itself (e.g. "sim_s_per_wall_s"), reported verbatim.
+    extra: Callable[[], dict[str, float]] | None = None
+
+
+@dataclass(slots=True)
+class Result:
+    """Measured figures of one benchmark."""
+
+    name: str
+    unit: str
+    median_s: float
+    p95_s: float
+    baseline_median_s: float | None
+    speedup: float | None
+    target_s: float | None
+    meets_target: bool | None
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+_REGISTRY: dict[str, Callable[[], Case]] = {}
+
+
+def benchmark(name: str) -> Callable[[Callable[[], Case]], Callable[[], Case]]:
+    """Register a benchmark factory under ``name`` (e.g. ``kinematics.flc_vectorised``)."""
+
+    def decorate(factory: Callable[[], Case]) -> Callable[[], Case]:
+        if name in _REGISTRY:
+            raise ValueError(f"benchmark {name!r} registered twice")
+        _REGISTRY[name] = factory
+        return factory
+
+    return decorate
+
+
+def discover() -> None:
+    """Import every suite module that exists in this installation."""
+    for module in SUITES:
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
+
+
+def registered() -> dict[str, Callable[[], Case]]:
+    """Registered benchmark factories by name."""
+    return dict(_REGISTRY)
+
+
+def _time_calls(fn: Callable[[], object], ops: int, min_time: float, max_calls: int) -> list[float]:
+    fn()  # warm-up: JIT compilation, caches
+    samples: list[float] = []
+    start = time.perf_counter()
+    while len(samples) < max_calls and (len(samples) < 5 or time.perf_counter() - start < min_time):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) / ops)
+    return samples
+
+
+def _p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def run_case(name: str, case: Case, min_time: float = 0.5, max_calls: int = 10_000) -> Result:
+    """Time ``case`` and its baseline; ``min_time`` seconds each at least (5 calls minimum)."""
+    samples = _time_calls(case.run, case.ops_per_call, min_time, max_calls)
+    median = statistics.median(samples)
+    base_median: float | None = None
+    speedup: float | None = None
+    if case.baseline is not None:
+        base_ops = case.baseline_ops_per_call or case.ops_per_call
+        base = _time_calls(case.baseline, base_ops, min_time, max_calls)
+        base_median = statistics.median(base)
+        speedup = base_median / median if median > 0 else None
+    meets = None if case.target_s is None else median <= case.target_s
+    extra = case.extra() if case.extra is not None else {}
+    return Result(
+        name, case.unit, median, _p95(samples), base_median, speedup, case.target_s, meets, extra
+    )
+
+
+def iter_selected(patterns: list[str]) -> Iterator[tuple[str, Callable[[], Case]]]:
+    """Registered benchmarks whose name starts with any of ``patterns`` (all when empty)."""
+    for name in sorted(_REGISTRY):
+        if not patterns or any(name.startswith(p) for p in patterns):
+            yield name, _REGISTRY[name]

@@ -1,0 +1,48 @@
+"""``freelook config``: validate and list robot descriptions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+config_app = typer.Typer(help="Validate and list robot descriptions.", no_args_is_help=True)
+
+
+@config_app.command("check")
+def check(
+    files: Annotated[list[Path], typer.Argument(help="TOML robot descriptions to validate.")],
+) -> None:
+    """Validate robot description files; print every problem with file and field (exit 2)."""
+    from freelook.config import load_robot
+    from freelook.errors import ConfigError
+
+    failed = False
+    for path in files:
+        try:
+            robot = load_robot(path)
+        except ConfigError as exc:
+            failed = True
+            for line in exc.problems:
+                typer.echo(line, err=True)
+            continue
+        typer.echo(f"{path}: ok ({robot.name}, {robot.drive.kind})")
+    if failed:
+        raise typer.Exit(2)
+
+
+@config_app.command("list")
+def list_robots() -> None:
+    """List the built-in robots."""
+    from freelook.config import builtin_robots, load_robot
+
+    for name in builtin_robots():
+        typer.echo(f"{name}: {load_robot(name).description}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``config`` group to ``app``."""
+    app.add_typer(config_app, name="config")

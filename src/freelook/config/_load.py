@@ -1,0 +1,76 @@
+"""Loading robot descriptions from TOML, with errors that name the file and the field."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from freelook.config._models import RobotConfig
+from freelook.errors import ConfigError
+
+__all__ = ["builtin_robots", "format_validation_error", "load_robot", "robot_from_mapping"]
+
+_ROBOTS_PACKAGE = "freelook.config.robots"
+
+
+def builtin_robots() -> list[str]:
+    """Names of the robot descriptions shipped with freelook."""
+    folder = resources.files(_ROBOTS_PACKAGE)
+    return sorted(
+        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+    )
+
+
+def format_validation_error(source: str, error: ValidationError) -> list[str]:
+    """One line per problem: ``file: field.path: what was expected (got value)``."""
+    lines = []
+    for problem in error.errors():
+        field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        kind = problem["type"]
+        if kind == "extra_forbidden":
+            message = "unknown key (not a field of this section)"
+        elif kind == "missing":
+            message = "missing required field"
+        else:
+            message = f"{problem['msg']} (got {problem['input']!r})"
+        lines.append(f"{source}: {field}: {message}")
+    return lines
+
+
+def robot_from_mapping(data: dict[str, Any], source: str = "<mapping>") -> RobotConfig:
+    """Validate an already-parsed mapping; ``source`` names it in error messages."""
+    try:
+        return RobotConfig.model_validate(data)
+    except ValidationError as err:
+        problems = format_validation_error(source, err)
+        raise ConfigError(f"{source}: invalid robot description", problems) from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read file: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+
+
+def load_robot(name_or_path: str | Path) -> RobotConfig:
+    """Load a built-in robot by name (``pioneer3dx``) or a TOML file by path."""
+    candidate = Path(name_or_path)
+    if candidate.suffix != ".toml" and str(name_or_path) in builtin_robots():
+        resource = resources.files(_ROBOTS_PACKAGE) / f"{name_or_path}.toml"
+        with resources.as_file(resource) as path:
+            return robot_from_mapping(_read_toml(path), str(path))
+    if not candidate.exists():
+        known = ", ".join(builtin_robots())
+        raise ConfigError(f"{name_or_path}: no such file and no built-in robot (built-in: {known})")
+    return robot_from_mapping(_read_toml(candidate), str(candidate))

@@ -1,0 +1,230 @@
+"""Pydantic models of a robot description.
+
+Lengths are metres, speeds m/s, times seconds. Angles are degrees in the files (fields end in
+``_deg``) because people write and read them; the models expose radians through properties.
+Unknown keys are errors: a misspelt field must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "CameraConfig",
+    "DriveConfig",
+    "EstimationConfig",
+    "FootprintConfig",
+    "GyroConfig",
+    "LaserConfig",
+    "LinkConfig",
+    "ModeLimitsConfig",
+    "PanTiltConfig",
+    "RobotConfig",
+    "SafetyConfig",
+    "SafetyZone",
+    "SlipConfig",
+    "SonarConfig",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class DriveConfig(_Strict):
+    """Drive base: geometry, limits and actuator dynamics."""
+
+    kind: Literal["differential", "tracked", "holonomic"]
+    track_width: float = Field(gt=0, description="true distance between track/wheel centres d")
+    controller_track_width: float | None = Field(
+        default=None, gt=0, description="d_eff used by the controllers; defaults to track_width"
+    )
+    wheel_diameter: float = Field(gt=0)
+    encoder_counts_per_rev: int = Field(gt=0)
+    max_wheel_speed: float = Field(gt=0, description="per track/wheel, m/s")
+    max_turn_rate_deg: float = Field(gt=0, description="chassis yaw rate limit, deg/s")
+    max_acceleration: float = Field(gt=0, description="per track, m/s²")
+    max_deceleration: float = Field(gt=0, description="per track when braking, m/s²")
+    motor_time_constant: float = Field(ge=0, description="first-order motor lag, s")
+
+    @property
+    def d_eff(self) -> float:
+        """Track width used by the controllers (seed 000 reduces it to stop oscillation)."""
+        return self.controller_track_width if self.controller_track_width else self.track_width
+
+    @property
+    def max_turn_rate(self) -> float:
+        return math.radians(self.max_turn_rate_deg)
+
+
+class SlipConfig(_Strict):
+    """Track slip from the tracks' instantaneous centres of rotation (Martinez et al.).
+
+    The ICRs of the left and right tracks sit at ±``icr_spread``·d/2 from the centreline, so
+    the effective track width is ``icr_spread``·d; ``icr_spread`` > 1 means the chassis turns
+    less than the wheel speeds suggest. ``longitudinal`` is the fraction of track speed lost to
+    slip in straight driving.
+    """
+
+    enabled: bool = True
+    icr_spread: float = Field(default=1.0, ge=1.0, le=4.0)
+    longitudinal: float = Field(default=0.0, ge=0.0, lt=0.5)
+    noise: float = Field(default=0.0, ge=0.0, description="relative std of random slip")
+
+
+class FootprintConfig(_Strict):
+    """Rectangular footprint relative to the reference point z (the drive axle centre)."""
+
+    length: float = Field(gt=0)
+    width: float = Field(gt=0)
+    center_forward: float = Field(default=0.0, description="footprint centre ahead of z")
+    swing_radius: float = Field(gt=0)
+
+
+class PanTiltConfig(_Strict):
+    """Camera pan(-tilt) unit mounted at (L1 forward, L2 left) of z."""
+
+    mount_forward: float = Field(description="L1, m; must be non-zero for Free Look Control")
+    mount_left: float = Field(default=0.0, description="L2, m")
+    mount_height: float = Field(gt=0)
+    has_pan: bool = True
+    has_tilt: bool = True
+    max_pan_rate_deg: float = Field(gt=0)
+    max_tilt_rate_deg: float = Field(default=60.0, gt=0)
+    pan_limits_deg: tuple[float, float] | None = Field(
+        default=None, description="mechanical pan limits; omit for an unlimited slip-ring pan"
+    )
+    tilt_limits_deg: tuple[float, float] = (-30.0, 30.0)
+
+    @property
+    def max_pan_rate(self) -> float:
+        return math.radians(self.max_pan_rate_deg)
+
+    @model_validator(mode="after")
+    def _limits_ordered(self) -> PanTiltConfig:
+        for name, lim in (
+            ("pan_limits_deg", self.pan_limits_deg),
+            ("tilt_limits_deg", self.tilt_limits_deg),
+        ):
+            if lim is not None and not lim[0] < lim[1]:
+                raise ValueError(f"{name} must be [lower, upper] with lower < upper, got {lim}")
+        return self
+
+
+class CameraConfig(_Strict):
+    """Image sensor on the pan-tilt unit."""
+
+    width: int = Field(default=640, gt=0, le=4096)
+    height: int = Field(default=480, gt=0, le=4096)
+    fov_deg: float = Field(default=60.0, gt=1, lt=179)
+    rate_hz: float = Field(default=30.0, gt=0)
+    stereo_baseline: float | None = Field(default=None, gt=0)
+    jpeg_quality: int = Field(default=80, ge=10, le=100)
+
+
+class LaserConfig(_Strict):
+    """Planar laser scanner."""
+
+    mount_forward: float = 0.0
+    mount_left: float = 0.0
+    beams: int = Field(default=181, ge=2)
+    fov_deg: float = Field(default=180.0, gt=0, le=360)
+    rate_hz: float = Field(default=75.0, gt=0)
+    range_max: float = Field(default=30.0, gt=0)
+    range_min: float = Field(default=0.02, ge=0)
+    noise_std: float = Field(default=0.01, ge=0)
+
+
+class SonarConfig(_Strict):
+    """Sonar rings: bearings of each transducer, degrees, 0 = forward, counter-clockwise."""
+
+    front_deg: tuple[float, ...] = (90.0, 50.0, 30.0, 10.0, -10.0, -30.0, -50.0, -90.0)
+    rear_deg: tuple[float, ...] = (-90.0, -130.0, -150.0, -170.0, 170.0, 150.0, 130.0, 90.0)
+    ring_radius: float = Field(default=0.2, gt=0)
+    cone_deg: float = Field(default=15.0, gt=0, lt=90)
+    range_max: float = Field(default=5.0, gt=0)
+    noise_std: float = Field(default=0.02, ge=0)
+    rate_hz: float = Field(default=25.0, gt=0)
+
+
+class GyroConfig(_Strict):
+    """Rate gyro; defaults are a typical MEMS part."""
+
+    rate_hz: float = Field(default=100.0, gt=0)
+    turn_on_bias_deg_s: float = Field(default=0.5, ge=0, description="max |bias| at power-on")
+    bias_instability_deg_h: float = Field(default=10.0, ge=0)
+    angle_random_walk_deg_sqrt_h: float = Field(default=0.3, ge=0)
+    scale_factor_error: float = Field(default=0.003, ge=0)
+
+
+class SafetyZone(_Strict):
+    """One zone of the thesis's zonal safety: boundary from the robot centre and its limits."""
+
+    boundary: float = Field(gt=0, description="outer boundary measured from the centre, m")
+    max_speed: float = Field(ge=0, description="m/s")
+    max_turn_rate_deg: float = Field(ge=0, description="deg/s")
+
+
+class SafetyConfig(_Strict):
+    """Robot-side safety: zones, approach check and link watchdog."""
+
+    zones: tuple[SafetyZone, ...] = Field(min_length=1)
+    approach_horizon: float = Field(default=1.5, gt=0, description="s")
+    approach_margin: float = Field(default=0.05, ge=0, description="clearance kept, m")
+    watchdog_timeout: float = Field(default=0.5, gt=0, description="s without a valid command")
+
+    @model_validator(mode="after")
+    def _zones_increasing(self) -> SafetyConfig:
+        bounds = [z.boundary for z in self.zones]
+        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
+            raise ValueError(f"zone boundaries must increase strictly, got {bounds}")
+        return self
+
+
+class ModeLimitsConfig(_Strict):
+    """Per-mode velocity limits (seed 004 §6.1)."""
+
+    max_speed: float = Field(default=0.5, gt=0)
+    max_turn_rate_deg: float = Field(default=50.0, gt=0)
+    linear_max_speed: float = Field(default=0.4, gt=0)
+    keyboard_speed_step: float = Field(default=0.02, gt=0)
+    keyboard_turn_step_deg: float = Field(default=2.0, gt=0)
+
+
+class EstimationConfig(_Strict):
+    """Pose estimation settings."""
+
+    mcl_particles: int = Field(default=2000, ge=10)
+    mcl_beams: int = Field(default=60, ge=1)
+    mcl_update_min_d: float = Field(default=0.05, ge=0)
+    mcl_update_min_a_deg: float = Field(default=3.0, ge=0)
+
+
+class LinkConfig(_Strict):
+    """Link and transmission defaults."""
+
+    control_period: float = Field(default=0.02, gt=0, le=1.0)
+    robot_tx_spacing: float = Field(default=0.031, gt=0)
+    operator_tx_spacing: float = Field(default=0.047, gt=0)
+
+
+class RobotConfig(_Strict):
+    """Everything that describes one robot; a sensor section that is absent means no such sensor."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    drive: DriveConfig
+    slip: SlipConfig = SlipConfig()
+    footprint: FootprintConfig
+    pan_tilt: PanTiltConfig | None = None
+    camera: CameraConfig = CameraConfig()
+    laser: LaserConfig | None = None
+    sonar: SonarConfig | None = None
+    gyro: GyroConfig | None = None
+    safety: SafetyConfig
+    limits: ModeLimitsConfig = ModeLimitsConfig()
+    estimation: EstimationConfig = EstimationConfig()
+    link: LinkConfig = LinkConfig()

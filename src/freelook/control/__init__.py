@@ -1,0 +1,3 @@
+"""control layer."""
+
+__all__: list[str] = []

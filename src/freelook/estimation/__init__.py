@@ -1,0 +1,3 @@
+"""estimation layer."""
+
+__all__: list[str] = []

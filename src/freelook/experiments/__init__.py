@@ -1,0 +1,3 @@
+"""experiments layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""kinematics layer."""
+
+__all__: list[str] = []

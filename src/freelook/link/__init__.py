@@ -1,0 +1,3 @@
+"""link layer."""
+
+__all__: list[str] = []

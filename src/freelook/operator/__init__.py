@@ -1,0 +1,3 @@
+"""operator layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""record layer."""
+
+__all__: list[str] = []

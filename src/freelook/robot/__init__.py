@@ -1,0 +1,3 @@
+"""robot layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""runtime layer."""
+
+__all__: list[str] = []

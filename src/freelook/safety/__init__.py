@@ -1,0 +1,3 @@
+"""safety layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""sim layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,101 @@
+"""The world a simulated robot lives in: an occupancy grid plus coloured solid objects.
+
+Grid convention (shared by the simulator, the camera, localization and safety): cell
+``occupancy[i, j]`` covers ``x ∈ [ox + j·res, ox + (j+1)·res)`` and
+``y ∈ [oy + i·res, oy + (i+1)·res)``; row index grows with y (not image order). Loaders flip
+image-ordered formats (PGM) on the way in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["World", "WorldObject"]
+
+
+@dataclass(frozen=True, slots=True)
+class WorldObject:
+    """A solid box or cylinder standing on the floor; it blocks motion, laser and view."""
+
+    name: str
+    shape: Literal["box", "cylinder"]
+    x: float
+    y: float
+    height: float
+    color: tuple[int, int, int]
+    size_x: float = 0.0  # box: extent along its own x axis, m
+    size_y: float = 0.0  # box: extent along its own y axis, m
+    yaw: float = 0.0  # box: rotation, rad
+    radius: float = 0.0  # cylinder
+
+    def contains(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.bool_]:
+        """Whether the points (x, y) lie inside the object's footprint."""
+        dx, dy = x - self.x, y - self.y
+        if self.shape == "cylinder":
+            return np.asarray(dx * dx + dy * dy <= self.radius * self.radius)
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        u = c * dx + s * dy
+        v = -s * dx + c * dy
+        return np.asarray((np.abs(u) <= self.size_x / 2) & (np.abs(v) <= self.size_y / 2))
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """Walls as an occupancy grid, objects as a list; see the module docstring for axes."""
+
+    name: str
+    occupancy: npt.NDArray[np.bool_]  # walls only, shape (rows, cols), row index grows with y
+    resolution: float  # m per cell
+    origin: tuple[float, float]  # world (x, y) of the corner of cell (0, 0)
+    objects: tuple[WorldObject, ...] = ()
+    wall_height: float = 2.0
+    #: Suggested start pose (x, y, θ) for a robot.
+    start: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    _obstacles: npt.NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.occupancy.shape[0]), int(self.occupancy.shape[1]))
+
+    @property
+    def extent(self) -> tuple[float, float, float, float]:
+        """(x_min, x_max, y_min, y_max) of the grid in metres."""
+        rows, cols = self.shape
+        ox, oy = self.origin
+        return (ox, ox + cols * self.resolution, oy, oy + rows * self.resolution)
+
+    def obstacles(self) -> npt.NDArray[np.bool_]:
+        """Walls plus every object rasterised into the grid (computed once, then cached)."""
+        if self._obstacles is not None:
+            return self._obstacles
+        grid = self.occupancy.copy()
+        if self.objects:
+            rows, cols = self.shape
+            xs = self.origin[0] + (np.arange(cols) + 0.5) * self.resolution
+            ys = self.origin[1] + (np.arange(rows) + 0.5) * self.resolution
+            gx, gy = np.meshgrid(xs, ys)
+            for obj in self.objects:
+                grid |= obj.contains(gx, gy)
+        grid.setflags(write=False)
+        object.__setattr__(self, "_obstacles", grid)
+        return grid
+
+    def cell_of(self, x: float, y: float) -> tuple[int, int]:
+        """(row, col) of the cell holding world point (x, y); may lie outside the grid."""
+        return (
+            math.floor((y - self.origin[1]) / self.resolution),
+            math.floor((x - self.origin[0]) / self.resolution),
+        )
+
+    def is_free(self, x: float, y: float) -> bool:
+        """Whether (x, y) is inside the grid and not an obstacle."""
+        i, j = self.cell_of(x, y)
+        rows, cols = self.shape
+        return 0 <= i < rows and 0 <= j < cols and not bool(self.obstacles()[i, j])

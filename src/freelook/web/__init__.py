@@ -1,0 +1,3 @@
+"""web layer."""
+
+__all__: list[str] = []

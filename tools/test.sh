@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Set up a virtual environment (if needed) and run everything CI runs: lint, type check, tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+echo "== ruff"
+.venv/bin/ruff check src tests
+.venv/bin/ruff format --check src tests
+echo "== mypy --strict"
+.venv/bin/mypy
+echo "== pytest"
+.venv/bin/python -m pytest -q "$@"
