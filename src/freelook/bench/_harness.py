@@ -31,6 +31,8 @@ __all__ = [
 SUITES: tuple[str, ...] = (
     "freelook.kinematics._bench",
     "freelook.sim._bench",
+    "freelook.sim._bench_sensors",
+    "freelook.sim._bench_camera",
     "freelook.link._bench",
     "freelook.estimation._bench",
     "freelook.safety._bench",
