@@ -1,0 +1,33 @@
+"""Hardware abstraction: the protocols a robot (simulated or real) implements."""
+
+from freelook.robot.hal._interfaces import (
+    BumperState,
+    Bumpers,
+    Camera,
+    DriveBase,
+    EncoderSample,
+    GyroSample,
+    PanTiltState,
+    PanTiltUnit,
+    RangeScan,
+    RangeSensor,
+    RateGyro,
+    RobotHardware,
+    WheelEncoders,
+)
+
+__all__ = [
+    "BumperState",
+    "Bumpers",
+    "Camera",
+    "DriveBase",
+    "EncoderSample",
+    "GyroSample",
+    "PanTiltState",
+    "PanTiltUnit",
+    "RangeScan",
+    "RangeSensor",
+    "RateGyro",
+    "RobotHardware",
+    "WheelEncoders",
+]

@@ -1,0 +1,161 @@
+"""Hardware interfaces of the robot program (seed 002's "plug-and-play").
+
+The robot program talks to hardware only through these protocols. The simulator implements all
+of them; a real robot implements the ones it has (a robot without a pan unit or a gyro still
+runs: the robot program asks the HAL what is there). Readings carry the time they were taken, in
+the robot's clock, so estimation never guesses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "BumperState",
+    "Bumpers",
+    "Camera",
+    "DriveBase",
+    "EncoderSample",
+    "GyroSample",
+    "PanTiltState",
+    "PanTiltUnit",
+    "RangeScan",
+    "RangeSensor",
+    "RateGyro",
+    "RobotHardware",
+    "WheelEncoders",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RangeScan:
+    """One sweep of a range sensor in the robot frame (x forward, y left, origin at z)."""
+
+    stamp: float
+    ranges: npt.NDArray[np.float64]  # m; range_max where nothing was hit
+    bearings: npt.NDArray[np.float64]  # rad, robot frame
+    origin_x: npt.NDArray[np.float64]  # where each beam starts, robot frame, m
+    origin_y: npt.NDArray[np.float64]
+    range_max: float
+
+    def points(self) -> npt.NDArray[np.float64]:
+        """Hit points (N×2, robot frame) of the beams that returned something."""
+        hit = self.ranges < self.range_max
+        r = self.ranges[hit]
+        b = self.bearings[hit]
+        return np.column_stack(
+            (self.origin_x[hit] + r * np.cos(b), self.origin_y[hit] + r * np.sin(b))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GyroSample:
+    stamp: float
+    rate: float  # rad/s, counter-clockwise positive
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderSample:
+    stamp: float
+    left: int  # cumulative counts
+    right: int
+
+
+@dataclass(frozen=True, slots=True)
+class PanTiltState:
+    stamp: float
+    pan: float  # rad, relative to the chassis
+    tilt: float  # rad
+
+
+@dataclass(frozen=True, slots=True)
+class BumperState:
+    stamp: float
+    front: bool
+    rear: bool
+
+
+@runtime_checkable
+class DriveBase(Protocol):
+    """Wheels or tracks. Differential/tracked bases take wheel speeds; holonomic ones a twist."""
+
+    @property
+    def kind(self) -> Literal["differential", "tracked", "holonomic"]: ...
+
+    def command_wheels(self, left: float, right: float) -> None:
+        """Track/wheel surface speeds in m/s (differential and tracked bases)."""
+
+    def command_twist(self, vx: float, vy: float, omega: float) -> None:
+        """Body velocity (holonomic bases; others use vy = 0)."""
+
+
+@runtime_checkable
+class PanTiltUnit(Protocol):
+    @property
+    def has_pan(self) -> bool: ...
+
+    @property
+    def has_tilt(self) -> bool: ...
+
+    def command_rates(self, pan_rate: float, tilt_rate: float) -> None:
+        """Pan and tilt rates in rad/s."""
+
+    def state(self) -> PanTiltState:
+        """Measured pan and tilt angles."""
+        ...
+
+
+@runtime_checkable
+class RangeSensor(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def latest(self) -> RangeScan | None:
+        """The newest complete scan, or None before the first."""
+        ...
+
+
+@runtime_checkable
+class RateGyro(Protocol):
+    def latest(self) -> GyroSample | None: ...
+
+
+@runtime_checkable
+class WheelEncoders(Protocol):
+    @property
+    def counts_per_rev(self) -> int: ...
+
+    @property
+    def wheel_diameter(self) -> float: ...
+
+    def latest(self) -> EncoderSample | None: ...
+
+
+@runtime_checkable
+class Bumpers(Protocol):
+    def latest(self) -> BumperState | None: ...
+
+
+@runtime_checkable
+class Camera(Protocol):
+    def capture(self) -> npt.NDArray[np.uint8] | None:
+        """The newest RGB frame (H×W×3), or None when there is none yet."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RobotHardware:
+    """What one robot has. Absent devices are None; the robot program adapts."""
+
+    drive: DriveBase
+    encoders: WheelEncoders | None = None
+    pan_tilt: PanTiltUnit | None = None
+    gyro: RateGyro | None = None
+    laser: RangeSensor | None = None
+    sonar: RangeSensor | None = None
+    bumpers: Bumpers | None = None
+    camera: Camera | None = None
