@@ -1,3 +1,21 @@
-"""record layer."""
+"""Recording runs to MCAP with ROS 2 schemas, reading them back and repairing cut-off files."""
 
-__all__: list[str] = []
+from freelook.record._reader import RecordedMessage, read_messages, topic_counts
+from freelook.record._repair import RepairError, RepairReport, repair
+from freelook.record._schemas import DEFINITIONS, full_definition
+from freelook.record._writer import BackgroundRecorder, Direction, Recorder, RecorderStats
+
+__all__ = [
+    "DEFINITIONS",
+    "BackgroundRecorder",
+    "Direction",
+    "RecordedMessage",
+    "Recorder",
+    "RecorderStats",
+    "RepairError",
+    "RepairReport",
+    "full_definition",
+    "read_messages",
+    "repair",
+    "topic_counts",
+]

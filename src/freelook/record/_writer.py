@@ -1,0 +1,379 @@
+"""Writing runs to MCAP: raw link packets with both time stamps, and decoded ROS 2 streams.
+
+The writer is the I/O edge of recording. It emits small zstd chunks and closes a chunk (and
+flushes the file) at least every ``flush_interval`` seconds of log time, so a process killed
+mid-run loses at most the chunk in progress; :func:`freelook.record.repair` recovers the rest.
+:class:`BackgroundRecorder` puts a bounded queue and a thread in front of it so that recording
+never blocks the control path: when the queue is full, the newest item is dropped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from mcap.writer import CompressionType
+from mcap.writer import Writer as McapWriter
+from mcap_ros2._dynamic import serialize_dynamic
+
+from freelook.record._schemas import full_definition
+
+__all__ = ["BackgroundRecorder", "Direction", "Recorder", "RecorderStats"]
+
+Direction = Literal["operator_to_robot", "robot_to_operator"]
+_DIRECTION_CODE = {"operator_to_robot": 0, "robot_to_operator": 1}
+_IDENTITY_COVARIANCE = [0.0] * 36
+
+
+def _stamp(t: float) -> dict[str, int]:
+    sec = math.floor(t)
+    nanosec = min(999_999_999, round((t - sec) * 1e9))
+    return {"sec": int(sec), "nanosec": int(nanosec)}
+
+
+def _header(t: float, frame_id: str) -> dict[str, Any]:
+    return {"stamp": _stamp(t), "frame_id": frame_id}
+
+
+def _yaw_quaternion(theta: float) -> dict[str, float]:
+    return {"x": 0.0, "y": 0.0, "z": math.sin(theta / 2), "w": math.cos(theta / 2)}
+
+
+def _ns(t: float) -> int:
+    return max(0, round(t * 1e9))
+
+
+class Recorder:
+    """Synchronous MCAP writer with one method per recorded stream (times in seconds)."""
+
+    def __init__(
+        self,
+        output: str | Path | IO[bytes],
+        *,
+        chunk_size: int = 64 * 1024,
+        flush_interval: float = 0.5,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        if isinstance(output, str | Path):
+            self._stream: IO[bytes] = open(output, "wb")  # noqa: SIM115 - closed in close()
+            self._owns_stream = True
+        else:
+            self._stream = output
+            self._owns_stream = False
+        self._writer = McapWriter(
+            self._stream, chunk_size=chunk_size, compression=CompressionType.ZSTD
+        )
+        self._writer.start(profile="ros2", library="freelook")
+        if metadata:
+            self._writer.add_metadata("freelook", metadata)
+        self._flush_interval = flush_interval
+        self._last_flush: float | None = None
+        self._schemas: dict[str, tuple[int, Callable[[Any], bytes]]] = {}
+        self._channels: dict[str, int] = {}
+        self._sequence: dict[str, int] = {}
+        self.messages_written = 0
+        #: Messages known to be on disk (their chunk was closed and the file flushed).
+        self.messages_flushed = 0
+        self._closed = False
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _encoder(self, typename: str) -> tuple[int, Callable[[Any], bytes]]:
+        found = self._schemas.get(typename)
+        if found is None:
+            package, name = typename.split("/")
+            schema_name = f"{package}/msg/{name}"
+            text = full_definition(typename)
+            schema_id = self._writer.register_schema(schema_name, "ros2msg", text.encode())
+            encoder = serialize_dynamic(schema_name, text)[schema_name]
+            found = (schema_id, encoder)
+            self._schemas[typename] = found
+        return found
+
+    def write(self, topic: str, typename: str, message: dict[str, Any], t: float) -> None:
+        """Write one message (a dict of fields) of ROS 2 type ``pkg/Type`` on ``topic``."""
+        if self._closed:
+            raise ValueError("recorder is closed")
+        schema_id, encoder = self._encoder(typename)
+        channel_id = self._channels.get(topic)
+        if channel_id is None:
+            channel_id = self._writer.register_channel(topic, "cdr", schema_id)
+            self._channels[topic] = channel_id
+        sequence = self._sequence.get(topic, 0)
+        self._sequence[topic] = sequence + 1
+        self._writer.add_message(channel_id, _ns(t), encoder(message), _ns(t), sequence)
+        self.messages_written += 1
+        if self._last_flush is None:
+            self._last_flush = t
+        elif t - self._last_flush >= self._flush_interval:
+            self.flush()
+            self._last_flush = t
+
+    def flush(self) -> None:
+        """Close the chunk in progress and flush it to the file."""
+        self._writer.flush()  # type: ignore[no-untyped-call]
+        self.messages_flushed = self.messages_written
+
+    def close(self) -> None:
+        """Write the summary and close the file (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._writer.finish()  # type: ignore[no-untyped-call]
+        if self._owns_stream:
+            self._stream.close()
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- streams -----------------------------------------------------------------------------
+
+    def packet(
+        self,
+        direction: Direction,
+        data: bytes,
+        *,
+        send_time: float,
+        receive_time: float,
+        wire: str,
+        accepted: bool,
+        kind: str,
+        decoded: dict[str, Any] | None = None,
+        stream: int = 0,
+        sequence: int = 0,
+    ) -> None:
+        """One link packet as its receiver saw it: raw bytes, both stamps, decode result."""
+        message = {
+            "direction": _DIRECTION_CODE[direction],
+            "wire": wire,
+            "stream": stream,
+            "sequence": sequence,
+            "send_stamp": _stamp(send_time),
+            "receive_stamp": _stamp(receive_time),
+            "accepted": accepted,
+            "kind": kind,
+            "decoded": json.dumps(decoded or {}, separators=(",", ":"), default=str),
+            "data": bytes(data),
+        }
+        self.write(f"/link/{direction}", "freelook_msgs/Packet", message, receive_time)
+
+    def cmd_vel(self, t: float, v: float, omega: float, topic: str = "/cmd_vel") -> None:
+        twist = {
+            "linear": {"x": v, "y": 0.0, "z": 0.0},
+            "angular": {"x": 0.0, "y": 0.0, "z": omega},
+        }
+        self.write(topic, "geometry_msgs/Twist", twist, t)
+
+    def odom(
+        self,
+        t: float,
+        x: float,
+        y: float,
+        theta: float,
+        v: float,
+        omega: float,
+        *,
+        topic: str = "/odom",
+        frame_id: str = "odom",
+        child_frame_id: str = "base_link",
+        covariance: Sequence[float] | None = None,
+    ) -> None:
+        pose = {"position": {"x": x, "y": y, "z": 0.0}, "orientation": _yaw_quaternion(theta)}
+        twist = {
+            "linear": {"x": v, "y": 0.0, "z": 0.0},
+            "angular": {"x": 0.0, "y": 0.0, "z": omega},
+        }
+        message = {
+            "header": _header(t, frame_id),
+            "child_frame_id": child_frame_id,
+            "pose": {"pose": pose, "covariance": list(covariance or _IDENTITY_COVARIANCE)},
+            "twist": {"twist": twist, "covariance": list(_IDENTITY_COVARIANCE)},
+        }
+        self.write(topic, "nav_msgs/Odometry", message, t)
+
+    def scan(
+        self,
+        t: float,
+        ranges: Sequence[float],
+        *,
+        angle_min: float,
+        angle_increment: float,
+        range_min: float,
+        range_max: float,
+        scan_time: float = 0.0,
+        frame_id: str = "laser",
+    ) -> None:
+        n = len(ranges)
+        message = {
+            "header": _header(t, frame_id),
+            "angle_min": angle_min,
+            "angle_max": angle_min + angle_increment * max(0, n - 1),
+            "angle_increment": angle_increment,
+            "time_increment": 0.0,
+            "scan_time": scan_time,
+            "range_min": range_min,
+            "range_max": range_max,
+            "ranges": [float(r) for r in ranges],
+            "intensities": [],
+        }
+        self.write("/scan", "sensor_msgs/LaserScan", message, t)
+
+    def sonar(
+        self,
+        t: float,
+        index: int,
+        distance: float,
+        *,
+        field_of_view: float,
+        min_range: float,
+        max_range: float,
+    ) -> None:
+        message = {
+            "header": _header(t, f"sonar_{index}"),
+            "radiation_type": 0,
+            "field_of_view": field_of_view,
+            "min_range": min_range,
+            "max_range": max_range,
+            "range": distance,
+        }
+        self.write("/sonar", "sensor_msgs/Range", message, t)
+
+    def image(self, t: float, jpeg: bytes, frame_id: str = "camera") -> None:
+        message = {"header": _header(t, frame_id), "format": "jpeg", "data": bytes(jpeg)}
+        self.write("/camera/image/compressed", "sensor_msgs/CompressedImage", message, t)
+
+    def tf(
+        self, t: float, x: float, y: float, theta: float, parent: str, child: str, z: float = 0.0
+    ) -> None:
+        transform = {
+            "header": _header(t, parent),
+            "child_frame_id": child,
+            "transform": {
+                "translation": {"x": x, "y": y, "z": z},
+                "rotation": _yaw_quaternion(theta),
+            },
+        }
+        self.write("/tf", "tf2_msgs/TFMessage", {"transforms": [transform]}, t)
+
+    def mode(self, t: float, mode: str, estop: bool, controller: str) -> None:
+        message = {
+            "header": _header(t, "base_link"),
+            "mode": mode,
+            "estop": estop,
+            "controller": controller,
+        }
+        self.write("/freelook/mode", "freelook_msgs/Mode", message, t)
+
+    def safety_event(self, t: float, kind: str, detail: str, zone: int, scale: float) -> None:
+        message = {
+            "header": _header(t, "base_link"),
+            "kind": kind,
+            "detail": detail,
+            "zone": zone,
+            "scale": scale,
+        }
+        self.write("/freelook/safety", "freelook_msgs/SafetyEvent", message, t)
+
+    def link_stats(self, t: float, direction: Direction, figures: dict[str, float]) -> None:
+        message: dict[str, Any] = {"header": _header(t, ""), "direction": direction}
+        for name in (
+            "packets_received",
+            "packets_lost",
+            "duplicates",
+            "reordered",
+            "crc_failures",
+            "auth_failures",
+        ):
+            message[name] = int(figures.get(name, 0))
+        for name in ("rx_rate_hz", "tx_rate_hz", "drop_percent", "latency_s"):
+            message[name] = float(figures.get(name, 0.0))
+        self.write(f"/freelook/link_stats/{direction}", "freelook_msgs/LinkStats", message, t)
+
+    def reference(self, t: float, x: float, y: float, theta: float, v: float, omega: float) -> None:
+        message = {
+            "header": _header(t, "map"),
+            "x": x,
+            "y": y,
+            "theta": theta,
+            "v": v,
+            "omega": omega,
+        }
+        self.write("/freelook/reference", "freelook_msgs/Reference", message, t)
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderStats:
+    """What a background recorder did."""
+
+    submitted: int
+    written: int
+    dropped: int  # queue full: newest item dropped
+    errors: int
+
+
+class BackgroundRecorder:
+    """A :class:`Recorder` behind a bounded queue drained by its own thread.
+
+    ``submit(name, *args, **kwargs)`` calls ``Recorder.<name>`` on the writer thread. It never
+    blocks: a full queue drops the item and counts it (``stats().dropped``).
+    """
+
+    def __init__(self, recorder: Recorder, max_queue: int = 10_000) -> None:
+        self._recorder = recorder
+        self._queue: queue.Queue[tuple[str, tuple[Any, ...], dict[str, Any]] | None] = queue.Queue(
+            maxsize=max_queue
+        )
+        self._submitted = 0
+        self._written = 0
+        self._dropped = 0
+        self._errors = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="freelook-recorder", daemon=True)
+        self._thread.start()
+
+    def submit(self, method: str, *args: Any, **kwargs: Any) -> bool:
+        """Queue one write; False (and counted) when the queue is full."""
+        with self._lock:
+            self._submitted += 1
+        try:
+            self._queue.put_nowait((method, args, kwargs))
+        except queue.Full:
+            with self._lock:
+                self._dropped += 1
+            return False
+        return True
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            method, args, kwargs = item
+            try:
+                getattr(self._recorder, method)(*args, **kwargs)
+            except Exception:  # a bad item must not stop recording the rest
+                with self._lock:
+                    self._errors += 1
+            else:
+                with self._lock:
+                    self._written += 1
+
+    def stats(self) -> RecorderStats:
+        with self._lock:
+            return RecorderStats(self._submitted, self._written, self._dropped, self._errors)
+
+    def close(self) -> RecorderStats:
+        """Drain what is queued, finish the file and stop the thread."""
+        self._queue.put(None)
+        self._thread.join()
+        self._recorder.close()
+        return self.stats()
