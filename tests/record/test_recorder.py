@@ -184,3 +184,20 @@ def test_repair_rejects_a_file_that_is_not_mcap(tmp_path: Path) -> None:
     bogus.write_bytes(b"not an mcap file at all")
     with pytest.raises(RepairError, match=r"bogus\.mcap: not an MCAP file"):
         repair(bogus, tmp_path / "out.mcap")
+
+
+def test_repair_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from freelook.cli import app
+
+    path = tmp_path / "run.mcap"
+    with Recorder(path) as recorder:
+        _write_everything(recorder, 5)
+    cut = tmp_path / "cut.mcap"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    runner = CliRunner()
+    result = runner.invoke(app, ["record", "repair", str(cut), "-o", str(tmp_path / "ok.mcap")])
+    assert result.exit_code == 0, result.output
+    assert "messages from" in result.output
+    assert runner.invoke(app, ["record", "repair", str(tmp_path / "missing.mcap")]).exit_code == 2

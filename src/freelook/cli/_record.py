@@ -1,11 +1,53 @@
-"""CLI commands of this group (see the module's register function)."""
+"""``freelook record``: inspect and repair recorded runs."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 __all__ = ["register"]
 
+record_app = typer.Typer(help="Inspect and repair recorded runs (MCAP).", no_args_is_help=True)
+
+
+@record_app.command("repair")
+def repair_command(
+    source: Annotated[Path, typer.Argument(help="A truncated or damaged .mcap file.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Where to write (default NAME.repaired.mcap)."),
+    ] = None,
+) -> None:
+    """Recover every readable chunk of a cut-off recording into a valid file."""
+    from freelook.record import RepairError, repair
+
+    if not source.is_file():
+        typer.echo(f"{source}: no such file", err=True)
+        raise typer.Exit(2)
+    destination = output or source.with_suffix(".repaired.mcap")
+    try:
+        report = repair(source, destination)
+    except RepairError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
+    typer.echo(
+        f"{destination}: {report.messages_recovered} messages from {report.chunks_recovered} "
+        f"chunks ({report.chunks_lost} unreadable; "
+        f"{'clean end' if report.clean_end else 'stopped at ' + report.stopped_at})"
+    )
+
+
+@record_app.command("info")
+def info_command(path: Annotated[Path, typer.Argument(help="A .mcap recording.")]) -> None:
+    """Message count per topic."""
+    from freelook.record import topic_counts
+
+    for topic, count in sorted(topic_counts(path).items()):
+        typer.echo(f"{count:8d}  {topic}")
+
 
 def register(app: typer.Typer) -> None:
-    """Add this group's commands to app."""
+    """Add the ``record`` group to ``app``."""
+    app.add_typer(record_app, name="record")
