@@ -48,6 +48,25 @@ def info_command(path: Annotated[Path, typer.Argument(help="A .mcap recording.")
         typer.echo(f"{count:8d}  {topic}")
 
 
+def report_command(
+    run: Annotated[Path, typer.Argument(help="A recorded run (.mcap).")],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Folder for the report (default RUN-report/)."),
+    ] = None,
+) -> None:
+    """Turn a recorded run into an HTML page with plots and the link table."""
+    from freelook.record import build_report
+
+    if not run.is_file():
+        typer.echo(f"{run}: no such file", err=True)
+        raise typer.Exit(2)
+    destination = out_dir or run.with_name(run.stem + "-report")
+    index = build_report(run, destination)
+    typer.echo(f"report: {index}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``record`` group to ``app``."""
+    """Add the ``record`` group and the ``report`` command to ``app``."""
     app.add_typer(record_app, name="record")
+    app.command("report")(report_command)

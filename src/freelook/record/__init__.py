@@ -2,6 +2,13 @@
 
 from freelook.record._reader import RecordedMessage, read_messages, topic_counts
 from freelook.record._repair import RepairError, RepairReport, repair
+from freelook.record._report import (
+    DirectionFigures,
+    RunData,
+    build_report,
+    direction_figures,
+    load_run,
+)
 from freelook.record._schemas import DEFINITIONS, full_definition
 from freelook.record._writer import BackgroundRecorder, Direction, Recorder, RecorderStats
 
@@ -9,12 +16,17 @@ __all__ = [
     "DEFINITIONS",
     "BackgroundRecorder",
     "Direction",
+    "DirectionFigures",
     "RecordedMessage",
     "Recorder",
     "RecorderStats",
     "RepairError",
     "RepairReport",
+    "RunData",
+    "build_report",
+    "direction_figures",
     "full_definition",
+    "load_run",
     "read_messages",
     "repair",
     "topic_counts",

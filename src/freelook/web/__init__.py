@@ -1,3 +1,6 @@
-"""web layer."""
+"""The browser cockpit: Starlette app, WebSocket framing, per-browser latest-value slots."""
 
-__all__: list[str] = []
+from freelook.web._app import CockpitBackend, create_app, encode_frame, encode_json
+from freelook.web._slots import BrowserSlot
+
+__all__ = ["BrowserSlot", "CockpitBackend", "create_app", "encode_frame", "encode_json"]

@@ -1,0 +1,48 @@
+"""Per-browser latest-value slots: a slow browser skips frames, it never stalls the control path."""
+
+from __future__ import annotations
+
+import asyncio
+
+__all__ = ["BrowserSlot"]
+
+
+class BrowserSlot:
+    """Holds the newest state message and the newest video frame for one browser.
+
+    Producers call :meth:`offer_state` / :meth:`offer_frame` (never blocking, older unsent
+    values are replaced and counted); the browser's sender task awaits :meth:`next`.
+    """
+
+    def __init__(self) -> None:
+        self._state: bytes | None = None
+        self._frame: bytes | None = None
+        self._event = asyncio.Event()
+        self.replaced_states = 0
+        self.replaced_frames = 0
+        self.closed = False
+
+    def offer_state(self, payload: bytes) -> None:
+        if self._state is not None:
+            self.replaced_states += 1
+        self._state = payload
+        self._event.set()
+
+    def offer_frame(self, payload: bytes) -> None:
+        if self._frame is not None:
+            self.replaced_frames += 1
+        self._frame = payload
+        self._event.set()
+
+    async def next(self) -> list[bytes]:
+        """Wait for something new; return it (state first, then frame)."""
+        await self._event.wait()
+        self._event.clear()
+        out = [p for p in (self._state, self._frame) if p is not None]
+        self._state = None
+        self._frame = None
+        return out
+
+    def close(self) -> None:
+        self.closed = True
+        self._event.set()

@@ -1,0 +1,433 @@
+// freelook cockpit: camera, map, link graphs, drive modes. Talks to the operator process over
+// one WebSocket: binary frames from the server (0x01 JSON state, 0x02 JPEG frame), JSON text
+// from the browser. Every input change is sent at once; releasing every input sends zero.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const DEG = 180 / Math.PI;
+const state = {
+  hello: null, last: null, mode: "free_look", estop: false, ws: null, connected: false,
+  keys: new Set(), mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
+  gamepad: null, trail: [], waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
+  view: { cx: 0, cy: 0, scale: 40 }, dragging: null, mapImage: null, graph: [],
+  lastAxes: "", framesPainted: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
+};
+window.freelook = state;  // for tests and debugging
+
+// ---------------------------------------------------------------- connection
+function connect() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : "");
+  const ws = new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  ws.onopen = () => { state.connected = true; send({ type: "mode", mode: state.mode }); };
+  ws.onclose = () => { state.connected = false; setChip("link-state", "link: disconnected", "bad"); setTimeout(connect, 1000); };
+  ws.onmessage = (ev) => onMessage(ev.data);
+  state.ws = ws;
+}
+
+function send(obj) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(obj));
+}
+
+const decoder = new TextDecoder();
+function onMessage(data) {
+  const bytes = new Uint8Array(data);
+  if (bytes[0] === 1) {
+    const msg = JSON.parse(decoder.decode(bytes.subarray(1)));
+    if (msg.type === "hello") onHello(msg);
+    else if (msg.type === "state") onState(msg);
+  } else if (bytes[0] === 2) {
+    const view = new DataView(data);
+    const stamp = view.getFloat64(1, true);
+    const frameId = view.getUint32(9, true);
+    onFrame(new Blob([bytes.subarray(13)], { type: "image/jpeg" }), frameId, stamp);
+  }
+}
+
+// ---------------------------------------------------------------- camera
+let decoding = false, pendingFrame = null;
+function onFrame(blob, frameId, stamp) {
+  pendingFrame = { blob, frameId, stamp };
+  if (!decoding) decodeNext();
+}
+async function decodeNext() {
+  if (!pendingFrame) return;
+  const { blob, frameId, stamp } = pendingFrame;
+  pendingFrame = null;
+  decoding = true;
+  try {
+    const bitmap = await createImageBitmap(blob);
+    requestAnimationFrame(() => {
+      paintCamera(bitmap);
+      bitmap.close();
+      state.framesPainted += 1;
+      state.lastFrameId = frameId;
+      send({ type: "painted", frame: frameId, stamp });
+    });
+  } catch (err) {
+    console.warn("bad frame", err);
+  } finally {
+    decoding = false;
+    if (pendingFrame) decodeNext();
+  }
+}
+
+function paintCamera(bitmap) {
+  const canvas = $("camera");
+  if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
+    canvas.width = bitmap.width; canvas.height = bitmap.height;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.drawImage(bitmap, 0, 0);
+  const w = canvas.width, h = canvas.height;
+  ctx.strokeStyle = "rgba(80,255,120,0.85)"; ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(w / 2 - 22, h / 2); ctx.lineTo(w / 2 - 6, h / 2);
+  ctx.moveTo(w / 2 + 6, h / 2); ctx.lineTo(w / 2 + 22, h / 2);
+  ctx.moveTo(w / 2, h / 2 - 22); ctx.lineTo(w / 2, h / 2 - 6);
+  ctx.moveTo(w / 2, h / 2 + 6); ctx.lineTo(w / 2, h / 2 + 22);
+  ctx.stroke();
+  state.frames += 1;
+  const now = performance.now();
+  if (now - state.fpsT0 > 1000) {
+    state.fps = state.frames * 1000 / (now - state.fpsT0); state.frames = 0; state.fpsT0 = now;
+    $("fps").textContent = state.fps.toFixed(0);
+  }
+}
+
+function drawChassisCue(pan) {
+  // Top-down: the camera looks up the canvas; the chassis is drawn turned by −pan.
+  const c = $("chassis-cue"), ctx = c.getContext("2d");
+  ctx.clearRect(0, 0, c.width, c.height);
+  ctx.fillStyle = "rgba(0,0,0,0.45)"; ctx.beginPath(); ctx.arc(45, 45, 44, 0, 2 * Math.PI); ctx.fill();
+  ctx.save(); ctx.translate(45, 45); ctx.rotate(pan);
+  ctx.fillStyle = "rgba(200,210,220,0.9)"; ctx.fillRect(-14, -20, 28, 40);
+  ctx.fillStyle = "#e05050"; ctx.beginPath(); ctx.moveTo(0, -28); ctx.lineTo(-7, -18); ctx.lineTo(7, -18); ctx.fill();
+  ctx.restore();
+  ctx.strokeStyle = "#50ff78"; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(45, 45); ctx.lineTo(45, 8); ctx.stroke();
+}
+
+// ---------------------------------------------------------------- hello / state
+function onHello(msg) {
+  state.hello = msg;
+  $("robot-name").textContent = msg.robot.name;
+  if (msg.map) {
+    const img = new Image();
+    img.onload = () => { state.mapImage = img; drawMap(); };
+    img.src = "data:image/png;base64," + msg.map.png;
+    const m = msg.map;
+    state.view.cx = m.origin[0] + m.width * m.resolution / 2;
+    state.view.cy = m.origin[1] + m.height * m.resolution / 2;
+    const canvas = $("map");
+    state.view.scale = Math.min(canvas.width / (m.width * m.resolution), canvas.height / (m.height * m.resolution)) * 0.95;
+  }
+  $("rtx-ms").value = Math.round(msg.robot_tx_ms || 31);
+  $("otx-ms").value = Math.round(msg.operator_tx_ms || 47);
+  setMode(msg.mode || state.mode, false);
+}
+
+function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }
+function setChip(id, text, cls) { const el = $(id); el.textContent = text; el.className = "chip " + (cls || ""); }
+
+function onState(s) {
+  state.last = s;
+  if (s.pose) {
+    const last = state.trail[state.trail.length - 1];
+    if (!last || Math.hypot(last[0] - s.pose.x, last[1] - s.pose.y) > 0.02) {
+      state.trail.push([s.pose.x, s.pose.y]);
+      if (state.trail.length > 5000) state.trail.shift();
+    }
+  }
+  state.estop = !!s.estop;
+  $("estop").classList.toggle("engaged", state.estop);
+  $("estop").textContent = state.estop ? "RELEASE E-STOP" : "E-STOP";
+  $("pan").textContent = fmt((s.pan || 0) * DEG, 1);
+  $("tilt").textContent = fmt((s.tilt || 0) * DEG, 1);
+  drawChassisCue(s.pan || 0);
+  $("cmd-vel").textContent = `${fmt(s.cmd ? s.cmd.v : null)} m/s · ${fmt(s.cmd ? s.cmd.omega * DEG : null, 1)} °/s`;
+  $("meas-vel").textContent = `${fmt(s.v)} m/s · ${fmt((s.omega || 0) * DEG, 1)} °/s`;
+  if (s.pose) $("pose").textContent = `${fmt(s.pose.x)}, ${fmt(s.pose.y)} m · ${fmt(s.pose.theta * DEG, 1)}°`;
+  if (s.odom) $("odom").textContent = `${fmt(s.odom.x)}, ${fmt(s.odom.y)} m · ${fmt(s.odom.theta * DEG, 1)}°`;
+  const sf = s.safety || {};
+  const reasons = (sf.reasons || []).join(", ");
+  $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
+  setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
+  setChip("mode-chip", "mode: " + s.mode, "");
+  setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
+  const up = s.link && s.link.up, down = s.link && s.link.down;
+  const linkOk = s.link && s.link.connected;
+  setChip("link-state", linkOk ? "link: up" : "link: lost", linkOk ? "ok" : "bad");
+  if (up) $("up-stats").textContent = `${fmt(up.rx_rate_hz, 0)} Hz · drop ${fmt(up.drop_percent, 1)} %`;
+  if (down) $("down-stats").textContent = `${fmt(down.rx_rate_hz, 0)} Hz · drop ${fmt(down.drop_percent, 1)} %`;
+  state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
+  while (state.graph.length && performance.now() - state.graph[0][0] > 30000) state.graph.shift();
+  if (s.robot_tx) { state.robotTx = s.robot_tx.enabled; $("rtx-toggle").textContent = s.robot_tx.enabled ? "stop" : "start"; }
+  if (s.operator_tx) { state.operatorTx = s.operator_tx.enabled; $("otx-toggle").textContent = s.operator_tx.enabled ? "stop" : "start"; }
+  if (s.mode && s.mode !== state.mode && ["keyboard", "tank", "free_look", "linear", "trajectory"].includes(s.mode)) setMode(s.mode, false);
+  drawGraph();
+  drawMap();
+}
+
+// ---------------------------------------------------------------- map
+function worldToCanvas(x, y) {
+  const c = $("map"), v = state.view;
+  return [c.width / 2 + (x - v.cx) * v.scale, c.height / 2 - (y - v.cy) * v.scale];
+}
+function canvasToWorld(px, py) {
+  const c = $("map"), v = state.view;
+  return [v.cx + (px - c.width / 2) / v.scale, v.cy - (py - c.height / 2) / v.scale];
+}
+
+function drawMap() {
+  const c = $("map"), ctx = c.getContext("2d"), v = state.view;
+  ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
+  const h = state.hello;
+  if (state.mapImage && h && h.map) {
+    const m = h.map;
+    const [x0, y1] = worldToCanvas(m.origin[0], m.origin[1] + m.height * m.resolution);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(state.mapImage, x0, y1, m.width * m.resolution * v.scale, m.height * m.resolution * v.scale);
+  }
+  const s = state.last;
+  // reference path
+  const ref = s && s.reference;
+  if (ref && ref.length > 1) {
+    ctx.strokeStyle = "#ffb000"; ctx.setLineDash([6, 4]); ctx.lineWidth = 1.5; ctx.beginPath();
+    ref.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
+    ctx.stroke(); ctx.setLineDash([]);
+  }
+  // waypoints being placed
+  ctx.fillStyle = "#ffb000";
+  for (const [x, y] of state.waypoints) { const [px, py] = worldToCanvas(x, y); ctx.fillRect(px - 3, py - 3, 6, 6); }
+  // trail
+  if (state.trail.length > 1) {
+    ctx.strokeStyle = "#4aa3ff"; ctx.lineWidth = 2; ctx.beginPath();
+    state.trail.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
+    ctx.stroke();
+  }
+  if (!s || !s.pose || !h) return;
+  const { x, y, theta } = s.pose;
+  const cos = Math.cos(theta), sin = Math.sin(theta);
+  const toWorld = (bx, by) => [x + cos * bx - sin * by, y + sin * bx + cos * by];
+  // safety zone rings
+  const zones = h.robot.zones || [];
+  const active = s.safety ? s.safety.zone : null;
+  zones.forEach((r, i) => {
+    const [px, py] = worldToCanvas(x, y);
+    ctx.strokeStyle = active === i ? "rgba(255,80,80,0.95)" : "rgba(255,255,255,0.15)";
+    ctx.lineWidth = active === i ? 2.5 : 1;
+    ctx.beginPath(); ctx.arc(px, py, r * v.scale, 0, 2 * Math.PI); ctx.stroke();
+  });
+  // sonar cones
+  if (s.sonar) {
+    ctx.fillStyle = "rgba(160,120,255,0.18)";
+    s.sonar.ranges.forEach((r, i) => {
+      const b = s.sonar.bearings[i], o = s.sonar.origins[i], half = s.sonar.cone / 2;
+      const [ox, oy] = toWorld(o[0], o[1]);
+      const [pox, poy] = worldToCanvas(ox, oy);
+      ctx.beginPath(); ctx.moveTo(pox, poy);
+      ctx.arc(pox, poy, Math.min(r, s.sonar.range_max) * v.scale, -(theta + b + half), -(theta + b - half));
+      ctx.closePath(); ctx.fill();
+    });
+  }
+  // laser points
+  if (s.laser) {
+    const L = s.laser; ctx.fillStyle = "#ff4040";
+    const [mx, my] = L.mount;
+    for (let i = 0; i < L.ranges.length; i++) {
+      const r = L.ranges[i]; if (r >= L.range_max) continue;
+      const a = L.angle_min + i * L.angle_increment;
+      const [wx, wy] = toWorld(mx + r * Math.cos(a), my + r * Math.sin(a));
+      const [px, py] = worldToCanvas(wx, wy); ctx.fillRect(px - 1.5, py - 1.5, 3, 3);
+    }
+  }
+  // robot footprint
+  const fp = h.robot.footprint;
+  const hl = fp.length / 2, hw = fp.width / 2, cf = fp.center_forward || 0;
+  ctx.fillStyle = "rgba(200,210,220,0.85)"; ctx.strokeStyle = "#fff"; ctx.lineWidth = 1;
+  ctx.beginPath();
+  [[cf + hl, hw], [cf - hl, hw], [cf - hl, -hw], [cf + hl, -hw]].forEach(([bx, by], i) => {
+    const [px, py] = worldToCanvas(...toWorld(bx, by)); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+  });
+  ctx.closePath(); ctx.fill(); ctx.stroke();
+  // camera direction
+  const cam = h.robot.camera_mount || [0, 0];
+  const [cx, cy] = toWorld(cam[0], cam[1]);
+  const psi = theta + (s.pan || 0);
+  const [p0x, p0y] = worldToCanvas(cx, cy);
+  const [p1x, p1y] = worldToCanvas(cx + 0.6 * Math.cos(psi), cy + 0.6 * Math.sin(psi));
+  ctx.strokeStyle = "#50ff78"; ctx.lineWidth = 2.5; ctx.beginPath(); ctx.moveTo(p0x, p0y); ctx.lineTo(p1x, p1y); ctx.stroke();
+}
+
+function setupMap() {
+  const c = $("map");
+  const toCanvas = (ev) => { const r = c.getBoundingClientRect(); return [(ev.clientX - r.left) * c.width / r.width, (ev.clientY - r.top) * c.height / r.height]; };
+  c.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const [px, py] = toCanvas(ev); const [wx, wy] = canvasToWorld(px, py);
+    state.view.scale *= ev.deltaY < 0 ? 1.2 : 1 / 1.2;
+    const [nx, ny] = canvasToWorld(px, py); state.view.cx += wx - nx; state.view.cy += wy - ny;
+    drawMap();
+  }, { passive: false });
+  c.addEventListener("mousedown", (ev) => { state.dragging = { start: toCanvas(ev), view: { ...state.view }, moved: false }; });
+  window.addEventListener("mouseup", (ev) => {
+    const d = state.dragging; state.dragging = null;
+    if (d && !d.moved && ev.target === c && state.mode === "trajectory") {
+      state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = state.waypoints.length; drawMap();
+    }
+  });
+  c.addEventListener("mousemove", (ev) => {
+    const [px, py] = toCanvas(ev); const [wx, wy] = canvasToWorld(px, py);
+    $("mouse-xy").textContent = `x ${wx.toFixed(2)}, y ${wy.toFixed(2)} m`;
+    const d = state.dragging;
+    if (d) {
+      const dx = px - d.start[0], dy = py - d.start[1];
+      if (Math.hypot(dx, dy) > 3) d.moved = true;
+      state.view.cx = d.view.cx - dx / state.view.scale; state.view.cy = d.view.cy + dy / state.view.scale; drawMap();
+    }
+  });
+}
+
+// ---------------------------------------------------------------- graphs
+function drawGraph() {
+  const c = $("graph"), ctx = c.getContext("2d"), g = state.graph;
+  ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
+  if (g.length < 2) return;
+  const t1 = performance.now(), t0 = t1 - 30000;
+  const maxRate = Math.max(40, ...g.map((r) => Math.max(r[1], r[2]))) * 1.1;
+  const line = (idx, color, scale) => {
+    ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
+    g.forEach((r, i) => { const px = (r[0] - t0) / 30000 * c.width, py = c.height - r[idx] / scale * c.height; i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
+    ctx.stroke();
+  };
+  line(1, "#4aa3ff", maxRate); line(2, "#3fbf7f", maxRate); line(3, "#e05050", 100); line(4, "#e0b040", 100);
+  ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
+  ctx.fillText(`Rx op→robot (blue), robot→op (green), 0–${maxRate.toFixed(0)} Hz; drop % red/yellow`, 4, 11);
+}
+
+// ---------------------------------------------------------------- modes and inputs
+const KEY_HELP = {
+  keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
+  tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space/Esc E-stop",
+  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Space/Esc E-stop",
+  linear: "shuttles between the two x points · arrow keys take over",
+  trajectory: "ellipse or clicked waypoints · arrow keys take over",
+};
+
+function setMode(mode, notify = true) {
+  state.mode = mode;
+  document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", b.dataset.mode === mode));
+  $("linear-panel").classList.toggle("shown", mode === "linear");
+  $("traj-panel").classList.toggle("shown", mode === "trajectory");
+  $("keys-help").textContent = KEY_HELP[mode] || "";
+  $("camera-hint").style.display = mode === "free_look" ? "" : "none";
+  if (notify) send({ type: "mode", mode });
+  state.lastAxes = "";
+  sendAxes(true);
+}
+
+function axesFromInputs() {
+  const k = state.keys;
+  const key = (a, b) => (k.has(a) ? 1 : 0) - (k.has(b) ? 1 : 0);
+  let forward = key("KeyW", "KeyS"), left = key("KeyA", "KeyD"), turn = key("KeyQ", "KeyE");
+  let pan = 0, tilt = key("KeyR", "KeyF");
+  const boost = k.has("ShiftLeft") || k.has("ShiftRight") ? 1 : 0.6;
+  forward *= boost; left *= boost;
+  if (state.mode === "tank") { pan = turn; turn = left; left = 0; }
+  // mouse-look: decays to zero when the mouse stops
+  if (performance.now() - state.lastMouse > 120) { state.mouseTurn = 0; state.mouseTilt = 0; }
+  turn += state.mouseTurn; tilt += state.mouseTilt;
+  // gamepad (standard mapping): left stick translates, right stick turns/tilts; LB is the deadman
+  const pads = navigator.getGamepads ? navigator.getGamepads() : [];
+  const gp = Array.from(pads || []).find((p) => p && p.mapping === "standard");
+  state.gamepad = gp ? gp.id : null;
+  if (gp) {
+    const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
+    const deadman = gp.buttons[4] && gp.buttons[4].pressed;
+    if (deadman) {
+      forward += -dz(gp.axes[1]);
+      if (state.mode === "tank") { turn += -dz(gp.axes[0]); pan += -dz(gp.axes[2]); }
+      else { left += -dz(gp.axes[0]); turn += -dz(gp.axes[2]); }
+      tilt += -dz(gp.axes[3]);
+    }
+  }
+  const clamp = (v) => Math.max(-1, Math.min(1, v));
+  return { forward: clamp(forward), left: clamp(left), turn: clamp(turn), pan: clamp(pan), tilt: clamp(tilt) };
+}
+
+function sendAxes(force = false) {
+  if (state.mode !== "free_look" && state.mode !== "tank") return;
+  const a = axesFromInputs();
+  const key = JSON.stringify(a);
+  const zero = a.forward === 0 && a.left === 0 && a.turn === 0 && a.pan === 0 && a.tilt === 0;
+  // Send on every change at once; repeat while non-zero so the robot's watchdog stays fed.
+  if (force || key !== state.lastAxes || !zero) {
+    send({ type: "axes", mode: state.mode, ...a });
+    state.lastAxes = key;
+  }
+  $("input-state").textContent = zero ? "idle" : `fwd ${a.forward.toFixed(2)} left ${a.left.toFixed(2)} turn ${a.turn.toFixed(2)}`;
+}
+
+function toggleEstop() { send({ type: "estop", engaged: !state.estop }); }
+
+const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right" };
+function setupInputs() {
+  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(b.dataset.mode)));
+  $("estop").addEventListener("click", toggleEstop);
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target && ev.target.tagName === "INPUT") return;
+    if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
+    if (ev.code === "Space") {
+      ev.preventDefault();
+      if (state.mode === "keyboard") send({ type: "key", key: "space" }); else toggleEstop();
+      return;
+    }
+    if (ARROWS[ev.code]) {
+      ev.preventDefault();
+      // Arrow keys take over from any automatic mode at once, as in the thesis.
+      if (state.mode !== "keyboard") setMode("keyboard");
+      send({ type: "key", key: ARROWS[ev.code] });
+      return;
+    }
+    if (!ev.repeat) { state.keys.add(ev.code); sendAxes(); }
+  });
+  window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
+  window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
+  const cam = $("camera");
+  cam.addEventListener("click", () => { if (state.mode === "free_look" && cam.requestPointerLock) cam.requestPointerLock(); });
+  document.addEventListener("pointerlockchange", () => {
+    state.pointerLocked = document.pointerLockElement === cam;
+    if (!state.pointerLocked) { state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); }
+  });
+  document.addEventListener("mousemove", (ev) => {
+    if (!state.pointerLocked) return;
+    state.mouseTurn = Math.max(-1, Math.min(1, -ev.movementX / 25));
+    state.mouseTilt = Math.max(-1, Math.min(1, -ev.movementY / 25));
+    state.lastMouse = performance.now();
+    sendAxes();
+  });
+  $("lin-start").addEventListener("click", () => send({ type: "linear", action: "start", x0: +$("lin-x0").value, x1: +$("lin-x1").value }));
+  $("lin-stop").addEventListener("click", () => send({ type: "linear", action: "stop" }));
+  const side = () => document.querySelector("input[name=traj-side]:checked").value;
+  $("traj-ellipse").addEventListener("click", () => { state.trail = []; send({ type: "trajectory", action: "start", preset: "ellipse", side: side() }); });
+  $("traj-waypoints").addEventListener("click", () => {
+    if (state.waypoints.length < 2) return;
+    state.trail = [];
+    send({ type: "trajectory", action: "start", preset: "waypoints", waypoints: state.waypoints, side: side() });
+  });
+  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = 0; drawMap(); });
+  $("traj-stop").addEventListener("click", () => send({ type: "trajectory", action: "stop" }));
+  $("rtx-toggle").addEventListener("click", () => send({ type: "transmission", side: "robot", enabled: !state.robotTx }));
+  $("otx-toggle").addEventListener("click", () => send({ type: "transmission", side: "operator", enabled: !state.operatorTx }));
+  $("rtx-set").addEventListener("click", () => send({ type: "transmission", side: "robot", spacing_ms: +$("rtx-ms").value }));
+  $("otx-set").addEventListener("click", () => send({ type: "transmission", side: "operator", spacing_ms: +$("otx-ms").value }));
+  // Poll held inputs and the gamepad; repeat non-zero commands, send zero once on release.
+  setInterval(() => sendAxes(), 50);
+}
+
+setupMap();
+setupInputs();
+setMode("free_look", false);
+connect();
