@@ -76,7 +76,7 @@ def bench(
             ok,
             extra,
         )
-    Console().print(table)
+    Console(width=160).print(table)
     if json_out is not None:
         json_out.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
 

@@ -1,8 +1,8 @@
 """Hardware abstraction: the protocols a robot (simulated or real) implements."""
 
 from freelook.robot.hal._interfaces import (
-    BumperState,
     Bumpers,
+    BumperState,
     Camera,
     DriveBase,
     EncoderSample,

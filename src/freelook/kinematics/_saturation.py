@@ -1,0 +1,55 @@
+"""Direction-preserving saturation of a whole command (DESIGN §3).
+
+(v_l, v_r, k) are linear in the command (v1, v2, ω), so scaling the command by one factor
+s ≤ 1 scales every output by s: the camera keeps its direction and turn ratio, only slower.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.kinematics._commands import WheelCommand
+
+__all__ = ["saturation_factor", "saturation_factor_batch"]
+
+
+def saturation_factor(
+    command: WheelCommand,
+    max_wheel_speed: float,
+    max_pan_rate: float | None = None,
+    max_turn_rate: float | None = None,
+    d: float | None = None,
+) -> float:
+    """The largest s ≤ 1 such that s·command respects every limit.
+
+    Limits: |v_l|, |v_r| ≤ ``max_wheel_speed``; |k| ≤ ``max_pan_rate`` (None: unlimited);
+    chassis |θ̇| = |v_r − v_l|/d ≤ ``max_turn_rate`` (needs ``d``).
+    """
+    s = 1.0
+    peak = max(abs(command.v_left), abs(command.v_right))
+    if peak > max_wheel_speed:
+        s = max_wheel_speed / peak
+    if max_pan_rate is not None and abs(command.pan_rate) * s > max_pan_rate:
+        s = max_pan_rate / abs(command.pan_rate)
+    if max_turn_rate is not None and d is not None:
+        turn = abs(command.v_right - command.v_left) / d
+        if turn * s > max_turn_rate:
+            s = max_turn_rate / turn
+    return s
+
+
+def saturation_factor_batch(
+    v_left: npt.NDArray[np.float64],
+    v_right: npt.NDArray[np.float64],
+    pan_rate: npt.NDArray[np.float64],
+    max_wheel_speed: float,
+    max_pan_rate: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Vectorised :func:`saturation_factor` (wheel-speed and pan-rate limits)."""
+    peak = np.maximum(np.abs(v_left), np.abs(v_right))
+    s = np.minimum(1.0, np.divide(max_wheel_speed, peak, out=np.ones_like(peak), where=peak > 0))
+    if max_pan_rate is not None:
+        k = np.abs(pan_rate)
+        s = np.minimum(s, np.divide(max_pan_rate, k, out=np.ones_like(k), where=k > 0))
+    return s
