@@ -1,3 +1,32 @@
-"""control layer."""
+"""Controllers: trajectory references and tracking, velocity limits, linear drive, keyboard."""
 
-__all__: list[str] = []
+from freelook.control._keyboard import KeyboardDrive, KeyboardKey
+from freelook.control._limits import limit_velocity
+from freelook.control._linear import LinearDrive, LinearDriveOutput
+from freelook.control._reference import (
+    AnalyticPath,
+    Reference,
+    SampledPath,
+    TrajectoryReference,
+    ellipse_path,
+    ellipse_points,
+    reference_from_derivatives,
+)
+from freelook.control._tracking import TrackingController, TrackingErrors
+
+__all__ = [
+    "AnalyticPath",
+    "KeyboardDrive",
+    "KeyboardKey",
+    "LinearDrive",
+    "LinearDriveOutput",
+    "Reference",
+    "SampledPath",
+    "TrackingController",
+    "TrackingErrors",
+    "TrajectoryReference",
+    "ellipse_path",
+    "ellipse_points",
+    "limit_velocity",
+    "reference_from_derivatives",
+]

@@ -1,0 +1,59 @@
+"""Nonlinear state tracking controller (seed 004 eq. 3.17, Klančar et al. form, DESIGN §3).
+
+Errors are reference minus current in the robot frame (the thesis's eq. 3.2 prints them the
+other way round, which would diverge):
+    e_x =  cos θ·(x_r − x) + sin θ·(y_r − y),   e_y = −sin θ·(x_r − x) + cos θ·(y_r − y),
+    e_θ = wrap(θ_r − θ)
+    v = v_r·cos e_θ + k1·e_x,   ω = ω_r + k2·v_r·(sin e_θ / e_θ)·e_y + k3·e_θ
+    k1 = k3 = 2ξ√(ω_r² + b·v_r²),  k2 = b   (the thesis's k2 = b·|v_r| available as an option)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from freelook.control._reference import Reference
+from freelook.geometry import wrap_angle
+
+__all__ = ["TrackingController", "TrackingErrors"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrackingErrors:
+    e_x: float
+    e_y: float
+    e_theta: float
+
+
+class TrackingController:
+    """Gains b and ξ (thesis: 40 and 0.8); ``gain_form`` picks k2 = b or k2 = b·|v_r|."""
+
+    def __init__(
+        self,
+        b: float = 40.0,
+        zeta: float = 0.8,
+        gain_form: Literal["textbook", "thesis"] = "textbook",
+    ) -> None:
+        if b <= 0 or not 0 < zeta < 1:
+            raise ValueError(f"need b > 0 and 0 < ξ < 1, got b = {b}, ξ = {zeta}")
+        self.b = b
+        self.zeta = zeta
+        self.gain_form = gain_form
+
+    @staticmethod
+    def errors(ref: Reference, x: float, y: float, theta: float) -> TrackingErrors:
+        dx, dy = ref.x - x, ref.y - y
+        c, s = math.cos(theta), math.sin(theta)
+        return TrackingErrors(c * dx + s * dy, -s * dx + c * dy, wrap_angle(ref.theta - theta))
+
+    def command(self, ref: Reference, x: float, y: float, theta: float) -> tuple[float, float]:
+        """(v, ω) that drive the pose toward the reference."""
+        err = self.errors(ref, x, y, theta)
+        k1 = 2.0 * self.zeta * math.sqrt(ref.omega**2 + self.b * ref.v**2)
+        k2 = self.b if self.gain_form == "textbook" else self.b * abs(ref.v)
+        sinc = 1.0 if abs(err.e_theta) < 1e-9 else math.sin(err.e_theta) / err.e_theta
+        v = ref.v * math.cos(err.e_theta) + k1 * err.e_x
+        omega = ref.omega + k2 * ref.v * sinc * err.e_y + k1 * err.e_theta
+        return v, omega

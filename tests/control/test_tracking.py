@@ -1,0 +1,132 @@
+"""Trajectory references and the nonlinear tracking controller on the ideal unicycle."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from freelook.control import (
+    AnalyticPath,
+    SampledPath,
+    TrackingController,
+    TrajectoryReference,
+    ellipse_path,
+    ellipse_points,
+    limit_velocity,
+    reference_from_derivatives,
+)
+from freelook.geometry import wrap_angle
+from freelook.kinematics import DriveState, integrate_drive
+
+V_MAX = 0.5
+W_MAX = math.radians(50)
+
+
+def track(
+    path: TrajectoryReference,
+    controller: TrackingController,
+    start: tuple[float, float, float],
+    period: float = 0.02,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run the controller every ``period`` on an exact unicycle; return times and errors."""
+    state = DriveState(*start)
+    d = 0.4  # any width: the unicycle is driven through its wheel speeds exactly
+    steps = round(path.duration / period)
+    times, errors, commands = [], [], []
+    for i in range(steps):
+        t = i * period
+        ref = path.at(t)
+        v, w = controller.command(ref, state.x, state.y, state.theta)
+        v, w = limit_velocity(v, w, V_MAX, W_MAX)
+        commands.append((v, w))
+        times.append(t)
+        errors.append(math.hypot(ref.x - state.x, ref.y - state.y))
+        state = integrate_drive(state, v - w * d / 2, v + w * d / 2, 0.0, d, period)
+    cmds = np.array(commands)
+    assert np.all(np.abs(cmds[:, 0]) <= V_MAX + 1e-12)
+    assert np.all(np.abs(cmds[:, 1]) <= W_MAX + 1e-12)
+    return np.array(times), np.array(errors)
+
+
+@pytest.mark.parametrize("gain_form", ["textbook", "thesis"])
+def test_ellipse_tracked_within_5mm_after_a_quarter_lap(gain_form: str) -> None:
+    path = ellipse_path(period=40.0)
+    start_ref = path.at(0.0)
+    # 0.2 m off (sideways) and 0.3 rad off
+    start = (
+        start_ref.x + 0.2 * -math.sin(start_ref.theta),
+        start_ref.y + 0.2 * math.cos(start_ref.theta),
+        start_ref.theta + 0.3,
+    )
+    t, err = track(path, TrackingController(gain_form=gain_form), start)  # type: ignore[arg-type]
+    assert err[0] == pytest.approx(0.2, abs=1e-9)
+    assert np.max(err[t >= 10.0]) < 5e-3
+
+
+def test_sampled_ellipse_of_101_points_matches_the_analytic_one() -> None:
+    t, x, y = ellipse_points(101)
+    sampled = SampledPath(t, x, y, periodic=True)
+    exact = ellipse_path()
+    for tt in np.linspace(0, 40, 37):
+        a, b = sampled.at(tt), exact.at(tt)
+        assert (a.x, a.y) == pytest.approx((b.x, b.y), abs=1e-4)
+        assert wrap_angle(a.theta - b.theta) == pytest.approx(0.0, abs=1e-3)
+        assert (a.v, a.omega) == pytest.approx((b.v, b.omega), abs=2e-3)
+
+
+@pytest.mark.parametrize("gain_form", ["textbook", "thesis"])
+def test_reversing_ellipse_is_tracked(gain_form: str) -> None:
+    path = ellipse_path(period=40.0, reverse=True)
+    ref0 = path.at(0.0)
+    assert ref0.v < 0
+    t, err = track(
+        path,
+        TrackingController(gain_form=gain_form),  # type: ignore[arg-type]
+        (ref0.x - 0.1, ref0.y + 0.1, ref0.theta - 0.2),
+    )
+    assert np.max(err[t >= 10.0]) < 5e-3
+
+
+def test_reversing_straight_line_heading_points_backwards() -> None:
+    line = AnalyticPath(
+        lambda t: (-0.2 * t, 0.0),
+        lambda t: (-0.2, 0.0),
+        lambda t: (0.0, 0.0),
+        duration=10.0,
+        reverse=True,
+    )
+    ref = line.at(1.0)
+    assert ref.v == pytest.approx(-0.2)
+    assert ref.theta == pytest.approx(0.0, abs=1e-12)  # facing +x while backing toward −x
+    t, err = track(line, TrackingController(), (0.05, 0.05, 0.1))
+    assert np.max(err[t >= 5.0]) < 5e-3
+
+
+@given(
+    st.floats(-3, 3),
+    st.floats(-3, 3),
+    st.floats(0.01, 1),
+    st.floats(-1, 1),
+    st.floats(-1, 1),
+    st.floats(-1, 1),
+)
+def test_reference_equations(
+    x: float, y: float, speed: float, heading: float, ddx: float, ddy: float
+) -> None:
+    dx, dy = speed * math.cos(heading), speed * math.sin(heading)
+    fwd = reference_from_derivatives(x, y, dx, dy, ddx, ddy)
+    back = reference_from_derivatives(x, y, dx, dy, ddx, ddy, reverse=True)
+    assert fwd.v == pytest.approx(speed)
+    assert back.v == pytest.approx(-speed)
+    assert wrap_angle(back.theta - fwd.theta - math.pi) == pytest.approx(0.0, abs=1e-9)
+    assert fwd.omega == pytest.approx((dx * ddy - dy * ddx) / speed**2)
+    assert back.omega == fwd.omega
+
+
+def test_controller_rejects_bad_gains() -> None:
+    with pytest.raises(ValueError, match="ξ"):
+        TrackingController(zeta=1.5)
