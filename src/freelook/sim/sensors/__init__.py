@@ -1,0 +1,6 @@
+"""Simulated sensors: laser, sonar rings, rate gyro, wheel encoders (noise seeded)."""
+
+from freelook.sim.sensors._raycast import cast_rays, cast_rays_reference
+from freelook.sim.sensors._sensors import Laser, RateGyro, SonarRing, WheelEncoders
+
+__all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders", "cast_rays", "cast_rays_reference"]

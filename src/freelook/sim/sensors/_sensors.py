@@ -1,0 +1,128 @@
+"""Simulated sensors: laser, sonar rings, rate gyro, wheel encoders. Noise from injected RNGs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import GyroConfig, LaserConfig, SonarConfig
+from freelook.sim.sensors._raycast import cast_rays
+from freelook.sim.world import World
+
+__all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders"]
+
+
+class Laser:
+    """A planar scanner at its mount offset: ``beams`` evenly over ``fov`` centred ahead."""
+
+    def __init__(self, config: LaserConfig, world: World, rng: np.random.Generator) -> None:
+        self.config = config
+        self.world = world
+        self.rng = rng
+        half = math.radians(config.fov_deg) / 2
+        self.angles = np.linspace(-half, half, config.beams)
+        self._grid = world.obstacles()
+        self._world_angles = np.empty(config.beams)
+        self._ranges = np.empty(config.beams)
+
+    @property
+    def angle_increment(self) -> float:
+        return float(self.angles[1] - self.angles[0])
+
+    def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
+        """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
+        cfg = self.config
+        c, s = math.cos(theta), math.sin(theta)
+        lx = x + c * cfg.mount_forward - s * cfg.mount_left
+        ly = y + s * cfg.mount_forward + c * cfg.mount_left
+        np.add(self.angles, theta, out=self._world_angles)
+        ranges = cast_rays(
+            self._grid,
+            self.world.origin,
+            self.world.resolution,
+            lx,
+            ly,
+            self._world_angles,
+            cfg.range_max,
+            self._ranges,
+        ).copy()
+        if cfg.noise_std > 0:
+            hit = ranges < cfg.range_max
+            ranges[hit] += self.rng.normal(0.0, cfg.noise_std, int(np.count_nonzero(hit)))
+        np.clip(ranges, cfg.range_min, cfg.range_max, out=ranges)
+        return ranges
+
+
+class SonarRing:
+    """Front and rear rings; each transducer returns the nearest echo within its cone."""
+
+    RAYS_PER_CONE = 5
+
+    def __init__(self, config: SonarConfig, world: World, rng: np.random.Generator) -> None:
+        self.config = config
+        self.world = world
+        self.rng = rng
+        self.bearings = np.radians(np.array(config.front_deg + config.rear_deg, dtype=np.float64))
+        # transducers sit on a ring of the configured radius around the centre
+        self.mount_x = config.ring_radius * np.cos(self.bearings)
+        self.mount_y = config.ring_radius * np.sin(self.bearings)
+        half = math.radians(config.cone_deg) / 2
+        self._offsets = np.linspace(-half, half, self.RAYS_PER_CONE)
+        self._grid = world.obstacles()
+
+    def read(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
+        """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
+        cfg = self.config
+        c, s = math.cos(theta), math.sin(theta)
+        out = np.empty(len(self.bearings))
+        for k in range(len(self.bearings)):
+            sx = x + c * self.mount_x[k] - s * self.mount_y[k]
+            sy = y + s * self.mount_x[k] + c * self.mount_y[k]
+            angles = theta + self.bearings[k] + self._offsets
+            out[k] = cast_rays(
+                self._grid, self.world.origin, self.world.resolution, sx, sy, angles, cfg.range_max
+            ).min()
+        if cfg.noise_std > 0:
+            hit = out < cfg.range_max
+            out[hit] += self.rng.normal(0.0, cfg.noise_std, int(np.count_nonzero(hit)))
+        return np.clip(out, 0.0, cfg.range_max)
+
+
+class RateGyro:
+    """MEMS rate gyro: turn-on bias, bias random walk, angle random walk, scale-factor error."""
+
+    def __init__(self, config: GyroConfig, rng: np.random.Generator) -> None:
+        self.config = config
+        self.rng = rng
+        self.bias = math.radians(rng.uniform(-config.turn_on_bias_deg_s, config.turn_on_bias_deg_s))
+        self.scale = 1.0 + rng.uniform(-config.scale_factor_error, config.scale_factor_error)
+        # ARW in rad/√s and bias random-walk intensity chosen so the bias drifts by about the
+        # bias-instability figure over an hour
+        self._arw = math.radians(config.angle_random_walk_deg_sqrt_h) / 60.0
+        self._bias_walk = math.radians(config.bias_instability_deg_h) / 3600.0 / math.sqrt(3600.0)
+
+    def measure(self, true_rate: float, dt: float) -> float:
+        """One sample averaged over ``dt`` seconds (rad/s); advances the bias state."""
+        if dt <= 0:
+            raise ValueError(f"gyro sample period must be > 0, got {dt}")
+        self.bias += self._bias_walk * math.sqrt(dt) * float(self.rng.standard_normal())
+        noise = self._arw / math.sqrt(dt) * float(self.rng.standard_normal())
+        return self.scale * true_rate + self.bias + noise
+
+
+class WheelEncoders:
+    """Quadrature encoders: cumulative wheel-surface distance → integer counts."""
+
+    def __init__(self, counts_per_rev: int, wheel_diameter: float) -> None:
+        self.counts_per_rev = counts_per_rev
+        self.wheel_diameter = wheel_diameter
+        self.metres_per_count = math.pi * wheel_diameter / counts_per_rev
+
+    def update(self, left_distance: float, right_distance: float) -> tuple[int, int]:
+        """Counts for cumulative distances (m), truncated toward zero like a counter."""
+        return (
+            int(left_distance / self.metres_per_count),
+            int(right_distance / self.metres_per_count),
+        )

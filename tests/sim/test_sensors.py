@@ -1,0 +1,127 @@
+"""Sensors: laser against analytic distances, sonar, gyro statistics, encoder quantization."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from freelook.config import GyroConfig, LaserConfig, SonarConfig
+from freelook.sim.sensors import (
+    Laser,
+    RateGyro,
+    SonarRing,
+    WheelEncoders,
+    cast_rays,
+    cast_rays_reference,
+)
+from freelook.sim.world import World, load_world
+
+RES = 0.02
+
+
+def rectangular_room(width: float = 6.0, height: float = 4.0) -> World:
+    """Walls are the cells outside [0, width] × [0, height] (one cell thick)."""
+    cols, rows = round(width / RES) + 2, round(height / RES) + 2
+    grid = np.zeros((rows, cols), dtype=bool)
+    grid[0, :] = grid[-1, :] = True
+    grid[:, 0] = grid[:, -1] = True
+    return World("room", grid, RES, (-RES, -RES))
+
+
+def analytic(x: float, y: float, angle: float, width: float, height: float) -> float:
+    c, s = math.cos(angle), math.sin(angle)
+    ts = []
+    if c > 1e-12:
+        ts.append((width - x) / c)
+    if c < -1e-12:
+        ts.append(-x / c)
+    if s > 1e-12:
+        ts.append((height - y) / s)
+    if s < -1e-12:
+        ts.append(-y / s)
+    return min(ts)
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.01])
+def test_laser_matches_analytic_distances(noise: float) -> None:
+    room = rectangular_room()
+    cfg = LaserConfig(mount_forward=0.2, noise_std=noise, range_max=30.0)
+    laser = Laser(cfg, room, np.random.default_rng(3))
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        x, y, th = rng.uniform(1, 5), rng.uniform(1, 3), rng.uniform(-math.pi, math.pi)
+        ranges = laser.scan(x, y, th)
+        lx, ly = x + 0.2 * math.cos(th), y + 0.2 * math.sin(th)
+        expected = np.array([analytic(lx, ly, th + a, 6.0, 4.0) for a in laser.angles])
+        tolerance = 3 * noise if noise else RES * math.sqrt(2)
+        tolerance += 1e-9 if noise == 0 else RES * math.sqrt(2)
+        assert np.max(np.abs(ranges - expected)) <= tolerance
+
+
+def test_compiled_scan_equals_python_reference_within_a_cell() -> None:
+    lab = load_world("lab")
+    angles = np.linspace(-math.pi, math.pi, 361)
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        while True:
+            x, y = rng.uniform(0.5, 17.5), rng.uniform(0.5, 13)
+            if lab.is_free(x, y):
+                break
+        fast = cast_rays(lab.obstacles(), lab.origin, lab.resolution, x, y, angles, 30.0)
+        slow = cast_rays_reference(lab.obstacles(), lab.origin, lab.resolution, x, y, angles, 30.0)
+        assert np.max(np.abs(fast - slow)) <= lab.resolution
+
+
+def test_sonar_sees_the_nearest_wall_in_its_cone() -> None:
+    room = rectangular_room()
+    sonar = SonarRing(SonarConfig(noise_std=0.0), room, np.random.default_rng(0))
+    readings = sonar.read(3.0, 2.0, 0.0)
+    assert readings.shape == (16,)
+    front = int(np.argmin(np.abs(sonar.bearings[:8])))  # a front transducer near 0°
+    expected = 3.0 - sonar.config.ring_radius * math.cos(sonar.bearings[front])
+    assert readings[front] == pytest.approx(expected, abs=0.1)
+    assert np.all(readings <= 5.0)
+
+
+def test_gyro_bias_and_noise_are_plausible() -> None:
+    cfg = GyroConfig()
+    biases = []
+    for seed in range(200):
+        gyro = RateGyro(cfg, np.random.default_rng(seed))
+        biases.append(gyro.bias)
+        assert abs(gyro.bias) <= math.radians(cfg.turn_on_bias_deg_s)
+    assert np.std(biases) > math.radians(0.1)  # spread over the ±0.5 °/s range
+    gyro = RateGyro(cfg, np.random.default_rng(7))
+    dt = 0.01
+    samples = np.array([gyro.measure(0.0, dt) for _ in range(20_000)])
+    arw = math.radians(cfg.angle_random_walk_deg_sqrt_h) / 60.0  # rad/√s
+    assert np.std(samples) == pytest.approx(arw / math.sqrt(dt), rel=0.05)
+    assert np.mean(samples) == pytest.approx(gyro.bias, abs=5 * arw / math.sqrt(dt * 20_000) + 1e-4)
+    scaled = RateGyro(cfg, np.random.default_rng(7))
+    rate = scaled.measure(1.0, dt) - scaled.bias
+    assert abs(rate - 1.0) < 0.004 + 5 * arw / math.sqrt(dt)
+
+
+@given(st.floats(-100, 100), st.floats(-100, 100))
+def test_encoders_quantize(left: float, right: float) -> None:
+    enc = WheelEncoders(33_500, 0.1953)
+    cl, cr = enc.update(left, right)
+    assert abs(cl * enc.metres_per_count - left) < enc.metres_per_count
+    assert abs(cr * enc.metres_per_count - right) < enc.metres_per_count
+    assert enc.metres_per_count == pytest.approx(math.pi * 0.1953 / 33_500)
+
+
+def test_noise_is_seeded() -> None:
+    lab = load_world("lab")
+
+    def digest(seed: int) -> str:
+        laser = Laser(LaserConfig(), lab, np.random.default_rng(seed))
+        return hashlib.sha256(laser.scan(3.0, 3.0, 0.2).tobytes()).hexdigest()
+
+    assert digest(5) == digest(5)
+    assert digest(5) != digest(6)
