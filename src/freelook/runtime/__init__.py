@@ -1,3 +1,7 @@
-"""runtime layer."""
+"""Runtimes that drive the sans-I/O components: lock-step (virtual clock) and real time."""
 
-__all__: list[str] = []
+from freelook.runtime._clock import Clock, ManualClock, MonotonicClock
+from freelook.runtime._lockstep import Job, LockstepRuntime
+from freelook.runtime._realtime import RealtimeRuntime
+
+__all__ = ["Clock", "Job", "LockstepRuntime", "ManualClock", "MonotonicClock", "RealtimeRuntime"]

@@ -1,3 +1,5 @@
-"""sim layer."""
+"""The built-in simulator: worlds, vehicle, sensors, camera and their assembly."""
 
-__all__: list[str] = []
+from freelook.sim._simulator import LaserFrame, Simulator, SonarFrame
+
+__all__ = ["LaserFrame", "Simulator", "SonarFrame"]

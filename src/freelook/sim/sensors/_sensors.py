@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.sim.sensors._raycast import cast_rays
+from freelook.sim.sensors._raycast import cast_rays, cast_rays_from
 from freelook.sim.world import World
 
 __all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders"]
@@ -76,18 +76,25 @@ class SonarRing:
         """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
         cfg = self.config
         c, s = math.cos(theta), math.sin(theta)
-        out = np.empty(len(self.bearings))
-        for k in range(len(self.bearings)):
-            sx = x + c * self.mount_x[k] - s * self.mount_y[k]
-            sy = y + s * self.mount_x[k] + c * self.mount_y[k]
-            angles = theta + self.bearings[k] + self._offsets
-            out[k] = cast_rays(
-                self._grid, self.world.origin, self.world.resolution, sx, sy, angles, cfg.range_max
-            ).min()
+        n, m = len(self.bearings), self.RAYS_PER_CONE
+        sx = np.repeat(x + c * self.mount_x - s * self.mount_y, m)
+        sy = np.repeat(y + s * self.mount_x + c * self.mount_y, m)
+        angles = (theta + self.bearings)[:, None] + self._offsets[None, :]
+        rays = cast_rays_from(
+            self._grid,
+            self.world.origin,
+            self.world.resolution,
+            sx,
+            sy,
+            angles.ravel(),
+            cfg.range_max,
+        )
+        out: npt.NDArray[np.float64] = rays.reshape(n, m).min(axis=1)
         if cfg.noise_std > 0:
             hit = out < cfg.range_max
             out[hit] += self.rng.normal(0.0, cfg.noise_std, int(np.count_nonzero(hit)))
-        return np.clip(out, 0.0, cfg.range_max)
+        np.clip(out, 0.0, cfg.range_max, out=out)
+        return out
 
 
 class RateGyro:

@@ -1,0 +1,92 @@
+"""Real-time runtime: the same periodic jobs, fired against the wall clock with asyncio."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from freelook.runtime._clock import MonotonicClock
+
+__all__ = ["RealtimeRuntime"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(order=True)
+class _Entry:
+    due: float
+    order: int
+    period: float = field(compare=False)
+    name: str = field(compare=False)
+    callback: Callable[[float], None] = field(compare=False)
+
+
+class RealtimeRuntime:
+    """Fires ``callback(now)`` jobs at their periods on the monotonic clock.
+
+    A job that falls behind by more than one period skips the missed firings (counted in
+    ``overruns``) rather than bursting to catch up: real hardware wants the newest command,
+    not a backlog. ``stop()`` ends :meth:`run` promptly.
+    """
+
+    def __init__(self) -> None:
+        self.clock = MonotonicClock()
+        self._queue: list[_Entry] = []
+        self._count = 0
+        self._stopping = asyncio.Event()
+        self.overruns: dict[str, int] = {}
+        self.fired: dict[str, int] = {}
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def add_periodic(
+        self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
+    ) -> None:
+        if period <= 0:
+            raise ValueError(f"period of {name!r} must be > 0, got {period}")
+        heapq.heappush(
+            self._queue, _Entry(self.clock.now() + phase, self._count, period, name, callback)
+        )
+        self._count += 1
+        self.overruns[name] = 0
+        self.fired[name] = 0
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self, duration: float | None = None) -> None:
+        """Fire jobs until :meth:`stop` (or for ``duration`` seconds)."""
+        end = None if duration is None else self.clock.now() + duration
+        while not self._stopping.is_set() and self._queue:
+            now = self.clock.now()
+            if end is not None and now >= end:
+                return
+            entry = self._queue[0]
+            wait = entry.due - now
+            if end is not None:
+                wait = min(wait, end - now)
+            if wait > 0:
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), timeout=min(wait, 0.1))
+                    return
+                except TimeoutError:
+                    continue
+            heapq.heappop(self._queue)
+            try:
+                entry.callback(now)
+            except Exception:
+                log.exception("job %s failed", entry.name)
+            self.fired[entry.name] += 1
+            entry.due += entry.period
+            late = self.clock.now() - entry.due
+            if late > entry.period:
+                skipped = int(late // entry.period)
+                self.overruns[entry.name] += skipped
+                entry.due += skipped * entry.period
+            entry.order = self._count
+            self._count += 1
+            heapq.heappush(self._queue, entry)

@@ -1,0 +1,40 @@
+"""Benchmarks of the simulated sensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from freelook.bench import Case, benchmark
+
+
+@benchmark("sim.laser_scan")
+def laser_scan() -> Case:
+    """One 181-beam scan in ``lab`` vs a per-beam Python loop over the same grid."""
+    from freelook.config import LaserConfig
+    from freelook.sim.sensors import Laser, cast_rays_reference
+    from freelook.sim.world import load_world
+
+    lab = load_world("lab")
+    laser = Laser(LaserConfig(), lab, np.random.default_rng(0))
+    grid = lab.obstacles()
+    angles = laser.angles + 0.3
+
+    def baseline() -> object:
+        return cast_rays_reference(
+            grid, lab.origin, lab.resolution, 8.0, 8.0, angles, 30.0, step_fraction=0.5
+        )
+
+    return Case(
+        run=lambda: laser.scan(8.0, 8.0, 0.3), baseline=baseline, target_s=0.3e-3, unit="scan"
+    )
+
+
+@benchmark("sim.sonar")
+def sonar() -> Case:
+    """Both 8-transducer sonar rings (5 rays per cone) in ``lab``."""
+    from freelook.config import SonarConfig
+    from freelook.sim.sensors import SonarRing
+    from freelook.sim.world import load_world
+
+    ring = SonarRing(SonarConfig(), load_world("lab"), np.random.default_rng(0))
+    return Case(run=lambda: ring.read(8.0, 8.0, 0.3), unit="reading")

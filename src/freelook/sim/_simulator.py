@@ -1,0 +1,152 @@
+"""The assembled simulator: a vehicle and its sensors sampled at their own rates.
+
+Everything is driven through periodic jobs on a runtime (lock-step or real time); nothing here
+reads the wall clock. One ``SeedSequence`` spawns an independent generator per component, so a
+seed fixes every noise stream and adding a sensor does not shift the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import RobotConfig
+from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
+from freelook.sim.vehicle import Vehicle, VehicleState
+from freelook.sim.world import World
+
+__all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
+
+
+class Runtime(Protocol):
+    def add_periodic(
+        self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
+    ) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LaserFrame:
+    stamp: float
+    ranges: npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class SonarFrame:
+    stamp: float
+    ranges: npt.NDArray[np.float64]
+
+
+class Simulator:
+    """Vehicle + laser + sonar + gyro + encoders for one robot in one world."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        world: World,
+        seed: int = 0,
+        pose: tuple[float, float, float] | None = None,
+        physics_period: float = 0.005,
+    ) -> None:
+        if not 0 < physics_period <= 0.005:
+            raise ValueError(f"physics period must be in (0, 5 ms], got {physics_period}")
+        self.config = config
+        self.world = world
+        self.physics_period = physics_period
+        streams = np.random.SeedSequence(seed).spawn(5)
+        rngs = [np.random.default_rng(s) for s in streams]
+        self.vehicle = Vehicle(config, world, rngs[0], pose)
+        self.laser = Laser(config.laser, world, rngs[1]) if config.laser else None
+        self.sonar = SonarRing(config.sonar, world, rngs[2]) if config.sonar else None
+        self.gyro = RateGyro(config.gyro, rngs[3]) if config.gyro else None
+        self.encoders = WheelEncoders(
+            config.drive.encoder_counts_per_rev, config.drive.wheel_diameter
+        )
+        self.now = 0.0
+        self.latest_laser: LaserFrame | None = None
+        self.latest_sonar: SonarFrame | None = None
+        self.latest_gyro: tuple[float, float] | None = None  # (stamp, rad/s)
+        self.latest_encoders: tuple[float, int, int] | None = None  # (stamp, left, right)
+        self.on_laser: list[Callable[[LaserFrame], None]] = []
+        self._gyro_rotation = 0.0
+        self._gyro_time = 0.0
+
+    # -- commands (what a HAL adapter forwards) ----------------------------------------------
+
+    def set_wheel_speeds(self, left: float, right: float) -> None:
+        self.vehicle.command_wheels(left, right)
+
+    def set_twist(self, vx: float, vy: float, omega: float) -> None:
+        self.vehicle.command_twist(vx, vy, omega)
+
+    def set_pan_tilt_rates(self, pan_rate: float, tilt_rate: float) -> None:
+        self.vehicle.command_pan_tilt(pan_rate, tilt_rate)
+
+    @property
+    def ground_truth(self) -> VehicleState:
+        return self.vehicle.state()
+
+    # -- periodic jobs -----------------------------------------------------------------------
+
+    def physics(self, now: float) -> None:
+        self.vehicle.step(self.physics_period)
+        self.now = now
+
+    def sample_laser(self, now: float) -> None:
+        if self.laser is None:
+            return
+        v = self.vehicle
+        frame = LaserFrame(now, self.laser.scan(v.x, v.y, v.theta))
+        self.latest_laser = frame
+        for listener in self.on_laser:
+            listener(frame)
+
+    def sample_sonar(self, now: float) -> None:
+        if self.sonar is None:
+            return
+        v = self.vehicle
+        self.latest_sonar = SonarFrame(now, self.sonar.read(v.x, v.y, v.theta))
+
+    def sample_gyro(self, now: float) -> None:
+        dt = now - self._gyro_time
+        if self.gyro is None or dt <= 0:
+            return
+        true_rate = (self.vehicle.rotation - self._gyro_rotation) / dt
+        self._gyro_rotation = self.vehicle.rotation
+        self._gyro_time = now
+        self.latest_gyro = (now, self.gyro.measure(true_rate, dt))
+
+    def sample_encoders(self, now: float) -> None:
+        left, right = self.encoders.update(self.vehicle.left_distance, self.vehicle.right_distance)
+        self.latest_encoders = (now, left, right)
+
+    def attach(self, runtime: Runtime, prefix: str = "sim") -> None:
+        """Register physics and every sensor on ``runtime`` at their configured rates."""
+        cfg = self.config
+        runtime.add_periodic(f"{prefix}.physics", self.physics_period, self.physics)
+        gyro_period = 1.0 / cfg.gyro.rate_hz if cfg.gyro else 0.01
+        runtime.add_periodic(
+            f"{prefix}.encoders", gyro_period, self.sample_encoders, phase=gyro_period
+        )
+        if cfg.gyro:
+            runtime.add_periodic(f"{prefix}.gyro", gyro_period, self.sample_gyro, phase=gyro_period)
+        if cfg.laser:
+            period = 1.0 / cfg.laser.rate_hz
+            runtime.add_periodic(f"{prefix}.laser", period, self.sample_laser, phase=period)
+        if cfg.sonar:
+            period = 1.0 / cfg.sonar.rate_hz
+            runtime.add_periodic(f"{prefix}.sonar", period, self.sample_sonar, phase=period)
+
+    def run_for(self, seconds: float) -> None:
+        """Convenience: run on a private lock-step runtime (created on first use)."""
+        from freelook.runtime import LockstepRuntime
+
+        runtime = getattr(self, "_runtime", None)
+        if runtime is None:
+            runtime = LockstepRuntime()
+            self.attach(runtime)
+            self._runtime = runtime
+        runtime.run_for(seconds)

@@ -1,0 +1,60 @@
+"""Runtimes: exact periodic firing in lock-step, the same jobs in real time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from freelook.runtime import LockstepRuntime, RealtimeRuntime
+
+
+def test_lockstep_fires_on_period_in_registration_order() -> None:
+    runtime = LockstepRuntime()
+    log: list[tuple[str, float]] = []
+    runtime.add_periodic("a", 0.005, lambda t: log.append(("a", t)))
+    runtime.add_periodic("b", 1 / 75, lambda t: log.append(("b", t)), phase=1 / 75)
+    runtime.add_periodic("c", 0.01, lambda t: log.append(("c", t)))
+    runtime.run_until(1.0)
+    a = [t for n, t in log if n == "a"]
+    b = [t for n, t in log if n == "b"]
+    assert len(a) == 201
+    assert a[-1] == pytest.approx(1.0)
+    assert len(b) == 75
+    assert b[0] == pytest.approx(1 / 75, abs=1e-6)
+    # at t = 0 both a and c are due: a was registered first
+    assert log[0] == ("a", 0.0)
+    assert log[1] == ("c", 0.0)
+    assert runtime.now() == 1.0
+    assert runtime.clock.now() == 1.0
+    runtime.remove("a")
+    runtime.run_for(0.1)
+    assert len([n for n, _ in log if n == "a"]) == 201
+
+
+def test_lockstep_rejects_bad_jobs() -> None:
+    runtime = LockstepRuntime()
+    with pytest.raises(ValueError, match="period"):
+        runtime.add_periodic("x", 0.0, lambda t: None)
+    runtime.add_periodic("x", 0.1, lambda t: None)
+    with pytest.raises(ValueError, match="already registered"):
+        runtime.add_periodic("x", 0.1, lambda t: None)
+
+
+def test_realtime_runtime_fires_the_same_jobs() -> None:
+    runtime = RealtimeRuntime()
+    seen: list[float] = []
+    runtime.add_periodic("tick", 0.02, seen.append)
+    asyncio.run(runtime.run(duration=0.3))
+    assert 5 <= runtime.fired["tick"] <= 17
+    assert seen == sorted(seen)
+
+    async def stop_soon() -> None:
+        other = RealtimeRuntime()
+        other.add_periodic("slow", 10.0, lambda t: None, phase=10.0)
+        task = asyncio.create_task(other.run())
+        await asyncio.sleep(0.05)
+        other.stop()
+        await asyncio.wait_for(task, 1.0)  # stops promptly though the next job is 10 s away
+
+    asyncio.run(stop_soon())
