@@ -1,3 +1,121 @@
-"""link layer."""
+"""The link: typed messages, the thesis and native codecs, stream framing, authentication,
+statistics, an impaired channel, control arbitration and the UDP/serial transports."""
 
-__all__: list[str] = []
+from freelook.link._arbitration import ControlArbiter, Decision
+from freelook.link._auth import KEY_ENV, ReplayWindow, derive_key, key_from_env
+from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments
+from freelook.link._crc import crc16_ccitt_false
+from freelook.link._decoded import Decoded
+from freelook.link._errors import (
+    AuthenticationError,
+    ChecksumError,
+    FramingError,
+    MalformedError,
+    ReplayError,
+    UnknownTypeError,
+)
+from freelook.link._fragment import FrameAssembler
+from freelook.link._messages import (
+    ControlGrant,
+    ControlReject,
+    ControlRelease,
+    ControlRequest,
+    EStop,
+    FreeLookCommand,
+    Heartbeat,
+    LinearDriveStart,
+    LinearDriveStop,
+    Message,
+    Mode,
+    ModeChange,
+    PanTiltCommand,
+    PositionReport,
+    RejectReason,
+    SafetyFlags,
+    SetTransmission,
+    SetTransmissionSpacing,
+    TankCommand,
+    Telemetry,
+    TrajectoryStart,
+    TrajectoryStop,
+    VelocityCommand,
+    VideoFragment,
+    VideoFrame,
+    WheelSpeedCommand,
+)
+from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
+from freelook.link._stats import LinkStatistics, TableRow
+from freelook.link._stats_report import LinkStatsReport
+from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
+from freelook.link._thesis import ThesisCodec, position_from_telemetry
+from freelook.link._transport import (
+    Endpoint,
+    SerialEndpoint,
+    TransportUrl,
+    UdpEndpoint,
+    parse_transport_url,
+)
+
+__all__ = [
+    "KEY_ENV",
+    "MAX_DATAGRAM",
+    "MAX_PACKET",
+    "AuthenticationError",
+    "ChannelCounters",
+    "ChecksumError",
+    "ControlArbiter",
+    "ControlGrant",
+    "ControlReject",
+    "ControlRelease",
+    "ControlRequest",
+    "Decision",
+    "DecodeEvent",
+    "Decoded",
+    "EStop",
+    "Endpoint",
+    "FrameAssembler",
+    "FramingError",
+    "FreeLookCommand",
+    "Heartbeat",
+    "ImpairedChannel",
+    "Impairments",
+    "LinearDriveStart",
+    "LinearDriveStop",
+    "LinkStatistics",
+    "LinkStatsReport",
+    "MalformedError",
+    "Message",
+    "Mode",
+    "ModeChange",
+    "NativeCodec",
+    "PanTiltCommand",
+    "PositionReport",
+    "RejectReason",
+    "ReplayError",
+    "ReplayWindow",
+    "SafetyFlags",
+    "SerialEndpoint",
+    "SetTransmission",
+    "SetTransmissionSpacing",
+    "Stream",
+    "StreamDecoder",
+    "StreamStats",
+    "TableRow",
+    "TankCommand",
+    "Telemetry",
+    "ThesisCodec",
+    "TrajectoryStart",
+    "TrajectoryStop",
+    "TransportUrl",
+    "UdpEndpoint",
+    "UnknownTypeError",
+    "VelocityCommand",
+    "VideoFragment",
+    "VideoFrame",
+    "WheelSpeedCommand",
+    "crc16_ccitt_false",
+    "derive_key",
+    "key_from_env",
+    "parse_transport_url",
+    "position_from_telemetry",
+]

@@ -1,0 +1,287 @@
+"""Typed messages that cross the link, in SI units (m, rad, s). Codecs convert at the edge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum, IntFlag
+
+from freelook.link._stats_report import LinkStatsReport
+
+__all__ = [
+    "ControlGrant",
+    "ControlReject",
+    "ControlRelease",
+    "ControlRequest",
+    "EStop",
+    "FreeLookCommand",
+    "Heartbeat",
+    "LinearDriveStart",
+    "LinearDriveStop",
+    "Message",
+    "Mode",
+    "ModeChange",
+    "PanTiltCommand",
+    "PositionReport",
+    "RejectReason",
+    "SafetyFlags",
+    "SetTransmission",
+    "SetTransmissionSpacing",
+    "TankCommand",
+    "Telemetry",
+    "TrajectoryStart",
+    "TrajectoryStop",
+    "VelocityCommand",
+    "VideoFragment",
+    "VideoFrame",
+    "WheelSpeedCommand",
+]
+
+
+class Mode(IntEnum):
+    """Drive modes of the robot program."""
+
+    IDLE = 0
+    VELOCITY = 1
+    WHEELS = 2
+    TANK = 3
+    FREE_LOOK = 4
+    KEYBOARD = 5
+    LINEAR = 6
+    TRAJECTORY = 7
+
+
+class SafetyFlags(IntFlag):
+    """Why the safety layer changed the command (several may hold at once)."""
+
+    NONE = 0
+    ZONE = 1
+    APPROACH = 2
+    WATCHDOG = 4
+    ESTOP = 8
+    BUMPER = 16
+
+
+class RejectReason(IntEnum):
+    LOWER_AUTHORITY = 1
+    NOT_HOLDER = 2
+
+
+@dataclass(frozen=True, slots=True)
+class VelocityCommand:
+    """Chassis velocity: v forward (m/s), ω counter-clockwise (rad/s)."""
+
+    v: float
+    omega: float
+
+
+@dataclass(frozen=True, slots=True)
+class WheelSpeedCommand:
+    """Left and right track/wheel surface speeds (m/s)."""
+
+    left: float
+    right: float
+
+
+@dataclass(frozen=True, slots=True)
+class TankCommand:
+    """Tank Control: chassis (v, ω) with an independent camera pan and tilt rate (Remark 1)."""
+
+    v: float
+    omega: float
+    pan_rate: float = 0.0
+    tilt_rate: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class FreeLookCommand:
+    """Free Look Control: camera-frame velocity (v1 forward, v2 left), camera turn rate ω."""
+
+    v1: float
+    v2: float
+    omega: float
+    tilt_rate: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PanTiltCommand:
+    """Pan and tilt rates (rad/s) of the camera unit alone."""
+
+    pan_rate: float
+    tilt_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChange:
+    mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class LinearDriveStart:
+    """Shuttle along x between two points (seed 004 eq. 5.5)."""
+
+    x_start: float
+    x_end: float
+    max_speed: float = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class LinearDriveStop:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryStart:
+    """A trajectory to track on the robot: time-stamped points (s, m, m)."""
+
+    t: tuple[float, ...]
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    reverse: bool = False
+    periodic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryStop:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class EStop:
+    """Engage (latching) or release the emergency stop."""
+
+    engaged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetTransmission:
+    """Start or stop the peer's periodic transmission (thesis sub-type 1)."""
+
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetTransmissionSpacing:
+    """The peer's transmission interval in seconds (thesis sub-type 2)."""
+
+    spacing: float
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ControlRequest:
+    """Ask for control of the robot (JAUS RequestControl)."""
+
+    station: int
+    authority: int
+
+
+@dataclass(frozen=True, slots=True)
+class ControlRelease:
+    station: int
+
+
+@dataclass(frozen=True, slots=True)
+class ControlGrant:
+    """Control confirmed (JAUS ConfirmControl)."""
+
+    station: int
+    authority: int
+
+
+@dataclass(frozen=True, slots=True)
+class ControlReject:
+    """Control refused (JAUS RejectControl)."""
+
+    station: int
+    reason: RejectReason
+
+
+@dataclass(frozen=True, slots=True)
+class Telemetry:
+    """The robot's state as the operator sees it."""
+
+    stamp: float
+    odom: tuple[float, float, float]  # x, y, θ from odometry
+    pose: tuple[float, float, float]  # x, y, θ from localization
+    v: float  # measured
+    omega: float
+    cmd_v: float  # after safety
+    cmd_omega: float
+    pan: float
+    tilt: float
+    laser_angle_min: float = 0.0
+    laser_angle_increment: float = 0.0
+    laser_range_max: float = 0.0
+    laser: tuple[float, ...] = ()
+    sonar: tuple[float, ...] = ()
+    bumper_front: bool = False
+    bumper_rear: bool = False
+    safety_zone: int = -1  # index of the acting zone, innermost 0; −1 none
+    safety_scale: float = 1.0
+    safety_flags: SafetyFlags = SafetyFlags.NONE
+    mode: Mode = Mode.IDLE
+    estop: bool = False
+    controller: int = 0  # station in control, 0 none
+    link: LinkStatsReport = field(default_factory=LinkStatsReport)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionReport:
+    """The thesis's position packet: pose, velocities, 35 laser and 8 rear-sonar readings."""
+
+    x: float
+    y: float
+    theta: float
+    v: float
+    omega: float
+    laser: tuple[float, ...]  # 35 readings, m
+    sonar: tuple[float, ...]  # 8 readings, m
+
+
+@dataclass(frozen=True, slots=True)
+class VideoFrame:
+    frame_id: int
+    stamp: float
+    width: int
+    height: int
+    jpeg: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class VideoFragment:
+    """One datagram's share of an encoded :class:`VideoFrame` (native profile)."""
+
+    frame_id: int
+    index: int
+    count: int
+    data: bytes
+
+
+Message = (
+    VelocityCommand
+    | WheelSpeedCommand
+    | TankCommand
+    | FreeLookCommand
+    | PanTiltCommand
+    | ModeChange
+    | LinearDriveStart
+    | LinearDriveStop
+    | TrajectoryStart
+    | TrajectoryStop
+    | EStop
+    | SetTransmission
+    | SetTransmissionSpacing
+    | Heartbeat
+    | ControlRequest
+    | ControlRelease
+    | ControlGrant
+    | ControlReject
+    | Telemetry
+    | PositionReport
+    | VideoFrame
+    | VideoFragment
+)

@@ -1,0 +1,494 @@
+"""freelook's native link profile: versioned, sequenced, authenticated (docs/protocol.md).
+
+    0  sync 0xFE 0x4C | 2 version | 3 flags | 4 type | 5 stream | 6 sender u16 | 8 sequence u32
+    12 stamp u64 (µs) | 20 payload length u16 | 22 payload | tag (16 B, keyed BLAKE2s) or CRC-32
+
+All integers little-endian. Without a key the trailer is a CRC-32, which detects corruption
+but not forgery; that mode must be asked for explicitly.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from freelook.errors import ConfigError
+from freelook.link._auth import TAG_SIZE, ReplayWindow, tag, tags_equal
+from freelook.link._decoded import Decoded
+from freelook.link._errors import (
+    AuthenticationError,
+    ChecksumError,
+    FramingError,
+    MalformedError,
+    UnknownTypeError,
+)
+from freelook.link._messages import (
+    ControlGrant,
+    ControlReject,
+    ControlRelease,
+    ControlRequest,
+    EStop,
+    FreeLookCommand,
+    Heartbeat,
+    LinearDriveStart,
+    LinearDriveStop,
+    Message,
+    Mode,
+    ModeChange,
+    PanTiltCommand,
+    RejectReason,
+    SafetyFlags,
+    SetTransmission,
+    SetTransmissionSpacing,
+    TankCommand,
+    Telemetry,
+    TrajectoryStart,
+    TrajectoryStop,
+    VelocityCommand,
+    VideoFragment,
+    VideoFrame,
+    WheelSpeedCommand,
+)
+from freelook.link._stats_report import LinkStatsReport
+
+__all__ = ["MAX_DATAGRAM", "MAX_PACKET", "NativeCodec", "Stream"]
+
+SYNC = b"\xfe\x4c"
+VERSION = 1
+FLAG_AUTH = 0x01
+HEADER = struct.Struct("<2sBBBBHIQH")
+HEADER_SIZE = HEADER.size  # 22
+MAX_PACKET = 4096
+MAX_DATAGRAM = 1200
+MAX_TRAJECTORY_POINTS = 300
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+
+
+class Stream:
+    """Stream ids: each has its own sequence numbers and replay window."""
+
+    CONTROL = 0
+    TELEMETRY = 1
+    VIDEO = 2
+    SESSION = 3
+
+
+_F2 = struct.Struct("<ff")
+_F3 = struct.Struct("<fff")
+_F4 = struct.Struct("<ffff")
+_B = struct.Struct("<B")
+_F = struct.Struct("<f")
+_HB = struct.Struct("<HB")
+_H = struct.Struct("<H")
+_TRAJ_HEAD = struct.Struct("<HBB")
+_TELEMETRY = struct.Struct("<d3f3f2f2f2ffbBBBH6I4f3fH")
+_FRAGMENT = struct.Struct("<IHH")
+_FRAME_HEAD = struct.Struct("<dHH")
+_LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
+
+Encoder = Callable[[Any], bytes]
+Decoder = Callable[[bytes], Message]
+
+
+def _u16_mm(values: tuple[float, ...]) -> bytes:
+    return struct.pack(
+        f"<{len(values)}H",
+        *(max(0, min(65535, round(v * _LASER_UNIT))) if v == v else 0 for v in values),
+    )
+
+
+def _enc_trajectory(m: TrajectoryStart) -> bytes:
+    n = len(m.t)
+    if not (len(m.x) == len(m.y) == n) or n > MAX_TRAJECTORY_POINTS:
+        raise MalformedError(f"trajectory needs equal t/x/y of at most {MAX_TRAJECTORY_POINTS}")
+    points = [v for i in range(n) for v in (m.t[i], m.x[i], m.y[i])]
+    return _TRAJ_HEAD.pack(n, int(m.reverse), int(m.periodic)) + struct.pack(f"<{3 * n}f", *points)
+
+
+def _dec_trajectory(p: bytes) -> TrajectoryStart:
+    n, reverse, periodic = _TRAJ_HEAD.unpack_from(p)
+    if n > MAX_TRAJECTORY_POINTS or len(p) != _TRAJ_HEAD.size + 12 * n:
+        raise MalformedError(f"trajectory of {n} points in {len(p)} bytes")
+    v = struct.unpack_from(f"<{3 * n}f", p, _TRAJ_HEAD.size)
+    return TrajectoryStart(
+        tuple(v[0::3]), tuple(v[1::3]), tuple(v[2::3]), bool(reverse), bool(periodic)
+    )
+
+
+def _enc_telemetry(m: Telemetry) -> bytes:
+    link = m.link
+    flags = (1 if m.estop else 0) | (2 if m.bumper_front else 0) | (4 if m.bumper_rear else 0)
+    head = _TELEMETRY.pack(
+        m.stamp,
+        *m.odom,
+        *m.pose,
+        m.v,
+        m.omega,
+        m.cmd_v,
+        m.cmd_omega,
+        m.pan,
+        m.tilt,
+        m.safety_scale,
+        max(-128, min(127, m.safety_zone)),
+        int(m.safety_flags) & 0xFF,
+        int(m.mode),
+        flags,
+        m.controller & 0xFFFF,
+        *(
+            min(x, 0xFFFFFFFF)
+            for x in (
+                link.packets_received,
+                link.packets_lost,
+                link.duplicates,
+                link.reordered,
+                link.crc_failures,
+                link.auth_failures,
+            )
+        ),
+        link.rx_rate_hz,
+        link.tx_rate_hz,
+        link.drop_percent,
+        link.latency_s,
+        m.laser_angle_min,
+        m.laser_angle_increment,
+        m.laser_range_max,
+        len(m.laser),
+    )
+    return head + _u16_mm(m.laser) + _B.pack(len(m.sonar)) + _u16_mm(m.sonar)
+
+
+def _dec_telemetry(p: bytes) -> Telemetry:
+    if len(p) < _TELEMETRY.size + 1:
+        raise MalformedError(f"telemetry payload of {len(p)} bytes is too short")
+    v = _TELEMETRY.unpack_from(p)
+    n_laser = v[-1]
+    offset = _TELEMETRY.size
+    if len(p) < offset + 2 * n_laser + 1:
+        raise MalformedError(f"telemetry declares {n_laser} laser ranges beyond its payload")
+    laser = struct.unpack_from(f"<{n_laser}H", p, offset)
+    offset += 2 * n_laser
+    n_sonar = p[offset]
+    offset += 1
+    if len(p) != offset + 2 * n_sonar:
+        raise MalformedError(f"telemetry declares {n_sonar} sonar ranges, payload disagrees")
+    sonar = struct.unpack_from(f"<{n_sonar}H", p, offset)
+    try:
+        mode = Mode(v[16])
+        safety = SafetyFlags(v[15])
+    except ValueError as err:
+        raise MalformedError(f"telemetry: {err}") from None
+    flags = v[17]
+    link = LinkStatsReport(*v[19:25], *v[25:29])
+    return Telemetry(
+        stamp=v[0],
+        odom=(v[1], v[2], v[3]),
+        pose=(v[4], v[5], v[6]),
+        v=v[7],
+        omega=v[8],
+        cmd_v=v[9],
+        cmd_omega=v[10],
+        pan=v[11],
+        tilt=v[12],
+        laser_angle_min=v[29],
+        laser_angle_increment=v[30],
+        laser_range_max=v[31],
+        laser=tuple(r / _LASER_UNIT for r in laser),
+        sonar=tuple(r / _LASER_UNIT for r in sonar),
+        bumper_front=bool(flags & 2),
+        bumper_rear=bool(flags & 4),
+        safety_zone=v[14],
+        safety_scale=v[13],
+        safety_flags=safety,
+        mode=mode,
+        estop=bool(flags & 1),
+        controller=v[18],
+        link=link,
+    )
+
+
+def _exact(struct_: struct.Struct, build: Callable[..., Message]) -> Decoder:
+    def decode(p: bytes) -> Message:
+        if len(p) != struct_.size:
+            raise MalformedError(f"payload of {len(p)} bytes, expected {struct_.size}")
+        return build(*struct_.unpack(p))
+
+    return decode
+
+
+def _empty(build: Callable[[], Message]) -> Decoder:
+    def decode(p: bytes) -> Message:
+        if p:
+            raise MalformedError(f"payload of {len(p)} bytes, expected none")
+        return build()
+
+    return decode
+
+
+def _mode(value: int) -> ModeChange:
+    try:
+        return ModeChange(Mode(value))
+    except ValueError:
+        raise MalformedError(f"unknown mode {value}") from None
+
+
+def _bool(value: int) -> bool:
+    if value > 1:
+        raise MalformedError(f"boolean byte {value}")
+    return bool(value)
+
+
+def _reject(station: int, reason: int) -> ControlReject:
+    try:
+        return ControlReject(station, RejectReason(reason))
+    except ValueError:
+        raise MalformedError(f"unknown reject reason {reason}") from None
+
+
+def _dec_fragment(p: bytes) -> VideoFragment:
+    if len(p) < _FRAGMENT.size:
+        raise MalformedError("video fragment shorter than its header")
+    frame_id, index, count = _FRAGMENT.unpack_from(p)
+    if count == 0 or index >= count:
+        raise MalformedError(f"fragment {index} of {count}")
+    return VideoFragment(frame_id, index, count, p[_FRAGMENT.size :])
+
+
+# type code → (class, stream, encoder, decoder)
+_TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
+    1: (
+        VelocityCommand,
+        Stream.CONTROL,
+        lambda m: _F2.pack(m.v, m.omega),
+        _exact(_F2, VelocityCommand),
+    ),
+    2: (
+        WheelSpeedCommand,
+        Stream.CONTROL,
+        lambda m: _F2.pack(m.left, m.right),
+        _exact(_F2, WheelSpeedCommand),
+    ),
+    3: (
+        TankCommand,
+        Stream.CONTROL,
+        lambda m: _F4.pack(m.v, m.omega, m.pan_rate, m.tilt_rate),
+        _exact(_F4, TankCommand),
+    ),
+    4: (
+        FreeLookCommand,
+        Stream.CONTROL,
+        lambda m: _F4.pack(m.v1, m.v2, m.omega, m.tilt_rate),
+        _exact(_F4, FreeLookCommand),
+    ),
+    5: (
+        PanTiltCommand,
+        Stream.CONTROL,
+        lambda m: _F2.pack(m.pan_rate, m.tilt_rate),
+        _exact(_F2, PanTiltCommand),
+    ),
+    6: (ModeChange, Stream.CONTROL, lambda m: _B.pack(int(m.mode)), _exact(_B, _mode)),
+    7: (
+        LinearDriveStart,
+        Stream.CONTROL,
+        lambda m: _F3.pack(m.x_start, m.x_end, m.max_speed),
+        _exact(_F3, LinearDriveStart),
+    ),
+    8: (LinearDriveStop, Stream.CONTROL, lambda m: b"", _empty(LinearDriveStop)),
+    9: (TrajectoryStart, Stream.CONTROL, _enc_trajectory, _dec_trajectory),
+    10: (TrajectoryStop, Stream.CONTROL, lambda m: b"", _empty(TrajectoryStop)),
+    11: (
+        EStop,
+        Stream.CONTROL,
+        lambda m: _B.pack(int(m.engaged)),
+        _exact(_B, lambda b: EStop(_bool(b))),
+    ),
+    12: (
+        SetTransmission,
+        Stream.SESSION,
+        lambda m: _B.pack(int(m.enabled)),
+        _exact(_B, lambda b: SetTransmission(_bool(b))),
+    ),
+    13: (
+        SetTransmissionSpacing,
+        Stream.SESSION,
+        lambda m: _F.pack(m.spacing),
+        _exact(_F, SetTransmissionSpacing),
+    ),
+    14: (Heartbeat, Stream.SESSION, lambda m: b"", _empty(Heartbeat)),
+    15: (
+        ControlRequest,
+        Stream.SESSION,
+        lambda m: _HB.pack(m.station, m.authority),
+        _exact(_HB, ControlRequest),
+    ),
+    16: (ControlRelease, Stream.SESSION, lambda m: _H.pack(m.station), _exact(_H, ControlRelease)),
+    17: (
+        ControlGrant,
+        Stream.SESSION,
+        lambda m: _HB.pack(m.station, m.authority),
+        _exact(_HB, ControlGrant),
+    ),
+    18: (
+        ControlReject,
+        Stream.SESSION,
+        lambda m: _HB.pack(m.station, int(m.reason)),
+        _exact(_HB, _reject),
+    ),
+    19: (Telemetry, Stream.TELEMETRY, _enc_telemetry, _dec_telemetry),
+    20: (
+        VideoFragment,
+        Stream.VIDEO,
+        lambda m: _FRAGMENT.pack(m.frame_id, m.index, m.count) + m.data,
+        _dec_fragment,
+    ),
+}
+_CODE = {cls: code for code, (cls, _, _, _) in _TYPES.items()}
+
+
+class NativeCodec:
+    """Encoder/decoder of the native profile for one station.
+
+    ``key`` authenticates every packet; without one, ``allow_unauthenticated=True`` must be
+    given explicitly (a CRC-32 then only detects corruption). Sequence numbers are kept per
+    stream for what this station sends; the replay window covers what it receives.
+    """
+
+    name = "native"
+    sync = SYNC
+    sync_offset = 0
+    min_length = HEADER_SIZE + 4
+    max_length = MAX_PACKET
+
+    def __init__(
+        self,
+        key: bytes | None,
+        *,
+        sender: int = 1,
+        allow_unauthenticated: bool = False,
+        max_age: float = 2.0,
+    ) -> None:
+        if key is None and not allow_unauthenticated:
+            raise ConfigError(
+                "the native link needs a key (config or FREELOOK_LINK_KEY); pass "
+                "allow_unauthenticated=True only to run without authentication on purpose"
+            )
+        if key is not None and len(key) < 16:
+            raise ConfigError(f"link key of {len(key)} bytes is too short (at least 16)")
+        if not 0 < sender <= 0xFFFF:
+            raise ConfigError(f"station id {sender} outside 1…65535")
+        self.key = key
+        self.sender = sender
+        self.replay = ReplayWindow(max_age)
+        self._sequence: dict[int, int] = {}
+        self._frame_id = 0
+
+    @property
+    def trailer_size(self) -> int:
+        return TAG_SIZE if self.key is not None else 4
+
+    def _packet(self, code: int, stream: int, payload: bytes, stamp: float) -> bytes:
+        if len(payload) > MAX_PACKET - HEADER_SIZE - TAG_SIZE:
+            raise MalformedError(f"payload of {len(payload)} bytes exceeds the packet limit")
+        seq = self._sequence.get(stream, 0)
+        self._sequence[stream] = (seq + 1) & 0xFFFFFFFF
+        flags = FLAG_AUTH if self.key is not None else 0
+        stamp_us = max(0, min(0xFFFFFFFFFFFFFFFF, int(stamp * 1e6)))
+        body = (
+            HEADER.pack(
+                SYNC, VERSION, flags, code, stream, self.sender, seq, stamp_us, len(payload)
+            )
+            + payload
+        )
+        if self.key is not None:
+            return body + tag(self.key, body)
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    def encode(self, message: Message, stamp: float) -> bytes:
+        """One packet for ``message`` (video frames: use :meth:`encode_video`)."""
+        if isinstance(message, VideoFrame):
+            raise MalformedError("video frames are sent as fragments: use encode_video()")
+        code = _CODE.get(type(message))
+        if code is None:
+            raise UnknownTypeError(f"the native profile has no {type(message).__name__}")
+        _, stream, encoder, _ = _TYPES[code]
+        return self._packet(code, stream, encoder(message), stamp)
+
+    def encode_video(self, frame: VideoFrame, stamp: float) -> list[bytes]:
+        """Datagrams of at most 1200 bytes that carry one frame."""
+        blob = _FRAME_HEAD.pack(frame.stamp, frame.width, frame.height) + frame.jpeg
+        if len(blob) > MAX_FRAME_BYTES:
+            raise MalformedError(f"frame of {len(blob)} bytes exceeds {MAX_FRAME_BYTES}")
+        room = MAX_DATAGRAM - HEADER_SIZE - TAG_SIZE - _FRAGMENT.size
+        count = max(1, math.ceil(len(blob) / room))
+        if count > 0xFFFF:
+            raise MalformedError("frame needs too many fragments")
+        frame_id = frame.frame_id & 0xFFFFFFFF
+        return [
+            self._packet(
+                20,
+                Stream.VIDEO,
+                _FRAGMENT.pack(frame_id, i, count) + blob[i * room : (i + 1) * room],
+                stamp,
+            )
+            for i in range(count)
+        ]
+
+    @staticmethod
+    def frame_length(buffer: bytes | bytearray, start: int) -> int:
+        """Total length of the packet whose header starts at ``start`` (needs 22 bytes)."""
+        if buffer[start + 2] != VERSION:
+            raise FramingError(f"unsupported version {buffer[start + 2]}")
+        flags = buffer[start + 3]
+        payload = buffer[start + 20] | buffer[start + 21] << 8
+        total = HEADER_SIZE + payload + (TAG_SIZE if flags & FLAG_AUTH else 4)
+        if total > MAX_PACKET:
+            raise FramingError(f"declared length {total} exceeds {MAX_PACKET}")
+        return total
+
+    header_size = HEADER_SIZE
+
+    def decode(self, data: bytes | bytearray | memoryview) -> Decoded:
+        """Verify and decode one packet; raises a ProtocolError subclass when it is refused."""
+        packet = bytes(data)
+        if len(packet) < HEADER_SIZE + 4:
+            raise FramingError(f"packet of {len(packet)} bytes is shorter than a header")
+        if len(packet) > MAX_PACKET:
+            raise FramingError(f"packet of {len(packet)} bytes exceeds {MAX_PACKET}")
+        sync, version, flags, code, stream, sender, seq, stamp_us, length = HEADER.unpack_from(
+            packet
+        )
+        if sync != SYNC:
+            raise FramingError(f"bad sync {sync.hex()}")
+        if version != VERSION:
+            raise FramingError(f"unsupported version {version}")
+        authenticated = bool(flags & FLAG_AUTH)
+        trailer = TAG_SIZE if authenticated else 4
+        if len(packet) != HEADER_SIZE + length + trailer:
+            raise FramingError(f"declared payload {length} does not fit {len(packet)} bytes")
+        body, tail = packet[:-trailer], packet[-trailer:]
+        if self.key is not None:
+            if not authenticated:
+                raise AuthenticationError("unauthenticated packet refused (a key is set)")
+            if not tags_equal(tag(self.key, body), tail):
+                raise AuthenticationError(f"tag does not verify (station {sender}, seq {seq})")
+        else:
+            if authenticated:
+                raise AuthenticationError("authenticated packet but no key to verify it")
+            if struct.unpack("<I", tail)[0] != zlib.crc32(body):
+                raise ChecksumError("CRC-32 does not match")
+        entry = _TYPES.get(code)
+        if entry is None:
+            raise UnknownTypeError(f"unknown message type {code}")
+        cls, expected_stream, _, decoder = entry
+        if stream != expected_stream:
+            raise MalformedError(f"{cls.__name__} on stream {stream}, expected {expected_stream}")
+        try:
+            message = decoder(packet[HEADER_SIZE : HEADER_SIZE + length])
+        except struct.error as err:
+            raise MalformedError(f"{cls.__name__}: {err}") from None
+        stamp = stamp_us / 1e6
+        if self.key is not None:
+            self.replay.check(sender, stream, seq, stamp)
+        return Decoded(message, stamp, len(packet), sender, stream, seq)

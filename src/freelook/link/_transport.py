@@ -1,0 +1,196 @@
+"""Transports: thin I/O shells that move bytes. Codecs and statistics stay elsewhere.
+
+``UdpEndpoint`` (asyncio datagrams) and ``SerialEndpoint`` (pyserial byte stream, for USB
+radio nodes) share a small surface: ``send(bytes)``, ``await recv(timeout)``, ``close()``.
+A Zenoh, JAUS or MAVLink gateway is one more class with the same three methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import parse_qs, urlparse
+
+import serial
+
+from freelook.errors import ConfigError
+
+__all__ = [
+    "Endpoint",
+    "SerialEndpoint",
+    "TransportUrl",
+    "UdpEndpoint",
+    "parse_transport_url",
+]
+
+Address = tuple[str, int]
+
+
+class Endpoint(Protocol):
+    def send(self, data: bytes) -> None: ...
+
+    async def recv(self, timeout: float | None = None) -> bytes | None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TransportUrl:
+    scheme: str  # "udp" or "serial"
+    host: str = ""
+    port: int = 0
+    device: str = ""
+    baud: int = 921600
+
+
+def parse_transport_url(url: str) -> TransportUrl:
+    """``udp://HOST:PORT`` or ``serial:///dev/ttyUSB0?baud=921600``."""
+    parsed = urlparse(url)
+    if parsed.scheme == "udp":
+        if not parsed.hostname or parsed.port is None:
+            raise ConfigError(f"{url}: expected udp://HOST:PORT")
+        return TransportUrl("udp", parsed.hostname, parsed.port)
+    if parsed.scheme == "serial":
+        if not parsed.path:
+            raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
+        baud = parse_qs(parsed.query).get("baud", ["921600"])[0]
+        try:
+            return TransportUrl("serial", device=parsed.path, baud=int(baud))
+        except ValueError:
+            raise ConfigError(f"{url}: baud must be an integer, got {baud!r}") from None
+    raise ConfigError(f"{url}: unknown transport (use udp://HOST:PORT or serial:///dev/…)")
+
+
+class _UdpProtocol(asyncio.DatagramProtocol):
+    def __init__(self, endpoint: UdpEndpoint) -> None:
+        self.endpoint = endpoint
+
+    def datagram_received(self, data: bytes, addr: Address) -> None:
+        self.endpoint._deliver(data, addr)
+
+    def error_received(self, exc: Exception) -> None:
+        self.endpoint.errors += 1
+
+
+class UdpEndpoint:
+    """A UDP socket on asyncio. Without a fixed peer it answers whoever spoke last."""
+
+    def __init__(self, max_queue: int = 1024) -> None:
+        self._queue: asyncio.Queue[tuple[bytes, Address]] = asyncio.Queue(max_queue)
+        self._transport: asyncio.DatagramTransport | None = None
+        self.peer: Address | None = None
+        self.fixed_peer = False
+        self.dropped = 0
+        self.errors = 0
+        self.last_sender: Address | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        local: Address = ("127.0.0.1", 0),
+        remote: Address | None = None,
+        max_queue: int = 1024,
+    ) -> UdpEndpoint:
+        endpoint = cls(max_queue)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(
+            lambda: _UdpProtocol(endpoint), local_addr=local
+        )
+        endpoint._transport = transport
+        if remote is not None:
+            endpoint.peer = remote
+            endpoint.fixed_peer = True
+        return endpoint
+
+    @property
+    def local_address(self) -> Address:
+        assert self._transport is not None
+        host, port = self._transport.get_extra_info("sockname")[:2]
+        return (str(host), int(port))
+
+    def _deliver(self, data: bytes, addr: Address) -> None:
+        if self._queue.full():
+            self._queue.get_nowait()  # newest wins: drop the oldest
+            self.dropped += 1
+        self._queue.put_nowait((data, addr))
+
+    def send(self, data: bytes, addr: Address | None = None) -> None:
+        target = addr or self.peer
+        if self._transport is None or target is None:
+            return
+        self._transport.sendto(data, target)
+
+    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, Address] | None:
+        try:
+            data, addr = await asyncio.wait_for(self._queue.get(), timeout)
+        except TimeoutError:
+            return None
+        self.last_sender = addr
+        if not self.fixed_peer:
+            self.peer = addr
+        return data, addr
+
+    async def recv(self, timeout: float | None = None) -> bytes | None:
+        item = await self.recv_from(timeout)
+        return None if item is None else item[0]
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+
+class SerialEndpoint:
+    """A serial port (USB radio node) as a byte stream; a reader thread feeds asyncio."""
+
+    def __init__(self, device: str, baud: int = 921600, read_chunk: int = 4096) -> None:
+        try:
+            self._port = serial.serial_for_url(
+                device, baudrate=baud, timeout=0.05, write_timeout=1.0
+            )
+        except (serial.SerialException, ValueError) as err:
+            raise ConfigError(f"{device}: cannot open serial port: {err}") from None
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue(1024)
+        self._stop = threading.Event()
+        self._chunk = read_chunk
+        self.dropped = 0
+        self._thread = threading.Thread(
+            target=self._read_loop, name=f"serial {device}", daemon=True
+        )
+        self._thread.start()
+
+    def _push(self, data: bytes) -> None:
+        if self._queue.full():
+            self._queue.get_nowait()
+            self.dropped += 1
+        self._queue.put_nowait(data)
+
+    def _read_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self._port.read(max(1, min(self._chunk, self._port.in_waiting or 1)))
+            except (serial.SerialException, OSError, TypeError):
+                if self._stop.is_set():
+                    return
+                continue
+            if data:
+                with contextlib.suppress(RuntimeError):  # loop closed during shutdown
+                    self._loop.call_soon_threadsafe(self._push, data)
+
+    def send(self, data: bytes) -> None:
+        self._port.write(data)
+
+    async def recv(self, timeout: float | None = None) -> bytes | None:
+        try:
+            return await asyncio.wait_for(self._queue.get(), timeout)
+        except TimeoutError:
+            return None
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+        self._port.close()
