@@ -89,6 +89,34 @@ class StreamDecoder:
             self.stats.malformed += 1
         events.append(DecodeEvent("rejected", bytes(self._buffer[:length]), reason=str(err)))
 
+    def _skip_to_later_packet(self, events: list[DecodeEvent]) -> bool:
+        codec = self.codec
+        buf = self._buffer
+        search = codec.sync_offset + 1
+        while True:
+            found = buf.find(codec.sync, search)
+            if found < 0:
+                return False
+            start = found - codec.sync_offset
+            search = found + 1
+            if len(buf) - start < self._header:
+                return False
+            try:
+                length = codec.frame_length(buf, start)
+            except FramingError:
+                continue
+            if length < codec.min_length or len(buf) - start < length:
+                continue
+            try:
+                decoded = codec.decode(bytes(buf[start : start + length]))
+            except Exception:  # not a packet (or a replay): keep looking
+                continue
+            self._garbage(events, start)
+            self.stats.packets += 1
+            events.append(DecodeEvent("packet", bytes(buf[:length]), decoded))
+            del buf[:length]
+            return True
+
     def feed(self, data: bytes | bytearray | memoryview) -> list[DecodeEvent]:
         """Consume ``data``; never raises on content."""
         events: list[DecodeEvent] = []
@@ -115,6 +143,10 @@ class StreamDecoder:
                 self._garbage(events, 1)
                 continue
             if len(buf) < length:
+                # waiting for a long packet: if a complete valid packet already sits further
+                # on, the bytes up to it were a false sync (a lull must not hide that packet)
+                if self._skip_to_later_packet(events):
+                    continue
                 break
             try:
                 decoded = codec.decode(bytes(buf[:length]))
