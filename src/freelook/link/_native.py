@@ -15,6 +15,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from freelook.errors import ConfigError
 from freelook.link._auth import TAG_SIZE, ReplayWindow, tag, tags_equal
 from freelook.link._decoded import Decoded
@@ -94,10 +96,16 @@ Decoder = Callable[[bytes], Message]
 
 
 def _u16_mm(values: tuple[float, ...]) -> bytes:
-    return struct.pack(
-        f"<{len(values)}H",
-        *(max(0, min(65535, round(v * _LASER_UNIT))) if v == v else 0 for v in values),
-    )
+    scaled = np.asarray(values, dtype=np.float64) * _LASER_UNIT
+    scaled[scaled != scaled] = 0.0  # NaN → 0
+    np.rint(scaled, out=scaled)
+    np.clip(scaled, 0.0, 65535.0, out=scaled)
+    return scaled.astype("<u2").tobytes()
+
+
+def _from_u16_mm(payload: bytes, offset: int, count: int) -> tuple[float, ...]:
+    values = np.frombuffer(payload, dtype="<u2", count=count, offset=offset) / _LASER_UNIT
+    return tuple(values.tolist())
 
 
 def _enc_trajectory(m: TrajectoryStart) -> bytes:
@@ -168,13 +176,13 @@ def _dec_telemetry(p: bytes) -> Telemetry:
     offset = _TELEMETRY.size
     if len(p) < offset + 2 * n_laser + 1:
         raise MalformedError(f"telemetry declares {n_laser} laser ranges beyond its payload")
-    laser = struct.unpack_from(f"<{n_laser}H", p, offset)
+    laser = _from_u16_mm(p, offset, n_laser)
     offset += 2 * n_laser
     n_sonar = p[offset]
     offset += 1
     if len(p) != offset + 2 * n_sonar:
         raise MalformedError(f"telemetry declares {n_sonar} sonar ranges, payload disagrees")
-    sonar = struct.unpack_from(f"<{n_sonar}H", p, offset)
+    sonar = _from_u16_mm(p, offset, n_sonar)
     try:
         mode = Mode(v[16])
         safety = SafetyFlags(v[15])
@@ -195,8 +203,8 @@ def _dec_telemetry(p: bytes) -> Telemetry:
         laser_angle_min=v[29],
         laser_angle_increment=v[30],
         laser_range_max=v[31],
-        laser=tuple(r / _LASER_UNIT for r in laser),
-        sonar=tuple(r / _LASER_UNIT for r in sonar),
+        laser=laser,
+        sonar=sonar,
         bumper_front=bool(flags & 2),
         bumper_rear=bool(flags & 4),
         safety_zone=v[14],

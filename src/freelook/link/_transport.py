@@ -124,10 +124,14 @@ class UdpEndpoint:
         self._transport.sendto(data, target)
 
     async def recv_from(self, timeout: float | None = None) -> tuple[bytes, Address] | None:
-        try:
-            data, addr = await asyncio.wait_for(self._queue.get(), timeout)
-        except TimeoutError:
-            return None
+        if not self._queue.empty():
+            data, addr = self._queue.get_nowait()
+        else:
+            try:
+                async with asyncio.timeout(timeout):
+                    data, addr = await self._queue.get()
+            except TimeoutError:
+                return None
         self.last_sender = addr
         if not self.fixed_peer:
             self.peer = addr
@@ -185,8 +189,11 @@ class SerialEndpoint:
         self._port.write(data)
 
     async def recv(self, timeout: float | None = None) -> bytes | None:
+        if not self._queue.empty():
+            return self._queue.get_nowait()
         try:
-            return await asyncio.wait_for(self._queue.get(), timeout)
+            async with asyncio.timeout(timeout):
+                return await self._queue.get()
         except TimeoutError:
             return None
 

@@ -1,0 +1,179 @@
+"""Benchmarks of the link codecs and the UDP round trip."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import statistics
+import struct
+import threading
+import time
+
+from freelook.bench import Case, benchmark
+from freelook.link._auth import derive_key
+from freelook.link._messages import Telemetry, VelocityCommand
+from freelook.link._native import NativeCodec
+from freelook.link._stats_report import LinkStatsReport
+from freelook.link._thesis import ThesisCodec
+
+_TELEMETRY = Telemetry(
+    1.0,
+    (1.0, 2.0, 0.5),
+    (1.0, 2.0, 0.5),
+    0.3,
+    0.1,
+    0.3,
+    0.1,
+    0.2,
+    0.0,
+    -1.5708,
+    0.017453,
+    30.0,
+    tuple(1.0 + 0.01 * i for i in range(181)),
+    tuple(2.0 for _ in range(16)),
+    link=LinkStatsReport(),
+)
+
+
+def _naive_thesis_command() -> object:
+    """Baseline: per-field packing and a bit-by-bit CRC, the way a first version is written."""
+    body = bytearray([15, 0xFF, 0xFA, 0xA2, 4])
+    body += struct.pack("<h", 250)
+    body += struct.pack("<h", 10)
+    body += struct.pack("<I", 1000)
+    crc = 0xFFFF
+    for byte in body:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    packet = bytes(body) + struct.pack("<H", crc)
+    return [struct.unpack_from("<h", packet, 5)[0], struct.unpack_from("<h", packet, 7)[0]]
+
+
+@benchmark("link.thesis_command")
+def thesis_command() -> Case:
+    codec = ThesisCodec()
+    message = VelocityCommand(0.25, 0.17)
+    return Case(
+        run=lambda: codec.decode(codec.encode(message, 1.0)),
+        baseline=_naive_thesis_command,
+        target_s=20e-6,
+        unit="packet",
+    )
+
+
+@benchmark("link.thesis_position")
+def thesis_position() -> Case:
+    codec = ThesisCodec()
+    return Case(
+        run=lambda: codec.decode(codec.encode(_TELEMETRY, 1.0)), target_s=100e-6, unit="packet"
+    )
+
+
+def _native_pair() -> tuple[NativeCodec, NativeCodec]:
+    key = derive_key("bench")
+    sender, receiver = NativeCodec(key, sender=1), NativeCodec(key, sender=2)
+    receiver.replay.max_age = 1e12
+    return sender, receiver
+
+
+@benchmark("link.native_command")
+def native_command() -> Case:
+    sender, receiver = _native_pair()
+    message = VelocityCommand(0.25, 0.17)
+    clock = [0.0]
+
+    def run() -> object:
+        clock[0] += 1e-3
+        return receiver.decode(sender.encode(message, clock[0]))
+
+    return Case(run=run, target_s=20e-6, unit="packet")
+
+
+@benchmark("link.native_telemetry")
+def native_telemetry() -> Case:
+    sender, receiver = _native_pair()
+    clock = [0.0]
+
+    def run() -> object:
+        clock[0] += 1e-3
+        return receiver.decode(sender.encode(_TELEMETRY, clock[0]))
+
+    return Case(run=run, target_s=100e-6, unit="packet")
+
+
+def _raw_echo_server(sock: socket.socket, stop: threading.Event) -> None:
+    sock.settimeout(0.1)
+    while not stop.is_set():
+        try:
+            data, addr = sock.recvfrom(2048)
+        except TimeoutError:
+            continue
+        sock.sendto(data, addr)
+
+
+@benchmark("link.udp_round_trip")
+def udp_round_trip() -> Case:
+    """Command round trip over real loopback UDP with asyncio endpoints (encode, tag, send,
+    receive, verify, decode, reply, verify), vs a raw blocking-socket echo in the same run."""
+    from freelook.link._transport import UdpEndpoint
+
+    n = 200
+    samples: list[float] = []
+
+    async def exchange() -> None:
+        robot = await UdpEndpoint.open(("127.0.0.1", 0))
+        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=robot.local_address)
+        op_codec, robot_codec = _native_pair()
+        robot_codec.sender = 100
+        op_codec.replay.max_age = 1e12
+
+        async def robot_side() -> None:
+            for _ in range(n):
+                data = await robot.recv(1.0)
+                if data is None:
+                    return
+                decoded = robot_codec.decode(data)
+                robot.send(robot_codec.encode(decoded.message, time.monotonic()))
+
+        task = asyncio.create_task(robot_side())
+        message = VelocityCommand(0.25, 0.17)
+        for _ in range(n):
+            t0 = time.perf_counter()
+            operator.send(op_codec.encode(message, time.monotonic()))
+            reply = await operator.recv(1.0)
+            assert reply is not None
+            op_codec.decode(reply)
+            samples.append(time.perf_counter() - t0)
+        await task
+        robot.close()
+        operator.close()
+
+    def run() -> None:
+        samples.clear()
+        asyncio.run(exchange())
+
+    def baseline() -> None:
+        server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        server.bind(("127.0.0.1", 0))
+        stop = threading.Event()
+        thread = threading.Thread(target=_raw_echo_server, args=(server, stop), daemon=True)
+        thread.start()
+        client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        payload = bytes(54)
+        for _ in range(n):
+            client.sendto(payload, server.getsockname())
+            client.recvfrom(2048)
+        stop.set()
+        thread.join()
+        client.close()
+        server.close()
+
+    def extra() -> dict[str, float]:
+        ordered = sorted(samples)
+        return {
+            "p50_ms": statistics.median(ordered) * 1e3,
+            "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1e3,
+        }
+
+    return Case(run=run, ops_per_call=n, baseline=baseline, unit="round trip", extra=extra)
