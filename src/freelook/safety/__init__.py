@@ -1,3 +1,5 @@
-"""safety layer."""
+"""Robot-side safety: zones, direction-aware approach check, link watchdog, e-stop, bumpers."""
 
-__all__: list[str] = []
+from freelook.safety._filter import SafetyDecision, SafetyEvent, SafetyFilter, limit_ratio
+
+__all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]

@@ -1,0 +1,251 @@
+"""Robot-side safety, last before the actuators (DESIGN §3, seed 004 §5.2).
+
+Three checks, each ratio-preserving (the robot keeps its arc, only slower):
+
+* **Zones** (the thesis's three zones, innermost tested first — the thesis's Algorithm 5.1
+  tests the outermost first and returns, so its inner zones never act): the nearest obstacle
+  in the direction of travel picks the zone, and (v, ω) are capped to its limits.
+* **Approach**: the commanded arc is simulated over a short horizon against the range points;
+  the command is scaled so the footprint (plus a margin) stops before contact at the
+  deceleration limit. Motion that does not deepen an existing contact — reversing away,
+  turning out — is always allowed, so the robot can be driven out of any stop.
+* **Watchdog**: with no valid command for ``watchdog_timeout``, a controlled stop (ramp at the
+  deceleration limit), latched until a fresh command arrives.
+
+Plus the latching e-stop and the bumpers. Every change of state is published as an event.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
+from freelook.link._messages import SafetyFlags
+
+__all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyEvent:
+    stamp: float
+    kind: str  # "zone", "approach", "watchdog", "estop", "bumper", "clear"
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyDecision:
+    v: float
+    omega: float
+    scale: float  # factor applied to the command (1 = untouched)
+    zone: int  # acting zone index (0 innermost), −1 none
+    flags: SafetyFlags
+    clearance: float  # nearest obstacle distance from the centre, m
+    events: tuple[SafetyEvent, ...] = field(default=())
+
+
+def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float:
+    """The largest factor s ≤ 1 with |s·v| ≤ v_max and |s·ω| ≤ ω_max."""
+    s = 1.0
+    if abs(v) > v_max:
+        s = v_max / abs(v)
+    if abs(omega) * s > omega_max:
+        s = omega_max / abs(omega)
+    return s
+
+
+class SafetyFilter:
+    """Zones, approach check, watchdog, e-stop and bumpers for one robot."""
+
+    def __init__(
+        self,
+        safety: SafetyConfig,
+        footprint: FootprintConfig,
+        drive: DriveConfig,
+        *,
+        direction_aware_zones: bool = True,
+        latency: float = 0.04,
+        samples: int = 24,
+    ) -> None:
+        self.config = safety
+        self.footprint = footprint
+        self.drive = drive
+        self.direction_aware_zones = direction_aware_zones
+        self.latency = latency
+        self._zones = [
+            (z.boundary, z.max_speed, math.radians(z.max_turn_rate_deg)) for z in safety.zones
+        ]
+        self._t = np.linspace(0.0, safety.approach_horizon, samples)[1:]
+        self._half_l = footprint.length / 2 + safety.approach_margin
+        self._half_w = footprint.width / 2 + safety.approach_margin
+        self._cx = footprint.center_forward
+        self.last_command_time: float | None = None
+        self.estop = False
+        self._watchdog_tripped = False
+        self._state: tuple[int, SafetyFlags] = (-1, SafetyFlags.NONE)
+        self._last_v = 0.0
+        self._last_omega = 0.0
+        self._last_time: float | None = None
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def command_received(self, now: float) -> None:
+        """A valid command arrived: feeds the watchdog (and releases a tripped one)."""
+        self.last_command_time = now
+
+    def set_estop(self, engaged: bool) -> None:
+        self.estop = engaged
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _penetration(
+        self, px: npt.NDArray[np.float64], py: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """How deep each point is inside the margin-inflated footprint (≤ 0: outside)."""
+        return np.minimum(self._half_l - np.abs(px - self._cx), self._half_w - np.abs(py))
+
+    def approach_scale(self, v: float, omega: float, points: npt.NDArray[np.float64]) -> float:
+        """Scale for (v, ω) so the footprint can stop before any point (1 = no limit)."""
+        if len(points) == 0 or (v == 0.0 and omega == 0.0):
+            return 1.0
+        t = self._t
+        theta = omega * t
+        # pose of the robot at each sample, in the current robot frame (exact arcs)
+        if abs(omega) < 1e-9:
+            x = v * t
+            y = np.zeros_like(t)
+        else:
+            x = v / omega * np.sin(theta)
+            y = v / omega * (1.0 - np.cos(theta))
+        c, s = np.cos(theta), np.sin(theta)
+        dx = points[None, :, 0] - x[:, None]
+        dy = points[None, :, 1] - y[:, None]
+        px = c[:, None] * dx + s[:, None] * dy
+        py = -s[:, None] * dx + c[:, None] * dy
+        depth = self._penetration(px, py)  # samples × points
+        now_depth = self._penetration(points[:, 0], points[:, 1])
+        # a point counts when it goes deeper than it is now (new contact or pushing in)
+        worse = depth > np.maximum(now_depth, 0.0)[None, :] + 1e-4
+        hit = worse.any(axis=1)
+        if not hit.any():
+            return 1.0
+        k = int(np.argmax(hit))
+        t_hit = float(self._t[k - 1]) if k > 0 else 0.0
+        # distance (or angle) available before contact, minus what latency eats
+        a_lin = self.drive.max_deceleration
+        a_ang = 2.0 * a_lin / self.drive.track_width
+        scale = 0.0
+        if abs(v) > 1e-6:
+            room = max(0.0, abs(v) * t_hit - abs(v) * self.latency)
+            scale = max(scale, min(1.0, math.sqrt(2.0 * a_lin * room) / abs(v)))
+        else:
+            room = max(0.0, abs(omega) * t_hit - abs(omega) * self.latency)
+            scale = max(scale, min(1.0, math.sqrt(2.0 * a_ang * room) / abs(omega)))
+        return scale
+
+    def zone_of(self, v: float, points: npt.NDArray[np.float64]) -> tuple[int, float]:
+        """(zone index or −1, clearance) from the points that matter for this motion."""
+        if len(points) == 0:
+            return -1, math.inf
+        considered = points
+        if self.direction_aware_zones and abs(v) > 1e-3:
+            rear = self._cx - self.footprint.length / 2
+            front = self._cx + self.footprint.length / 2
+            ahead = points[:, 0] >= rear if v > 0 else points[:, 0] <= front
+            considered = points[ahead]
+            if len(considered) == 0:
+                return -1, math.inf
+        clearance = float(np.sqrt(np.min(np.einsum("ij,ij->i", considered, considered))))
+        for index, (boundary, _, _) in enumerate(self._zones):  # innermost first
+            if clearance < boundary:
+                return index, clearance
+        return -1, clearance
+
+    # -- the filter --------------------------------------------------------------------------
+
+    def filter(
+        self,
+        v: float,
+        omega: float,
+        points: npt.NDArray[np.float64],
+        now: float,
+        bumper_front: bool = False,
+        bumper_rear: bool = False,
+    ) -> SafetyDecision:
+        """The command the actuators may execute now."""
+        dt = 0.0 if self._last_time is None else max(0.0, now - self._last_time)
+        self._last_time = now
+        flags = SafetyFlags.NONE
+        in_v, in_omega = v, omega
+        zone, clearance = self.zone_of(v, points)
+        if self.estop:
+            flags |= SafetyFlags.ESTOP
+            v = omega = 0.0
+        else:
+            silent = (
+                self.last_command_time is None
+                or now - self.last_command_time > self.config.watchdog_timeout
+            )
+            if silent:
+                # controlled stop: ramp what the robot was last told down at the limit
+                flags |= SafetyFlags.WATCHDOG
+                last_v, last_omega = self._last_v, self._last_omega
+                if abs(last_v) > 1e-9:
+                    r = max(0.0, abs(last_v) - self.drive.max_deceleration * dt) / abs(last_v)
+                elif abs(last_omega) > 1e-9:
+                    alpha = 2.0 * self.drive.max_deceleration / self.drive.track_width
+                    r = max(0.0, abs(last_omega) - alpha * dt) / abs(last_omega)
+                else:
+                    r = 0.0
+                v, omega = last_v * r, last_omega * r
+            if (bumper_front and v > 0) or (bumper_rear and v < 0):
+                flags |= SafetyFlags.BUMPER
+                v = 0.0
+            if zone >= 0:
+                _, v_max, w_max = self._zones[zone]
+                s = limit_ratio(v, omega, v_max, w_max)
+                if s < 1.0:
+                    flags |= SafetyFlags.ZONE
+                    v, omega = v * s, omega * s
+            s = self.approach_scale(v, omega, points)
+            if s < 1.0:
+                flags |= SafetyFlags.APPROACH
+                v, omega = v * s, omega * s
+        self._last_v, self._last_omega = v, omega
+        scale = 1.0
+        if abs(in_v) > 1e-12:
+            scale = abs(v) / abs(in_v)
+        elif abs(in_omega) > 1e-12:
+            scale = abs(omega) / abs(in_omega)
+        events = self._events(now, zone, flags, clearance)
+        acting = zone if flags & SafetyFlags.ZONE else -1
+        return SafetyDecision(v, omega, min(1.0, scale), acting, flags, clearance, events)
+
+    def _events(
+        self, now: float, zone: int, flags: SafetyFlags, clearance: float
+    ) -> tuple[SafetyEvent, ...]:
+        previous_zone, previous_flags = self._state
+        acting_zone = zone if flags & SafetyFlags.ZONE else -1
+        self._state = (acting_zone, flags)
+        events = []
+        for flag, kind in (
+            (SafetyFlags.ESTOP, "estop"),
+            (SafetyFlags.WATCHDOG, "watchdog"),
+            (SafetyFlags.BUMPER, "bumper"),
+            (SafetyFlags.APPROACH, "approach"),
+        ):
+            if flags & flag and not previous_flags & flag:
+                events.append(SafetyEvent(now, kind, f"{kind} engaged"))
+            elif previous_flags & flag and not flags & flag:
+                events.append(SafetyEvent(now, "clear", f"{kind} released"))
+        if acting_zone != previous_zone:
+            detail = (
+                f"zone {acting_zone} (clearance {clearance:.2f} m)"
+                if acting_zone >= 0
+                else "left the zones"
+            )
+            events.append(SafetyEvent(now, "zone" if acting_zone >= 0 else "clear", detail))
+        return tuple(events)
