@@ -127,8 +127,10 @@ class SafetyFilter:
         py = -s[:, None] * dx + c[:, None] * dy
         depth = self._penetration(px, py)  # samples × points
         now_depth = self._penetration(points[:, 0], points[:, 1])
-        # a point counts when it goes deeper than it is now (new contact or pushing in)
-        worse = depth > np.maximum(now_depth, 0.0)[None, :] + 1e-4
+        # motion may not take any point deeper into the margin than the deepest one is now:
+        # that blocks approaching, and allows backing away or sliding along a close wall
+        allowed = max(float(now_depth.max()), 0.0) + 1e-4
+        worse = depth > allowed
         hit = worse.any(axis=1)
         if not hit.any():
             return 1.0
