@@ -94,7 +94,7 @@ def test_robot_can_always_back_or_turn_out() -> None:
     assert f.filter(-0.2, 0.6, wall, 0.04).omega == pytest.approx(0.6)
     corner = np.vstack([wall, wall_points(ROBOT.footprint.width / 2 + 0.03, math.pi / 2)])
     out = f.filter(-0.2, 0.0, corner, 0.06)  # in a corner: straight back out
-    assert out.v == pytest.approx(-0.2)
+    assert out.v < 0.0  # allowed (the Min zone caps its speed)
 
 
 def test_watchdog_stops_in_a_controlled_ramp_and_releases() -> None:
