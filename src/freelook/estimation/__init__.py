@@ -1,3 +1,13 @@
-"""estimation layer."""
+"""Pose estimation: encoder odometry, gyro + encoder heading filter, Monte Carlo localization."""
 
-__all__: list[str] = []
+from freelook.estimation._heading import HeadingKalmanFilter
+from freelook.estimation._mcl import MonteCarloLocalization, PoseEstimate
+from freelook.estimation._odometry import Odometry, OdometryEstimate
+
+__all__ = [
+    "HeadingKalmanFilter",
+    "MonteCarloLocalization",
+    "Odometry",
+    "OdometryEstimate",
+    "PoseEstimate",
+]

@@ -1,0 +1,77 @@
+"""Odometry from wheel-encoder counts (exact arcs between samples)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from freelook.geometry import wrap_angle
+
+__all__ = ["Odometry", "OdometryEstimate"]
+
+
+@dataclass(frozen=True, slots=True)
+class OdometryEstimate:
+    x: float
+    y: float
+    theta: float
+    v: float
+    omega: float  # from the encoders (slips when turning)
+    stamp: float
+
+
+class Odometry:
+    """Dead reckoning from cumulative encoder counts; an external yaw increment may be used."""
+
+    def __init__(
+        self,
+        counts_per_rev: int,
+        wheel_diameter: float,
+        track_width: float,
+        pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    ) -> None:
+        self.metres_per_count = math.pi * wheel_diameter / counts_per_rev
+        self.track_width = track_width
+        self.x, self.y, self.theta = pose
+        self._last: tuple[int, int, float] | None = None
+        self.v = 0.0
+        self.omega = 0.0
+        self.stamp = 0.0
+        self.distance = 0.0
+
+    def reset(self, x: float, y: float, theta: float) -> None:
+        self.x, self.y, self.theta = x, y, theta
+
+    def update(
+        self, left: int, right: int, now: float, yaw_increment: float | None = None
+    ) -> OdometryEstimate:
+        """Advance with new cumulative counts; ``yaw_increment`` replaces the encoder one."""
+        if self._last is None:
+            self._last = (left, right, now)
+            self.stamp = now
+            return self.estimate()
+        l0, r0, t0 = self._last
+        self._last = (left, right, now)
+        dl = (left - l0) * self.metres_per_count
+        dr = (right - r0) * self.metres_per_count
+        ds = 0.5 * (dl + dr)
+        encoder_dth = (dr - dl) / self.track_width
+        dth = encoder_dth if yaw_increment is None else yaw_increment
+        if abs(dth) < 1e-9:
+            self.x += ds * math.cos(self.theta + 0.5 * dth)
+            self.y += ds * math.sin(self.theta + 0.5 * dth)
+        else:
+            radius = ds / dth
+            self.x += radius * (math.sin(self.theta + dth) - math.sin(self.theta))
+            self.y -= radius * (math.cos(self.theta + dth) - math.cos(self.theta))
+        self.theta = wrap_angle(self.theta + dth)
+        dt = now - t0
+        if dt > 0:
+            self.v = ds / dt
+            self.omega = encoder_dth / dt
+        self.distance += abs(ds)
+        self.stamp = now
+        return self.estimate()
+
+    def estimate(self) -> OdometryEstimate:
+        return OdometryEstimate(self.x, self.y, self.theta, self.v, self.omega, self.stamp)
