@@ -1,0 +1,488 @@
+"""The robot program's core (sans-I/O): commands in, actuator commands and telemetry out.
+
+Every control cycle: estimation (odometry, heading filter) → the mode layer (velocity, wheels,
+Tank, Free Look, linear drive, trajectory tracking) → safety → actuators, in that order. The
+newest command of each kind received during a cycle wins. Free Look Control runs here, at the
+cycle rate, with the measured pan angle and the filtered heading rate, so link latency does not
+bend the camera's path; the camera heading is held on the integral of the commanded turn rate.
+Localization (MCL) runs on each new laser scan and corrects the heading filter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import RobotConfig
+from freelook.control import (
+    LinearDrive,
+    SampledPath,
+    TrackingController,
+    TrajectoryReference,
+    limit_velocity,
+)
+from freelook.errors import ModeError
+from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
+from freelook.geometry import wrap_angle
+from freelook.kinematics import free_look_control, saturation_factor, tank_control
+from freelook.link._arbitration import ControlArbiter
+from freelook.link._messages import (
+    ControlGrant,
+    ControlReject,
+    ControlRelease,
+    ControlRequest,
+    EStop,
+    FreeLookCommand,
+    Heartbeat,
+    LinearDriveStart,
+    LinearDriveStop,
+    Message,
+    Mode,
+    ModeChange,
+    PanTiltCommand,
+    RejectReason,
+    SafetyFlags,
+    TankCommand,
+    Telemetry,
+    TrajectoryStart,
+    TrajectoryStop,
+    VelocityCommand,
+    WheelSpeedCommand,
+)
+from freelook.link._stats_report import LinkStatsReport
+from freelook.robot.hal import RobotHardware
+from freelook.safety import SafetyEvent, SafetyFilter
+from freelook.sim.world import World
+
+__all__ = ["CycleOutput", "RobotCore"]
+
+_ANY_STATION = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CycleOutput:
+    """What one control cycle decided."""
+
+    v: float
+    omega: float
+    v_left: float
+    v_right: float
+    pan_rate: float
+    tilt_rate: float
+    flags: SafetyFlags
+    zone: int = -1
+    scale: float = 1.0
+    events: tuple[SafetyEvent, ...] = field(default=())
+
+
+class RobotCore:
+    """The robot program for one robot: sans-I/O, driven by ``step(now)`` and ``on_scan(now)``."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        hardware: RobotHardware,
+        world: World | None = None,
+        *,
+        start_pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+        use_gyro: bool = True,
+        use_localization: bool = True,
+        seed: int = 0,
+        arbitration_timeout: float = 5.0,
+    ) -> None:
+        self.config = config
+        self.hw = hardware
+        self.period = config.link.control_period
+        drive = config.drive
+        self.safety = SafetyFilter(config.safety, config.footprint, drive)
+        self.arbiter = ControlArbiter(arbitration_timeout)
+        self.require_control = False  # off: any authenticated station may drive
+        self.odometry = Odometry(
+            drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width, start_pose
+        )
+        self.heading = HeadingKalmanFilter(start_pose[2]) if (use_gyro and hardware.gyro) else None
+        self.mcl: MonteCarloLocalization | None = None
+        if (
+            use_localization
+            and world is not None
+            and hardware.laser is not None
+            and config.laser is not None
+        ):
+            laser = config.laser
+            half = math.radians(laser.fov_deg) / 2
+            self.mcl = MonteCarloLocalization(
+                world,
+                config.estimation,
+                np.linspace(-half, half, laser.beams),
+                (laser.mount_forward, laser.mount_left),
+                laser.range_max,
+                seed=seed,
+            )
+            self.mcl.initialize(*start_pose, std_xy=0.05, std_theta=0.02)
+        self.pose = start_pose  # localized pose (map frame)
+        self._mcl_odom: tuple[float, float, float] = start_pose
+        self._last_encoders: tuple[float, int, int] | None = None
+        self._last_gyro_stamp: float | None = None
+        self.mode = Mode.IDLE
+        self.estop = False
+        self._command: Message | None = None
+        self._pan_command: PanTiltCommand | None = None
+        self._linear: LinearDrive | None = None
+        self._trajectory: TrajectoryReference | None = None
+        self._trajectory_t0 = 0.0
+        self.tracker = TrackingController()
+        self.reference: tuple[float, float, float, float, float] | None = None
+        self._psi_ref: float | None = None
+        self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
+        self.events: list[SafetyEvent] = []
+        self.rejections: list[str] = []
+        self.dropped_commands = 0
+        self.link_stats = LinkStatsReport()
+        self.now = 0.0
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def _may_command(self, station: int, now: float) -> bool:
+        if not self.require_control:
+            return True
+        if self.arbiter.admit(station, now):
+            return True
+        self.dropped_commands += 1
+        return False
+
+    def handle(self, message: Message, now: float, station: int = _ANY_STATION) -> list[Message]:
+        """Take one message from the link; returns replies (control grants and rejections)."""
+        if isinstance(message, ControlRequest):
+            decision = self.arbiter.request(message.station, message.authority, now)
+            if decision.granted:
+                self.require_control = True
+                return [ControlGrant(message.station, message.authority)]
+            return [ControlReject(message.station, decision.reason or RejectReason.NOT_HOLDER)]
+        if isinstance(message, ControlRelease):
+            self.arbiter.release(message.station, now)
+            return []
+        if not self._may_command(station, now):
+            return []
+        self.safety.command_received(now)
+        if isinstance(message, Heartbeat):
+            return []
+        if isinstance(message, EStop):
+            self.estop = message.engaged
+            self.safety.set_estop(message.engaged)
+            return []
+        if isinstance(message, ModeChange):
+            self._set_mode(message.mode, now)
+            return []
+        if isinstance(message, PanTiltCommand):
+            self._pan_command = message
+            return []
+        if isinstance(message, LinearDriveStart):
+            self._linear = LinearDrive(message.x_start, message.x_end, message.max_speed)
+            self._set_mode(Mode.LINEAR, now)
+            return []
+        if isinstance(message, TrajectoryStart):
+            try:
+                self._trajectory = SampledPath(
+                    message.t,
+                    message.x,
+                    message.y,
+                    reverse=message.reverse,
+                    periodic=message.periodic,
+                )
+            except ValueError as err:
+                self.rejections.append(f"trajectory refused: {err}")
+                return []
+            self._trajectory_t0 = now
+            self._set_mode(Mode.TRAJECTORY, now)
+            return []
+        if isinstance(message, LinearDriveStop | TrajectoryStop):
+            self._set_mode(Mode.IDLE, now)
+            return []
+        mode = {
+            VelocityCommand: Mode.VELOCITY,
+            WheelSpeedCommand: Mode.WHEELS,
+            TankCommand: Mode.TANK,
+            FreeLookCommand: Mode.FREE_LOOK,
+        }.get(type(message))
+        if mode is None:
+            return []
+        if mode == Mode.FREE_LOOK and not self._can_free_look():
+            self.rejections.append("Free Look Control refused: the camera cannot pan")
+            return []
+        if not (mode == Mode.VELOCITY and self.mode == Mode.KEYBOARD):
+            self._set_mode(mode, now)
+        self._command = message  # newest wins within a cycle
+        return []
+
+    def _can_free_look(self) -> bool:
+        pt = self.config.pan_tilt
+        return bool(
+            self.hw.pan_tilt is not None
+            and self.hw.pan_tilt.has_pan
+            and pt is not None
+            and pt.mount_forward != 0.0
+        )
+
+    def _set_mode(self, mode: Mode, now: float) -> None:
+        if mode == Mode.FREE_LOOK and not self._can_free_look():
+            raise ModeError("Free Look Control needs a pan unit mounted off the axle")
+        if mode != self.mode:
+            self._psi_ref = None
+            if mode != Mode.LINEAR:
+                self._linear = None
+            if mode != Mode.TRAJECTORY:
+                self._trajectory = None
+                self.reference = None
+            self._command = None
+        self.mode = mode
+
+    # -- estimation --------------------------------------------------------------------------
+
+    def _estimate(self, now: float) -> float:
+        """Update odometry and heading; returns the yaw rate estimate."""
+        yaw_rate = 0.0
+        enc = self.hw.encoders.latest() if self.hw.encoders else None
+        gyro = self.hw.gyro.latest() if self.hw.gyro else None
+        encoder_rate = None
+        if enc is not None and (self._last_encoders is None or enc.stamp > self._last_encoders[0]):
+            previous = self._last_encoders
+            self._last_encoders = (enc.stamp, enc.left, enc.right)
+            if previous is not None:
+                dt = enc.stamp - previous[0]
+                mpc = self.odometry.metres_per_count
+                encoder_rate = (
+                    ((enc.right - previous[2]) - (enc.left - previous[1]))
+                    * mpc
+                    / self.config.drive.track_width
+                    / dt
+                )
+        heading_increment = None
+        if (
+            self.heading is not None
+            and gyro is not None
+            and (self._last_gyro_stamp is None or gyro.stamp > self._last_gyro_stamp)
+        ):
+            dt = gyro.stamp - self._last_gyro_stamp if self._last_gyro_stamp is not None else 0.0
+            self._last_gyro_stamp = gyro.stamp
+            before = self.heading.heading
+            if dt > 0:
+                self.heading.predict(gyro.rate, dt)
+                if encoder_rate is not None:
+                    self.heading.update_encoder_rate(encoder_rate)
+            heading_increment = wrap_angle(self.heading.heading - before)
+            yaw_rate = self.heading.rate
+        elif encoder_rate is not None:
+            yaw_rate = encoder_rate
+        if enc is not None:
+            before_pose = (self.odometry.x, self.odometry.y, self.odometry.theta)
+            self.odometry.update(enc.left, enc.right, enc.stamp, heading_increment)
+            # carry the localized pose forward by the odometry increment
+            dx = self.odometry.x - before_pose[0]
+            dy = self.odometry.y - before_pose[1]
+            c, s = math.cos(before_pose[2]), math.sin(before_pose[2])
+            fx, fy = c * dx + s * dy, -s * dx + c * dy
+            dth = wrap_angle(self.odometry.theta - before_pose[2])
+            px, py, pth = self.pose
+            cp, sp = math.cos(pth), math.sin(pth)
+            self.pose = (px + cp * fx - sp * fy, py + sp * fx + cp * fy, wrap_angle(pth + dth))
+        return yaw_rate
+
+    def on_scan(self, now: float) -> bool:
+        """A new laser scan: run localization; returns whether the filter updated."""
+        if self.mcl is None or self.hw.laser is None:
+            return False
+        scan = self.hw.laser.latest()
+        if scan is None:
+            return False
+        ox, oy, oth = self._mcl_odom
+        x, y, th = self.odometry.x, self.odometry.y, self.odometry.theta
+        c, s = math.cos(oth), math.sin(oth)
+        dx, dy = x - ox, y - oy
+        self.mcl.predict(c * dx + s * dy, -s * dx + c * dy, wrap_angle(th - oth))
+        self._mcl_odom = (x, y, th)
+        if not self.mcl.update(scan.ranges):
+            return False
+        estimate = self.mcl.estimate()
+        if estimate.std_xy < 0.3:  # converged: trust it
+            if self.heading is not None:
+                variance = max(estimate.std_theta, math.radians(0.5)) ** 2
+                self.heading.correct_heading(estimate.theta, variance)
+            self.pose = (estimate.x, estimate.y, estimate.theta)
+        return True
+
+    def global_localization(self) -> None:
+        """Forget the pose and search the whole map (recovery from a wrong start)."""
+        if self.mcl is not None:
+            self.mcl.global_init()
+
+    def range_points(self) -> npt.NDArray[np.float64]:
+        clouds = []
+        for sensor in (self.hw.laser, self.hw.sonar):
+            scan = sensor.latest() if sensor is not None else None
+            if scan is not None:
+                clouds.append(scan.points())
+        return np.vstack(clouds) if clouds else np.zeros((0, 2))
+
+    # -- the control cycle -------------------------------------------------------------------
+
+    def step(self, now: float) -> CycleOutput:
+        """One control cycle."""
+        dt = now - self.now if self.now else self.period
+        self.now = now
+        yaw_rate = self._estimate(now)
+        drive = self.config.drive
+        d = drive.d_eff
+        pt_state = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
+        pan = pt_state.pan if pt_state is not None else 0.0
+        limits = self.config.limits
+        pan_rate = tilt_rate = 0.0
+        camera_command: tuple[float, float, float] | None = None
+        command = self._command
+        v = omega = 0.0
+        if self.mode in (Mode.VELOCITY, Mode.KEYBOARD) and isinstance(command, VelocityCommand):
+            v, omega = command.v, command.omega
+        elif self.mode == Mode.WHEELS and isinstance(command, WheelSpeedCommand):
+            v, omega = (command.left + command.right) / 2, (command.right - command.left) / d
+        elif self.mode == Mode.TANK and isinstance(command, TankCommand):
+            v, omega = command.v, command.omega
+            pan_rate, tilt_rate = command.pan_rate, command.tilt_rate
+        elif self.mode == Mode.FREE_LOOK and isinstance(command, FreeLookCommand):
+            camera_command = (command.v1, command.v2, command.omega)
+            tilt_rate = command.tilt_rate
+        elif self.mode == Mode.LINEAR and self._linear is not None:
+            out = self._linear.update(*self.pose)
+            v, omega = out.v, out.omega
+        elif self.mode == Mode.TRAJECTORY and self._trajectory is not None:
+            t = now - self._trajectory_t0
+            if t > self._trajectory.duration:
+                self._set_mode(Mode.IDLE, now)
+            else:
+                ref = self._trajectory.at(t)
+                self.reference = (ref.x, ref.y, ref.theta, ref.v, ref.omega)
+                v, omega = self.tracker.command(ref, *self.pose)
+                v, omega = limit_velocity(
+                    v, omega, limits.max_speed, math.radians(limits.max_turn_rate_deg)
+                )
+        if self._pan_command is not None and camera_command is None:
+            pan_rate += self._pan_command.pan_rate
+            tilt_rate += self._pan_command.tilt_rate
+
+        if camera_command is not None:
+            v_left, v_right, pan_rate, v, omega = self._free_look(camera_command, pan, yaw_rate, dt)
+        else:
+            self._psi_ref = None
+            wheels = tank_control(v, omega, d)
+            s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
+            v, omega = v * s, omega * s
+        bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
+        decision = self.safety.filter(
+            v,
+            omega,
+            self.range_points(),
+            now,
+            bool(bumpers and bumpers.front),
+            bool(bumpers and bumpers.rear),
+        )
+        scale = decision.scale
+        if camera_command is not None:
+            # the whole camera command scales together: the camera keeps its path, slower
+            v_left, v_right = v_left * scale, v_right * scale
+            pan_rate *= scale if decision.flags & SafetyFlags.ESTOP == 0 else 0.0
+            v, omega = decision.v, decision.omega
+            if decision.flags & (SafetyFlags.WATCHDOG | SafetyFlags.BUMPER):
+                stop = tank_control(decision.v, decision.omega, d)
+                v_left, v_right = stop.v_left, stop.v_right
+        else:
+            v, omega = decision.v, decision.omega
+            wheels = tank_control(v, omega, d)
+            v_left, v_right = wheels.v_left, wheels.v_right
+        if decision.flags & SafetyFlags.ESTOP:
+            pan_rate = tilt_rate = 0.0
+        self.hw.drive.command_wheels(v_left, v_right)
+        if self.hw.pan_tilt is not None:
+            self.hw.pan_tilt.command_rates(pan_rate, tilt_rate)
+        self.events.extend(decision.events)
+        del self.events[:-200]
+        self.last_output = CycleOutput(
+            v,
+            omega,
+            v_left,
+            v_right,
+            pan_rate,
+            tilt_rate,
+            decision.flags,
+            decision.zone,
+            decision.scale,
+            decision.events,
+        )
+        return self.last_output
+
+    def _free_look(
+        self, command: tuple[float, float, float], pan: float, yaw_rate: float, dt: float
+    ) -> tuple[float, float, float, float, float]:
+        """FLC with saturation; the pan holds the camera on the integrated commanded heading."""
+        pt = self.config.pan_tilt
+        assert pt is not None
+        drive = self.config.drive
+        d = drive.d_eff
+        v1, v2, omega_cmd = command
+        wheels = free_look_control(v1, v2, omega_cmd, pan, pt.mount_forward, pt.mount_left, d)
+        s = saturation_factor(
+            wheels, drive.max_wheel_speed, pt.max_pan_rate, drive.max_turn_rate, d
+        )
+        v1, v2, omega_cmd = v1 * s, v2 * s, omega_cmd * s
+        wheels = free_look_control(v1, v2, omega_cmd, pan, pt.mount_forward, pt.mount_left, d)
+        chassis_heading = self.heading.heading if self.heading is not None else self.odometry.theta
+        psi = chassis_heading + pan
+        if self._psi_ref is None:
+            self._psi_ref = psi
+        self._psi_ref = wrap_angle(self._psi_ref + omega_cmd * dt)
+        # pan rate from the measured chassis rate (gyro filter) rather than the wheel model,
+        # plus a correction toward the commanded camera heading
+        chassis_rate = (
+            yaw_rate if self.heading is not None else (wheels.v_right - wheels.v_left) / d
+        )
+        pan_rate = omega_cmd - chassis_rate + 2.0 * wrap_angle(self._psi_ref - psi)
+        pan_rate = max(-pt.max_pan_rate, min(pt.max_pan_rate, pan_rate))
+        v = (wheels.v_left + wheels.v_right) / 2
+        omega = (wheels.v_right - wheels.v_left) / d
+        return wheels.v_left, wheels.v_right, pan_rate, v, omega
+
+    # -- telemetry ---------------------------------------------------------------------------
+
+    def telemetry(self, now: float) -> Telemetry:
+        laser = self.hw.laser.latest() if self.hw.laser else None
+        sonar = self.hw.sonar.latest() if self.hw.sonar else None
+        bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
+        pt_state = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
+        out = self.last_output
+        return Telemetry(
+            stamp=now,
+            odom=(self.odometry.x, self.odometry.y, self.odometry.theta),
+            pose=self.pose,
+            v=self.odometry.v,
+            omega=self.heading.rate if self.heading is not None else self.odometry.omega,
+            cmd_v=out.v,
+            cmd_omega=out.omega,
+            pan=pt_state.pan if pt_state else 0.0,
+            tilt=pt_state.tilt if pt_state else 0.0,
+            laser_angle_min=float(laser.bearings[0]) if laser is not None else 0.0,
+            laser_angle_increment=float(laser.bearings[1] - laser.bearings[0])
+            if laser is not None
+            else 0.0,
+            laser_range_max=laser.range_max if laser is not None else 0.0,
+            laser=tuple(laser.ranges.tolist()) if laser is not None else (),
+            sonar=tuple(sonar.ranges.tolist()) if sonar is not None else (),
+            bumper_front=bool(bumpers and bumpers.front),
+            bumper_rear=bool(bumpers and bumpers.rear),
+            safety_zone=out.zone,
+            safety_scale=out.scale,
+            safety_flags=out.flags,
+            mode=self.mode,
+            estop=self.estop,
+            controller=self.arbiter.holder(now) or 0,
+            link=self.link_stats,
+        )

@@ -1,0 +1,162 @@
+"""The simulator behind the hardware interfaces: what a real robot's adapters would provide."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.robot.hal import (
+    BumperState,
+    EncoderSample,
+    GyroSample,
+    PanTiltState,
+    RangeScan,
+    RobotHardware,
+)
+from freelook.sim import Simulator
+from freelook.sim.camera import Camera
+
+__all__ = ["simulated_hardware"]
+
+
+class _Drive:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+
+    @property
+    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+        return self._sim.config.drive.kind
+
+    def command_wheels(self, left: float, right: float) -> None:
+        self._sim.set_wheel_speeds(left, right)
+
+    def command_twist(self, vx: float, vy: float, omega: float) -> None:
+        self._sim.set_twist(vx, vy, omega)
+
+
+class _PanTilt:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+        pt = sim.config.pan_tilt
+        self._has_pan = bool(pt and pt.has_pan)
+        self._has_tilt = bool(pt and pt.has_tilt)
+
+    @property
+    def has_pan(self) -> bool:
+        return self._has_pan
+
+    @property
+    def has_tilt(self) -> bool:
+        return self._has_tilt
+
+    def command_rates(self, pan_rate: float, tilt_rate: float) -> None:
+        self._sim.set_pan_tilt_rates(pan_rate, tilt_rate)
+
+    def state(self) -> PanTiltState:
+        v = self._sim.vehicle
+        return PanTiltState(self._sim.now, v.pan, v.tilt)
+
+
+class _Laser:
+    name = "laser"
+
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+        assert sim.laser is not None
+        cfg = sim.laser.config
+        n = len(sim.laser.angles)
+        self._bearings = sim.laser.angles.copy()
+        self._ox = np.full(n, cfg.mount_forward)
+        self._oy = np.full(n, cfg.mount_left)
+        self._range_max = cfg.range_max
+
+    def latest(self) -> RangeScan | None:
+        frame = self._sim.latest_laser
+        if frame is None:
+            return None
+        return RangeScan(
+            frame.stamp, frame.ranges, self._bearings, self._ox, self._oy, self._range_max
+        )
+
+
+class _Sonar:
+    name = "sonar"
+
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+        assert sim.sonar is not None
+        self._bearings = sim.sonar.bearings.copy()
+        self._ox = sim.sonar.mount_x.copy()
+        self._oy = sim.sonar.mount_y.copy()
+        self._range_max = sim.sonar.config.range_max
+
+    def latest(self) -> RangeScan | None:
+        frame = self._sim.latest_sonar
+        if frame is None:
+            return None
+        return RangeScan(
+            frame.stamp, frame.ranges, self._bearings, self._ox, self._oy, self._range_max
+        )
+
+
+class _Gyro:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+
+    def latest(self) -> GyroSample | None:
+        sample = self._sim.latest_gyro
+        return None if sample is None else GyroSample(sample[0], sample[1])
+
+
+class _Encoders:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+
+    @property
+    def counts_per_rev(self) -> int:
+        return self._sim.encoders.counts_per_rev
+
+    @property
+    def wheel_diameter(self) -> float:
+        return self._sim.encoders.wheel_diameter
+
+    def latest(self) -> EncoderSample | None:
+        sample = self._sim.latest_encoders
+        return None if sample is None else EncoderSample(*sample)
+
+
+class _Bumpers:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+
+    def latest(self) -> BumperState:
+        v = self._sim.vehicle
+        return BumperState(self._sim.now, v.bumper_front, v.bumper_rear)
+
+
+class _Camera:
+    def __init__(self, sim: Simulator) -> None:
+        self._sim = sim
+        assert sim.config.pan_tilt is not None
+        self._camera = Camera(sim.config.camera, sim.config.pan_tilt, sim.world)
+
+    def capture(self) -> npt.NDArray[np.uint8]:
+        v = self._sim.vehicle
+        return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
+
+
+def simulated_hardware(sim: Simulator, *, camera: bool = True, gyro: bool = True) -> RobotHardware:
+    """Every device the simulated robot has, behind the hardware interfaces."""
+    cfg = sim.config
+    return RobotHardware(
+        drive=_Drive(sim),
+        encoders=_Encoders(sim),
+        pan_tilt=_PanTilt(sim) if cfg.pan_tilt is not None else None,
+        gyro=_Gyro(sim) if cfg.gyro is not None and gyro else None,
+        laser=_Laser(sim) if sim.laser is not None else None,
+        sonar=_Sonar(sim) if sim.sonar is not None else None,
+        bumpers=_Bumpers(sim),
+        camera=_Camera(sim) if camera and cfg.pan_tilt is not None else None,
+    )
