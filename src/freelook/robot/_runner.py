@@ -8,6 +8,7 @@ from freelook.robot._core import RobotCore
 from freelook.robot._sim_hal import simulated_hardware
 from freelook.runtime import LockstepRuntime
 from freelook.sim import LaserFrame, Simulator
+from freelook.sim._simulator import Runtime
 from freelook.sim.world import World
 
 __all__ = ["SimulatedRobot"]
@@ -26,7 +27,7 @@ class SimulatedRobot:
         use_gyro: bool = True,
         use_localization: bool = True,
         camera: bool = False,
-        runtime: LockstepRuntime | None = None,
+        runtime: Runtime | None = None,
         believed_pose: tuple[float, float, float] | None = None,
     ) -> None:
         start = pose if pose is not None else world.start
@@ -43,7 +44,7 @@ class SimulatedRobot:
             use_localization=use_localization,
             seed=seed,
         )
-        self.runtime = runtime if runtime is not None else LockstepRuntime()
+        self.runtime: Runtime = runtime if runtime is not None else LockstepRuntime()
         self.sim.attach(self.runtime)
         # the control cycle runs just after the sensors of the same instant
         self.runtime.add_periodic(
@@ -68,4 +69,7 @@ class SimulatedRobot:
         return self.core.handle(message, self.runtime.now(), station)
 
     def run_for(self, seconds: float) -> None:
+        """Advance a lock-step runtime (real-time runtimes advance by themselves)."""
+        if not isinstance(self.runtime, LockstepRuntime):
+            raise TypeError("run_for needs the lock-step runtime")
         self.runtime.run_for(seconds)

@@ -23,6 +23,10 @@ __all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
 
 
 class Runtime(Protocol):
+    """What components need from a runtime: the time, and periodic jobs."""
+
+    def now(self) -> float: ...
+
     def add_periodic(
         self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
     ) -> object: ...

@@ -1,0 +1,69 @@
+"""The robot server over real UDP on loopback, thesis profile, as the thesis's operator drove it."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+
+from freelook.config import load_robot
+from freelook.link import (
+    PositionReport,
+    SetTransmission,
+    ThesisCodec,
+    UdpEndpoint,
+    VelocityCommand,
+)
+from freelook.robot._server import RobotServer, ServerOptions
+from freelook.sim.world import load_world
+
+
+def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
+    async def scenario() -> list[tuple[float, PositionReport]]:
+        server = RobotServer(
+            load_robot("pioneer3dx"),
+            load_world("lab"),
+            ServerOptions(listen="udp://127.0.0.1:0", wire="thesis", camera=False),
+        )
+        task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        assert server.local_address is not None
+        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=server.local_address)
+        codec = ThesisCodec()
+        loop = asyncio.get_running_loop()
+        received: list[tuple[float, PositionReport]] = []
+
+        async def listen() -> None:
+            while True:
+                data = await operator.recv(timeout=1.0)
+                if data is None:
+                    continue
+                message = codec.decode(data).message
+                if isinstance(message, PositionReport):
+                    received.append((loop.time(), message))
+
+        listener = asyncio.create_task(listen())
+        operator.send(codec.encode(SetTransmission(True), loop.time()))
+        start = loop.time()
+        while loop.time() - start < 2.5:  # control velocity every 47 ms, as the thesis did
+            operator.send(codec.encode(VelocityCommand(0.3, math.radians(10)), loop.time()))
+            await asyncio.sleep(0.047)
+        listener.cancel()
+        task.cancel()
+        await asyncio.gather(task, listener, return_exceptions=True)
+        operator.close()
+        return received
+
+    received = asyncio.run(scenario())
+    assert len(received) > 40
+    times = [t for t, _ in received]
+    gaps = sorted(b - a for a, b in itertools.pairwise(times))
+    assert abs(gaps[len(gaps) // 2] - 0.031) < 0.008  # median spacing ≈ 31 ms
+    first, last = received[0][1], received[-1][1]
+    moved = math.hypot(last.x - first.x, last.y - first.y)
+    assert 0.3 < moved < 0.9  # about 0.3 m/s for ~2 s, after acceleration
+    assert last.v > 0.2
+    turned = math.degrees(last.theta - first.theta)
+    assert 10 < turned < 30  # ≈ 10 °/s
+    assert len(last.laser) == 35
+    assert len(last.sonar) == 8
