@@ -44,7 +44,16 @@ def info_command(path: Annotated[Path, typer.Argument(help="A .mcap recording.")
     """Message count per topic."""
     from freelook.record import topic_counts
 
-    for topic, count in sorted(topic_counts(path).items()):
+    try:
+        counts = topic_counts(path)
+    except Exception as err:  # the reader's own errors: report, do not dump a traceback
+        typer.echo(
+            f"{path}: cannot read ({type(err).__name__}); if the recording was cut off, "
+            f"run: freelook record repair {path}",
+            err=True,
+        )
+        raise typer.Exit(2) from None
+    for topic, count in sorted(counts.items()):
         typer.echo(f"{count:8d}  {topic}")
 
 

@@ -1,3 +1,5 @@
-"""operator layer."""
+"""The operator station: link to the robot, operator-side modes, browsers."""
 
-__all__: list[str] = []
+from freelook.operator._station import OperatorStation
+
+__all__ = ["OperatorStation"]

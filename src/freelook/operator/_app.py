@@ -1,0 +1,132 @@
+"""``freelook sim`` and ``freelook operator``: the processes that make up a session, wired up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import ipaddress
+import logging
+import secrets
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from freelook.config import RobotConfig
+from freelook.operator._station import OperatorStation
+from freelook.record import BackgroundRecorder, Recorder
+from freelook.robot._server import RobotServer, ServerOptions
+from freelook.sim.world import World
+from freelook.web import create_app
+
+__all__ = ["SessionOptions", "run_session", "web_access"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    record: Path | None = None  # None: no recording
+    open_browser: bool = True
+    seed: int = 0
+    wire: str = "native"
+    key: bytes | None = None
+    camera: bool = True
+
+
+def web_access(host: str) -> str | None:
+    """An access token when the web server listens beyond loopback, else None."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    return None if loopback else secrets.token_urlsafe(16)
+
+
+def default_run_path() -> Path:
+    return Path("runs") / f"{dt.datetime.now():%Y-%m-%d-%H%M%S}.mcap"
+
+
+async def run_session(
+    config: RobotConfig,
+    world: World,
+    options: SessionOptions,
+    announce: Callable[[str], None] = print,
+    started: asyncio.Event | None = None,
+) -> None:
+    """Robot server + operator station + web server in one process, until cancelled."""
+    background: BackgroundRecorder | None = None
+    if options.record is not None:
+        options.record.parent.mkdir(parents=True, exist_ok=True)
+        recorder = Recorder(
+            options.record,
+            metadata={"robot": config.name, "world": world.name, "wire": options.wire},
+        )
+        background = BackgroundRecorder(recorder)
+    key = options.key or secrets.token_bytes(32)  # a fresh key for this local session
+    server = RobotServer(
+        config,
+        world,
+        ServerOptions(
+            listen="udp://127.0.0.1:0",
+            wire=options.wire,
+            key=key,
+            seed=options.seed,
+            camera=options.camera,
+        ),
+        recorder=background,
+    )
+    robot_task = asyncio.create_task(server.run())
+    await server.ready.wait()
+    assert server.local_address is not None
+    station = OperatorStation(
+        config, world, server.local_address, wire=options.wire, key=key, recorder=background
+    )
+    station_task = asyncio.create_task(station.run())
+    token = web_access(options.host)
+    app = create_app(station, token)
+    web = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=options.host,
+            port=options.port,
+            log_level="warning",
+            lifespan="off",
+            ws_per_message_deflate=False,
+        )
+    )
+    url = f"http://{'127.0.0.1' if options.host == '0.0.0.0' else options.host}:{options.port}/"
+    if token:
+        url += f"?token={token}"
+    web_task = asyncio.create_task(web.serve())
+    try:
+        while not web.started:
+            if web_task.done():
+                await web_task
+                raise OSError(f"web server could not start on {options.host}:{options.port}")
+            await asyncio.sleep(0.02)
+        announce(f"freelook: {config.name} in {world.name} — open {url}")
+        if options.record is not None:
+            announce(f"recording to {options.record}")
+        if options.open_browser:
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+        if started is not None:
+            started.set()
+        await web_task
+    finally:
+        web.should_exit = True
+        for task in (station_task, robot_task, web_task):
+            task.cancel()
+        await asyncio.gather(station_task, robot_task, web_task, return_exceptions=True)
+        if background is not None:
+            stats = background.close()
+            announce(
+                f"recorded {stats.written} messages"
+                + (f" ({stats.dropped} dropped: the disk fell behind)" if stats.dropped else "")
+            )
