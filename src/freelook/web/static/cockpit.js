@@ -154,7 +154,7 @@ function onState(s) {
   const reasons = (sf.reasons || []).join(", ");
   $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
   setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
-  setChip("mode-chip", "mode: " + s.mode, "");
+  setChip("mode-chip", "mode: " + (s.robot_mode || s.mode), "");
   setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
   const linkOk = s.link && s.link.connected;
@@ -165,7 +165,6 @@ function onState(s) {
   while (state.graph.length && performance.now() - state.graph[0][0] > 30000) state.graph.shift();
   if (s.robot_tx) { state.robotTx = s.robot_tx.enabled; $("rtx-toggle").textContent = s.robot_tx.enabled ? "stop" : "start"; }
   if (s.operator_tx) { state.operatorTx = s.operator_tx.enabled; $("otx-toggle").textContent = s.operator_tx.enabled ? "stop" : "start"; }
-  if (s.mode && s.mode !== state.mode && ["keyboard", "tank", "free_look", "linear", "trajectory"].includes(s.mode)) setMode(s.mode, false);
   drawGraph();
   drawMap();
 }

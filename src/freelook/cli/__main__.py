@@ -1,0 +1,5 @@
+"""``python -m freelook.cli``."""
+
+from freelook.cli import main
+
+main()

@@ -1,0 +1,107 @@
+"""A running ``freelook sim`` and a headless Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Sim:
+    def __init__(self, process: subprocess.Popen[str], url: str, record: Path | None) -> None:
+        self.process = process
+        self.url = url
+        self.record = record
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                return self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                raise
+        return int(self.process.returncode)
+
+
+def start_sim(tmp_path: Path, *extra: str, record: bool = False) -> Sim:
+    port = free_port()
+    args = [
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "sim",
+        "--no-browser",
+        "--port",
+        str(port),
+        *extra,
+    ]
+    path = tmp_path / "run.mcap" if record else None
+    args += ["--record", str(path)] if path else ["--no-record"]
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if "open http" in line:
+            return Sim(process, f"http://127.0.0.1:{port}/", path)
+        if not line and process.poll() is not None:
+            break
+    process.kill()
+    raise RuntimeError("freelook sim did not start")
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
+    running = start_sim(tmp_path_factory.mktemp("sim"))
+    yield running
+    running.stop()
+    if running.process.stdout is not None:
+        running.process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--use-fake-ui-for-media-stream",
+            ],
+        )
+        yield instance
+        instance.close()
