@@ -54,12 +54,18 @@ def _log_weights(
         s = math.sin(particles[p, 2])
         total = 0.0
         for k in range(bx.shape[0]):
-            ex = x + c * bx[k] - s * by[k]
-            ey = y + s * bx[k] + c * by[k]
-            j = math.floor((ex - ox) * inv)
-            i = math.floor((ey - oy) * inv)
-            if 0 <= i < rows and 0 <= j < cols:
-                total += table[i, j]
+            # bilinear interpolation between cell centres: the field is continuous, so a beam
+            # ending on a wall face scores the same from either side of the wall
+            gx = (x + c * bx[k] - s * by[k] - ox) * inv - 0.5
+            gy = (y + s * bx[k] + c * by[k] - oy) * inv - 0.5
+            j = math.floor(gx)
+            i = math.floor(gy)
+            if 0 <= i < rows - 1 and 0 <= j < cols - 1:
+                fx = gx - j
+                fy = gy - i
+                total += (1.0 - fy) * ((1.0 - fx) * table[i, j] + fx * table[i, j + 1]) + fy * (
+                    (1.0 - fx) * table[i + 1, j] + fx * table[i + 1, j + 1]
+                )
             else:
                 total += outside
         out[p] = total
@@ -90,7 +96,10 @@ class MonteCarloLocalization:
         self.temperature = temperature
         self.alphas = alphas
         grid = world.obstacles()
-        distance = distance_transform_edt(~grid) * world.resolution
+        # distance from a cell centre to the nearest obstacle cell's edge (not its centre)
+        distance = np.maximum(
+            distance_transform_edt(~grid) * world.resolution - world.resolution / 2, 0.0
+        )
         z_rand = (1.0 - z_hit) / range_max
         likelihood = z_hit * np.exp(-(distance**2) / (2 * sigma_hit**2)) + z_rand
         self._table = np.log(likelihood).astype(np.float32)
