@@ -133,9 +133,13 @@ class RobotCore:
         self._linear: LinearDrive | None = None
         self._trajectory: TrajectoryReference | None = None
         self._trajectory_t0 = 0.0
+        self._trajectory_message: TrajectoryStart | None = None
         self.tracker = TrackingController()
         self.reference: tuple[float, float, float, float, float] | None = None
         self._psi_ref: float | None = None
+        self._cam_ref: tuple[float, float] | None = None
+        self._last_scale = 1.0
+        self._ref_time = 0.0
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
         self.events: list[SafetyEvent] = []
         self.rejections: list[str] = []
@@ -184,6 +188,9 @@ class RobotCore:
             self._set_mode(Mode.LINEAR, now)
             return []
         if isinstance(message, TrajectoryStart):
+            if self.mode == Mode.TRAJECTORY and message == self._trajectory_message:
+                return []  # a repeat of the running upload (sent again against loss)
+            self._trajectory_message = message
             try:
                 self._trajectory = SampledPath(
                     message.t,
@@ -214,6 +221,8 @@ class RobotCore:
             return []
         if not (mode == Mode.VELOCITY and self.mode == Mode.KEYBOARD):
             self._set_mode(mode, now)
+        if self.mode == Mode.FREE_LOOK:
+            self._advance_reference(now)  # the previous command held until this one arrived
         self._command = message  # newest wins within a cycle
         return []
 
@@ -231,6 +240,7 @@ class RobotCore:
             raise ModeError("Free Look Control needs a pan unit mounted off the axle")
         if mode != self.mode:
             self._psi_ref = None
+            self._cam_ref = None
             if mode != Mode.LINEAR:
                 self._linear = None
             if mode != Mode.TRAJECTORY:
@@ -374,6 +384,7 @@ class RobotCore:
             v_left, v_right, pan_rate, v, omega = self._free_look(camera_command, pan, yaw_rate, dt)
         else:
             self._psi_ref = None
+            self._cam_ref = None
             wheels = tank_control(v, omega, d)
             s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
             v, omega = v * s, omega * s
@@ -387,6 +398,7 @@ class RobotCore:
             bool(bumpers and bumpers.rear),
         )
         scale = decision.scale
+        self._last_scale = scale if camera_command is not None else 1.0
         if camera_command is not None:
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = v_left * scale, v_right * scale
@@ -423,33 +435,91 @@ class RobotCore:
     def _free_look(
         self, command: tuple[float, float, float], pan: float, yaw_rate: float, dt: float
     ) -> tuple[float, float, float, float, float]:
-        """FLC with saturation; the pan holds the camera on the integrated commanded heading."""
+        """Free Look Control closed around the camera's estimated pose.
+
+        The commanded camera motion is integrated into a reference camera pose; the feedback
+        law (DESIGN §3) then runs on the reference velocity plus a correction toward that pose,
+        so motor lag, slip and the controller's d_eff do not bend the camera's path or turn its
+        heading. The pan rate uses the measured chassis rate (gyro filter), not the wheel model.
+        """
         pt = self.config.pan_tilt
         assert pt is not None
         drive = self.config.drive
         d = drive.d_eff
+        L1, L2 = pt.mount_forward, pt.mount_left
+        x, y, theta = self.pose
+        if self.heading is not None:
+            theta = self.heading.heading
+        c, s = math.cos(theta), math.sin(theta)
+        cam_x, cam_y = x + c * L1 - s * L2, y + s * L1 + c * L2
+        psi = theta + pan
         v1, v2, omega_cmd = command
-        wheels = free_look_control(v1, v2, omega_cmd, pan, pt.mount_forward, pt.mount_left, d)
-        s = saturation_factor(
+        if self._psi_ref is None or self._cam_ref is None:
+            self._psi_ref, self._cam_ref = psi, (cam_x, cam_y)
+            self._ref_time = self.now
+        self._advance_reference(self.now)
+        assert self._cam_ref is not None
+        assert self._psi_ref is not None
+        scale = self._last_scale
+        cr, sr = math.cos(self._psi_ref), math.sin(self._psi_ref)
+        ref_vx, ref_vy = (cr * v1 - sr * v2) * scale, (sr * v1 + cr * v2) * scale
+        rx, ry = self._cam_ref
+        # never let the reference run away from a camera that cannot follow (blocked, e-stop)
+        ex, ey = rx - cam_x, ry - cam_y
+        lag = math.hypot(ex, ey)
+        if lag > 0.1:
+            rx, ry = cam_x + ex * 0.1 / lag, cam_y + ey * 0.1 / lag
+            ex, ey = rx - cam_x, ry - cam_y
+            self._cam_ref = (rx, ry)
+        gain = 2.0
+        wx, wy = ref_vx + gain * ex, ref_vy + gain * ey
+        cp, sp = math.cos(psi), math.sin(psi)
+        u1, u2 = cp * wx + sp * wy, -sp * wx + cp * wy  # into the camera frame
+        turn = omega_cmd * scale + gain * wrap_angle(self._psi_ref - psi)
+        wheels = free_look_control(u1, u2, turn, pan, L1, L2, d)
+        sat = saturation_factor(
             wheels, drive.max_wheel_speed, pt.max_pan_rate, drive.max_turn_rate, d
         )
-        v1, v2, omega_cmd = v1 * s, v2 * s, omega_cmd * s
-        wheels = free_look_control(v1, v2, omega_cmd, pan, pt.mount_forward, pt.mount_left, d)
-        chassis_heading = self.heading.heading if self.heading is not None else self.odometry.theta
-        psi = chassis_heading + pan
-        if self._psi_ref is None:
-            self._psi_ref = psi
-        self._psi_ref = wrap_angle(self._psi_ref + omega_cmd * dt)
-        # pan rate from the measured chassis rate (gyro filter) rather than the wheel model,
-        # plus a correction toward the commanded camera heading
+        if sat < 1.0:
+            wheels = free_look_control(u1 * sat, u2 * sat, turn * sat, pan, L1, L2, d)
+            turn *= sat
         chassis_rate = (
             yaw_rate if self.heading is not None else (wheels.v_right - wheels.v_left) / d
         )
-        pan_rate = omega_cmd - chassis_rate + 2.0 * wrap_angle(self._psi_ref - psi)
+        pan_rate = turn - chassis_rate
         pan_rate = max(-pt.max_pan_rate, min(pt.max_pan_rate, pan_rate))
         v = (wheels.v_left + wheels.v_right) / 2
         omega = (wheels.v_right - wheels.v_left) / d
         return wheels.v_left, wheels.v_right, pan_rate, v, omega
+
+    def _advance_reference(self, until: float) -> None:
+        """Integrate the held Free Look command into the camera reference up to ``until``.
+
+        Commands are integrated over the time each was in force (arrival to arrival), not in
+        whole control cycles, so a commanded 90° turn is 90°.
+        """
+        command = self._command
+        if (
+            self._psi_ref is None
+            or self._cam_ref is None
+            or not isinstance(command, FreeLookCommand)
+        ):
+            self._ref_time = until
+            return
+        dt = until - self._ref_time
+        self._ref_time = until
+        if dt <= 0:
+            return
+        scale = self._last_scale
+        omega = command.omega * scale
+        c, s = (
+            math.cos(self._psi_ref + 0.5 * omega * dt),
+            math.sin(self._psi_ref + 0.5 * omega * dt),
+        )
+        vx = (c * command.v1 - s * command.v2) * scale
+        vy = (s * command.v1 + c * command.v2) * scale
+        self._cam_ref = (self._cam_ref[0] + vx * dt, self._cam_ref[1] + vy * dt)
+        self._psi_ref = wrap_angle(self._psi_ref + omega * dt)
 
     # -- telemetry ---------------------------------------------------------------------------
 
