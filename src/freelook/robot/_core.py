@@ -329,11 +329,30 @@ class RobotCore:
             self.mcl.global_init()
 
     def range_points(self) -> npt.NDArray[np.float64]:
+        """Obstacle points (robot frame) from every range sensor.
+
+        A sonar echo may come from anywhere across its cone, so each reading becomes points
+        spread over the cone at the measured range: safety must assume the worst bearing.
+        """
         clouds = []
-        for sensor in (self.hw.laser, self.hw.sonar):
-            scan = sensor.latest() if sensor is not None else None
-            if scan is not None:
-                clouds.append(scan.points())
+        laser = self.hw.laser.latest() if self.hw.laser is not None else None
+        if laser is not None:
+            clouds.append(laser.points())
+        sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
+        if sonar is not None:
+            hit = sonar.ranges < sonar.range_max
+            half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
+            for offset in (-half, -half / 2, 0.0, half / 2, half):
+                bearing = sonar.bearings[hit] + offset
+                r = sonar.ranges[hit]
+                clouds.append(
+                    np.column_stack(
+                        (
+                            sonar.origin_x[hit] + r * np.cos(bearing),
+                            sonar.origin_y[hit] + r * np.sin(bearing),
+                        )
+                    )
+                )
         return np.vstack(clouds) if clouds else np.zeros((0, 2))
 
     # -- the control cycle -------------------------------------------------------------------

@@ -18,6 +18,7 @@ Plus the latching e-stop and the bumpers. Every change of state is published as 
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,6 +84,7 @@ class SafetyFilter:
         self._half_w = footprint.width / 2 + safety.approach_margin
         self._cx = footprint.center_forward
         self.last_command_time: float | None = None
+        self._recent_depth: deque[float] = deque(maxlen=15)
         self.estop = False
         self._watchdog_tripped = False
         self._state: tuple[int, SafetyFlags] = (-1, SafetyFlags.NONE)
@@ -129,7 +131,10 @@ class SafetyFilter:
         now_depth = self._penetration(points[:, 0], points[:, 1])
         # motion may not take any point deeper into the margin than the deepest one is now:
         # that blocks approaching, and allows backing away or sliding along a close wall
-        allowed = max(float(now_depth.max()), 0.0) + 1e-4
+        # measured against the smallest contact depth of the last cycles, so range noise that
+        # momentarily shows a point deeper cannot ratchet the robot closer, cycle by cycle
+        self._recent_depth.append(float(now_depth.max()))
+        allowed = max(min(self._recent_depth), 0.0) + 1e-4
         worse = depth > allowed
         hit = worse.any(axis=1)
         if not hit.any():
