@@ -26,7 +26,7 @@ class HeadingKalmanFilter:
         bias_walk: float = math.radians(10.0) / 3600.0 / 60.0,  # rad/s/√s
         initial_bias_std: float = math.radians(0.5),
         encoder_noise: float = math.radians(0.5),  # rad/s when not turning
-        slip_factor: float = 0.05,  # extra std per rad/s of encoder yaw rate
+        slip_factor: float = 0.5,  # extra std per rad/s of encoder yaw rate (slip when turning)
     ) -> None:
         self.x = np.array([heading, 0.0])
         self.P = np.diag([1e-6, initial_bias_std**2])

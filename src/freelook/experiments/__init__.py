@@ -1,3 +1,5 @@
-"""experiments layer."""
+"""The papers' experiments on the lock-step simulator (shared with the tests)."""
 
-__all__: list[str] = []
+from freelook.experiments._registry import EXPERIMENTS, ExperimentResult, Row, run_experiment
+
+__all__ = ["EXPERIMENTS", "ExperimentResult", "Row", "run_experiment"]

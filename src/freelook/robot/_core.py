@@ -134,7 +134,8 @@ class RobotCore:
         self._trajectory: TrajectoryReference | None = None
         self._trajectory_t0 = 0.0
         self._trajectory_message: TrajectoryStart | None = None
-        self.tracker = TrackingController()
+        # tuned for the 20 ms robot-side cycle with localization noise (thesis: b = 40, ξ = 0.8)
+        self.tracker = TrackingController(b=100.0, zeta=0.5)
         self.reference: tuple[float, float, float, float, float] | None = None
         self._psi_ref: float | None = None
         self._cam_ref: tuple[float, float] | None = None
