@@ -23,6 +23,7 @@ from freelook.link import (
     LinkStatistics,
     Mode,
     NativeCodec,
+    SafetyFlags,
     Telemetry,
     TrajectoryStart,
     VelocityCommand,
@@ -278,7 +279,8 @@ def ellipse_trial(
 class RecklessResult:
     collided: bool
     stopped_after_cut: float | None  # s from the cut to standstill, None when no cut
-    escaped: bool  # after the stop, reversing or turning moved the robot
+    stop_bound: float | None  # watchdog + command spacing + one cycle + braking + motor lag
+    escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
 
 
 def reckless_trial(
@@ -313,6 +315,7 @@ def reckless_trial(
     v_cmd = v_max * (1.0 if rng.random() < 0.8 else -1.0)
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
     stopped_at: float | None = None
+    bound: float | None = None
     elapsed = 0.0
     while elapsed < duration:
         if cut_at is None or elapsed < cut_at:
@@ -322,6 +325,18 @@ def reckless_trial(
         robot.run_for(period)
         elapsed += period
         truth = robot.sim.ground_truth
+        tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
+        if cut_at is not None and elapsed >= cut_at and bound is None and tripped:
+            # braking starts when the watchdog trips, from the speed the robot then had
+            drive = config.drive
+            bound = (
+                config.safety.watchdog_timeout
+                + period
+                + config.link.control_period
+                + max(abs(truth.v), abs(truth.omega) * drive.track_width / 2)
+                / drive.max_deceleration
+                + 5 * drive.motor_time_constant
+            )
         if (
             cut_at is not None
             and elapsed > cut_at
@@ -331,14 +346,21 @@ def reckless_trial(
         ):
             stopped_at = elapsed - cut_at
     collided = robot.sim.vehicle.contacts > 0
-    # the robot can always be driven out: reverse (and turn) from wherever it stopped
-    before = robot.sim.ground_truth
-    for _ in range(round(2.0 / period)):
-        robot.send(VelocityCommand(-0.3 * math.copysign(1.0, v_cmd), 0.0))
-        robot.run_for(period)
-    after = robot.sim.ground_truth
-    escaped = math.hypot(after.x - before.x, after.y - before.y) > 0.05
-    return RecklessResult(collided, stopped_at, escaped)
+    # the robot can always be driven out: back, back and turn, or turn on the spot
+    escaped = False
+    back = -0.3 * math.copysign(1.0, v_cmd)
+    for v, w in ((back, 0.0), (back, 0.5), (back, -0.5), (0.0, 0.6), (0.0, -0.6), (-back, 0.0)):
+        before = robot.sim.ground_truth
+        for _ in range(round(2.0 / period)):
+            robot.send(VelocityCommand(v, w))
+            robot.run_for(period)
+        after = robot.sim.ground_truth
+        moved = math.hypot(after.x - before.x, after.y - before.y)
+        turned = abs(wrap_angle(after.theta - before.theta))
+        if moved > 0.05 or turned > 0.1:
+            escaped = True
+            break
+    return RecklessResult(robot.sim.vehicle.contacts > 0 or collided, stopped_at, bound, escaped)
 
 
 def link_course_trial(

@@ -55,11 +55,13 @@ from freelook.link._messages import (
 from freelook.link._stats_report import LinkStatsReport
 from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
+from freelook.sim.sensors import cast_rays
 from freelook.sim.world import World
 
 __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
+_MAP_RANGE = 2.5  # m of known map turned into safety points around the robot
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,9 @@ class RobotCore:
     ) -> None:
         self.config = config
         self.hw = hardware
+        self.world = world
+        self._map_grid = world.obstacles() if world is not None else None
+        self._map_angles = np.linspace(-math.pi, math.pi, 120, endpoint=False)
         self.period = config.link.control_period
         drive = config.drive
         self.safety = SafetyFilter(config.safety, config.footprint, drive)
@@ -354,7 +359,23 @@ class RobotCore:
                         )
                     )
                 )
+        if self._map_grid is not None and self.world is not None:
+            clouds.append(self._map_points())
         return np.vstack(clouds) if clouds else np.zeros((0, 2))
+
+    def _map_points(self) -> npt.NDArray[np.float64]:
+        """The known map around the estimated pose, as range points (a static costmap layer):
+        it covers what the sonar cones miss behind and beside the robot."""
+        assert self._map_grid is not None
+        assert self.world is not None
+        x, y, theta = self.pose
+        angles = theta + self._map_angles
+        ranges = cast_rays(
+            self._map_grid, self.world.origin, self.world.resolution, x, y, angles, _MAP_RANGE
+        )
+        hit = ranges < _MAP_RANGE
+        local = self._map_angles[hit]
+        return np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
 
     # -- the control cycle -------------------------------------------------------------------
 
@@ -416,6 +437,7 @@ class RobotCore:
             now,
             bool(bumpers and bumpers.front),
             bool(bumpers and bumpers.rear),
+            measured=(self.odometry.v, yaw_rate),
         )
         scale = decision.scale
         self._last_scale = scale if camera_command is not None else 1.0

@@ -181,6 +181,7 @@ class SafetyFilter:
         now: float,
         bumper_front: bool = False,
         bumper_rear: bool = False,
+        measured: tuple[float, float] | None = None,
     ) -> SafetyDecision:
         """The command the actuators may execute now."""
         dt = 0.0 if self._last_time is None else max(0.0, now - self._last_time)
@@ -200,6 +201,13 @@ class SafetyFilter:
                 # controlled stop: ramp what the robot was last told down at the limit
                 flags |= SafetyFlags.WATCHDOG
                 last_v, last_omega = self._last_v, self._last_omega
+                if not self._watchdog_tripped and measured is not None:
+                    # brake from what the robot is doing, if that is slower than its command
+                    if abs(measured[0]) < abs(last_v):
+                        last_v = math.copysign(abs(measured[0]), last_v)
+                    if abs(measured[1]) < abs(last_omega):
+                        last_omega = math.copysign(abs(measured[1]), last_omega)
+                self._watchdog_tripped = True
                 if abs(last_v) > 1e-9:
                     r = max(0.0, abs(last_v) - self.drive.max_deceleration * dt) / abs(last_v)
                 elif abs(last_omega) > 1e-9:
@@ -208,6 +216,8 @@ class SafetyFilter:
                 else:
                     r = 0.0
                 v, omega = last_v * r, last_omega * r
+            else:
+                self._watchdog_tripped = False
             if (bumper_front and v > 0) or (bumper_rear and v < 0):
                 flags |= SafetyFlags.BUMPER
                 v = 0.0
