@@ -112,6 +112,8 @@ class MonteCarloLocalization:
         self._moved_d = math.inf
         self._moved_a = math.inf
         self.updates = 0
+        self._global = False
+        self._global_updates = 0
 
     # -- initialisation ----------------------------------------------------------------------
 
@@ -126,8 +128,17 @@ class MonteCarloLocalization:
         self._moved_d = self._moved_a = math.inf
 
     def global_init(self) -> None:
-        """Spread the particles uniformly over free space (recovery from a wrong pose)."""
-        n = len(self.particles)
+        """Spread particles uniformly over free space (recovery from a wrong pose).
+
+        Ten times the usual count (at most 20,000) and a flatter likelihood search the whole
+        map; once the cloud has converged it shrinks back to the configured size.
+        """
+        n = min(20_000, 10 * self.config.mcl_particles)
+        self.particles = np.zeros((n, 3))
+        self.weights = np.full(n, 1.0 / n)
+        self._logw = np.empty(n)
+        self._global = True
+        self._global_updates = 0
         cells = self._free[self.rng.integers(0, len(self._free), n)]
         res = self.world.resolution
         self.particles[:, 0] = self.world.origin[0] + (cells[:, 1] + self.rng.random(n)) * res
@@ -188,7 +199,8 @@ class MonteCarloLocalization:
             self._outside,
             self._logw,
         )
-        logw = self._logw / self.temperature + np.log(np.maximum(self.weights, 1e-300))
+        temperature = 10.0 * self.temperature if self._global else self.temperature
+        logw = self._logw / temperature + np.log(np.maximum(self.weights, 1e-300))
         logw -= logw.max()
         w = np.exp(logw)
         self.weights = w / w.sum()
@@ -196,15 +208,21 @@ class MonteCarloLocalization:
         self.updates += 1
         if 1.0 / float(np.sum(self.weights**2)) < 0.5 * len(self.weights):
             self._resample()
+        self._global_updates += int(self._global)
+        if self._global and self._global_updates >= 20 and self.estimate().std_xy < 0.1:
+            self._global = False
+            self._resample(self.config.mcl_particles)
         return True
 
-    def _resample(self) -> None:
-        n = len(self.weights)
+    def _resample(self, count: int | None = None) -> None:
+        n = len(self.weights) if count is None else count
         positions = (self.rng.random() + np.arange(n)) / n
         indices = np.searchsorted(np.cumsum(self.weights), positions)
-        np.minimum(indices, n - 1, out=indices)
+        np.minimum(indices, len(self.weights) - 1, out=indices)
         self.particles = self.particles[indices]
         self.weights = np.full(n, 1.0 / n)
+        if len(self._logw) != n:
+            self._logw = np.empty(n)
 
     def estimate(self) -> PoseEstimate:
         w = self.weights
