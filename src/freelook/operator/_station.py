@@ -186,8 +186,7 @@ class OperatorStation:
             self.last_rx = now
             self.stats.on_received(decoded.stream, decoded.sequence, None, now, decoded.sender)
             message = decoded.message
-            if not isinstance(message, VideoFragment):
-                self._record(data, decoded, True, type(message).__name__)
+            self._record(data, decoded, True, type(message).__name__)
             if isinstance(message, Telemetry):
                 self.telemetry = message
                 self._record_streams(message)
