@@ -46,9 +46,9 @@ class Case:
     """What one benchmark measures."""
 
     run: Callable[[], object]
-    ops_per_call: int = 1
+    ops_per_call: float = 1
     baseline: Callable[[], object] | None = None
-    baseline_ops_per_call: int | None = None
+    baseline_ops_per_call: float | None = None
     target_s: float | None = None
     unit: str = "op"
     #: Extra figures a benchmark computes itself (e.g. "sim_s_per_wall_s"), reported verbatim.
@@ -100,7 +100,9 @@ def registered() -> dict[str, Callable[[], Case]]:
     return dict(_REGISTRY)
 
 
-def _time_calls(fn: Callable[[], object], ops: int, min_time: float, max_calls: int) -> list[float]:
+def _time_calls(
+    fn: Callable[[], object], ops: float, min_time: float, max_calls: int
+) -> list[float]:
     fn()  # warm-up: JIT compilation, caches
     samples: list[float] = []
     start = time.perf_counter()
