@@ -58,6 +58,7 @@ async def run_session(
     options: SessionOptions,
     announce: Callable[[str], None] = print,
     started: asyncio.Event | None = None,
+    parts: dict[str, object] | None = None,
 ) -> None:
     """Robot server + operator station + web server in one process, until cancelled."""
     background: BackgroundRecorder | None = None
@@ -88,6 +89,8 @@ async def run_session(
         config, world, server.local_address, wire=options.wire, key=key, recorder=background
     )
     station_task = asyncio.create_task(station.run())
+    if parts is not None:  # for benchmarks and tests that need to look inside
+        parts.update(server=server, station=station)
     token = web_access(options.host)
     app = create_app(station, token)
     web = uvicorn.Server(

@@ -48,7 +48,7 @@ class ServerOptions:
     allow_unauthenticated: bool = False
     seed: int = 0
     camera: bool = True
-    camera_rate: float = 25.0
+    camera_rate: float = 30.0
 
 
 def _reason(err: ProtocolError) -> str:
@@ -217,8 +217,15 @@ class RobotServer:
             return
         cfg = self.config.camera
         period = 1.0 / self.options.camera_rate
+        loop = asyncio.get_running_loop()
+        due = loop.time()
         while True:
-            await asyncio.sleep(period)
+            due += period  # a fixed rate: rendering and encoding time are not added on top
+            delay = due - loop.time()
+            if delay < -period:  # fell behind: skip frames rather than burst
+                due = loop.time()
+                delay = 0.0
+            await asyncio.sleep(max(0.0, delay))
             if not self.tx_enabled or not self._peer_known:
                 continue
             image = camera.capture()

@@ -1,0 +1,159 @@
+"""End-to-end latency benchmarks: browser input to wheel command, camera render to paint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import statistics
+import time
+from typing import Any
+
+from freelook.bench import Case, benchmark
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+async def _with_session(body: Any, camera: bool) -> dict[str, float]:
+    from freelook.config import load_robot
+    from freelook.operator._app import SessionOptions, run_session
+    from freelook.sim.world import load_world
+
+    port = _free_port()
+    started = asyncio.Event()
+    options = SessionOptions(port=port, record=None, open_browser=False, camera=camera)
+    holder: dict[str, Any] = {}
+
+    def announce(line: str) -> None:
+        holder.setdefault("lines", []).append(line)
+
+    session = asyncio.create_task(
+        run_session(load_robot("pioneer3dx"), load_world("lab"), options, announce, started, holder)
+    )
+    await started.wait()
+    try:
+        result: dict[str, float] = await body(port, holder)
+    finally:
+        session.cancel()
+        await asyncio.gather(session, return_exceptions=True)
+    return result
+
+
+async def _input_to_wheel(port: int, holder: dict[str, Any]) -> dict[str, float]:
+    import websockets
+
+    server = holder["server"]
+    drive = server.robot.hardware.drive
+    applied: list[tuple[float, float, float]] = []
+    original = drive.command_wheels
+
+    def spy(left: float, right: float) -> None:
+        applied.append((time.perf_counter(), left, right))
+        original(left, right)
+
+    drive.command_wheels = spy
+    latencies: list[float] = []
+    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+        await ws.send(json.dumps({"type": "mode", "mode": "tank"}))
+        await asyncio.sleep(1.0)
+        for k in range(40):
+            turn = 0.2 if k % 2 else -0.2
+            sent = time.perf_counter()
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "axes",
+                        "mode": "tank",
+                        "forward": 0.0,
+                        "left": 0.0,
+                        "turn": turn,
+                        "pan": 0.0,
+                        "tilt": 0.0,
+                    }
+                )
+            )
+            sign = 1.0 if turn > 0 else -1.0
+            deadline = sent + 0.5
+            while time.perf_counter() < deadline:
+                hits = [
+                    t for t, left, right in applied if t >= sent and (right - left) * sign > 1e-6
+                ]
+                if hits:
+                    latencies.append(hits[0] - sent)
+                    break
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.08)
+    return {
+        "p50_ms": statistics.median(latencies) * 1e3,
+        "p95_ms": _p95(latencies) * 1e3,
+        "samples": float(len(latencies)),
+    }
+
+
+@benchmark("web.input_to_wheel")
+def input_to_wheel() -> Case:
+    """A browser message (real WebSocket) until the robot applies the wheel command (real UDP,
+    native profile, 20 ms control cycle). Target: p95 ≤ one control cycle + 10 ms."""
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        figures.update(asyncio.run(_with_session(_input_to_wheel, camera=False)))
+
+    return Case(run=run, unit="session", extra=lambda: dict(figures))
+
+
+async def _render_to_paint(port: int, holder: dict[str, Any]) -> dict[str, float]:
+    from playwright.async_api import async_playwright
+
+    station = holder["station"]
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+            ],
+        )
+        page = await browser.new_page(viewport={"width": 1500, "height": 900})
+        await page.goto(f"http://127.0.0.1:{port}/")
+        await page.wait_for_function(
+            "window.freelook && window.freelook.framesPainted > 5", timeout=30_000
+        )
+        station.painted.clear()
+        frames0 = await page.evaluate("window.freelook.framesPainted")
+        t0 = time.perf_counter()
+        await asyncio.sleep(4.0)
+        frames = await page.evaluate("window.freelook.framesPainted") - frames0
+        elapsed = time.perf_counter() - t0
+        await browser.close()
+    latencies = [arrival - stamp for stamp, arrival in station.painted]
+    return {
+        "p50_ms": statistics.median(latencies) * 1e3,
+        "p95_ms": _p95(latencies) * 1e3,
+        "fps": frames / elapsed,
+    }
+
+
+@benchmark("web.render_to_paint")
+def render_to_paint() -> Case:
+    """Camera frame rendered on the robot until painted in headless Chromium (640×480, JPEG,
+    fragments over UDP, WebSocket, decode). Targets: p95 ≤ 60 ms, ≥ 25 frames/s."""
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        figures.update(asyncio.run(_with_session(_render_to_paint, camera=True)))
+
+    return Case(run=run, unit="session", extra=lambda: dict(figures))
