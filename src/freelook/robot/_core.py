@@ -500,6 +500,9 @@ class RobotCore:
             self._psi_ref, self._cam_ref = psi, (cam_x, cam_y)
             self._ref_time = self.now
         self._advance_reference(self.now)
+        if v1 == 0.0 and v2 == 0.0:
+            # every input released: stop where the camera is now, do not catch up
+            self._cam_ref = (cam_x, cam_y)
         assert self._cam_ref is not None
         assert self._psi_ref is not None
         scale = self._last_scale
