@@ -54,6 +54,63 @@ def sim(
     typer.echo("freelook: stopped")
 
 
+def operator(
+    robot_url: Annotated[str, typer.Option("--robot", help="udp://HOST:PORT of the robot.")],
+    robot_config: Annotated[
+        str, typer.Option("--robot-config", help="Robot description (name or TOML).")
+    ] = "pioneer3dx",
+    world: Annotated[str | None, typer.Option(help="Map to show (name or file).")] = None,
+    wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
+    key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
+    port: Annotated[int, typer.Option(help="Web port.")] = 8080,
+    host: Annotated[str, typer.Option(help="Web address.")] = "127.0.0.1",
+    record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
+    no_browser: Annotated[bool, typer.Option("--no-browser")] = False,
+) -> None:
+    """The operator station and cockpit for a robot elsewhere."""
+    import asyncio
+    import contextlib
+    import signal
+
+    from freelook.config import load_robot
+    from freelook.errors import FreelookError
+    from freelook.link import derive_key, key_from_env, parse_transport_url
+    from freelook.operator._app import SessionOptions, run_operator
+    from freelook.sim.world import load_world
+
+    try:
+        url = parse_transport_url(robot_url)
+        if url.scheme != "udp":
+            raise FreelookError(f"{robot_url}: the operator connects over udp://HOST:PORT")
+        config = load_robot(robot_config)
+        the_world = load_world(world) if world else None
+        secret = derive_key(key) if key else key_from_env()
+        if wire == "native" and secret is None:
+            raise FreelookError("the native profile needs a key: --key or FREELOOK_LINK_KEY")
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
+    options = SessionOptions(
+        host=host, port=port, record=record, open_browser=not no_browser, wire=wire, key=secret
+    )
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            run_operator(
+                config,
+                the_world,
+                (url.host, url.port),
+                options,
+                announce=lambda line: typer.echo(line),
+            )
+        )
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``sim`` to ``app``."""
+    """Add ``sim`` and ``operator`` to ``app``."""
     app.command("sim")(sim)
+    app.command("operator")(operator)

@@ -22,7 +22,7 @@ from freelook.robot._server import RobotServer, ServerOptions
 from freelook.sim.world import World
 from freelook.web import create_app
 
-__all__ = ["SessionOptions", "run_session", "web_access"]
+__all__ = ["SessionOptions", "run_operator", "run_session", "web_access"]
 
 log = logging.getLogger(__name__)
 
@@ -133,3 +133,58 @@ async def run_session(
                 f"recorded {stats.written} messages"
                 + (f" ({stats.dropped} dropped: the disk fell behind)" if stats.dropped else "")
             )
+
+
+async def run_operator(
+    config: RobotConfig,
+    world: World | None,
+    robot_address: tuple[str, int],
+    options: SessionOptions,
+    announce: Callable[[str], None] = print,
+) -> None:
+    """The operator station and the cockpit for a robot elsewhere (UDP), until cancelled."""
+    background: BackgroundRecorder | None = None
+    if options.record is not None:
+        options.record.parent.mkdir(parents=True, exist_ok=True)
+        background = BackgroundRecorder(
+            Recorder(
+                options.record,
+                metadata={
+                    "robot": config.name,
+                    "world": world.name if world else "",
+                    "wire": options.wire,
+                },
+            )
+        )
+    station = OperatorStation(
+        config, world, robot_address, wire=options.wire, key=options.key, recorder=background
+    )
+    station_task = asyncio.create_task(station.run())
+    token = web_access(options.host)
+    web = uvicorn.Server(
+        uvicorn.Config(
+            create_app(station, token),
+            host=options.host,
+            port=options.port,
+            log_level="warning",
+            lifespan="off",
+            ws_per_message_deflate=False,
+        )
+    )
+    web_task = asyncio.create_task(web.serve())
+    try:
+        while not web.started and not web_task.done():
+            await asyncio.sleep(0.02)
+        url = f"http://{options.host}:{options.port}/" + (f"?token={token}" if token else "")
+        announce(f"freelook operator: robot at {robot_address[0]}:{robot_address[1]} — open {url}")
+        if options.open_browser:
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+        await web_task
+    finally:
+        web.should_exit = True
+        for task in (station_task, web_task):
+            task.cancel()
+        await asyncio.gather(station_task, web_task, return_exceptions=True)
+        if background is not None:
+            background.close()
