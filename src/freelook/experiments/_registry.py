@@ -68,7 +68,7 @@ def _square_laps(trials: int, seed: int, progress: Progress) -> ExperimentResult
                 Row(
                     f"{direction}, {label}",
                     paper if is_main else "",
-                    f"{min(finals):+.2f}…{max(finals):+.2f}° (|max| {worst:.2f}°)",
+                    f"{min(finals):+.2f}…{max(finals):+.2f}° (worst {worst:.2f}°)",
                     "≤ 0.6°" if is_main else "",
                     worst <= 0.6 if is_main else None,
                 )
