@@ -259,7 +259,7 @@ class RobotCore:
 
     def _estimate(self, now: float) -> float:
         """Update odometry and heading; returns the yaw rate estimate."""
-        yaw_rate = 0.0
+        yaw_rate = self.heading.rate if self.heading is not None else self.odometry.omega
         enc = self.hw.encoders.latest() if self.hw.encoders else None
         gyro = self.hw.gyro.latest() if self.hw.gyro else None
         encoder_rate = None
