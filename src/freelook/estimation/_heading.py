@@ -35,6 +35,7 @@ class HeadingKalmanFilter:
         self.encoder_noise = encoder_noise
         self.slip_factor = slip_factor
         self._last_gyro = 0.0
+        self.turn_gate = math.radians(3.0)  # rad/s
 
     @property
     def heading(self) -> float:
@@ -57,7 +58,13 @@ class HeadingKalmanFilter:
         self.P = F @ self.P @ F.T + Q
 
     def update_encoder_rate(self, encoder_rate: float) -> None:
-        """The encoders' yaw rate over the same interval as the last gyro sample."""
+        """The encoders' yaw rate over the same interval as the last gyro sample.
+
+        Ignored while the robot turns faster than ``turn_gate``: the tracks slip then, and a
+        long turn would otherwise teach the filter the slip as if it were gyro bias.
+        """
+        if abs(encoder_rate) > self.turn_gate:
+            return
         variance = self.encoder_noise**2 + (self.slip_factor * encoder_rate) ** 2
         H = np.array([0.0, -1.0])  # z = gyro − b
         predicted = self._last_gyro - self.x[1]

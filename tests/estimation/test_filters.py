@@ -1,0 +1,54 @@
+"""Odometry and the heading filter on exact synthetic inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from freelook.estimation import HeadingKalmanFilter, Odometry
+
+
+def test_odometry_reproduces_a_circle_from_exact_counts() -> None:
+    odo = Odometry(33_500, 0.1953, 0.4)
+    mpc = odo.metres_per_count
+    radius, speed = 1.0, 0.3
+    omega = speed / radius
+    left_speed, right_speed = speed - omega * 0.2, speed + omega * 0.2
+    odo.update(0, 0, 0.0)
+    for k in range(1, 1001):
+        t = k * 0.02
+        odo.update(int(left_speed * t / mpc), int(right_speed * t / mpc), t)
+    t = 20.0
+    assert odo.x == pytest.approx(radius * math.sin(omega * t), abs=2e-3)
+    assert odo.y == pytest.approx(radius * (1 - math.cos(omega * t)), abs=2e-3)
+    assert odo.theta == pytest.approx(math.remainder(omega * t, 2 * math.pi), abs=1e-3)
+
+
+def test_heading_filter_learns_the_bias_standing_still() -> None:
+    rng = np.random.default_rng(0)
+    kf = HeadingKalmanFilter()
+    bias = math.radians(0.4)
+    for _ in range(6000):  # 60 s standing
+        kf.predict(bias + rng.normal(0, 0.002), 0.01)
+        kf.update_encoder_rate(0.0)
+    assert kf.bias == pytest.approx(bias, abs=math.radians(0.03))
+    assert abs(kf.heading) < math.radians(0.5)
+
+
+def test_heading_follows_the_gyro_when_the_tracks_slip() -> None:
+    kf = HeadingKalmanFilter()
+    true_rate = 0.5
+    for _ in range(int(2 * math.pi / true_rate / 0.01)):  # one full turn
+        kf.predict(true_rate, 0.01)
+        kf.update_encoder_rate(true_rate * 1.04)  # the encoders over-report by 4 %
+    turned = math.remainder(kf.heading, 2 * math.pi)
+    assert abs(turned) < math.radians(3.0)  # the encoders alone would be 14° off
+
+
+def test_absolute_heading_correction() -> None:
+    kf = HeadingKalmanFilter(heading=0.3)
+    kf.P[0, 0] = 0.01
+    kf.correct_heading(0.0, 1e-6)
+    assert kf.heading == pytest.approx(0.0, abs=1e-3)
