@@ -73,3 +73,20 @@ def test_linear_drive_shuttles_and_reverses_at_each_end() -> None:
     assert probe.update(2.0, 0.0, 0.0).v == pytest.approx(math.sqrt(0.05))
     with pytest.raises(ValueError, match="two different points"):
         LinearDrive(1.0, 1.0)
+
+
+def test_linear_drive_aligns_with_x_before_driving() -> None:
+    drive = LinearDrive(0.0, 2.0)
+    state = DriveState(0.0, 0.0, 1.2)  # facing mostly along +y
+    first = drive.update(state.x, state.y, state.theta)
+    assert first.v == 0.0
+    assert first.omega < 0.0  # turns toward heading 0
+    dt = 0.02
+    for _ in range(round(30 / dt)):
+        out = drive.update(state.x, state.y, state.theta)
+        d = 0.4
+        state = integrate_drive(
+            state, out.v - out.omega * d / 2, out.v + out.omega * d / 2, 0.0, d, dt
+        )
+    assert abs(math.remainder(state.theta, 2 * math.pi)) < math.radians(2)
+    assert drive.legs_done >= 1

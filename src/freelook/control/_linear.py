@@ -3,6 +3,8 @@
 The thesis sets v = √(|x_ref − x|·50) with x in mm and v in mm/s; in SI that is
 v = √(|x_ref − x|·0.05) m/s, capped at the mode's 400 mm/s. The robot drives forward toward the
 far end and backs up toward the near one (it never turns around), like the thesis's shuttle.
+A robot that does not face along x first turns on the spot to the nearer of the two headings
+along the x axis, and holds that heading while it shuttles.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from dataclasses import dataclass
 __all__ = ["LinearDrive", "LinearDriveOutput"]
 
 _GAIN = 0.05  # m/s² (50 mm/s² in the thesis's units)
+_HEADING_GAIN = 1.5  # 1/s
+_MAX_TURN = math.radians(40.0)
+_ALIGNED = math.radians(10.0)  # turn on the spot first beyond this heading error
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,13 @@ class LinearDrive:
             self.legs_done += 1
             self.target = self.x_start if self.target == self.x_end else self.x_end
             remaining = self.target - x
+        # hold the heading along x (forward or backward, whichever is nearer)
+        along = 0.0 if math.cos(theta) >= 0.0 else math.pi
+        error = math.remainder(along - theta, 2 * math.pi)
+        omega = max(-_MAX_TURN, min(_MAX_TURN, _HEADING_GAIN * error))
+        if abs(error) > _ALIGNED:
+            return LinearDriveOutput(0.0, omega, self.target, self.legs_done)
         speed = min(self.max_speed, math.sqrt(abs(remaining) * _GAIN))
         speed = max(speed, self.min_speed)
-        direction = math.copysign(1.0, remaining * math.cos(theta)) if math.cos(theta) else 1.0
-        return LinearDriveOutput(direction * speed, 0.0, self.target, self.legs_done)
+        direction = math.copysign(1.0, remaining * math.cos(theta))
+        return LinearDriveOutput(direction * speed, omega, self.target, self.legs_done)
