@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,14 +48,20 @@ def camera_pose(s: dict[str, Any]) -> tuple[float, float, float]:
     return x, y, psi
 
 
-def test_page_loads_and_updates(browser: Any, sim: Any) -> None:
+def screenshot_path(tmp_path: Path, name: str) -> str:
+    """docs/ when FREELOOK_SCREENSHOTS names the folder to refresh, else a temporary file."""
+    folder = os.environ.get("FREELOOK_SCREENSHOTS")
+    return str(Path(folder) / name if folder else tmp_path / name)
+
+
+def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     page, errors = open_cockpit(browser, sim)
     assert wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 5, 20)
     first = page.evaluate("window.freelook.graph.length")
     assert wait_until(lambda: page.evaluate("window.freelook.graph.length") > first + 5)
     assert page.evaluate("window.freelook.hello.map.width") > 100
     assert page.locator("#link-state").inner_text() == "link: up"
-    page.screenshot(path="docs/cockpit-free-look.png")
+    page.screenshot(path=screenshot_path(tmp_path, "cockpit-free-look.png"))
     assert errors == []
     page.close()
 
@@ -149,7 +157,7 @@ def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> Non
     page.close()
 
 
-def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any) -> None:
+def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path: Path) -> None:
     page, errors = open_cockpit(browser, sim)
     page.click("[data-mode=trajectory]")
     page.click("#traj-ellipse")
@@ -157,7 +165,7 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any) -> None:
     assert wait_until(lambda: state(page).get("robot_mode") == "trajectory", 5)
     time.sleep(4)
     assert page.evaluate("window.freelook.trail.length") > 10
-    page.screenshot(path="docs/cockpit-trajectory.png")
+    page.screenshot(path=screenshot_path(tmp_path, "cockpit-trajectory.png"))
     page.click("#traj-stop")
     assert errors == []
     page.close()

@@ -132,6 +132,7 @@ class OperatorStation:
         self._slots: set[BrowserSlot] = set()
         self._endpoint: UdpEndpoint | None = None
         self._map_png = _map_png(world) if world is not None else None
+        self._distance: np.ndarray | None = None
         self.sent = 0
         self.painted: list[tuple[float, float]] = []  # (render stamp, paint report time)
         self.input_log: list[tuple[float, str]] = []
@@ -559,12 +560,7 @@ class OperatorStation:
             periodic = False
         else:
             t_arr, ex, ey = ellipse_points(101)
-            # place the ellipse so that it starts at the robot, tangent to its heading
-            rot = pose[2] - math.pi / 2
-            c, s = math.cos(rot), math.sin(rot)
-            cx, cy = pose[0] - c * 1.8, pose[1] - s * 1.8
-            xs = [cx + c * x - s * y for x, y in zip(ex, ey, strict=True)]
-            ys = [cy + s * x + c * y for x, y in zip(ex, ey, strict=True)]
+            xs, ys = self._place_ellipse(pose, ex, ey)
             t = t_arr
             periodic = True
         self.reference_path = [[x, y] for x, y in zip(xs, ys, strict=True)]
@@ -579,6 +575,40 @@ class OperatorStation:
             self.send(
                 TrajectoryStart(tuple(float(v) for v in t), tuple(xs), tuple(ys), periodic=periodic)
             )
+
+    def _place_ellipse(
+        self, pose: tuple[float, float, float], ex: np.ndarray, ey: np.ndarray
+    ) -> tuple[list[float], list[float]]:
+        """The thesis ellipse starting at the robot, tangent to its heading, turning left or
+        right: whichever keeps farther from the map's obstacles."""
+        best: tuple[float, list[float], list[float]] | None = None
+        for side in (1.0, -1.0):  # centre to the left (counter-clockwise) or to the right
+            rot = pose[2] - side * math.pi / 2
+            c, s = math.cos(rot), math.sin(rot)
+            cx, cy = pose[0] - c * 1.8, pose[1] - s * 1.8
+            xs = [cx + c * x - s * side * y for x, y in zip(ex, ey, strict=True)]
+            ys = [cy + s * x + c * side * y for x, y in zip(ex, ey, strict=True)]
+            clearance = self._clearance(xs, ys)
+            if best is None or clearance > best[0]:
+                best = (clearance, xs, ys)
+        assert best is not None
+        return best[1], best[2]
+
+    def _clearance(self, xs: list[float], ys: list[float]) -> float:
+        """Smallest distance from the path to an obstacle (inf without a map)."""
+        if self.world is None:
+            return math.inf
+        if self._distance is None:
+            from scipy.ndimage import distance_transform_edt
+
+            self._distance = distance_transform_edt(~self.world.obstacles()) * self.world.resolution
+        worst = math.inf
+        rows, cols = self.world.shape
+        for x, y in zip(xs, ys, strict=True):
+            i, j = self.world.cell_of(x, y)
+            inside = 0 <= i < rows and 0 <= j < cols
+            worst = min(worst, float(self._distance[i, j]) if inside else 0.0)
+        return worst
 
     def _transmission(self, message: dict[str, Any]) -> None:
         side = message.get("side")
