@@ -23,6 +23,9 @@ from freelook.sim.world import World
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate"]
 
+ROUGHEN_XY = 0.003  # m
+ROUGHEN_THETA = math.radians(0.1)
+
 
 @dataclass(frozen=True, slots=True)
 class PoseEstimate:
@@ -220,6 +223,10 @@ class MonteCarloLocalization:
         indices = np.searchsorted(np.cumsum(self.weights), positions)
         np.minimum(indices, len(self.weights) - 1, out=indices)
         self.particles = self.particles[indices]
+        # roughening: copies of one particle spread a little, so the cloud keeps refining
+        # instead of collapsing onto the few poses it happened to sample
+        self.particles[:, :2] += self.rng.normal(0.0, ROUGHEN_XY, (n, 2))
+        self.particles[:, 2] += self.rng.normal(0.0, ROUGHEN_THETA, n)
         self.weights = np.full(n, 1.0 / n)
         if len(self._logw) != n:
             self._logw = np.empty(n)

@@ -61,6 +61,7 @@ from freelook.sim.world import World
 __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
+LOCALIZATION_GAIN = 0.3  # share of each localization correction applied at once
 _MAP_RANGE = 2.5  # m of known map turned into safety points around the robot
 
 
@@ -326,7 +327,11 @@ class RobotCore:
             if self.heading is not None:
                 variance = max(estimate.std_theta, math.radians(0.5)) ** 2
                 self.heading.correct_heading(estimate.theta, variance)
-            self.pose = (estimate.x, estimate.y, estimate.theta)
+            # odometry is precise over centimetres and each estimate is noisy by millimetres:
+            # move part of the way, unless the two disagree badly (then jump)
+            x, y, _ = self.pose
+            gain = LOCALIZATION_GAIN if math.hypot(estimate.x - x, estimate.y - y) < 0.1 else 1.0
+            self.pose = (x + gain * (estimate.x - x), y + gain * (estimate.y - y), estimate.theta)
         return True
 
     def global_localization(self) -> None:
