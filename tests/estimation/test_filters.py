@@ -52,3 +52,20 @@ def test_absolute_heading_correction() -> None:
     kf.P[0, 0] = 0.01
     kf.correct_heading(0.0, 1e-6)
     assert kf.heading == pytest.approx(0.0, abs=1e-3)
+
+
+def test_a_relocalization_jump_leaves_the_bias_alone() -> None:
+    kf = HeadingKalmanFilter(heading=0.0)
+    for _ in range(500):  # standing still with a biased gyro: the filter learns the bias
+        kf.predict(0.01, 0.02)
+        kf.update_encoder_rate(0.0)
+    bias = kf.bias
+    kf.reset_heading(2.0, math.radians(1.0))
+    assert kf.heading == pytest.approx(2.0)
+    assert kf.bias == pytest.approx(bias)
+    # a Kalman update with the same 115° innovation would have bent the bias
+    other = HeadingKalmanFilter(heading=0.0)
+    other.P[:] = kf.P
+    other.P[0, 1] = other.P[1, 0] = 1e-5
+    other.correct_heading(2.0, math.radians(1.0) ** 2)
+    assert abs(other.bias) > 1e-3

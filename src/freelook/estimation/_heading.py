@@ -74,6 +74,16 @@ class HeadingKalmanFilter:
         self.x[0] = wrap_angle(self.x[0])
         self.P = (np.eye(2) - np.outer(K, H)) @ self.P
 
+    def reset_heading(self, heading: float, std: float) -> None:
+        """Set the heading outright, keeping the bias (after a relocalization jump).
+
+        A Kalman update with a large innovation would blame part of it on the gyro bias and
+        leave the heading spinning; a jump says nothing about the bias.
+        """
+        self.x[0] = wrap_angle(heading)
+        self.P[0, 1] = self.P[1, 0] = 0.0
+        self.P[0, 0] = std**2
+
     def correct_heading(self, measured: float, variance: float) -> None:
         """An absolute heading measurement (e.g. from localization)."""
         H = np.array([1.0, 0.0])
