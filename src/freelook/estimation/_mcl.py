@@ -25,6 +25,16 @@ __all__ = ["MonteCarloLocalization", "PoseEstimate"]
 
 ROUGHEN_XY = 0.003  # m
 ROUGHEN_THETA = math.radians(0.1)
+# while searching, each resampling spreads the copies wider, so a cloud that settled near (not
+# on) the true pose keeps climbing the likelihood instead of starving around its first guess
+SEARCH_ROUGHEN_XY = 0.03  # m
+SEARCH_ROUGHEN_THETA = math.radians(1.0)
+SEARCH_CANDIDATES = 10  # candidates per particle scored on a search's first scan
+SEARCH_SIGMA = 0.25  # m, likelihood field of a search's first, coarse stage
+SEARCH_FINE_UPDATES = 3  # updates on the sharp field before a search may end
+SEARCH_MIN_FIT = -1.0  # mean log-likelihood per beam that ends a search (a good fit: ≈ −0.2)
+SEARCH_RESTART_AFTER = 8  # updates with a settled cloud and a poor fit before searching afresh
+SEARCH_VERIFY_UPDATES = 60  # after a search, updates during which a poor fit restarts it
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +109,26 @@ class MonteCarloLocalization:
         self.temperature = temperature
         self.alphas = alphas
         grid = world.obstacles()
-        # distance from a cell centre to the nearest obstacle cell's edge (not its centre)
-        distance = np.maximum(
-            distance_transform_edt(~grid) * world.resolution - world.resolution / 2, 0.0
+        # signed distance from a cell centre to the nearest obstacle face: positive in free
+        # space, negative inside obstacles, so the interpolated field is zero on the face
+        # itself (an unsigned field would peak inside the wall and pull the pose off it)
+        half = world.resolution / 2
+        distance = np.where(
+            grid,
+            half - distance_transform_edt(grid) * world.resolution,
+            distance_transform_edt(~grid) * world.resolution - half,
         )
         z_rand = (1.0 - z_hit) / range_max
-        likelihood = z_hit * np.exp(-(distance**2) / (2 * sigma_hit**2)) + z_rand
-        self._table = np.log(likelihood).astype(np.float32)
+
+        def log_field(sigma: float) -> npt.NDArray[np.float32]:
+            likelihood = z_hit * np.exp(-(distance**2) / (2 * sigma**2)) + z_rand
+            table: npt.NDArray[np.float32] = np.log(likelihood).astype(np.float32)
+            return table
+
+        self._table = log_field(sigma_hit)
+        # a global search first scores against a blurred field: a pose 20 cm and a few
+        # degrees off still fits, so the cloud gathers in the right basin before it sharpens
+        self._coarse_table = log_field(SEARCH_SIGMA)
         self._outside = float(math.log(z_rand))
         self._free = np.argwhere(~grid)
         n = config.mcl_particles
@@ -115,8 +138,13 @@ class MonteCarloLocalization:
         self._moved_d = math.inf
         self._moved_a = math.inf
         self.updates = 0
+        self.fit = 0.0  # mean log-likelihood per beam at the last update
         self._global = False
+        self._coarse = False
+        self._screen = False
         self._global_updates = 0
+        self._poor_fits = 0
+        self._verify = 0
 
     # -- initialisation ----------------------------------------------------------------------
 
@@ -137,18 +165,52 @@ class MonteCarloLocalization:
         map; once the cloud has converged it shrinks back to the configured size.
         """
         n = min(20_000, 10 * self.config.mcl_particles)
-        self.particles = np.zeros((n, 3))
+        self.particles = self._uniform_poses(n)
         self.weights = np.full(n, 1.0 / n)
         self._logw = np.empty(n)
         self._global = True
+        self._coarse = True
+        self._screen = True
         self._global_updates = 0
+        self._poor_fits = 0
+        self._verify = 0
+        self._moved_d = self._moved_a = math.inf
+
+    def _uniform_poses(self, n: int) -> npt.NDArray[np.float64]:
         cells = self._free[self.rng.integers(0, len(self._free), n)]
         res = self.world.resolution
-        self.particles[:, 0] = self.world.origin[0] + (cells[:, 1] + self.rng.random(n)) * res
-        self.particles[:, 1] = self.world.origin[1] + (cells[:, 0] + self.rng.random(n)) * res
-        self.particles[:, 2] = self.rng.uniform(-math.pi, math.pi, n)
-        self.weights.fill(1.0 / n)
-        self._moved_d = self._moved_a = math.inf
+        poses = np.empty((n, 3))
+        poses[:, 0] = self.world.origin[0] + (cells[:, 1] + self.rng.random(n)) * res
+        poses[:, 1] = self.world.origin[1] + (cells[:, 0] + self.rng.random(n)) * res
+        poses[:, 2] = self.rng.uniform(-math.pi, math.pi, n)
+        return poses
+
+    def _screen_candidates(self, bx: npt.NDArray[np.float64], by: npt.NDArray[np.float64]) -> None:
+        """A search's first scan picks its particles from many uniform candidates.
+
+        Twenty thousand poses leave most places of a hall with no particle within a few
+        degrees of the truth, and a look-alike place that happens to be sampled better wins;
+        scoring ten times as many once puts particles in every place that fits.
+        """
+        n = len(self.particles)
+        candidates = self._uniform_poses(SEARCH_CANDIDATES * n)
+        logw = np.empty(len(candidates))
+        _log_weights(
+            candidates,
+            bx,
+            by,
+            self._coarse_table,
+            self.world.origin[0],
+            self.world.origin[1],
+            self.world.resolution,
+            self._outside,
+            logw,
+        )
+        logw /= 10.0 * self.temperature
+        w = np.exp(logw - logw.max())
+        self.weights = w / w.sum()
+        self.particles = candidates
+        self._resample(n)
 
     # -- filter ------------------------------------------------------------------------------
 
@@ -191,11 +253,18 @@ class MonteCarloLocalization:
         b = self.beam_angles[pick]
         bx = self.mount[0] + r * np.cos(b)
         by = self.mount[1] + r * np.sin(b)
+        if self._global and self._screen:
+            self._screen = False
+            self._screen_candidates(bx, by)
+            self._moved_d = self._moved_a = 0.0
+            self.updates += 1
+            return True
+        coarse = self._global and self._coarse
         _log_weights(
             self.particles,
             bx,
             by,
-            self._table,
+            self._coarse_table if coarse else self._table,
             self.world.origin[0],
             self.world.origin[1],
             self.world.resolution,
@@ -209,13 +278,37 @@ class MonteCarloLocalization:
         self.weights = w / w.sum()
         self._moved_d = self._moved_a = 0.0
         self.updates += 1
+        self.fit = float(np.dot(self.weights, self._logw)) / len(r)
+        if coarse:
+            self._coarse = self.estimate().std_xy > 0.3
+        elif self._global or self._verify > 0:
+            self._global_updates += 1
+            self._verify -= int(not self._global)
+            collapsed = self.estimate().std_xy < 0.1
+            self._poor_fits = self._poor_fits + 1 if collapsed and self.fit < SEARCH_MIN_FIT else 0
+            if self._poor_fits >= SEARCH_RESTART_AFTER:
+                # settled on a place whose map does not match the scan (a look-alike corner
+                # of the map fits for a while, then stops fitting): search afresh
+                self.global_init()
+                return True
+            if (
+                self._global
+                and self._global_updates >= SEARCH_FINE_UPDATES
+                and collapsed
+                and self._poor_fits == 0
+            ):
+                self._global = False
+                self._verify = SEARCH_VERIFY_UPDATES
+                self._resample(self.config.mcl_particles)
+                return True
         if 1.0 / float(np.sum(self.weights**2)) < 0.5 * len(self.weights):
             self._resample()
-        self._global_updates += int(self._global)
-        if self._global and self._global_updates >= 20 and self.estimate().std_xy < 0.1:
-            self._global = False
-            self._resample(self.config.mcl_particles)
         return True
+
+    @property
+    def searching(self) -> bool:
+        """Whether a global search is still running (its estimate is not yet a pose)."""
+        return self._global
 
     def _resample(self, count: int | None = None) -> None:
         n = len(self.weights) if count is None else count
@@ -225,8 +318,13 @@ class MonteCarloLocalization:
         self.particles = self.particles[indices]
         # roughening: copies of one particle spread a little, so the cloud keeps refining
         # instead of collapsing onto the few poses it happened to sample
-        self.particles[:, :2] += self.rng.normal(0.0, ROUGHEN_XY, (n, 2))
-        self.particles[:, 2] += self.rng.normal(0.0, ROUGHEN_THETA, n)
+        xy, theta = (
+            (SEARCH_ROUGHEN_XY, SEARCH_ROUGHEN_THETA)
+            if self._global
+            else (ROUGHEN_XY, ROUGHEN_THETA)
+        )
+        self.particles[:, :2] += self.rng.normal(0.0, xy, (n, 2))
+        self.particles[:, 2] += self.rng.normal(0.0, theta, n)
         self.weights = np.full(n, 1.0 / n)
         if len(self._logw) != n:
             self._logw = np.empty(n)
