@@ -27,6 +27,7 @@ from freelook.link import (
     NativeCodec,
     PanTiltCommand,
     RejectReason,
+    Relocalize,
     ReplayError,
     SafetyFlags,
     SetTransmission,
@@ -62,6 +63,7 @@ messages = st.one_of(
     st.just(LinearDriveStop()),
     st.just(TrajectoryStop()),
     st.builds(EStop, st.booleans()),
+    st.just(Relocalize()),
     st.builds(SetTransmission, st.booleans()),
     st.builds(SetTransmissionSpacing, f32),
     st.just(Heartbeat()),
@@ -115,6 +117,7 @@ def _telemetry(n_laser: int = 181) -> Telemetry:
         safety_flags=SafetyFlags.ZONE | SafetyFlags.WATCHDOG,
         mode=Mode.FREE_LOOK,
         estop=True,
+        localizing=True,
         controller=7,
         link=LinkStatsReport(10, 2, 1, 3, 4, 5, 31.5, 21.25, 16.5, 0.125),
     )

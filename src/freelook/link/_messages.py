@@ -23,6 +23,7 @@ __all__ = [
     "PanTiltCommand",
     "PositionReport",
     "RejectReason",
+    "Relocalize",
     "SafetyFlags",
     "SetTransmission",
     "SetTransmissionSpacing",
@@ -153,6 +154,11 @@ class EStop:
 
 
 @dataclass(frozen=True, slots=True)
+class Relocalize:
+    """Forget the pose and search the whole map for it (global localization)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SetTransmission:
     """Start or stop the peer's periodic transmission (thesis sub-type 1)."""
 
@@ -225,6 +231,7 @@ class Telemetry:
     safety_flags: SafetyFlags = SafetyFlags.NONE
     mode: Mode = Mode.IDLE
     estop: bool = False
+    localizing: bool = False  # a global search runs: the pose is not yet trusted
     controller: int = 0  # station in control, 0 none
     link: LinkStatsReport = field(default_factory=LinkStatsReport)
 
@@ -273,6 +280,7 @@ Message = (
     | TrajectoryStart
     | TrajectoryStop
     | EStop
+    | Relocalize
     | SetTransmission
     | SetTransmissionSpacing
     | Heartbeat

@@ -42,6 +42,7 @@ from freelook.link._messages import (
     ModeChange,
     PanTiltCommand,
     RejectReason,
+    Relocalize,
     SafetyFlags,
     SetTransmission,
     SetTransmissionSpacing,
@@ -128,7 +129,12 @@ def _dec_trajectory(p: bytes) -> TrajectoryStart:
 
 def _enc_telemetry(m: Telemetry) -> bytes:
     link = m.link
-    flags = (1 if m.estop else 0) | (2 if m.bumper_front else 0) | (4 if m.bumper_rear else 0)
+    flags = (
+        (1 if m.estop else 0)
+        | (2 if m.bumper_front else 0)
+        | (4 if m.bumper_rear else 0)
+        | (8 if m.localizing else 0)
+    )
     head = _TELEMETRY.pack(
         m.stamp,
         *m.odom,
@@ -212,6 +218,7 @@ def _dec_telemetry(p: bytes) -> Telemetry:
         safety_flags=safety,
         mode=mode,
         estop=bool(flags & 1),
+        localizing=bool(flags & 8),
         controller=v[18],
         link=link,
     )
@@ -351,6 +358,7 @@ _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         lambda m: _FRAGMENT.pack(m.frame_id, m.index, m.count) + m.data,
         _dec_fragment,
     ),
+    21: (Relocalize, Stream.CONTROL, lambda m: b"", _empty(Relocalize)),
 }
 _CODE = {cls: code for code, (cls, _, _, _) in _TYPES.items()}
 
