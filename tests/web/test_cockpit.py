@@ -144,6 +144,20 @@ def test_estop_latches_in_any_mode_until_released(browser: Any, sim: Any) -> Non
     page.close()
 
 
+def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any) -> None:
+    page, _ = open_cockpit(browser, sim)
+    before = state(page)["pose"]
+    page.click("#relocalize")
+    assert wait_until(lambda: state(page)["localizing"], 3)
+    assert wait_until(lambda: page.inner_text("#pose") == "searching the map…", 3)
+    # standing still, the search goes on a few scans a second and finds the robot again
+    assert wait_until(lambda: not state(page)["localizing"], 30)
+    after = state(page)["pose"]
+    assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
+    assert abs(math.remainder(after["theta"] - before["theta"], math.tau)) < math.radians(3)
+    page.close()
+
+
 def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> None:
     page, _ = open_cockpit(browser, sim)
     for _ in range(5):

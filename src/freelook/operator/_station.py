@@ -40,6 +40,7 @@ from freelook.link._messages import (
     LinearDriveStop,
     Message,
     PositionReport,
+    Relocalize,
     SetTransmission,
     SetTransmissionSpacing,
     TankCommand,
@@ -407,6 +408,7 @@ class OperatorStation:
                     "tilt": t.tilt,
                     "robot_mode": t.mode.name.lower(),
                     "estop": t.estop or self.estop,
+                    "localizing": t.localizing,
                     "safety": {
                         "zone": t.safety_zone if t.safety_zone >= 0 else None,
                         "scale": t.safety_scale,
@@ -483,6 +485,8 @@ class OperatorStation:
                     zero = FreeLookCommand(0.0, 0.0, 0.0)
                 self.drive_command = zero
                 self.send(zero)
+        elif kind == "relocalize":
+            self.send(Relocalize())
         elif kind == "estop":
             self.estop = bool(message.get("engaged"))
             self.send(EStop(self.estop))

@@ -44,6 +44,7 @@ from freelook.link._messages import (
     ModeChange,
     PanTiltCommand,
     RejectReason,
+    Relocalize,
     SafetyFlags,
     TankCommand,
     Telemetry,
@@ -62,6 +63,9 @@ __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
 LOCALIZATION_GAIN = 0.3  # share of each localization correction applied at once
+SEARCH_UPDATE_SPACING = 0.25  # s between updates of a global search standing still
+JUMP_DISTANCE = 0.1  # m; a localization estimate this far from the pose replaces it outright
+JUMP_ANGLE = math.radians(10.0)
 _MAP_RANGE = 2.5  # m of known map turned into safety points around the robot
 
 
@@ -129,6 +133,8 @@ class RobotCore:
             )
             self.mcl.initialize(*start_pose, std_xy=0.05, std_theta=0.02)
         self.pose = start_pose  # localized pose (map frame)
+        self.pose_trusted = True  # False while a global search runs
+        self._last_search_update = -math.inf
         self._mcl_odom: tuple[float, float, float] = start_pose
         self._last_encoders: tuple[float, int, int] | None = None
         self._last_gyro_stamp: float | None = None
@@ -186,6 +192,9 @@ class RobotCore:
             return []
         if isinstance(message, ModeChange):
             self._set_mode(message.mode, now)
+            return []
+        if isinstance(message, Relocalize):
+            self.global_localization()
             return []
         if isinstance(message, PanTiltCommand):
             self._pan_command = message
@@ -320,24 +329,40 @@ class RobotCore:
         dx, dy = x - ox, y - oy
         self.mcl.predict(c * dx + s * dy, -s * dx + c * dy, wrap_angle(th - oth))
         self._mcl_odom = (x, y, th)
-        if not self.mcl.update(scan.ranges):
+        # a search goes on with the robot standing still, a few scans a second
+        force = self.mcl.searching and now - self._last_search_update >= SEARCH_UPDATE_SPACING
+        if not self.mcl.update(scan.ranges, force=force):
             return False
+        self._last_search_update = now
         estimate = self.mcl.estimate()
-        if estimate.std_xy < 0.3:  # converged: trust it
-            if self.heading is not None:
-                variance = max(estimate.std_theta, math.radians(0.5)) ** 2
-                self.heading.correct_heading(estimate.theta, variance)
+        if not self.mcl.searching and estimate.std_xy < 0.3:  # converged: trust it
             # odometry is precise over centimetres and each estimate is noisy by millimetres:
             # move part of the way, unless the two disagree badly (then jump)
-            x, y, _ = self.pose
-            gain = LOCALIZATION_GAIN if math.hypot(estimate.x - x, estimate.y - y) < 0.1 else 1.0
+            x, y, theta = self.pose
+            jump = (
+                math.hypot(estimate.x - x, estimate.y - y) >= JUMP_DISTANCE
+                or abs(wrap_angle(estimate.theta - theta)) >= JUMP_ANGLE
+            )
+            if self.heading is not None:
+                std_theta = max(estimate.std_theta, math.radians(0.5))
+                if jump:
+                    self.heading.reset_heading(estimate.theta, std_theta)
+                else:
+                    self.heading.correct_heading(estimate.theta, std_theta**2)
+            gain = 1.0 if jump else LOCALIZATION_GAIN
+            self.pose_trusted = True
             self.pose = (x + gain * (estimate.x - x), y + gain * (estimate.y - y), estimate.theta)
         return True
 
     def global_localization(self) -> None:
-        """Forget the pose and search the whole map (recovery from a wrong start)."""
+        """Forget the pose and search the whole map (recovery from a wrong start).
+
+        Until the search settles the pose is not trusted: the map stops serving as a safety
+        layer, since a wrong pose would put phantom walls around the robot.
+        """
         if self.mcl is not None:
             self.mcl.global_init()
+            self.pose_trusted = False
 
     def range_points(self) -> npt.NDArray[np.float64]:
         """Obstacle points (robot frame) from every range sensor.
@@ -364,7 +389,7 @@ class RobotCore:
                         )
                     )
                 )
-        if self._map_grid is not None and self.world is not None:
+        if self._map_grid is not None and self.world is not None and self.pose_trusted:
             clouds.append(self._map_points())
         return np.vstack(clouds) if clouds else np.zeros((0, 2))
 
@@ -603,6 +628,7 @@ class RobotCore:
             safety_flags=out.flags,
             mode=self.mode,
             estop=self.estop,
+            localizing=not self.pose_trusted,
             controller=self.arbiter.holder(now) or 0,
             link=self.link_stats,
         )

@@ -148,7 +148,8 @@ function onState(s) {
   drawChassisCue(s.pan || 0);
   $("cmd-vel").textContent = `${fmt(s.cmd ? s.cmd.v : null)} m/s · ${fmt(s.cmd ? s.cmd.omega * DEG : null, 1)} °/s`;
   $("meas-vel").textContent = `${fmt(s.v)} m/s · ${fmt((s.omega || 0) * DEG, 1)} °/s`;
-  if (s.pose) $("pose").textContent = `${fmt(s.pose.x)}, ${fmt(s.pose.y)} m · ${fmt(s.pose.theta * DEG, 1)}°`;
+  if (s.localizing) $("pose").textContent = "searching the map…";
+  else if (s.pose) $("pose").textContent = `${fmt(s.pose.x)}, ${fmt(s.pose.y)} m · ${fmt(s.pose.theta * DEG, 1)}°`;
   if (s.odom) $("odom").textContent = `${fmt(s.odom.x)}, ${fmt(s.odom.y)} m · ${fmt(s.odom.theta * DEG, 1)}°`;
   const sf = s.safety || {};
   const reasons = (sf.reasons || []).join(", ");
@@ -375,6 +376,7 @@ const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight
 function setupInputs() {
   document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(b.dataset.mode)));
   $("estop").addEventListener("click", toggleEstop);
+  $("relocalize").addEventListener("click", () => send({ type: "relocalize" }));
   window.addEventListener("keydown", (ev) => {
     if (ev.target && ev.target.tagName === "INPUT") return;
     if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
