@@ -40,4 +40,5 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
         "ellipse",
         "packet-drop",
         "reckless",
+        "localization",
     }
