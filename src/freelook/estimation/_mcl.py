@@ -35,6 +35,14 @@ SEARCH_FINE_UPDATES = 3  # updates on the sharp field before a search may end
 SEARCH_MIN_FIT = -1.0  # mean log-likelihood per beam that ends a search (a good fit: ≈ −0.2)
 SEARCH_RESTART_AFTER = 8  # updates with a settled cloud and a poor fit before searching afresh
 SEARCH_VERIFY_UPDATES = 60  # after a search, updates during which a poor fit restarts it
+# before a search ends, the best other places of the map are refined on the same scan; one that
+# fits nearly as well as the winner joins the cloud and the search goes on until one place wins
+RIVAL_CANDIDATES = 4  # uniform candidates per particle scored for rival places
+RIVAL_PLACES = 24  # distinct places (1 m, 45° cells) refined per challenge
+RIVAL_PARTICLES = 256  # particles refining each place
+RIVAL_ROUNDS = (0.08, 0.04, 0.02, 0.01, 0.005)  # m, spread of each refinement round
+RIVAL_MARGIN = 0.05  # mean log-likelihood per beam within which a rival keeps the search going
+RIVAL_SHARE = 0.3  # share of the cloud handed to the rivals that passed
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +153,7 @@ class MonteCarloLocalization:
         self._global_updates = 0
         self._poor_fits = 0
         self._verify = 0
+        self.challenges = 0  # rival places that kept a search going
 
     # -- initialisation ----------------------------------------------------------------------
 
@@ -211,6 +220,73 @@ class MonteCarloLocalization:
         self.weights = w / w.sum()
         self.particles = candidates
         self._resample(n)
+
+    def _score(
+        self,
+        poses: npt.NDArray[np.float64],
+        bx: npt.NDArray[np.float64],
+        by: npt.NDArray[np.float64],
+        table: npt.NDArray[np.float32],
+    ) -> npt.NDArray[np.float64]:
+        out = np.empty(len(poses))
+        ox, oy = self.world.origin
+        _log_weights(poses, bx, by, table, ox, oy, self.world.resolution, self._outside, out)
+        return out
+
+    def _rivals(
+        self, bx: npt.NDArray[np.float64], by: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """Poses elsewhere on the map that explain this scan about as well as the cloud does.
+
+        Standing still (or in a look-alike place) the search sees one view many times; if the
+        true place lost its particles early, the cloud settles on the look-alike. So before
+        the search ends, the best-scoring places among fresh uniform candidates are each
+        refined on the sharp field (a few shrinking rounds of keep-the-best), and those that
+        come within :data:`RIVAL_MARGIN` of the cloud's best particle are returned.
+        """
+        est = self.estimate()
+        best_own = float(self._logw.max())
+        candidates = self._uniform_poses(RIVAL_CANDIDATES * len(self.particles))
+        far = (np.hypot(candidates[:, 0] - est.x, candidates[:, 1] - est.y) > 0.5) | (
+            np.abs(np.angle(np.exp(1j * (candidates[:, 2] - est.theta)))) > math.radians(30)
+        )
+        candidates = candidates[far]
+        coarse = self._score(candidates, bx, by, self._coarse_table)
+        # the best candidate of each 1 m × 1 m × 45° cell, then the best cells
+        ix = np.floor(candidates[:, 0] - self.world.origin[0]).astype(np.int64)
+        iy = np.floor(candidates[:, 1] - self.world.origin[1]).astype(np.int64)
+        ia = np.floor((candidates[:, 2] + math.pi) / (math.pi / 4)).astype(np.int64) % 8
+        cells = (ix * 100_000 + iy) * 8 + ia
+        order = np.argsort(-coarse)
+        _, first = np.unique(cells[order], return_index=True)
+        seeds = candidates[order[np.sort(first)][:RIVAL_PLACES]]
+        k = len(seeds)
+        poses = np.repeat(seeds, RIVAL_PARTICLES, axis=0)
+        keep = RIVAL_PARTICLES // 8
+        for spread in RIVAL_ROUNDS:
+            poses[:, :2] += self.rng.normal(0.0, spread, (len(poses), 2))
+            poses[:, 2] += self.rng.normal(0.0, spread, len(poses))  # 1 rad per metre of spread
+            score = self._score(poses, bx, by, self._table).reshape(k, RIVAL_PARTICLES)
+            best = np.argsort(-score, axis=1)[:, :keep]
+            groups = poses.reshape(k, RIVAL_PARTICLES, 3)
+            chosen = np.take_along_axis(groups, best[:, :, None], axis=1)
+            poses = np.repeat(chosen, RIVAL_PARTICLES // keep, axis=1).reshape(-1, 3)
+        score = self._score(poses, bx, by, self._table).reshape(k, RIVAL_PARTICLES)
+        fits = score.max(axis=1)
+        passed = fits > best_own - RIVAL_MARGIN * len(bx)
+        if not passed.any():
+            return np.empty((0, 3))
+        groups = poses.reshape(k, RIVAL_PARTICLES, 3)
+        return groups[passed].reshape(-1, 3)
+
+    def _admit(self, rivals: npt.NDArray[np.float64]) -> None:
+        """Hand a share of the cloud to rival places; the sharp field then decides."""
+        n = len(self.particles)
+        m = int(RIVAL_SHARE * n)
+        self._resample(n)
+        self.particles[self.rng.permutation(n)[:m]] = rivals[self.rng.integers(0, len(rivals), m)]
+        self._global_updates = 0
+        self.challenges += 1
 
     # -- filter ------------------------------------------------------------------------------
 
@@ -297,6 +373,10 @@ class MonteCarloLocalization:
                 and collapsed
                 and self._poor_fits == 0
             ):
+                rivals = self._rivals(bx, by)
+                if len(rivals):
+                    self._admit(rivals)
+                    return True
                 self._global = False
                 self._verify = SEARCH_VERIFY_UPDATES
                 self._resample(self.config.mcl_particles)
