@@ -281,8 +281,8 @@ def ellipse_trial(
 @dataclass(frozen=True)
 class RecklessResult:
     collided: bool
-    stopped_after_cut: float | None  # s from the cut to standstill, None when no cut
-    stop_bound: float | None  # watchdog + command spacing + one cycle + braking + motor lag
+    stopped_after_cut: float | None  # s from the last command to standstill, None when no cut
+    stop_bound: float | None  # watchdog + one cycle + braking of the fastest wheel + motor lag
     escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
 
 
@@ -319,35 +319,37 @@ def reckless_trial(
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
     stopped_at: float | None = None
     bound: float | None = None
+    last_sent = 0.0
+    drive = config.drive
+    wheel_before = 0.0  # fastest wheel at the previous look, before the watchdog tripped
     elapsed = 0.0
     while elapsed < duration:
-        if cut_at is None or elapsed < cut_at:
+        cut = cut_at is not None and elapsed >= cut_at
+        if not cut:
             if rng.random() < 0.05:
                 w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
             robot.send(VelocityCommand(v_cmd, w_cmd))
-        robot.run_for(period)
-        elapsed += period
+            last_sent = elapsed
+        # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
+        step = config.link.control_period if cut else period
+        robot.run_for(step)
+        elapsed += step
+        if not cut:
+            continue
         truth = robot.sim.ground_truth
+        # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
+        wheel = abs(truth.v) + abs(truth.omega) * drive.track_width / 2
         tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
-        if cut_at is not None and elapsed >= cut_at and bound is None and tripped:
-            # braking starts when the watchdog trips, from the speed the robot then had
-            drive = config.drive
+        if bound is None and tripped:
             bound = (
                 config.safety.watchdog_timeout
-                + period
                 + config.link.control_period
-                + max(abs(truth.v), abs(truth.omega) * drive.track_width / 2)
-                / drive.max_deceleration
+                + max(wheel, wheel_before) / drive.max_deceleration
                 + 5 * drive.motor_time_constant
             )
-        if (
-            cut_at is not None
-            and elapsed > cut_at
-            and stopped_at is None
-            and abs(truth.v) < 1e-3
-            and abs(truth.omega) < 1e-3
-        ):
-            stopped_at = elapsed - cut_at
+        wheel_before = wheel
+        if stopped_at is None and abs(truth.v) < 1e-3 and abs(truth.omega) < 1e-3:
+            stopped_at = elapsed - last_sent
     collided = robot.sim.vehicle.contacts > 0
     # the robot can always be driven out: back, back and turn, or turn on the spot
     escaped = False
