@@ -138,6 +138,7 @@ class RobotCore:
         self._mcl_odom: tuple[float, float, float] = start_pose
         self._last_encoders: tuple[float, int, int] | None = None
         self._last_gyro_stamp: float | None = None
+        self._last_gyro_angle: float | None = None
         self.mode = Mode.IDLE
         self.estop = False
         self._command: Message | None = None
@@ -293,9 +294,15 @@ class RobotCore:
         ):
             dt = gyro.stamp - self._last_gyro_stamp if self._last_gyro_stamp is not None else 0.0
             self._last_gyro_stamp = gyro.stamp
+            rate = gyro.rate
+            if gyro.angle is not None:
+                # the mean rate since the last read, not the newest sample held over the gap
+                if self._last_gyro_angle is not None and dt > 0:
+                    rate = (gyro.angle - self._last_gyro_angle) / dt
+                self._last_gyro_angle = gyro.angle
             before = self.heading.heading
             if dt > 0:
-                self.heading.predict(gyro.rate, dt)
+                self.heading.predict(rate, dt)
                 if encoder_rate is not None:
                     self.heading.update_encoder_rate(encoder_rate)
             heading_increment = wrap_angle(self.heading.heading - before)

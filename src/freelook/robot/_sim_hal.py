@@ -107,7 +107,7 @@ class _Gyro:
 
     def latest(self) -> GyroSample | None:
         sample = self._sim.latest_gyro
-        return None if sample is None else GyroSample(sample[0], sample[1])
+        return None if sample is None else GyroSample(sample[0], sample[1], self._sim.gyro_angle)
 
 
 class _Encoders:

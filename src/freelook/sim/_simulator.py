@@ -73,6 +73,7 @@ class Simulator:
         self.latest_laser: LaserFrame | None = None
         self.latest_sonar: SonarFrame | None = None
         self.latest_gyro: tuple[float, float] | None = None  # (stamp, rad/s)
+        self.gyro_angle = 0.0  # rad, every sample's rate × its period, summed (delta-angle output)
         self.latest_encoders: tuple[float, int, int] | None = None  # (stamp, left, right)
         self.on_laser: list[Callable[[LaserFrame], None]] = []
         self._gyro_rotation = 0.0
@@ -121,7 +122,9 @@ class Simulator:
         true_rate = (self.vehicle.rotation - self._gyro_rotation) / dt
         self._gyro_rotation = self.vehicle.rotation
         self._gyro_time = now
-        self.latest_gyro = (now, self.gyro.measure(true_rate, dt))
+        rate = self.gyro.measure(true_rate, dt)
+        self.gyro_angle += rate * dt
+        self.latest_gyro = (now, rate)
 
     def sample_encoders(self, now: float) -> None:
         left, right = self.encoders.update(self.vehicle.left_distance, self.vehicle.right_distance)

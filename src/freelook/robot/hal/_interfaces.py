@@ -56,6 +56,9 @@ class RangeScan:
 class GyroSample:
     stamp: float
     rate: float  # rad/s, counter-clockwise positive
+    # the sum of every sample's rate × period since start (the delta-angle output most IMUs
+    # give): a reader slower than the gyro, or one that stalled, loses no rotation
+    angle: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
