@@ -66,28 +66,6 @@ def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     page.close()
 
 
-def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any) -> None:
-    # first of the driving tests: the robot still stands where the simulator put it
-    page, _ = open_cockpit(browser, sim)
-    before, odom_before = state(page)["pose"], state(page)["odom"]
-    page.click("#relocalize")
-    assert wait_until(lambda: state(page)["localizing"], 3)
-    assert wait_until(lambda: page.inner_text("#pose") == "searching the map…", 3)
-    # one view can fit several places; the operator turns on the spot to show the robot more
-    for _ in range(10):
-        page.keyboard.press("ArrowLeft")  # 20 °/s
-    assert wait_until(lambda: not state(page)["localizing"], 40)
-    page.keyboard.press("Space")
-    assert wait_until(lambda: abs(state(page)["cmd"]["omega"]) < 1e-6, 3)
-    after, odom_after = state(page)["pose"], state(page)["odom"]
-    assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
-    # over a few seconds odometry turns true: the search found the heading it turned to
-    turned = odom_after["theta"] - odom_before["theta"]
-    assert abs(math.remainder(after["theta"] - before["theta"] - turned, math.tau)) < 0.05
-    assert page.inner_text("#pose") != "searching the map…"
-    page.close()
-
-
 def test_w_moves_the_camera_forward_and_release_stops(browser: Any, sim: Any) -> None:
     page, errors = open_cockpit(browser, sim)
     page.click("[data-mode=free_look]")
@@ -221,3 +199,25 @@ def test_closing_the_tab_stops_the_robot_through_the_watchdog(browser: Any, sim:
         5,
     ) or wait_until(lambda: abs(state(watcher)["cmd"]["v"]) < 1e-3, 5)
     watcher.close()
+
+
+def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any) -> None:
+    # last: the robot has been driven around by every test above, and tracked all the way
+    page, _ = open_cockpit(browser, sim)
+    before, odom_before = state(page)["pose"], state(page)["odom"]
+    page.click("#relocalize")
+    assert wait_until(lambda: state(page)["localizing"], 3)
+    assert wait_until(lambda: page.inner_text("#pose") == "searching the map…", 3)
+    # one view can fit several places; the operator turns on the spot to show the robot more
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")  # 20 °/s
+    assert wait_until(lambda: not state(page)["localizing"], 40)
+    page.keyboard.press("Space")
+    assert wait_until(lambda: abs(state(page)["cmd"]["omega"]) < 1e-6, 3)
+    after, odom_after = state(page)["pose"], state(page)["odom"]
+    assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
+    # over a few seconds odometry turns true: the search found the heading it turned to
+    turned = odom_after["theta"] - odom_before["theta"]
+    assert abs(math.remainder(after["theta"] - before["theta"] - turned, math.tau)) < 0.05
+    assert page.inner_text("#pose") != "searching the map…"
+    page.close()
