@@ -261,7 +261,8 @@ class MonteCarloLocalization:
         best_own = float(self._logw.max())
         candidates = self._uniform_poses(RIVAL_CANDIDATES * len(self.particles))
         far = (np.hypot(candidates[:, 0] - est.x, candidates[:, 1] - est.y) > 0.5) | (
-            np.abs(np.angle(np.exp(1j * (candidates[:, 2] - est.theta)))) > math.radians(30)
+            np.abs(np.remainder(candidates[:, 2] - est.theta + math.pi, math.tau) - math.pi)
+            > math.radians(30)
         )
         candidates = candidates[far]
         coarse = self._score(candidates, bx, by, self._coarse_table)
