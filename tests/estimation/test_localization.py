@@ -22,18 +22,7 @@ def _setup(
     sim = Simulator(config, world, seed=seed, pose=pose)
     sim.sample_laser(0.0)
     assert sim.latest_laser is not None
-    assert config.laser is not None
-    laser = config.laser
-    half = math.radians(laser.fov_deg) / 2
-    mcl = MonteCarloLocalization(
-        world,
-        config.estimation,
-        np.linspace(-half, half, laser.beams),
-        (laser.mount_forward, laser.mount_left),
-        laser.range_max,
-        seed=seed,
-    )
-    return mcl, sim.latest_laser.ranges
+    return MonteCarloLocalization.for_robot(world, config, seed=seed), sim.latest_laser.ranges
 
 
 def _error(mcl: MonteCarloLocalization, pose: tuple[float, float, float]) -> tuple[float, float]:
@@ -96,16 +85,7 @@ def test_a_search_gathered_on_one_of_two_identical_places_does_not_end() -> None
     config = load_robot("pioneer3dx")
     pose = (1.5, 2.0, 0.3)
     sim = Simulator(config, world, seed=2, pose=pose)
-    assert config.laser is not None
-    half = math.radians(config.laser.fov_deg) / 2
-    mcl = MonteCarloLocalization(
-        world,
-        config.estimation,
-        np.linspace(-half, half, config.laser.beams),
-        (config.laser.mount_forward, config.laser.mount_left),
-        config.laser.range_max,
-        seed=2,
-    )
+    mcl = MonteCarloLocalization.for_robot(world, config, seed=2)
     mcl.global_init()
     rng = np.random.default_rng(2)
     for k in range(60):

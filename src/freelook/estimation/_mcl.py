@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.ndimage import distance_transform_edt, map_coordinates
 
-from freelook.config import EstimationConfig
+from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle
 from freelook.sim.world import World
 
@@ -168,6 +168,22 @@ class MonteCarloLocalization:
         self._verify = 0
         self.challenges = 0  # rival places that kept a search going
 
+    @classmethod
+    def for_robot(cls, world: World, robot: RobotConfig, seed: int = 0) -> MonteCarloLocalization:
+        """The filter for a robot's laser: its beams, mount and range from the description."""
+        laser = robot.laser
+        if laser is None:
+            raise ValueError(f"robot {robot.name!r} has no laser to localize with")
+        half = math.radians(laser.fov_deg) / 2
+        return cls(
+            world,
+            robot.estimation,
+            np.linspace(-half, half, laser.beams),
+            (laser.mount_forward, laser.mount_left),
+            laser.range_max,
+            seed=seed,
+        )
+
     # -- initialisation ----------------------------------------------------------------------
 
     def initialize(
@@ -216,18 +232,7 @@ class MonteCarloLocalization:
         """
         n = len(self.particles)
         candidates = self._uniform_poses(SEARCH_CANDIDATES * n)
-        logw = np.empty(len(candidates))
-        _log_weights(
-            candidates,
-            bx,
-            by,
-            self._coarse_table,
-            self.world.origin[0],
-            self.world.origin[1],
-            self._field_resolution,
-            self._outside,
-            logw,
-        )
+        logw = self._score(candidates, bx, by, self._coarse_table)
         logw /= 10.0 * self.temperature
         w = np.exp(logw - logw.max())
         self.weights = w / w.sum()
@@ -240,8 +245,11 @@ class MonteCarloLocalization:
         bx: npt.NDArray[np.float64],
         by: npt.NDArray[np.float64],
         table: npt.NDArray[np.float32],
+        out: npt.NDArray[np.float64] | None = None,
     ) -> npt.NDArray[np.float64]:
-        out = np.empty(len(poses))
+        """Each pose's summed beam log-likelihood on ``table`` (into ``out`` when given)."""
+        if out is None:
+            out = np.empty(len(poses))
         ox, oy = self.world.origin
         _log_weights(poses, bx, by, table, ox, oy, self._field_resolution, self._outside, out)
         return out
@@ -351,16 +359,8 @@ class MonteCarloLocalization:
             self.updates += 1
             return True
         coarse = self._global and self._coarse
-        _log_weights(
-            self.particles,
-            bx,
-            by,
-            self._coarse_table if coarse else self._table,
-            self.world.origin[0],
-            self.world.origin[1],
-            self._field_resolution,
-            self._outside,
-            self._logw,
+        self._score(
+            self.particles, bx, by, self._coarse_table if coarse else self._table, self._logw
         )
         temperature = 10.0 * self.temperature if self._global else self.temperature
         logw = self._logw / temperature + np.log(np.maximum(self.weights, 1e-300))

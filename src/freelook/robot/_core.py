@@ -121,16 +121,7 @@ class RobotCore:
             and hardware.laser is not None
             and config.laser is not None
         ):
-            laser = config.laser
-            half = math.radians(laser.fov_deg) / 2
-            self.mcl = MonteCarloLocalization(
-                world,
-                config.estimation,
-                np.linspace(-half, half, laser.beams),
-                (laser.mount_forward, laser.mount_left),
-                laser.range_max,
-                seed=seed,
-            )
+            self.mcl = MonteCarloLocalization.for_robot(world, config, seed=seed)
             self.mcl.initialize(*start_pose, std_xy=0.05, std_theta=0.02)
         self.pose = start_pose  # localized pose (map frame)
         self.pose_trusted = True  # False while a global search runs
