@@ -75,6 +75,17 @@ def test_global_initialisation_converges_within_10_s_of_driving(seed: int) -> No
     assert converged <= 10.0
 
 
+@pytest.mark.parametrize("seed", [3, 44])
+def test_global_initialisation_tells_the_hall_from_the_room_it_resembles(seed: int) -> None:
+    # these starts are on the hall's north leg, heading west: until the turn south the view
+    # matches the east room's north side, and the room kept part of the cloud for 13-15 s
+    converged, log = sc.relocalization_trial(seed, duration=12.0)
+    assert log.errors[0] > 1.0
+    assert converged is not None
+    assert converged <= 10.0
+    assert not any(t and e > 0.5 for t, e in zip(log.trusted, log.errors, strict=True))
+
+
 def test_robot_side_ellipse_at_25_percent_loss() -> None:
     result = sc.ellipse_trial(seed=1, loss=0.25, robot_side=True)
     assert result.completion_time <= 1.02 * result.ideal_time

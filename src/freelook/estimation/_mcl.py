@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -44,6 +45,13 @@ RIVAL_PARTICLES = 256  # particles refining each place
 RIVAL_ROUNDS = (0.08, 0.04, 0.02, 0.01, 0.005)  # m, spread of each refinement round
 RIVAL_MARGIN = 0.05  # mean log-likelihood per beam within which a rival keeps the search going
 RIVAL_SHARE = 0.3  # share of the cloud handed to the rivals that passed
+# a search's stages end on the places the cloud has gathered in, not on its overall spread: a
+# look-alike place holding a few per cent of the weight keeps the spread wide for seconds, and
+# the coarse field tells look-alikes apart far more slowly than the sharp one
+GATHER_CELLS = 8  # the coarse stage ends when this many 1 m cells hold PLACE_SHARE
+PLACE_RADIUS = 0.75  # m, around the heaviest 1 m cell's centre
+PLACE_ANGLE = math.radians(45.0)
+PLACE_SHARE = 0.9  # weight the main place must hold for a search to end
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,29 @@ class PoseEstimate:
     theta: float
     std_xy: float
     std_theta: float
+
+
+class _Place(NamedTuple):
+    """A place the cloud has gathered in: its mean pose, weight, spread and particles."""
+
+    x: float
+    y: float
+    theta: float
+    share: float  # of the cloud's weight
+    spread: float  # m, standard deviation of the position
+    members: npt.NDArray[np.bool_]
+
+
+def _mean_pose(
+    poses: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
+) -> tuple[float, float, float]:
+    """Weighted mean pose (circular mean heading); ``weights`` need not sum to one."""
+    total = float(weights.sum())
+    x = float(np.dot(weights, poses[:, 0])) / total
+    y = float(np.dot(weights, poses[:, 1])) / total
+    s = float(np.dot(weights, np.sin(poses[:, 2])))
+    c = float(np.dot(weights, np.cos(poses[:, 2])))
+    return x, y, math.atan2(s, c)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -152,6 +183,11 @@ class MonteCarloLocalization:
         self._coarse_table = log_field(SEARCH_SIGMA)
         self._outside = float(math.log(z_rand))
         self._free = np.argwhere(~grid)
+        # the map in whole metres (each way), for grouping particles into places
+        self._metres = (
+            math.ceil(cols * world.resolution - 1e-9),
+            math.ceil(rows * world.resolution - 1e-9),
+        )
         n = config.mcl_particles
         self.particles = np.zeros((n, 3))
         self.weights = np.full(n, 1.0 / n)
@@ -254,22 +290,83 @@ class MonteCarloLocalization:
         _log_weights(poses, bx, by, table, ox, oy, self._field_resolution, self._outside, out)
         return out
 
-    def _rivals(
-        self, bx: npt.NDArray[np.float64], by: npt.NDArray[np.float64]
-    ) -> npt.NDArray[np.float64]:
-        """Poses elsewhere on the map that explain this scan about as well as the cloud does.
+    def _cells(self) -> npt.NDArray[np.int64]:
+        """Each particle's 1 m × 1 m cell of the map (particles off the map join the edge)."""
+        size_x, size_y = self._metres
+        ix = np.clip(np.floor(self.particles[:, 0] - self.world.origin[0]), 0, size_x - 1)
+        iy = np.clip(np.floor(self.particles[:, 1] - self.world.origin[1]), 0, size_y - 1)
+        cells: npt.NDArray[np.int64] = (iy * size_x + ix).astype(np.int64)
+        return cells
+
+    def _gathered_places(self) -> npt.NDArray[np.float64] | None:
+        """The best particle of each place the cloud has gathered in (None if not yet).
+
+        The coarse stage is done when :data:`GATHER_CELLS` 1 m cells hold
+        :data:`PLACE_SHARE` of the weight.
+        """
+        cells = self._cells()
+        weight = np.bincount(cells, weights=self.weights)
+        heaviest = np.argsort(weight)[-GATHER_CELLS:]
+        heaviest = heaviest[weight[heaviest] > 0]
+        if float(weight[heaviest].sum()) < PLACE_SHARE:
+            return None
+        best = [np.flatnonzero(cells == cell) for cell in heaviest]
+        return np.array([self.particles[i[np.argmax(self._logw[i])]] for i in best])
+
+    def _sharpen(
+        self,
+        seeds: npt.NDArray[np.float64],
+        bx: npt.NDArray[np.float64],
+        by: npt.NDArray[np.float64],
+    ) -> None:
+        """Start the sharp stage with every gathered place refined on this scan, in equal shares.
+
+        The coarse field tells look-alike places apart slowly, the sharp one quickly, but only
+        between places whose particles sit within centimetres of their best pose: a place
+        that happened to be sampled sparsely would lose to a worse place sampled densely.
+        """
+        groups, _ = self._refine(seeds, bx, by)
+        n = len(self.particles)
+        self.particles = groups.reshape(-1, 3)
+        self.weights = np.full(len(self.particles), 1.0 / len(self.particles))
+        self._resample(n)
+
+    def _main_place(self) -> _Place:
+        """The heaviest place in the cloud.
+
+        The 1 m cell holding the most weight gives a centre; the place is every particle within
+        :data:`PLACE_RADIUS` and :data:`PLACE_ANGLE` of it.
+        """
+        p, w = self.particles, self.weights
+        cells = self._cells()
+        inside = cells == int(np.argmax(np.bincount(cells, weights=w)))
+        cx, cy, ct = _mean_pose(p[inside], w[inside])
+        members = (np.hypot(p[:, 0] - cx, p[:, 1] - cy) < PLACE_RADIUS) & (
+            np.abs(np.remainder(p[:, 2] - ct + math.pi, math.tau) - math.pi) < PLACE_ANGLE
+        )
+        x, y, theta = _mean_pose(p[members], w[members])
+        share = float(w[members].sum())
+        spread = math.sqrt(
+            float(np.dot(w[members], (p[members, 0] - x) ** 2 + (p[members, 1] - y) ** 2)) / share
+        )
+        return _Place(x, y, theta, share, spread, members)
+
+    def _contest(
+        self, bx: npt.NDArray[np.float64], by: npt.NDArray[np.float64], place: _Place
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The main place refined on this scan, and the poses elsewhere that explain it as well.
 
         Standing still (or in a look-alike place) the search sees one view many times; if the
         true place lost its particles early, the cloud settles on the look-alike. So before
-        the search ends, the best-scoring places among fresh uniform candidates are each
-        refined on the sharp field (a few shrinking rounds of keep-the-best), and those that
-        come within :data:`RIVAL_MARGIN` of the cloud's best particle are returned.
+        the search ends, the best places among fresh uniform candidates and the cloud's own
+        best particle are refined alike on the sharp field; the places that come within
+        :data:`RIVAL_MARGIN` of the main place are returned as rivals (empty if none).
         """
-        est = self.estimate()
-        best_own = float(self._logw.max())
+        members = np.flatnonzero(place.members)
+        own = self.particles[members[np.argmax(self._logw[members])]]
         candidates = self._uniform_poses(RIVAL_CANDIDATES * len(self.particles))
-        far = (np.hypot(candidates[:, 0] - est.x, candidates[:, 1] - est.y) > 0.5) | (
-            np.abs(np.remainder(candidates[:, 2] - est.theta + math.pi, math.tau) - math.pi)
+        far = (np.hypot(candidates[:, 0] - place.x, candidates[:, 1] - place.y) > 0.5) | (
+            np.abs(np.remainder(candidates[:, 2] - place.theta + math.pi, math.tau) - math.pi)
             > math.radians(30)
         )
         candidates = candidates[far]
@@ -281,7 +378,23 @@ class MonteCarloLocalization:
         cells = (ix * 100_000 + iy) * 8 + ia
         order = np.argsort(-coarse)
         _, first = np.unique(cells[order], return_index=True)
-        seeds = candidates[order[np.sort(first)][:RIVAL_PLACES]]
+        seeds = np.vstack([own, candidates[order[np.sort(first)][:RIVAL_PLACES]]])
+        groups, fits = self._refine(seeds, bx, by)
+        own_fit = max(fits[0], float(self._logw[members].max()))
+        passed = fits[1:] > own_fit - RIVAL_MARGIN * len(bx)
+        rivals: npt.NDArray[np.float64] = groups[1:][passed].reshape(-1, 3)
+        return groups[0], rivals
+
+    def _refine(
+        self,
+        seeds: npt.NDArray[np.float64],
+        bx: npt.NDArray[np.float64],
+        by: npt.NDArray[np.float64],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Each seed pose refined on the sharp field by shrinking rounds of keep-the-best.
+
+        Returns the refined poses, :data:`RIVAL_PARTICLES` per seed, and each seed's best score.
+        """
         k = len(seeds)
         poses = np.repeat(seeds, RIVAL_PARTICLES, axis=0)
         keep = RIVAL_PARTICLES // 8
@@ -294,13 +407,7 @@ class MonteCarloLocalization:
             chosen = np.take_along_axis(groups, best[:, :, None], axis=1)
             poses = np.repeat(chosen, RIVAL_PARTICLES // keep, axis=1).reshape(-1, 3)
         score = self._score(poses, bx, by, self._table).reshape(k, RIVAL_PARTICLES)
-        fits = score.max(axis=1)
-        passed = fits > best_own - RIVAL_MARGIN * len(bx)
-        if not passed.any():
-            return np.empty((0, 3))
-        groups = poses.reshape(k, RIVAL_PARTICLES, 3)
-        rivals: npt.NDArray[np.float64] = groups[passed].reshape(-1, 3)
-        return rivals
+        return poses.reshape(k, RIVAL_PARTICLES, 3), score.max(axis=1)
 
     def _admit(self, rivals: npt.NDArray[np.float64]) -> None:
         """Hand a share of the cloud to rival places; the sharp field then decides."""
@@ -371,11 +478,16 @@ class MonteCarloLocalization:
         self.updates += 1
         self.fit = float(np.dot(self.weights, self._logw)) / len(r)
         if coarse:
-            self._coarse = self.estimate().std_xy > 0.3
+            places = self._gathered_places()
+            if places is not None:
+                self._coarse = False
+                self._sharpen(places, bx, by)
+                return True
         elif self._global or self._verify > 0:
             self._global_updates += 1
             self._verify -= int(not self._global)
-            collapsed = self.estimate().std_xy < 0.1
+            place = self._main_place()
+            collapsed = place.share >= PLACE_SHARE and place.spread < 0.1
             self._poor_fits = self._poor_fits + 1 if collapsed and self.fit < SEARCH_MIN_FIT else 0
             if self._poor_fits >= SEARCH_RESTART_AFTER:
                 # settled on a place whose map does not match the scan (a look-alike corner
@@ -388,12 +500,16 @@ class MonteCarloLocalization:
                 and collapsed
                 and self._poor_fits == 0
             ):
-                rivals = self._rivals(bx, by)
+                refined, rivals = self._contest(bx, by, place)
                 if len(rivals):
                     self._admit(rivals)
                     return True
+                # the search ends on its main place, refined on this scan; stragglers elsewhere
+                # are dropped
                 self._global = False
                 self._verify = SEARCH_VERIFY_UPDATES
+                self.particles = refined
+                self.weights = np.full(len(refined), 1.0 / len(refined))
                 self._resample(self.config.mcl_particles)
                 return True
         if 1.0 / float(np.sum(self.weights**2)) < 0.5 * len(self.weights):
