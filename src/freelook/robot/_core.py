@@ -25,7 +25,12 @@ from freelook.control import (
     limit_velocity,
 )
 from freelook.errors import ModeError
-from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
+from freelook.estimation import (
+    HeadingKalmanFilter,
+    MonteCarloLocalization,
+    Odometry,
+    PoseEstimate,
+)
 from freelook.geometry import wrap_angle
 from freelook.kinematics import free_look_control, saturation_factor, tank_control
 from freelook.link._arbitration import ControlArbiter
@@ -59,7 +64,7 @@ from freelook.safety import SafetyEvent, SafetyFilter
 from freelook.sim.sensors import cast_rays
 from freelook.sim.world import World
 
-__all__ = ["CycleOutput", "RobotCore"]
+__all__ = ["CycleOutput", "LocalizationJob", "LocalizationResult", "RobotCore"]
 
 _ANY_STATION = 0
 LOCALIZATION_GAIN = 0.3  # share of each localization correction applied at once
@@ -67,6 +72,27 @@ SEARCH_UPDATE_SPACING = 0.25  # s between updates of a global search standing st
 JUMP_DISTANCE = 0.1  # m; a localization estimate this far from the pose replaces it outright
 JUMP_ANGLE = math.radians(10.0)
 _MAP_RANGE = 2.5  # m of known map turned into safety points around the robot
+
+
+@dataclass(frozen=True, slots=True)
+class LocalizationJob:
+    """One scan's work for the particle filter, taken on the control path."""
+
+    ranges: npt.NDArray[np.float64]
+    increment: tuple[float, float, float]  # odometry since the last job: forward, left, turn
+    force: bool  # update even without enough motion (a search standing still)
+    search: bool  # start a global search first
+    pose: tuple[float, float, float]  # the robot's pose when the scan was taken
+    stamp: float
+
+
+@dataclass(frozen=True, slots=True)
+class LocalizationResult:
+    """What the particle filter made of one job."""
+
+    job: LocalizationJob
+    estimate: PoseEstimate
+    searching: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +152,8 @@ class RobotCore:
         self.pose = start_pose  # localized pose (map frame)
         self.pose_trusted = True  # False while a global search runs
         self._last_search_update = -math.inf
+        self._search_requested = False
+        self._searching = False
         self._mcl_odom: tuple[float, float, float] = start_pose
         self._last_encoders: tuple[float, int, int] | None = None
         self._last_gyro_stamp: float | None = None
@@ -315,51 +343,113 @@ class RobotCore:
         return yaw_rate
 
     def on_scan(self, now: float) -> bool:
-        """A new laser scan: run localization; returns whether the filter updated."""
-        if self.mcl is None or self.hw.laser is None:
+        """A new laser scan: run localization now; returns whether the filter updated."""
+        job = self.localization_job(now)
+        if job is None:
             return False
+        result = self.localize(job)
+        if result is None:
+            return False
+        self.apply_localization(result)
+        return True
+
+    def localization_job(self, now: float) -> LocalizationJob | None:
+        """Take the newest scan and the odometry since the last job (on the control path).
+
+        Each job carries the motion since the previous one, so scans skipped while a job runs
+        elsewhere lose nothing but their own evidence.
+        """
+        if self.mcl is None or self.hw.laser is None:
+            return None
         scan = self.hw.laser.latest()
         if scan is None:
-            return False
+            return None
         ox, oy, oth = self._mcl_odom
         x, y, th = self.odometry.x, self.odometry.y, self.odometry.theta
         c, s = math.cos(oth), math.sin(oth)
         dx, dy = x - ox, y - oy
-        self.mcl.predict(c * dx + s * dy, -s * dx + c * dy, wrap_angle(th - oth))
         self._mcl_odom = (x, y, th)
+        search = self._search_requested
+        self._search_requested = False
         # a search goes on with the robot standing still, a few scans a second
-        force = self.mcl.searching and now - self._last_search_update >= SEARCH_UPDATE_SPACING
-        if not self.mcl.update(scan.ranges, force=force):
-            return False
-        self._last_search_update = now
-        estimate = self.mcl.estimate()
-        if not self.mcl.searching and estimate.std_xy < 0.3:  # converged: trust it
-            # odometry is precise over centimetres and each estimate is noisy by millimetres:
-            # move part of the way, unless the two disagree badly (then jump)
-            x, y, theta = self.pose
-            jump = (
-                math.hypot(estimate.x - x, estimate.y - y) >= JUMP_DISTANCE
-                or abs(wrap_angle(estimate.theta - theta)) >= JUMP_ANGLE
-            )
-            if self.heading is not None:
-                std_theta = max(estimate.std_theta, math.radians(0.5))
-                if jump:
-                    self.heading.reset_heading(estimate.theta, std_theta)
-                else:
-                    self.heading.correct_heading(estimate.theta, std_theta**2)
-            gain = 1.0 if jump else LOCALIZATION_GAIN
-            self.pose_trusted = True
-            self.pose = (x + gain * (estimate.x - x), y + gain * (estimate.y - y), estimate.theta)
-        return True
+        force = self._searching and now - self._last_search_update >= SEARCH_UPDATE_SPACING
+        return LocalizationJob(
+            scan.ranges,
+            (c * dx + s * dy, -s * dx + c * dy, wrap_angle(th - oth)),
+            force,
+            search,
+            self.pose,
+            now,
+        )
+
+    def localize(self, job: LocalizationJob) -> LocalizationResult | None:
+        """Run the particle filter on one job; None if it did not update.
+
+        Touches nothing but the filter, so it may run on another thread while control cycles
+        go on, one job at a time.
+        """
+        assert self.mcl is not None
+        if job.search:
+            self.mcl.global_init()
+        self.mcl.predict(*job.increment)
+        if not self.mcl.update(job.ranges, force=job.force):
+            return None
+        return LocalizationResult(job, self.mcl.estimate(), self.mcl.searching)
+
+    def apply_localization(self, result: LocalizationResult) -> None:
+        """Fuse a localization result into the pose (and the heading filter).
+
+        The estimate is for the moment of its scan; the motion since then (by odometry) is
+        carried onto it, so a result that took a while to compute still corrects the pose of
+        now.
+        """
+        self._last_search_update = result.job.stamp
+        self._searching = result.searching or self._search_requested
+        estimate = result.estimate
+        if self._searching:  # the filter may also start a search itself, on a lasting misfit
+            self.pose_trusted = False
+            return
+        if estimate.std_xy >= 0.3:
+            return
+        sx, sy, sth = result.job.pose
+        x, y, theta = self.pose
+        c, s = math.cos(sth), math.sin(sth)
+        fx, fy = c * (x - sx) + s * (y - sy), -s * (x - sx) + c * (y - sy)
+        ce, se = math.cos(estimate.theta), math.sin(estimate.theta)
+        ex = estimate.x + ce * fx - se * fy
+        ey = estimate.y + se * fx + ce * fy
+        etheta = wrap_angle(estimate.theta + theta - sth)
+        # odometry is precise over centimetres and each estimate is noisy by millimetres:
+        # move part of the way, unless the two disagree badly (then jump)
+        jump = (
+            math.hypot(ex - x, ey - y) >= JUMP_DISTANCE
+            or abs(wrap_angle(etheta - theta)) >= JUMP_ANGLE
+        )
+        if self.heading is not None:
+            std_theta = max(estimate.std_theta, math.radians(0.5))
+            if jump:
+                self.heading.reset_heading(etheta, std_theta)
+            else:
+                self.heading.correct_heading(etheta, std_theta**2)
+        gain = 1.0 if jump else LOCALIZATION_GAIN
+        self.pose_trusted = True
+        self.pose = (x + gain * (ex - x), y + gain * (ey - y), etheta)
+
+    @property
+    def localization_searching(self) -> bool:
+        """Whether a global search is requested or running (the pose is not trusted)."""
+        return self._searching
 
     def global_localization(self) -> None:
         """Forget the pose and search the whole map (recovery from a wrong start).
 
-        Until the search settles the pose is not trusted: the map stops serving as a safety
-        layer, since a wrong pose would put phantom walls around the robot.
+        The search starts with the next localization job. Until it settles the pose is not
+        trusted: the map stops serving as a safety layer, since a wrong pose would put phantom
+        walls around the robot.
         """
         if self.mcl is not None:
-            self.mcl.global_init()
+            self._search_requested = True
+            self._searching = True
             self.pose_trusted = False
 
     def range_points(self) -> npt.NDArray[np.float64]:

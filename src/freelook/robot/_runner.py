@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+
 from freelook.config import RobotConfig
 from freelook.link._messages import Message
-from freelook.robot._core import RobotCore
+from freelook.robot._core import LocalizationResult, RobotCore
 from freelook.robot._sim_hal import simulated_hardware
 from freelook.runtime import LockstepRuntime
 from freelook.sim import LaserFrame, Simulator
@@ -12,6 +15,8 @@ from freelook.sim._simulator import Runtime
 from freelook.sim.world import World
 
 __all__ = ["SimulatedRobot"]
+
+log = logging.getLogger(__name__)
 
 
 class SimulatedRobot:
@@ -29,7 +34,11 @@ class SimulatedRobot:
         camera: bool = False,
         runtime: Runtime | None = None,
         believed_pose: tuple[float, float, float] | None = None,
+        background_localization: bool = False,
     ) -> None:
+        """``background_localization`` runs the particle filter on a worker thread, off the
+        control path (for real-time runtimes: a global search's first scans take longer than
+        a control period); lock-step runs keep it inline and deterministic."""
         start = pose if pose is not None else world.start
         self.config = config
         self.world = world
@@ -54,12 +63,47 @@ class SimulatedRobot:
             phase=config.link.control_period,
         )
         self.sim.on_laser.append(self._on_laser)
+        self._localizer = (
+            ThreadPoolExecutor(1, thread_name_prefix="localization")
+            if background_localization
+            else None
+        )
+        self._localizing: Future[LocalizationResult | None] | None = None
+        self.skipped_scans = 0  # scans that came while the filter was busy
 
     def _step(self, now: float) -> None:
+        if self._localizing is not None and self._localizing.done():
+            job, self._localizing = self._localizing, None
+            try:
+                result = job.result()
+            except Exception:
+                log.exception("localization failed")
+            else:
+                if result is not None:
+                    self.core.apply_localization(result)
         self.core.step(now)
 
     def _on_laser(self, frame: LaserFrame) -> None:
-        self.core.on_scan(frame.stamp)
+        if self._localizer is None:
+            self.core.on_scan(frame.stamp)
+            return
+        if self._localizing is not None:
+            self.skipped_scans += 1
+            return
+        job = self.core.localization_job(frame.stamp)
+        if job is not None:
+            self._localizing = self._localizer.submit(self.core.localize, job)
+
+    def wait_for_localization(self, timeout: float | None = None) -> None:
+        """Block until the running background localization job is done (its result lands in
+        the next control cycle): lock-step runs outpace a worker thread otherwise."""
+        if self._localizing is not None:
+            wait([self._localizing], timeout)
+
+    def close(self) -> None:
+        """Wait for a running localization job and stop its worker."""
+        if self._localizer is not None:
+            self._localizer.shutdown(wait=True)
 
     def now(self) -> float:
         return self.runtime.now()

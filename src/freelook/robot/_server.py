@@ -77,7 +77,12 @@ class RobotServer:
         self.recorder = recorder
         self.runtime = RealtimeRuntime()
         self.robot = SimulatedRobot(
-            config, world, seed=options.seed, runtime=self.runtime, camera=options.camera
+            config,
+            world,
+            seed=options.seed,
+            runtime=self.runtime,
+            camera=options.camera,
+            background_localization=True,
         )
         self.codec: ThesisCodec | NativeCodec
         if options.wire == "thesis":
@@ -147,6 +152,7 @@ class RobotServer:
                 if task is not None:
                     task.cancel()
             await asyncio.gather(runtime_task, return_exceptions=True)
+            self.robot.close()
             if self._endpoint is not None:
                 self._endpoint.close()
 
