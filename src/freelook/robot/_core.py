@@ -5,7 +5,9 @@ Tank, Free Look, linear drive, trajectory tracking) → safety → actuators, in
 newest command of each kind received during a cycle wins. Free Look Control runs here, at the
 cycle rate, with the measured pan angle and the filtered heading rate, so link latency does not
 bend the camera's path; the camera heading is held on the integral of the commanded turn rate.
-Localization (MCL) runs on each new laser scan and corrects the heading filter.
+Localization (MCL) runs on each new laser scan and corrects the heading filter: inline
+(``on_scan``), or as a job (``localization_job`` → ``localize`` → ``apply_localization``) that
+a runtime may hand to another thread so the control cycle never waits for it.
 """
 
 from __future__ import annotations
@@ -434,11 +436,6 @@ class RobotCore:
         gain = 1.0 if jump else LOCALIZATION_GAIN
         self.pose_trusted = True
         self.pose = (x + gain * (ex - x), y + gain * (ey - y), etheta)
-
-    @property
-    def localization_searching(self) -> bool:
-        """Whether a global search is requested or running (the pose is not trusted)."""
-        return self._searching
 
     def global_localization(self) -> None:
         """Forget the pose and search the whole map (recovery from a wrong start).
