@@ -2,9 +2,14 @@
 
 The map's distance transform is computed once into a table of per-beam log-likelihoods
 (a Gaussian around obstacles mixed with a uniform floor), so a sensor update is a gather per
-particle and beam — compiled, single-threaded. Updates are motion-triggered (like AMCL's
-update_min_d / update_min_a); low-variance resampling runs when the effective sample size
-drops; :meth:`global_init` spreads the particles over free space to recover from a wrong pose.
+particle and beam — compiled; a global search's large cloud is split across cores. Updates are
+motion-triggered (like AMCL's update_min_d / update_min_a); low-variance resampling runs when
+the effective sample size drops.
+
+:meth:`global_init` recovers from a wrong pose in stages: the first scan picks the cloud from
+many uniform candidates; a blurred field gathers it into a few places; each place is refined on
+the scan and the sharp field decides between them; before the search ends, the best other
+places of the map are refined alike, and any that fit about as well keep it going.
 """
 
 from __future__ import annotations
