@@ -70,17 +70,25 @@ def test_w_moves_the_camera_forward_and_release_stops(browser: Any, sim: Any) ->
     page, errors = open_cockpit(browser, sim)
     page.click("[data-mode=free_look]")
     before = camera_pose(state(page))
+
+    def moved() -> tuple[float, float]:
+        """Forward and sideways travel of the camera since the key went down."""
+        after = camera_pose(state(page))
+        dx, dy = after[0] - before[0], after[1] - before[1]
+        return (
+            dx * math.cos(before[2]) + dy * math.sin(before[2]),
+            -dx * math.sin(before[2]) + dy * math.cos(before[2]),
+        )
+
     page.keyboard.down("KeyW")
-    time.sleep(1.5)
+    # held until the camera has travelled 15 cm (a loaded machine takes longer, not less far)
+    went = wait_until(lambda: moved()[0] > 0.15, 8)
     page.keyboard.up("KeyW")
     released = time.monotonic()
+    assert went
     assert wait_until(lambda: abs(state(page)["cmd"]["v"]) < 1e-3, 3)
     stop_delay = time.monotonic() - released
-    after = camera_pose(state(page))
-    dx, dy = after[0] - before[0], after[1] - before[1]
-    forward = dx * math.cos(before[2]) + dy * math.sin(before[2])
-    sideways = -dx * math.sin(before[2]) + dy * math.cos(before[2])
-    assert forward > 0.15
+    forward, sideways = moved()
     assert abs(sideways) < 0.5 * forward
     assert stop_delay < 1.0
     assert errors == []
