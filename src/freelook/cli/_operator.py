@@ -55,7 +55,12 @@ def sim(
 
 
 def operator(
-    robot_url: Annotated[str, typer.Option("--robot", help="udp://HOST:PORT of the robot.")],
+    robot_url: Annotated[
+        str,
+        typer.Option(
+            "--robot", help="The robot's link: udp://HOST:PORT or serial:///dev/DEVICE[?baud=N]."
+        ),
+    ],
     robot_config: Annotated[
         str, typer.Option("--robot-config", help="Robot description (name or TOML).")
     ] = "pioneer3dx",
@@ -80,8 +85,6 @@ def operator(
 
     try:
         url = parse_transport_url(robot_url)
-        if url.scheme != "udp":
-            raise FreelookError(f"{robot_url}: the operator connects over udp://HOST:PORT")
         config = load_robot(robot_config)
         the_world = load_world(world) if world else None
         secret = derive_key(key) if key else key_from_env()
@@ -98,16 +101,16 @@ def operator(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            run_operator(
-                config,
-                the_world,
-                (url.host, url.port),
-                options,
-                announce=lambda line: typer.echo(line),
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(
+                run_operator(
+                    config, the_world, url, options, announce=lambda line: typer.echo(line)
+                )
             )
-        )
+    except FreelookError as err:  # the link could not be opened
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
 
 
 def register(app: typer.Typer) -> None:

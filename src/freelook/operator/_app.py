@@ -16,6 +16,7 @@ from pathlib import Path
 import uvicorn
 
 from freelook.config import RobotConfig
+from freelook.link._transport import TransportUrl
 from freelook.operator._station import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder
 from freelook.robot._server import RobotServer, ServerOptions
@@ -138,11 +139,12 @@ async def run_session(
 async def run_operator(
     config: RobotConfig,
     world: World | None,
-    robot_address: tuple[str, int],
+    robot: TransportUrl,
     options: SessionOptions,
     announce: Callable[[str], None] = print,
 ) -> None:
-    """The operator station and the cockpit for a robot elsewhere (UDP), until cancelled."""
+    """The operator station and the cockpit for a robot elsewhere (UDP or a serial radio),
+    until cancelled. A serial port that cannot be opened raises :class:`ConfigError`."""
     background: BackgroundRecorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -157,9 +159,14 @@ async def run_operator(
             )
         )
     station = OperatorStation(
-        config, world, robot_address, wire=options.wire, key=options.key, recorder=background
+        config, world, robot, wire=options.wire, key=options.key, recorder=background
     )
     station_task = asyncio.create_task(station.run())
+    await asyncio.sleep(0)  # the station opens its link first: a missing port fails here
+    if station_task.done() and station_task.exception() is not None:
+        if background is not None:
+            background.close()
+        station_task.result()
     token = web_access(options.host)
     web = uvicorn.Server(
         uvicorn.Config(
@@ -176,7 +183,8 @@ async def run_operator(
         while not web.started and not web_task.done():
             await asyncio.sleep(0.02)
         url = f"http://{options.host}:{options.port}/" + (f"?token={token}" if token else "")
-        announce(f"freelook operator: robot at {robot_address[0]}:{robot_address[1]} — open {url}")
+        where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
+        announce(f"freelook operator: robot at {where} — open {url}")
         if options.open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)

@@ -53,8 +53,9 @@ from freelook.link._messages import (
 from freelook.link._native import NativeCodec
 from freelook.link._stats import LinkStatistics
 from freelook.link._stats_report import LinkStatsReport
+from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
-from freelook.link._transport import UdpEndpoint
+from freelook.link._transport import SerialEndpoint, TransportUrl, UdpEndpoint
 from freelook.record import BackgroundRecorder
 from freelook.sim.world import World
 from freelook.web import BrowserSlot, encode_frame, encode_json
@@ -83,7 +84,7 @@ class OperatorStation:
         self,
         config: RobotConfig,
         world: World | None,
-        robot_address: tuple[str, int],
+        robot_address: tuple[str, int] | TransportUrl,
         *,
         wire: str = "native",
         key: bytes | None = None,
@@ -131,7 +132,7 @@ class OperatorStation:
         self._operator_t0 = 0.0
         self.tracker = TrackingController()
         self._slots: set[BrowserSlot] = set()
-        self._endpoint: UdpEndpoint | None = None
+        self._endpoint: UdpEndpoint | SerialEndpoint | None = None
         self._map_png = _map_png(world) if world is not None else None
         self._distance: np.ndarray | None = None
         self.sent = 0
@@ -155,7 +156,13 @@ class OperatorStation:
         self.stats.on_sent(time.monotonic())
 
     async def run(self) -> None:
-        self._endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=self.robot_address)
+        """Talk to the robot: over UDP to an address, or over a serial radio (``serial``)."""
+        robot = self.robot_address
+        if isinstance(robot, TransportUrl) and robot.scheme == "serial":
+            self._endpoint = SerialEndpoint(robot.device, robot.baud)
+        else:
+            address = (robot.host, robot.port) if isinstance(robot, TransportUrl) else robot
+            self._endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=address)
         tasks = [
             asyncio.create_task(self._receive()),
             asyncio.create_task(self._transmit()),
@@ -174,36 +181,52 @@ class OperatorStation:
 
     async def _receive(self) -> None:
         assert self._endpoint is not None
+        # a serial radio is a byte stream: packets are found by their sync bytes
+        stream = StreamDecoder(self.codec) if isinstance(self._endpoint, SerialEndpoint) else None
         while True:
             data = await self._endpoint.recv(timeout=0.2)
             if data is None:
                 continue
-            now = time.monotonic()
-            try:
-                decoded = self.codec.decode(data)
-            except ProtocolError as err:
-                self.stats.on_rejected("auth" if "tag" in str(err) else "crc", now)
-                self._record(data, None, False, type(err).__name__)
+            if stream is None:
+                self._on_packet(data)
                 continue
-            self.last_rx = now
-            self.stats.on_received(decoded.stream, decoded.sequence, None, now, decoded.sender)
-            message = decoded.message
-            self._record(data, decoded, True, type(message).__name__)
-            if isinstance(message, Telemetry):
-                self.telemetry = message
-                self._record_streams(message)
-            elif isinstance(message, PositionReport):
-                self.position = message
-            elif isinstance(message, ControlGrant):
-                self.in_control = message.station == self.station
-            elif isinstance(message, VideoFragment):
-                frame = self.assembler.add(message)
-                if frame is not None:
-                    payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg)
-                    for slot in list(self._slots):
-                        slot.offer_frame(payload)
-                    if self.recorder is not None:
-                        self.recorder.submit("image", frame.stamp, frame.jpeg)
+            for event in stream.feed(data):
+                if event.decoded is not None:
+                    self._on_decoded(event.decoded, event.data, time.monotonic())
+                elif event.kind == "rejected":
+                    self.stats.on_rejected("crc", time.monotonic())
+                    self._record(event.data, None, False, "rejected")
+
+    def _on_packet(self, data: bytes) -> None:
+        now = time.monotonic()
+        try:
+            decoded = self.codec.decode(data)
+        except ProtocolError as err:
+            self.stats.on_rejected("auth" if "tag" in str(err) else "crc", now)
+            self._record(data, None, False, type(err).__name__)
+            return
+        self._on_decoded(decoded, data, now)
+
+    def _on_decoded(self, decoded: Decoded, data: bytes, now: float) -> None:
+        self.last_rx = now
+        self.stats.on_received(decoded.stream, decoded.sequence, None, now, decoded.sender)
+        message = decoded.message
+        self._record(data, decoded, True, type(message).__name__)
+        if isinstance(message, Telemetry):
+            self.telemetry = message
+            self._record_streams(message)
+        elif isinstance(message, PositionReport):
+            self.position = message
+        elif isinstance(message, ControlGrant):
+            self.in_control = message.station == self.station
+        elif isinstance(message, VideoFragment):
+            frame = self.assembler.add(message)
+            if frame is not None:
+                payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg)
+                for slot in list(self._slots):
+                    slot.offer_frame(payload)
+                if self.recorder is not None:
+                    self.recorder.submit("image", frame.stamp, frame.jpeg)
 
     def _record(self, data: bytes, decoded: Decoded | None, accepted: bool, kind: str) -> None:
         if self.recorder is None:
