@@ -148,7 +148,7 @@ function onState(s) {
   drawChassisCue(s.pan || 0);
   $("cmd-vel").textContent = `${fmt(s.cmd ? s.cmd.v : null)} m/s · ${fmt(s.cmd ? s.cmd.omega * DEG : null, 1)} °/s`;
   $("meas-vel").textContent = `${fmt(s.v)} m/s · ${fmt((s.omega || 0) * DEG, 1)} °/s`;
-  if (s.localizing) $("pose").textContent = "searching the map…";
+  if (s.localizing) $("pose").textContent = "searching the map… turn or drive a little";
   else if (s.pose) $("pose").textContent = `${fmt(s.pose.x)}, ${fmt(s.pose.y)} m · ${fmt(s.pose.theta * DEG, 1)}°`;
   if (s.odom) $("odom").textContent = `${fmt(s.odom.x)}, ${fmt(s.odom.y)} m · ${fmt(s.odom.theta * DEG, 1)}°`;
   const sf = s.safety || {};
