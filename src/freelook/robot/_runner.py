@@ -73,9 +73,9 @@ class SimulatedRobot:
 
     def _step(self, now: float) -> None:
         if self._localizing is not None and self._localizing.done():
-            job, self._localizing = self._localizing, None
+            finished, self._localizing = self._localizing, None
             try:
-                result = job.result()
+                result = finished.result()
             except Exception:
                 log.exception("localization failed")
             else:
