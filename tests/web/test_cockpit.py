@@ -169,12 +169,14 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path:
     page, errors = open_cockpit(browser, sim)
     page.click("[data-mode=trajectory]")
     page.click("#traj-ellipse")
-    assert wait_until(lambda: len(state(page).get("reference") or []) > 50, 5)
-    assert wait_until(lambda: state(page).get("robot_mode") == "trajectory", 5)
-    time.sleep(4)
-    assert page.evaluate("window.freelook.trail.length") > 10
-    page.screenshot(path=screenshot_path(tmp_path, "cockpit-trajectory.png"))
-    page.click("#traj-stop")
+    try:
+        assert wait_until(lambda: len(state(page).get("reference") or []) > 50, 5)
+        assert wait_until(lambda: state(page).get("robot_mode") == "trajectory", 5)
+        time.sleep(4)
+        assert page.evaluate("window.freelook.trail.length") > 10
+        page.screenshot(path=screenshot_path(tmp_path, "cockpit-trajectory.png"))
+    finally:  # the robot tracks by itself: stop it even if the test failed
+        page.click("#traj-stop")
     assert errors == []
     page.close()
 
@@ -186,10 +188,12 @@ def test_linear_drive_shuttles(browser: Any, sim: Any) -> None:
     page.fill("#lin-x0", f"{x0:.2f}")
     page.fill("#lin-x1", f"{x0 + 1.0:.2f}")
     page.click("#lin-start")
-    assert wait_until(lambda: state(page)["pose"]["x"] > x0 + 0.3, 15)
-    assert wait_until(lambda: state(page)["cmd"]["v"] < -0.01, 20)  # reversing at the far end
-    page.click("#lin-stop")
-    page.close()
+    try:
+        assert wait_until(lambda: state(page)["pose"]["x"] > x0 + 0.3, 15)
+        assert wait_until(lambda: state(page)["cmd"]["v"] < -0.01, 20)  # reversing at the end
+    finally:  # the robot runs linear drive by itself: stop it even if the test failed
+        page.click("#lin-stop")
+        page.close()
 
 
 def test_closing_the_tab_stops_the_robot_through_the_watchdog(browser: Any, sim: Any) -> None:
