@@ -7,12 +7,14 @@ repeats them and puts the papers' figures beside ours.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from freelook.config import RobotConfig, load_robot
 from freelook.control import ellipse_points
+from freelook.errors import ProtocolError
 from freelook.geometry import wrap_angle
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
 from freelook.link import (
@@ -29,6 +31,8 @@ from freelook.link import (
     VelocityCommand,
     derive_key,
 )
+from freelook.link._decoded import Decoded
+from freelook.link._errors import rejection_reason
 from freelook.robot import SimulatedRobot
 from freelook.sim.world import World, load_world
 
@@ -60,6 +64,20 @@ def _camera(robot: SimulatedRobot) -> tuple[float, float, float]:
     assert pt is not None
     v = robot.sim.vehicle
     return camera_pose(v.x, v.y, v.theta, v.pan, pt.mount_forward, pt.mount_left)
+
+
+def _arrivals(
+    channel: ImpairedChannel, codec: NativeCodec, stats: LinkStatistics, now: float
+) -> Iterator[Decoded]:
+    """The packets a channel delivers now, decoded and counted; refused ones counted only."""
+    for data in channel.receive(now):
+        try:
+            decoded = codec.decode(data)
+        except ProtocolError as err:
+            stats.on_rejected(rejection_reason(err), now)
+            continue
+        stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
+        yield decoded
 
 
 def _drive(robot: SimulatedRobot, command: FreeLookCommand, seconds: float) -> None:
@@ -235,21 +253,11 @@ def ellipse_trial(
                     up.send(op_codec.encode(VelocityCommand(v, w), now), now)
                 else:
                     up.send(op_codec.encode(Heartbeat(), now), now)
-        for data in up.receive(now):
-            try:
-                decoded = robot_codec.decode(data)
-            except Exception:
-                continue
-            up_stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
+        for decoded in _arrivals(up, robot_codec, up_stats, now):
             robot.core.handle(decoded.message, now, decoded.sender)
             if robot_side and isinstance(decoded.message, TrajectoryStart) and started_at is None:
                 started_at = now
-        for data in down.receive(now):
-            try:
-                decoded = op_codec.decode(data)
-            except Exception:
-                continue
-            down_stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
+        for decoded in _arrivals(down, op_codec, down_stats, now):
             if isinstance(decoded.message, Telemetry):
                 telemetry = decoded.message
         robot.run_for(dt)
@@ -399,20 +407,11 @@ def link_course_trial(
                 0.3 if phase % 2 == 0 else 0.0, 0.0 if phase % 2 == 0 else 0.5
             )
             up.send(op_codec.encode(command, now), now)
-        for data in up.receive(now):
-            try:
-                decoded = robot_codec.decode(data)
-            except Exception:
-                continue
-            up_stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
+        for decoded in _arrivals(up, robot_codec, up_stats, now):
             robot.core.handle(decoded.message, now, decoded.sender)
             last_command = now
-        for data in down.receive(now):
-            try:
-                decoded = op_codec.decode(data)
-            except Exception:
-                continue
-            down_stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
+        for _ in _arrivals(down, op_codec, down_stats, now):
+            pass  # counted: the operator side only measures this direction
         robot.run_for(config.link.control_period)
         cycles += 1
         if last_command is not None and runtime.now() - last_command < 0.2:

@@ -11,6 +11,7 @@ __all__ = [
     "MalformedError",
     "ReplayError",
     "UnknownTypeError",
+    "rejection_reason",
 ]
 
 
@@ -36,3 +37,14 @@ class AuthenticationError(ProtocolError):
 
 class ReplayError(ProtocolError):
     """A sequence number already seen or too old, or a stale time stamp."""
+
+
+def rejection_reason(err: ProtocolError) -> str:
+    """The statistics' name for why a packet was refused: crc, auth, replay or malformed."""
+    if isinstance(err, ChecksumError):
+        return "crc"
+    if isinstance(err, ReplayError):
+        return "replay"
+    if isinstance(err, AuthenticationError):
+        return "auth"
+    return "malformed"

@@ -42,6 +42,7 @@ class DecodeEvent:
     data: bytes
     decoded: Decoded | None = None
     reason: str = ""
+    error: ProtocolError | None = None  # why a packet was refused
 
 
 @dataclass
@@ -87,7 +88,9 @@ class StreamDecoder:
             self.stats.replays += 1
         else:
             self.stats.malformed += 1
-        events.append(DecodeEvent("rejected", bytes(self._buffer[:length]), reason=str(err)))
+        events.append(
+            DecodeEvent("rejected", bytes(self._buffer[:length]), reason=str(err), error=err)
+        )
 
     def _skip_to_later_packet(self, events: list[DecodeEvent]) -> bool:
         codec = self.codec

@@ -29,6 +29,7 @@ from freelook.control import (
 )
 from freelook.errors import ProtocolError
 from freelook.link._decoded import Decoded
+from freelook.link._errors import rejection_reason
 from freelook.link._fragment import FrameAssembler
 from freelook.link._messages import (
     ControlGrant,
@@ -193,16 +194,17 @@ class OperatorStation:
             for event in stream.feed(data):
                 if event.decoded is not None:
                     self._on_decoded(event.decoded, event.data, time.monotonic())
-                elif event.kind == "rejected":
-                    self.stats.on_rejected("crc", time.monotonic())
-                    self._record(event.data, None, False, "rejected")
+                elif event.error is not None:
+                    reason = rejection_reason(event.error)
+                    self.stats.on_rejected(reason, time.monotonic())
+                    self._record(event.data, None, False, reason)
 
     def _on_packet(self, data: bytes) -> None:
         now = time.monotonic()
         try:
             decoded = self.codec.decode(data)
         except ProtocolError as err:
-            self.stats.on_rejected("auth" if "tag" in str(err) else "crc", now)
+            self.stats.on_rejected(rejection_reason(err), now)
             self._record(data, None, False, type(err).__name__)
             return
         self._on_decoded(decoded, data, now)

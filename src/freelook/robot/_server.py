@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from freelook.config import RobotConfig
 from freelook.errors import ProtocolError
 from freelook.link._decoded import Decoded
-from freelook.link._errors import AuthenticationError, ChecksumError, ReplayError
+from freelook.link._errors import rejection_reason
 from freelook.link._messages import (
     SetTransmission,
     SetTransmissionSpacing,
@@ -49,16 +49,6 @@ class ServerOptions:
     seed: int = 0
     camera: bool = True
     camera_rate: float = 30.0
-
-
-def _reason(err: ProtocolError) -> str:
-    if isinstance(err, ChecksumError):
-        return "crc"
-    if isinstance(err, ReplayError):
-        return "replay"
-    if isinstance(err, AuthenticationError):
-        return "auth"
-    return "malformed"
 
 
 class RobotServer:
@@ -135,15 +125,17 @@ class RobotServer:
                     for event in decoder.feed(data):
                         if event.decoded is not None:
                             self._accept(event.decoded, event.data)
-                        elif event.kind == "rejected":
-                            self.stats.on_rejected("crc", self.runtime.now())
+                        elif event.error is not None:
+                            self.stats.on_rejected(
+                                rejection_reason(event.error), self.runtime.now()
+                            )
                     continue
                 self._peer_known = True
                 try:
                     decoded = self.codec.decode(data)
                 except ProtocolError as err:
-                    self.stats.on_rejected(_reason(err), self.runtime.now())
-                    self._record(data, None, accepted=False, kind=_reason(err))
+                    self.stats.on_rejected(rejection_reason(err), self.runtime.now())
+                    self._record(data, None, accepted=False, kind=rejection_reason(err))
                     continue
                 self._accept(decoded, data)
         finally:
