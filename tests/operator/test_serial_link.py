@@ -19,18 +19,29 @@ from freelook.sim.world import load_world
 
 
 @contextlib.contextmanager
-def radio_pair() -> Iterator[tuple[str, str]]:
-    """Two serial devices whose bytes cross over, as a pair of radio modems would carry them."""
+def radio_pair(corrupt_every: int = 0) -> Iterator[tuple[str, str]]:
+    """Two serial devices whose bytes cross over, as a pair of radio modems would carry them.
+
+    With ``corrupt_every`` = N, every N-th chunk from the first device to the second has one
+    byte flipped, as radio noise would.
+    """
     ends = [os.openpty() for _ in range(2)]
     (a, a_device), (b, b_device) = ends
     stop = threading.Event()
+    chunks = 0
 
     def carry() -> None:
+        nonlocal chunks
         while not stop.is_set():
             ready, _, _ = select.select([a, b], [], [], 0.05)
             for source in ready:
                 with contextlib.suppress(OSError):
-                    os.write(b if source == a else a, os.read(source, 4096))
+                    data = bytearray(os.read(source, 4096))
+                    if source == a and corrupt_every:
+                        chunks += 1
+                        if chunks % corrupt_every == 0:
+                            data[len(data) // 2] ^= 0x5A
+                    os.write(b if source == a else a, bytes(data))
 
     thread = threading.Thread(target=carry, daemon=True)
     thread.start()
@@ -71,10 +82,12 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
         await asyncio.gather(station_task, robot_task, return_exceptions=True)
         return station, moved
 
-    with radio_pair() as (robot_device, operator_device):
+    with radio_pair(corrupt_every=10) as (robot_device, operator_device):
         station, moved = asyncio.run(session(robot_device, operator_device))
     assert moved > 0.3  # the robot starts at (3, 3) facing +x, open hall ahead
-    assert station.stats.received > 20  # telemetry came back over the radio
+    assert station.stats.received > 20  # telemetry came back over the noisy radio
+    # the flipped bytes were refused and counted, by what failed
+    assert station.stats.crc_failures + station.stats.auth_failures > 0
     if wire == "native":
         assert station.in_control
         assert station.telemetry is not None
