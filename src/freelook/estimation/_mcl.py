@@ -14,6 +14,7 @@ places of the map are refined alike, and any that fit about as well keep it goin
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass
@@ -224,6 +225,25 @@ def _systematic(weights: npt.NDArray[np.float64], start: float, out: npt.NDArray
         out[k] = i
 
 
+@functools.cache
+def _compile_kernels() -> None:
+    """Compile (or load from numba's cache) every kernel now, on tiny inputs.
+
+    The first call of each would otherwise compile it there and then, up to a few seconds on
+    a fresh install, in the middle of a running robot's first localization.
+    """
+    poses = np.zeros((4, 3))
+    scores = np.zeros(4)
+    table = np.zeros((4, 4), dtype=np.float32)
+    beams = np.zeros(2)
+    _log_weights(poses, beams, beams, table, 0.0, 0.0, 1.0, 0.0, scores)
+    with _SPLIT_LOCK:
+        _log_weights_split(poses, beams, beams, table, 0.0, 0.0, 1.0, 0.0, scores, 2)
+    _move(poses, np.zeros((4, 3)), 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
+    _reweight(scores, np.full(4, 0.25), 1.0)
+    _systematic(np.full(4, 0.25), 0.5, np.empty(4, dtype=np.int64))
+
+
 class MonteCarloLocalization:
     """Particle filter on a world's map; poses in the map frame."""
 
@@ -242,6 +262,7 @@ class MonteCarloLocalization:
     ) -> None:
         self.world = world
         self.config = config
+        _compile_kernels()
         self.rng = np.random.default_rng(seed)
         self.beam_angles = np.asarray(beam_angles, dtype=np.float64)
         self.mount = laser_mount
