@@ -181,16 +181,40 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path:
     page.close()
 
 
+def _open_way_along_x(x: float, y: float, length: float) -> int:
+    """+1 or -1: the direction along the map's x axis with ``length`` of free hall (0.6 m wide)
+    from (x, y) in the sim's world; the tests before leave the robot anywhere in it."""
+    from freelook.sim.world import load_world
+
+    world = load_world("lab")
+    grid = world.obstacles()
+
+    def free(direction: int) -> bool:
+        for step in range(int(length / 0.05) + 1):
+            for dy in (-0.3, 0.0, 0.3):
+                col = int((x + direction * step * 0.05 - world.origin[0]) / world.resolution)
+                row = int((y + dy - world.origin[1]) / world.resolution)
+                inside = 0 <= row < grid.shape[0] and 0 <= col < grid.shape[1]
+                if not inside or grid[row, col]:
+                    return False
+        return True
+
+    return 1 if free(1) or not free(-1) else -1
+
+
 def test_linear_drive_shuttles(browser: Any, sim: Any) -> None:
     page, _ = open_cockpit(browser, sim)
     page.click("[data-mode=linear]")
-    x0 = state(page)["pose"]["x"]
+    pose = state(page)["pose"]
+    x0 = pose["x"]
+    way = _open_way_along_x(x0, pose["y"], 1.6)
     page.fill("#lin-x0", f"{x0:.2f}")
-    page.fill("#lin-x1", f"{x0 + 1.0:.2f}")
+    page.fill("#lin-x1", f"{x0 + way * 1.0:.2f}")
     page.click("#lin-start")
     try:
-        assert wait_until(lambda: state(page)["pose"]["x"] > x0 + 0.3, 15)
-        assert wait_until(lambda: state(page)["cmd"]["v"] < -0.01, 20)  # reversing at the end
+        assert wait_until(lambda: way * (state(page)["pose"]["x"] - x0) > 0.7, 30)
+        # and back from the far end
+        assert wait_until(lambda: way * (state(page)["pose"]["x"] - x0) < 0.5, 30)
     finally:  # the robot runs linear drive by itself: stop it even if the test failed
         page.click("#lin-stop")
         page.close()
@@ -199,17 +223,18 @@ def test_linear_drive_shuttles(browser: Any, sim: Any) -> None:
 def test_closing_the_tab_stops_the_robot_through_the_watchdog(browser: Any, sim: Any) -> None:
     page, _ = open_cockpit(browser, sim)
     page.click("[data-mode=tank]")
-    page.keyboard.down("KeyW")
-    assert wait_until(lambda: state(page)["cmd"]["v"] > 0.05, 5)
+    # turning on the spot: wherever the tests before left the robot, nothing blocks it
+    page.keyboard.down("KeyA")
+    assert wait_until(lambda: abs(state(page)["cmd"]["omega"]) > 0.05, 5)
     page.close()  # no key-up ever arrives
     watcher, _ = open_cockpit(browser, sim)
     assert wait_until(
         lambda: (
-            abs(state(watcher)["cmd"]["v"]) < 1e-3
+            abs(state(watcher)["cmd"]["omega"]) < 1e-3
             and "watchdog" in state(watcher)["safety"]["reasons"]
         ),
         5,
-    ) or wait_until(lambda: abs(state(watcher)["cmd"]["v"]) < 1e-3, 5)
+    ) or wait_until(lambda: abs(state(watcher)["cmd"]["omega"]) < 1e-3, 5)
     watcher.close()
 
 
