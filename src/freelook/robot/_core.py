@@ -12,7 +12,9 @@ a runtime may hand to another thread so the control cycle never waits for it.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +77,27 @@ JUMP_DISTANCE = 0.1  # m; a localization estimate this far from the pose replace
 JUMP_ANGLE = math.radians(10.0)
 _MAP_RANGE = 2.5  # m of known map turned into safety points around the robot
 
+Pose = tuple[float, float, float]
+
+
+def _relative(a: Pose, b: Pose) -> Pose:
+    """Pose ``b`` in the frame of pose ``a``."""
+    c, s = math.cos(a[2]), math.sin(a[2])
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    return (c * dx + s * dy, -s * dx + c * dy, wrap_angle(b[2] - a[2]))
+
+
+def _compose(a: Pose, d: Pose) -> Pose:
+    """Pose ``a`` moved by ``d`` (given in ``a``'s frame)."""
+    c, s = math.cos(a[2]), math.sin(a[2])
+    return (a[0] + c * d[0] - s * d[1], a[1] + s * d[0] + c * d[1], wrap_angle(a[2] + d[2]))
+
+
+def _inverse(d: Pose) -> Pose:
+    """The motion that undoes ``d``."""
+    c, s = math.cos(d[2]), math.sin(d[2])
+    return (-c * d[0] - s * d[1], s * d[0] - c * d[1], wrap_angle(-d[2]))
+
 
 @dataclass(frozen=True, slots=True)
 class LocalizationJob:
@@ -86,6 +109,7 @@ class LocalizationJob:
     search: bool  # start a global search first
     pose: tuple[float, float, float]  # the robot's pose when the scan was taken
     stamp: float
+    scan_stamp: float = math.nan
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +181,9 @@ class RobotCore:
         self._search_requested = False
         self._searching = False
         self._mcl_odom: tuple[float, float, float] = start_pose
+        self._last_job_scan = -math.inf
+        # (stamp, x, y, θ) of recent odometry, to pair each scan with the odometry of its time
+        self._odometry_history: deque[tuple[float, float, float, float]] = deque(maxlen=64)
         self._last_encoders: tuple[float, int, int] | None = None
         self._last_gyro_stamp: float | None = None
         self._last_gyro_angle: float | None = None
@@ -333,6 +360,9 @@ class RobotCore:
         if enc is not None:
             before_pose = (self.odometry.x, self.odometry.y, self.odometry.theta)
             self.odometry.update(enc.left, enc.right, enc.stamp, heading_increment)
+            self._odometry_history.append(
+                (enc.stamp, self.odometry.x, self.odometry.y, self.odometry.theta)
+            )
             # carry the localized pose forward by the odometry increment
             dx = self.odometry.x - before_pose[0]
             dy = self.odometry.y - before_pose[1]
@@ -366,23 +396,39 @@ class RobotCore:
         scan = self.hw.laser.latest()
         if scan is None:
             return None
-        ox, oy, oth = self._mcl_odom
-        x, y, th = self.odometry.x, self.odometry.y, self.odometry.theta
-        c, s = math.cos(oth), math.sin(oth)
-        dx, dy = x - ox, y - oy
-        self._mcl_odom = (x, y, th)
+        if scan.stamp <= self._last_job_scan:
+            return None  # already used
+        self._last_job_scan = scan.stamp
+        # odometry when the scan was taken (a scan newer than the last control cycle takes
+        # that cycle's odometry); the pose then is the pose now moved back by the odometry since
+        odometry = (self.odometry.x, self.odometry.y, self.odometry.theta)
+        at_scan = self._odometry_at(scan.stamp)
+        since = _relative(at_scan, odometry)
+        pose_at_scan = _compose(self.pose, _inverse(since))
+        increment = _relative(self._mcl_odom, at_scan)
+        self._mcl_odom = at_scan
         search = self._search_requested
         self._search_requested = False
         # a search goes on with the robot standing still, a few scans a second
         force = self._searching and now - self._last_search_update >= SEARCH_UPDATE_SPACING
-        return LocalizationJob(
-            scan.ranges,
-            (c * dx + s * dy, -s * dx + c * dy, wrap_angle(th - oth)),
-            force,
-            search,
-            self.pose,
-            now,
-        )
+        return LocalizationJob(scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp)
+
+    def _odometry_at(self, stamp: float) -> tuple[float, float, float]:
+        """Odometry at ``stamp``, interpolated between control cycles (held at the newest)."""
+        history = self._odometry_history
+        if not history or stamp >= history[-1][0]:
+            return (self.odometry.x, self.odometry.y, self.odometry.theta)
+        for (t0, x0, y0, th0), (t1, x1, y1, th1) in itertools.pairwise(reversed(history)):
+            # newest first: (t0, …) is the later of the two
+            if t1 <= stamp:
+                share = (stamp - t1) / (t0 - t1) if t0 > t1 else 1.0
+                return (
+                    x1 + share * (x0 - x1),
+                    y1 + share * (y0 - y1),
+                    wrap_angle(th1 + share * wrap_angle(th0 - th1)),
+                )
+        _, x, y, th = history[0]
+        return (x, y, th)
 
     def localize(self, job: LocalizationJob) -> LocalizationResult | None:
         """Run the particle filter on one job; None if it did not update.

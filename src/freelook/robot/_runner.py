@@ -82,17 +82,17 @@ class SimulatedRobot:
                 if result is not None:
                     self.core.apply_localization(result)
         self.core.step(now)
+        if self._localizer is not None and self._localizing is None:
+            # after the cycle's odometry: the newest scan pairs with the odometry of its time
+            job = self.core.localization_job(now)
+            if job is not None:
+                self._localizing = self._localizer.submit(self.core.localize, job)
 
     def _on_laser(self, frame: LaserFrame) -> None:
         if self._localizer is None:
             self.core.on_scan(frame.stamp)
-            return
-        if self._localizing is not None:
+        elif self._localizing is not None:
             self.skipped_scans += 1
-            return
-        job = self.core.localization_job(frame.stamp)
-        if job is not None:
-            self._localizing = self._localizer.submit(self.core.localize, job)
 
     def wait_for_localization(self, timeout: float | None = None) -> None:
         """Block until the running background localization job is done (its result lands in
