@@ -26,7 +26,7 @@ import numpy.typing as npt
 from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import EstimationConfig, RobotConfig
-from freelook.geometry import wrap_angle
+from freelook.geometry import wrap_angle, wrap_angles
 from freelook.sim.world import World
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate"]
@@ -418,11 +418,11 @@ class MonteCarloLocalization:
                 _log_weights_split(*args, cores)
         return out
 
-    def _cells(self) -> npt.NDArray[np.int64]:
-        """Each particle's 1 m × 1 m cell of the map (particles off the map join the edge)."""
+    def _cells(self, poses: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+        """Each pose's 1 m × 1 m cell of the map (poses off the map join the edge)."""
         size_x, size_y = self._metres
-        ix = np.clip(np.floor(self.particles[:, 0] - self.world.origin[0]), 0, size_x - 1)
-        iy = np.clip(np.floor(self.particles[:, 1] - self.world.origin[1]), 0, size_y - 1)
+        ix = np.clip(np.floor(poses[:, 0] - self.world.origin[0]), 0, size_x - 1)
+        iy = np.clip(np.floor(poses[:, 1] - self.world.origin[1]), 0, size_y - 1)
         cells: npt.NDArray[np.int64] = (iy * size_x + ix).astype(np.int64)
         return cells
 
@@ -432,7 +432,7 @@ class MonteCarloLocalization:
         The coarse stage is done when :data:`GATHER_CELLS` 1 m cells hold
         :data:`PLACE_SHARE` of the weight.
         """
-        cells = self._cells()
+        cells = self._cells(self.particles)
         weight = np.bincount(cells, weights=self.weights)
         heaviest = np.argsort(weight)[-GATHER_CELLS:]
         heaviest = heaviest[weight[heaviest] > 0]
@@ -466,11 +466,11 @@ class MonteCarloLocalization:
         :data:`PLACE_RADIUS` and :data:`PLACE_ANGLE` of it.
         """
         p, w = self.particles, self.weights
-        cells = self._cells()
+        cells = self._cells(self.particles)
         inside = cells == int(np.argmax(np.bincount(cells, weights=w)))
         cx, cy, ct = _mean_pose(p[inside], w[inside])
         members = (np.hypot(p[:, 0] - cx, p[:, 1] - cy) < PLACE_RADIUS) & (
-            np.abs(np.remainder(p[:, 2] - ct + math.pi, math.tau) - math.pi) < PLACE_ANGLE
+            np.abs(wrap_angles(p[:, 2] - ct)) < PLACE_ANGLE
         )
         x, y, theta = _mean_pose(p[members], w[members])
         share = float(w[members].sum())
@@ -494,16 +494,13 @@ class MonteCarloLocalization:
         own = self.particles[members[np.argmax(self._logw[members])]]
         candidates = self._uniform_poses(RIVAL_CANDIDATES * len(self.particles))
         far = (np.hypot(candidates[:, 0] - place.x, candidates[:, 1] - place.y) > 0.5) | (
-            np.abs(np.remainder(candidates[:, 2] - place.theta + math.pi, math.tau) - math.pi)
-            > math.radians(30)
+            np.abs(wrap_angles(candidates[:, 2] - place.theta)) > math.radians(30)
         )
         candidates = candidates[far]
         coarse = self._score(candidates, bx, by, self._coarse_table)
         # the best candidate of each 1 m × 1 m × 45° cell, then the best cells
-        ix = np.floor(candidates[:, 0] - self.world.origin[0]).astype(np.int64)
-        iy = np.floor(candidates[:, 1] - self.world.origin[1]).astype(np.int64)
-        ia = np.floor((candidates[:, 2] + math.pi) / (math.pi / 4)).astype(np.int64) % 8
-        cells = (ix * 100_000 + iy) * 8 + ia
+        octant = np.floor((candidates[:, 2] + math.pi) / (math.pi / 4)).astype(np.int64) % 8
+        cells = self._cells(candidates) * 8 + octant
         order = np.argsort(-coarse)
         _, first = np.unique(cells[order], return_index=True)
         seeds = np.vstack([own, candidates[order[np.sort(first)][:RIVAL_PLACES]]])
