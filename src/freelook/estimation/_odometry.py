@@ -39,6 +39,11 @@ class Odometry:
         self.stamp = 0.0
         self.distance = 0.0
 
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """(x, y, θ) now."""
+        return (self.x, self.y, self.theta)
+
     def reset(self, x: float, y: float, theta: float) -> None:
         self.x, self.y, self.theta = x, y, theta
 

@@ -104,10 +104,10 @@ class LocalizationJob:
     """One scan's work for the particle filter, taken on the control path."""
 
     ranges: npt.NDArray[np.float64]
-    increment: tuple[float, float, float]  # odometry since the last job: forward, left, turn
+    increment: Pose  # odometry since the last job: forward, left, turn
     force: bool  # update even without enough motion (a search standing still)
     search: bool  # start a global search first
-    pose: tuple[float, float, float]  # the robot's pose when the scan was taken
+    pose: Pose  # the robot's pose when the scan was taken
     stamp: float
     scan_stamp: float = math.nan
 
@@ -180,7 +180,7 @@ class RobotCore:
         self._last_search_update = -math.inf
         self._search_requested = False
         self._searching = False
-        self._mcl_odom: tuple[float, float, float] = start_pose
+        self._mcl_odom: Pose = start_pose
         self._last_job_scan = -math.inf
         # (stamp, x, y, θ) of recent odometry, to pair each scan with the odometry of its time
         self._odometry_history: deque[tuple[float, float, float, float]] = deque(maxlen=64)
@@ -358,20 +358,11 @@ class RobotCore:
         elif encoder_rate is not None:
             yaw_rate = encoder_rate
         if enc is not None:
-            before_pose = (self.odometry.x, self.odometry.y, self.odometry.theta)
+            odometry_before = self.odometry.pose
             self.odometry.update(enc.left, enc.right, enc.stamp, heading_increment)
-            self._odometry_history.append(
-                (enc.stamp, self.odometry.x, self.odometry.y, self.odometry.theta)
-            )
+            self._odometry_history.append((enc.stamp, *self.odometry.pose))
             # carry the localized pose forward by the odometry increment
-            dx = self.odometry.x - before_pose[0]
-            dy = self.odometry.y - before_pose[1]
-            c, s = math.cos(before_pose[2]), math.sin(before_pose[2])
-            fx, fy = c * dx + s * dy, -s * dx + c * dy
-            dth = wrap_angle(self.odometry.theta - before_pose[2])
-            px, py, pth = self.pose
-            cp, sp = math.cos(pth), math.sin(pth)
-            self.pose = (px + cp * fx - sp * fy, py + sp * fx + cp * fy, wrap_angle(pth + dth))
+            self.pose = _compose(self.pose, _relative(odometry_before, self.odometry.pose))
         return yaw_rate
 
     def on_scan(self, now: float) -> bool:
@@ -401,9 +392,8 @@ class RobotCore:
         self._last_job_scan = scan.stamp
         # odometry when the scan was taken (a scan newer than the last control cycle takes
         # that cycle's odometry); the pose then is the pose now moved back by the odometry since
-        odometry = (self.odometry.x, self.odometry.y, self.odometry.theta)
         at_scan = self._odometry_at(scan.stamp)
-        since = _relative(at_scan, odometry)
+        since = _relative(at_scan, self.odometry.pose)
         pose_at_scan = _compose(self.pose, _inverse(since))
         increment = _relative(self._mcl_odom, at_scan)
         self._mcl_odom = at_scan
@@ -413,11 +403,11 @@ class RobotCore:
         force = self._searching and now - self._last_search_update >= SEARCH_UPDATE_SPACING
         return LocalizationJob(scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp)
 
-    def _odometry_at(self, stamp: float) -> tuple[float, float, float]:
+    def _odometry_at(self, stamp: float) -> Pose:
         """Odometry at ``stamp``, interpolated between control cycles (held at the newest)."""
         history = self._odometry_history
         if not history or stamp >= history[-1][0]:
-            return (self.odometry.x, self.odometry.y, self.odometry.theta)
+            return self.odometry.pose
         for (t0, x0, y0, th0), (t1, x1, y1, th1) in itertools.pairwise(reversed(history)):
             # newest first: (t0, …) is the later of the two
             if t1 <= stamp:
@@ -459,14 +449,9 @@ class RobotCore:
             return
         if estimate.std_xy >= 0.3:
             return
-        sx, sy, sth = result.job.pose
         x, y, theta = self.pose
-        c, s = math.cos(sth), math.sin(sth)
-        fx, fy = c * (x - sx) + s * (y - sy), -s * (x - sx) + c * (y - sy)
-        ce, se = math.cos(estimate.theta), math.sin(estimate.theta)
-        ex = estimate.x + ce * fx - se * fy
-        ey = estimate.y + se * fx + ce * fy
-        etheta = wrap_angle(estimate.theta + theta - sth)
+        since = _relative(result.job.pose, self.pose)
+        ex, ey, etheta = _compose((estimate.x, estimate.y, estimate.theta), since)
         # odometry is precise over centimetres and each estimate is noisy by millimetres:
         # move part of the way, unless the two disagree badly (then jump)
         jump = (
@@ -737,7 +722,7 @@ class RobotCore:
         out = self.last_output
         return Telemetry(
             stamp=now,
-            odom=(self.odometry.x, self.odometry.y, self.odometry.theta),
+            odom=self.odometry.pose,
             pose=self.pose,
             v=self.odometry.v,
             omega=self.heading.rate if self.heading is not None else self.odometry.omega,
