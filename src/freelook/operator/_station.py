@@ -97,7 +97,12 @@ class OperatorStation:
     ) -> None:
         self.config = config
         self.world = world
-        self.robot_address = robot_address
+        # a bare (host, port) is a UDP peer
+        self.robot = (
+            robot_address
+            if isinstance(robot_address, TransportUrl)
+            else TransportUrl("udp", *robot_address)
+        )
         self.wire = wire
         self.codec: ThesisCodec | NativeCodec = (
             ThesisCodec()
@@ -158,12 +163,12 @@ class OperatorStation:
 
     async def run(self) -> None:
         """Talk to the robot: over UDP to an address, or over a serial radio (``serial``)."""
-        robot = self.robot_address
-        if isinstance(robot, TransportUrl) and robot.scheme == "serial":
+        robot = self.robot
+        if robot.scheme == "serial":
             self._endpoint = SerialEndpoint(robot.device, robot.baud)
         else:
-            address = (robot.host, robot.port) if isinstance(robot, TransportUrl) else robot
-            self._endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=address)
+            remote = (robot.host, robot.port)
+            self._endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=remote)
         tasks = [
             asyncio.create_task(self._receive()),
             asyncio.create_task(self._transmit()),
@@ -195,9 +200,8 @@ class OperatorStation:
                 if event.decoded is not None:
                     self._on_decoded(event.decoded, event.data, time.monotonic())
                 elif event.error is not None:
-                    reason = rejection_reason(event.error)
-                    self.stats.on_rejected(reason, time.monotonic())
-                    self._record(event.data, None, False, reason)
+                    self.stats.on_rejected(rejection_reason(event.error), time.monotonic())
+                    self._record(event.data, None, False, type(event.error).__name__)
 
     def _on_packet(self, data: bytes) -> None:
         now = time.monotonic()

@@ -134,8 +134,9 @@ class RobotServer:
                 try:
                     decoded = self.codec.decode(data)
                 except ProtocolError as err:
-                    self.stats.on_rejected(rejection_reason(err), self.runtime.now())
-                    self._record(data, None, accepted=False, kind=rejection_reason(err))
+                    reason = rejection_reason(err)
+                    self.stats.on_rejected(reason, self.runtime.now())
+                    self._record(data, None, accepted=False, kind=reason)
                     continue
                 self._accept(decoded, data)
         finally:
