@@ -16,14 +16,19 @@ from freelook.robot._core import LocalizationJob, LocalizationResult
 from freelook.sim.world import load_world
 
 
-def test_control_goes_on_while_the_filter_is_busy_and_its_result_lands_after() -> None:
-    robot = SimulatedRobot(
+def _background_robot(seed: int) -> SimulatedRobot:
+    """A robot at (3, 3) facing east in ``lab``, its filter on a worker thread."""
+    return SimulatedRobot(
         load_robot("pioneer3dx"),
         load_world("lab"),
-        seed=4,
+        seed=seed,
         pose=(3.0, 3.0, 0.0),
         background_localization=True,
     )
+
+
+def test_control_goes_on_while_the_filter_is_busy_and_its_result_lands_after() -> None:
+    robot = _background_robot(seed=4)
     release = threading.Event()
     started = threading.Event()
     localize = robot.core.localize
@@ -80,13 +85,7 @@ def test_a_late_result_carries_the_motion_since_its_scan(moved: float) -> None:
 def test_each_scan_is_paired_with_the_odometry_of_its_time() -> None:
     # scans come at 75 Hz and control cycles at 50 Hz: a scan taken between two cycles used to
     # be paired with the odometry of the cycle before it, up to 20 ms of turning off
-    robot = SimulatedRobot(
-        load_robot("pioneer3dx"),
-        load_world("lab"),
-        seed=5,
-        pose=(3.0, 3.0, 0.0),
-        background_localization=True,
-    )
+    robot = _background_robot(seed=5)
     truth_at_scan: dict[float, float] = {}
     robot.sim.on_laser.append(
         lambda frame: truth_at_scan.__setitem__(frame.stamp, robot.sim.ground_truth.theta)
