@@ -3,7 +3,10 @@
 One station controls the robot at a time; others observe. A request from a station with
 higher authority than the holder takes over; equal or lower is rejected while the holder is
 active. Control lapses after ``timeout`` seconds without renewal (any admitted command or a
-new request from the holder renews it). Commands from other stations are dropped and counted.
+new request from the holder renews it), so another station may take over a silent one. Until
+another does, the lapsed holder's next command resumes its control at once: a link that comes
+back after a long outage drives on its first packet, not on the next control request.
+Commands from other stations are dropped and counted.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ class ControlArbiter:
         self._holder: int | None = None
         self._authority = -1
         self._renewed = 0.0
+        self._lapsed: tuple[int, int] | None = None  # (station, authority) whose lease ran out
         self.dropped: dict[int, int] = {}
 
     def holder(self, now: float) -> int | None:
         if self._holder is not None and now - self._renewed > self.timeout:
+            self._lapsed = (self._holder, self._authority)
             self._holder = None
             self._authority = -1
         return self._holder
@@ -39,9 +44,7 @@ class ControlArbiter:
     def request(self, station: int, authority: int, now: float) -> Decision:
         holder = self.holder(now)
         if holder is None or holder == station or authority > self._authority:
-            self._holder = station
-            self._authority = authority
-            self._renewed = now
+            self._grant(station, authority, now)
             return Decision(True, station)
         return Decision(False, holder, RejectReason.LOWER_AUTHORITY)
 
@@ -49,13 +52,24 @@ class ControlArbiter:
         if self.holder(now) == station:
             self._holder = None
             self._authority = -1
+            self._lapsed = None
             return True
         return False
 
     def admit(self, station: int, now: float) -> bool:
         """Whether a command from ``station`` may act; renews the holder's lease."""
-        if self.holder(now) == station:
+        holder = self.holder(now)
+        if holder == station:
             self._renewed = now
+            return True
+        if holder is None and self._lapsed is not None and self._lapsed[0] == station:
+            self._grant(station, self._lapsed[1], now)
             return True
         self.dropped[station] = self.dropped.get(station, 0) + 1
         return False
+
+    def _grant(self, station: int, authority: int, now: float) -> None:
+        self._holder = station
+        self._authority = authority
+        self._renewed = now
+        self._lapsed = None
