@@ -238,6 +238,8 @@ class RobotCore:
         if isinstance(message, EStop):
             self.estop = message.engaged
             self.safety.set_estop(message.engaged)
+            if message.engaged:
+                self._last_scale = 0.0  # the camera is held from this moment on
             return []
         if isinstance(message, ModeChange):
             self._set_mode(message.mode, now)
@@ -586,11 +588,15 @@ class RobotCore:
             measured=(self.odometry.v, yaw_rate),
         )
         scale = decision.scale
-        self._last_scale = scale if camera_command is not None else 1.0
+        # e-stop and watchdog hold the camera as well as the chassis
+        held = bool(decision.flags & (SafetyFlags.ESTOP | SafetyFlags.WATCHDOG))
+        # the share of the camera command carried out: the reference integrates only that, so
+        # a camera held still has no commanded motion to catch up when it is released
+        self._last_scale = (0.0 if held else scale) if camera_command is not None else 1.0
         if camera_command is not None:
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = v_left * scale, v_right * scale
-            pan_rate *= scale if decision.flags & SafetyFlags.ESTOP == 0 else 0.0
+            pan_rate *= scale
             v, omega = decision.v, decision.omega
             if decision.flags & (SafetyFlags.WATCHDOG | SafetyFlags.BUMPER):
                 stop = tank_control(decision.v, decision.omega, d)
@@ -599,7 +605,7 @@ class RobotCore:
             v, omega = decision.v, decision.omega
             wheels = tank_control(v, omega, d)
             v_left, v_right = wheels.v_left, wheels.v_right
-        if decision.flags & SafetyFlags.ESTOP:
+        if held:
             pan_rate = tilt_rate = 0.0
         self.hw.drive.command_wheels(v_left, v_right)
         if self.hw.pan_tilt is not None:
@@ -651,9 +657,9 @@ class RobotCore:
             self._cam_ref = (cam_x, cam_y)
         assert self._cam_ref is not None
         assert self._psi_ref is not None
-        scale = self._last_scale
+        # the feed-forward is the command itself: safety scales this cycle's whole output after
         cr, sr = math.cos(self._psi_ref), math.sin(self._psi_ref)
-        ref_vx, ref_vy = (cr * v1 - sr * v2) * scale, (sr * v1 + cr * v2) * scale
+        ref_vx, ref_vy = cr * v1 - sr * v2, sr * v1 + cr * v2
         rx, ry = self._cam_ref
         # never let the reference run away from a camera that cannot follow (blocked, e-stop)
         ex, ey = rx - cam_x, ry - cam_y
@@ -666,7 +672,7 @@ class RobotCore:
         wx, wy = ref_vx + gain * ex, ref_vy + gain * ey
         cp, sp = math.cos(psi), math.sin(psi)
         u1, u2 = cp * wx + sp * wy, -sp * wx + cp * wy  # into the camera frame
-        turn = omega_cmd * scale + gain * wrap_angle(self._psi_ref - psi)
+        turn = omega_cmd + gain * wrap_angle(self._psi_ref - psi)
         wheels = free_look_control(u1, u2, turn, pan, L1, L2, d)
         sat = saturation_factor(
             wheels, drive.max_wheel_speed, pt.max_pan_rate, drive.max_turn_rate, d
