@@ -66,13 +66,53 @@ def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     page.close()
 
 
-def test_w_moves_the_camera_forward_and_release_stops(browser: Any, sim: Any) -> None:
-    page, errors = open_cockpit(browser, sim)
+# Timed in the page's own clock: when each key went down or up, and when each state message
+# showed the robot's commanded motion (no polling from the test in between).
+KEY_TIMING = """
+window.__timing = [];
+for (const kind of ['keydown', 'keyup']) {
+  window.addEventListener(kind, (e) => {
+    if (!e.repeat) window.__timing.push([performance.now(), kind, e.code]);
+  }, true);
+}
+const seen = () => {
+  const s = window.freelook && window.freelook.last;
+  if (s && s.cmd && s !== window.__lastSeen) {
+    window.__lastSeen = s;
+    window.__timing.push([performance.now(), 'cmd', Math.abs(s.cmd.v) + Math.abs(s.cmd.omega)]);
+  }
+  requestAnimationFrame(seen);
+};
+requestAnimationFrame(seen);
+"""
+
+
+def _delays(timing: list[list[Any]]) -> dict[str, tuple[float, float]]:
+    """Per key: (key down → first state with motion, key up → first state without), in s."""
+    out: dict[str, tuple[float, float]] = {}
+    for index, (t, kind, code) in enumerate(timing):
+        if kind != "keydown":
+            continue
+        later = timing[index + 1 :]
+        up = next(e[0] for e in later if e[1] == "keyup" and e[2] == code)
+        went = next((e[0] for e in later if e[1] == "cmd" and e[0] >= t and e[2] > 1e-3), None)
+        stopped = next((e[0] for e in later if e[1] == "cmd" and e[0] >= up and e[2] < 1e-3), None)
+        out[code] = (
+            math.inf if went is None or went > up else (went - t) / 1e3,
+            math.inf if stopped is None else (stopped - up) / 1e3,
+        )
+    return out
+
+
+def test_w_s_a_d_move_at_once_from_the_first_press_and_stop_at_release(
+    browser: Any, sim: Any
+) -> None:
+    page, errors = open_cockpit(browser, sim, init_script=KEY_TIMING)
     page.click("[data-mode=free_look]")
     before = camera_pose(state(page))
 
     def moved() -> tuple[float, float]:
-        """Forward and sideways travel of the camera since the key went down."""
+        """Forward and sideways travel of the camera since the first key went down."""
         after = camera_pose(state(page))
         dx, dy = after[0] - before[0], after[1] - before[1]
         return (
@@ -80,17 +120,22 @@ def test_w_moves_the_camera_forward_and_release_stops(browser: Any, sim: Any) ->
             -dx * math.sin(before[2]) + dy * math.cos(before[2]),
         )
 
-    page.keyboard.down("KeyW")
-    # held until the camera has travelled 15 cm (a loaded machine takes longer, not less far)
-    went = wait_until(lambda: moved()[0] > 0.15, 8)
-    page.keyboard.up("KeyW")
-    released = time.monotonic()
-    assert went
-    assert wait_until(lambda: abs(state(page)["cmd"]["v"]) < 1e-3, 3)
-    stop_delay = time.monotonic() - released
-    forward, sideways = moved()
-    assert abs(sideways) < 0.5 * forward
-    assert stop_delay < 1.0
+    travel = {}
+    for key in ("KeyW", "KeyS", "KeyA", "KeyD"):
+        page.keyboard.down(key)
+        time.sleep(1.0)
+        page.keyboard.up(key)
+        time.sleep(0.6)
+        travel[key] = moved()
+        if key == "KeyW":
+            assert travel[key][0] > 0.1  # forward, in the camera's direction
+            assert abs(travel[key][1]) < 0.5 * travel[key][0]
+    delays = _delays(page.evaluate("window.__timing"))
+    for key, (went, stopped) in delays.items():
+        assert went <= 0.5, f"{key}: the robot moved {went:.2f} s after the key went down"
+        assert stopped <= 0.5, f"{key}: the robot stopped {stopped:.2f} s after release"
+    assert set(delays) == {"KeyW", "KeyS", "KeyA", "KeyD"}
+    assert travel["KeyS"][0] < travel["KeyW"][0] - 0.1  # S came back
     assert errors == []
     page.close()
 

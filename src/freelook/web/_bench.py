@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import statistics
 import time
@@ -157,3 +158,77 @@ def render_to_paint() -> Case:
         figures.update(asyncio.run(_with_session(_render_to_paint, camera=True)))
 
     return Case(run=run, unit="session", extra=lambda: dict(figures))
+
+
+_KEY_DOWN_CLOCK = """
+window.__keyDown = null;
+window.addEventListener('keydown', (e) => {
+  if (window.__keyDown === null) window.__keyDown = performance.timeOrigin + performance.now();
+}, true);
+"""
+
+
+async def _first_press(port: int, holder: dict[str, Any]) -> dict[str, float]:
+    """One fresh session: the cockpit opens, Free Look is chosen, W goes down once."""
+    from playwright.async_api import async_playwright
+
+    drive = holder["server"].robot.hardware.drive
+    moved: list[float] = []
+    original = drive.command_wheels
+
+    def spy(left: float, right: float) -> None:
+        if not moved and abs(left) + abs(right) > 1e-3:
+            moved.append(time.time() * 1e3)  # the page's clock is wall-clock ms too
+        original(left, right)
+
+    drive.command_wheels = spy
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        page = await browser.new_page()
+        await page.add_init_script(_KEY_DOWN_CLOCK)
+        await page.goto(f"http://127.0.0.1:{port}/")
+        await page.wait_for_function(
+            "window.freelook && window.freelook.last && window.freelook.last.pose"
+        )
+        await page.click("[data-mode=free_look]")
+        await asyncio.sleep(0.5)
+        await page.keyboard.down("KeyW")
+        await asyncio.sleep(0.5)
+        await page.keyboard.up("KeyW")
+        down = await page.evaluate("window.__keyDown")
+        await browser.close()
+    if not moved or down is None:
+        return {"latency_ms": math.inf}
+    return {"latency_ms": moved[0] - float(down)}
+
+
+@benchmark("web.first_press")
+def first_press() -> Case:
+    """The first key press of a fresh session (real Chromium, WebSocket, UDP, 20 ms cycle):
+    W down in the page until the robot applies a non-zero wheel command. Target: p95 over the
+    sessions ≤ one control cycle + 30 ms."""
+    latencies: list[float] = []
+
+    def run() -> None:
+        figures = asyncio.run(_with_session(_first_press, camera=True))
+        latencies.append(figures["latency_ms"] / 1e3)
+
+    def p95() -> float:
+        return _p95(latencies)
+
+    return Case(
+        run=run,
+        unit="session",
+        target_s=0.020 + 0.030,
+        measured=p95,
+        extra=lambda: {
+            "p50_ms": statistics.median(latencies) * 1e3,
+            "p95_ms": p95() * 1e3,
+            "max_ms": max(latencies) * 1e3,
+            "sessions": float(len(latencies)),
+        },
+    )
