@@ -10,8 +10,8 @@ import numpy.typing as npt
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization
 from freelook.geometry import wrap_angle
+from freelook.maps import World, load_world
 from freelook.sim import Simulator
-from freelook.sim.world import World, load_world
 
 
 def _setup(

@@ -13,9 +13,9 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.link import VelocityCommand, derive_key, parse_transport_url
+from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot._server import RobotServer, ServerOptions
-from freelook.sim.world import load_world
 
 
 @contextlib.contextmanager

@@ -12,10 +12,10 @@ from rosbags.highlevel import AnyReader
 
 from freelook.config import load_robot
 from freelook.link import FreeLookCommand, derive_key
+from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, build_report, read_messages, topic_counts
 from freelook.robot._server import RobotServer, ServerOptions
-from freelook.sim.world import load_world
 
 
 async def _session(path: Path) -> tuple[int, int]:

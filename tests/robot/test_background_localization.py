@@ -11,9 +11,9 @@ import pytest
 from freelook.config import load_robot
 from freelook.estimation import PoseEstimate
 from freelook.link import VelocityCommand
+from freelook.maps import load_world
 from freelook.robot import SimulatedRobot
 from freelook.robot._core import LocalizationJob, LocalizationResult
-from freelook.sim.world import load_world
 
 
 def _background_robot(seed: int) -> SimulatedRobot:

@@ -6,8 +6,8 @@ import math
 
 from freelook.config import load_robot
 from freelook.link import VelocityCommand
+from freelook.maps import load_world
 from freelook.robot import SimulatedRobot
-from freelook.sim.world import load_world
 
 
 def test_a_stall_with_the_world_frozen_does_not_add_rotation() -> None:

@@ -25,8 +25,8 @@ from freelook.link import (
     VelocityCommand,
     WheelSpeedCommand,
 )
+from freelook.maps import load_world
 from freelook.robot import SimulatedRobot
-from freelook.sim.world import load_world
 
 KEY = bytes(range(32))
 STATION = 1

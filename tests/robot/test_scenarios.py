@@ -7,8 +7,8 @@ import pytest
 from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.link import FreeLookCommand, Mode, SafetyFlags, VelocityCommand
+from freelook.maps import load_world
 from freelook.robot import SimulatedRobot
-from freelook.sim.world import load_world
 
 
 def test_square_laps_camera_drift_within_0_6_degrees() -> None:

@@ -14,8 +14,8 @@ from freelook.link import (
     UdpEndpoint,
     VelocityCommand,
 )
+from freelook.maps import load_world
 from freelook.robot._server import RobotServer, ServerOptions
-from freelook.sim.world import load_world
 
 
 def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:

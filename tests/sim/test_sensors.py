@@ -11,15 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
+from freelook.maps import World, cast_rays, cast_rays_reference, load_world
 from freelook.sim.sensors import (
     Laser,
     RateGyro,
     SonarRing,
     WheelEncoders,
-    cast_rays,
-    cast_rays_reference,
 )
-from freelook.sim.world import World, load_world
 
 RES = 0.02
 

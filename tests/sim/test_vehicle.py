@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from freelook.config import load_robot
+from freelook.maps import World, load_world
 from freelook.sim import Simulator
 from freelook.sim.vehicle import Vehicle, perimeter_points
-from freelook.sim.world import World, load_world
 
 
 def open_floor(size: float = 60.0) -> World:

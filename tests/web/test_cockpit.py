@@ -229,7 +229,7 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path:
 def _open_way_along_x(x: float, y: float, length: float) -> int:
     """+1 or -1: the direction along the map's x axis with ``length`` of free hall (0.6 m wide)
     from (x, y) in the sim's world; the tests before leave the robot anywhere in it."""
-    from freelook.sim.world import load_world
+    from freelook.maps import load_world
 
     world = load_world("lab")
     grid = world.obstacles()

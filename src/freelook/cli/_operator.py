@@ -31,8 +31,8 @@ def sim(
 
     from freelook.config import load_robot
     from freelook.errors import FreelookError
+    from freelook.maps import load_world
     from freelook.operator._app import SessionOptions, default_run_path, run_session
-    from freelook.sim.world import load_world
 
     try:
         config = load_robot(robot)
@@ -80,8 +80,8 @@ def operator(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.link import derive_key, key_from_env, parse_transport_url
+    from freelook.maps import load_world
     from freelook.operator._app import SessionOptions, run_operator
-    from freelook.sim.world import load_world
 
     try:
         url = parse_transport_url(robot_url)

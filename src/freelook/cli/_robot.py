@@ -33,8 +33,8 @@ def robot(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.link import derive_key, key_from_env
+    from freelook.maps import load_world
     from freelook.robot._server import RobotServer, ServerOptions
-    from freelook.sim.world import load_world
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)

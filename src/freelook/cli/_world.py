@@ -22,7 +22,7 @@ def draw_world(name_or_path: str, output: Path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Circle, Polygon
 
-    from freelook.sim.world import load_world
+    from freelook.maps import load_world
 
     world = load_world(name_or_path)
     x0, x1, y0, y1 = world.extent
@@ -91,7 +91,7 @@ def show(
 @world_app.command("list")
 def list_worlds() -> None:
     """List the built-in worlds."""
-    from freelook.sim.world import builtin_worlds
+    from freelook.maps import builtin_worlds
 
     for name in builtin_worlds():
         typer.echo(name)

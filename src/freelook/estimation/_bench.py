@@ -12,8 +12,8 @@ from freelook.bench import Case, benchmark
 def _mcl_case(particles: int) -> Case:
     from freelook.config import EstimationConfig, LaserConfig
     from freelook.estimation import MonteCarloLocalization
+    from freelook.maps import load_world
     from freelook.sim.sensors import Laser
-    from freelook.sim.world import load_world
 
     lab = load_world("lab")
     laser_config = LaserConfig(mount_forward=0.17)

@@ -27,7 +27,7 @@ from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angles
-from freelook.sim.world import World
+from freelook.maps import World
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate"]
 

@@ -33,8 +33,8 @@ from freelook.link import (
 )
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
+from freelook.maps import World, load_world
 from freelook.robot import SimulatedRobot
-from freelook.sim.world import World, load_world
 
 __all__ = [
     "EllipseResult",

@@ -17,10 +17,10 @@ import uvicorn
 
 from freelook.config import RobotConfig
 from freelook.link._transport import TransportUrl
+from freelook.maps import World
 from freelook.operator._station import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder
 from freelook.robot._server import RobotServer, ServerOptions
-from freelook.sim.world import World
 from freelook.web import create_app
 
 __all__ = ["SessionOptions", "run_operator", "run_session", "web_access"]

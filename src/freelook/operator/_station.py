@@ -57,8 +57,8 @@ from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
 from freelook.link._transport import SerialEndpoint, TransportUrl, UdpEndpoint
+from freelook.maps import World
 from freelook.record import BackgroundRecorder
-from freelook.sim.world import World
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
 __all__ = ["OperatorStation"]

@@ -154,7 +154,7 @@ def _plot_path(run: RunData, out: Path, world_name: str | None) -> None:
     fig, ax = plt.subplots(figsize=(7, 6))
     if world_name:
         try:
-            from freelook.sim.world import load_world
+            from freelook.maps import load_world
 
             world = load_world(world_name)
             x0, x1, y0, y1 = world.extent

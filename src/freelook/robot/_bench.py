@@ -12,8 +12,8 @@ def control_cycle() -> Case:
     """One cycle: estimation (odometry, heading filter), Free Look, safety on a full scan."""
     from freelook.config import load_robot
     from freelook.link import FreeLookCommand
+    from freelook.maps import load_world
     from freelook.robot import SimulatedRobot
-    from freelook.sim.world import load_world
 
     robot = SimulatedRobot(
         load_robot("pioneer3dx"), load_world("lab"), seed=1, use_localization=False
@@ -35,9 +35,9 @@ def lockstep_program() -> Case:
     baseline: the bare simulator (no robot program) in the same run."""
     from freelook.config import load_robot
     from freelook.link import VelocityCommand
+    from freelook.maps import load_world
     from freelook.robot import SimulatedRobot
     from freelook.sim import Simulator
-    from freelook.sim.world import load_world
 
     config, lab = load_robot("pioneer3dx"), load_world("lab")
     robot = SimulatedRobot(config, lab, seed=1, pose=(3.0, 3.0, 0.0))

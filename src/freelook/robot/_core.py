@@ -63,10 +63,9 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._stats_report import LinkStatsReport
+from freelook.maps import World, cast_rays
 from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
-from freelook.sim.sensors import cast_rays
-from freelook.sim.world import World
 
 __all__ = ["CycleOutput", "LocalizationJob", "LocalizationResult", "RobotCore"]
 

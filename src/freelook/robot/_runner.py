@@ -7,12 +7,12 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from freelook.config import RobotConfig
 from freelook.link._messages import Message
+from freelook.maps import World
 from freelook.robot._core import LocalizationResult, RobotCore
 from freelook.robot._sim_hal import simulated_hardware
 from freelook.runtime import LockstepRuntime
 from freelook.sim import LaserFrame, Simulator
 from freelook.sim._simulator import Runtime
-from freelook.sim.world import World
 
 __all__ = ["SimulatedRobot"]
 

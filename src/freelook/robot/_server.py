@@ -28,11 +28,11 @@ from freelook.link._stats import LinkStatistics
 from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
 from freelook.link._transport import SerialEndpoint, UdpEndpoint, parse_transport_url
+from freelook.maps import World
 from freelook.record import BackgroundRecorder
 from freelook.robot._runner import SimulatedRobot
 from freelook.runtime import RealtimeRuntime
 from freelook.sim.camera import encode_jpeg
-from freelook.sim.world import World
 
 __all__ = ["RobotServer", "ServerOptions"]
 

@@ -12,8 +12,8 @@ def lockstep() -> Case:
     """One simulated second of pioneer3dx in ``lab``: physics 5 ms, laser 75 Hz, sonar, gyro,
     encoders. Baseline: the same with physics at 1 ms (what a naive fixed-step simulator does)."""
     from freelook.config import load_robot
+    from freelook.maps import load_world
     from freelook.sim import Simulator
-    from freelook.sim.world import load_world
 
     robot = load_robot("pioneer3dx")
     lab = load_world("lab")

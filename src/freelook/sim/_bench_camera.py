@@ -7,8 +7,8 @@ from freelook.bench import Case, benchmark
 
 def _camera(width: int, height: int):  # type: ignore[no-untyped-def]
     from freelook.config import CameraConfig, load_robot
+    from freelook.maps import load_world
     from freelook.sim.camera import Camera
-    from freelook.sim.world import load_world
 
     robot = load_robot("pioneer3dx")
     assert robot.pan_tilt is not None

@@ -11,8 +11,8 @@ from freelook.bench import Case, benchmark
 def laser_scan() -> Case:
     """One 181-beam scan in ``lab`` vs a per-beam Python loop over the same grid."""
     from freelook.config import LaserConfig
-    from freelook.sim.sensors import Laser, cast_rays_reference
-    from freelook.sim.world import load_world
+    from freelook.maps import cast_rays_reference, load_world
+    from freelook.sim.sensors import Laser
 
     lab = load_world("lab")
     laser = Laser(LaserConfig(), lab, np.random.default_rng(0))
@@ -33,8 +33,8 @@ def laser_scan() -> Case:
 def sonar() -> Case:
     """Both 8-transducer sonar rings (5 rays per cone) in ``lab``."""
     from freelook.config import SonarConfig
+    from freelook.maps import load_world
     from freelook.sim.sensors import SonarRing
-    from freelook.sim.world import load_world
 
     ring = SonarRing(SonarConfig(), load_world("lab"), np.random.default_rng(0))
     return Case(run=lambda: ring.read(8.0, 8.0, 0.3), unit="reading")

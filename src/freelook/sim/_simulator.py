@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
+from freelook.maps import World
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
-from freelook.sim.world import World
 
 __all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
 

@@ -26,8 +26,8 @@ def _p95(values: list[float]) -> float:
 
 async def _with_session(body: Any, camera: bool) -> dict[str, float]:
     from freelook.config import load_robot
+    from freelook.maps import load_world
     from freelook.operator._app import SessionOptions, run_session
-    from freelook.sim.world import load_world
 
     port = _free_port()
     started = asyncio.Event()

@@ -9,8 +9,8 @@ import numpy.typing as npt
 import simplejpeg
 
 from freelook.config import CameraConfig, PanTiltConfig
+from freelook.maps import World
 from freelook.sim.camera._render import render_frame
-from freelook.sim.world import World
 
 __all__ = ["Camera", "decode_jpeg", "encode_jpeg"]
 

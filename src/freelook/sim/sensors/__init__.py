@@ -1,6 +1,5 @@
 """Simulated sensors: laser, sonar rings, rate gyro, wheel encoders (noise seeded)."""
 
-from freelook.sim.sensors._raycast import cast_rays, cast_rays_from, cast_rays_reference
 from freelook.sim.sensors._sensors import Laser, RateGyro, SonarRing, WheelEncoders
 
 __all__ = [
@@ -8,7 +7,4 @@ __all__ = [
     "RateGyro",
     "SonarRing",
     "WheelEncoders",
-    "cast_rays",
-    "cast_rays_from",
-    "cast_rays_reference",
 ]

@@ -8,8 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.sim.sensors._raycast import cast_rays, cast_rays_from
-from freelook.sim.world import World
+from freelook.maps import World, cast_rays, cast_rays_from
 
 __all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders"]
 

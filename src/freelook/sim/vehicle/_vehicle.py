@@ -18,8 +18,8 @@ import numpy as np
 
 from freelook.config import RobotConfig
 from freelook.geometry import wrap_angle
+from freelook.maps import World
 from freelook.sim.vehicle._collision import footprint_hits, perimeter_points
-from freelook.sim.world import World
 
 __all__ = ["Vehicle", "VehicleState"]
 

@@ -19,12 +19,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from freelook.errors import WorldError
-from freelook.sim.world._model import World, WorldObject
-from freelook.sim.world._raster import draw_points, draw_segment
+from freelook.maps._model import World, WorldObject
+from freelook.maps._raster import draw_points, draw_segment
 
 __all__ = ["builtin_worlds", "load_aria_map", "load_ros_map", "load_toml_world", "load_world"]
 
-_BUILTIN = "freelook.sim.world.builtin"
+_BUILTIN = "freelook.maps.builtin"
 MAX_CELLS = 50_000_000
 
 

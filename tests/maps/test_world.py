@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from freelook.cli import app
 from freelook.errors import WorldError
-from freelook.sim.world import builtin_worlds, load_world
+from freelook.maps import builtin_worlds, load_world
 
 # A 4 × 3 m room with 5 cm cells, its walls on the cell rows/columns at the edges.
 RES = 0.05
