@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum, IntFlag
+from enum import IntEnum
 
 from freelook.link._stats_report import LinkStatsReport
+from freelook.types import Mode, SafetyFlags
 
 __all__ = [
     "ControlGrant",
@@ -36,30 +37,6 @@ __all__ = [
     "VideoFrame",
     "WheelSpeedCommand",
 ]
-
-
-class Mode(IntEnum):
-    """Drive modes of the robot program."""
-
-    IDLE = 0
-    VELOCITY = 1
-    WHEELS = 2
-    TANK = 3
-    FREE_LOOK = 4
-    KEYBOARD = 5
-    LINEAR = 6
-    TRAJECTORY = 7
-
-
-class SafetyFlags(IntFlag):
-    """Why the safety layer changed the command (several may hold at once)."""
-
-    NONE = 0
-    ZONE = 1
-    APPROACH = 2
-    WATCHDOG = 4
-    ESTOP = 8
-    BUMPER = 16
 
 
 class RejectReason(IntEnum):

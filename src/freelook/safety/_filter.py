@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
-from freelook.link._messages import SafetyFlags
+from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
 

@@ -1,0 +1,35 @@
+"""Domain types every layer shares: the robot's drive mode and why safety changed a command.
+
+They belong to the robot's domain, not to any wire format: the link encodes them, the robot
+program reports them, the operator station and the page show them.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, IntFlag
+
+__all__ = ["Mode", "SafetyFlags"]
+
+
+class Mode(IntEnum):
+    """Drive modes of the robot program (one source of truth: the robot's telemetry)."""
+
+    IDLE = 0
+    VELOCITY = 1
+    WHEELS = 2
+    TANK = 3
+    FREE_LOOK = 4
+    KEYBOARD = 5
+    LINEAR = 6
+    TRAJECTORY = 7
+
+
+class SafetyFlags(IntFlag):
+    """Why the safety layer changed the command (several may hold at once)."""
+
+    NONE = 0
+    ZONE = 1
+    APPROACH = 2
+    WATCHDOG = 4
+    ESTOP = 8
+    BUMPER = 16
