@@ -21,6 +21,9 @@ __all__ = [
     "DriveBase",
     "EncoderSample",
     "GyroSample",
+    "HardwareConnection",
+    "Odometer",
+    "OdometrySample",
     "PanTiltState",
     "PanTiltUnit",
     "RangeScan",
@@ -66,6 +69,18 @@ class EncoderSample:
     stamp: float
     left: int  # cumulative counts
     right: int
+
+
+@dataclass(frozen=True, slots=True)
+class OdometrySample:
+    """A base's own dead reckoning (as a Pioneer's controller reports it in every SIP)."""
+
+    stamp: float
+    x: float  # m, in the base's odometry frame (where it was switched on or reset)
+    y: float
+    theta: float  # rad
+    v_left: float  # m/s, measured wheel speeds
+    v_right: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +154,26 @@ class WheelEncoders(Protocol):
 
 
 @runtime_checkable
+class Odometer(Protocol):
+    """A base that integrates its own odometry; the robot program uses it without encoders."""
+
+    def latest(self) -> OdometrySample | None: ...
+
+
+@runtime_checkable
+class HardwareConnection(Protocol):
+    """Hardware behind a cable or socket: whether it answers, and what is wrong if not."""
+
+    @property
+    def connected(self) -> bool: ...
+
+    @property
+    def status(self) -> str:
+        """A short human-readable state, e.g. "connected to 127.0.0.1:8101" or why not."""
+        ...
+
+
+@runtime_checkable
 class Bumpers(Protocol):
     def latest(self) -> BumperState | None: ...
 
@@ -162,3 +197,5 @@ class RobotHardware:
     sonar: RangeSensor | None = None
     bumpers: Bumpers | None = None
     camera: Camera | None = None
+    odometer: Odometer | None = None
+    connection: HardwareConnection | None = None  # None: always there (a simulator)
