@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import load_robot
-from freelook.estimation import MonteCarloLocalization
+from freelook.estimation import MonteCarloLocalization, SearchPhase
 from freelook.geometry import wrap_angle
 from freelook.maps import World, load_world
 from freelook.sim import Simulator
@@ -63,6 +63,28 @@ def test_global_search_finds_the_robot_and_ends() -> None:
     assert distance < 0.05
     assert heading < 2.0
     assert mcl.fit > -0.5  # the scan fits the map where it settled
+
+
+def test_a_global_search_passes_through_its_phases_in_order_and_ends_tracking() -> None:
+    pose = (3.0, 3.0, 0.3)
+    mcl, ranges = _setup("lab", pose, seed=1)
+    assert mcl.phase is SearchPhase.TRACKING
+    assert not mcl.searching
+    mcl.global_init()
+    phases = [mcl.phase]
+    for _ in range(60):
+        mcl.update(ranges, force=True)
+        assert mcl.searching == (mcl.phase is not SearchPhase.TRACKING)
+        if mcl.phase is not phases[-1]:
+            phases.append(mcl.phase)
+        if not mcl.searching:
+            break
+    assert phases == [
+        SearchPhase.SCREENING,
+        SearchPhase.COARSE,
+        SearchPhase.SHARP,
+        SearchPhase.TRACKING,
+    ]
 
 
 def _twin_rooms() -> World:

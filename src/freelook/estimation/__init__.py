@@ -1,7 +1,7 @@
 """Pose estimation: encoder odometry, gyro + encoder heading filter, Monte Carlo localization."""
 
 from freelook.estimation._heading import HeadingKalmanFilter
-from freelook.estimation._mcl import MonteCarloLocalization, PoseEstimate
+from freelook.estimation._mcl import MonteCarloLocalization, PoseEstimate, SearchPhase
 from freelook.estimation._odometry import Odometry, OdometryEstimate
 
 __all__ = [
@@ -10,4 +10,5 @@ __all__ = [
     "Odometry",
     "OdometryEstimate",
     "PoseEstimate",
+    "SearchPhase",
 ]

@@ -10,6 +10,7 @@ the effective sample size drops.
 many uniform candidates; a blurred field gathers it into a few places; each place is refined on
 the scan and the sharp field decides between them; before the search ends, the best other
 places of the map are refined alike, and any that fit about as well keep it going.
+:class:`SearchPhase` names these stages.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import functools
 import math
 import threading
 from dataclasses import dataclass
+from enum import Enum
 from typing import NamedTuple
 
 import numba
@@ -29,7 +31,7 @@ from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angles
 from freelook.maps import World
 
-__all__ = ["MonteCarloLocalization", "PoseEstimate"]
+__all__ = ["MonteCarloLocalization", "PoseEstimate", "SearchPhase"]
 
 _SPLIT_LOCK = threading.Lock()
 
@@ -62,6 +64,18 @@ GATHER_CELLS = 8  # the coarse stage ends when this many 1 m cells hold PLACE_SH
 PLACE_RADIUS = 0.75  # m, around the heaviest 1 m cell's centre
 PLACE_ANGLE = math.radians(45.0)
 PLACE_SHARE = 0.9  # weight the main place must hold for a search to end
+
+
+class SearchPhase(Enum):
+    """Where the filter stands in a global search; each stage leads to the next, in order.
+
+    A poor fit in the sharp stage (or soon after it) starts the search afresh from screening.
+    """
+
+    TRACKING = "tracking"  # no search: the cloud follows one pose on the sharp field
+    SCREENING = "screening"  # the next scan picks the cloud from many uniform candidates
+    COARSE = "coarse"  # the blurred field gathers the cloud into a few places
+    SHARP = "sharp"  # the places refined, the sharp field decides; rivals are tried before it ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,9 +331,7 @@ class MonteCarloLocalization:
         self._moved_a = math.inf
         self.updates = 0
         self.fit = 0.0  # mean log-likelihood per beam at the last update
-        self._global = False
-        self._coarse = False
-        self._screen = False
+        self._phase = SearchPhase.TRACKING
         self._global_updates = 0
         self._poor_fits = 0
         self._verify = 0
@@ -363,9 +375,7 @@ class MonteCarloLocalization:
         self.particles = self._uniform_poses(n)
         self.weights = np.full(n, 1.0 / n)
         self._logw = np.empty(n)
-        self._global = True
-        self._coarse = True
-        self._screen = True
+        self._phase = SearchPhase.SCREENING
         self._global_updates = 0
         self._poor_fits = 0
         self._verify = 0
@@ -583,29 +593,29 @@ class MonteCarloLocalization:
         b = self.beam_angles[pick]
         bx = self.mount[0] + r * np.cos(b)
         by = self.mount[1] + r * np.sin(b)
-        if self._global and self._screen:
-            self._screen = False
+        if self._phase is SearchPhase.SCREENING:
+            self._phase = SearchPhase.COARSE
             self._screen_candidates(bx, by)
             self._moved_d = self._moved_a = 0.0
             self.updates += 1
             return True
-        coarse = self._global and self._coarse
+        coarse = self._phase is SearchPhase.COARSE
         self._score(
             self.particles, bx, by, self._coarse_table if coarse else self._table, self._logw
         )
-        temperature = 10.0 * self.temperature if self._global else self.temperature
+        temperature = 10.0 * self.temperature if self.searching else self.temperature
         self.fit = _reweight(self._logw, self.weights, temperature) / len(r)
         self._moved_d = self._moved_a = 0.0
         self.updates += 1
         if coarse:
             places = self._gathered_places()
             if places is not None:
-                self._coarse = False
+                self._phase = SearchPhase.SHARP
                 self._sharpen(places, bx, by)
                 return True
-        elif self._global or self._verify > 0:
+        elif self._phase is SearchPhase.SHARP or self._verify > 0:
             self._global_updates += 1
-            self._verify -= int(not self._global)
+            self._verify -= int(self._phase is not SearchPhase.SHARP)
             place = self._main_place()
             collapsed = place.share >= PLACE_SHARE and place.spread < 0.1
             self._poor_fits = self._poor_fits + 1 if collapsed and self.fit < SEARCH_MIN_FIT else 0
@@ -615,7 +625,7 @@ class MonteCarloLocalization:
                 self.global_init()
                 return True
             if (
-                self._global
+                self._phase is SearchPhase.SHARP
                 and self._global_updates >= SEARCH_FINE_UPDATES
                 and collapsed
                 and self._poor_fits == 0
@@ -626,7 +636,7 @@ class MonteCarloLocalization:
                     return True
                 # the search ends on its main place, refined on this scan; stragglers elsewhere
                 # are dropped
-                self._global = False
+                self._phase = SearchPhase.TRACKING
                 self._verify = SEARCH_VERIFY_UPDATES
                 self.particles = refined
                 self.weights = np.full(len(refined), 1.0 / len(refined))
@@ -637,9 +647,14 @@ class MonteCarloLocalization:
         return True
 
     @property
+    def phase(self) -> SearchPhase:
+        """The stage of the global search, :attr:`SearchPhase.TRACKING` when none runs."""
+        return self._phase
+
+    @property
     def searching(self) -> bool:
         """Whether a global search is still running (its estimate is not yet a pose)."""
-        return self._global
+        return self._phase is not SearchPhase.TRACKING
 
     def _resample(self, count: int | None = None) -> None:
         n = len(self.weights) if count is None else count
@@ -650,7 +665,7 @@ class MonteCarloLocalization:
         # instead of collapsing onto the few poses it happened to sample
         xy, theta = (
             (SEARCH_ROUGHEN_XY, SEARCH_ROUGHEN_THETA)
-            if self._global
+            if self.searching
             else (ROUGHEN_XY, ROUGHEN_THETA)
         )
         self.particles += self.rng.standard_normal((n, 3)) * np.array([xy, xy, theta])
