@@ -44,9 +44,6 @@ class Odometry:
         """(x, y, θ) now."""
         return (self.x, self.y, self.theta)
 
-    def reset(self, x: float, y: float, theta: float) -> None:
-        self.x, self.y, self.theta = x, y, theta
-
     def update(
         self, left: int, right: int, now: float, yaw_increment: float | None = None
     ) -> OdometryEstimate:

@@ -129,6 +129,3 @@ class ImpairedChannel:
             out.append(heapq.heappop(self._heap).data)
         self.counters.delivered += len(out)
         return out
-
-    def next_due(self) -> float | None:
-        return self._heap[0].due if self._heap else None

@@ -400,10 +400,6 @@ class NativeCodec:
         self._sequence: dict[int, int] = {}
         self._frame_id = 0
 
-    @property
-    def trailer_size(self) -> int:
-        return TAG_SIZE if self.key is not None else 4
-
     def _packet(self, code: int, stream: int, payload: bytes, stamp: float) -> bytes:
         if len(payload) > MAX_PACKET - HEADER_SIZE - TAG_SIZE:
             raise MalformedError(f"payload of {len(payload)} bytes exceeds the packet limit")
