@@ -4,12 +4,20 @@ FreelookError
 ├── ConfigError        a configuration file is missing, malformed or invalid
 ├── WorldError         a world/map file cannot be loaded
 ├── ProtocolError      bytes that do not form a valid packet (codecs raise, transports count)
-└── ModeError          a drive mode cannot run on this robot (e.g. FLC without a pan unit)
+├── ModeError          a drive mode cannot run on this robot (e.g. FLC without a pan unit)
+└── HardwareError      a robot's hardware cannot be reached or does not answer as expected
 """
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "FreelookError", "ModeError", "ProtocolError", "WorldError"]
+__all__ = [
+    "ConfigError",
+    "FreelookError",
+    "HardwareError",
+    "ModeError",
+    "ProtocolError",
+    "WorldError",
+]
 
 
 class FreelookError(Exception):
@@ -37,3 +45,7 @@ class ProtocolError(FreelookError):
 
 class ModeError(FreelookError):
     """A drive mode cannot run on this robot; the message says why."""
+
+
+class HardwareError(FreelookError):
+    """Hardware cannot be reached or does not answer; the message names the port or host."""

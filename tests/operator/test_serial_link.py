@@ -12,10 +12,11 @@ from collections.abc import Iterator
 import pytest
 
 from freelook.config import load_robot
+from freelook.hardware.sim import simulated_server
 from freelook.link import VelocityCommand, derive_key, parse_transport_url
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
-from freelook.robot._server import RobotServer, ServerOptions
+from freelook.robot import ServerOptions
 
 
 @contextlib.contextmanager
@@ -61,7 +62,7 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
     key = derive_key("serial test") if wire == "native" else None
 
     async def session(robot_device: str, operator_device: str) -> tuple[OperatorStation, float]:
-        server = RobotServer(
+        server, robot = simulated_server(
             config,
             world,
             ServerOptions(listen=f"serial://{robot_device}", wire=wire, key=key, camera=False),
@@ -72,11 +73,11 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
             config, world, parse_transport_url(f"serial://{operator_device}"), wire=wire, key=key
         )
         station_task = asyncio.create_task(station.run())
-        start_x = server.robot.sim.ground_truth.x
+        start_x = robot.sim.ground_truth.x
         await asyncio.sleep(1.0)
         station.drive_command = VelocityCommand(0.3, 0.0)  # both profiles carry it
         await asyncio.sleep(2.0)
-        moved = server.robot.sim.ground_truth.x - start_x
+        moved = robot.sim.ground_truth.x - start_x
         for task in (station_task, robot_task):
             task.cancel()
         await asyncio.gather(station_task, robot_task, return_exceptions=True)

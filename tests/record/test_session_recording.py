@@ -11,11 +11,12 @@ import pytest
 from rosbags.highlevel import AnyReader
 
 from freelook.config import load_robot
+from freelook.hardware.sim import simulated_server
 from freelook.link import FreeLookCommand, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, build_report, read_messages, topic_counts
-from freelook.robot._server import RobotServer, ServerOptions
+from freelook.robot import ServerOptions
 
 
 async def _session(path: Path) -> tuple[int, int]:
@@ -24,7 +25,7 @@ async def _session(path: Path) -> tuple[int, int]:
         Recorder(path, metadata={"robot": config.name, "world": world.name})
     )
     key = derive_key("session test")
-    server = RobotServer(
+    server, _ = simulated_server(
         config,
         world,
         ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=True, camera_rate=10.0),

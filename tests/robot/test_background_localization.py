@@ -10,10 +10,11 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.estimation import PoseEstimate
+from freelook.geometry import Pose
+from freelook.hardware.sim import SimulatedRobot
 from freelook.link import VelocityCommand
 from freelook.maps import load_world
-from freelook.robot import SimulatedRobot
-from freelook.robot._core import LocalizationJob, LocalizationResult
+from freelook.robot import LocalizationJob, LocalizationResult
 
 
 def _background_robot(seed: int) -> SimulatedRobot:
@@ -72,7 +73,7 @@ def test_a_late_result_carries_the_motion_since_its_scan(moved: float) -> None:
     job = LocalizationJob(np.zeros(181), (0.0, 0.0, 0.0), False, False, (3.0, 3.0, 0.0), 0.1)
     # the scan was taken at (3, 3) heading east; since then odometry moved the robot forward
     core = robot.core
-    core.pose = (3.0 + moved, 3.0, 0.0)
+    core.estimator.pose = Pose(3.0 + moved, 3.0, 0.0)
     estimate = PoseEstimate(4.0, 5.0, math.pi / 2, std_xy=0.01, std_theta=0.01)
     core.apply_localization(LocalizationResult(job, estimate, searching=False))
     # the estimate says the scan was taken at (4, 5) heading north: the robot is now `moved`

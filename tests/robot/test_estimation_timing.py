@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from freelook.config import load_robot
+from freelook.hardware.sim import SimulatedRobot
 from freelook.link import VelocityCommand
 from freelook.maps import load_world
-from freelook.robot import SimulatedRobot
 
 
 def test_a_stall_with_the_world_frozen_does_not_add_rotation() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from freelook.config import load_robot
+from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
     ControlRequest,
     EStop,
@@ -26,7 +27,6 @@ from freelook.link import (
     WheelSpeedCommand,
 )
 from freelook.maps import load_world
-from freelook.robot import SimulatedRobot
 
 KEY = bytes(range(32))
 STATION = 1

@@ -6,9 +6,9 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
+from freelook.hardware.sim import SimulatedRobot
 from freelook.link import FreeLookCommand, Mode, SafetyFlags, VelocityCommand
 from freelook.maps import load_world
-from freelook.robot import SimulatedRobot
 
 
 def test_square_laps_camera_drift_within_0_6_degrees() -> None:

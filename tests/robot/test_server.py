@@ -7,6 +7,7 @@ import itertools
 import math
 
 from freelook.config import load_robot
+from freelook.hardware.sim import simulated_server
 from freelook.link import (
     PositionReport,
     SetTransmission,
@@ -15,12 +16,12 @@ from freelook.link import (
     VelocityCommand,
 )
 from freelook.maps import load_world
-from freelook.robot._server import RobotServer, ServerOptions
+from freelook.robot import ServerOptions
 
 
 def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
     async def scenario() -> list[tuple[float, PositionReport]]:
-        server = RobotServer(
+        server, _ = simulated_server(
             load_robot("pioneer3dx"),
             load_world("lab"),
             ServerOptions(listen="udp://127.0.0.1:0", wire="thesis", camera=False),

@@ -36,7 +36,7 @@ SUITES: tuple[str, ...] = (
     "freelook.link._bench",
     "freelook.estimation._bench",
     "freelook.safety._bench",
-    "freelook.robot._bench",
+    "freelook.hardware.sim._bench",
     "freelook.web._bench",
 )
 

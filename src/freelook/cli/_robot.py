@@ -1,4 +1,4 @@
-"""``freelook robot``: run the robot program (simulated backend) and serve it on a link."""
+"""``freelook robot``: run the robot program on a hardware backend and serve it on a link."""
 
 from __future__ import annotations
 
@@ -13,7 +13,19 @@ def robot(
     robot_name: Annotated[str, typer.Option("--robot", help="Robot name or TOML file.")] = (
         "pioneer3dx"
     ),
-    world: Annotated[str, typer.Option(help="World name or map file.")] = "lab",
+    hardware: Annotated[
+        str,
+        typer.Option(help="sim, arcos://HOST:PORT (MobileSim: 8101) or arcos:///dev/ttyUSB0."),
+    ] = "sim",
+    world: Annotated[str, typer.Option(help="The simulated world (with --hardware sim).")] = "lab",
+    robot_map: Annotated[
+        str | None,
+        typer.Option(
+            "--map",
+            help="Map file or built-in world the robot localizes in and keeps clear of "
+            "(default with sim: the world's own map file; 'none': range sensors only).",
+        ),
+    ] = None,
     listen: Annotated[
         str, typer.Option(help="udp://HOST:PORT or serial:///dev/…?baud=N")
     ] = "udp://127.0.0.1:47001",
@@ -26,40 +38,44 @@ def robot(
     ] = False,
     seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
 ) -> None:
-    """Run the simulated robot and serve it (Ctrl-C stops it)."""
+    """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
     import contextlib
 
     from freelook.config import load_robot
     from freelook.errors import FreelookError
+    from freelook.hardware import open_robot_server
     from freelook.link import derive_key, key_from_env
-    from freelook.maps import load_world
-    from freelook.robot._server import RobotServer, ServerOptions
+    from freelook.robot import ServerOptions
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
         raise typer.Exit(2)
-    try:
-        config = load_robot(robot_name)
-        the_world = load_world(world)
-        secret = derive_key(key) if key else key_from_env()
-        if wire == "native" and secret is None and not insecure:
-            raise FreelookError(
-                "the native profile needs a key: --key, FREELOOK_LINK_KEY, or --insecure"
+
+    async def serve() -> None:
+        try:
+            config = load_robot(robot_name)
+            secret = derive_key(key) if key else key_from_env()
+            if wire == "native" and secret is None and not insecure:
+                raise FreelookError(
+                    "the native profile needs a key: --key, FREELOOK_LINK_KEY, or --insecure"
+                )
+            options = ServerOptions(
+                listen=listen, wire=wire, key=secret, allow_unauthenticated=insecure
             )
-        server = RobotServer(
-            config,
-            the_world,
-            ServerOptions(
-                listen=listen, wire=wire, key=secret, allow_unauthenticated=insecure, seed=seed
-            ),
-        )
-    except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
-    typer.echo(f"robot {config.name} in {the_world.name}: {wire} profile on {listen}")
+            server, description = await open_robot_server(
+                config, hardware, options, world=world, robot_map=robot_map, seed=seed
+            )
+        except FreelookError as err:
+            typer.echo(str(err), err=True)
+            raise typer.Exit(2) from None
+        typer.echo(f"robot {config.name} on {description}: {wire} profile on {listen}")
+        for line in server.program.core.unavailable():
+            typer.echo(f"  {line}")
+        await server.run()
+
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.run())
+        asyncio.run(serve())
 
 
 def register(app: typer.Typer) -> None:

@@ -203,6 +203,60 @@ class EstimationConfig(_Strict):
     mcl_update_min_a_deg: float = Field(default=3.0, ge=0)
 
 
+class LocalizationConfig(_Strict):
+    """How the robot fuses laser localization (MCL) with odometry."""
+
+    initial_std_xy: float = Field(
+        default=0.05, gt=0, description="spread of the cloud around a given start, m"
+    )
+    initial_std_theta: float = Field(
+        default=0.02, gt=0, description="spread of the cloud around a given start heading, rad"
+    )
+    gain: float = Field(
+        default=0.3,
+        gt=0,
+        le=1,
+        description="share of each correction applied at once (odometry is precise over "
+        "centimetres, each estimate noisy by millimetres)",
+    )
+    jump_distance: float = Field(
+        default=0.1, gt=0, description="an estimate this far off replaces the pose outright, m"
+    )
+    jump_angle_deg: float = Field(
+        default=10.0, gt=0, description="an estimate this far off replaces the heading, deg"
+    )
+    search_update_spacing: float = Field(
+        default=0.25, gt=0, description="s between updates of a global search standing still"
+    )
+    map_range: float = Field(
+        default=2.5, gt=0, description="m of known map turned into safety points around the robot"
+    )
+
+
+class FreeLookConfig(_Strict):
+    """The robot-side Free Look controller, closed around the camera's estimated pose."""
+
+    gain: float = Field(
+        default=2.0,
+        ge=0,
+        description="1/s: how fast the camera is pulled back onto its reference path",
+    )
+    lag_cap: float = Field(
+        default=0.1,
+        gt=0,
+        description="m: the reference never runs further ahead of a camera that cannot follow",
+    )
+
+
+class TrackingConfig(_Strict):
+    """Gains of the nonlinear state tracking controller (seed 004 eq. 3.17)."""
+
+    b: float = Field(default=40.0, gt=0, description="k2 = b")
+    zeta: float = Field(
+        default=0.8, gt=0, le=1, description="damping: k1 = k3 = 2ζ·√(ω_r² + b·v_r²)"
+    )
+
+
 class LinkConfig(_Strict):
     """Link and transmission defaults."""
 
@@ -227,4 +281,10 @@ class RobotConfig(_Strict):
     safety: SafetyConfig
     limits: ModeLimitsConfig = ModeLimitsConfig()
     estimation: EstimationConfig = EstimationConfig()
+    localization: LocalizationConfig = LocalizationConfig()
+    free_look: FreeLookConfig = FreeLookConfig()
+    #: trajectory tracking on the robot (its 20 ms cycle with localization noise) and at the
+    #: operator station (the thesis's own gains, b = 40, ξ = 0.8)
+    robot_tracking: TrackingConfig = TrackingConfig(b=100.0, zeta=0.5)
+    operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()

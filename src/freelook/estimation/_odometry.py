@@ -21,7 +21,8 @@ class OdometryEstimate:
 
 
 class Odometry:
-    """Dead reckoning from cumulative encoder counts; an external yaw increment may be used."""
+    """Dead reckoning from cumulative encoder counts (an external yaw increment may be used), or
+    from the motion steps a base that integrates its own odometry reports."""
 
     def __init__(
         self,
@@ -72,6 +73,21 @@ class Odometry:
             self.v = ds / dt
             self.omega = encoder_dth / dt
         self.distance += abs(ds)
+        self.stamp = now
+        return self.estimate()
+
+    def advance(self, step: tuple[float, float, float], now: float, v: float) -> OdometryEstimate:
+        """Advance by a motion ``step`` (forward, left, turn) in the robot's frame, as a base
+        that integrates its own odometry reports it; ``v`` is its measured speed."""
+        dt = now - self.stamp
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        self.x += c * step[0] - s * step[1]
+        self.y += s * step[0] + c * step[1]
+        self.theta = wrap_angle(self.theta + step[2])
+        self.v = v
+        if dt > 0:
+            self.omega = step[2] / dt
+        self.distance += math.hypot(step[0], step[1])
         self.stamp = now
         return self.estimate()
 

@@ -16,6 +16,7 @@ from freelook.config import RobotConfig, load_robot
 from freelook.control import ellipse_points
 from freelook.errors import ProtocolError
 from freelook.geometry import wrap_angle
+from freelook.hardware.sim import SimulatedRobot
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
 from freelook.link import (
     FreeLookCommand,
@@ -34,7 +35,6 @@ from freelook.link import (
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
 from freelook.maps import World, load_world
-from freelook.robot import SimulatedRobot
 
 __all__ = [
     "EllipseResult",

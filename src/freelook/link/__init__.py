@@ -1,11 +1,13 @@
 """The link: typed messages, the thesis and native codecs, stream framing, authentication,
-statistics, an impaired channel, control arbitration and the UDP/serial transports."""
+statistics, the sans-I/O session both ends use and its real-time driver, an impaired channel,
+control arbitration and the UDP/serial transports."""
 
 from freelook.link._arbitration import ControlArbiter, Decision
 from freelook.link._auth import KEY_ENV, ReplayWindow, derive_key, key_from_env
 from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
+from freelook.link._driver import LinkDriver
 from freelook.link._errors import (
     AuthenticationError,
     ChecksumError,
@@ -13,8 +15,10 @@ from freelook.link._errors import (
     MalformedError,
     ReplayError,
     UnknownTypeError,
+    rejection_reason,
 )
 from freelook.link._fragment import FrameAssembler
+from freelook.link._jpeg import decode_jpeg, encode_jpeg
 from freelook.link._messages import (
     ControlGrant,
     ControlReject,
@@ -45,6 +49,14 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
+from freelook.link._session import (
+    SPACING_LIMITS,
+    Accepted,
+    LinkEvent,
+    LinkSession,
+    PacketRecord,
+    Refused,
+)
 from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
@@ -61,6 +73,8 @@ __all__ = [
     "KEY_ENV",
     "MAX_DATAGRAM",
     "MAX_PACKET",
+    "SPACING_LIMITS",
+    "Accepted",
     "AuthenticationError",
     "ChannelCounters",
     "ChecksumError",
@@ -82,6 +96,9 @@ __all__ = [
     "Impairments",
     "LinearDriveStart",
     "LinearDriveStop",
+    "LinkDriver",
+    "LinkEvent",
+    "LinkSession",
     "LinkStatistics",
     "LinkStatsReport",
     "MalformedError",
@@ -89,8 +106,10 @@ __all__ = [
     "Mode",
     "ModeChange",
     "NativeCodec",
+    "PacketRecord",
     "PanTiltCommand",
     "PositionReport",
+    "Refused",
     "RejectReason",
     "Relocalize",
     "ReplayError",
@@ -116,8 +135,11 @@ __all__ = [
     "VideoFrame",
     "WheelSpeedCommand",
     "crc16_ccitt_false",
+    "decode_jpeg",
     "derive_key",
+    "encode_jpeg",
     "key_from_env",
     "parse_transport_url",
     "position_from_telemetry",
+    "rejection_reason",
 ]

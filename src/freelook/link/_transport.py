@@ -1,8 +1,11 @@
 """Transports: thin I/O shells that move bytes. Codecs and statistics stay elsewhere.
 
 ``UdpEndpoint`` (asyncio datagrams) and ``SerialEndpoint`` (pyserial byte stream, for USB
-radio nodes) share a small surface: ``send(bytes)``, ``await recv(timeout)``, ``close()``.
-A Zenoh, JAUS or MAVLink gateway is one more class with the same three methods.
+radio nodes) share a small surface: ``send(bytes)``, ``await recv_from(timeout)`` (the data
+and where it came from), ``learn_peer(source)`` and ``close()``. A transport never decides
+who its peer is: the link session verifies a packet first, and only then does the driver tell
+the transport to answer its source. A Zenoh, JAUS or MAVLink gateway is one more class with
+the same methods.
 """
 
 from __future__ import annotations
@@ -30,9 +33,15 @@ Address = tuple[str, int]
 
 
 class Endpoint(Protocol):
-    def send(self, data: bytes) -> None: ...
+    def send(self, data: bytes) -> None:
+        """Write to the peer (nothing before there is one)."""
 
-    async def recv(self, timeout: float | None = None) -> bytes | None: ...
+    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, object] | None:
+        """The next datagram or chunk and its source; None after ``timeout`` seconds."""
+        ...
+
+    def learn_peer(self, source: object) -> None:
+        """Answer ``source`` from now on (called only for verified packets)."""
 
     def close(self) -> None: ...
 
@@ -76,7 +85,8 @@ class _UdpProtocol(asyncio.DatagramProtocol):
 
 
 class UdpEndpoint:
-    """A UDP socket on asyncio. Without a fixed peer it answers whoever spoke last."""
+    """A UDP socket on asyncio. Without a fixed peer it answers the source the link last
+    verified (:meth:`learn_peer`), never merely whoever sent a datagram."""
 
     def __init__(self, max_queue: int = 1024) -> None:
         self._queue: asyncio.Queue[tuple[bytes, Address]] = asyncio.Queue(max_queue)
@@ -133,13 +143,15 @@ class UdpEndpoint:
             except TimeoutError:
                 return None
         self.last_sender = addr
-        if not self.fixed_peer:
-            self.peer = addr
         return data, addr
 
     async def recv(self, timeout: float | None = None) -> bytes | None:
         item = await self.recv_from(timeout)
         return None if item is None else item[0]
+
+    def learn_peer(self, source: object) -> None:
+        if not self.fixed_peer and isinstance(source, tuple):
+            self.peer = (str(source[0]), int(source[1]))
 
     def close(self) -> None:
         if self._transport is not None:
@@ -196,6 +208,13 @@ class SerialEndpoint:
                 return await self._queue.get()
         except TimeoutError:
             return None
+
+    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, object] | None:
+        data = await self.recv(timeout)
+        return None if data is None else (data, self._port.port)
+
+    def learn_peer(self, source: object) -> None:
+        """A serial line has one peer, the other end of the cable or radio."""
 
     def close(self) -> None:
         self._stop.set()

@@ -6,6 +6,7 @@ Every loader returns a :class:`World` in the y-up grid convention and raises
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import tomllib
@@ -279,11 +280,15 @@ def builtin_worlds() -> list[str]:
 def load_world(name_or_path: str | Path) -> World:
     """A built-in world by name (``lab``, ``square``, ``eod``) or a file by its extension."""
     text = str(name_or_path)
+    return dataclasses.replace(_load(text), source=text)
+
+
+def _load(text: str) -> World:
     if text in builtin_worlds():
         resource = resources.files(_BUILTIN) / f"{text}.toml"
         with resources.as_file(resource) as path:
             return load_toml_world(path, source=f"built-in world {text}")
-    path = Path(name_or_path)
+    path = Path(text)
     if not path.exists():
         raise WorldError(
             f"{text}: no such file and no built-in world ({', '.join(builtin_worlds())})"

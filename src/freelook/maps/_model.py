@@ -58,6 +58,9 @@ class World:
     wall_height: float = 2.0
     #: Suggested start pose (x, y, θ) for a robot.
     start: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: What :func:`freelook.maps.load_world` loaded it from (a built-in name or a path); ""
+    #: for a world built in memory. A robot loads its own map from the same source.
+    source: str = ""
     _obstacles: npt.NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -16,11 +16,12 @@ from pathlib import Path
 import uvicorn
 
 from freelook.config import RobotConfig
-from freelook.link._transport import TransportUrl
+from freelook.hardware.sim import simulated_server
+from freelook.link import TransportUrl
 from freelook.maps import World
 from freelook.operator._station import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder
-from freelook.robot._server import RobotServer, ServerOptions
+from freelook.robot import ServerOptions
 from freelook.web import create_app
 
 __all__ = ["SessionOptions", "run_operator", "run_session", "web_access"]
@@ -71,16 +72,13 @@ async def run_session(
         )
         background = BackgroundRecorder(recorder)
     key = options.key or secrets.token_bytes(32)  # a fresh key for this local session
-    server = RobotServer(
+    server, _ = simulated_server(
         config,
         world,
         ServerOptions(
-            listen="udp://127.0.0.1:0",
-            wire=options.wire,
-            key=key,
-            seed=options.seed,
-            camera=options.camera,
+            listen="udp://127.0.0.1:0", wire=options.wire, key=key, camera=options.camera
         ),
+        seed=options.seed,
         recorder=background,
     )
     robot_task = asyncio.create_task(server.run())

@@ -1,7 +1,19 @@
-"""The robot program: hardware interfaces, control cycle, modes, safety and estimation wiring."""
+"""The robot program: hardware interfaces, control cycle, modes, safety and estimation wiring,
+and the server that puts it on a link. Backends (the simulator, real robots) live in
+:mod:`freelook.hardware`."""
 
 from freelook.robot._core import CycleOutput, RobotCore
-from freelook.robot._runner import SimulatedRobot
-from freelook.robot._sim_hal import simulated_hardware
+from freelook.robot._estimator import LocalizationJob, LocalizationResult
+from freelook.robot._program import RobotProgram
+from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 
-__all__ = ["CycleOutput", "RobotCore", "SimulatedRobot", "simulated_hardware"]
+__all__ = [
+    "ROBOT_STATION",
+    "CycleOutput",
+    "LocalizationJob",
+    "LocalizationResult",
+    "RobotCore",
+    "RobotProgram",
+    "RobotServer",
+    "ServerOptions",
+]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Clock", "ManualClock", "MonotonicClock"]
+__all__ = ["Clock", "ManualClock", "MonotonicClock", "Runtime"]
 
 
 class Clock(Protocol):
@@ -37,3 +38,13 @@ class MonotonicClock:
 
     def now(self) -> float:
         return time.monotonic() - self._t0
+
+
+class Runtime(Protocol):
+    """What components need from a runtime: the time, and periodic jobs."""
+
+    def now(self) -> float: ...
+
+    def add_periodic(
+        self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
+    ) -> object: ...

@@ -56,7 +56,7 @@ def camera_320() -> Case:
 
 @benchmark("sim.jpeg_640x480")
 def jpeg_640() -> Case:
-    from freelook.sim.camera import encode_jpeg
+    from freelook.link import encode_jpeg
 
     frame = _camera(640, 480).render(3.0, 3.0, 0.5)
     return Case(run=lambda: encode_jpeg(frame, 80), unit="frame")

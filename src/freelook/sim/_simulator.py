@@ -9,27 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
 from freelook.maps import World
+from freelook.runtime import Runtime
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
 
 __all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
-
-
-class Runtime(Protocol):
-    """What components need from a runtime: the time, and periodic jobs."""
-
-    def now(self) -> float: ...
-
-    def add_periodic(
-        self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
-    ) -> object: ...
 
 
 @dataclass(frozen=True, slots=True)

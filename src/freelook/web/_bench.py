@@ -53,7 +53,7 @@ async def _input_to_wheel(port: int, holder: dict[str, Any]) -> dict[str, float]
     import websockets
 
     server = holder["server"]
-    drive = server.robot.hardware.drive
+    drive = server.program.hardware.drive
     applied: list[tuple[float, float, float]] = []
     original = drive.command_wheels
 
@@ -172,7 +172,7 @@ async def _first_press(port: int, holder: dict[str, Any]) -> dict[str, float]:
     """One fresh session: the cockpit opens, Free Look is chosen, W goes down once."""
     from playwright.async_api import async_playwright
 
-    drive = holder["server"].robot.hardware.drive
+    drive = holder["server"].program.hardware.drive
     moved: list[float] = []
     original = drive.command_wheels
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from freelook.config import CameraConfig, load_robot
+from freelook.link import decode_jpeg, encode_jpeg
 from freelook.maps import World, WorldObject, load_world
-from freelook.sim.camera import Camera, decode_jpeg, encode_jpeg
+from freelook.sim.camera import Camera
 
 ROBOT = load_robot("pioneer3dx")
 assert ROBOT.pan_tilt is not None

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 import numpy.typing as npt
-import simplejpeg
 
 from freelook.config import CameraConfig, PanTiltConfig
 from freelook.maps import World
 from freelook.sim.camera._render import render_frame
 
-__all__ = ["Camera", "decode_jpeg", "encode_jpeg"]
+__all__ = ["Camera"]
 
 
 def _object_table(world: World) -> npt.NDArray[np.float64]:
@@ -125,17 +124,3 @@ class Camera:
         if not (0 <= u < width and 0 <= v < height):
             return None
         return u, v
-
-
-def encode_jpeg(image: npt.NDArray[np.uint8], quality: int = 80) -> bytes:
-    """JPEG bytes of an RGB frame (libjpeg-turbo through simplejpeg)."""
-    data: bytes = simplejpeg.encode_jpeg(
-        np.ascontiguousarray(image), quality=quality, colorspace="RGB"
-    )
-    return data
-
-
-def decode_jpeg(data: bytes) -> npt.NDArray[np.uint8]:
-    """An RGB frame from JPEG bytes."""
-    image: npt.NDArray[np.uint8] = simplejpeg.decode_jpeg(data, colorspace="RGB")
-    return image

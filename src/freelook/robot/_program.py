@@ -1,4 +1,11 @@
-"""A simulated robot on a runtime: simulator + hardware adapters + robot core, wired together."""
+"""The robot program over its hardware interfaces, on any runtime.
+
+It owns the robot core, runs its control cycle as a periodic job of the runtime it is given
+and hands localization to a worker thread when asked (real-time runtimes: a global search's
+first scans take longer than a control period), or runs it inline on each new scan (lock-step
+runs: deterministic). It knows its hardware only through the HAL and its surroundings only
+through the map it was given; which backend sits behind the HAL is the caller's business.
+"""
 
 from __future__ import annotations
 
@@ -6,63 +13,53 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from freelook.config import RobotConfig
-from freelook.link._messages import Message
+from freelook.link import Message
 from freelook.maps import World
-from freelook.robot._core import LocalizationResult, RobotCore
-from freelook.robot._sim_hal import simulated_hardware
-from freelook.runtime import LockstepRuntime
-from freelook.sim import LaserFrame, Simulator
-from freelook.sim._simulator import Runtime
+from freelook.robot._core import RobotCore
+from freelook.robot._estimator import LocalizationResult
+from freelook.robot.hal import RobotHardware
+from freelook.runtime import Runtime
 
-__all__ = ["SimulatedRobot"]
+__all__ = ["RobotProgram"]
 
 log = logging.getLogger(__name__)
 
 
-class SimulatedRobot:
-    """The whole robot program against the simulator, on a lock-step runtime by default."""
+class RobotProgram:
+    """Robot core + control cycle + localization scheduling for one robot."""
 
     def __init__(
         self,
         config: RobotConfig,
-        world: World,
+        hardware: RobotHardware,
+        runtime: Runtime,
         *,
-        seed: int = 0,
-        pose: tuple[float, float, float] | None = None,
+        robot_map: World | None = None,
+        start_pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
         use_gyro: bool = True,
         use_localization: bool = True,
-        camera: bool = False,
-        runtime: Runtime | None = None,
-        believed_pose: tuple[float, float, float] | None = None,
+        seed: int = 0,
         background_localization: bool = False,
     ) -> None:
-        """``background_localization`` runs the particle filter on a worker thread, off the
-        control path (for real-time runtimes: a global search's first scans take longer than
-        a control period); lock-step runs keep it inline and deterministic."""
-        start = pose if pose is not None else world.start
         self.config = config
-        self.world = world
-        self.sim = Simulator(config, world, seed=seed, pose=start)
-        self.hardware = simulated_hardware(self.sim, camera=camera, gyro=use_gyro)
+        self.hardware = hardware
+        self.runtime = runtime
         self.core = RobotCore(
             config,
-            self.hardware,
-            world,
-            start_pose=believed_pose or start,
+            hardware,
+            robot_map,
+            start_pose=start_pose,
             use_gyro=use_gyro,
             use_localization=use_localization,
             seed=seed,
         )
-        self.runtime: Runtime = runtime if runtime is not None else LockstepRuntime()
-        self.sim.attach(self.runtime)
         # the control cycle runs just after the sensors of the same instant
-        self.runtime.add_periodic(
+        runtime.add_periodic(
             "robot.control",
             config.link.control_period,
             self._step,
             phase=config.link.control_period,
         )
-        self.sim.on_laser.append(self._on_laser)
         self._localizer = (
             ThreadPoolExecutor(1, thread_name_prefix="localization")
             if background_localization
@@ -88,9 +85,10 @@ class SimulatedRobot:
             if job is not None:
                 self._localizing = self._localizer.submit(self.core.localize, job)
 
-    def _on_laser(self, frame: LaserFrame) -> None:
+    def scan_arrived(self, stamp: float) -> None:
+        """A backend that delivers laser scans as events calls this for each one."""
         if self._localizer is None:
-            self.core.on_scan(frame.stamp)
+            self.core.on_scan(stamp)
         elif self._localizing is not None:
             self.skipped_scans += 1
 
@@ -100,20 +98,11 @@ class SimulatedRobot:
         if self._localizing is not None:
             wait([self._localizing], timeout)
 
+    def send(self, message: Message, station: int = 0) -> list[Message]:
+        """Deliver one message to the robot program now; returns its replies."""
+        return self.core.handle(message, self.runtime.now(), station)
+
     def close(self) -> None:
         """Wait for a running localization job and stop its worker."""
         if self._localizer is not None:
             self._localizer.shutdown(wait=True)
-
-    def now(self) -> float:
-        return self.runtime.now()
-
-    def send(self, message: Message, station: int = 0) -> list[Message]:
-        """Deliver one message to the robot program now."""
-        return self.core.handle(message, self.runtime.now(), station)
-
-    def run_for(self, seconds: float) -> None:
-        """Advance a lock-step runtime (real-time runtimes advance by themselves)."""
-        if not isinstance(self.runtime, LockstepRuntime):
-            raise TypeError("run_for needs the lock-step runtime")
-        self.runtime.run_for(seconds)

@@ -11,9 +11,9 @@ from freelook.bench import Case, benchmark
 def control_cycle() -> Case:
     """One cycle: estimation (odometry, heading filter), Free Look, safety on a full scan."""
     from freelook.config import load_robot
+    from freelook.hardware.sim import SimulatedRobot
     from freelook.link import FreeLookCommand
     from freelook.maps import load_world
-    from freelook.robot import SimulatedRobot
 
     robot = SimulatedRobot(
         load_robot("pioneer3dx"), load_world("lab"), seed=1, use_localization=False
@@ -34,9 +34,9 @@ def lockstep_program() -> Case:
     """One simulated second of the whole robot program with MCL, sensors at their real rates;
     baseline: the bare simulator (no robot program) in the same run."""
     from freelook.config import load_robot
+    from freelook.hardware.sim import SimulatedRobot
     from freelook.link import VelocityCommand
     from freelook.maps import load_world
-    from freelook.robot import SimulatedRobot
     from freelook.sim import Simulator
 
     config, lab = load_robot("pioneer3dx"), load_world("lab")

@@ -1,0 +1,50 @@
+"""Choosing a backend: ``sim`` or ``arcos://…``, and the map the robot is given."""
+
+from __future__ import annotations
+
+from freelook.config import RobotConfig
+from freelook.errors import ConfigError
+from freelook.hardware.sim import published_map, simulated_server
+from freelook.maps import World, load_world
+from freelook.record import BackgroundRecorder
+from freelook.robot import RobotServer, ServerOptions
+
+__all__ = ["open_robot_server"]
+
+
+def _robot_map(spec: str | None, default: World | None) -> World | None:
+    if spec is None:
+        return default
+    if spec.lower() == "none":
+        return None
+    return load_world(spec)  # WorldError names the file and what was wrong
+
+
+async def open_robot_server(
+    config: RobotConfig,
+    hardware: str,
+    options: ServerOptions,
+    *,
+    world: str = "lab",
+    robot_map: str | None = None,
+    seed: int = 0,
+    recorder: BackgroundRecorder | None = None,
+) -> tuple[RobotServer, str]:
+    """A robot server on the backend ``hardware`` names, and a line describing it.
+
+    ``robot_map``: a map file or built-in world, ``"none"`` for range sensors alone, or None
+    for the backend's default (the simulated world's own map file; no map on a real robot).
+    Raises a :class:`freelook.errors.FreelookError` naming what could not be opened.
+    """
+    if hardware == "sim":
+        the_world = load_world(world)
+        server, _ = simulated_server(
+            config,
+            the_world,
+            options,
+            seed=seed,
+            robot_map=_robot_map(robot_map, published_map(the_world)),
+            recorder=recorder,
+        )
+        return server, f"the simulator in {the_world.name}"
+    raise ConfigError(f"--hardware {hardware!r}: expected sim")

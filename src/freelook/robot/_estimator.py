@@ -1,0 +1,298 @@
+"""State estimation of the robot program: odometry, heading filter and localization fusion.
+
+Each control cycle reads the encoders (or a base's own odometer) and the gyro, advances
+odometry and the heading filter, and carries the localized pose forward by the odometry
+increment. Localization (MCL) runs in three steps so a runtime may run the filter elsewhere:
+a job taken on the control path (the newest scan and the odometry since the last job), the
+filter's work (touching nothing but the filter), and the fusion of its result, which carries
+the motion since the scan onto a late estimate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import RobotConfig
+from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry, PoseEstimate
+from freelook.geometry import Pose, wrap_angle
+from freelook.maps import World
+from freelook.robot.hal import RobotHardware
+
+__all__ = ["LocalizationJob", "LocalizationResult", "StateEstimator"]
+
+
+@dataclass(frozen=True, slots=True)
+class LocalizationJob:
+    """One scan's work for the particle filter, taken on the control path."""
+
+    ranges: npt.NDArray[np.float64]
+    increment: Pose  # odometry since the last job: forward, left, turn
+    force: bool  # update even without enough motion (a search standing still)
+    search: bool  # start a global search first
+    pose: Pose  # the robot's pose when the scan was taken
+    stamp: float
+    scan_stamp: float = math.nan
+
+
+@dataclass(frozen=True, slots=True)
+class LocalizationResult:
+    """What the particle filter made of one job."""
+
+    job: LocalizationJob
+    estimate: PoseEstimate
+    searching: bool
+
+
+class StateEstimator:
+    """Odometry, heading and localized pose of one robot, from its HAL and its map."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        hardware: RobotHardware,
+        robot_map: World | None,
+        *,
+        start_pose: tuple[float, float, float],
+        use_gyro: bool,
+        use_localization: bool,
+        seed: int,
+    ) -> None:
+        self.config = config
+        self.hw = hardware
+        drive = config.drive
+        self.settings = config.localization
+        self.odometry = Odometry(
+            drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width, start_pose
+        )
+        self.heading = HeadingKalmanFilter(start_pose[2]) if (use_gyro and hardware.gyro) else None
+        self.mcl: MonteCarloLocalization | None = None
+        if (
+            use_localization
+            and robot_map is not None
+            and hardware.laser is not None
+            and config.laser is not None
+        ):
+            self.mcl = MonteCarloLocalization.for_robot(robot_map, config, seed=seed)
+            self.mcl.initialize(
+                *start_pose,
+                std_xy=self.settings.initial_std_xy,
+                std_theta=self.settings.initial_std_theta,
+            )
+        self.pose = Pose(*start_pose)  # localized pose (map frame)
+        self.pose_trusted = True  # False while a global search runs
+        self._last_search_update = -math.inf
+        self._search_requested = False
+        self._searching = False
+        self._mcl_odom = Pose(*start_pose)
+        self._last_job_scan = -math.inf
+        # (stamp, x, y, θ) of recent odometry, to pair each scan with the odometry of its time
+        self._odometry_history: deque[tuple[float, float, float, float]] = deque(maxlen=64)
+        self._last_encoders: tuple[float, int, int] | None = None
+        self._last_odometer: tuple[float, Pose] | None = None
+        self._last_gyro_stamp: float | None = None
+        self._last_gyro_angle: float | None = None
+
+    @property
+    def yaw_rate(self) -> float:
+        """The best yaw rate estimate: the heading filter's, else the wheels'."""
+        return self.heading.rate if self.heading is not None else self.odometry.omega
+
+    # -- each control cycle ------------------------------------------------------------------
+
+    def update(self) -> float:
+        """Read the sensors, advance odometry and heading; returns the yaw rate estimate."""
+        yaw_rate = self.yaw_rate
+        encoder_rate = self._encoder_rate()
+        heading_increment = None
+        gyro = self.hw.gyro.latest() if self.hw.gyro else None
+        if (
+            self.heading is not None
+            and gyro is not None
+            and (self._last_gyro_stamp is None or gyro.stamp > self._last_gyro_stamp)
+        ):
+            dt = gyro.stamp - self._last_gyro_stamp if self._last_gyro_stamp is not None else 0.0
+            self._last_gyro_stamp = gyro.stamp
+            rate = gyro.rate
+            if gyro.angle is not None:
+                # the mean rate since the last read, not the newest sample held over the gap
+                if self._last_gyro_angle is not None and dt > 0:
+                    rate = (gyro.angle - self._last_gyro_angle) / dt
+                self._last_gyro_angle = gyro.angle
+            before = self.heading.heading
+            if dt > 0:
+                self.heading.predict(rate, dt)
+                if encoder_rate is not None:
+                    self.heading.update_encoder_rate(encoder_rate)
+            heading_increment = wrap_angle(self.heading.heading - before)
+            yaw_rate = self.heading.rate
+        elif encoder_rate is not None:
+            yaw_rate = encoder_rate
+        enc = self.hw.encoders.latest() if self.hw.encoders else None
+        before_pose = Pose(*self.odometry.pose)
+        if enc is not None:
+            self.odometry.update(enc.left, enc.right, enc.stamp, heading_increment)
+            self._moved(before_pose, enc.stamp)
+        elif self.hw.odometer is not None:
+            yaw_rate = self._odometer(before_pose, heading_increment, yaw_rate)
+        return yaw_rate
+
+    def _encoder_rate(self) -> float | None:
+        """Yaw rate from the encoders since their last reading (None without a new one)."""
+        enc = self.hw.encoders.latest() if self.hw.encoders else None
+        if enc is None or (self._last_encoders is not None and enc.stamp <= self._last_encoders[0]):
+            return None
+        previous = self._last_encoders
+        self._last_encoders = (enc.stamp, enc.left, enc.right)
+        if previous is None:
+            return None
+        dt = enc.stamp - previous[0]
+        counts = (enc.right - previous[2]) - (enc.left - previous[1])
+        return counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
+
+    def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
+        """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
+        assert self.hw.odometer is not None
+        sample = self.hw.odometer.latest()
+        if sample is None:
+            return yaw_rate
+        reading = Pose(sample.x, sample.y, sample.theta)
+        previous, self._last_odometer = self._last_odometer, (sample.stamp, reading)
+        if previous is None or sample.stamp <= previous[0]:
+            return yaw_rate
+        step = previous[1].relative(reading)  # the base's motion, in its own frame
+        if heading_increment is not None:
+            step = Pose(step.x, step.y, heading_increment)
+        self.odometry.advance(step, sample.stamp, (sample.v_left + sample.v_right) / 2)
+        self._moved(before, sample.stamp)
+        if self.heading is None:
+            return (sample.v_right - sample.v_left) / self.config.drive.track_width
+        return yaw_rate
+
+    def _moved(self, before: Pose, stamp: float) -> None:
+        self._odometry_history.append((stamp, *self.odometry.pose))
+        # carry the localized pose forward by the odometry increment
+        self.pose = self.pose.compose(before.relative(self.odometry.pose))
+
+    # -- localization ------------------------------------------------------------------------
+
+    def on_scan(self, now: float) -> bool:
+        """A new laser scan: run localization now; returns whether the filter updated."""
+        job = self.localization_job(now)
+        if job is None:
+            return False
+        result = self.localize(job)
+        if result is None:
+            return False
+        self.apply_localization(result)
+        return True
+
+    def localization_job(self, now: float) -> LocalizationJob | None:
+        """Take the newest scan and the odometry since the last job (on the control path).
+
+        Each job carries the motion since the previous one, so scans skipped while a job runs
+        elsewhere lose nothing but their own evidence.
+        """
+        if self.mcl is None or self.hw.laser is None:
+            return None
+        scan = self.hw.laser.latest()
+        if scan is None:
+            return None
+        if scan.stamp <= self._last_job_scan:
+            return None  # already used
+        self._last_job_scan = scan.stamp
+        # odometry when the scan was taken (a scan newer than the last control cycle takes
+        # that cycle's odometry); the pose then is the pose now moved back by the odometry since
+        at_scan = self._odometry_at(scan.stamp)
+        since = at_scan.relative(self.odometry.pose)
+        pose_at_scan = self.pose.compose(since.inverse())
+        increment = self._mcl_odom.relative(at_scan)
+        self._mcl_odom = at_scan
+        search = self._search_requested
+        self._search_requested = False
+        # a search goes on with the robot standing still, a few scans a second
+        spacing = self.settings.search_update_spacing
+        force = self._searching and now - self._last_search_update >= spacing
+        return LocalizationJob(scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp)
+
+    def _odometry_at(self, stamp: float) -> Pose:
+        """Odometry at ``stamp``, interpolated between control cycles (held at the newest)."""
+        history = self._odometry_history
+        if not history or stamp >= history[-1][0]:
+            return Pose(*self.odometry.pose)
+        for (t0, x0, y0, th0), (t1, x1, y1, th1) in itertools.pairwise(reversed(history)):
+            # newest first: (t0, …) is the later of the two
+            if t1 <= stamp:
+                share = (stamp - t1) / (t0 - t1) if t0 > t1 else 1.0
+                return Pose(
+                    x1 + share * (x0 - x1),
+                    y1 + share * (y0 - y1),
+                    wrap_angle(th1 + share * wrap_angle(th0 - th1)),
+                )
+        _, x, y, th = history[0]
+        return Pose(x, y, th)
+
+    def localize(self, job: LocalizationJob) -> LocalizationResult | None:
+        """Run the particle filter on one job; None if it did not update.
+
+        Touches nothing but the filter, so it may run on another thread while control cycles
+        go on, one job at a time.
+        """
+        assert self.mcl is not None
+        if job.search:
+            self.mcl.global_init()
+        self.mcl.predict(*job.increment)
+        if not self.mcl.update(job.ranges, force=job.force):
+            return None
+        return LocalizationResult(job, self.mcl.estimate(), self.mcl.searching)
+
+    def apply_localization(self, result: LocalizationResult) -> None:
+        """Fuse a localization result into the pose (and the heading filter).
+
+        The estimate is for the moment of its scan; the motion since then (by odometry) is
+        carried onto it, so a result that took a while to compute still corrects the pose of
+        now.
+        """
+        self._last_search_update = result.job.stamp
+        self._searching = result.searching or self._search_requested
+        estimate = result.estimate
+        if self._searching:  # the filter may also start a search itself, on a lasting misfit
+            self.pose_trusted = False
+            return
+        if estimate.std_xy >= 0.3:
+            return
+        x, y, theta = self.pose
+        since = Pose(*result.job.pose).relative(self.pose)
+        ex, ey, etheta = Pose(estimate.x, estimate.y, estimate.theta).compose(since)
+        # odometry is precise over centimetres and each estimate is noisy by millimetres:
+        # move part of the way, unless the two disagree badly (then jump)
+        settings = self.settings
+        jump = math.hypot(ex - x, ey - y) >= settings.jump_distance or abs(
+            wrap_angle(etheta - theta)
+        ) >= math.radians(settings.jump_angle_deg)
+        if self.heading is not None:
+            std_theta = max(estimate.std_theta, math.radians(0.5))
+            if jump:
+                self.heading.reset_heading(etheta, std_theta)
+            else:
+                self.heading.correct_heading(etheta, std_theta**2)
+        gain = 1.0 if jump else settings.gain
+        self.pose_trusted = True
+        self.pose = Pose(x + gain * (ex - x), y + gain * (ey - y), etheta)
+
+    def global_localization(self) -> None:
+        """Forget the pose and search the whole map (recovery from a wrong start).
+
+        The search starts with the next localization job. Until it settles the pose is not
+        trusted: the map stops serving as a safety layer, since a wrong pose would put phantom
+        walls around the robot.
+        """
+        if self.mcl is not None:
+            self._search_requested = True
+            self._searching = True
+            self.pose_trusted = False

@@ -1,0 +1,143 @@
+"""Free Look Control on the robot, closed around the camera's estimated pose.
+
+The commanded camera motion is integrated into a reference camera pose (position and
+heading); the feedback law (DESIGN §3) then runs on the commanded velocity plus a correction
+toward that reference, so motor lag, slip and the controller's d_eff do not bend the camera's
+path or turn its heading. The pan rate uses the measured chassis rate (gyro filter), not the
+wheel model. Commands are integrated over the time each was in force (arrival to arrival),
+not in whole control cycles, so a commanded 90° turn is 90°; and only at the share the
+actuators carried out, so a camera held by the e-stop has nothing to catch up afterwards.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from freelook.config import DriveConfig, FreeLookConfig, PanTiltConfig
+from freelook.geometry import Pose, wrap_angle
+from freelook.kinematics import free_look_control, saturation_factor
+from freelook.link import FreeLookCommand
+
+__all__ = ["CameraReference", "FreeLookController", "FreeLookOutput"]
+
+
+@dataclass(frozen=True, slots=True)
+class CameraReference:
+    """Where the camera should be: position (m) and heading ψ (rad), and as of when."""
+
+    x: float
+    y: float
+    psi: float
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class FreeLookOutput:
+    v_left: float
+    v_right: float
+    pan_rate: float
+    v: float
+    omega: float
+
+
+class FreeLookController:
+    """The camera reference and the feedback law around it, for one robot."""
+
+    def __init__(
+        self, settings: FreeLookConfig, drive: DriveConfig, pan_tilt: PanTiltConfig
+    ) -> None:
+        self.settings = settings
+        self.drive = drive
+        self.pan_tilt = pan_tilt
+        self.reference: CameraReference | None = None
+        self._command: FreeLookCommand | None = None  # the command in force since reference.time
+        self.carried_out = 1.0  # share of the command the actuators carried out last cycle
+
+    def reset(self) -> None:
+        """Forget the reference (a mode change): the next cycle starts from where it is."""
+        self.reference = None
+        self._command = None
+
+    def hold(self) -> None:
+        """The actuators are held from now on (e-stop): integrate nothing until released."""
+        self.carried_out = 0.0
+
+    def command(self, command: FreeLookCommand, now: float) -> None:
+        """A new command arrived at ``now``: the previous one was in force until then."""
+        self._advance(now)
+        self._command = command
+
+    def _advance(self, until: float) -> None:
+        """Integrate the command in force into the reference up to ``until``."""
+        ref, command = self.reference, self._command
+        if ref is None:
+            return
+        dt = until - ref.time
+        if command is None or dt <= 0:
+            self.reference = CameraReference(ref.x, ref.y, ref.psi, max(ref.time, until))
+            return
+        scale = self.carried_out
+        omega = command.omega * scale
+        mid = ref.psi + 0.5 * omega * dt
+        c, s = math.cos(mid), math.sin(mid)
+        vx = (c * command.v1 - s * command.v2) * scale
+        vy = (s * command.v1 + c * command.v2) * scale
+        self.reference = CameraReference(
+            ref.x + vx * dt, ref.y + vy * dt, wrap_angle(ref.psi + omega * dt), until
+        )
+
+    def step(
+        self, pose: Pose, pan: float, yaw_rate: float, has_gyro: bool, now: float
+    ) -> FreeLookOutput:
+        """Wheel speeds and pan rate for this cycle, before safety scales them."""
+        assert self._command is not None
+        d = self.drive.d_eff
+        L1, L2 = self.pan_tilt.mount_forward, self.pan_tilt.mount_left
+        x, y, theta = pose
+        c, s = math.cos(theta), math.sin(theta)
+        cam_x, cam_y = x + c * L1 - s * L2, y + s * L1 + c * L2
+        psi = theta + pan
+        command = self._command
+        if self.reference is None:
+            self.reference = CameraReference(cam_x, cam_y, psi, now)
+        self._advance(now)
+        ref = self.reference
+        assert ref is not None
+        rx, ry = ref.x, ref.y
+        if command.v1 == 0.0 and command.v2 == 0.0:
+            # every input released: stop where the camera is now, do not catch up
+            rx, ry = cam_x, cam_y
+        # never let the reference run away from a camera that cannot follow (blocked, e-stop)
+        ex, ey = rx - cam_x, ry - cam_y
+        lag = math.hypot(ex, ey)
+        cap = self.settings.lag_cap
+        if lag > cap:
+            rx, ry = cam_x + ex * cap / lag, cam_y + ey * cap / lag
+            ex, ey = rx - cam_x, ry - cam_y
+        self.reference = CameraReference(rx, ry, ref.psi, ref.time)
+        # the feed-forward is the command itself: safety scales this cycle's whole output after
+        cr, sr = math.cos(ref.psi), math.sin(ref.psi)
+        gain = self.settings.gain
+        wx = cr * command.v1 - sr * command.v2 + gain * ex
+        wy = sr * command.v1 + cr * command.v2 + gain * ey
+        cp, sp = math.cos(psi), math.sin(psi)
+        u1, u2 = cp * wx + sp * wy, -sp * wx + cp * wy  # into the camera frame
+        turn = command.omega + gain * wrap_angle(ref.psi - psi)
+        pt, drive = self.pan_tilt, self.drive
+        wheels = free_look_control(u1, u2, turn, pan, L1, L2, d)
+        sat = saturation_factor(
+            wheels, drive.max_wheel_speed, pt.max_pan_rate, drive.max_turn_rate, d
+        )
+        if sat < 1.0:
+            wheels = free_look_control(u1 * sat, u2 * sat, turn * sat, pan, L1, L2, d)
+            turn *= sat
+        chassis_rate = yaw_rate if has_gyro else (wheels.v_right - wheels.v_left) / d
+        pan_rate = max(-pt.max_pan_rate, min(pt.max_pan_rate, turn - chassis_rate))
+        return FreeLookOutput(
+            wheels.v_left,
+            wheels.v_right,
+            pan_rate,
+            (wheels.v_left + wheels.v_right) / 2,
+            (wheels.v_right - wheels.v_left) / d,
+        )
