@@ -14,16 +14,17 @@ import numpy as np
 
 from freelook.config import RobotConfig, load_robot
 from freelook.control import ellipse_points
-from freelook.errors import ProtocolError
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
 from freelook.link import (
+    Accepted,
     FreeLookCommand,
     Heartbeat,
     ImpairedChannel,
     Impairments,
-    LinkStatistics,
+    LinkSession,
+    Message,
     Mode,
     NativeCodec,
     SafetyFlags,
@@ -32,8 +33,6 @@ from freelook.link import (
     VelocityCommand,
     derive_key,
 )
-from freelook.link._decoded import Decoded
-from freelook.link._errors import rejection_reason
 from freelook.maps import World, load_world
 
 __all__ = [
@@ -51,6 +50,17 @@ __all__ = [
 ]
 
 _WORLDS: dict[str, World] = {}
+OPERATOR, ROBOT = 1, 100  # station ids on the link
+
+
+def _sessions(config: RobotConfig) -> tuple[LinkSession, LinkSession]:
+    """(operator end, robot end) of an authenticated native link on the virtual clock."""
+    key = derive_key("experiment")
+    spacing = config.link
+    return (
+        LinkSession(NativeCodec(key, sender=OPERATOR), spacing=spacing.operator_tx_spacing),
+        LinkSession(NativeCodec(key, sender=ROBOT), spacing=spacing.robot_tx_spacing),
+    )
 
 
 def _world(name: str) -> World:
@@ -66,18 +76,18 @@ def _camera(robot: SimulatedRobot) -> tuple[float, float, float]:
     return camera_pose(v.x, v.y, v.theta, v.pan, pt.mount_forward, pt.mount_left)
 
 
-def _arrivals(
-    channel: ImpairedChannel, codec: NativeCodec, stats: LinkStatistics, now: float
-) -> Iterator[Decoded]:
-    """The packets a channel delivers now, decoded and counted; refused ones counted only."""
+def _arrivals(channel: ImpairedChannel, session: LinkSession, now: float) -> Iterator[Message]:
+    """The messages a channel delivers now that the receiving session accepts (it counts and
+    classifies the refused ones)."""
     for data in channel.receive(now):
-        try:
-            decoded = codec.decode(data)
-        except ProtocolError as err:
-            stats.on_rejected(rejection_reason(err), now)
-            continue
-        stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now)
-        yield decoded
+        for event in session.receive(data, now):
+            if isinstance(event, Accepted):
+                yield event.message
+
+
+def _transmit(channel: ImpairedChannel, session: LinkSession, message: Message, now: float) -> None:
+    for packet in session.send(message, now):
+        channel.send(packet, now)
 
 
 def _drive(robot: SimulatedRobot, command: FreeLookCommand, seconds: float) -> None:
@@ -209,9 +219,8 @@ def ellipse_trial(
         else Impairments(loss=loss / 2, burst_p_enter=0.05, burst_p_exit=0.3, burst_loss=0.9)
     )
     up, down = ImpairedChannel(impair, seed=seed * 2 + 1), ImpairedChannel(impair, seed=seed * 2)
-    key = derive_key("experiment")
-    op_codec, robot_codec = NativeCodec(key, sender=1), NativeCodec(key, sender=100)
-    up_stats, down_stats = LinkStatistics(), LinkStatistics()
+    operator, robot_end = _sessions(config)
+    up_stats, down_stats = robot_end.stats, operator.stats
     from freelook.control import SampledPath, TrackingController, limit_velocity
 
     path = SampledPath(t_pts, xs, ys, periodic=True)
@@ -229,7 +238,7 @@ def ellipse_trial(
         if now >= next_robot:
             next_robot += robot_period
             robot.core.link_stats = up_stats.report(now)
-            down.send(robot_codec.encode(robot.core.telemetry(now), now), now)
+            _transmit(down, robot_end, robot.core.telemetry(now), now)
         if now >= next_op:
             next_op += op_period
             if robot_side:
@@ -240,7 +249,7 @@ def ellipse_trial(
                     )
                 else:
                     message = Heartbeat()
-                up.send(op_codec.encode(message, now), now)
+                _transmit(up, operator, message, now)
             else:
                 if started_at is None:
                     started_at = now
@@ -250,16 +259,16 @@ def ellipse_trial(
                     v, w = limit_velocity(
                         v, w, config.limits.max_speed, math.radians(config.limits.max_turn_rate_deg)
                     )
-                    up.send(op_codec.encode(VelocityCommand(v, w), now), now)
+                    _transmit(up, operator, VelocityCommand(v, w), now)
                 else:
-                    up.send(op_codec.encode(Heartbeat(), now), now)
-        for decoded in _arrivals(up, robot_codec, up_stats, now):
-            robot.core.handle(decoded.message, now, decoded.sender)
-            if robot_side and isinstance(decoded.message, TrajectoryStart) and started_at is None:
+                    _transmit(up, operator, Heartbeat(), now)
+        for arrived in _arrivals(up, robot_end, now):
+            robot.core.handle(arrived, now, OPERATOR)
+            if robot_side and isinstance(arrived, TrajectoryStart) and started_at is None:
                 started_at = now
-        for decoded in _arrivals(down, op_codec, down_stats, now):
-            if isinstance(decoded.message, Telemetry):
-                telemetry = decoded.message
+        for arrived in _arrivals(down, operator, now):
+            if isinstance(arrived, Telemetry):
+                telemetry = arrived
         robot.run_for(dt)
         if started_at is not None:
             t = runtime.now() - started_at
@@ -387,9 +396,8 @@ def link_course_trial(
         ImpairedChannel(impairments, seed=seed * 2 + 1),
         ImpairedChannel(impairments, seed=seed * 2),
     )
-    key = derive_key("experiment")
-    op_codec, robot_codec = NativeCodec(key, sender=1), NativeCodec(key, sender=100)
-    up_stats, down_stats = LinkStatistics(), LinkStatistics()
+    operator, robot_end = _sessions(config)
+    up_stats, down_stats = robot_end.stats, operator.stats
     runtime = robot.runtime
     next_op = next_robot = 0.0
     commanded_cycles = 0
@@ -399,18 +407,18 @@ def link_course_trial(
         now = runtime.now()
         if now >= next_robot:
             next_robot += config.link.robot_tx_spacing
-            down.send(robot_codec.encode(robot.core.telemetry(now), now), now)
+            _transmit(down, robot_end, robot.core.telemetry(now), now)
         if now >= next_op:
             next_op += config.link.operator_tx_spacing
             phase = int(now // 5) % 4
             command = VelocityCommand(
                 0.3 if phase % 2 == 0 else 0.0, 0.0 if phase % 2 == 0 else 0.5
             )
-            up.send(op_codec.encode(command, now), now)
-        for decoded in _arrivals(up, robot_codec, up_stats, now):
-            robot.core.handle(decoded.message, now, decoded.sender)
+            _transmit(up, operator, command, now)
+        for message in _arrivals(up, robot_end, now):
+            robot.core.handle(message, now, OPERATOR)
             last_command = now
-        for _ in _arrivals(down, op_codec, down_stats, now):
+        for _ in _arrivals(down, operator, now):
             pass  # counted: the operator side only measures this direction
         robot.run_for(config.link.control_period)
         cycles += 1
