@@ -195,8 +195,11 @@ class ArcosEmulator:
                 self._out += frame(b"\x02" + names)
                 self.phase = "ready"
             return
-        if self.phase == "ready":
-            if cmd == OPEN:
+        if self.phase == "ready":  # synced, not yet open: a new SYNC0 starts over
+            if cmd == 0 and arg is None and self.answer_handshake:
+                self._out += frame(b"\x00")
+                self.phase = "sync1"
+            elif cmd == OPEN:
                 self.phase = "open"
                 self.sessions_opened += 1
                 self._next_sip = now
@@ -342,6 +345,12 @@ class PtyRobot:
         os.set_blocking(self.master, False)
         self.device = os.ttyname(self._slave)
         self._task: asyncio.Task[None] | None = None
+
+    def speed(self) -> int:
+        """The baud rate the client set on its end."""
+        code = termios.tcgetattr(self.master)[5]
+        bauds = (9600, 19200, 38400, 57600, 115200)
+        return next(b for b in bauds if getattr(termios, f"B{b}") == code)
 
     def _speed_ok(self) -> bool:
         if self.baud is None:

@@ -90,6 +90,7 @@ class ArcosRobot:
         self._session: asyncio.Task[None] | None = None
         self._handshake: asyncio.Future[str | None] | None = None
         self._good_baud: int | None = None
+        self._running = False  # run() is keeping the link: a lost one will be reconnected
 
     @classmethod
     def from_config(
@@ -142,6 +143,13 @@ class ArcosRobot:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._loop_thread = threading.get_ident()
+        self._running = True
+        try:
+            await self._keep_connected()
+        finally:
+            self._running = False
+
+    async def _keep_connected(self) -> None:
         while not self._stopping.is_set():
             if self._session is None or self._session.done():
                 self._check_ended(self._session)
@@ -165,6 +173,16 @@ class ArcosRobot:
                 await asyncio.wait({self._session, stopping}, return_when="FIRST_COMPLETED")
             finally:
                 stopping.cancel()
+
+    def stop(self) -> None:
+        """STOP now (motors stay enabled); the held motion command is dropped."""
+        self.client.stop()
+        self._notify()
+
+    def e_stop(self) -> None:
+        """E_STOP now: the robot brakes as hard as it can; the held command is dropped."""
+        self.client.e_stop()
+        self._notify()
 
     async def close(self) -> None:
         """Send STOP and CLOSE, end the session and stop :meth:`run`."""
@@ -212,9 +230,7 @@ class ArcosRobot:
 
     async def _open_session(self) -> None:
         address = self.address
-        if self._problem:
-            self._status = f"disconnected from {address} ({self._problem}); reconnecting"
-        else:
+        if not self._problem:  # after a problem, the status keeps saying what it was
             self._status = f"connecting to {address}"
         if not address.is_serial:
             stream = await TcpStream.open(address.host, address.port, self.connect_timeout)
@@ -271,7 +287,8 @@ class ArcosRobot:
                 self._resolve_handshake(event.reason)
             elif isinstance(event, LinkLost):
                 self._problem = f"link lost: {event.reason}"
-                self._status = f"disconnected from {self.address} ({self._problem}); reconnecting"
+                then = "; reconnecting" if self._running else ""
+                self._status = f"disconnected from {self.address} ({self._problem}){then}"
             elif isinstance(event, Closed):
                 self._status = f"closed the connection to {self.address}"
 
