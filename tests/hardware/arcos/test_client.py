@@ -123,6 +123,19 @@ def test_a_velocity_goes_out_on_the_next_poll_newest_wins() -> None:
         client.command_velocity(math.nan, 0.0)
 
 
+def test_a_repeated_command_is_renewed_not_resent() -> None:
+    pair = Pair(make_client(command_timeout=0.5), ArcosEmulator())
+    pair.connect()
+    robot = pair.robot
+    robot.commands.clear()
+    for _ in range(100):  # a 50 Hz control loop, 2 s, always the same command
+        pair.client.command_velocity(0.3, 0.1)
+        pair.run(0.02)
+    assert [c.argument for c in robot.commands_named(VEL)] == [300] * 4  # once, then refreshes
+    assert robot.watchdog_trips == 0
+    assert robot.v == 300  # the renewals kept it younger than the command timeout
+
+
 def test_keep_alive_pulses_and_refreshes_keep_the_robot_watchdog_quiet() -> None:
     pair = Pair(make_client(command_timeout=None), ArcosEmulator())
     pair.connect()

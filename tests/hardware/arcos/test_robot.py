@@ -35,8 +35,10 @@ from freelook.hardware.arcos import (
     ArcosRobot,
     SonarLayout,
     arcos_hardware,
+    open_arcos_server,
     parse_arcos_url,
 )
+from freelook.robot import ServerOptions
 from freelook.robot.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
 
 LIMIT = 5.0  # no scenario may take longer than this
@@ -348,3 +350,29 @@ def test_urls_and_sonar_layouts() -> None:
     np.testing.assert_allclose(ring.bearings, PIONEER_3DX_SONAR.bearings)
     with pytest.raises(ValueError, match="16 bearings but 15 x and 16 y positions"):
         SonarLayout(PIONEER_3DX_SONAR.bearings, PIONEER_3DX_SONAR.x[1:], PIONEER_3DX_SONAR.y)
+
+
+def test_the_robot_program_drives_the_emulated_robot_through_open_arcos_server() -> None:
+    async def run() -> None:
+        emulator = ArcosEmulator()
+        tcp = TcpRobot(emulator)
+        await tcp.start()
+        options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
+        url = f"arcos://127.0.0.1:{tcp.port}"
+        server, description = await open_arcos_server(load_robot("pioneer3dx"), url, options)
+        assert description == f"connected to Emulated Pioneer p3dx-sh at 127.0.0.1:{tcp.port}"
+        serving = asyncio.create_task(server.run())
+        await asyncio.sleep(0.3)  # the control cycle commands the drive every 20 ms
+        assert emulator.commands_named(VEL)
+        connection = server.program.hardware.connection
+        assert connection is not None
+        assert connection.connected
+        serving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await serving
+        await wait_until(lambda: emulator.phase == "sync0", 0.2, "CLOSE")
+        assert [c.command for c in emulator.commands[-2:]] == [STOP, CLOSE]
+        assert emulator.bad_packets == emulator.stray_bytes == 0
+        await tcp.stop()
+
+    scenario(run)

@@ -225,15 +225,18 @@ class ArcosClient:
     def command_velocity(self, v: float, omega: float, now: float | None = None) -> None:
         """Drive at ``v`` m/s and ``omega`` rad/s (clamped to the limits), newest wins.
 
-        Sent on the next poll as VEL and RVEL. ``now`` dates the command for
-        ``command_timeout``; without it, the next receive or poll dates it.
+        A changed command is sent on the next poll as VEL and RVEL; the same command again
+        only renews it (a 50 Hz control loop must not fill a 9600 baud line), and the refresh
+        every ``pulse_interval`` repeats it. ``now`` dates the command for ``command_timeout``;
+        without it, the next receive or poll dates it.
         """
         if not (math.isfinite(v) and math.isfinite(omega)):
             raise ValueError(f"velocity command ({v}, {omega}): must be finite")
         mm = max(-self._max_mm, min(self._max_mm, round(v * 1000.0)))
         deg = max(-self._max_deg, min(self._max_deg, round(math.degrees(omega))))
-        self._motion = (mm, deg)
-        self._motion_dirty = True
+        if self._motion != (mm, deg):
+            self._motion = (mm, deg)
+            self._motion_dirty = True
         self._motion_given = now
 
     def stop(self) -> None:
