@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -155,7 +156,8 @@ def test_bad_checksums_from_the_robot_are_dropped_and_counted_over_tcp() -> None
             await asyncio.sleep(0.35)
             stats = robot.client.stats()
             assert stats.bad_checksums >= 1
-            assert stats.sips + stats.bad_checksums == emulator.sips_sent
+            in_flight = emulator.sips_sent - (stats.sips + stats.bad_checksums)
+            assert in_flight in (0, 1)  # every SIP sent is either decoded or counted
             assert robot.connected
         await keeper
         await server.stop()
@@ -176,7 +178,7 @@ def test_a_robot_that_never_answers_fails_the_connect_within_its_timeout() -> No
             r"0\.3 s \(expected the robot to echo SYNC0",
         ):
             await robot.connect()
-        assert 0.3 <= time.monotonic() - start < 0.6
+        assert 0.3 <= time.monotonic() - start < 0.3 + 0.3
         assert not robot.connected
         await server.stop()
         with pytest.raises(
@@ -198,7 +200,7 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         robot.hardware.drive.command_twist(0.25, 0.0, 0.0)
         await wait_until(lambda: emulator.v == 250, 0.05, "driving")
         await server.stop()
-        await wait_until(lambda: not robot.connected, 0.5, "loss noticed")
+        await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
         assert robot.status.startswith(f"disconnected from 127.0.0.1:{server.port}")
         assert not robot.hardware.connection or not robot.hardware.connection.connected
         for v in (0.1, 0.2):  # given while the robot is away: only the newest may go out
@@ -207,7 +209,7 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         assert "retrying" in robot.status
         mark = len(emulator.commands)
         await server.start()
-        await wait_until(lambda: robot.connected, 1.0, "reconnection")
+        await wait_until(lambda: robot.connected, 2.0, "reconnection")
         await wait_until(lambda: emulator.v == 200, 0.1, "the newest command")
         after = [(c.command, c.argument) for c in emulator.commands[mark + 3 :]]
         assert after[:7] == [
@@ -257,7 +259,7 @@ def test_without_a_baud_the_serial_port_tries_9600_then_38400() -> None:
         robot = make_robot(f"arcos://{pty.device}", connect_timeout=0.9)
         start = time.monotonic()
         await robot.connect()
-        assert 0.3 <= time.monotonic() - start < 0.6  # 0.3 s at 9600, then at once at 38400
+        assert 0.3 <= time.monotonic() - start < 0.3 + 0.3  # 0.3 s at 9600, then 38400 at once
         assert pty.speed() == 38400
         await robot.close()
         await pty.stop()
@@ -293,11 +295,11 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
         keeper = asyncio.create_task(robot.run())
         await wait_until(lambda: robot.client.odometry is not None, 0.5, "first SIP")
         pty.muted = True
-        await wait_until(lambda: not robot.connected, 0.6, "loss noticed")
-        assert "no SIP from the robot for 0.3" in robot.status
+        await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
+        assert re.search(r"no SIP from the robot for 0\.\d\d s \(limit 0\.30 s\)", robot.status)
         await asyncio.sleep(0.2)
         pty.muted = False  # still open from before: it streams SIPs until the client closes it
-        await wait_until(lambda: robot.connected, 1.5, "reconnection")
+        await wait_until(lambda: robot.connected, 3.0, "reconnection")
         assert emulator.sessions_opened == 2
         assert CLOSE in [c.command for c in emulator.commands]
         await robot.close()
