@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -113,7 +114,9 @@ def test_background_recorder_counts_overflow(tmp_path: Path) -> None:
     recorder = Recorder(tmp_path / "bg.mcap")
     background = BackgroundRecorder(recorder, max_queue=1)
     # The writer thread is slower than this loop: some submissions must overflow, none block.
-    results = [background.submit("cmd_vel", 1.0 + i * 1e-3, 0.1, 0.0) for i in range(2000)]
+    results = [
+        background.submit(lambda r, t=1.0 + i * 1e-3: r.cmd_vel(t, 0.1, 0.0)) for i in range(2000)
+    ]
     stats = background.close()
     assert stats.submitted == 2000
     assert stats.dropped == results.count(False)
@@ -201,3 +204,18 @@ def test_repair_cli(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "messages from" in result.output
     assert runner.invoke(app, ["record", "repair", str(tmp_path / "missing.mcap")]).exit_code == 2
+
+
+def test_a_failing_write_is_counted_logged_once_per_kind_and_the_rest_is_recorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    background = BackgroundRecorder(Recorder(tmp_path / "bad.mcap"))
+    for k in range(5):
+        background.submit(lambda r: r.cmd_vel(math.nan, 0.1, 0.0))  # no time stamp: refused
+        background.submit(lambda r, t=1.0 + k: r.cmd_vel(t, 0.1, 0.0))
+    stats = background.close()
+    assert stats.errors == 5
+    assert stats.written == 5
+    assert topic_counts(tmp_path / "bad.mcap")["/cmd_vel"] == 5
+    logged = [r.getMessage() for r in caplog.records if "recording failed" in r.getMessage()]
+    assert logged == ["recording failed (ValueError); later failures of this kind counted"]

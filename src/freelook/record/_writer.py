@@ -9,7 +9,9 @@ never blocks the control path: when the queue is full, the newest item is droppe
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import math
 import queue
 import threading
@@ -22,9 +24,12 @@ from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from mcap_ros2._dynamic import serialize_dynamic
 
+from freelook.link import PacketRecord, Telemetry
 from freelook.record._schemas import full_definition
 
 __all__ = ["BackgroundRecorder", "Direction", "Recorder", "RecorderStats"]
+
+log = logging.getLogger(__name__)
 
 Direction = Literal["operator_to_robot", "robot_to_operator"]
 _DIRECTION_CODE = {"operator_to_robot": 0, "robot_to_operator": 1}
@@ -43,6 +48,19 @@ def _header(t: float, frame_id: str) -> dict[str, Any]:
 
 def _yaw_quaternion(theta: float) -> dict[str, float]:
     return {"x": 0.0, "y": 0.0, "z": math.sin(theta / 2), "w": math.cos(theta / 2)}
+
+
+def _fields(message: object) -> dict[str, object]:
+    """A decoded message for the recording's JSON column (long arrays summarised)."""
+    if not dataclasses.is_dataclass(message) or isinstance(message, type):
+        return {}
+    out = dataclasses.asdict(message)
+    for key, value in list(out.items()):
+        if isinstance(value, tuple) and len(value) > 16:
+            out[key] = f"{len(value)} values"
+        elif isinstance(value, bytes):
+            out[key] = f"{len(value)} bytes"
+    return out
 
 
 def _ns(t: float) -> int:
@@ -165,6 +183,25 @@ class Recorder:
             "data": bytes(data),
         }
         self.write(f"/link/{direction}", "freelook_msgs/Packet", message, receive_time)
+
+    def link_packet(
+        self, direction: Direction, record: PacketRecord, *, wire: str, clock_offset: float = 0.0
+    ) -> None:
+        """A packet as a link session saw it; ``clock_offset`` turns the session's clock into
+        the recording's (wall-clock) time."""
+        decoded = record.decoded
+        self.packet(
+            direction,
+            record.data,
+            send_time=record.send_time + clock_offset,
+            receive_time=record.receive_time + clock_offset,
+            wire=wire,
+            accepted=record.accepted,
+            kind=record.kind,
+            decoded=_fields(decoded.message) if decoded is not None else None,
+            stream=decoded.stream if decoded is not None else 0,
+            sequence=(decoded.sequence or 0) if decoded is not None else 0,
+        )
 
     def cmd_vel(self, t: float, v: float, omega: float, topic: str = "/cmd_vel") -> None:
         twist = {
@@ -309,6 +346,63 @@ class Recorder:
         }
         self.write("/freelook/reference", "freelook_msgs/Reference", message, t)
 
+    def telemetry(
+        self,
+        t: Telemetry,
+        *,
+        sonar_cone: float = math.radians(15.0),
+        sonar_range: float = 5.0,
+        reference: tuple[float, float, float, float, float] | None = None,
+    ) -> None:
+        """One telemetry message as the ROS 2 streams a robot would publish."""
+        stamp = t.stamp
+        self.cmd_vel(stamp, t.cmd_v, t.cmd_omega)
+        self.odom(stamp, *t.odom, t.v, t.omega)
+        self.odom(stamp, *t.pose, t.v, t.omega, topic="/localization", frame_id="map")
+        if t.laser:
+            self.scan(
+                stamp,
+                t.laser,
+                angle_min=t.laser_angle_min,
+                angle_increment=t.laser_angle_increment,
+                range_min=0.02,
+                range_max=t.laser_range_max,
+            )
+        for index, distance in enumerate(t.sonar):
+            self.sonar(
+                stamp,
+                index,
+                distance,
+                field_of_view=sonar_cone,
+                min_range=0.02,
+                max_range=sonar_range,
+            )
+        self.tf(stamp, *t.pose, "map", "base_link")
+        self.mode(stamp, t.mode.name.lower(), t.estop, str(t.controller))
+        if t.safety_flags:
+            self.safety_event(
+                stamp, str(t.safety_flags), f"zone {t.safety_zone}", t.safety_zone, t.safety_scale
+            )
+        link = t.link
+        self.link_stats(
+            stamp,
+            "operator_to_robot",
+            {
+                "packets_received": link.packets_received,
+                "packets_lost": link.packets_lost,
+                "duplicates": link.duplicates,
+                "reordered": link.reordered,
+                "crc_failures": link.crc_failures,
+                "auth_failures": link.auth_failures,
+                "rx_rate_hz": link.rx_rate_hz,
+                "tx_rate_hz": link.tx_rate_hz,
+                "drop_percent": link.drop_percent,
+                "latency_s": link.latency_s,
+            },
+        )
+        if reference is not None:
+            self.reference(stamp, *reference)
+
 
 @dataclass(frozen=True, slots=True)
 class RecorderStats:
@@ -329,9 +423,8 @@ class BackgroundRecorder:
 
     def __init__(self, recorder: Recorder, max_queue: int = 10_000) -> None:
         self._recorder = recorder
-        self._queue: queue.Queue[tuple[str, tuple[Any, ...], dict[str, Any]] | None] = queue.Queue(
-            maxsize=max_queue
-        )
+        self._queue: queue.Queue[Callable[[Recorder], None] | None] = queue.Queue(maxsize=max_queue)
+        self._failures: set[str] = set()
         self._submitted = 0
         self._written = 0
         self._dropped = 0
@@ -340,12 +433,13 @@ class BackgroundRecorder:
         self._thread = threading.Thread(target=self._drain, name="freelook-recorder", daemon=True)
         self._thread.start()
 
-    def submit(self, method: str, *args: Any, **kwargs: Any) -> bool:
-        """Queue one write; False (and counted) when the queue is full."""
+    def submit(self, write: Callable[[Recorder], None]) -> bool:
+        """Queue one write, e.g. ``submit(lambda r: r.cmd_vel(t, v, omega))`` (typed: mypy
+        checks the call); False (and counted) when the queue is full."""
         with self._lock:
             self._submitted += 1
         try:
-            self._queue.put_nowait((method, args, kwargs))
+            self._queue.put_nowait(write)
         except queue.Full:
             with self._lock:
                 self._dropped += 1
@@ -354,15 +448,21 @@ class BackgroundRecorder:
 
     def _drain(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is None:
+            write = self._queue.get()
+            if write is None:
                 return
-            method, args, kwargs = item
             try:
-                getattr(self._recorder, method)(*args, **kwargs)
-            except Exception:  # a bad item must not stop recording the rest
+                write(self._recorder)
+            except Exception as err:  # a bad item must not stop recording the rest
+                kind = type(err).__name__
                 with self._lock:
                     self._errors += 1
+                    first = kind not in self._failures
+                    self._failures.add(kind)
+                if first:  # once per kind: a stream that keeps failing does not flood the log
+                    log.exception(
+                        "recording failed (%s); later failures of this kind counted", kind
+                    )
             else:
                 with self._lock:
                     self._written += 1

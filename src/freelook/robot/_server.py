@@ -161,20 +161,9 @@ class RobotServer:
     def _record(self, record: PacketRecord) -> None:
         if self.recorder is None:
             return
-        offset = self.session.wire_offset
-        decoded = record.decoded
+        wire, offset = self.codec.name, self.session.wire_offset
         self.recorder.submit(
-            "packet",
-            "operator_to_robot",
-            record.data,
-            send_time=record.send_time + offset,
-            receive_time=record.receive_time + offset,
-            wire=self.codec.name,
-            accepted=record.accepted,
-            kind=record.kind,
-            decoded=_fields(decoded.message) if decoded is not None else None,
-            stream=decoded.stream if decoded is not None else 0,
-            sequence=(decoded.sequence or 0) if decoded is not None else 0,
+            lambda r: r.link_packet("operator_to_robot", record, wire=wire, clock_offset=offset)
         )
 
     # -- video -------------------------------------------------------------------------------
@@ -207,16 +196,3 @@ class RobotServer:
                 encode_jpeg(image, cfg.jpeg_quality),
             )
             self._send(frame)
-
-
-def _fields(message: object) -> dict[str, object]:
-    """A decoded message as the recording's JSON column shows it (long arrays summarised)."""
-    if not dataclasses.is_dataclass(message) or isinstance(message, type):
-        return {}
-    out = dataclasses.asdict(message)
-    for key, value in list(out.items()):
-        if isinstance(value, tuple) and len(value) > 16:
-            out[key] = f"{len(value)} values"
-        elif isinstance(value, bytes):
-            out[key] = f"{len(value)} bytes"
-    return out
