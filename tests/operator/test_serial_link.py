@@ -93,4 +93,4 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
         assert station.in_control
         assert station.telemetry is not None
     else:
-        assert station.position is not None
+        assert station.core.position is not None

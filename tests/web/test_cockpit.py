@@ -216,7 +216,7 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path:
     page.click("#traj-ellipse")
     try:
         assert wait_until(lambda: len(state(page).get("reference") or []) > 50, 5)
-        assert wait_until(lambda: state(page).get("robot_mode") == "trajectory", 5)
+        assert wait_until(lambda: state(page).get("mode") == "trajectory", 5)
         time.sleep(4)
         assert page.evaluate("window.freelook.trail.length") > 10
         page.screenshot(path=screenshot_path(tmp_path, "cockpit-trajectory.png"))

@@ -6,7 +6,7 @@ import asyncio
 import socket
 from pathlib import Path
 
-from freelook.operator._app import web_access
+from freelook.operator import web_access
 from freelook.web import BrowserSlot, create_app
 
 

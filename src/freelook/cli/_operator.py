@@ -32,7 +32,7 @@ def sim(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.maps import load_world
-    from freelook.operator._app import SessionOptions, default_run_path, run_session
+    from freelook.operator import SessionOptions, default_run_path, run_session
 
     try:
         config = load_robot(robot)
@@ -81,7 +81,7 @@ def operator(
     from freelook.errors import FreelookError
     from freelook.link import derive_key, key_from_env, parse_transport_url
     from freelook.maps import load_world
-    from freelook.operator._app import SessionOptions, run_operator
+    from freelook.operator import SessionOptions, run_operator
 
     try:
         url = parse_transport_url(robot_url)

@@ -125,7 +125,7 @@ function onHello(msg) {
   }
   $("rtx-ms").value = Math.round(msg.robot_tx_ms || 31);
   $("otx-ms").value = Math.round(msg.operator_tx_ms || 47);
-  setMode(msg.mode || state.mode, false);
+  setMode(state.mode, false);
 }
 
 function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }
@@ -155,7 +155,7 @@ function onState(s) {
   const reasons = (sf.reasons || []).join(", ");
   $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
   setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
-  setChip("mode-chip", "mode: " + (s.robot_mode || s.mode), "");
+  setChip("mode-chip", "mode: " + (s.mode || "not reported"), "");  // the robot's own
   setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
   const linkOk = s.link && s.link.connected;

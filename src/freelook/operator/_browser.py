@@ -1,0 +1,196 @@
+"""The browser protocol: JSON messages from a cockpit page, validated into typed inputs.
+
+A page may be careless or hostile, so every field is checked here, once: unknown kinds and
+malformed fields are refused (``None``) rather than guessed, numbers must be finite, axes are
+clamped to [−1, 1], waypoint lists are bounded. The station core only ever sees these types.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "Axes",
+    "BrowserInput",
+    "EStopRequest",
+    "KeyPress",
+    "LinearRequest",
+    "Painted",
+    "RelocalizeRequest",
+    "SelectMode",
+    "TrajectoryRequest",
+    "TransmissionRequest",
+    "parse_browser_message",
+]
+
+MAX_WAYPOINTS = 100
+DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory"]
+_MODES: tuple[DriveMode, ...] = ("keyboard", "tank", "free_look", "linear", "trajectory")
+KeyName = Literal["up", "down", "left", "right", "space"]
+_KEYS: tuple[KeyName, ...] = ("up", "down", "left", "right", "space")
+
+
+@dataclass(frozen=True, slots=True)
+class Axes:
+    """Stick or WASD/mouse deflections in [−1, 1], for Tank or Free Look."""
+
+    mode: Literal["tank", "free_look"]
+    forward: float = 0.0
+    left: float = 0.0
+    turn: float = 0.0
+    pan: float = 0.0
+    tilt: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPress:
+    """One press of the thesis's keyboard mode."""
+
+    key: KeyName
+
+
+@dataclass(frozen=True, slots=True)
+class SelectMode:
+    mode: DriveMode
+
+
+@dataclass(frozen=True, slots=True)
+class EStopRequest:
+    engaged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RelocalizeRequest:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class LinearRequest:
+    start: bool
+    x0: float = 0.0
+    x1: float = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryRequest:
+    start: bool
+    preset: Literal["ellipse", "waypoints"] = "ellipse"
+    waypoints: tuple[tuple[float, float], ...] = ()
+    side: Literal["robot", "operator"] = "robot"
+
+
+@dataclass(frozen=True, slots=True)
+class TransmissionRequest:
+    side: Literal["robot", "operator"]
+    enabled: bool | None = None
+    spacing: float | None = None  # s
+
+
+@dataclass(frozen=True, slots=True)
+class Painted:
+    """The page painted the frame rendered at ``stamp`` (wall-clock s)."""
+
+    stamp: float
+
+
+BrowserInput = (
+    Axes
+    | KeyPress
+    | SelectMode
+    | EStopRequest
+    | RelocalizeRequest
+    | LinearRequest
+    | TrajectoryRequest
+    | TransmissionRequest
+    | Painted
+)
+
+
+def _number(value: Any) -> float | None:
+    """A finite number, or None (bools, strings, NaN and infinities are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _axis(message: dict[str, Any], name: str) -> float:
+    value = _number(message.get(name, 0.0))
+    return 0.0 if value is None else max(-1.0, min(1.0, value))
+
+
+def _waypoints(raw: Any) -> tuple[tuple[float, float], ...] | None:
+    if not isinstance(raw, list) or len(raw) > MAX_WAYPOINTS:
+        return None
+    points = []
+    for item in raw:
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            return None
+        x, y = _number(item[0]), _number(item[1])
+        if x is None or y is None:
+            return None
+        points.append((x, y))
+    return tuple(points)
+
+
+def parse_browser_message(message: Any) -> BrowserInput | None:
+    """The typed input ``message`` asks for, or None when it is unknown or malformed."""
+    if not isinstance(message, dict):
+        return None
+    kind = message.get("type")
+    if kind == "axes":
+        mode = message.get("mode", "free_look")
+        return Axes(
+            "tank" if mode == "tank" else "free_look",
+            *(_axis(message, name) for name in ("forward", "left", "turn", "pan", "tilt")),
+        )
+    if kind == "key":
+        key = message.get("key")
+        return KeyPress(key) if key in _KEYS else None
+    if kind == "mode":
+        mode = message.get("mode")
+        return SelectMode(mode) if mode in _MODES else None
+    if kind == "estop":
+        return EStopRequest(bool(message.get("engaged")))
+    if kind == "relocalize":
+        return RelocalizeRequest()
+    if kind == "linear":
+        if message.get("action") != "start":
+            return LinearRequest(False)
+        x0, x1 = _number(message.get("x0", 0.0)), _number(message.get("x1", 3.0))
+        return None if x0 is None or x1 is None else LinearRequest(True, x0, x1)
+    if kind == "trajectory":
+        return _trajectory(message)
+    if kind == "transmission":
+        return _transmission(message)
+    if kind == "painted":
+        stamp = _number(message.get("stamp"))
+        return None if stamp is None else Painted(stamp)
+    return None
+
+
+def _trajectory(message: dict[str, Any]) -> TrajectoryRequest | None:
+    if message.get("action") != "start":
+        return TrajectoryRequest(False)
+    side: Literal["robot", "operator"] = (
+        "operator" if message.get("side") == "operator" else "robot"
+    )
+    if message.get("preset") != "waypoints":
+        return TrajectoryRequest(True, "ellipse", (), side)
+    points = _waypoints(message.get("waypoints") or [])
+    return None if points is None else TrajectoryRequest(True, "waypoints", points, side)
+
+
+def _transmission(message: dict[str, Any]) -> TransmissionRequest | None:
+    side = message.get("side")
+    if side not in ("robot", "operator"):
+        return None
+    enabled = message.get("enabled")
+    spacing_ms = _number(message.get("spacing_ms"))
+    return TransmissionRequest(
+        side,
+        enabled if isinstance(enabled, bool) else None,
+        spacing_ms / 1000 if spacing_ms is not None and spacing_ms > 0 else None,
+    )

@@ -1,0 +1,288 @@
+"""The operator station's core (sans-I/O): browser inputs in, link messages out.
+
+It keeps what the operator asked for (the newest drive command, the e-stop, an operator-side
+trajectory, the transmission settings) and what the robot last said (telemetry, control
+grants). :meth:`StationCore.handle` returns the messages to send at once; :meth:`periodic`
+gives the link session what it re-sends at the operator's spacing (the robot's watchdog wants a
+steady stream). Time is always an argument: the same core runs in tests on a fake clock.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from freelook.config import RobotConfig
+from freelook.control import KeyboardDrive, SampledPath, TrackingController, limit_velocity
+from freelook.link import (
+    SPACING_LIMITS,
+    ControlGrant,
+    ControlRequest,
+    EStop,
+    FreeLookCommand,
+    Heartbeat,
+    LinearDriveStart,
+    LinearDriveStop,
+    LinkSession,
+    Message,
+    ModeChange,
+    PositionReport,
+    Relocalize,
+    SetTransmission,
+    SetTransmissionSpacing,
+    TankCommand,
+    Telemetry,
+    TrajectoryStart,
+    TrajectoryStop,
+    VelocityCommand,
+)
+from freelook.maps import World
+from freelook.operator._browser import (
+    Axes,
+    BrowserInput,
+    EStopRequest,
+    KeyPress,
+    LinearRequest,
+    Painted,
+    RelocalizeRequest,
+    SelectMode,
+    TrajectoryRequest,
+    TransmissionRequest,
+)
+from freelook.operator._planning import Clearance, ellipse_from, waypoint_path
+from freelook.types import Mode
+
+__all__ = ["OPERATOR_STATION", "StationCore"]
+
+OPERATOR_STATION = 1
+CONTROL_RENEWAL = 20  # transmissions between control requests (about 1 s at 47 ms)
+
+
+@dataclass
+class _OperatorPath:
+    """A trajectory the station tracks itself (the thesis's operator-side mode)."""
+
+    path: SampledPath
+    t0: float
+
+
+class StationCore:
+    """One operator station for one robot, without I/O."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        world: World | None,
+        session: LinkSession,
+        *,
+        station: int = OPERATOR_STATION,
+        authority: int = 10,
+        native: bool = True,
+    ) -> None:
+        self.config = config
+        self.session = session
+        self.station = station
+        self.authority = authority
+        self.native = native  # the native profile carries control requests and mode changes
+        limits = config.limits
+        self.keyboard = KeyboardDrive(
+            limits.keyboard_speed_step,
+            math.radians(limits.keyboard_turn_step_deg),
+            limits.max_speed,
+            math.radians(limits.max_turn_rate_deg),
+        )
+        self.tracker = TrackingController(
+            b=config.operator_tracking.b, zeta=config.operator_tracking.zeta
+        )
+        self.clearance = Clearance(world)
+        self.drive_command: Message | None = None
+        self.estop = False
+        self.telemetry: Telemetry | None = None
+        self.position: PositionReport | None = None
+        self.last_rx: float | None = None
+        self.in_control = False
+        self.reference_path: list[list[float]] = []
+        self.operator_path: _OperatorPath | None = None
+        self.robot_tx_enabled = True
+        self.robot_tx_spacing = config.link.robot_tx_spacing
+        self.painted: list[tuple[float, float]] = []  # (render stamp, paint report time)
+        self.browsers = 0
+        self._beats = 0
+
+    # -- what the robot says -----------------------------------------------------------------
+
+    @property
+    def robot_mode(self) -> Mode | None:
+        """The robot's drive mode, as its telemetry reports it (None before any)."""
+        return self.telemetry.mode if self.telemetry is not None else None
+
+    def on_link_message(self, message: Message, now: float) -> None:
+        self.last_rx = now
+        if isinstance(message, Telemetry):
+            self.telemetry = message
+        elif isinstance(message, PositionReport):
+            self.position = message
+        elif isinstance(message, ControlGrant):
+            self.in_control = message.station == self.station
+
+    def start(self) -> list[Message]:
+        """What a station sends first: a control request (native), or "set Tx start"."""
+        return [
+            ControlRequest(self.station, self.authority) if self.native else SetTransmission(True)
+        ]
+
+    # -- browsers ----------------------------------------------------------------------------
+
+    def attach(self) -> None:
+        self.browsers += 1
+        self.session.transmitting = True
+
+    def detach(self) -> None:
+        self.browsers = max(0, self.browsers - 1)
+        if self.browsers == 0:
+            # the last browser went away: stop sending, and the robot's watchdog stops it
+            self.drive_command = None
+            self.operator_path = None
+            self.session.transmitting = False
+
+    def handle(self, request: BrowserInput, now: float, wall_time: float) -> list[Message]:
+        """One browser input; returns the messages to send at once."""
+        if isinstance(request, Axes):
+            return self._axes(request)
+        if isinstance(request, KeyPress):
+            # arrow keys take over from any automatic mode at once, as in the thesis
+            self.operator_path = None
+            v, omega = self.keyboard.press(request.key)
+            self.drive_command = VelocityCommand(v, omega)
+            return [self.drive_command]
+        if isinstance(request, SelectMode):
+            return self._select_mode(request)
+        if isinstance(request, EStopRequest):
+            self.estop = request.engaged
+            if self.estop:
+                self.operator_path = None
+                self.drive_command = None
+            return [EStop(self.estop)]
+        if isinstance(request, RelocalizeRequest):
+            return [Relocalize()]
+        if isinstance(request, LinearRequest):
+            if not request.start:
+                return [LinearDriveStop()]
+            self.drive_command = None
+            return [LinearDriveStart(request.x0, request.x1, self.config.limits.linear_max_speed)]
+        if isinstance(request, TrajectoryRequest):
+            return self._trajectory(request, now)
+        if isinstance(request, TransmissionRequest):
+            return self._transmission(request)
+        if isinstance(request, Painted):
+            self.painted.append((request.stamp, wall_time))
+            del self.painted[:-1000]
+        return []
+
+    def _axes(self, axes: Axes) -> list[Message]:
+        limits = self.config.limits
+        pt = self.config.pan_tilt
+        v_max = limits.max_speed
+        w_max = math.radians(limits.max_turn_rate_deg)
+        self.operator_path = None
+        command: Message
+        if axes.mode == "tank":
+            pan_max = pt.max_pan_rate if pt else 0.0
+            tilt_max = math.radians(pt.max_tilt_rate_deg) if pt else 0.0
+            command = TankCommand(
+                axes.forward * v_max, axes.turn * w_max, axes.pan * pan_max, axes.tilt * tilt_max
+            )
+        else:
+            tilt_max = math.radians(pt.max_tilt_rate_deg) if pt else 0.0
+            command = FreeLookCommand(
+                axes.forward * v_max, axes.left * v_max, axes.turn * w_max, axes.tilt * tilt_max
+            )
+        self.drive_command = command
+        return [command]  # at once; the transmissions repeat it
+
+    def _select_mode(self, request: SelectMode) -> list[Message]:
+        self.operator_path = None
+        self.keyboard.press("space")
+        zero: Message = VelocityCommand(0.0, 0.0)
+        if request.mode == "tank":
+            zero = TankCommand(0.0, 0.0)
+        elif request.mode == "free_look":
+            zero = FreeLookCommand(0.0, 0.0, 0.0)
+        self.drive_command = zero
+        if request.mode == "keyboard" and self.native:
+            return [ModeChange(Mode.KEYBOARD), zero]
+        return [zero]
+
+    def _trajectory(self, request: TrajectoryRequest, now: float) -> list[Message]:
+        if not request.start:
+            self.operator_path = None
+            self.reference_path = []
+            self.drive_command = VelocityCommand(0.0, 0.0)
+            return [TrajectoryStop()]
+        pose = self.telemetry.pose if self.telemetry is not None else (0.0, 0.0, 0.0)
+        if request.preset == "waypoints":
+            t, xs, ys, periodic = waypoint_path(pose, request.waypoints)
+        else:
+            t, xs, ys, periodic = ellipse_from(pose, self.clearance)
+        self.reference_path = [[x, y] for x, y in zip(xs, ys, strict=True)]
+        if request.side == "operator":
+            self.operator_path = _OperatorPath(SampledPath(t, xs, ys, periodic=periodic), now)
+            return [VelocityCommand(0.0, 0.0)]
+        self.operator_path = None
+        self.drive_command = None
+        return [TrajectoryStart(tuple(t), tuple(xs), tuple(ys), periodic=periodic)]
+
+    def _transmission(self, request: TransmissionRequest) -> list[Message]:
+        low, high = SPACING_LIMITS
+        spacing = None if request.spacing is None else min(high, max(low, request.spacing))
+        if request.side == "operator":
+            if request.enabled is not None:
+                self.session.transmitting = request.enabled
+            if spacing is not None:
+                self.session.spacing = spacing
+            return []
+        out: list[Message] = []
+        if request.enabled is not None:
+            self.robot_tx_enabled = request.enabled
+            out.append(SetTransmission(request.enabled))
+        if spacing is not None:
+            self.robot_tx_spacing = spacing
+            out.append(SetTransmissionSpacing(spacing))
+        return out
+
+    # -- each transmission -------------------------------------------------------------------
+
+    def reference_now(self, now: float) -> tuple[float, float, float, float, float] | None:
+        """The operator-side trajectory's reference at ``now`` (None when none runs)."""
+        if self.operator_path is None:
+            return None
+        r = self.operator_path.path.at(now - self.operator_path.t0)
+        return (r.x, r.y, r.theta, r.v, r.omega)
+
+    def periodic(self, now: float) -> list[Message]:
+        """What the station re-sends at its spacing: the newest command (or a heartbeat), and
+        a control request now and then (native)."""
+        self._beats += 1
+        self._track(now)
+        out: list[Message] = [self.drive_command or Heartbeat()]
+        if self.native and self._beats % CONTROL_RENEWAL == 0:
+            out.append(ControlRequest(self.station, self.authority))
+        return out
+
+    def _track(self, now: float) -> None:
+        """One step of operator-side trajectory tracking on the newest telemetry."""
+        running, t = self.operator_path, self.telemetry
+        if running is None or t is None:
+            return
+        elapsed = now - running.t0
+        if elapsed > running.path.duration:
+            self.operator_path = None
+            self.drive_command = VelocityCommand(0.0, 0.0)
+            return
+        ref = running.path.at(elapsed)
+        v, omega = self.tracker.command(ref, *t.pose)
+        limits = self.config.limits
+        v, omega = limit_velocity(
+            v, omega, limits.max_speed, math.radians(limits.max_turn_rate_deg)
+        )
+        self.drive_command = VelocityCommand(v, omega)

@@ -1,0 +1,153 @@
+"""What the cockpit page is shown: the hello (robot, map, settings) and the state messages."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from typing import Any
+
+import numpy as np
+
+from freelook.config import RobotConfig
+from freelook.link import LinkStatsReport
+from freelook.maps import World
+from freelook.operator._core import StationCore
+
+__all__ = ["CONNECTED_WITHIN", "hello_message", "state_message"]
+
+CONNECTED_WITHIN = 1.0  # s: the link counts as up while the robot was heard this recently
+
+
+def map_png(world: World) -> str:
+    """The map as a base64 PNG (obstacles dark, free space faint), north up."""
+    from PIL import Image
+
+    grid = world.obstacles()
+    image = np.where(np.flipud(grid), 30, 235).astype(np.uint8)
+    rgba = np.dstack([image, image, image, np.where(np.flipud(grid), 255, 60).astype(np.uint8)])
+    buffer = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buffer, format="PNG", optimize=True)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def hello_message(
+    config: RobotConfig, world: World | None, png: str | None, core: StationCore, wire: str
+) -> dict[str, Any]:
+    """The first message a browser gets: robot description, map, settings."""
+    fp = config.footprint
+    pt = config.pan_tilt
+    message: dict[str, Any] = {
+        "type": "hello",
+        "robot": {
+            "name": config.name,
+            "footprint": {
+                "length": fp.length,
+                "width": fp.width,
+                "center_forward": fp.center_forward,
+            },
+            "zones": [z.boundary for z in config.safety.zones],
+            "camera_mount": [pt.mount_forward, pt.mount_left] if pt else [0.0, 0.0],
+            "has_pan": bool(pt and pt.has_pan),
+        },
+        "robot_tx_ms": core.robot_tx_spacing * 1000,
+        "operator_tx_ms": core.session.spacing * 1000,
+        "wire": wire,
+    }
+    if world is not None and png is not None:
+        rows, cols = world.shape
+        message["map"] = {
+            "png": png,
+            "origin": list(world.origin),
+            "resolution": world.resolution,
+            "width": cols,
+            "height": rows,
+        }
+    return message
+
+
+def _stats(report: LinkStatsReport) -> dict[str, float]:
+    return {
+        "rx_rate_hz": report.rx_rate_hz,
+        "tx_rate_hz": report.tx_rate_hz,
+        "drop_percent": report.drop_percent,
+        "received": report.packets_received,
+        "lost": report.packets_lost,
+    }
+
+
+def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[str, Any]:
+    """The periodic state: the robot's own report (mode, pose, safety, sensors) and the link."""
+    t = core.telemetry
+    connected = core.last_rx is not None and now - core.last_rx < CONNECTED_WITHIN
+    session = core.session
+    state: dict[str, Any] = {
+        "type": "state",
+        # one source of truth: the mode the robot reports (the thesis profile reports none)
+        "mode": t.mode.name.lower() if t is not None else None,
+        "estop": core.estop,
+        "link": {
+            "connected": connected,
+            "down": _stats(session.stats.report(now)),
+            "up": _stats(t.link) if t is not None else None,
+        },
+        "in_control": core.in_control,
+        "controller": f"station {t.controller}"
+        if t is not None and t.controller
+        else ("this station" if core.in_control else "none"),
+        "robot_tx": {"enabled": core.robot_tx_enabled, "spacing_ms": core.robot_tx_spacing * 1000},
+        "operator_tx": {"enabled": session.transmitting, "spacing_ms": session.spacing * 1000},
+        "reference": core.reference_path,
+    }
+    if t is not None:
+        state.update(_telemetry_fields(config, core))
+    elif core.position is not None:
+        p = core.position
+        state.update({"pose": {"x": p.x, "y": p.y, "theta": p.theta}, "v": p.v, "omega": p.omega})
+    return state
+
+
+def _telemetry_fields(config: RobotConfig, core: StationCore) -> dict[str, Any]:
+    t = core.telemetry
+    assert t is not None
+    fields: dict[str, Any] = {
+        "t": t.stamp,
+        "pose": {"x": t.pose[0], "y": t.pose[1], "theta": t.pose[2]},
+        "odom": {"x": t.odom[0], "y": t.odom[1], "theta": t.odom[2]},
+        "v": t.v,
+        "omega": t.omega,
+        "cmd": {"v": t.cmd_v, "omega": t.cmd_omega},
+        "pan": t.pan,
+        "tilt": t.tilt,
+        "estop": t.estop or core.estop,
+        "localizing": t.localizing,
+        "safety": {
+            "zone": t.safety_zone if t.safety_zone >= 0 else None,
+            "scale": t.safety_scale,
+            "reasons": [
+                f.name.lower() for f in type(t.safety_flags) if f and f in t.safety_flags and f.name
+            ],
+        },
+    }
+    if t.laser:
+        mount = config.laser
+        fields["laser"] = {
+            "angle_min": t.laser_angle_min,
+            "angle_increment": t.laser_angle_increment,
+            "range_max": t.laser_range_max,
+            "ranges": [round(r, 3) for r in t.laser],
+            "mount": [mount.mount_forward, mount.mount_left] if mount else [0.0, 0.0],
+        }
+    if t.sonar and config.sonar is not None:
+        sonar = config.sonar
+        bearings = [math.radians(b) for b in sonar.front_deg + sonar.rear_deg]
+        fields["sonar"] = {
+            "ranges": [round(r, 3) for r in t.sonar],
+            "bearings": bearings,
+            "origins": [
+                [sonar.ring_radius * math.cos(b), sonar.ring_radius * math.sin(b)] for b in bearings
+            ],
+            "cone": math.radians(sonar.cone_deg),
+            "range_max": sonar.range_max,
+        }
+    return fields
