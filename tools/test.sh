@@ -10,5 +10,7 @@ echo "== ruff"
 .venv/bin/ruff format --check src tests
 echo "== mypy --strict"
 .venv/bin/mypy
+echo "== import contracts"
+.venv/bin/lint-imports
 echo "== pytest"
 .venv/bin/python -m pytest -q "$@"

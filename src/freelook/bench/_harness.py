@@ -34,10 +34,10 @@ SUITES: tuple[str, ...] = (
     "freelook.sim._bench_sensors",
     "freelook.sim._bench_camera",
     "freelook.link._bench",
-    "freelook.estimation._bench",
+    "freelook.hardware.sim._bench_estimation",
     "freelook.safety._bench",
     "freelook.hardware.sim._bench",
-    "freelook.web._bench",
+    "freelook.operator._bench",
 )
 
 

@@ -1,4 +1,4 @@
-"""Benchmarks of localization and the heading filter."""
+"""Benchmarks of localization and the heading filter, on scans the simulator casts."""
 
 from __future__ import annotations
 
