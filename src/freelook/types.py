@@ -33,3 +33,4 @@ class SafetyFlags(IntFlag):
     WATCHDOG = 4
     ESTOP = 8
     BUMPER = 16
+    HARDWARE = 32  # the hardware does not answer (a lost cable or socket): nothing is commanded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
+from freelook.hardware.arcos import open_arcos_server
 from freelook.hardware.sim import published_map, simulated_server
 from freelook.maps import World, load_world
 from freelook.record import BackgroundRecorder
@@ -47,4 +48,10 @@ async def open_robot_server(
             recorder=recorder,
         )
         return server, f"the simulator in {the_world.name}"
-    raise ConfigError(f"--hardware {hardware!r}: expected sim")
+    if hardware.startswith("arcos:"):
+        return await open_arcos_server(
+            config, hardware, options, robot_map=_robot_map(robot_map, None), recorder=recorder
+        )
+    raise ConfigError(
+        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT or arcos:///dev/DEVICE"
+    )

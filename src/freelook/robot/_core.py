@@ -11,6 +11,7 @@ map it was given (:class:`MapLayer`), never through a simulator.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -405,9 +406,14 @@ class RobotCore:
             bool(bumpers and bumpers.rear),
             measured=(self.odometry.v, yaw_rate),
         )
+        flags = decision.flags
+        if self.hw.connection is not None and not self.hw.connection.connected:
+            # commands cannot reach the robot: command nothing, so nothing old is replayed
+            flags |= SafetyFlags.HARDWARE
+            decision = dataclasses.replace(decision, v=0.0, omega=0.0, scale=0.0, flags=flags)
         scale = decision.scale
-        # e-stop and watchdog hold the camera as well as the chassis
-        held = bool(decision.flags & (SafetyFlags.ESTOP | SafetyFlags.WATCHDOG))
+        # e-stop, watchdog and a lost connection hold the camera as well as the chassis
+        held = bool(flags & (SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE))
         v, omega = decision.v, decision.omega
         if free_look is not None:
             # the share of the camera command carried out: the reference integrates only that,
@@ -416,7 +422,7 @@ class RobotCore:
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = flc.v_left * scale, flc.v_right * scale
             pan_rate *= scale
-            if decision.flags & (SafetyFlags.WATCHDOG | SafetyFlags.BUMPER):
+            if flags & (SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE):
                 stop = tank_control(v, omega, d)
                 v_left, v_right = stop.v_left, stop.v_right
         else:

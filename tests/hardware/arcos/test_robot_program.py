@@ -1,0 +1,158 @@
+"""``freelook robot --hardware arcos://…``: the robot program, as a user starts it, drives an
+ARCOS robot (the emulator) for a thesis-profile operator over real UDP and TCP on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import statistics
+import sys
+import time
+
+import pytest
+from arcos_emulator import RVEL, VEL, ArcosEmulator, TcpRobot
+
+from freelook.config import load_robot
+from freelook.hardware.arcos import open_arcos_server
+from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from freelook.robot import ServerOptions
+from freelook.types import SafetyFlags
+
+
+def _free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subprocess.Process:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "robot",
+        "--robot",
+        "pioneer3dx",
+        "--hardware",
+        f"arcos://127.0.0.1:{arcos_port}",
+        "--listen",
+        f"udp://127.0.0.1:{udp_port}",
+        "--wire",
+        "thesis",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    async with asyncio.timeout(30):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook robot ended before serving"
+            if "thesis profile on" in line:
+                return process
+
+
+def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its_watchdog() -> None:
+    async def run() -> None:
+        emulator = ArcosEmulator()
+        tcp = TcpRobot(emulator)
+        await tcp.start()
+        udp_port = _free_udp_port()
+        process = await _start_robot_program(tcp.port, udp_port)
+        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
+        codec = ThesisCodec()
+        positions: list[PositionReport] = []
+
+        async def listen() -> None:
+            while True:
+                data = await operator.recv(timeout=0.5)
+                if data is not None:
+                    message = codec.decode(data).message
+                    if isinstance(message, PositionReport):
+                        positions.append(message)
+
+        listener = asyncio.create_task(listen())
+        try:
+            operator.send(codec.encode(SetTransmission(True), 0.0))
+            delays = []
+            for k in range(60):  # the thesis's 47 ms spacing, a new speed every packet
+                v = 0.2 + 0.002 * k
+                before = len(emulator.commands_named(VEL))
+                sent = time.monotonic()
+                operator.send(codec.encode(VelocityCommand(v, math.radians(5)), 0.0))
+                while time.monotonic() - sent < 0.5:
+                    wanted = round(v * 1000)
+                    arrived = [c.argument for c in emulator.commands_named(VEL)[before:]]
+                    if any(isinstance(a, int) and abs(a - wanted) <= 1 for a in arrived):
+                        delays.append(time.monotonic() - sent)
+                        break
+                    await asyncio.sleep(0.001)
+                await asyncio.sleep(max(0.0, 0.047 - (time.monotonic() - sent)))
+            assert len(delays) == 60  # every command arrived as an ARCOS VEL
+            # one 20 ms control cycle plus loopback and the emulator's own loop
+            assert statistics.median(delays) <= 0.030
+            assert max(delays) <= 0.080
+            assert emulator.commands_named(RVEL)[-1].argument == 5
+            # position packets carry the robot's own odometry, from its SIPs
+            await asyncio.sleep(0.3)
+            x, y, theta = emulator.pose_m()
+            last = positions[-1]
+            assert x > 0.3
+            assert last.x == pytest.approx(x, abs=0.06)  # a SIP and a packet of travel behind
+            assert last.y == pytest.approx(y, abs=0.06)
+            assert math.remainder(last.theta - theta, math.tau) == pytest.approx(0.0, abs=0.03)
+            # the link is cut: the program commands a stop long before ARCOS's 2 s watchdog
+            cut = time.monotonic()
+            while emulator.v != 0.0:
+                assert time.monotonic() - cut < 1.0, "no stop within 1 s of the link cut"
+                await asyncio.sleep(0.005)
+            stopped_after = time.monotonic() - cut
+            assert stopped_after < 0.5 + 0.1  # the watchdog's 0.5 s and a cycle or so
+            assert emulator.bad_packets == 0  # every packet the program sent checked out
+        finally:
+            listener.cancel()
+            operator.close()
+            process.terminate()
+            await process.wait()
+            await tcp.stop()
+
+    asyncio.run(run())
+
+
+def test_a_lost_connection_is_flagged_in_telemetry_commands_nothing_and_comes_back() -> None:
+    async def run() -> None:
+        emulator = ArcosEmulator()
+        tcp = TcpRobot(emulator)
+        await tcp.start()
+        options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
+        server, _ = await open_arcos_server(
+            load_robot("pioneer3dx"), f"arcos://127.0.0.1:{tcp.port}", options
+        )
+        serving = asyncio.create_task(server.run())
+        core = server.program.core
+        try:
+            core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+            await asyncio.sleep(0.2)
+            assert not core.last_output.flags & SafetyFlags.HARDWARE
+            await tcp.stop()  # the robot goes away (a pulled cable, a reboot)
+            async with asyncio.timeout(3):
+                while not core.last_output.flags & SafetyFlags.HARDWARE:
+                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                    await asyncio.sleep(0.02)
+            out = core.last_output
+            assert (out.v_left, out.v_right) == (0.0, 0.0)
+            assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
+            await tcp.start()  # back, on the same port
+            async with asyncio.timeout(3):  # the adapter reconnects by itself
+                while core.last_output.flags & SafetyFlags.HARDWARE:
+                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                    await asyncio.sleep(0.02)
+        finally:
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+            await tcp.stop()
+
+    asyncio.run(run())
