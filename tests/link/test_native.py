@@ -45,7 +45,9 @@ from freelook.link import (
 )
 
 KEY = derive_key("test passphrase")
-f32 = st.floats(-1e3, 1e3, allow_nan=False, width=32)
+f32 = st.floats(-1e3, 1e3, allow_nan=False, width=32)  # positions, times
+speed = st.floats(-20, 20, width=32)  # every field within its range (freelook.link._values)
+rate = st.floats(-50, 50, width=32)
 
 
 def codecs() -> tuple[NativeCodec, NativeCodec]:
@@ -53,19 +55,19 @@ def codecs() -> tuple[NativeCodec, NativeCodec]:
 
 
 messages = st.one_of(
-    st.builds(VelocityCommand, f32, f32),
-    st.builds(WheelSpeedCommand, f32, f32),
-    st.builds(TankCommand, f32, f32, f32, f32),
-    st.builds(FreeLookCommand, f32, f32, f32, f32),
-    st.builds(PanTiltCommand, f32, f32),
+    st.builds(VelocityCommand, speed, rate),
+    st.builds(WheelSpeedCommand, speed, speed),
+    st.builds(TankCommand, speed, rate, rate, rate),
+    st.builds(FreeLookCommand, speed, speed, rate, rate),
+    st.builds(PanTiltCommand, rate, rate),
     st.builds(ModeChange, st.sampled_from(Mode)),
-    st.builds(LinearDriveStart, f32, f32, f32),
+    st.builds(LinearDriveStart, f32, f32, st.floats(0, 20, width=32)),
     st.just(LinearDriveStop()),
     st.just(TrajectoryStop()),
     st.builds(EStop, st.booleans()),
     st.just(Relocalize()),
     st.builds(SetTransmission, st.booleans()),
-    st.builds(SetTransmissionSpacing, f32),
+    st.builds(SetTransmissionSpacing, st.floats(0, 1e3, width=32)),
     st.just(Heartbeat()),
     st.builds(ControlRequest, st.integers(0, 65535), st.integers(0, 255)),
     st.builds(ControlRelease, st.integers(0, 65535)),

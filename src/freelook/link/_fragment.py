@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import struct
 
+from freelook.link._errors import ValueRangeError
 from freelook.link._messages import VideoFragment, VideoFrame
+from freelook.link._values import check_values
 
 __all__ = ["FrameAssembler"]
 
@@ -64,5 +66,11 @@ class FrameAssembler:
             self.dropped += 1
             return None
         stamp, width, height = _FRAME_HEAD.unpack_from(blob)
+        frame = VideoFrame(fid, stamp, width, height, blob[_FRAME_HEAD.size :])
+        try:
+            check_values(frame)  # a NaN or absurd capture stamp never reaches the page
+        except ValueRangeError:
+            self.dropped += 1
+            return None
         self.completed += 1
-        return VideoFrame(fid, stamp, width, height, blob[_FRAME_HEAD.size :])
+        return frame

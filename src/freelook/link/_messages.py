@@ -26,6 +26,9 @@ __all__ = [
     "RejectReason",
     "Relocalize",
     "SafetyFlags",
+    "SessionChallenge",
+    "SessionConfirm",
+    "SessionOpen",
     "SetTransmission",
     "SetTransmissionSpacing",
     "TankCommand",
@@ -184,6 +187,27 @@ class ControlReject:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionOpen:
+    """Operator → robot, tagged with the station key: open a session (a fresh 16-byte nonce)."""
+
+    nonce: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChallenge:
+    """Robot → operator, tagged with the station key: the operator's nonce echoed and the
+    robot's fresh one. Both ends now derive the session key from the two."""
+
+    client_nonce: bytes
+    server_nonce: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfirm:
+    """Operator → robot, the first packet tagged with the session key: the session is open."""
+
+
+@dataclass(frozen=True, slots=True)
 class Telemetry:
     """The robot's state as the operator sees it."""
 
@@ -265,6 +289,9 @@ Message = (
     | ControlRelease
     | ControlGrant
     | ControlReject
+    | SessionOpen
+    | SessionChallenge
+    | SessionConfirm
     | Telemetry
     | PositionReport
     | VideoFrame

@@ -4,7 +4,13 @@
     12 stamp u64 (µs) | 20 payload length u16 | 22 payload | tag (16 B, keyed BLAKE2s) or CRC-32
 
 All integers little-endian. Without a key the trailer is a CRC-32, which detects corruption
-but not forgery; that mode must be asked for explicitly.
+but not forgery; that mode must be asked for explicitly. Flag bit 1 marks a packet tagged with
+a session key (see ``_handshake.py``) rather than the station key.
+
+Decoding runs in stages, cheapest first, so a flood costs little: :meth:`NativeCodec.parse`
+(length, sync, version, flags, declared length, known type, stream: no cryptography),
+:meth:`NativeCodec.verify` (the tag), :meth:`NativeCodec.payload` (the message, every number
+checked against its field's range).
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ import math
 import struct
 import zlib
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,7 +32,9 @@ from freelook.link._errors import (
     ChecksumError,
     FramingError,
     MalformedError,
+    SessionError,
     UnknownTypeError,
+    ValueRangeError,
 )
 from freelook.link._messages import (
     ControlGrant,
@@ -44,6 +53,9 @@ from freelook.link._messages import (
     RejectReason,
     Relocalize,
     SafetyFlags,
+    SessionChallenge,
+    SessionConfirm,
+    SessionOpen,
     SetTransmission,
     SetTransmissionSpacing,
     TankCommand,
@@ -56,12 +68,18 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._stats_report import LinkStatsReport
+from freelook.link._values import NONCE_SIZE, check_values
 
-__all__ = ["MAX_DATAGRAM", "MAX_PACKET", "NativeCodec", "Stream"]
+__all__ = ["MAX_DATAGRAM", "MAX_PACKET", "Header", "Keying", "NativeCodec", "Stream"]
 
 SYNC = b"\xfe\x4c"
 VERSION = 1
 FLAG_AUTH = 0x01
+FLAG_SESSION = 0x02  # tagged with a session key (implies FLAG_AUTH)
+_KNOWN_FLAGS = FLAG_AUTH | FLAG_SESSION
+TYPE_SESSION_OPEN = 22
+TYPE_SESSION_CHALLENGE = 23
+TYPE_SESSION_CONFIRM = 24
 HEADER = struct.Struct("<2sBBBBHIQH")
 HEADER_SIZE = HEADER.size  # 22
 MAX_PACKET = 4096
@@ -90,6 +108,8 @@ _TRAJ_HEAD = struct.Struct("<HBB")
 _TELEMETRY = struct.Struct("<d3f3f2f2f2ffbBBBH6I4f3fH")
 _FRAGMENT = struct.Struct("<IHH")
 _FRAME_HEAD = struct.Struct("<dHH")
+_NONCE = struct.Struct(f"<{NONCE_SIZE}s")
+_NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
 _LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
 
 Encoder = Callable[[Any], bytes]
@@ -359,8 +379,53 @@ _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         _dec_fragment,
     ),
     21: (Relocalize, Stream.CONTROL, lambda m: b"", _empty(Relocalize)),
+    TYPE_SESSION_OPEN: (
+        SessionOpen,
+        Stream.SESSION,
+        lambda m: _NONCE.pack(m.nonce),
+        _exact(_NONCE, SessionOpen),
+    ),
+    TYPE_SESSION_CHALLENGE: (
+        SessionChallenge,
+        Stream.SESSION,
+        lambda m: _NONCE2.pack(m.client_nonce, m.server_nonce),
+        _exact(_NONCE2, SessionChallenge),
+    ),
+    TYPE_SESSION_CONFIRM: (SessionConfirm, Stream.SESSION, lambda m: b"", _empty(SessionConfirm)),
 }
 _CODE = {cls: code for code, (cls, _, _, _) in _TYPES.items()}
+
+
+class Header(NamedTuple):
+    """The fixed header of a native packet, as :meth:`NativeCodec.parse` read it."""
+
+    flags: int
+    code: int
+    stream: int
+    sender: int
+    sequence: int
+    stamp_us: int
+    length: int
+
+    @property
+    def stamp(self) -> float:
+        return self.stamp_us / 1e6
+
+    @property
+    def message_type(self) -> type:
+        return _TYPES[self.code][0]
+
+
+@dataclass(slots=True)
+class Keying:
+    """How one sender tags its packets: the key, the flags, and its sequence per stream.
+
+    A codec has one of its own (its key); a session end has one per session.
+    """
+
+    key: bytes | None
+    flags: int
+    sequences: dict[int, int] = field(default_factory=dict)
 
 
 class NativeCodec:
@@ -397,38 +462,51 @@ class NativeCodec:
         self.key = key
         self.sender = sender
         self.replay = ReplayWindow(max_age)
-        self._sequence: dict[int, int] = {}
-        self._frame_id = 0
+        self.keying = Keying(key, FLAG_AUTH if key is not None else 0)
 
-    def _packet(self, code: int, stream: int, payload: bytes, stamp: float) -> bytes:
+    def _packet(
+        self, code: int, stream: int, payload: bytes, stamp: float, keying: Keying
+    ) -> bytes:
         if len(payload) > MAX_PACKET - HEADER_SIZE - TAG_SIZE:
             raise MalformedError(f"payload of {len(payload)} bytes exceeds the packet limit")
-        seq = self._sequence.get(stream, 0)
-        self._sequence[stream] = (seq + 1) & 0xFFFFFFFF
-        flags = FLAG_AUTH if self.key is not None else 0
+        seq = keying.sequences.get(stream, 0)
+        keying.sequences[stream] = (seq + 1) & 0xFFFFFFFF
         stamp_us = max(0, min(0xFFFFFFFFFFFFFFFF, int(stamp * 1e6)))
         body = (
             HEADER.pack(
-                SYNC, VERSION, flags, code, stream, self.sender, seq, stamp_us, len(payload)
+                SYNC, VERSION, keying.flags, code, stream, self.sender, seq, stamp_us, len(payload)
             )
             + payload
         )
-        if self.key is not None:
-            return body + tag(self.key, body)
+        if keying.key is not None:
+            return body + tag(keying.key, body)
         return body + struct.pack("<I", zlib.crc32(body))
 
-    def encode(self, message: Message, stamp: float) -> bytes:
-        """One packet for ``message`` (video frames: use :meth:`encode_video`)."""
+    @staticmethod
+    def _stamp_ok(stamp: float) -> None:
+        if not 0.0 <= stamp < 1.8e13:  # NaN fails too; u64 microseconds
+            raise ValueRangeError(f"stamp {stamp!r} s is not a time the header can carry")
+
+    def encode(self, message: Message, stamp: float, keying: Keying | None = None) -> bytes:
+        """One packet for ``message`` (video frames: use :meth:`encode_video`), tagged with
+        ``keying`` (default: this codec's key). A number out of its field's range (NaN, ±inf
+        included) raises :class:`ValueRangeError`: nothing is sent."""
         if isinstance(message, VideoFrame):
             raise MalformedError("video frames are sent as fragments: use encode_video()")
         code = _CODE.get(type(message))
         if code is None:
             raise UnknownTypeError(f"the native profile has no {type(message).__name__}")
+        self._stamp_ok(stamp)
+        check_values(message, encoding=True)
         _, stream, encoder, _ = _TYPES[code]
-        return self._packet(code, stream, encoder(message), stamp)
+        return self._packet(code, stream, encoder(message), stamp, keying or self.keying)
 
-    def encode_video(self, frame: VideoFrame, stamp: float) -> list[bytes]:
+    def encode_video(
+        self, frame: VideoFrame, stamp: float, keying: Keying | None = None
+    ) -> list[bytes]:
         """Datagrams of at most 1200 bytes that carry one frame."""
+        self._stamp_ok(stamp)
+        check_values(frame, encoding=True)
         blob = _FRAME_HEAD.pack(frame.stamp, frame.width, frame.height) + frame.jpeg
         if len(blob) > MAX_FRAME_BYTES:
             raise MalformedError(f"frame of {len(blob)} bytes exceeds {MAX_FRAME_BYTES}")
@@ -443,6 +521,7 @@ class NativeCodec:
                 Stream.VIDEO,
                 _FRAGMENT.pack(frame_id, i, count) + blob[i * room : (i + 1) * room],
                 stamp,
+                keying or self.keying,
             )
             for i in range(count)
         ]
@@ -461,9 +540,10 @@ class NativeCodec:
 
     header_size = HEADER_SIZE
 
-    def decode(self, data: bytes | bytearray | memoryview) -> Decoded:
-        """Verify and decode one packet; raises a ProtocolError subclass when it is refused."""
-        packet = bytes(data)
+    @staticmethod
+    def parse(packet: bytes) -> Header:
+        """The header, after every check that needs no cryptography: length, sync, version,
+        flags, declared length, a known type on its own stream."""
         if len(packet) < HEADER_SIZE + 4:
             raise FramingError(f"packet of {len(packet)} bytes is shorter than a header")
         if len(packet) > MAX_PACKET:
@@ -475,32 +555,60 @@ class NativeCodec:
             raise FramingError(f"bad sync {sync.hex()}")
         if version != VERSION:
             raise FramingError(f"unsupported version {version}")
-        authenticated = bool(flags & FLAG_AUTH)
-        trailer = TAG_SIZE if authenticated else 4
+        if flags & ~_KNOWN_FLAGS or (flags & FLAG_SESSION and not flags & FLAG_AUTH):
+            raise FramingError(f"unknown flags {flags:#04x}")
+        trailer = TAG_SIZE if flags & FLAG_AUTH else 4
         if len(packet) != HEADER_SIZE + length + trailer:
             raise FramingError(f"declared payload {length} does not fit {len(packet)} bytes")
+        entry = _TYPES.get(code)
+        if entry is None:
+            raise UnknownTypeError(f"unknown message type {code}")
+        if stream != entry[1]:
+            raise MalformedError(f"{entry[0].__name__} on stream {stream}, expected {entry[1]}")
+        return Header(flags, code, stream, sender, seq, stamp_us, length)
+
+    @staticmethod
+    def verify(packet: bytes, header: Header, key: bytes | None) -> None:
+        """Check the tag with ``key`` (or, without a key, the CRC-32 of a plain packet)."""
+        authenticated = bool(header.flags & FLAG_AUTH)
+        trailer = TAG_SIZE if authenticated else 4
         body, tail = packet[:-trailer], packet[-trailer:]
-        if self.key is not None:
+        if key is not None:
             if not authenticated:
                 raise AuthenticationError("unauthenticated packet refused (a key is set)")
-            if not tags_equal(tag(self.key, body), tail):
-                raise AuthenticationError(f"tag does not verify (station {sender}, seq {seq})")
+            if not tags_equal(tag(key, body), tail):
+                raise AuthenticationError(
+                    f"tag does not verify (station {header.sender}, seq {header.sequence})"
+                )
         else:
             if authenticated:
                 raise AuthenticationError("authenticated packet but no key to verify it")
             if struct.unpack("<I", tail)[0] != zlib.crc32(body):
                 raise ChecksumError("CRC-32 does not match")
-        entry = _TYPES.get(code)
-        if entry is None:
-            raise UnknownTypeError(f"unknown message type {code}")
-        cls, expected_stream, _, decoder = entry
-        if stream != expected_stream:
-            raise MalformedError(f"{cls.__name__} on stream {stream}, expected {expected_stream}")
+
+    @staticmethod
+    def payload(packet: bytes, header: Header) -> Message:
+        """The message a verified packet carries, every number checked against its range."""
+        cls, _, _, decoder = _TYPES[header.code]
         try:
-            message = decoder(packet[HEADER_SIZE : HEADER_SIZE + length])
+            message = decoder(packet[HEADER_SIZE : HEADER_SIZE + header.length])
         except struct.error as err:
             raise MalformedError(f"{cls.__name__}: {err}") from None
-        stamp = stamp_us / 1e6
+        check_values(message)
+        return message
+
+    def decode(self, data: bytes | bytearray | memoryview) -> Decoded:
+        """Verify and decode one packet; raises a ProtocolError subclass when it is refused.
+
+        This is the one-key profile without sessions: packets tagged with a session key are
+        refused (a :class:`LinkSession` with a ``role`` decodes those)."""
+        packet = bytes(data)
+        header = self.parse(packet)
+        if header.flags & FLAG_SESSION:
+            raise SessionError("a session packet, and this end has no sessions")
+        self.verify(packet, header, self.key)
+        message = self.payload(packet, header)
+        stamp = header.stamp
         if self.key is not None:
-            self.replay.check(sender, stream, seq, stamp)
-        return Decoded(message, stamp, len(packet), sender, stream, seq)
+            self.replay.check(header.sender, header.stream, header.sequence, stamp)
+        return Decoded(message, stamp, len(packet), header.sender, header.stream, header.sequence)

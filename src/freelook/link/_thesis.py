@@ -2,10 +2,14 @@
 
     length u8 | 0xFF 0xFA | type u8 | sub_type u8 | payload | time u32 (ms) | CRC-16 u16
 
-Units on the wire: mm, mm/s, degrees, deg/s, ms; values beyond the integer ranges saturate
-(never wrap around). Types: 0xA1 position (robot → operator), 0xA2 command (operator → robot)
-with sub-types 0 none, 1 set Tx, 2 set Tx spacing, 3 set velocity (wheels), 4 set control
-velocity (v, ω).
+Units on the wire: mm, mm/s, degrees, deg/s, ms; finite values beyond the integer ranges
+saturate (never wrap around); a NaN or ±inf is refused (:class:`ValueRangeError`), except in
+the range arrays (laser, sonar), where +inf is the longest range and NaN no reading. Decoded
+values are checked against their fields' ranges like the native profile's. The profile has no
+authentication: anyone on the radio can command the robot.
+
+Types: 0xA1 position (robot → operator), 0xA2 command (operator → robot) with sub-types 0 none,
+1 set Tx, 2 set Tx spacing, 3 set velocity (wheels), 4 set control velocity (v, ω).
 """
 
 from __future__ import annotations
@@ -15,7 +19,13 @@ import struct
 
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
-from freelook.link._errors import ChecksumError, FramingError, MalformedError, UnknownTypeError
+from freelook.link._errors import (
+    ChecksumError,
+    FramingError,
+    MalformedError,
+    UnknownTypeError,
+    ValueRangeError,
+)
 from freelook.link._messages import (
     Heartbeat,
     Message,
@@ -26,6 +36,7 @@ from freelook.link._messages import (
     VelocityCommand,
     WheelSpeedCommand,
 )
+from freelook.link._values import check_values
 
 __all__ = ["ThesisCodec", "position_from_telemetry"]
 
@@ -53,20 +64,29 @@ _PAYLOAD_SIZE = {
 }
 
 
-def _i16(value: float) -> int:
-    if value != value:  # NaN
-        return 0
-    return max(-32768, min(32767, round(value)))
+def _finite(value: float, what: str) -> float:
+    if not math.isfinite(value):
+        raise ValueRangeError(f"{what} = {value!r} is not finite")
+    return value
 
 
-def _u16(value: float) -> int:
+def _i16(value: float, what: str) -> int:
+    return max(-32768, min(32767, round(_finite(value, what))))
+
+
+def _u16(value: float, what: str) -> int:
+    return max(0, min(65535, round(_finite(value, what))))
+
+
+def _range_mm(value: float) -> int:
+    """A range reading as u16 mm: NaN (no reading) 0, beyond 65.535 m (or +inf) 65535."""
     if value != value:
         return 0
-    return max(0, min(65535, round(value)))
+    return 65535 if value >= 65.535 else max(0, round(value * 1000))
 
 
 def _heading_deg(theta: float) -> int:
-    deg = math.degrees(math.remainder(theta, 2 * math.pi))
+    deg = math.degrees(math.remainder(_finite(theta, "PositionReport.theta"), 2 * math.pi))
     return max(-180, min(180, round(deg)))
 
 
@@ -98,18 +118,25 @@ class ThesisCodec:
         return body + struct.pack("<H", crc16_ccitt_false(body))
 
     def encode(self, message: Message, stamp: float) -> bytes:
-        """Bytes of ``message``; ``stamp`` (s) goes out as the millisecond tick."""
-        tick = int(stamp * 1000.0)
+        """Bytes of ``message``; ``stamp`` (s) goes out as the millisecond tick (which wraps,
+        as the thesis's does). A NaN or ±inf is refused with :class:`ValueRangeError`."""
+        tick = int(_finite(stamp, "stamp") * 1000.0)
         if isinstance(message, VelocityCommand):
-            payload = _I16x2.pack(_i16(message.v * 1000), _i16(math.degrees(message.omega)))
+            payload = _I16x2.pack(
+                _i16(message.v * 1000, "VelocityCommand.v"),
+                _i16(math.degrees(message.omega), "VelocityCommand.omega"),
+            )
             return self._frame(TYPE_COMMAND, SUB_CONTROL_VELOCITY, payload, tick)
         if isinstance(message, WheelSpeedCommand):
-            payload = _I16x2.pack(_i16(message.left * 1000), _i16(message.right * 1000))
+            payload = _I16x2.pack(
+                _i16(message.left * 1000, "WheelSpeedCommand.left"),
+                _i16(message.right * 1000, "WheelSpeedCommand.right"),
+            )
             return self._frame(TYPE_COMMAND, SUB_VELOCITY, payload, tick)
         if isinstance(message, SetTransmission):
             return self._frame(TYPE_COMMAND, SUB_SET_TX, _U8.pack(int(message.enabled)), tick)
         if isinstance(message, SetTransmissionSpacing):
-            payload = _U16.pack(_u16(message.spacing * 1000))
+            payload = _U16.pack(_u16(message.spacing * 1000, "SetTransmissionSpacing.spacing"))
             return self._frame(TYPE_COMMAND, SUB_TX_SPACING, payload, tick)
         if isinstance(message, Heartbeat):
             return self._frame(TYPE_COMMAND, SUB_NONE, b"", tick)
@@ -121,13 +148,13 @@ class ThesisCodec:
             sonar = list(message.sonar[:SONAR_READINGS])
             sonar += [0.0] * (SONAR_READINGS - len(sonar))
             payload = _POSITION.pack(
-                _i16(message.x * 1000),
-                _i16(message.y * 1000),
+                _i16(message.x * 1000, "PositionReport.x"),
+                _i16(message.y * 1000, "PositionReport.y"),
                 _heading_deg(message.theta),
-                _i16(message.v * 1000),
-                _i16(math.degrees(message.omega)),
-                *(_u16(r * 1000) for r in laser),
-                *(_u16(r * 1000) for r in sonar),
+                _i16(message.v * 1000, "PositionReport.v"),
+                _i16(math.degrees(message.omega), "PositionReport.omega"),
+                *(_range_mm(r) for r in laser),
+                *(_range_mm(r) for r in sonar),
             )
             return self._frame(TYPE_POSITION, 0, payload, tick)
         raise UnknownTypeError(f"the thesis profile cannot carry {type(message).__name__}")
@@ -161,6 +188,8 @@ class ThesisCodec:
             if len(payload) != _POSITION.size:
                 raise MalformedError(f"position payload of {len(payload)} bytes, expected 96")
             v = _POSITION.unpack(payload)
+            if not -180 <= v[2] <= 180:
+                raise ValueRangeError(f"PositionReport heading {v[2]} deg outside -180…180")
             message = PositionReport(
                 v[0] / 1000,
                 v[1] / 1000,
@@ -194,4 +223,5 @@ class ThesisCodec:
                 message = VelocityCommand(v_mm / 1000, math.radians(w_deg))
         else:
             raise UnknownTypeError(f"unknown packet type {ptype:#04x}")
+        check_values(message)
         return Decoded(message, stamp, length)

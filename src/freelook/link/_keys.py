@@ -1,0 +1,170 @@
+"""Per-station keys and permissions: the keys file, and the one-key shorthand.
+
+A keys file (TOML) names each station that may talk to the robot::
+
+    [stations.1]
+    key = "64 hex digits, or a passphrase"
+    authority = 10                     # the highest authority it may ask control with
+    modes = ["free_look", "tank"]      # the drive modes it may select (default: all)
+    observer = false                   # an observer receives telemetry and video only
+
+    [stations.2]
+    key = "another passphrase"
+    observer = true
+
+A packet's station id is bound to its key: a packet claiming station 2 must verify with
+station 2's key. A single key (``--key`` or ``FREELOOK_LINK_KEY``) is the one-station
+shorthand: any station id, any mode, authority as each request asks (up to 255).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from freelook.config import format_validation_error
+from freelook.errors import ConfigError
+from freelook.link._auth import derive_key
+from freelook.types import Mode
+
+__all__ = ["KeyRing", "KeysFile", "Permissions", "StationEntry", "StationKeys"]
+
+ALL_MODES = frozenset(Mode)
+
+
+@dataclass(frozen=True, slots=True)
+class Permissions:
+    """What a station may do; the robot program enforces it."""
+
+    authority: int = 255
+    modes: frozenset[Mode] = ALL_MODES
+    observer: bool = False
+
+    def allows_mode(self, mode: Mode) -> bool:
+        return not self.observer and mode in self.modes
+
+
+@dataclass(frozen=True, slots=True)
+class StationKeys:
+    """One station's key and permissions."""
+
+    station: int
+    key: bytes
+    permissions: Permissions
+
+
+class StationEntry(BaseModel):
+    """One ``[stations.N]`` table of a keys file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(min_length=1, description="64 hex digits, or a passphrase")
+    authority: int = Field(10, ge=0, le=255)
+    modes: list[str] | None = None
+    observer: bool = False
+
+    @field_validator("modes")
+    @classmethod
+    def _known_modes(cls, modes: list[str] | None) -> list[str] | None:
+        if modes is None:
+            return None
+        known = {m.name.lower() for m in Mode}
+        for name in modes:
+            if name.lower() not in known:
+                raise ValueError(f"unknown mode {name!r} (known: {', '.join(sorted(known))})")
+        return modes
+
+    @field_validator("key")
+    @classmethod
+    def _not_blank(cls, key: str) -> str:
+        if not key.strip():
+            raise ValueError("the key is blank")
+        return key
+
+
+class KeysFile(BaseModel):
+    """A whole keys file: station id (1…65535) → its entry."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stations: dict[int, StationEntry] = Field(min_length=1)
+
+    @field_validator("stations")
+    @classmethod
+    def _station_ids(cls, stations: dict[int, StationEntry]) -> dict[int, StationEntry]:
+        for station in stations:
+            if not 0 < station <= 0xFFFF:
+                raise ValueError(f"station id {station} outside 1…65535")
+        return stations
+
+
+class KeyRing:
+    """Keys and permissions by station id (lookups are a dict access, no cryptography)."""
+
+    def __init__(
+        self, stations: Mapping[int, StationKeys] | None = None, *, any_station: bytes | None = None
+    ) -> None:
+        self._stations = dict(stations or {})
+        self._any = None if any_station is None else StationKeys(0, any_station, Permissions())
+
+    @classmethod
+    def single(cls, key: bytes) -> KeyRing:
+        """The one-key shorthand: every station id shares ``key``, with every permission."""
+        if len(key) < 16:
+            raise ConfigError(f"link key of {len(key)} bytes is too short (at least 16)")
+        return cls(any_station=key)
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any], source: str = "<mapping>") -> KeyRing:
+        """Validate a parsed keys file; errors name ``source``, the field and what was wrong."""
+        try:
+            model = KeysFile.model_validate(data)
+        except ValidationError as err:
+            problems = format_validation_error(source, err)
+            raise ConfigError(f"{source}: invalid keys file", problems) from None
+        stations = {}
+        for station, entry in model.stations.items():
+            modes = (
+                ALL_MODES
+                if entry.modes is None
+                else frozenset(Mode[name.upper()] for name in entry.modes)
+            )
+            permissions = Permissions(entry.authority, modes, entry.observer)
+            stations[station] = StationKeys(station, derive_key(entry.key), permissions)
+        return cls(stations)
+
+    @classmethod
+    def load(cls, path: str | Path) -> KeyRing:
+        """Read a keys file (TOML)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"{path}: cannot read keys file: {err.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not UTF-8 text") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path}: not valid TOML: {err}") from None
+        return cls.from_mapping(data, str(path))
+
+    def lookup(self, station: int) -> StationKeys | None:
+        """The key and permissions of ``station``, or None when it has none."""
+        found = self._stations.get(station)
+        if found is not None:
+            return found
+        if self._any is not None and 0 < station <= 0xFFFF:
+            return StationKeys(station, self._any.key, self._any.permissions)
+        return None
+
+    def __contains__(self, station: object) -> bool:
+        return isinstance(station, int) and self.lookup(station) is not None
+
+    def __iter__(self) -> Iterator[StationKeys]:
+        return iter(self._stations.values())

@@ -1,0 +1,184 @@
+"""The range of every numeric field of every message, checked at decode and at encode.
+
+A number that is not finite or lies outside its field's range is refused with a
+:class:`ValueRangeError` naming the message, the field, the value and the range; the
+statistics count it as "value". The ranges are generous physical bounds (no ground robot
+drives at 20 m/s), there to stop NaN, ±inf and absurd values from reaching the controllers.
+Range arrays (laser, sonar) saturate when encoded (the wire carries u16 millimetres: +inf is
+the longest range, NaN no reading) and are checked when decoded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from freelook.link._errors import ValueRangeError
+from freelook.link._messages import (
+    ControlGrant,
+    ControlReject,
+    ControlRelease,
+    ControlRequest,
+    FreeLookCommand,
+    LinearDriveStart,
+    Message,
+    PanTiltCommand,
+    PositionReport,
+    SessionChallenge,
+    SessionOpen,
+    SetTransmissionSpacing,
+    TankCommand,
+    Telemetry,
+    TrajectoryStart,
+    VelocityCommand,
+    VideoFragment,
+    VideoFrame,
+    WheelSpeedCommand,
+)
+from freelook.link._stats_report import LinkStatsReport
+
+__all__ = ["FIELD_LIMITS", "NONCE_SIZE", "Limit", "check_values"]
+
+NONCE_SIZE = 16
+SPEED = 20.0  # m/s: any linear or track speed
+RATE = 50.0  # rad/s: any turn, pan or tilt rate
+DISTANCE = 1e6  # m: any coordinate
+ANGLE = 1e6  # rad: headings may be unwrapped
+CAMERA = 1e3  # rad: pan and tilt angles
+TIME = 1e11  # s: stamps (wall clock or a run's own)
+DURATION = 1e6  # s: trajectory times
+RANGE = 65.535  # m: what a u16 millimetre carries
+U8, U16, U32 = 0xFF, 0xFFFF, 0xFFFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    low: float
+    high: float
+    saturates: bool = False  # an array the encoder saturates rather than refuses
+
+
+def _sym(bound: float) -> Limit:
+    return Limit(-bound, bound)
+
+
+_STATION = Limit(0, U16)
+_AUTHORITY = Limit(0, U8)
+_RANGES = Limit(0.0, RANGE, saturates=True)
+
+FIELD_LIMITS: dict[type, dict[str, Limit]] = {
+    VelocityCommand: {"v": _sym(SPEED), "omega": _sym(RATE)},
+    WheelSpeedCommand: {"left": _sym(SPEED), "right": _sym(SPEED)},
+    TankCommand: {
+        "v": _sym(SPEED),
+        "omega": _sym(RATE),
+        "pan_rate": _sym(RATE),
+        "tilt_rate": _sym(RATE),
+    },
+    FreeLookCommand: {
+        "v1": _sym(SPEED),
+        "v2": _sym(SPEED),
+        "omega": _sym(RATE),
+        "tilt_rate": _sym(RATE),
+    },
+    PanTiltCommand: {"pan_rate": _sym(RATE), "tilt_rate": _sym(RATE)},
+    LinearDriveStart: {
+        "x_start": _sym(DISTANCE),
+        "x_end": _sym(DISTANCE),
+        "max_speed": Limit(0.0, SPEED),
+    },
+    TrajectoryStart: {"t": _sym(DURATION), "x": _sym(DISTANCE), "y": _sym(DISTANCE)},
+    SetTransmissionSpacing: {"spacing": Limit(0.0, 3600.0)},
+    ControlRequest: {"station": _STATION, "authority": _AUTHORITY},
+    ControlRelease: {"station": _STATION},
+    ControlGrant: {"station": _STATION, "authority": _AUTHORITY},
+    ControlReject: {"station": _STATION},
+    Telemetry: {
+        "stamp": _sym(TIME),
+        "odom": _sym(max(DISTANCE, ANGLE)),
+        "pose": _sym(max(DISTANCE, ANGLE)),
+        "v": _sym(SPEED),
+        "omega": _sym(RATE),
+        "cmd_v": _sym(SPEED),
+        "cmd_omega": _sym(RATE),
+        "pan": _sym(CAMERA),
+        "tilt": _sym(CAMERA),
+        "laser_angle_min": _sym(2 * math.pi),
+        "laser_angle_increment": _sym(2 * math.pi),
+        "laser_range_max": Limit(0.0, 1e3),
+        "laser": _RANGES,
+        "sonar": _RANGES,
+        "safety_zone": Limit(-128, 127),
+        "safety_scale": Limit(0.0, 2.0),
+        "controller": _STATION,
+    },
+    LinkStatsReport: {
+        "packets_received": Limit(0, U32),
+        "packets_lost": Limit(0, U32),
+        "duplicates": Limit(0, U32),
+        "reordered": Limit(0, U32),
+        "crc_failures": Limit(0, U32),
+        "auth_failures": Limit(0, U32),
+        "rx_rate_hz": Limit(0.0, 1e6),
+        "tx_rate_hz": Limit(0.0, 1e6),
+        "drop_percent": Limit(0.0, 100.0),
+        "latency_s": _sym(1e6),
+    },
+    PositionReport: {
+        "x": _sym(DISTANCE),
+        "y": _sym(DISTANCE),
+        "theta": Limit(-math.pi - 1e-6, math.pi + 1e-6),
+        "v": _sym(SPEED),
+        "omega": _sym(RATE),
+        "laser": _RANGES,
+        "sonar": _RANGES,
+    },
+    VideoFrame: {
+        "frame_id": Limit(0, U32),
+        "stamp": _sym(TIME),
+        "width": Limit(0, U16),
+        "height": Limit(0, U16),
+    },
+    VideoFragment: {"frame_id": Limit(0, U32), "index": Limit(0, U16), "count": Limit(1, U16)},
+}
+
+_NONCES: dict[type, tuple[str, ...]] = {
+    SessionOpen: ("nonce",),
+    SessionChallenge: ("client_nonce", "server_nonce"),
+}
+
+
+def _refuse(owner: str, name: str, value: object, limit: Limit) -> ValueRangeError:
+    what = "is not finite" if isinstance(value, float) and not math.isfinite(value) else "outside"
+    bounds = f"{limit.low:g}…{limit.high:g}"
+    if what == "outside":
+        return ValueRangeError(f"{owner}.{name} = {value!r} outside {bounds}")
+    return ValueRangeError(f"{owner}.{name} = {value!r} is not finite (range {bounds})")
+
+
+def check_values(message: Message | LinkStatsReport, *, encoding: bool = False) -> None:
+    """Raise :class:`ValueRangeError` unless every numeric field is finite and in range.
+
+    ``encoding``: skip the arrays the encoder saturates (their wire form is always in range).
+    """
+    cls = type(message)
+    limits = FIELD_LIMITS.get(cls)
+    if limits is not None:
+        for name, limit in limits.items():
+            if encoding and limit.saturates:
+                continue
+            value = getattr(message, name)
+            low, high = limit.low, limit.high
+            if isinstance(value, tuple):
+                for item in value:
+                    if not low <= item <= high:  # NaN fails every comparison
+                        raise _refuse(cls.__name__, name, item, limit)
+            elif not low <= value <= high:
+                raise _refuse(cls.__name__, name, value, limit)
+    if cls is Telemetry:
+        assert isinstance(message, Telemetry)
+        check_values(message.link)
+    for name in _NONCES.get(cls, ()):
+        nonce = getattr(message, name)
+        if len(nonce) != NONCE_SIZE:
+            raise ValueRangeError(f"{cls.__name__}.{name} of {len(nonce)} bytes, not 16")
