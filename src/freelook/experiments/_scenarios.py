@@ -19,6 +19,7 @@ from freelook.hardware.sim import SimulatedRobot
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
 from freelook.link import (
     Accepted,
+    ControlRequest,
     FreeLookCommand,
     Heartbeat,
     ImpairedChannel,
@@ -221,6 +222,8 @@ def ellipse_trial(
     up, down = ImpairedChannel(impair, seed=seed * 2 + 1), ImpairedChannel(impair, seed=seed * 2)
     operator, robot_end = _sessions(config)
     up_stats, down_stats = robot_end.stats, operator.stats
+    # the operator holds control from the start, as a station's first packet asks for it
+    robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
     from freelook.control import SampledPath, TrackingController, limit_velocity
 
     path = SampledPath(t_pts, xs, ys, periodic=True)
@@ -398,6 +401,8 @@ def link_course_trial(
     )
     operator, robot_end = _sessions(config)
     up_stats, down_stats = robot_end.stats, operator.stats
+    # the operator holds control from the start, as a station's first packet asks for it
+    robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
     runtime = robot.runtime
     next_op = next_robot = 0.0
     commanded_cycles = 0

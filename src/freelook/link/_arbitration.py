@@ -23,6 +23,7 @@ class Decision:
     granted: bool
     holder: int | None
     reason: RejectReason | None = None
+    previous: int | None = None  # the station that held control before a grant (pre-emption)
 
 
 class ControlArbiter:
@@ -45,7 +46,7 @@ class ControlArbiter:
         holder = self.holder(now)
         if holder is None or holder == station or authority > self._authority:
             self._grant(station, authority, now)
-            return Decision(True, station)
+            return Decision(True, station, previous=holder)
         return Decision(False, holder, RejectReason.LOWER_AUTHORITY)
 
     def release(self, station: int, now: float) -> bool:

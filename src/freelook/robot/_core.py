@@ -66,6 +66,20 @@ from freelook.types import Mode, SafetyFlags
 __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
+DEFAULT_AUTHORITY = 10
+
+
+def _invalid(message: Message) -> str | None:
+    """Why a message's numbers cannot be acted on (non-finite), or None."""
+    for name in getattr(message, "__dataclass_fields__", {}):
+        value = getattr(message, name)
+        values = value if isinstance(value, tuple) else (value,)
+        for item in values:
+            if isinstance(item, float) and not math.isfinite(item):
+                return f"{name} is {item}"
+    return None
+
+
 _DRIVE_MODES: dict[type, Mode] = {
     VelocityCommand: Mode.VELOCITY,
     WheelSpeedCommand: Mode.WHEELS,
@@ -122,7 +136,8 @@ class RobotCore:
         )
         self.safety = SafetyFilter(config.safety, config.footprint, config.drive)
         self.arbiter = ControlArbiter(arbitration_timeout)
-        self.require_control = False  # off: any authenticated station may drive
+        #: the authority each station is given (a keys file's; one shared key: all equal)
+        self.authority_of: Callable[[int], int] = lambda station: DEFAULT_AUTHORITY
         self.free_look = (
             FreeLookController(config.free_look, config.drive, config.pan_tilt)
             if config.pan_tilt is not None
@@ -219,22 +234,68 @@ class RobotCore:
     # -- commands ----------------------------------------------------------------------------
 
     def handle(self, message: Message, now: float, station: int = _ANY_STATION) -> list[Message]:
-        """Take one message from the link; returns replies (control grants and rejections)."""
-        if isinstance(message, ControlRequest):
-            decision = self.arbiter.request(message.station, message.authority, now)
-            if decision.granted:
-                self.require_control = True
-                return [ControlGrant(message.station, message.authority)]
-            return [ControlReject(message.station, decision.reason or RejectReason.NOT_HOLDER)]
-        if isinstance(message, ControlRelease):
-            self.arbiter.release(message.station, now)
-            return []
-        if self.require_control and not self.arbiter.admit(station, now):
+        """Take one message from ``station`` (the verified sender; 0 for a link without
+        stations, the thesis profile); returns replies (control grants and rejections).
+
+        A station speaks only for itself, with the authority it was given (not the one it
+        claims). Stations must hold control to command anything but an e-stop; a link without
+        stations may command while no station holds control.
+        """
+        if isinstance(message, ControlRequest | ControlRelease):
+            return self._control(message, now, station)
+        if isinstance(message, EStop) and message.engaged:
+            return self._on_estop(message, now)  # whoever may speak may stop the robot
+        if (station != _ANY_STATION or self.arbiter.holder(now) is not None) and (
+            not self.arbiter.admit(station, now)
+        ):
             self.dropped_commands += 1
             return []
-        self.safety.command_received(now)
+        problem = _invalid(message)
+        if problem is not None:
+            self.rejections.append(f"{type(message).__name__} refused: {problem}")
+            return []
+        if self._feeds_watchdog(message):
+            self.safety.command_received(now)
         handler = self._handlers.get(type(message))
         return handler(message, now) if handler is not None else []
+
+    def _control(
+        self, message: ControlRequest | ControlRelease, now: float, station: int
+    ) -> list[Message]:
+        if station != _ANY_STATION and message.station != station:
+            self.rejections.append(
+                f"station {station} spoke for station {message.station}: refused"
+            )
+            if isinstance(message, ControlRequest):
+                return [ControlReject(message.station, RejectReason.NOT_HOLDER)]
+            return []
+        if isinstance(message, ControlRelease):
+            self.arbiter.release(message.station, now)  # only the holder's own release acts
+            return []
+        authority = self.authority_of(message.station)
+        decision = self.arbiter.request(message.station, authority, now)
+        if not decision.granted:
+            return [ControlReject(message.station, decision.reason or RejectReason.NOT_HOLDER)]
+        if decision.previous is not None and decision.previous != message.station:
+            self.events.append(
+                SafetyEvent(
+                    now,
+                    "control",
+                    f"station {message.station} (authority {authority}) took control "
+                    f"from station {decision.previous}",
+                )
+            )
+        return [ControlGrant(message.station, authority)]
+
+    def _feeds_watchdog(self, message: Message) -> bool:
+        """Motion commands feed the watchdog, so it trips on the age of the newest one, not
+        on heartbeats; while the robot drives itself (linear drive, a trajectory) any valid
+        packet shows the link is alive."""
+        if type(message) in _DRIVE_MODES or isinstance(
+            message, LinearDriveStart | TrajectoryStart | PanTiltCommand
+        ):
+            return True
+        return self.mode in (Mode.LINEAR, Mode.TRAJECTORY)
 
     def _on_estop(self, message: EStop, now: float) -> list[Message]:
         self.estop = message.engaged
@@ -248,11 +309,12 @@ class RobotCore:
         return []
 
     def _on_pan_tilt(self, message: PanTiltCommand, now: float) -> list[Message]:
-        self._pan_command = message
+        self._pan_command = PanTiltCommand(*self._camera_rates(message.pan_rate, message.tilt_rate))
         return []
 
     def _on_linear_start(self, message: LinearDriveStart, now: float) -> list[Message]:
-        self._linear = LinearDrive(message.x_start, message.x_end, message.max_speed)
+        speed = min(message.max_speed, self.config.limits.linear_max_speed)
+        self._linear = LinearDrive(message.x_start, message.x_end, speed)
         return self._change_mode(Mode.LINEAR, now)
 
     def _on_trajectory_start(self, message: TrajectoryStart, now: float) -> list[Message]:
@@ -270,6 +332,7 @@ class RobotCore:
         return self._change_mode(Mode.TRAJECTORY, now)
 
     def _on_drive(self, message: Message, now: float) -> list[Message]:
+        message = self._within_limits(message)
         mode = _DRIVE_MODES[type(message)]
         if mode == Mode.FREE_LOOK and not self._can_free_look():
             self.rejections.append("Free Look Control refused: the camera cannot pan")
@@ -280,6 +343,38 @@ class RobotCore:
             self.free_look.command(message, now)  # the previous one held until now
         self._command = message  # newest wins within a cycle
         return []
+
+    def _within_limits(self, message: Message) -> Message:
+        """The command scaled (direction kept) to this robot's own configured limits."""
+        limits = self.config.limits
+        v_max, w_max = limits.max_speed, math.radians(limits.max_turn_rate_deg)
+        if isinstance(message, VelocityCommand):
+            return VelocityCommand(*limit_velocity(message.v, message.omega, v_max, w_max))
+        if isinstance(message, TankCommand):
+            v, omega = limit_velocity(message.v, message.omega, v_max, w_max)
+            pan, tilt = self._camera_rates(message.pan_rate, message.tilt_rate)
+            return TankCommand(v, omega, pan, tilt)
+        if isinstance(message, WheelSpeedCommand):
+            s = min(1.0, v_max / max(abs(message.left), abs(message.right), 1e-12))
+            return WheelSpeedCommand(message.left * s, message.right * s)
+        if isinstance(message, FreeLookCommand):
+            speed = math.hypot(message.v1, message.v2)
+            s = min(1.0, v_max / speed) if speed > 0 else 1.0
+            if abs(message.omega) * s > w_max:
+                s = w_max / abs(message.omega)
+            _, tilt = self._camera_rates(0.0, message.tilt_rate)
+            return FreeLookCommand(message.v1 * s, message.v2 * s, message.omega * s, tilt)
+        return message
+
+    def _camera_rates(self, pan: float, tilt: float) -> tuple[float, float]:
+        pt = self.config.pan_tilt
+        if pt is None:
+            return 0.0, 0.0
+        tilt_max = math.radians(pt.max_tilt_rate_deg)
+        return (
+            max(-pt.max_pan_rate, min(pt.max_pan_rate, pan)),
+            max(-tilt_max, min(tilt_max, tilt)),
+        )
 
     def _can_free_look(self) -> bool:
         pt = self.config.pan_tilt
