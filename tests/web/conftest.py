@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,11 +24,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
+
+
 class Sim:
-    def __init__(self, process: subprocess.Popen[str], url: str, record: Path | None) -> None:
+    """A running ``freelook sim``: ``url`` is the one it announced, token included."""
+
+    def __init__(
+        self, process: subprocess.Popen[str], url: str, port: int, record: Path | None
+    ) -> None:
         self.process = process
         self.url = url
+        self.port = port
         self.record = record
+        self.lines: list[str] = []
+
+    @property
+    def token(self) -> str:
+        return self.url.split("?token=", 1)[1]
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -63,10 +77,15 @@ def start_sim(tmp_path: Path, *extra: str, record: bool = False) -> Sim:
     )
     assert process.stdout is not None
     deadline = time.monotonic() + 90
+    lines: list[str] = []
     while time.monotonic() < deadline:
         line = process.stdout.readline()
-        if "open http" in line:
-            return Sim(process, f"http://127.0.0.1:{port}/", path)
+        lines.append(line)
+        found = ANNOUNCED_URL.search(line)
+        if found:
+            sim = Sim(process, found.group(1), port, path)
+            sim.lines = lines
+            return sim
         if not line and process.poll() is not None:
             break
     process.kill()

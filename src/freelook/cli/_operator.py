@@ -9,14 +9,24 @@ import typer
 
 __all__ = ["register"]
 
+_Certfile = Annotated[
+    Path | None,
+    typer.Option(help="TLS certificate (PEM) for the cockpit; with --keyfile serves https."),
+]
+_Keyfile = Annotated[Path | None, typer.Option(help="TLS private key (PEM) for --certfile.")]
+_HOST_HELP = (
+    "Web address. Loopback by default; beyond loopback use --certfile/--keyfile "
+    "(the token is required everywhere)."
+)
+
 
 def sim(
     robot: Annotated[str, typer.Option(help="Robot name or TOML file.")] = "pioneer3dx",
     world: Annotated[str, typer.Option(help="World name or map file.")] = "lab",
     port: Annotated[int, typer.Option(help="Web port.")] = 8080,
-    host: Annotated[str, typer.Option(help="Web address (beyond loopback needs a token).")] = (
-        "127.0.0.1"
-    ),
+    host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
+    certfile: _Certfile = None,
+    keyfile: _Keyfile = None,
     record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
     no_record: Annotated[bool, typer.Option("--no-record", help="Do not record.")] = False,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = (
@@ -42,15 +52,27 @@ def sim(
         raise typer.Exit(2) from None
     path = None if no_record else (record or default_run_path())
     options = SessionOptions(
-        host=host, port=port, record=path, open_browser=not no_browser, seed=seed
+        host=host,
+        port=port,
+        record=path,
+        open_browser=not no_browser,
+        seed=seed,
+        certfile=certfile,
+        keyfile=keyfile,
     )
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run_session(config, the_world, options, announce=lambda line: typer.echo(line)))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(
+                run_session(config, the_world, options, announce=lambda line: typer.echo(line))
+            )
+    except (FreelookError, OSError) as err:  # TLS files, a port in use
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
     typer.echo("freelook: stopped")
 
 
@@ -68,7 +90,9 @@ def operator(
     wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
     key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
     port: Annotated[int, typer.Option(help="Web port.")] = 8080,
-    host: Annotated[str, typer.Option(help="Web address.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
+    certfile: _Certfile = None,
+    keyfile: _Keyfile = None,
     record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
     no_browser: Annotated[bool, typer.Option("--no-browser")] = False,
 ) -> None:
@@ -94,7 +118,14 @@ def operator(
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
     options = SessionOptions(
-        host=host, port=port, record=record, open_browser=not no_browser, wire=wire, key=secret
+        host=host,
+        port=port,
+        record=record,
+        open_browser=not no_browser,
+        wire=wire,
+        key=secret,
+        certfile=certfile,
+        keyfile=keyfile,
     )
 
     def stop(signum: int, frame: object) -> None:
@@ -108,7 +139,7 @@ def operator(
                     config, the_world, url, options, announce=lambda line: typer.echo(line)
                 )
             )
-    except FreelookError as err:  # the link could not be opened
+    except (FreelookError, OSError) as err:  # the link, TLS files, the web port
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
 

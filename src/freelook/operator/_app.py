@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import ipaddress
 import logging
 import secrets
 import webbrowser
@@ -14,17 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
+from starlette.applications import Starlette
 
 from freelook.config import RobotConfig
+from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TransportUrl
 from freelook.maps import World
 from freelook.operator._station import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder
 from freelook.robot import ServerOptions
-from freelook.web import create_app
+from freelook.web import create_app, is_loopback, new_token
 
-__all__ = ["SessionOptions", "run_operator", "run_session", "web_access"]
+__all__ = ["SessionOptions", "WebAccess", "run_operator", "run_session", "web_access"]
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +40,72 @@ class SessionOptions:
     wire: str = "native"
     key: bytes | None = None
     camera: bool = True
+    certfile: Path | None = None  # TLS for the cockpit (with keyfile)
+    keyfile: Path | None = None
 
 
-def web_access(host: str) -> str | None:
-    """An access token when the web server listens beyond loopback, else None."""
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    return None if loopback else secrets.token_urlsafe(16)
+@dataclass(frozen=True)
+class WebAccess:
+    """How the cockpit of one launch is reached: its random token and the URL to announce."""
+
+    host: str
+    port: int
+    token: str
+    tls: bool = False
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    @property
+    def url(self) -> str:
+        """The URL to open, token included (a wildcard address is shown as loopback)."""
+        shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        if ":" in shown:
+            shown = f"[{shown}]"
+        return f"{'https' if self.tls else 'http'}://{shown}:{self.port}/?token={self.token}"
+
+    def warnings(self) -> list[str]:
+        """What the operator must hear before anyone connects."""
+        if self.loopback or self.tls:
+            return []
+        return [
+            f"WARNING: the cockpit listens on {self.host}:{self.port} beyond loopback WITHOUT "
+            "TLS: anyone on the network can read the token and the video, and take the robot. "
+            "Use --certfile/--keyfile, or --host 127.0.0.1 with an SSH tunnel."
+        ]
+
+
+def web_access(options: SessionOptions) -> WebAccess:
+    """A fresh token for this launch (needed on loopback too: any web page the operator has
+    open can reach loopback) and whether TLS is on; TLS needs both files, and they must exist."""
+    if (options.certfile is None) != (options.keyfile is None):
+        raise ConfigError("TLS needs both --certfile and --keyfile")
+    for path in (options.certfile, options.keyfile):
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{path}: no such file (TLS certificate or key)")
+    return WebAccess(options.host, options.port, new_token(), options.certfile is not None)
+
+
+def _web_server(app: Starlette, options: SessionOptions) -> uvicorn.Server:
+    return uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=options.host,
+            port=options.port,
+            log_level="warning",
+            lifespan="off",
+            ws_per_message_deflate=False,
+            ssl_certfile=str(options.certfile) if options.certfile else None,
+            ssl_keyfile=str(options.keyfile) if options.keyfile else None,
+        )
+    )
+
+
+def _announce_access(access: WebAccess, announce: Callable[[str], None]) -> None:
+    for line in access.warnings():
+        log.warning("%s", line)
+        announce(line)
 
 
 def default_run_path() -> Path:
@@ -63,6 +121,7 @@ async def run_session(
     parts: dict[str, object] | None = None,
 ) -> None:
     """Robot server + operator station + web server in one process, until cancelled."""
+    access = web_access(options)
     background: BackgroundRecorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -89,22 +148,9 @@ async def run_session(
     )
     station_task = asyncio.create_task(station.run())
     if parts is not None:  # for benchmarks and tests that need to look inside
-        parts.update(server=server, station=station)
-    token = web_access(options.host)
-    app = create_app(station, token)
-    web = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=options.host,
-            port=options.port,
-            log_level="warning",
-            lifespan="off",
-            ws_per_message_deflate=False,
-        )
-    )
-    url = f"http://{'127.0.0.1' if options.host == '0.0.0.0' else options.host}:{options.port}/"
-    if token:
-        url += f"?token={token}"
+        parts.update(server=server, station=station, token=access.token, url=access.url)
+    web = _web_server(create_app(station, access.token), options)
+    url = access.url
     web_task = asyncio.create_task(web.serve())
     try:
         while not web.started:
@@ -112,6 +158,7 @@ async def run_session(
                 await web_task
                 raise OSError(f"web server could not start on {options.host}:{options.port}")
             await asyncio.sleep(0.02)
+        _announce_access(access, announce)
         announce(f"freelook: {config.name} in {world.name} — open {url}")
         if options.record is not None:
             announce(f"recording to {options.record}")
@@ -143,6 +190,7 @@ async def run_operator(
 ) -> None:
     """The operator station and the cockpit for a robot elsewhere (UDP or a serial radio),
     until cancelled. A serial port that cannot be opened raises :class:`ConfigError`."""
+    access = web_access(options)
     background: BackgroundRecorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -165,22 +213,16 @@ async def run_operator(
         if background is not None:
             background.close()
         station_task.result()
-    token = web_access(options.host)
-    web = uvicorn.Server(
-        uvicorn.Config(
-            create_app(station, token),
-            host=options.host,
-            port=options.port,
-            log_level="warning",
-            lifespan="off",
-            ws_per_message_deflate=False,
-        )
-    )
+    web = _web_server(create_app(station, access.token), options)
     web_task = asyncio.create_task(web.serve())
     try:
         while not web.started and not web_task.done():
             await asyncio.sleep(0.02)
-        url = f"http://{options.host}:{options.port}/" + (f"?token={token}" if token else "")
+        if web_task.done():
+            await web_task
+            raise OSError(f"web server could not start on {options.host}:{options.port}")
+        _announce_access(access, announce)
+        url = access.url
         where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
         announce(f"freelook operator: robot at {where} — open {url}")
         if options.open_browser:

@@ -1,8 +1,15 @@
 """The cockpit web server: static front-end plus one binary WebSocket per browser.
 
 Server → browser frames start with a kind byte: ``0x01`` JSON (UTF-8), ``0x02`` video
-(float64 stamp, uint32 frame id, JPEG). Browser → server messages are JSON text. The app binds
-to loopback by default; when it listens elsewhere an access token is required.
+(float64 stamp, uint32 frame id, JPEG). Browser → server messages are JSON text; one that is
+malformed or refused gets ``{"type": "error", "reason": ...}`` back and the socket stays open.
+
+Access: every launch has a random token (:func:`new_token`). ``GET /`` needs it as
+``?token=`` (then a cookie keeps a reload working); ``/ws`` needs it as ``?token=`` and, when
+the browser sends an ``Origin``, that origin must be the server's own (scheme, host and port as
+the browser sees them; ``127.0.0.1``, ``localhost`` and ``::1`` count as one host). A refused
+socket is closed with code 4403 before anything is sent. The static files are the public
+front-end code and need no token.
 """
 
 from __future__ import annotations
@@ -10,14 +17,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
 import logging
+import secrets
 import struct
 from importlib import resources
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -25,16 +35,82 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from freelook.web._slots import BrowserSlot
 
-__all__ = ["CockpitBackend", "create_app", "encode_frame", "encode_json"]
+__all__ = [
+    "REFUSED_CLOSE_CODE",
+    "CockpitBackend",
+    "create_app",
+    "encode_error",
+    "encode_frame",
+    "encode_json",
+    "is_loopback",
+    "new_token",
+    "origin_allowed",
+]
 
 log = logging.getLogger(__name__)
 _FRAME_HEADER = struct.Struct("<BdI")
 MAX_INBOUND = 64 * 1024
+#: WebSocket close code for a socket refused for its token or Origin (HTTP 403 + 4000).
+REFUSED_CLOSE_CODE = 4403
+_DEFAULT_PORT = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+_LOOPBACK_NAMES = {"localhost", "localhost."}
+
+
+def new_token() -> str:
+    """A fresh random access token (192 bits, URL-safe), one per launch."""
+    return secrets.token_urlsafe(24)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is loopback."""
+    name = host.strip("[]").lower()
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_port(netloc: str, scheme: str) -> tuple[str, int] | None:
+    parts = urlsplit(f"{scheme}://{netloc}")
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.hostname is None:
+        return None
+    return parts.hostname.lower(), port if port is not None else _DEFAULT_PORT.get(scheme, 0)
+
+
+def origin_allowed(origin: str, host_header: str, secure: bool) -> bool:
+    """Whether a browser's ``Origin`` is the server's own origin.
+
+    The server's origin is what the browser used to reach it: ``http(s)://`` + the ``Host``
+    header. Loopback names (``127.0.0.1``, ``localhost``, ``[::1]``) are one host when the
+    scheme and port match.
+    """
+    scheme = "https" if secure else "http"
+    parts = urlsplit(origin)
+    if parts.scheme != scheme:
+        return False
+    theirs = _host_port(parts.netloc, scheme)
+    ours = _host_port(host_header, scheme)
+    if theirs is None or ours is None or theirs[1] != ours[1]:
+        return False
+    if theirs[0] == ours[0]:
+        return True
+    return is_loopback(theirs[0]) and is_loopback(ours[0])
 
 
 def encode_json(message: dict[str, Any]) -> bytes:
     """A JSON message as a binary WebSocket frame."""
     return b"\x01" + json.dumps(message, separators=(",", ":")).encode()
+
+
+def encode_error(reason: str) -> bytes:
+    """The reply to a browser message that was malformed or refused."""
+    return encode_json({"type": "error", "reason": reason})
 
 
 def encode_frame(stamp: float, frame_id: int, jpeg: bytes) -> bytes:
@@ -49,8 +125,8 @@ class CockpitBackend(Protocol):
         """The first message a browser gets: robot description, map, settings."""
         ...
 
-    async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> None:
-        """One JSON message from a browser."""
+    async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> str | None:
+        """One JSON message from a browser; a reason when it was refused, None when accepted."""
 
     def attach(self, slot: BrowserSlot) -> None:
         """Start feeding ``slot`` with state and frames."""
@@ -59,27 +135,74 @@ class CockpitBackend(Protocol):
         """Stop feeding ``slot`` (the browser went away)."""
 
 
-def create_app(backend: CockpitBackend, token: str | None = None) -> Starlette:
-    """The Starlette app serving the cockpit for ``backend``; ``token`` guards every route."""
+def _parse(text: str) -> dict[str, Any] | str:
+    """A browser message as a JSON object, or why it is not one."""
+    if len(text) > MAX_INBOUND:
+        return f"message too long ({len(text)} characters, limit {MAX_INBOUND})"
+    try:
+        message = json.loads(text)
+    except json.JSONDecodeError as err:
+        return f"malformed JSON: {err}"
+    except RecursionError:
+        return "malformed JSON: nested too deeply"
+    if not isinstance(message, dict):
+        return f"expected a JSON object, got {type(message).__name__}"
+    return message
+
+
+def create_app(backend: CockpitBackend, token: str) -> Starlette:
+    """The Starlette app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``."""
+    if not token:
+        raise ValueError("the cockpit needs an access token (see new_token())")
     static_dir = resources.files("freelook.web") / "static"
     index_html = (static_dir / "index.html").read_text(encoding="utf-8")
 
-    def authorised(params: Any) -> bool:
-        if token is None:
-            return True
-        given = params.get("token", "")
-        return hmac.compare_digest(str(given), token)
+    def cookie_name(connection: HTTPConnection) -> str:
+        return f"freelook-token-{connection.url.port or 0}"  # one per port on a shared host
+
+    def token_matches(given: object) -> bool:
+        return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
 
     async def index(request: Request) -> Response:
-        if not authorised(request.query_params):
-            return PlainTextResponse("access token required (?token=...)", status_code=403)
-        return HTMLResponse(index_html, headers={"Cache-Control": "no-store"})
+        given = request.query_params.get("token")
+        if not token_matches(given) and not token_matches(
+            request.cookies.get(cookie_name(request))
+        ):
+            log.warning("cockpit page refused to %s: no valid token", _client(request))
+            return PlainTextResponse(
+                "access token required: open the URL freelook printed (…/?token=…)",
+                status_code=403,
+            )
+        response = HTMLResponse(index_html, headers={"Cache-Control": "no-store"})
+        if given is not None:  # a reload of the cleaned URL still finds the page
+            response.set_cookie(
+                cookie_name(request),
+                token,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
+
+    def refusal(ws: WebSocket) -> str | None:
+        if not token_matches(ws.query_params.get("token")):
+            return "no valid token"
+        origin = ws.headers.get("origin")
+        if origin is not None and not origin_allowed(
+            origin, ws.headers.get("host", ""), ws.url.scheme == "wss"
+        ):
+            return f"foreign origin {origin!r}"
+        return None
 
     async def websocket(ws: WebSocket) -> None:
-        if not authorised(ws.query_params):
-            await ws.close(code=4403)
+        why = refusal(ws)
+        if why is not None:
+            log.warning("cockpit socket refused to %s: %s", _client(ws), why)
+            await ws.accept()  # accepted only to carry the close code the page can show
+            await ws.close(code=REFUSED_CLOSE_CODE, reason="forbidden")
             return
         await ws.accept()
+        log.info("cockpit socket opened by %s", _client(ws))
         slot = BrowserSlot()
         await ws.send_bytes(encode_json(backend.hello()))
         backend.attach(slot)
@@ -92,16 +215,14 @@ def create_app(backend: CockpitBackend, token: str | None = None) -> Starlette:
         task = asyncio.create_task(sender())
         try:
             while True:
-                text = await ws.receive_text()
-                if len(text) > MAX_INBOUND:
-                    continue
-                try:
-                    message = json.loads(text)
-                except json.JSONDecodeError:
-                    log.warning("browser sent malformed JSON; ignored")
-                    continue
-                if isinstance(message, dict):
-                    await backend.handle_browser(message, slot)
+                message = _parse(await ws.receive_text())
+                reason = (
+                    message
+                    if isinstance(message, str)
+                    else await backend.handle_browser(message, slot)
+                )
+                if reason is not None:  # through the slot: the sender task is the one writer
+                    slot.offer_reply(encode_error(reason))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -110,6 +231,7 @@ def create_app(backend: CockpitBackend, token: str | None = None) -> Starlette:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+            log.info("cockpit socket closed (%s)", _client(ws))
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))
@@ -120,3 +242,8 @@ def create_app(backend: CockpitBackend, token: str | None = None) -> Starlette:
             Mount("/static", app=static, name="static"),
         ]
     )
+
+
+def _client(connection: HTTPConnection) -> str:
+    client = connection.client
+    return f"{client.host}:{client.port}" if client is not None else "unknown client"

@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 
 __all__ = ["BrowserSlot"]
 
+MAX_REPLIES = 16
+
 
 class BrowserSlot:
-    """Holds the newest state message and the newest video frame for one browser.
+    """Holds the newest state message and the newest video frame for one browser, and the
+    replies owed to it (error replies, oldest first, at most :data:`MAX_REPLIES`).
 
     Producers call :meth:`offer_state` / :meth:`offer_frame` (never blocking, older unsent
-    values are replaced and counted); the browser's sender task awaits :meth:`next`.
+    values are replaced and counted) and :meth:`offer_reply` (a reply beyond the bound is
+    dropped and counted); the browser's sender task awaits :meth:`next`.
     """
 
     def __init__(self) -> None:
         self._state: bytes | None = None
         self._frame: bytes | None = None
+        self._replies: deque[bytes] = deque()
         self._event = asyncio.Event()
         self.replaced_states = 0
         self.replaced_frames = 0
+        self.dropped_replies = 0
         self.closed = False
 
     def offer_state(self, payload: bytes) -> None:
@@ -34,11 +41,20 @@ class BrowserSlot:
         self._frame = payload
         self._event.set()
 
+    def offer_reply(self, payload: bytes) -> None:
+        if len(self._replies) >= MAX_REPLIES:
+            self.dropped_replies += 1
+            return
+        self._replies.append(payload)
+        self._event.set()
+
     async def next(self) -> list[bytes]:
-        """Wait for something new; return it (state first, then frame)."""
+        """Wait for something new; return it (replies, then state, then frame)."""
         await self._event.wait()
         self._event.clear()
-        out = [p for p in (self._state, self._frame) if p is not None]
+        out = list(self._replies)
+        self._replies.clear()
+        out += [p for p in (self._state, self._frame) if p is not None]
         self._state = None
         self._frame = None
         return out

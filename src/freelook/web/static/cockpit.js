@@ -15,14 +15,38 @@ const state = {
 window.freelook = state;  // for tests and debugging
 
 // ---------------------------------------------------------------- connection
-function connect() {
+// The launch's access token arrives once as ?token=…; it is kept for this tab in sessionStorage
+// and taken out of the address bar (no token in history, bookmarks or screenshots).
+const TOKEN_KEY = "freelook-token:" + location.host;
+function accessToken() {
   const params = new URLSearchParams(location.search);
-  const token = params.get("token");
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : "");
+  const given = params.get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+    return given;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+const token = accessToken();
+
+function connect() {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`;
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   ws.onopen = () => { state.connected = true; send({ type: "mode", mode: state.mode }); };
-  ws.onclose = () => { state.connected = false; setChip("link-state", "link: disconnected", "bad"); setTimeout(connect, 1000); };
+  ws.onclose = (ev) => {
+    state.connected = false;
+    if (ev.code === 4403) {  // refused: a stale token (freelook restarted) or a foreign page
+      setChip("link-state", "link: refused, open the URL freelook printed", "bad");
+      setTimeout(connect, 5000);
+      return;
+    }
+    setChip("link-state", "link: disconnected", "bad");
+    setTimeout(connect, 1000);
+  };
   ws.onmessage = (ev) => onMessage(ev.data);
   state.ws = ws;
 }
@@ -38,12 +62,20 @@ function onMessage(data) {
     const msg = JSON.parse(decoder.decode(bytes.subarray(1)));
     if (msg.type === "hello") onHello(msg);
     else if (msg.type === "state") onState(msg);
+    else if (msg.type === "error") onError(msg);
   } else if (bytes[0] === 2) {
     const view = new DataView(data);
     const stamp = view.getFloat64(1, true);
     const frameId = view.getUint32(9, true);
     onFrame(new Blob([bytes.subarray(13)], { type: "image/jpeg" }), frameId, stamp);
   }
+}
+
+// The server refused a message this page sent (a bug here or a newer server): say so, keep going.
+function onError(msg) {
+  state.errors = (state.errors || 0) + 1;
+  state.lastError = msg.reason;
+  console.warn("server refused a message:", msg.reason);
 }
 
 // ---------------------------------------------------------------- camera
