@@ -4,6 +4,11 @@ It receives (never blocking longer than a short poll, so Ctrl-C stays responsive
 session, tells the transport to answer a source only after the session verified a packet from
 it, hands every event to the program, and sends what the session has due at its spacing. The
 robot server and the operator station both run their link through it.
+
+With sessions (a :class:`LinkSession` given a ``role``) it keeps, per station, the source of
+that station's newest authenticated packet (:attr:`LinkDriver.peers`), sends handshake
+answers back to where the handshake came from, and sends each packet to the station it is
+for: telemetry and video reach only the sources that authenticated in the current session.
 """
 
 from __future__ import annotations
@@ -14,8 +19,15 @@ import time
 from collections.abc import Callable
 
 from freelook.link._messages import Message
-from freelook.link._session import Accepted, LinkEvent, LinkSession
-from freelook.link._transport import Endpoint
+from freelook.link._session import (
+    Accepted,
+    LinkEvent,
+    LinkSession,
+    Outgoing,
+    Reply,
+    SessionOpened,
+)
+from freelook.link._transport import Endpoint, UdpEndpoint
 
 __all__ = ["LinkDriver"]
 
@@ -37,6 +49,8 @@ class LinkDriver:
         self.endpoint = endpoint
         self.clock = clock
         self.on_event = on_event
+        #: station → the source of its newest authenticated packet (sessions only)
+        self.peers: dict[int, object] = {}
 
     @staticmethod
     def wall_offset(clock: Callable[[], float]) -> float:
@@ -45,8 +59,22 @@ class LinkDriver:
 
     def send(self, message: Message) -> None:
         """Send one message now (replies, commands the operator just gave)."""
-        for packet in self.session.send(message, self.clock()):
-            self.endpoint.send(packet)
+        for out in self.session.send_to(message, self.clock()):
+            self._deliver(out)
+
+    def _to(self, data: bytes, source: object) -> None:
+        endpoint = self.endpoint
+        if isinstance(endpoint, UdpEndpoint) and not endpoint.fixed_peer:
+            if isinstance(source, tuple):
+                endpoint.send(data, (str(source[0]), int(source[1])))
+            return  # a station without a known source gets nothing
+        endpoint.send(data)  # a fixed peer, or a serial line: its one peer
+
+    def _deliver(self, out: Outgoing) -> None:
+        if out.station is None:
+            self.endpoint.send(out.data)
+        else:
+            self._to(out.data, self.peers.get(out.station))
 
     async def run(self) -> None:
         transmit = asyncio.create_task(self._transmit())
@@ -62,9 +90,14 @@ class LinkDriver:
             if item is None:
                 continue
             data, source = item
-            for event in self.session.receive(data, self.clock()):
-                if isinstance(event, Accepted):
+            for event in self.session.receive(data, self.clock(), source):
+                if isinstance(event, (Accepted, SessionOpened)):
                     self.endpoint.learn_peer(source)
+                    if self.session.role is not None:
+                        self.peers[event.station] = source
+                elif isinstance(event, Reply):
+                    for packet in event.packets:
+                        self._to(packet, source)
                 try:
                     self.on_event(event)
                 except Exception:  # one bad message must not end the link
@@ -73,6 +106,6 @@ class LinkDriver:
     async def _transmit(self) -> None:
         while True:
             now = self.clock()
-            for packet in self.session.poll(now):
-                self.endpoint.send(packet)
+            for out in self.session.poll_to(now):
+                self._deliver(out)
             await asyncio.sleep(max(0.0, self.session.next_due(self.clock()) - self.clock()))

@@ -11,24 +11,46 @@ same session. Statistics, refusal classification, the transmission controls of t
 
 Wire stamps are the caller's ``now`` plus ``wire_offset`` (a real-time driver passes the
 wall-clock offset, so stamps compare across processes; lock-step runs pass 0).
+
+Sessions (native profile, opt-in with ``role``): the operator end opens a session with a
+challenge–response over its station key before anything else is accepted (``_handshake.py``);
+the robot end keeps one per station, with the station's permissions from its :class:`KeyRing`.
+``receive`` then also returns :class:`SessionOpened` (a station authenticated: its packets
+are accepted and telemetry goes to it) and :class:`Reply` (handshake packets to send back to
+where the packet came from); :meth:`LinkSession.send_to` and :meth:`LinkSession.poll_to` say
+which station each packet is for. Without ``role`` the session speaks the one-key profile of
+earlier versions.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from freelook.errors import ProtocolError
+from freelook.errors import ConfigError, ProtocolError
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
+from freelook.link._handshake import (
+    NonceSource,
+    OperatorSessions,
+    RefusalBudget,
+    RobotSessions,
+    SessionState,
+    nonce_source,
+)
+from freelook.link._keys import KeyRing, Permissions
 from freelook.link._messages import (
     Message,
+    SessionChallenge,
+    SessionConfirm,
+    SessionOpen,
     SetTransmission,
     SetTransmissionSpacing,
     VideoFrame,
 )
-from freelook.link._native import NativeCodec
+from freelook.link._native import Keying, NativeCodec
 from freelook.link._stats import LinkStatistics
 from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
@@ -38,8 +60,11 @@ __all__ = [
     "Accepted",
     "LinkEvent",
     "LinkSession",
+    "Outgoing",
     "PacketRecord",
     "Refused",
+    "Reply",
+    "SessionOpened",
 ]
 
 SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
@@ -47,20 +72,29 @@ SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
-    """A packet that decoded, verified and was not a replay."""
+    """A packet that decoded, verified and was not a replay.
+
+    ``permissions``: what the sending station may do (robot end with sessions; None without
+    sessions or on the operator end, where the robot sent it)."""
 
     decoded: Decoded
     data: bytes
     now: float
+    permissions: Permissions | None = None
 
     @property
     def message(self) -> Message:
         return self.decoded.message
 
+    @property
+    def station(self) -> int:
+        """The sender's station id (0 for the thesis profile, which has none)."""
+        return self.decoded.sender
+
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """A packet dropped: ``reason`` is crc, auth, replay or malformed."""
+    """A packet dropped: ``reason`` is crc, auth, session, replay, rate, value or malformed."""
 
     reason: str
     error: ProtocolError
@@ -68,7 +102,35 @@ class Refused:
     now: float
 
 
-LinkEvent = Accepted | Refused
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    """A session with ``station`` is open: the packet that opened it came from a source that
+    holds the station's key (a driver answers that source from now on)."""
+
+    station: int
+    permissions: Permissions
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Packets to send back to the source of the packet just received (handshake answers and
+    what was held until the session opened)."""
+
+    packets: tuple[bytes, ...]
+    station: int
+    now: float
+
+
+LinkEvent = Accepted | Refused | SessionOpened | Reply
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A packet to send, and the station it is for (None: the one peer there is)."""
+
+    data: bytes
+    station: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +163,24 @@ class LinkSession:
         obey_transmission_control: bool = False,
         wire_offset: float = 0.0,
         on_packet: PacketHook | None = None,
+        role: Literal["robot", "operator"] | None = None,
+        keys: KeyRing | None = None,
+        nonce: bytes | NonceSource | None = None,
+        max_age: float = 2.0,
+        reopen_after: float = 1.0,
+        session_timeout: float = 30.0,
+        budget: RefusalBudget | None = None,
     ) -> None:
         """``periodic(now)`` gives the messages due at each transmission; ``obey_transmission
-        _control`` lets the peer start, stop and space this end's transmissions (the robot)."""
+        _control`` lets the peer start, stop and space this end's transmissions (the robot).
+
+        Sessions (native profile with a key): ``role`` "robot" accepts stations from ``keys``
+        (default: the codec's key for any station) and draws its nonces from ``nonce`` (an
+        ``os.urandom``-like callable, or bytes to seed a deterministic source in tests);
+        "operator" opens a session with the codec's key as its station, again after
+        ``reopen_after`` s without a packet from the robot. ``max_age``: how stale a packet
+        may be inside a session; ``session_timeout``: the robot forgets a station silent that
+        long; ``budget``: refused packets each source may send (token bucket)."""
         self.codec = codec
         self.framing = framing
         self.spacing = spacing
@@ -114,30 +191,135 @@ class LinkSession:
         self.on_packet = on_packet
         self.stats = LinkStatistics()
         self.sent = 0
-        self._stream = StreamDecoder(codec) if framing == "stream" else None
+        self.role = role
+        self.reopen_after = reopen_after
+        self.session_timeout = session_timeout
+        self._robot: RobotSessions | None = None
+        self._operator: OperatorSessions | None = None
+        self._held: deque[tuple[Message, float]] = deque(maxlen=16)
+        if role is not None:
+            if not isinstance(codec, NativeCodec) or codec.key is None:
+                raise ConfigError("link sessions need the native profile with a key")
+            timeout = max_age
+            source = nonce_source(nonce)
+            spent = budget or RefusalBudget()
+            if role == "robot":
+                ring = keys if keys is not None else KeyRing.single(codec.key)
+                self._robot = RobotSessions(
+                    codec,
+                    ring,
+                    nonce=source,
+                    max_age=max_age,
+                    budget=spent,
+                    handshake_timeout=timeout,
+                )
+            else:
+                self._operator = OperatorSessions(
+                    codec, nonce=source, max_age=max_age, budget=spent, handshake_timeout=timeout
+                )
+        self._ends = self._robot or self._operator
+        if self._ends is not None:
+            self._ends.wire_offset = wire_offset
+        decoder = self._ends if self._ends is not None else codec
+        self._decode = decoder.decode
+        self._stream = StreamDecoder(decoder) if framing == "stream" else None
         self._next_due: float | None = None
         # only the native profile stamps with a clock both ends share; the thesis's is a tick
         self._absolute_stamps = isinstance(codec, NativeCodec)
 
     # -- receiving ---------------------------------------------------------------------------
 
-    def receive(self, data: bytes, now: float) -> list[LinkEvent]:
-        """Everything ``data`` (a datagram, or any chunk of a byte stream) held."""
+    @property
+    def sessions(self) -> dict[int, Permissions]:
+        """Open sessions: station → permissions (the robot end; the operator's one session
+        is keyed by the robot's id)."""
+        if self._robot is not None:
+            return {s: state.permissions for s, state in self._robot.sessions.items()}
+        if self._operator is not None and self._operator.session is not None:
+            session = self._operator.session
+            return {session.station: session.permissions}
+        return {}
+
+    @property
+    def start_nonce(self) -> bytes | None:
+        """The nonce the robot end drew at start (every session of this start derives from it)."""
+        return None if self._robot is None else self._robot.start_nonce
+
+    def receive(self, data: bytes, now: float, source: object = None) -> list[LinkEvent]:
+        """Everything ``data`` (a datagram, or any chunk of a byte stream) held. ``source``:
+        where it came from (an address), for the budget of refused packets per source."""
+        if self._ends is not None:
+            self._ends.now = now
+            self._ends.source = source
+        events: list[LinkEvent] = []
         if self._stream is None:
             try:
-                decoded = self.codec.decode(data)
+                decoded = self._decode(data)
             except ProtocolError as err:
                 return [self._refused(err, data, now)]
-            return [self._accepted(decoded, data, now)]
-        events: list[LinkEvent] = []
+            self._handle(decoded, data, now, events)
+            return events
         for event in self._stream.feed(data):
             if event.decoded is not None:
-                events.append(self._accepted(event.decoded, event.data, now))
+                self._handle(event.decoded, event.data, now, events)
             elif event.error is not None:
                 events.append(self._refused(event.error, event.data, now))
         return events
 
-    def _accepted(self, decoded: Decoded, data: bytes, now: float) -> Accepted:
+    def _handle(self, decoded: Decoded, data: bytes, now: float, events: list[LinkEvent]) -> None:
+        if self._ends is None:
+            events.append(self._accepted(decoded, data, now))
+            return
+        message = decoded.message
+        opened = self._ends.opened
+        if isinstance(message, SessionOpen) and self._robot is not None:
+            self._record(PacketRecord(data, decoded, True, "SessionOpen", now, now))
+            challenge = self._robot.challenge(decoded.sender, message, decoded.stamp, now)
+            self.stats.on_sent(now)
+            self.sent += 1
+            events.append(Reply((challenge,), decoded.sender, now))
+            return
+        if isinstance(message, (SessionOpen, SessionChallenge, SessionConfirm)):
+            self._count(decoded, data, now)
+            for state in opened:
+                events.append(self._opened(state, now))
+            opened.clear()
+            if isinstance(message, SessionChallenge) and self._operator is not None:
+                events.append(Reply(self._confirm_and_flush(now), decoded.sender, now))
+            return
+        for state in opened:  # a session opened by its first data packet
+            events.append(self._opened(state, now))
+        opened.clear()
+        permissions = None
+        if self._robot is not None:
+            current = self._robot.sessions.get(decoded.sender)
+            permissions = None if current is None else current.permissions
+        events.append(self._accepted(decoded, data, now, permissions))
+
+    def _opened(self, state: SessionState, now: float) -> SessionOpened:
+        self.stats.forget(state.station)  # its sequence numbers start again
+        return SessionOpened(state.station, state.permissions, now)
+
+    def _confirm_and_flush(self, now: float) -> tuple[bytes, ...]:
+        assert self._operator is not None
+        packets = [self._operator.confirm(now)]
+        held = [(m, t) for m, t in self._held if now - t <= self._operator.max_age]
+        self._held.clear()
+        for message, _ in held:
+            packets.extend(out.data for out in self.send_to(message, now))
+        self.stats.on_sent(now)
+        self.sent += 1
+        return tuple(packets)
+
+    def _count(self, decoded: Decoded, data: bytes, now: float) -> None:
+        sent = decoded.stamp - self.wire_offset
+        self.stats.on_received(decoded.stream, decoded.sequence, sent, now, decoded.sender)
+        kind = type(decoded.message).__name__
+        self._record(PacketRecord(data, decoded, True, kind, sent, now))
+
+    def _accepted(
+        self, decoded: Decoded, data: bytes, now: float, permissions: Permissions | None = None
+    ) -> Accepted:
         sent = decoded.stamp - self.wire_offset if self._absolute_stamps else None
         self.stats.on_received(decoded.stream, decoded.sequence, sent, now, decoded.sender)
         message = decoded.message
@@ -157,7 +339,7 @@ class LinkSession:
                 now,
             )
         )
-        return Accepted(decoded, data, now)
+        return Accepted(decoded, data, now, permissions)
 
     def _refused(self, err: ProtocolError, data: bytes, now: float) -> Refused:
         reason = rejection_reason(err)
@@ -173,24 +355,50 @@ class LinkSession:
 
     def send(self, message: Message, now: float) -> list[bytes]:
         """The packets carrying ``message`` (several for a video frame; none when this profile
-        cannot carry it, as the thesis profile cannot carry Free Look commands)."""
-        stamp = now + self.wire_offset
-        try:
-            if isinstance(message, VideoFrame):
-                if not isinstance(self.codec, NativeCodec):
-                    return []
-                packets = self.codec.encode_video(message, stamp)
-            else:
-                packets = [self.codec.encode(message, stamp)]
-        except ProtocolError:
+        cannot carry it, as the thesis profile cannot carry Free Look commands, or when a
+        number in it is out of range). With sessions: one copy per open session (robot), or
+        held until the session opens (operator); :meth:`send_to` says for which station."""
+        return [out.data for out in self.send_to(message, now)]
+
+    def _keyings(self) -> list[tuple[int | None, Keying | None]]:
+        if self._robot is not None:
+            return [(s, state.keying) for s, state in self._robot.sessions.items()]
+        if self._operator is not None:
+            session = self._operator.session
+            return [] if session is None else [(session.station, session.keying)]
+        return [(None, None)]
+
+    def send_to(self, message: Message, now: float) -> list[Outgoing]:
+        """The packets carrying ``message``, each with the station it is for."""
+        if self._operator is not None and self._operator.session is None:
+            self._held.append((message, now))  # sent when the session opens
             return []
-        for _ in packets:
+        stamp = now + self.wire_offset
+        out: list[Outgoing] = []
+        for station, keying in self._keyings():
+            try:
+                if isinstance(message, VideoFrame):
+                    if not isinstance(self.codec, NativeCodec):
+                        return []
+                    packets = self.codec.encode_video(message, stamp, keying)
+                elif isinstance(self.codec, NativeCodec):
+                    packets = [self.codec.encode(message, stamp, keying)]
+                else:
+                    packets = [self.codec.encode(message, stamp)]
+            except ProtocolError:
+                return []
+            out.extend(Outgoing(packet, station) for packet in packets)
+        for _ in out:
             self.stats.on_sent(now)
-        self.sent += len(packets)
-        return packets
+        self.sent += len(out)
+        return out
 
     def poll(self, now: float) -> list[bytes]:
         """The periodic transmission, when one is due (at most one per call)."""
+        return [out.data for out in self.poll_to(now)]
+
+    def poll_to(self, now: float) -> list[Outgoing]:
+        """:meth:`poll`, each packet with the station it is for."""
         if self._next_due is None:
             self._next_due = now
         if now < self._next_due:
@@ -199,11 +407,17 @@ class LinkSession:
         self._next_due += self.spacing
         if self._next_due <= now:
             self._next_due = now + self.spacing
-        if not self.transmitting:
-            return []
-        packets: list[bytes] = []
+        packets: list[Outgoing] = []
+        if self._operator is not None and self._operator.wants_open(now, self.reopen_after):
+            packets.append(Outgoing(self._operator.open(now)))
+            self.stats.on_sent(now)
+            self.sent += 1
+        if self._robot is not None:
+            self._robot.expire(now, self.session_timeout)
+        if not self.transmitting or not self._keyings():
+            return packets
         for message in self.periodic(now):
-            packets.extend(self.send(message, now))
+            packets.extend(self.send_to(message, now))
         return packets
 
     def next_due(self, now: float) -> float:

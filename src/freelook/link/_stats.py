@@ -55,6 +55,7 @@ class LinkStatistics:
         self.crc_failures = 0
         self.auth_failures = 0
         self.malformed = 0
+        self.refused: dict[str, int] = {}  # by reason: crc, auth, session, replay, rate, value…
         self.node_failures = 0
         self.first_rx: float | None = None
         self.last_rx: float | None = None
@@ -64,13 +65,21 @@ class LinkStatistics:
         self._trim(self._tx_times, now)
 
     def on_rejected(self, reason: str, now: float) -> None:
-        """``reason``: "crc", "auth", "replay" (counted with auth) or "malformed"."""
+        """``reason``: "crc"; "auth", "session", "replay" and "rate" (counted as authentication
+        failures); "value" or "malformed" (counted as malformed). Each is counted in
+        :attr:`refused` by its own name too."""
+        self.refused[reason] = self.refused.get(reason, 0) + 1
         if reason == "crc":
             self.crc_failures += 1
-        elif reason in ("auth", "replay"):
+        elif reason in ("auth", "session", "replay", "rate"):
             self.auth_failures += 1
         else:
             self.malformed += 1
+
+    def forget(self, sender: int) -> None:
+        """Start ``sender``'s sequence numbers afresh (a new session numbers from 0)."""
+        for key in [k for k in self._streams if k[0] == sender]:
+            del self._streams[key]
 
     def _trim(self, times: deque[float], now: float) -> None:
         while times and times[0] < now - self.rate_window:
