@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import threading
 from dataclasses import dataclass
 from typing import Protocol
@@ -160,24 +161,39 @@ class UdpEndpoint:
 
 
 class SerialEndpoint:
-    """A serial port (USB radio node) as a byte stream; a reader thread feeds asyncio."""
+    """A serial port (USB radio node) as a byte stream.
 
-    def __init__(self, device: str, baud: int = 921600, read_chunk: int = 4096) -> None:
+    A reader thread feeds asyncio; a writer thread drains a bounded queue, so a slow radio
+    never blocks the event loop. When the radio cannot keep up, the newest writes are dropped
+    and counted (``dropped_out``): a late packet is worth less than the next one.
+    """
+
+    def __init__(
+        self, device: str, baud: int = 921600, read_chunk: int = 4096, max_queue: int = 64
+    ) -> None:
         try:
             self._port = serial.serial_for_url(
                 device, baudrate=baud, timeout=0.05, write_timeout=1.0
             )
         except (serial.SerialException, ValueError) as err:
             raise ConfigError(f"{device}: cannot open serial port: {err}") from None
+        self.baud = baud
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[bytes] = asyncio.Queue(1024)
+        self._out: queue.Queue[bytes | None] = queue.Queue(max_queue)
         self._stop = threading.Event()
         self._chunk = read_chunk
         self.dropped = 0
+        self.dropped_out = 0
+        self.write_errors = 0
         self._thread = threading.Thread(
             target=self._read_loop, name=f"serial {device}", daemon=True
         )
+        self._writer = threading.Thread(
+            target=self._write_loop, name=f"serial {device} writer", daemon=True
+        )
         self._thread.start()
+        self._writer.start()
 
     def _push(self, data: bytes) -> None:
         if self._queue.full():
@@ -197,8 +213,22 @@ class SerialEndpoint:
                 with contextlib.suppress(RuntimeError):  # loop closed during shutdown
                     self._loop.call_soon_threadsafe(self._push, data)
 
+    def _write_loop(self) -> None:
+        while True:
+            data = self._out.get()
+            if data is None:
+                return
+            try:
+                self._port.write(data)
+            except (serial.SerialException, OSError):
+                self.write_errors += 1
+
     def send(self, data: bytes) -> None:
-        self._port.write(data)
+        """Queue ``data`` for the writer thread; never blocks."""
+        try:
+            self._out.put_nowait(data)
+        except queue.Full:
+            self.dropped_out += 1
 
     async def recv(self, timeout: float | None = None) -> bytes | None:
         if not self._queue.empty():
@@ -218,5 +248,8 @@ class SerialEndpoint:
 
     def close(self) -> None:
         self._stop.set()
+        with contextlib.suppress(queue.Full):
+            self._out.put_nowait(None)
+        self._writer.join(timeout=1.0)
         self._thread.join(timeout=1.0)
         self._port.close()

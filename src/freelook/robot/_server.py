@@ -93,6 +93,8 @@ class RobotServer:
             on_packet=self._record,
         )
         self.driver: LinkDriver | None = None
+        self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
+        self.skipped_frames = 0
         self._frames = itertools.count()
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
@@ -118,6 +120,7 @@ class RobotServer:
             self.local_address = endpoint.local_address
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
+            self.radio = self._budget_for(url.baud)
         self.driver = LinkDriver(self.session, endpoint, self.runtime.now, self._on_event)
         tasks = [
             asyncio.create_task(self.runtime.run(), name="runtime"),
@@ -125,7 +128,11 @@ class RobotServer:
             *(asyncio.create_task(task(), name="hardware") for task in self.backend_tasks),
         ]
         camera = self.program.hardware.camera
-        if self.options.camera and camera is not None and isinstance(self.codec, NativeCodec):
+        video = self.options.camera and camera is not None and isinstance(self.codec, NativeCodec)
+        if video and self.radio is not None and self.radio.video_rate <= 0:
+            log.warning("video off: a radio at %d baud carries only telemetry", url.baud)
+            video = False
+        if video:
             tasks.append(asyncio.create_task(self._video(), name="video"))
         self.ready.set()
         try:
@@ -139,6 +146,25 @@ class RobotServer:
             await asyncio.gather(*tasks, return_exceptions=True)
             self.program.close()
             endpoint.close()
+
+    def _budget_for(self, baud: int) -> RadioBudget:
+        """Telemetry first, then video with what is left of a radio's bandwidth."""
+        config = self.config
+        beams = config.laser.beams if config.laser and self.program.hardware.laser else 0
+        rings = len(config.sonar.front_deg + config.sonar.rear_deg) if config.sonar else 0
+        # the size of a full report, whatever the sensors hold yet
+        sample = dataclasses.replace(
+            self.program.core.telemetry(0.0), laser=(1.0,) * beams, sonar=(1.0,) * rings
+        )
+        codec = (
+            ThesisCodec()
+            if isinstance(self.codec, ThesisCodec)
+            else NativeCodec(bytes(32), sender=ROBOT_STATION)  # same size, no sequence used
+        )
+        size = len(codec.encode(sample, 0.0))
+        budget = RadioBudget.for_baud(baud, size, self.session.spacing)
+        self.session.spacing = budget.telemetry_spacing
+        return budget
 
     # -- the link ----------------------------------------------------------------------------
 
@@ -187,12 +213,60 @@ class RobotServer:
             image = camera.capture()
             if image is None:
                 continue
+            jpeg = encode_jpeg(image, cfg.jpeg_quality)
+            if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
+                self.skipped_frames += 1
+                continue
             now = self.runtime.now()
             frame = VideoFrame(
-                next(self._frames),
-                now + self.session.wire_offset,
-                cfg.width,
-                cfg.height,
-                encode_jpeg(image, cfg.jpeg_quality),
+                next(self._frames), now + self.session.wire_offset, cfg.width, cfg.height, jpeg
             )
-            self._send(frame)
+            if self.radio is None:
+                self._send(frame)
+                continue
+            sent = 0
+            for packet in self.session.send(frame, now):
+                assert self.driver is not None
+                self.driver.endpoint.send(packet)
+                sent += len(packet)
+            self.radio.spent(sent)
+
+
+class RadioBudget:
+    """A slow radio's bytes per second shared out: telemetry first, video from what is left.
+
+    Telemetry is spaced so it takes at most ``telemetry_share`` of the radio. A video frame
+    goes out only when a token bucket refilled at the rest holds its size, and only if it
+    holds the radio for at most ``max_hold`` seconds (a frame that would hold it longer would
+    delay the telemetry and commands behind it): video is thinned to fit, or left out.
+    """
+
+    max_hold = 0.1  # s of air time one frame may take
+
+    def __init__(self, bytes_per_s: float, telemetry_spacing: float, video_rate: float) -> None:
+        self.bytes_per_s = bytes_per_s
+        self.telemetry_spacing = telemetry_spacing
+        self.video_rate = video_rate  # bytes/s left for video
+        self._tokens = 0.0
+        self._last: float | None = None
+
+    @classmethod
+    def for_baud(
+        cls, baud: int, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.5
+    ) -> RadioBudget:
+        usable = 0.8 * baud / 10  # 8N1 framing, and room for the operator's replies
+        spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
+        return cls(usable, spacing, usable - telemetry_bytes / spacing)
+
+    def may_send_frame(self, now: float, size: int) -> bool:
+        """Whether a frame of ``size`` bytes may go out now."""
+        if self._last is not None:
+            self._tokens = min(
+                self._tokens + (now - self._last) * self.video_rate, 2 * self.video_rate
+            )
+        self._last = now
+        fits = size <= self.max_hold * self.bytes_per_s
+        return self.video_rate > 0 and fits and self._tokens >= size
+
+    def spent(self, size: int) -> None:
+        self._tokens -= size
