@@ -11,7 +11,7 @@ import time
 
 from freelook.bench import Case, benchmark
 from freelook.link._auth import derive_key
-from freelook.link._messages import Telemetry, VelocityCommand
+from freelook.link._messages import Telemetry, TrajectoryStart, VelocityCommand
 from freelook.link._native import NativeCodec
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._thesis import ThesisCodec
@@ -177,3 +177,40 @@ def udp_round_trip() -> Case:
         }
 
     return Case(run=run, ops_per_call=n, baseline=baseline, unit="round trip", extra=extra)
+
+
+@benchmark("link.reject_wrong_key")
+def reject_wrong_key() -> Case:
+    """A robot end with sessions refusing a wrong-key packet (cheap checks, no tag: the station
+    has no session), vs today's one-key session refusing the same packet after its full
+    decode (the tag is computed and compared), in the same run. Both count the refusal. The
+    packet is a full datagram (a 95-point trajectory, 1.2 kB): what a flood would send, since
+    the tag's cost grows with the length and the cheap checks' does not."""
+    from freelook.link._keys import KeyRing
+    from freelook.link._session import LinkSession
+
+    robot_key = derive_key("bench robot")
+    keys = KeyRing.from_mapping({"stations": {"1": {"key": robot_key.hex()}}})
+    robot = LinkSession(
+        NativeCodec(robot_key, sender=100), spacing=0.05, role="robot", keys=keys, nonce=b"bench"
+    )
+    attacker = NativeCodec(derive_key("wrong key"), sender=1)
+    points = tuple(0.1 * i for i in range(95))
+    packet = attacker.encode(TrajectoryStart(points, points, points), 1.0)
+    legacy = LinkSession(NativeCodec(robot_key, sender=100), spacing=0.05)
+    n = 1000
+
+    def run() -> None:
+        for _ in range(n):
+            robot.receive(packet, 1.0)
+
+    def baseline() -> None:
+        for _ in range(n):
+            legacy.receive(packet, 1.0)
+
+    def extra() -> dict[str, float]:
+        return {"refused_as_session": float(robot.stats.refused.get("session", 0))}
+
+    return Case(
+        run=run, ops_per_call=n, baseline=baseline, target_s=10e-6, unit="packet", extra=extra
+    )
