@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -86,14 +87,18 @@ def _normalise(text: str) -> list[str]:
 
 def test_every_topic_decodes_with_mcap_and_rosbags(tmp_path: Path) -> None:
     path = tmp_path / "run.mcap"
-    with Recorder(path) as recorder:
+    ticks = iter(range(10_000))
+    with Recorder(path, clock=lambda: 5000.0 + 0.001 * next(ticks)) as recorder:
         _write_everything(recorder, 50)
     counts = topic_counts(path)
     assert set(counts.values()) == {50}
     decoded = list(read_messages(path, ["/odom"]))
     assert len(decoded) == 50
     assert decoded[3].message.pose.pose.position.x == pytest.approx(4.0)
-    assert decoded[3].log_time == pytest.approx(100.15)
+    assert decoded[3].publish_time == pytest.approx(100.15)  # the sender's stamp
+    assert decoded[3].log_time == pytest.approx(5000.0 + 0.001 * (3 * 10 + 1))  # the recorder's
+    packet = next(read_messages(path, ["/link/operator_to_robot"]))
+    assert packet.publish_time == pytest.approx(100.0 - 0.004)  # published when it was sent
     packets = list(read_messages(path, ["/link/operator_to_robot"]))
     first = packets[0].message
     assert (first.send_stamp.sec, first.receive_stamp.sec) == (99, 100)
@@ -108,6 +113,27 @@ def test_every_topic_decodes_with_mcap_and_rosbags(tmp_path: Path) -> None:
             if connection.topic == "/scan":
                 assert len(message.ranges) == 181
     assert seen == counts
+
+
+def test_log_time_is_taken_at_submit_not_when_the_writer_thread_drains(tmp_path: Path) -> None:
+    now = [10.0]
+    background = BackgroundRecorder(Recorder(tmp_path / "late.mcap", clock=lambda: now[0]))
+    writer_busy, release = threading.Event(), threading.Event()
+
+    def slow_write(r: Recorder) -> None:
+        writer_busy.set()
+        assert release.wait(10)
+        r.cmd_vel(1.0, 0.0, 0.0)
+
+    background.submit(slow_write)  # holds the writer thread
+    assert writer_busy.wait(10)
+    now[0] = 11.0
+    background.submit(lambda r: r.cmd_vel(2.0, 0.1, 0.0))  # queued behind it at 11.0
+    now[0] = 99.0  # the writer thread gets to it much later
+    release.set()
+    background.close()
+    logged = [(m.log_time, m.publish_time) for m in read_messages(tmp_path / "late.mcap")]
+    assert logged == [(10.0, 1.0), (11.0, 2.0)]
 
 
 def test_background_recorder_counts_overflow(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import struct
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -12,14 +14,18 @@ from rosbags.highlevel import AnyReader
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
-from freelook.link import FreeLookCommand, derive_key
+from freelook.link import FreeLookCommand, Telemetry, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, build_report, read_messages, topic_counts
 from freelook.robot import ServerOptions
 
 
-async def _session(path: Path) -> tuple[int, int]:
+async def _session(path: Path, *, robot_runtime_stamps: bool = False) -> tuple[int, int]:
+    """A few seconds of a real robot server and operator station, recorded to ``path``.
+
+    ``robot_runtime_stamps``: the robot stamps its telemetry on its runtime clock instead of
+    the wall clock (a robot without a set clock; the recording must not care)."""
     config, world = load_robot("pioneer3dx"), load_world("lab")
     background = BackgroundRecorder(
         Recorder(path, metadata={"robot": config.name, "world": world.name})
@@ -31,6 +37,12 @@ async def _session(path: Path) -> tuple[int, int]:
         ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=True, camera_rate=10.0),
         recorder=background,
     )
+    if robot_runtime_stamps:
+        telemetry = server.session.periodic
+        server.session.periodic = lambda now: [
+            dataclasses.replace(m, stamp=now) if isinstance(m, Telemetry) else m
+            for m in telemetry(now)
+        ]
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()
     assert server.local_address is not None
@@ -49,10 +61,38 @@ async def _session(path: Path) -> tuple[int, int]:
     return station.stats.received, server.stats.received
 
 
+def _assert_one_time_base(path: Path, started: float, finished: float) -> None:
+    """Every topic's log time is on the recorder's clock, inside the run."""
+    log_times: dict[str, list[float]] = defaultdict(list)
+    for item in read_messages(path):
+        log_times[item.topic].append(item.log_time)
+    spans = {topic: (min(times), max(times)) for topic, times in log_times.items()}
+    first = min(low for low, _ in spans.values())
+    last = max(high for _, high in spans.values())
+    assert last - first <= finished - started + 1.0, spans
+    assert started - 1.0 <= first, spans
+    assert last <= finished + 1.0, spans
+
+
+def test_a_robot_stamping_on_another_clock_still_records_one_timeline(tmp_path: Path) -> None:
+    path = tmp_path / "run.mcap"
+    started = time.time()
+    asyncio.run(_session(path, robot_runtime_stamps=True))
+    finished = time.time()
+    _assert_one_time_base(path, started, finished)
+    odom = next(read_messages(path, ["/odom"]))
+    header = odom.message.header.stamp
+    assert odom.publish_time == pytest.approx(header.sec + header.nanosec * 1e-9, abs=1e-6)
+    assert abs(odom.publish_time - odom.log_time) > 1000  # the sender's clock, kept as it was
+
+
 def test_recorded_session_is_complete_and_consistent(tmp_path: Path) -> None:
     path = tmp_path / "run.mcap"
+    started = time.time()
     down_received, up_received = asyncio.run(_session(path))
+    finished = time.time()
     counts = topic_counts(path)
+    _assert_one_time_base(path, started, finished)
     assert counts["/link/robot_to_operator"] == down_received
     assert counts["/link/operator_to_robot"] == up_received
     for topic in ("/cmd_vel", "/odom", "/scan", "/sonar", "/camera/image/compressed", "/tf"):

@@ -41,19 +41,28 @@ def repair_command(
 
 @record_app.command("info")
 def info_command(path: Annotated[Path, typer.Argument(help="A .mcap recording.")]) -> None:
-    """Message count per topic."""
-    from freelook.record import topic_counts
+    """Topics, message counts and the time span of a recording (exit 2 when it is damaged)."""
+    import datetime as dt
+
+    from freelook.errors import FreelookError
+    from freelook.record import recording_info
 
     try:
-        counts = topic_counts(path)
-    except Exception as err:  # the reader's own errors: report, do not dump a traceback
-        typer.echo(
-            f"{path}: cannot read ({type(err).__name__}); if the recording was cut off, "
-            f"run: freelook record repair {path}",
-            err=True,
-        )
+        info = recording_info(path)
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
-    for topic, count in sorted(counts.items()):
+    for key, value in sorted(info.metadata.items()):
+        typer.echo(f"{key}: {value}")
+    if info.start is None or info.end is None:
+        typer.echo(f"{path}: no messages")
+    else:
+        start = dt.datetime.fromtimestamp(info.start, dt.UTC).isoformat(timespec="milliseconds")
+        typer.echo(
+            f"{path}: {info.messages} messages on {len(info.counts)} topics over "
+            f"{info.duration:.3f} s from {start}"
+        )
+    for topic, count in sorted(info.counts.items()):
         typer.echo(f"{count:8d}  {topic}")
 
 
@@ -65,13 +74,18 @@ def report_command(
     ] = None,
 ) -> None:
     """Turn a recorded run into an HTML page with plots and the link table."""
+    from freelook.errors import FreelookError
     from freelook.record import build_report
 
     if not run.is_file():
         typer.echo(f"{run}: no such file", err=True)
         raise typer.Exit(2)
     destination = out_dir or run.with_name(run.stem + "-report")
-    index = build_report(run, destination)
+    try:
+        index = build_report(run, destination)
+    except FreelookError as err:  # empty, cut off, damaged: named, with the way out
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
     typer.echo(f"report: {index}")
 
 

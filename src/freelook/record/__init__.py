@@ -1,6 +1,13 @@
 """Recording runs to MCAP with ROS 2 schemas, reading them back and repairing cut-off files."""
 
-from freelook.record._reader import RecordedMessage, read_messages, topic_counts
+from freelook.record._reader import (
+    RecordedMessage,
+    RecordingError,
+    RecordingInfo,
+    read_messages,
+    recording_info,
+    topic_counts,
+)
 from freelook.record._repair import RepairError, RepairReport, repair
 from freelook.record._report import (
     DirectionFigures,
@@ -20,6 +27,8 @@ __all__ = [
     "RecordedMessage",
     "Recorder",
     "RecorderStats",
+    "RecordingError",
+    "RecordingInfo",
     "RepairError",
     "RepairReport",
     "RunData",
@@ -28,6 +37,7 @@ __all__ = [
     "full_definition",
     "load_run",
     "read_messages",
+    "recording_info",
     "repair",
     "topic_counts",
 ]

@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from mcap.reader import make_reader
 
-from freelook.record._reader import read_messages
+from freelook.record._reader import read_messages, recording_info
 
 __all__ = ["DirectionFigures", "RunData", "build_report", "direction_figures", "load_run"]
 
@@ -54,13 +53,10 @@ def _stamp(s: Any) -> float:
 
 
 def load_run(path: str | Path) -> RunData:
-    """Read the streams a report needs from a recording."""
+    """Read the streams a report needs from a recording; an empty, cut-off or damaged file
+    raises :class:`RecordingError`."""
     run = RunData()
-    with open(path, "rb") as stream:
-        reader = make_reader(stream)
-        for record in reader.iter_metadata():
-            if record.name == "freelook":
-                run.metadata = dict(record.metadata)
+    run.metadata = recording_info(path).metadata  # a damaged file stops here, named
     pose, odom, cmd, ref = [], [], [], []
     first: float | None = None
     for item in read_messages(path):
@@ -291,9 +287,9 @@ def _plot_link(run: RunData, out: Path) -> None:
 
 def build_report(path: str | Path, out_dir: str | Path) -> Path:
     """Write ``index.html`` and its PNG plots for the run at ``path`` into ``out_dir``."""
+    run = load_run(path)  # first: a damaged file leaves no empty report folder behind
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    run = load_run(path)
     world = run.metadata.get("world")
     _plot_path(run, out / "path.png", world)
     max_error = _plot_tracking(run, out / "tracking.png")

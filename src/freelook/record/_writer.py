@@ -1,10 +1,16 @@
 """Writing runs to MCAP: raw link packets with both time stamps, and decoded ROS 2 streams.
 
+One time base: every message's MCAP *log time* is the recorder's own clock (wall clock by
+default) when the message was handed to it, whatever clock its sender used; the sender's stamp
+(the time argument of each stream method, also in the message header) is its *publish time*.
+A recording is therefore one timeline even when the robot's and the station's clocks disagree.
+
 The writer is the I/O edge of recording. It emits small zstd chunks and closes a chunk (and
 flushes the file) at least every ``flush_interval`` seconds of log time, so a process killed
 mid-run loses at most the chunk in progress; :func:`freelook.record.repair` recovers the rest.
 :class:`BackgroundRecorder` puts a bounded queue and a thread in front of it so that recording
 never blocks the control path: when the queue is full, the newest item is dropped and counted.
+The log time of a queued write is taken when it is submitted, not when the thread drains it.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import logging
 import math
 import queue
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -68,7 +76,11 @@ def _ns(t: float) -> int:
 
 
 class Recorder:
-    """Synchronous MCAP writer with one method per recorded stream (times in seconds)."""
+    """Synchronous MCAP writer with one method per recorded stream (times in seconds).
+
+    Each stream method takes the sender's stamp (publish time); the log time is ``clock()``
+    at the write, or the time pinned by :meth:`logged_at`.
+    """
 
     def __init__(
         self,
@@ -77,7 +89,10 @@ class Recorder:
         chunk_size: int = 64 * 1024,
         flush_interval: float = 0.5,
         metadata: dict[str, str] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self.clock = clock
+        self._pinned: float | None = None
         if isinstance(output, str | Path):
             self._stream: IO[bytes] = open(output, "wb")  # noqa: SIM115 - closed in close()
             self._owns_stream = True
@@ -114,10 +129,22 @@ class Recorder:
             self._schemas[typename] = found
         return found
 
+    @contextmanager
+    def logged_at(self, log_time: float) -> Iterator[None]:
+        """Writes inside the block are logged at ``log_time`` (e.g. when they were queued)."""
+        self._pinned = log_time
+        try:
+            yield
+        finally:
+            self._pinned = None
+
     def write(self, topic: str, typename: str, message: dict[str, Any], t: float) -> None:
-        """Write one message (a dict of fields) of ROS 2 type ``pkg/Type`` on ``topic``."""
+        """Write one message (a dict of fields) of ROS 2 type ``pkg/Type`` on ``topic``,
+        stamped ``t`` by its sender (publish time), logged on the recorder's clock."""
         if self._closed:
             raise ValueError("recorder is closed")
+        log_time = self._pinned if self._pinned is not None else self.clock()
+        publish_ns = _ns(t)  # a stamp that is not a time (NaN, inf) is refused here
         schema_id, encoder = self._encoder(typename)
         channel_id = self._channels.get(topic)
         if channel_id is None:
@@ -125,13 +152,13 @@ class Recorder:
             self._channels[topic] = channel_id
         sequence = self._sequence.get(topic, 0)
         self._sequence[topic] = sequence + 1
-        self._writer.add_message(channel_id, _ns(t), encoder(message), _ns(t), sequence)
+        self._writer.add_message(channel_id, _ns(log_time), encoder(message), publish_ns, sequence)
         self.messages_written += 1
         if self._last_flush is None:
-            self._last_flush = t
-        elif t - self._last_flush >= self._flush_interval:
+            self._last_flush = log_time
+        elif log_time - self._last_flush >= self._flush_interval:
             self.flush()
-            self._last_flush = t
+            self._last_flush = log_time
 
     def flush(self) -> None:
         """Close the chunk in progress and flush it to the file."""
@@ -169,7 +196,8 @@ class Recorder:
         stream: int = 0,
         sequence: int = 0,
     ) -> None:
-        """One link packet as its receiver saw it: raw bytes, both stamps, decode result."""
+        """One link packet as its receiver saw it: raw bytes, both stamps, decode result;
+        published at its send time."""
         message = {
             "direction": _DIRECTION_CODE[direction],
             "wire": wire,
@@ -182,7 +210,7 @@ class Recorder:
             "decoded": json.dumps(decoded or {}, separators=(",", ":"), default=str),
             "data": bytes(data),
         }
-        self.write(f"/link/{direction}", "freelook_msgs/Packet", message, receive_time)
+        self.write(f"/link/{direction}", "freelook_msgs/Packet", message, send_time)
 
     def link_packet(
         self, direction: Direction, record: PacketRecord, *, wire: str, clock_offset: float = 0.0
@@ -417,13 +445,16 @@ class RecorderStats:
 class BackgroundRecorder:
     """A :class:`Recorder` behind a bounded queue drained by its own thread.
 
-    ``submit(name, *args, **kwargs)`` calls ``Recorder.<name>`` on the writer thread. It never
-    blocks: a full queue drops the item and counts it (``stats().dropped``).
+    ``submit(write)`` calls ``write(recorder)`` on the writer thread, logged at the recorder's
+    clock when ``submit`` was called. It never blocks: a full queue drops the item and counts
+    it (``stats().dropped``).
     """
 
     def __init__(self, recorder: Recorder, max_queue: int = 10_000) -> None:
         self._recorder = recorder
-        self._queue: queue.Queue[Callable[[Recorder], None] | None] = queue.Queue(maxsize=max_queue)
+        self._queue: queue.Queue[tuple[float, Callable[[Recorder], None]] | None] = queue.Queue(
+            maxsize=max_queue
+        )
         self._failures: set[str] = set()
         self._submitted = 0
         self._written = 0
@@ -436,10 +467,11 @@ class BackgroundRecorder:
     def submit(self, write: Callable[[Recorder], None]) -> bool:
         """Queue one write, e.g. ``submit(lambda r: r.cmd_vel(t, v, omega))`` (typed: mypy
         checks the call); False (and counted) when the queue is full."""
+        log_time = self._recorder.clock()
         with self._lock:
             self._submitted += 1
         try:
-            self._queue.put_nowait(write)
+            self._queue.put_nowait((log_time, write))
         except queue.Full:
             with self._lock:
                 self._dropped += 1
@@ -448,11 +480,13 @@ class BackgroundRecorder:
 
     def _drain(self) -> None:
         while True:
-            write = self._queue.get()
-            if write is None:
+            item = self._queue.get()
+            if item is None:
                 return
+            log_time, write = item
             try:
-                write(self._recorder)
+                with self._recorder.logged_at(log_time):
+                    write(self._recorder)
             except Exception as err:  # a bad item must not stop recording the rest
                 kind = type(err).__name__
                 with self._lock:
