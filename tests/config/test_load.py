@@ -118,3 +118,108 @@ def test_zone_boundaries_must_increase(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_robot(path)
     assert any("safety" in p and "increase" in p for p in info.value.problems)
+
+
+def _problems(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "robot.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_robot(path)
+    return info.value.problems
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "expected"),
+    [
+        (("zones = [", "watchdog_timeout = 1e9\nzones = ["), "safety.watchdog_timeout", "2"),
+        (("zones = [", "watchdog_timeout = 0.01\nzones = ["), "safety.watchdog_timeout", "0.05"),
+        (("zones = [", "watchdog_timeout = nan\nzones = ["), "safety.watchdog_timeout", "finite"),
+        (("zones = [", "approach_margin = 3.0\nzones = ["), "safety.approach_margin", "0.5"),
+        (("zones = [", "approach_horizon = 0.0\nzones = ["), "safety.approach_horizon", "0.1"),
+        (("zones = [", "approach_horizon = inf\nzones = ["), "safety.approach_horizon", "finite"),
+        (("length = 0.5", "length = inf"), "footprint.length", "finite"),
+        (("max_wheel_speed = 1.0", "max_wheel_speed = nan"), "drive.max_wheel_speed", "finite"),
+        (("max_wheel_speed = 1.0", "max_wheel_speed = 1e6"), "drive.max_wheel_speed", "10"),
+        (
+            ("max_speed = 0.1,", "max_speed = 1.5,"),
+            "safety.zones.0.max_speed",
+            "at most drive.max_wheel_speed = 1 m/s (got 1.5)",
+        ),
+        (
+            ("max_turn_rate_deg = 10.0 }", "max_turn_rate_deg = 91.0 }"),
+            "safety.zones.0.max_turn_rate_deg",
+            "at most drive.max_turn_rate_deg = 90 deg/s (got 91.0)",
+        ),
+        (
+            ("[safety]", "[limits]\nmax_speed = 1.2\n[safety]"),
+            "limits.max_speed",
+            "at most drive.max_wheel_speed = 1 m/s (got 1.2)",
+        ),
+        (
+            ("[safety]", "[limits]\nlinear_max_speed = 2.0\n[safety]"),
+            "limits.linear_max_speed",
+            "at most drive.max_wheel_speed",
+        ),
+        (
+            ("[safety]", "[limits]\nmax_turn_rate_deg = 120.0\n[safety]"),
+            "limits.max_turn_rate_deg",
+            "at most drive.max_turn_rate_deg = 90 deg/s",
+        ),
+        (
+            ("[safety]", "[limits]\nkeyboard_speed_step = 0.9\n[safety]"),
+            "limits.keyboard_speed_step",
+            "at most limits.max_speed",
+        ),
+        (
+            ("[safety]", "[link]\ncontrol_period = 0.6\n[safety]"),
+            "safety.watchdog_timeout",
+            "longer than link.control_period",
+        ),
+    ],
+)
+def test_safety_values_are_bounded_and_finite(
+    tmp_path: Path, edit: tuple[str, str], field: str, expected: str
+) -> None:
+    text = GOOD.replace(*edit)
+    assert text != GOOD
+    problems = _problems(tmp_path, text)
+    path = tmp_path / "robot.toml"
+    assert any(p.startswith(f"{path}: {field}: ") and expected in p for p in problems), problems
+
+
+def test_every_value_beyond_the_drive_is_reported_at_once(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "[safety]", "[limits]\nmax_speed = 5.0\nmax_turn_rate_deg = 500.0\n[safety]"
+    )
+    text = text.replace("max_speed = 0.1,", "max_speed = 4.0,")
+    fields = [p.split(": ")[1] for p in _problems(tmp_path, text)]
+    assert fields == ["limits.max_speed", "limits.max_turn_rate_deg", "safety.zones.0.max_speed"]
+
+
+def test_zone_limits_must_not_grow_inwards(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "zones = [{ boundary = 0.6, max_speed = 0.1, max_turn_rate_deg = 10.0 }]",
+        "zones = [{ boundary = 0.6, max_speed = 0.3, max_turn_rate_deg = 10.0 },"
+        " { boundary = 0.9, max_speed = 0.1, max_turn_rate_deg = 10.0 }]",
+    )
+    assert any(
+        "safety" in p and "must not decrease outwards" in p for p in _problems(tmp_path, text)
+    )
+
+
+def test_config_check_refuses_a_huge_watchdog(tmp_path: Path) -> None:
+    path = tmp_path / "slow.toml"
+    path.write_text(GOOD.replace("zones = [", "watchdog_timeout = 1e9\nzones = ["))
+    result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}: safety.watchdog_timeout:" in result.output
+    assert "less than or equal to 2" in result.output
+
+
+@pytest.mark.parametrize("name", ["pioneer3dx", "foi-ugv"])
+def test_builtins_pass_config_check(name: str) -> None:
+    from importlib import resources
+
+    with resources.as_file(resources.files("freelook.config.robots") / f"{name}.toml") as path:
+        result = CliRunner().invoke(app, ["config", "check", str(path)])
+    assert result.exit_code == 0, result.output

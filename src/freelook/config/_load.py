@@ -31,10 +31,17 @@ def format_validation_error(source: str, error: ValidationError) -> list[str]:
     for problem in error.errors():
         field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
         kind = problem["type"]
+        nested = (problem.get("ctx") or {}).get("problems")
+        if isinstance(nested, list):  # a cross-field check names each field itself
+            prefix = f"{field}." if problem["loc"] else ""
+            lines += [f"{source}: {prefix}{p['field']}: {p['message']}" for p in nested]
+            continue
         if kind == "extra_forbidden":
             message = "unknown key (not a field of this section)"
         elif kind == "missing":
             message = "missing required field"
+        elif kind == "finite_number":
+            message = f"a finite number (got {problem['input']!r})"
         else:
             message = f"{problem['msg']} (got {problem['input']!r})"
         lines.append(f"{source}: {field}: {message}")

@@ -2,7 +2,9 @@
 
 Lengths are metres, speeds m/s, times seconds. Angles are degrees in the files (fields end in
 ``_deg``) because people write and read them; the models expose radians through properties.
-Unknown keys are errors: a misspelt field must never be silently ignored.
+Unknown keys are errors: a misspelt field must never be silently ignored, and no number may be
+NaN or infinite. Safety-relevant values are bounded: the watchdog fires within 0.05–2 s, every
+mode and zone limit is within what the drive can do, zones grow outwards.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 __all__ = [
     "CameraConfig",
@@ -30,8 +33,15 @@ __all__ = [
 ]
 
 
+#: watchdog timeout bounds, s: long enough for a few lost packets, short enough to stop in time
+WATCHDOG_MIN = 0.05
+WATCHDOG_MAX = 2.0
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
+    )
 
 
 class DriveConfig(_Strict):
@@ -44,11 +54,11 @@ class DriveConfig(_Strict):
     )
     wheel_diameter: float = Field(gt=0)
     encoder_counts_per_rev: int = Field(gt=0)
-    max_wheel_speed: float = Field(gt=0, description="per track/wheel, m/s")
-    max_turn_rate_deg: float = Field(gt=0, description="chassis yaw rate limit, deg/s")
-    max_acceleration: float = Field(gt=0, description="per track, m/s²")
-    max_deceleration: float = Field(gt=0, description="per track when braking, m/s²")
-    motor_time_constant: float = Field(ge=0, description="first-order motor lag, s")
+    max_wheel_speed: float = Field(gt=0, le=10.0, description="per track/wheel, m/s")
+    max_turn_rate_deg: float = Field(gt=0, le=720.0, description="chassis yaw rate limit, deg/s")
+    max_acceleration: float = Field(gt=0, le=20.0, description="per track, m/s²")
+    max_deceleration: float = Field(gt=0, le=20.0, description="per track when braking, m/s²")
+    motor_time_constant: float = Field(ge=0, le=2.0, description="first-order motor lag, s")
 
     @property
     def d_eff(self) -> float:
@@ -171,27 +181,45 @@ class SafetyZone(_Strict):
 class SafetyConfig(_Strict):
     """Robot-side safety: zones, approach check and link watchdog."""
 
-    zones: tuple[SafetyZone, ...] = Field(min_length=1)
-    approach_horizon: float = Field(default=1.5, gt=0, description="s")
-    approach_margin: float = Field(default=0.05, ge=0, description="clearance kept, m")
-    watchdog_timeout: float = Field(default=0.5, gt=0, description="s without a valid command")
+    zones: tuple[SafetyZone, ...] = Field(min_length=1, max_length=16)
+    approach_horizon: float = Field(
+        default=1.5, ge=0.1, le=10.0, description="s of motion the approach check looks ahead"
+    )
+    approach_margin: float = Field(default=0.05, ge=0, le=0.5, description="clearance kept, m")
+    watchdog_timeout: float = Field(
+        default=0.5,
+        ge=WATCHDOG_MIN,
+        le=WATCHDOG_MAX,
+        description="s without a valid command before the robot stops",
+    )
 
     @model_validator(mode="after")
     def _zones_increasing(self) -> SafetyConfig:
         bounds = [z.boundary for z in self.zones]
         if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
             raise ValueError(f"zone boundaries must increase strictly, got {bounds}")
+        for name in ("max_speed", "max_turn_rate_deg"):
+            limits = [getattr(z, name) for z in self.zones]
+            if limits != sorted(limits):
+                raise ValueError(
+                    f"zone {name} must not decrease outwards (an inner zone never allows more "
+                    f"than an outer one), got {limits}"
+                )
         return self
 
 
 class ModeLimitsConfig(_Strict):
     """Per-mode velocity limits (seed 004 §6.1)."""
 
-    max_speed: float = Field(default=0.5, gt=0)
-    max_turn_rate_deg: float = Field(default=50.0, gt=0)
-    linear_max_speed: float = Field(default=0.4, gt=0)
-    keyboard_speed_step: float = Field(default=0.02, gt=0)
-    keyboard_turn_step_deg: float = Field(default=2.0, gt=0)
+    max_speed: float = Field(default=0.5, gt=0, description="m/s, ≤ drive.max_wheel_speed")
+    max_turn_rate_deg: float = Field(
+        default=50.0, gt=0, description="deg/s, ≤ drive.max_turn_rate_deg"
+    )
+    linear_max_speed: float = Field(default=0.4, gt=0, description="m/s, ≤ drive.max_wheel_speed")
+    keyboard_speed_step: float = Field(default=0.02, gt=0, description="m/s, ≤ max_speed")
+    keyboard_turn_step_deg: float = Field(
+        default=2.0, gt=0, description="deg/s, ≤ max_turn_rate_deg"
+    )
 
 
 class EstimationConfig(_Strict):
@@ -288,3 +316,51 @@ class RobotConfig(_Strict):
     robot_tracking: TrackingConfig = TrackingConfig(b=100.0, zeta=0.5)
     operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()
+
+    @model_validator(mode="after")
+    def _within_the_drive(self) -> RobotConfig:
+        """Every speed and turn rate a mode or a zone allows is one the drive can do, and the
+        watchdog outlasts a control period. All problems are reported at once, each with its
+        field (see :func:`freelook.config.format_validation_error`)."""
+        drive, limits = self.drive, self.limits
+        speed = ("drive.max_wheel_speed", drive.max_wheel_speed, "m/s")
+        turn = ("drive.max_turn_rate_deg", drive.max_turn_rate_deg, "deg/s")
+        at_most = [
+            ("limits.max_speed", limits.max_speed, speed),
+            ("limits.linear_max_speed", limits.linear_max_speed, speed),
+            ("limits.max_turn_rate_deg", limits.max_turn_rate_deg, turn),
+            (
+                "limits.keyboard_speed_step",
+                limits.keyboard_speed_step,
+                ("limits.max_speed", limits.max_speed, "m/s"),
+            ),
+            (
+                "limits.keyboard_turn_step_deg",
+                limits.keyboard_turn_step_deg,
+                ("limits.max_turn_rate_deg", limits.max_turn_rate_deg, "deg/s"),
+            ),
+        ]
+        for i, zone in enumerate(self.safety.zones):
+            at_most.append((f"safety.zones.{i}.max_speed", zone.max_speed, speed))
+            at_most.append((f"safety.zones.{i}.max_turn_rate_deg", zone.max_turn_rate_deg, turn))
+        problems = [
+            {"field": field, "message": f"at most {name} = {limit:g} {unit} (got {value!r})"}
+            for field, value, (name, limit, unit) in at_most
+            if value > limit
+        ]
+        period = self.link.control_period
+        if self.safety.watchdog_timeout <= period:
+            problems.append(
+                {
+                    "field": "safety.watchdog_timeout",
+                    "message": f"longer than link.control_period = {period:g} s "
+                    f"(got {self.safety.watchdog_timeout!r})",
+                }
+            )
+        if problems:
+            raise PydanticCustomError(
+                "beyond_limits",
+                "{count} value(s) beyond what the drive or the link allows",
+                {"count": len(problems), "problems": problems},
+            )
+        return self
