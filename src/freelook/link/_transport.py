@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import queue
 import threading
+from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import parse_qs, urlparse
@@ -87,14 +88,26 @@ class _UdpProtocol(asyncio.DatagramProtocol):
 
 class UdpEndpoint:
     """A UDP socket on asyncio. Without a fixed peer it answers the source the link last
-    verified (:meth:`learn_peer`), never merely whoever sent a datagram."""
+    verified (:meth:`learn_peer`), never merely whoever sent a datagram.
 
-    def __init__(self, max_queue: int = 1024) -> None:
-        self._queue: asyncio.Queue[tuple[bytes, Address]] = asyncio.Queue(max_queue)
+    Datagrams from verified sources wait in a queue of their own and are read first; all the
+    rest share a small queue that drops its oldest when full. A flood from strangers (wrong
+    keys, garbage) therefore costs only what it takes to refuse it and never pushes the
+    operator's commands out.
+    """
+
+    def __init__(self, max_queue: int = 1024, max_strangers: int = 64) -> None:
+        self._known: deque[tuple[bytes, Address]] = deque()
+        self._strangers: deque[tuple[bytes, Address]] = deque()
+        self._max_known = max_queue
+        self._max_strangers = max_strangers
+        self._ready = asyncio.Event()
         self._transport: asyncio.DatagramTransport | None = None
         self.peer: Address | None = None
         self.fixed_peer = False
+        self.verified: set[Address] = set()
         self.dropped = 0
+        self.dropped_strangers = 0
         self.errors = 0
         self.last_sender: Address | None = None
 
@@ -114,6 +127,7 @@ class UdpEndpoint:
         if remote is not None:
             endpoint.peer = remote
             endpoint.fixed_peer = True
+            endpoint.verified.add(remote)
         return endpoint
 
     @property
@@ -123,10 +137,17 @@ class UdpEndpoint:
         return (str(host), int(port))
 
     def _deliver(self, data: bytes, addr: Address) -> None:
-        if self._queue.full():
-            self._queue.get_nowait()  # newest wins: drop the oldest
-            self.dropped += 1
-        self._queue.put_nowait((data, addr))
+        if addr in self.verified:
+            if len(self._known) >= self._max_known:
+                self._known.popleft()  # newest wins: drop the oldest
+                self.dropped += 1
+            self._known.append((data, addr))
+        else:
+            if len(self._strangers) >= self._max_strangers:
+                self._strangers.popleft()
+                self.dropped_strangers += 1
+            self._strangers.append((data, addr))
+        self._ready.set()
 
     def send(self, data: bytes, addr: Address | None = None) -> None:
         target = addr or self.peer
@@ -134,25 +155,39 @@ class UdpEndpoint:
             return
         self._transport.sendto(data, target)
 
+    def _next(self) -> tuple[bytes, Address] | None:
+        if self._known:
+            return self._known.popleft()
+        if self._strangers:
+            return self._strangers.popleft()
+        return None
+
     async def recv_from(self, timeout: float | None = None) -> tuple[bytes, Address] | None:
-        if not self._queue.empty():
-            data, addr = self._queue.get_nowait()
-        else:
+        item = self._next()
+        if item is None:
+            self._ready.clear()
             try:
                 async with asyncio.timeout(timeout):
-                    data, addr = await self._queue.get()
+                    await self._ready.wait()
             except TimeoutError:
                 return None
-        self.last_sender = addr
-        return data, addr
+            item = self._next()
+            if item is None:
+                return None
+        self.last_sender = item[1]
+        return item
 
     async def recv(self, timeout: float | None = None) -> bytes | None:
         item = await self.recv_from(timeout)
         return None if item is None else item[0]
 
     def learn_peer(self, source: object) -> None:
-        if not self.fixed_peer and isinstance(source, tuple):
-            self.peer = (str(source[0]), int(source[1]))
+        """``source`` sent a packet the link verified: answer it, and read it first."""
+        if isinstance(source, tuple):
+            address = (str(source[0]), int(source[1]))
+            self.verified.add(address)
+            if not self.fixed_peer:
+                self.peer = address
 
     def close(self) -> None:
         if self._transport is not None:
