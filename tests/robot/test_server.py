@@ -68,3 +68,49 @@ def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
     assert 10 < turned < 30  # ≈ 10 °/s
     assert len(last.laser) == 35
     assert len(last.sonar) == 8
+
+
+def test_a_pinned_peer_is_the_only_one_heard_and_answered() -> None:
+    """The thesis profile has no authentication: --peer pins the operator's address."""
+
+    async def scenario() -> tuple[int, int, float]:
+        operator = await UdpEndpoint.open(("127.0.0.1", 0))
+        stranger = await UdpEndpoint.open(("127.0.0.1", 0))
+        server, robot = simulated_server(
+            load_robot("pioneer3dx"),
+            load_world("lab"),
+            ServerOptions(
+                listen="udp://127.0.0.1:0",
+                wire="thesis",
+                camera=False,
+                peer=operator.local_address,
+            ),
+        )
+        task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        assert server.local_address is not None
+        codec = ThesisCodec()
+        start_x = robot.sim.ground_truth.x
+        for _ in range(30):  # the stranger tries to start telemetry and drive
+            for message in (SetTransmission(True), VelocityCommand(0.4, 0.0)):
+                stranger.send(codec.encode(message, 0.0), server.local_address)
+            await asyncio.sleep(0.03)
+        stranger_heard = 0
+        while await stranger.recv(timeout=0.05) is not None:
+            stranger_heard += 1
+        moved_by_stranger = robot.sim.ground_truth.x - start_x
+        operator.send(codec.encode(SetTransmission(True), 0.0), server.local_address)
+        operator_heard = 0
+        for _ in range(10):
+            if await operator.recv(timeout=0.2) is not None:
+                operator_heard += 1
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        operator.close()
+        stranger.close()
+        return stranger_heard, operator_heard, moved_by_stranger
+
+    stranger_heard, operator_heard, moved = asyncio.run(scenario())
+    assert stranger_heard == 0
+    assert abs(moved) < 1e-3
+    assert operator_heard == 10

@@ -37,6 +37,10 @@ def robot(
         bool, typer.Option("--insecure", help="Native profile without authentication.")
     ] = False,
     seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
+    peer: Annotated[
+        str | None,
+        typer.Option(help="HOST:PORT of the operator: answer and hear nobody else (UDP)."),
+    ] = None,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
@@ -61,7 +65,11 @@ def robot(
                     "the native profile needs a key: --key, FREELOOK_LINK_KEY, or --insecure"
                 )
             options = ServerOptions(
-                listen=listen, wire=wire, key=secret, allow_unauthenticated=insecure
+                listen=listen,
+                wire=wire,
+                key=secret,
+                allow_unauthenticated=insecure,
+                peer=_address(peer) if peer else None,
             )
             server, description = await open_robot_server(
                 config, hardware, options, world=world, robot_map=robot_map, seed=seed
@@ -70,12 +78,29 @@ def robot(
             typer.echo(str(err), err=True)
             raise typer.Exit(2) from None
         typer.echo(f"robot {config.name} on {description}: {wire} profile on {listen}")
+        if wire == "thesis" or insecure:
+            typer.echo(
+                "  warning: this link is not authenticated: anyone who can send to it can "
+                "drive the robot. Use it only on a trusted radio"
+                + ("" if peer else ", or pin the operator with --peer HOST:PORT"),
+                err=True,
+            )
         for line in server.program.core.unavailable():
             typer.echo(f"  {line}")
         await server.run()
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
+
+
+def _address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` as an address; a clear error otherwise."""
+    from freelook.errors import ConfigError
+
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"--peer {text!r}: expected HOST:PORT")
+    return host, int(port)
 
 
 def register(app: typer.Typer) -> None:

@@ -137,6 +137,9 @@ class UdpEndpoint:
         return (str(host), int(port))
 
     def _deliver(self, data: bytes, addr: Address) -> None:
+        if self.fixed_peer and addr != self.peer:
+            self.dropped_strangers += 1  # a pinned peer: nobody else is heard
+            return
         if addr in self.verified:
             if len(self._known) >= self._max_known:
                 self._known.popleft()  # newest wins: drop the oldest

@@ -54,6 +54,7 @@ class ServerOptions:
     allow_unauthenticated: bool = False
     camera: bool = True  # stream the camera, when the robot has one (native profile)
     camera_rate: float = 30.0
+    peer: tuple[str, int] | None = None  # UDP: answer and hear only this address
 
 
 class RobotServer:
@@ -116,7 +117,7 @@ class RobotServer:
         url = parse_transport_url(self.options.listen)
         endpoint: UdpEndpoint | SerialEndpoint
         if url.scheme == "udp":
-            endpoint = await UdpEndpoint.open((url.host, url.port))
+            endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
             self.local_address = endpoint.local_address
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
