@@ -66,6 +66,21 @@ def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     page.close()
 
 
+def test_the_token_leaves_the_address_bar_and_a_reload_still_connects(
+    browser: Any, sim: Any
+) -> None:
+    page, errors = open_cockpit(browser, sim)
+    assert "token" not in page.url
+    assert page.evaluate("Object.values(sessionStorage)") == [sim.token]
+    page.evaluate("window.freelook.last = null")
+    page.reload()
+    page.wait_for_function(
+        "window.freelook && window.freelook.last && window.freelook.last.pose", timeout=30_000
+    )
+    assert errors == []
+    page.close()
+
+
 # Timed in the page's own clock: when each key went down or up, and when each state message
 # showed the robot's commanded motion (no polling from the test in between).
 KEY_TIMING = """
