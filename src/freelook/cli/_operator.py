@@ -89,6 +89,9 @@ def operator(
     world: Annotated[str | None, typer.Option(help="Map to show (name or file).")] = None,
     wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
     key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
+    station: Annotated[
+        int, typer.Option(help="This station's id (its key's entry in the robot's keys file).")
+    ] = 1,
     port: Annotated[int, typer.Option(help="Web port.")] = 8080,
     host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
     certfile: _Certfile = None,
@@ -126,6 +129,7 @@ def operator(
         key=secret,
         certfile=certfile,
         keyfile=keyfile,
+        station=station,
     )
 
     def stop(signum: int, frame: object) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,6 +38,10 @@ def robot(
         bool, typer.Option("--insecure", help="Native profile without authentication.")
     ] = False,
     seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
+    keys: Annotated[
+        Path | None,
+        typer.Option(help="Station keys file (TOML): each station's key and permissions."),
+    ] = None,
     peer: Annotated[
         str | None,
         typer.Option(help="HOST:PORT of the operator: answer and hear nobody else (UDP)."),
@@ -49,7 +54,7 @@ def robot(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.hardware import open_robot_server
-    from freelook.link import derive_key, key_from_env
+    from freelook.link import KeyRing, derive_key, key_from_env
     from freelook.robot import ServerOptions
 
     if wire not in ("thesis", "native"):
@@ -60,9 +65,11 @@ def robot(
         try:
             config = load_robot(robot_name)
             secret = derive_key(key) if key else key_from_env()
-            if wire == "native" and secret is None and not insecure:
+            ring = KeyRing.load(keys) if keys is not None else None
+            if wire == "native" and secret is None and ring is None and not insecure:
                 raise FreelookError(
-                    "the native profile needs a key: --key, FREELOOK_LINK_KEY, or --insecure"
+                    "the native profile needs keys: --keys FILE, --key, FREELOOK_LINK_KEY, "
+                    "or --insecure"
                 )
             options = ServerOptions(
                 listen=listen,
@@ -70,6 +77,7 @@ def robot(
                 key=secret,
                 allow_unauthenticated=insecure,
                 peer=_address(peer) if peer else None,
+                keys=ring,
             )
             server, description = await open_robot_server(
                 config, hardware, options, world=world, robot_map=robot_map, seed=seed

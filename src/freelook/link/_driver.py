@@ -57,10 +57,14 @@ class LinkDriver:
         """What to add to ``clock()`` for wall-clock wire stamps (comparable across hosts)."""
         return time.time() - clock()
 
-    def send(self, message: Message) -> None:
-        """Send one message now (replies, commands the operator just gave)."""
+    def send(self, message: Message) -> int:
+        """Send one message now (replies, commands the operator just gave); returns the
+        bytes it took on the wire."""
+        size = 0
         for out in self.session.send_to(message, self.clock()):
             self._deliver(out)
+            size += len(out.data)
+        return size
 
     def _to(self, data: bytes, source: object) -> None:
         endpoint = self.endpoint

@@ -273,6 +273,8 @@ class LinkSession:
         message = decoded.message
         opened = self._ends.opened
         if isinstance(message, SessionOpen) and self._robot is not None:
+            # counted (outside the session's sequence numbers) and recorded like any packet
+            self.stats.on_received(decoded.stream, None, None, now, decoded.sender)
             self._record(PacketRecord(data, decoded, True, "SessionOpen", now, now))
             challenge = self._robot.challenge(decoded.sender, message, decoded.stamp, now)
             self.stats.on_sent(now)

@@ -42,6 +42,7 @@ class SessionOptions:
     camera: bool = True
     certfile: Path | None = None  # TLS for the cockpit (with keyfile)
     keyfile: Path | None = None
+    station: int = 1  # this station's id on the link (its key's entry in a keys file)
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,13 @@ async def run_operator(
             )
         )
     station = OperatorStation(
-        config, world, robot, wire=options.wire, key=options.key, recorder=background
+        config,
+        world,
+        robot,
+        wire=options.wire,
+        key=options.key,
+        recorder=background,
+        station=options.station,
     )
     station_task = asyncio.create_task(station.run())
     await asyncio.sleep(0)  # the station opens its link first: a missing port fails here

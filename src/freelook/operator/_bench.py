@@ -63,7 +63,8 @@ async def _input_to_wheel(port: int, holder: dict[str, Any]) -> dict[str, float]
 
     drive.command_wheels = spy
     latencies: list[float] = []
-    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+    url = f"ws://127.0.0.1:{port}/ws?token={holder['token']}"
+    async with websockets.connect(url, max_size=None) as ws:
         await ws.send(json.dumps({"type": "mode", "mode": "tank"}))
         await asyncio.sleep(1.0)
         for k in range(40):
@@ -129,7 +130,7 @@ async def _render_to_paint(port: int, holder: dict[str, Any]) -> dict[str, float
             ],
         )
         page = await browser.new_page(viewport={"width": 1500, "height": 900})
-        await page.goto(f"http://127.0.0.1:{port}/")
+        await page.goto(holder["url"])
         await page.wait_for_function(
             "window.freelook && window.freelook.framesPainted > 5", timeout=30_000
         )
@@ -190,7 +191,7 @@ async def _first_press(port: int, holder: dict[str, Any]) -> dict[str, float]:
         )
         page = await browser.new_page()
         await page.add_init_script(_KEY_DOWN_CLOCK)
-        await page.goto(f"http://127.0.0.1:{port}/")
+        await page.goto(holder["url"])
         await page.wait_for_function(
             "window.freelook && window.freelook.last && window.freelook.last.pose"
         )

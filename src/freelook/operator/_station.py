@@ -83,6 +83,8 @@ class OperatorStation:
             spacing=config.link.operator_tx_spacing,
             wire_offset=LinkDriver.wall_offset(self.clock),
             on_packet=self._record_packet,
+            # native with a key: open a session with this station's key
+            role="operator" if isinstance(codec, NativeCodec) and key is not None else None,
         )
         self.core = StationCore(
             config,
@@ -226,9 +228,12 @@ class OperatorStation:
             for slot in list(self._slots):
                 slot.offer_state(payload)
 
-    async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> None:
+    async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> str | None:
+        """One browser message; the reason it was refused, or None."""
         request = parse_browser_message(message)
         if request is None:
             self.refused_browser_messages += 1
-            return
+            kind = message.get("type") if isinstance(message, dict) else None
+            return f"refused: unknown or malformed {kind!r} message"
         self.send(self.core.handle(request, self.clock(), time.time()))
+        return None

@@ -46,6 +46,7 @@ from freelook.link import (
     Message,
     ModeChange,
     PanTiltCommand,
+    Permissions,
     RejectReason,
     Relocalize,
     TankCommand,
@@ -67,6 +68,24 @@ __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
 DEFAULT_AUTHORITY = 10
+
+
+def _not_permitted(message: Message, permissions: Permissions) -> str | None:
+    """Why a station with ``permissions`` may not send ``message`` (None: it may)."""
+    if isinstance(message, Heartbeat | ControlRelease):
+        return None
+    if permissions.observer:
+        return f"an observer may not send {type(message).__name__}"
+    mode = _DRIVE_MODES.get(type(message))
+    if isinstance(message, ModeChange):
+        mode = message.mode
+    elif isinstance(message, LinearDriveStart):
+        mode = Mode.LINEAR
+    elif isinstance(message, TrajectoryStart):
+        mode = Mode.TRAJECTORY
+    if mode is not None and not permissions.allows_mode(mode):
+        return f"mode {mode.name.lower()} is not allowed for this station"
+    return None
 
 
 def _invalid(message: Message) -> str | None:
@@ -136,8 +155,11 @@ class RobotCore:
         )
         self.safety = SafetyFilter(config.safety, config.footprint, config.drive)
         self.arbiter = ControlArbiter(arbitration_timeout)
-        #: the authority each station is given (a keys file's; one shared key: all equal)
-        self.authority_of: Callable[[int], int] = lambda station: DEFAULT_AUTHORITY
+        #: the authority each station is given (its key's; one shared key: all equal)
+        self._authorities: dict[int, int] = {}
+        self.authority_of: Callable[[int], int] = lambda station: self._authorities.get(
+            station, DEFAULT_AUTHORITY
+        )
         self.free_look = (
             FreeLookController(config.free_look, config.drive, config.pan_tilt)
             if config.pan_tilt is not None
@@ -233,14 +255,28 @@ class RobotCore:
 
     # -- commands ----------------------------------------------------------------------------
 
-    def handle(self, message: Message, now: float, station: int = _ANY_STATION) -> list[Message]:
+    def handle(
+        self,
+        message: Message,
+        now: float,
+        station: int = _ANY_STATION,
+        permissions: Permissions | None = None,
+    ) -> list[Message]:
         """Take one message from ``station`` (the verified sender; 0 for a link without
         stations, the thesis profile); returns replies (control grants and rejections).
 
         A station speaks only for itself, with the authority it was given (not the one it
         claims). Stations must hold control to command anything but an e-stop; a link without
-        stations may command while no station holds control.
+        stations may command while no station holds control. ``permissions`` (from the
+        station's key): an observer commands nothing, and only its allowed modes run.
         """
+        if permissions is not None:
+            self._authorities[station] = permissions.authority
+            refusal = _not_permitted(message, permissions)
+            if refusal is not None:
+                self.rejections.append(f"station {station}: {refusal}")
+                self.dropped_commands += 1
+                return []
         if isinstance(message, ControlRequest | ControlRelease):
             return self._control(message, now, station)
         if isinstance(message, EStop) and message.engaged:

@@ -13,7 +13,7 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from freelook.config import RobotConfig
-from freelook.link import Message
+from freelook.link import Message, Permissions
 from freelook.maps import World
 from freelook.robot._core import RobotCore
 from freelook.robot._estimator import LocalizationResult
@@ -98,9 +98,12 @@ class RobotProgram:
         if self._localizing is not None:
             wait([self._localizing], timeout)
 
-    def send(self, message: Message, station: int = 0) -> list[Message]:
-        """Deliver one message to the robot program now; returns its replies."""
-        return self.core.handle(message, self.runtime.now(), station)
+    def send(
+        self, message: Message, station: int = 0, permissions: Permissions | None = None
+    ) -> list[Message]:
+        """Deliver one message from ``station`` (with what its key allows) to the robot
+        program now; returns its replies."""
+        return self.core.handle(message, self.runtime.now(), station, permissions)
 
     def close(self) -> None:
         """Wait for a running localization job and stop its worker."""

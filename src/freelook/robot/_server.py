@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import secrets
 import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Any
 
 from freelook.link import (
     Accepted,
+    KeyRing,
     LinkDriver,
     LinkEvent,
     LinkSession,
@@ -55,6 +57,7 @@ class ServerOptions:
     camera: bool = True  # stream the camera, when the robot has one (native profile)
     camera_rate: float = 30.0
     peer: tuple[str, int] | None = None  # UDP: answer and hear only this address
+    keys: KeyRing | None = None  # station keys and permissions (native); None: ``key`` for all
 
 
 class RobotServer:
@@ -79,7 +82,8 @@ class RobotServer:
             self.codec = ThesisCodec()
         else:
             self.codec = NativeCodec(
-                options.key,
+                # with a keys file each station has its own key; this one signs nothing
+                options.key or (secrets.token_bytes(32) if options.keys is not None else None),
                 sender=ROBOT_STATION,
                 allow_unauthenticated=options.allow_unauthenticated,
             )
@@ -92,6 +96,9 @@ class RobotServer:
             obey_transmission_control=True,
             wire_offset=LinkDriver.wall_offset(runtime.now),
             on_packet=self._record,
+            # native with a key: operators open sessions, each station with its own key
+            role="robot" if self._sessions(options) else None,
+            keys=options.keys,
         )
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
@@ -99,6 +106,10 @@ class RobotServer:
         self._frames = itertools.count()
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
+
+    @staticmethod
+    def _sessions(options: ServerOptions) -> bool:
+        return options.wire == "native" and (options.key is not None or options.keys is not None)
 
     @property
     def stats(self) -> Any:
@@ -178,7 +189,7 @@ class RobotServer:
     def _on_event(self, event: LinkEvent) -> None:
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
-        for reply in self.program.send(event.message, event.decoded.sender):
+        for reply in self.program.send(event.message, event.decoded.sender, event.permissions):
             self._send(reply)
 
     def _send(self, message: Message) -> None:
@@ -222,15 +233,10 @@ class RobotServer:
             frame = VideoFrame(
                 next(self._frames), now + self.session.wire_offset, cfg.width, cfg.height, jpeg
             )
-            if self.radio is None:
-                self._send(frame)
-                continue
-            sent = 0
-            for packet in self.session.send(frame, now):
-                assert self.driver is not None
-                self.driver.endpoint.send(packet)
-                sent += len(packet)
-            self.radio.spent(sent)
+            if self.driver is not None:
+                sent = self.driver.send(frame)
+                if self.radio is not None:
+                    self.radio.spent(sent)
 
 
 class RadioBudget:
