@@ -37,14 +37,30 @@ def test_heading_filter_learns_the_bias_standing_still() -> None:
     assert abs(kf.heading) < math.radians(0.5)
 
 
-def test_heading_follows_the_gyro_when_the_tracks_slip() -> None:
-    kf = HeadingKalmanFilter()
+def test_encoders_count_with_the_effective_track_width() -> None:
+    # the tracks slip when turning: the chassis turns 4 % less than the geometric width says,
+    # which the robot's identified effective track width (icr_spread) accounts for
+    kf = HeadingKalmanFilter(track_ratio=1.04)
     true_rate = 0.5
     for _ in range(int(2 * math.pi / true_rate / 0.01)):  # one full turn
         kf.predict(true_rate, 0.01)
-        kf.update_encoder_rate(true_rate * 1.04)  # the encoders over-report by 4 %
+        kf.update_encoder_rate(true_rate * 1.04)
     turned = math.remainder(kf.heading, 2 * math.pi)
-    assert abs(turned) < math.radians(3.0)  # the encoders alone would be 14° off
+    assert abs(turned) < math.radians(0.5)  # the geometric width alone would be 14° off
+    assert kf.refused == 0
+
+
+def test_a_spinning_track_is_refused_and_the_gyro_carries_the_heading() -> None:
+    kf = HeadingKalmanFilter()
+    for _ in range(500):  # standing still, settled
+        kf.predict(0.0, 0.01)
+        kf.update_encoder_rate(0.0)
+    for _ in range(300):  # one track spins on ice: the encoders say 1 rad/s, the body stands
+        kf.predict(0.0, 0.01)
+        kf.update_encoder_rate(1.0)
+    assert kf.refused == 300 // 20  # every 0.2 s window refused
+    assert abs(kf.heading) < math.radians(0.05)
+    assert abs(kf.bias) < math.radians(0.01)
 
 
 def test_absolute_heading_correction() -> None:

@@ -1,10 +1,22 @@
 """Heading Kalman filter fusing a rate gyro with the encoders' yaw rate (seed 000 §5.1).
 
-State [θ, b]: heading and gyro bias. Prediction integrates the gyro rate minus the bias. The
-encoders' yaw rate is a measurement of the true rate whose noise grows with how hard the robot
-turns (tracks slip when turning): σ² = σ0² + (α·ω_enc)². Standing or driving straight, the
-filter learns the bias; turning, it trusts the gyro. An absolute heading (from localization)
-can correct θ directly.
+State [θ, b, s]: heading, gyro bias (rad/s) and gyro scale-factor error; the gyro reads
+g = (1 + s)·ω + b + noise. Prediction integrates the corrected rate (g − b)/(1 + s); process
+noise comes from the gyro's datasheet model: angle random walk on θ, bias instability as a
+random walk of b, and a slow random walk of s.
+
+The encoders' yaw rate is a measurement of the true rate, with the tracks' effective width
+(the identified ``icr_spread``·d of a slipping tracked vehicle) in place of the geometric one.
+Its noise is the encoders' quantization, the random slip (relative to the turn rate: tracks
+slip when they turn) and the gyro's own noise over the sample; an innovation far outside that
+(a track spinning on a kerb, a stall) is refused. Standing still the encoders show no motion
+and the gyro rate is pure bias (a zero-velocity update); driving straight the tracks run alike
+and the bias keeps being learnt; turning, the encoders' rotation over whole turns calibrates
+the gyro's scale factor against the identified effective track width. Neither scale can be
+observed alone without an absolute reference, so the effective track width is the robot's
+calibration, and the gyro carries what the tracks lose to random slip.
+
+An absolute heading (from localization) can correct θ directly.
 """
 
 from __future__ import annotations
@@ -12,30 +24,75 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
+from freelook.config import GyroConfig, RobotConfig
 from freelook.geometry import wrap_angle
 
 __all__ = ["HeadingKalmanFilter"]
 
+_I3 = np.eye(3)
+
 
 class HeadingKalmanFilter:
+    """Heading, gyro bias and gyro scale-factor error from a rate gyro and wheel encoders."""
+
     def __init__(
         self,
         heading: float = 0.0,
+        *,
         gyro_noise: float = math.radians(0.3) / 60.0,  # ARW, rad/√s
         bias_walk: float = math.radians(10.0) / 3600.0 / 60.0,  # rad/s/√s
-        initial_bias_std: float = math.radians(0.5),
-        encoder_noise: float = math.radians(0.5),  # rad/s when not turning
-        slip_factor: float = 0.5,  # extra std per rad/s of encoder yaw rate (slip when turning)
+        initial_bias_std: float = math.radians(0.5),  # rad/s
+        initial_scale_std: float = 0.003,
+        scale_walk: float = 1e-5,  # 1/√s
+        encoder_resolution: float = 1e-4,  # rad of yaw per count of track difference
+        slip_noise: float = 0.02,  # relative std of the encoders' yaw rate (random slip)
+        track_ratio: float = 1.0,  # effective / geometric track width
+        gate: float = 5.0,  # encoder windows beyond this many σ are refused
+        window: float = 0.2,  # s of encoder samples compared with the gyro at once
     ) -> None:
-        self.x = np.array([heading, 0.0])
-        self.P = np.diag([1e-6, initial_bias_std**2])
+        self.x: npt.NDArray[np.float64] = np.array([wrap_angle(heading), 0.0, 0.0])
+        self.P: npt.NDArray[np.float64] = np.diag([1e-6, initial_bias_std**2, initial_scale_std**2])
         self.gyro_noise = gyro_noise
         self.bias_walk = bias_walk
-        self.encoder_noise = encoder_noise
-        self.slip_factor = slip_factor
+        self.scale_walk = scale_walk
+        self.encoder_resolution = encoder_resolution
+        self.slip_noise = slip_noise
+        self.track_ratio = track_ratio
+        self.gate = gate
+        self.refused = 0  # encoder windows refused by the gate
+        self.window = window
         self._last_gyro = 0.0
-        self.turn_gate = math.radians(3.0)  # rad/s
+        self._standing = False  # the tracks did not move over the last sample
+        # the gyro sample awaiting its encoder reading, and the window gathered so far
+        self._pending: tuple[float, float] | None = None
+        self._window_gyro = self._window_tracks = self._window_slip = self._window_time = 0.0
+
+    @classmethod
+    def for_robot(cls, config: RobotConfig, heading: float = 0.0) -> HeadingKalmanFilter:
+        """A filter with the noise of the robot's gyro datasheet, encoders and slip.
+
+        The gyro's turn-on bias and scale-factor error are datasheet bounds; the prior std is
+        the bound itself, not the tighter bound/√3 of a uniform spread, so a part near its
+        bound is not pulled toward nominal. Bias instability B (°/h) is taken as a bias random
+        walk that moves the bias by about B in an hour. Random slip is never assumed
+        below 0.5 % of the turn rate, however firm the config says the ground is.
+        """
+        drive, slip = config.drive, config.slip
+        gyro = config.gyro if config.gyro is not None else GyroConfig()
+        ratio = slip.icr_spread if slip.enabled else 1.0
+        metres_per_count = math.pi * drive.wheel_diameter / drive.encoder_counts_per_rev
+        return cls(
+            heading,
+            gyro_noise=math.radians(gyro.angle_random_walk_deg_sqrt_h) / 60.0,
+            bias_walk=math.radians(gyro.bias_instability_deg_h) / 3600.0 / 60.0,
+            initial_bias_std=max(math.radians(gyro.turn_on_bias_deg_s), 1e-6),
+            initial_scale_std=max(gyro.scale_factor_error, 1e-6),
+            encoder_resolution=metres_per_count / (ratio * drive.track_width),
+            slip_noise=max(slip.noise if slip.enabled else 0.0, 0.005),
+            track_ratio=ratio,
+        )
 
     @property
     def heading(self) -> float:
@@ -46,50 +103,130 @@ class HeadingKalmanFilter:
         return float(self.x[1])
 
     @property
+    def scale_error(self) -> float:
+        """Estimated gyro scale-factor error s (the gyro reads (1 + s) times the true rate)."""
+        return float(self.x[2])
+
+    @property
     def rate(self) -> float:
-        """Bias-corrected yaw rate of the last prediction."""
-        return self._last_gyro - self.bias
+        """Bias- and scale-corrected yaw rate of the last prediction; zero while the tracks
+        stand still (a chassis whose tracks do not move does not turn: the gyro's reading is
+        then bias and noise, which would only make a camera that compensates for it jitter)."""
+        if self._standing:
+            return 0.0
+        return (self._last_gyro - float(self.x[1])) / (1.0 + float(self.x[2]))
 
     def predict(self, gyro_rate: float, dt: float) -> None:
+        """Integrate one gyro sample (the mean rate over ``dt`` seconds)."""
+        if dt <= 0:
+            raise ValueError(f"prediction step must be > 0 s, got {dt}")
+        if self._pending is not None:  # the last sample had no encoder reading: start afresh
+            self._clear_window()
         self._last_gyro = gyro_rate
-        self.x[0] = wrap_angle(self.x[0] + (gyro_rate - self.x[1]) * dt)
-        F = np.array([[1.0, -dt], [0.0, 1.0]])
-        Q = np.diag([self.gyro_noise**2 * dt, self.bias_walk**2 * dt])
-        self.P = F @ self.P @ F.T + Q
+        self._standing = False
+        self._pending = (gyro_rate, dt)
+        gain = 1.0 / (1.0 + float(self.x[2]))
+        rate = (gyro_rate - float(self.x[1])) * gain
+        self.x[0] = wrap_angle(float(self.x[0]) + rate * dt)
+        F = np.array([[1.0, -dt * gain, -rate * dt * gain], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        P = F @ self.P @ F.T
+        P[0, 0] += self.gyro_noise**2 * dt
+        P[1, 1] += self.bias_walk**2 * dt
+        P[2, 2] += self.scale_walk**2 * dt
+        self.P = P
 
-    def update_encoder_rate(self, encoder_rate: float) -> None:
-        """The encoders' yaw rate over the same interval as the last gyro sample.
+    def update_encoder_rate(
+        self, encoder_rate: float, dt: float | None = None, *, standing: bool = False
+    ) -> bool:
+        """The encoders' yaw rate (geometric track width) over the last gyro sample's interval.
 
-        Ignored while the robot turns faster than ``turn_gate``: the tracks slip then, and a
-        long turn would otherwise teach the filter the slip as if it were gyro bias.
+        Samples are gathered into windows of ``window`` seconds and compared as angles, so
+        the counters' truncation, which does not accumulate, is paid once per window rather
+        than once per sample. ``dt``, the encoders' own interval if known, must match the gyro
+        sample's, else the window starts afresh. Returns False if the sample had no gyro
+        sample to pair with, or if its window lay beyond ``gate`` σ (slip the model does not
+        explain) and was refused. ``standing`` says neither track's counter moved.
         """
-        if abs(encoder_rate) > self.turn_gate:
-            return
-        variance = self.encoder_noise**2 + (self.slip_factor * encoder_rate) ** 2
-        H = np.array([0.0, -1.0])  # z = gyro − b
-        predicted = self._last_gyro - self.x[1]
-        s = float(H @ self.P @ H) + variance
-        K = self.P @ H / s
-        self.x = self.x + K * (encoder_rate - predicted)
-        self.x[0] = wrap_angle(self.x[0])
-        self.P = (np.eye(2) - np.outer(K, H)) @ self.P
+        if self._pending is None:
+            return False
+        gyro, gyro_dt = self._pending
+        if dt is not None and abs(dt - gyro_dt) > 0.25 * gyro_dt:
+            self._clear_window()
+            return False
+        self._pending = None
+        self._standing = standing
+        dt = gyro_dt
+        tracks = encoder_rate / self.track_ratio
+        self._window_gyro += gyro * dt
+        self._window_tracks += tracks * dt
+        self._window_slip += (self.slip_noise * tracks * dt) ** 2
+        self._window_time += dt
+        if self._window_time < self.window - 1e-9:
+            return True
+        return self._update_window()
+
+    def _update_window(self) -> bool:
+        # the tracks move the body, which turns at their rate give or take random slip; the
+        # gyro measures the body: so the encoders' rate is the regressor and the gyro's reading
+        # is what it predicts (regressing the other way round would put the slip into the
+        # regressor and shrink the scale-factor estimate toward zero)
+        T = self._window_time
+        gyro, tracks = self._window_gyro / T, self._window_tracks / T
+        gyro_scale = 1.0 + float(self.x[2])
+        H = np.array([0.0, 1.0, tracks])
+        variance = (
+            gyro_scale**2
+            * (
+                self.encoder_resolution**2 / 3.0  # both counters' truncation, both ends
+                + self._window_slip
+            )
+            / T**2
+            + self.gyro_noise**2 / T
+        )
+        self._clear_window()
+        PH = self.P @ H
+        s = float(H @ PH) + variance
+        innovation = gyro - float(self.x[1]) - gyro_scale * tracks
+        if innovation * innovation > self.gate**2 * s:
+            self.refused += 1
+            return False
+        self._apply(H, PH, s, variance, innovation)
+        return True
+
+    def _clear_window(self) -> None:
+        self._pending = None
+        self._window_gyro = self._window_tracks = self._window_slip = self._window_time = 0.0
 
     def reset_heading(self, heading: float, std: float) -> None:
-        """Set the heading outright, keeping the bias (after a relocalization jump).
+        """Set the heading outright, keeping bias and scale (after a relocalization jump).
 
         A Kalman update with a large innovation would blame part of it on the gyro bias and
         leave the heading spinning; a jump says nothing about the bias.
         """
         self.x[0] = wrap_angle(heading)
-        self.P[0, 1] = self.P[1, 0] = 0.0
+        self.P[0, 1:] = 0.0
+        self.P[1:, 0] = 0.0
         self.P[0, 0] = std**2
 
     def correct_heading(self, measured: float, variance: float) -> None:
         """An absolute heading measurement (e.g. from localization)."""
-        H = np.array([1.0, 0.0])
-        s = float(self.P[0, 0]) + variance
-        K = self.P @ H / s
-        innovation = wrap_angle(measured - self.x[0])
+        H = np.array([1.0, 0.0, 0.0])
+        PH = self.P @ H
+        s = float(PH[0]) + variance
+        self._apply(H, PH, s, variance, wrap_angle(measured - float(self.x[0])))
+
+    def _apply(
+        self,
+        H: npt.NDArray[np.float64],
+        PH: npt.NDArray[np.float64],
+        s: float,
+        variance: float,
+        innovation: float,
+    ) -> None:
+        """Kalman update in Joseph form (keeps P symmetric and positive)."""
+        K = PH / s
         self.x = self.x + K * innovation
-        self.x[0] = wrap_angle(self.x[0])
-        self.P = (np.eye(2) - np.outer(K, H)) @ self.P
+        self.x[0] = wrap_angle(float(self.x[0]))
+        A = _I3 - np.outer(K, H)
+        P = A @ self.P @ A.T + variance * np.outer(K, K)
+        self.P = 0.5 * (P + P.T)

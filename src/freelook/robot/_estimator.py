@@ -70,7 +70,11 @@ class StateEstimator:
         self.odometry = Odometry(
             drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width, start_pose
         )
-        self.heading = HeadingKalmanFilter(start_pose[2]) if (use_gyro and hardware.gyro) else None
+        self.heading = (
+            HeadingKalmanFilter.for_robot(config, start_pose[2])
+            if (use_gyro and hardware.gyro)
+            else None
+        )
         self.mcl: MonteCarloLocalization | None = None
         if (
             use_localization
@@ -108,7 +112,8 @@ class StateEstimator:
     def update(self) -> float:
         """Read the sensors, advance odometry and heading; returns the yaw rate estimate."""
         yaw_rate = self.yaw_rate
-        encoder_rate = self._encoder_rate()
+        encoder = self._encoder_rate()
+        encoder_rate = encoder[0] if encoder is not None else None
         heading_increment = None
         gyro = self.hw.gyro.latest() if self.hw.gyro else None
         if (
@@ -127,8 +132,10 @@ class StateEstimator:
             before = self.heading.heading
             if dt > 0:
                 self.heading.predict(rate, dt)
-                if encoder_rate is not None:
-                    self.heading.update_encoder_rate(encoder_rate)
+                if encoder is not None:
+                    # over the encoders' own interval: the filter pairs it with the gyro's
+                    rate_enc, dt_enc, standing = encoder
+                    self.heading.update_encoder_rate(rate_enc, dt_enc, standing=standing)
             heading_increment = wrap_angle(self.heading.heading - before)
             yaw_rate = self.heading.rate
         elif encoder_rate is not None:
@@ -142,8 +149,9 @@ class StateEstimator:
             yaw_rate = self._odometer(before_pose, heading_increment, yaw_rate)
         return yaw_rate
 
-    def _encoder_rate(self) -> float | None:
-        """Yaw rate from the encoders since their last reading (None without a new one)."""
+    def _encoder_rate(self) -> tuple[float, float, bool] | None:
+        """Yaw rate from the encoders since their last reading, over how long, and whether
+        neither track moved (None without a new reading)."""
         enc = self.hw.encoders.latest() if self.hw.encoders else None
         if enc is None or (self._last_encoders is not None and enc.stamp <= self._last_encoders[0]):
             return None
@@ -153,7 +161,8 @@ class StateEstimator:
             return None
         dt = enc.stamp - previous[0]
         counts = (enc.right - previous[2]) - (enc.left - previous[1])
-        return counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
+        rate = counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
+        return rate, dt, enc.left == previous[1] and enc.right == previous[2]
 
     def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
         """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
