@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-import secrets
 import logging
+import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
