@@ -42,3 +42,20 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
         "reckless",
         "localization",
     }
+
+
+def test_a_missed_target_fails_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from freelook.experiments import _registry as registry
+
+    def missing(trials: int, seed: int, progress: object) -> registry.ExperimentResult:
+        result = registry.ExperimentResult("missing", "A target missed", "nowhere", "")
+        result.rows += [
+            registry.Row("met", "1", "1", "≤ 1", True),
+            registry.Row("missed", "1", "2", "≤ 1", False),
+        ]
+        return result
+
+    monkeypatch.setitem(registry.EXPERIMENTS, "missing", (missing, 1, 1))
+    result = CliRunner().invoke(app, ["experiment", "missing", "--json"])
+    assert result.exit_code == 1
+    assert "targets missed:\n  missing: missed" in result.output

@@ -86,6 +86,10 @@ def experiment(
                 lines.append(f"| {row.what} | {row.paper} | {row.ours} | {row.target} | {ok} |")
             lines.append("")
         markdown.write_text("\n".join(lines))
+    missed = [f"{r.name}: {row.what}" for r in results for row in r.rows if row.ok is False]
+    if missed:
+        typer.echo("targets missed:\n  " + "\n  ".join(missed), err=True)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

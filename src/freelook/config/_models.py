@@ -313,7 +313,7 @@ class RobotConfig(_Strict):
     free_look: FreeLookConfig = FreeLookConfig()
     #: trajectory tracking on the robot (its 20 ms cycle with localization noise) and at the
     #: operator station (the thesis's own gains, b = 40, ξ = 0.8)
-    robot_tracking: TrackingConfig = TrackingConfig(b=100.0, zeta=0.5)
+    robot_tracking: TrackingConfig = TrackingConfig()
     operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()
 
