@@ -5,15 +5,17 @@ g = (1 + s)·ω + b + noise. Prediction integrates the corrected rate (g − b)/
 noise comes from the gyro's datasheet model: angle random walk on θ, bias instability as a
 random walk of b, and a slow random walk of s.
 
-The encoders' yaw rate is a measurement of the true rate, with the tracks' effective width
-(the identified ``icr_spread``·d of a slipping tracked vehicle) in place of the geometric one.
-Its noise is the encoders' quantization, the random slip (relative to the turn rate: tracks
-slip when they turn) and the gyro's own noise over the sample; an innovation far outside that
-(a track spinning on a kerb, a stall) is refused. Standing still the encoders show no motion
-and the gyro rate is pure bias (a zero-velocity update); driving straight the tracks run alike
-and the bias keeps being learnt; turning, the encoders' rotation over whole turns calibrates
-the gyro's scale factor against the identified effective track width. Neither scale can be
-observed alone without an absolute reference, so the effective track width is the robot's
+The encoders' yaw rate, with the tracks' effective width (the identified ``icr_spread``·d of
+a slipping tracked vehicle) in place of the geometric one, is how fast the tracks turn the
+body, give or take random slip; the gyro's reading is predicted from it, g = (1 + s)·u + b,
+compared over short windows so the counters' truncation does not count once per sample. The
+noise is the truncation, the random slip (relative to the turn rate: tracks slip when they
+turn) and the gyro's own noise; a window far outside that (a track spinning on a kerb, a
+stall) is refused. Standing still the encoders show no motion and the gyro rate is pure bias
+(a zero-velocity update, and the rate reported is zero); driving straight the tracks run
+alike and the bias keeps being learnt; turning, the encoders' rotation calibrates the gyro's
+scale factor against the identified effective track width. The two scales cannot both be
+observed without an absolute reference, so the effective track width is the robot's
 calibration, and the gyro carries what the tracks lose to random slip.
 
 An absolute heading (from localization) can correct θ directly.
