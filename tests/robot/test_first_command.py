@@ -59,9 +59,10 @@ class Operator:
 
 
 def moving(robot: SimulatedRobot) -> bool:
-    """Whether the cycle drives the tracks or the camera's pan (a Free Look turn pans)."""
+    """Whether the cycle drives the tracks, or turns the camera's pan as a command would (a
+    Free Look turn pans; at rest the pan may still trim a fraction of a degree of lag)."""
     out = robot.core.last_output
-    return abs(out.v_left) + abs(out.v_right) + abs(out.pan_rate) > 1e-3
+    return abs(out.v_left) + abs(out.v_right) > 1e-3 or abs(out.pan_rate) > 0.05
 
 
 def first_motion(operator: Operator, command: Message) -> float:
