@@ -259,7 +259,7 @@ class RadioBudget:
 
     @classmethod
     def for_baud(
-        cls, baud: int, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.5
+        cls, baud: int, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.7
     ) -> RadioBudget:
         usable = 0.8 * baud / 10  # 8N1 framing, and room for the operator's replies
         spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
