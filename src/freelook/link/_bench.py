@@ -130,10 +130,11 @@ def udp_round_trip() -> Case:
 
         async def robot_side() -> None:
             for _ in range(n):
-                data = await robot.recv(1.0)
-                if data is None:
+                item = await robot.recv_from(1.0)
+                if item is None:
                     return
-                decoded = robot_codec.decode(data)
+                decoded = robot_codec.decode(item[0])
+                robot.learn_peer(item[1])  # verified: answer it (as the link driver does)
                 robot.send(robot_codec.encode(decoded.message, time.monotonic()))
 
         task = asyncio.create_task(robot_side())
