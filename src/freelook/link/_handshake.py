@@ -134,7 +134,7 @@ class SessionState:
         self.last_rx = self.opened
 
     def check(self, header: Header, now: float) -> None:
-        """Refuse a replayed or stale packet of this session; otherwise record it."""
+        """Refuse a replayed or stale packet of the open link session; otherwise record it."""
         stamp = header.stamp
         age = now - stamp - self.offset
         if age > self.max_age:
