@@ -20,6 +20,7 @@ from freelook.link import (
     LinkDriver,
     LinkEvent,
     LinkSession,
+    LinkStatistics,
     Message,
     NativeCodec,
     PacketRecord,
@@ -104,7 +105,7 @@ class OperatorStation:
     # -- what tests and benchmarks look at ---------------------------------------------------
 
     @property
-    def stats(self) -> Any:
+    def stats(self) -> LinkStatistics:
         """Statistics of what this end received."""
         return self.session.stats
 

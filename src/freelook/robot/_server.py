@@ -25,6 +25,7 @@ from freelook.link import (
     LinkDriver,
     LinkEvent,
     LinkSession,
+    LinkStatistics,
     Message,
     NativeCodec,
     PacketRecord,
@@ -112,7 +113,7 @@ class RobotServer:
         return options.wire == "native" and (options.key is not None or options.keys is not None)
 
     @property
-    def stats(self) -> Any:
+    def stats(self) -> LinkStatistics:
         """Statistics of what this end received."""
         return self.session.stats
 
