@@ -118,8 +118,9 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
 def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
     """115200 baud, native profile, camera on: telemetry first, video thinned to what is left;
     every change of command is acknowledged in telemetry within 200 ms (p95) and the event
-    loop never stalls more than 20 ms."""
-    config, world = load_robot("pioneer3dx"), load_world("lab")
+    loop never stalls more than 20 ms. On open floor, so safety never trims the commanded turn
+    (the acknowledgement is the robot reporting the very command)."""
+    config, world = load_robot("pioneer3dx"), load_world("square")
     key = derive_key("slow radio")
 
     async def session(robot_device: str, operator_device: str) -> tuple[list[float], list[float]]:
