@@ -85,7 +85,22 @@ def robot(
         except FreelookError as err:
             typer.echo(str(err), err=True)
             raise typer.Exit(2) from None
-        typer.echo(f"robot {config.name} on {description}: {wire} profile on {listen}")
+        running = asyncio.create_task(server.run())
+        ready = asyncio.create_task(server.ready.wait())
+        await asyncio.wait((running, ready), return_when=asyncio.FIRST_COMPLETED)
+        if running.done():  # it could not start (a port in use, a serial device missing)
+            ready.cancel()
+            try:
+                running.result()
+            except FreelookError as err:
+                typer.echo(str(err), err=True)
+                raise typer.Exit(2) from None
+            return
+        # announced once it listens: a packet sent on seeing this line is heard
+        where = listen
+        if server.local_address is not None:
+            where = f"udp://{server.local_address[0]}:{server.local_address[1]}"
+        typer.echo(f"robot {config.name} on {description}: {wire} profile on {where}")
         if wire == "thesis" or insecure:
             typer.echo(
                 "  warning: this link is not authenticated: anyone who can send to it can "
@@ -95,7 +110,7 @@ def robot(
             )
         for line in server.program.core.unavailable():
             typer.echo(f"  {line}")
-        await server.run()
+        await running
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
