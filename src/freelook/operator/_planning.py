@@ -10,7 +10,7 @@ import numpy.typing as npt
 from freelook.control import ellipse_points
 from freelook.maps import World
 
-__all__ = ["PlannedPath", "ellipse_from", "waypoint_path"]
+__all__ = ["Clearance", "PlannedPath", "ellipse_from", "waypoint_path"]
 
 WAYPOINT_SPEED = 0.25  # m/s along clicked waypoints
 

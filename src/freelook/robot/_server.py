@@ -117,14 +117,6 @@ class RobotServer:
         """Statistics of what this end received."""
         return self.session.stats
 
-    @property
-    def tx_enabled(self) -> bool:
-        return self.session.transmitting
-
-    @property
-    def tx_spacing(self) -> float:
-        return self.session.spacing
-
     async def run(self) -> None:
         url = parse_transport_url(self.options.listen)
         endpoint: UdpEndpoint | SerialEndpoint
