@@ -7,6 +7,7 @@ seed fixes every noise stream and adding a sensor does not shift the others.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,8 @@ from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
 
 __all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
+
+MAX_CATCH_UP = 0.5  # s: the most a late physics firing catches up (a longer stall is lost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,7 @@ class Simulator:
         self.on_laser: list[Callable[[LaserFrame], None]] = []
         self._gyro_rotation = 0.0
         self._gyro_time = 0.0
+        self._physics_time: float | None = None
 
     # -- commands (what a HAL adapter forwards) ----------------------------------------------
 
@@ -87,7 +91,20 @@ class Simulator:
     # -- periodic jobs -----------------------------------------------------------------------
 
     def physics(self, now: float) -> None:
-        self.vehicle.step(self.physics_period)
+        """Advance the vehicle to ``now``: one period per firing when on schedule (always, on a
+        lock-step runtime); on a real-time runtime, the time that actually passed since the
+        last firing (a late, early or skipped one included), so the wheels' travel matches the
+        stamps the encoders carry and a measured speed is the wheels' speed, not the jitter of
+        the event loop. A stall longer than ``MAX_CATCH_UP`` is lost time."""
+        last, self._physics_time = self._physics_time, now
+        elapsed = self.physics_period if last is None else now - last
+        if abs(elapsed - self.physics_period) <= 1e-9:
+            self.vehicle.step(self.physics_period)
+        elif elapsed > 0:
+            elapsed = min(elapsed, MAX_CATCH_UP)
+            steps = math.ceil(elapsed / self.physics_period - 1e-9)
+            for _ in range(steps):
+                self.vehicle.step(elapsed / steps)
         self.now = now
 
     def sample_laser(self, now: float) -> None:
