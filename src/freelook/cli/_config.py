@@ -16,7 +16,9 @@ config_app = typer.Typer(help="Validate and list robot descriptions.", no_args_i
 def check(
     files: Annotated[list[Path], typer.Argument(help="TOML robot descriptions to validate.")],
 ) -> None:
-    """Validate robot description files; print every problem with file and field (exit 2)."""
+    """Validate robot description files (and the URDF/SRDF of an arm); print every problem with
+    file and field (exit 2)."""
+    from freelook.arm import load_arm
     from freelook.config import load_robot
     from freelook.errors import ConfigError
 
@@ -24,6 +26,8 @@ def check(
     for path in files:
         try:
             robot = load_robot(path)
+            if robot.arm is not None:
+                load_arm(robot.arm.urdf, robot.arm.srdf)
         except ConfigError as exc:
             failed = True
             for line in exc.problems:

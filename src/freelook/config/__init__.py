@@ -7,6 +7,7 @@ from freelook.config._load import (
     robot_from_mapping,
 )
 from freelook.config._models import (
+    ArmConfig,
     CameraConfig,
     DriveConfig,
     EstimationConfig,
@@ -27,6 +28,7 @@ from freelook.config._models import (
 )
 
 __all__ = [
+    "ArmConfig",
     "CameraConfig",
     "DriveConfig",
     "EstimationConfig",

@@ -48,10 +48,13 @@ def format_validation_error(source: str, error: ValidationError) -> list[str]:
     return lines
 
 
-def robot_from_mapping(data: dict[str, Any], source: str = "<mapping>") -> RobotConfig:
-    """Validate an already-parsed mapping; ``source`` names it in error messages."""
+def robot_from_mapping(
+    data: dict[str, Any], source: str = "<mapping>", base_dir: Path | None = None
+) -> RobotConfig:
+    """Validate an already-parsed mapping; ``source`` names it in error messages, files it
+    names by relative paths (the arm's URDF and SRDF) are looked up in ``base_dir``."""
     try:
-        return RobotConfig.model_validate(data)
+        return RobotConfig.model_validate(data, context={"base_dir": base_dir})
     except ValidationError as err:
         problems = format_validation_error(source, err)
         raise ConfigError(f"{source}: invalid robot description", problems) from None
@@ -76,8 +79,8 @@ def load_robot(name_or_path: str | Path) -> RobotConfig:
     if candidate.suffix != ".toml" and str(name_or_path) in builtin_robots():
         resource = resources.files(_ROBOTS_PACKAGE) / f"{name_or_path}.toml"
         with resources.as_file(resource) as path:
-            return robot_from_mapping(_read_toml(path), str(path))
+            return robot_from_mapping(_read_toml(path), str(path), path.parent)
     if not candidate.exists():
         known = ", ".join(builtin_robots())
         raise ConfigError(f"{name_or_path}: no such file and no built-in robot (built-in: {known})")
-    return robot_from_mapping(_read_toml(candidate), str(candidate))
+    return robot_from_mapping(_read_toml(candidate), str(candidate), candidate.parent)

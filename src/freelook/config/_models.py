@@ -10,12 +10,14 @@ mode and zone limit is within what the drive can do, zones grow outwards.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "ArmConfig",
     "CameraConfig",
     "DriveConfig",
     "EstimationConfig",
@@ -293,6 +295,37 @@ class LinkConfig(_Strict):
     operator_tx_spacing: float = Field(default=0.047, gt=0)
 
 
+class ArmConfig(_Strict):
+    """A manipulator arm: its URDF and SRDF (relative paths are relative to the robot file) and
+    its anti-collision check (seed 003: boxes extrapolated t_ext ahead, two phases)."""
+
+    urdf: Path
+    srdf: Path
+    slow_time: float = Field(default=0.12, gt=0, le=1.0, description="t_ext of the slow phase, s")
+    stop_time: float = Field(default=0.03, gt=0, le=1.0, description="t_ext of the stop phase, s")
+    slow_factor: float = Field(
+        default=0.25, gt=0, lt=1, description="share of the command kept in the slow phase"
+    )
+    padding: float = Field(default=0.01, ge=0, le=0.1, description="m added to every box side")
+    joint_time_constant: float = Field(
+        default=0.05, ge=0, le=1.0, description="first-order lag of the joint drives, s"
+    )
+
+    @field_validator("urdf", "srdf", mode="after")
+    @classmethod
+    def _beside_the_robot_file(cls, value: Path, info: ValidationInfo) -> Path:
+        base = (info.context or {}).get("base_dir")
+        return value if value.is_absolute() or base is None else Path(base) / value
+
+    @model_validator(mode="after")
+    def _stop_within_slow(self) -> ArmConfig:
+        if not self.stop_time < self.slow_time:
+            raise ValueError(
+                f"stop_time must be shorter than slow_time (got {self.stop_time}, {self.slow_time})"
+            )
+        return self
+
+
 class RobotConfig(_Strict):
     """Everything that describes one robot; a sensor section that is absent means no such sensor."""
 
@@ -316,6 +349,7 @@ class RobotConfig(_Strict):
     robot_tracking: TrackingConfig = TrackingConfig()
     operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()
+    arm: ArmConfig | None = None
 
     @model_validator(mode="after")
     def _within_the_drive(self) -> RobotConfig:
