@@ -24,6 +24,13 @@ from freelook.link._fragment import FrameAssembler
 from freelook.link._handshake import RefusalBudget
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
 from freelook.link._keys import KeyRing, KeysFile, Permissions, StationEntry, StationKeys
+from freelook.link._map_transfer import (
+    MapAnnouncer,
+    MapReceiver,
+    decode_map,
+    encode_map,
+    map_digest,
+)
 from freelook.link._messages import (
     ControlGrant,
     ControlReject,
@@ -34,6 +41,9 @@ from freelook.link._messages import (
     Heartbeat,
     LinearDriveStart,
     LinearDriveStop,
+    MapChunk,
+    MapInfo,
+    MapRequest,
     Message,
     Mode,
     ModeChange,
@@ -79,12 +89,14 @@ from freelook.link._transport import (
     UdpEndpoint,
     parse_transport_url,
 )
-from freelook.link._values import FIELD_LIMITS, Limit, check_values
+from freelook.link._values import FIELD_LIMITS, MAP_CHUNK, MAX_MAP_BYTES, Limit, check_values
 
 __all__ = [
     "FIELD_LIMITS",
     "KEY_ENV",
+    "MAP_CHUNK",
     "MAX_DATAGRAM",
+    "MAX_MAP_BYTES",
     "MAX_PACKET",
     "SPACING_LIMITS",
     "Accepted",
@@ -118,6 +130,11 @@ __all__ = [
     "LinkStatistics",
     "LinkStatsReport",
     "MalformedError",
+    "MapAnnouncer",
+    "MapChunk",
+    "MapInfo",
+    "MapReceiver",
+    "MapRequest",
     "Message",
     "Mode",
     "ModeChange",
@@ -166,9 +183,12 @@ __all__ = [
     "check_values",
     "crc16_ccitt_false",
     "decode_jpeg",
+    "decode_map",
     "derive_key",
     "encode_jpeg",
+    "encode_map",
     "key_from_env",
+    "map_digest",
     "parse_transport_url",
     "position_from_telemetry",
     "rejection_reason",

@@ -18,6 +18,9 @@ __all__ = [
     "Heartbeat",
     "LinearDriveStart",
     "LinearDriveStop",
+    "MapChunk",
+    "MapInfo",
+    "MapRequest",
     "Message",
     "Mode",
     "ModeChange",
@@ -208,6 +211,36 @@ class SessionConfirm:
 
 
 @dataclass(frozen=True, slots=True)
+class MapInfo:
+    """Robot → operator: the map the robot localizes in and keeps clear of, named by the
+    SHA-256 ``digest`` of its encoding (``size`` bytes). ``name`` is a built-in world's name
+    (an operator that has it need not ask for the map), or "" for any other map."""
+
+    digest: bytes
+    size: int
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MapRequest:
+    """Operator → robot: send chunks ``first`` … ``first + count − 1`` of map ``digest``."""
+
+    digest: bytes
+    first: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class MapChunk:
+    """Robot → operator: chunk ``index`` of ``count`` of the encoded map ``digest``."""
+
+    digest: bytes
+    index: int
+    count: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Telemetry:
     """The robot's state as the operator sees it."""
 
@@ -292,6 +325,9 @@ Message = (
     | SessionOpen
     | SessionChallenge
     | SessionConfirm
+    | MapInfo
+    | MapRequest
+    | MapChunk
     | Telemetry
     | PositionReport
     | VideoFrame

@@ -46,6 +46,9 @@ from freelook.link._messages import (
     Heartbeat,
     LinearDriveStart,
     LinearDriveStop,
+    MapChunk,
+    MapInfo,
+    MapRequest,
     Message,
     Mode,
     ModeChange,
@@ -68,7 +71,7 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._stats_report import LinkStatsReport
-from freelook.link._values import NONCE_SIZE, check_values
+from freelook.link._values import DIGEST_SIZE, NONCE_SIZE, check_values
 
 __all__ = ["MAX_DATAGRAM", "MAX_PACKET", "Header", "Keying", "NativeCodec", "Stream"]
 
@@ -110,6 +113,9 @@ _FRAGMENT = struct.Struct("<IHH")
 _FRAME_HEAD = struct.Struct("<dHH")
 _NONCE = struct.Struct(f"<{NONCE_SIZE}s")
 _NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
+_MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
+_MAP_REQUEST = struct.Struct(f"<{DIGEST_SIZE}sHH")
+_MAP_CHUNK = struct.Struct(f"<{DIGEST_SIZE}sHH")
 _LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
 
 Encoder = Callable[[Any], bytes]
@@ -291,6 +297,31 @@ def _dec_fragment(p: bytes) -> VideoFragment:
     return VideoFragment(frame_id, index, count, p[_FRAGMENT.size :])
 
 
+def _enc_map_info(m: MapInfo) -> bytes:
+    name = m.name.encode("ascii")
+    return _MAP_INFO.pack(m.digest, m.size, len(name)) + name
+
+
+def _dec_map_info(p: bytes) -> MapInfo:
+    if len(p) < _MAP_INFO.size:
+        raise MalformedError(f"map info of {len(p)} bytes is shorter than its head")
+    digest, size, n = _MAP_INFO.unpack_from(p)
+    if len(p) != _MAP_INFO.size + n:
+        raise MalformedError(f"map info declares a name of {n} bytes, payload disagrees")
+    try:
+        name = p[_MAP_INFO.size :].decode("ascii")
+    except UnicodeDecodeError:
+        raise MalformedError("map name is not ASCII") from None
+    return MapInfo(digest, size, name)
+
+
+def _dec_map_chunk(p: bytes) -> MapChunk:
+    if len(p) < _MAP_CHUNK.size:
+        raise MalformedError("map chunk shorter than its header")
+    digest, index, count = _MAP_CHUNK.unpack_from(p)
+    return MapChunk(digest, index, count, p[_MAP_CHUNK.size :])
+
+
 # type code → (class, stream, encoder, decoder)
 _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
     1: (
@@ -392,6 +423,19 @@ _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         _exact(_NONCE2, SessionChallenge),
     ),
     TYPE_SESSION_CONFIRM: (SessionConfirm, Stream.SESSION, lambda m: b"", _empty(SessionConfirm)),
+    25: (MapInfo, Stream.SESSION, _enc_map_info, _dec_map_info),
+    26: (
+        MapRequest,
+        Stream.SESSION,
+        lambda m: _MAP_REQUEST.pack(m.digest, m.first, m.count),
+        _exact(_MAP_REQUEST, MapRequest),
+    ),
+    27: (
+        MapChunk,
+        Stream.SESSION,
+        lambda m: _MAP_CHUNK.pack(m.digest, m.index, m.count) + m.data,
+        _dec_map_chunk,
+    ),
 }
 _CODE = {cls: code for code, (cls, _, _, _) in _TYPES.items()}
 

@@ -11,6 +11,7 @@ the longest range, NaN no reading) and are checked when decoded.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from freelook.link._errors import ValueRangeError
@@ -21,6 +22,9 @@ from freelook.link._messages import (
     ControlRequest,
     FreeLookCommand,
     LinearDriveStart,
+    MapChunk,
+    MapInfo,
+    MapRequest,
     Message,
     PanTiltCommand,
     PositionReport,
@@ -37,9 +41,23 @@ from freelook.link._messages import (
 )
 from freelook.link._stats_report import LinkStatsReport
 
-__all__ = ["FIELD_LIMITS", "NONCE_SIZE", "Limit", "check_values"]
+__all__ = [
+    "DIGEST_SIZE",
+    "FIELD_LIMITS",
+    "MAP_CHUNK",
+    "MAX_MAP_BYTES",
+    "MAX_MAP_REQUEST",
+    "NONCE_SIZE",
+    "Limit",
+    "check_values",
+]
 
 NONCE_SIZE = 16
+DIGEST_SIZE = 32  # SHA-256 of an encoded map
+MAP_CHUNK = 1024  # bytes of encoded map per chunk (one datagram)
+MAX_MAP_BYTES = 4 * 1024 * 1024  # an encoded map at most (4096 chunks)
+MAX_MAP_REQUEST = 64  # chunks one map request may ask for
+_MAP_NAME = re.compile(r"[A-Za-z0-9_.-]{0,64}")
 SPEED = 20.0  # m/s: any linear or track speed
 RATE = 50.0  # rad/s: any turn, pan or tilt rate
 DISTANCE = 1e6  # m: any coordinate
@@ -140,7 +158,15 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "height": Limit(0, U16),
     },
     VideoFragment: {"frame_id": Limit(0, U32), "index": Limit(0, U16), "count": Limit(1, U16)},
+    MapInfo: {"size": Limit(1, MAX_MAP_BYTES)},
+    MapRequest: {"first": Limit(0, MAX_MAP_BYTES // MAP_CHUNK), "count": Limit(1, MAX_MAP_REQUEST)},
+    MapChunk: {
+        "index": Limit(0, MAX_MAP_BYTES // MAP_CHUNK - 1),
+        "count": Limit(1, MAX_MAP_BYTES // MAP_CHUNK),
+    },
 }
+
+_DIGESTS = (MapInfo, MapRequest, MapChunk)
 
 _NONCES: dict[type, tuple[str, ...]] = {
     SessionOpen: ("nonce",),
@@ -182,3 +208,22 @@ def check_values(message: Message | LinkStatsReport, *, encoding: bool = False) 
         nonce = getattr(message, name)
         if len(nonce) != NONCE_SIZE:
             raise ValueRangeError(f"{cls.__name__}.{name} of {len(nonce)} bytes, not 16")
+    if isinstance(message, _DIGESTS):
+        _check_map(message)
+
+
+def _check_map(message: MapInfo | MapRequest | MapChunk) -> None:
+    """Digests of 32 bytes, a chunk inside its map and of at most one chunk's bytes, a name
+    of at most 64 letters, digits, ``_``, ``.`` or ``-`` (it ends up in pages and paths)."""
+    owner = type(message).__name__
+    if len(message.digest) != DIGEST_SIZE:
+        raise ValueRangeError(f"{owner}.digest of {len(message.digest)} bytes, not {DIGEST_SIZE}")
+    if isinstance(message, MapInfo) and not _MAP_NAME.fullmatch(message.name):
+        raise ValueRangeError(f"{owner}.name {message.name[:80]!r} is not a map name")
+    if isinstance(message, MapChunk):
+        if message.index >= message.count:
+            raise ValueRangeError(f"{owner}.index = {message.index} outside 0…{message.count - 1}")
+        if not 0 < len(message.data) <= MAP_CHUNK:
+            raise ValueRangeError(
+                f"{owner}.data of {len(message.data)} bytes outside 1…{MAP_CHUNK}"
+            )
