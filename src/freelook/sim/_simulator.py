@@ -103,8 +103,7 @@ class Simulator:
         elif elapsed > 0:
             elapsed = min(elapsed, MAX_CATCH_UP)
             steps = math.ceil(elapsed / self.physics_period - 1e-9)
-            for _ in range(steps):
-                self.vehicle.step(elapsed / steps)
+            self.vehicle.step(elapsed / steps, steps)
         self.now = now
 
     def sample_laser(self, now: float) -> None:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from freelook.config import RobotConfig
-from freelook.geometry import wrap_angle
 from freelook.maps import World
+from freelook.sim.vehicle import _physics as ph
 from freelook.sim.vehicle._collision import footprint_hits, perimeter_points
 
 __all__ = ["Vehicle", "VehicleState"]
@@ -41,23 +41,50 @@ class VehicleState:
     bumper_rear: bool
 
 
-def _approach(
-    current: float, target: float, tau: float, accel: float, decel: float, dt: float
-) -> float:
-    """First-order lag toward ``target`` with acceleration and deceleration limits."""
-    desired = target if tau <= 0 else current + (target - current) * (1 - math.exp(-dt / tau))
-    change = desired - current
-    speeding_up = abs(desired) > abs(current) and desired * current >= 0
-    limit = (accel if speeding_up else decel) * dt
-    if change > limit:
-        return current + limit
-    if change < -limit:
-        return current - limit
-    return desired
+def _field(column: int, doc: str) -> property:
+    def get(self: Vehicle) -> float:
+        return float(self._state[0, column])
+
+    def set_(self: Vehicle, value: float) -> None:
+        self._state[0, column] = value
+
+    return property(get, set_, doc=doc)
+
+
+def _flag(column: int, doc: str) -> property:
+    def get(self: Vehicle) -> bool:
+        return bool(self._state[0, column] != 0.0)
+
+    return property(get, doc=doc)
 
 
 class Vehicle:
-    """Sans-I/O vehicle physics; call :meth:`step` with the elapsed time."""
+    """Sans-I/O vehicle physics; call :meth:`step` with the elapsed time.
+
+    The state is one row of the compiled kernel's state array; the attributes below read and
+    write it.
+    """
+
+    x = _field(ph.X, "m")
+    y = _field(ph.Y, "m")
+    theta = _field(ph.THETA, "rad, wrapped")
+    v_left = _field(ph.V_LEFT, "actual left track speed, m/s")
+    v_right = _field(ph.V_RIGHT, "actual right track speed, m/s")
+    cmd_left = _field(ph.CMD_LEFT, "commanded left track speed, m/s")
+    cmd_right = _field(ph.CMD_RIGHT, "commanded right track speed, m/s")
+    pan = _field(ph.PAN, "rad")
+    tilt = _field(ph.TILT, "rad")
+    pan_rate_cmd = _field(ph.PAN_RATE, "rad/s")
+    tilt_rate_cmd = _field(ph.TILT_RATE, "rad/s")
+    left_distance = _field(ph.LEFT_DISTANCE, "what the left wheel surface travelled, m")
+    right_distance = _field(ph.RIGHT_DISTANCE, "what the right wheel surface travelled, m")
+    v = _field(ph.V, "body forward speed carried out in the last step, m/s")
+    omega = _field(ph.OMEGA, "body yaw rate carried out in the last step, rad/s")
+    rotation = _field(
+        ph.ROTATION, "total rotation of the body since start (not wrapped): what a gyro integrates"
+    )
+    bumper_front = _flag(ph.BUMPER_FRONT, "the last step pressed the front bumper")
+    bumper_rear = _flag(ph.BUMPER_REAR, "the last step pressed the rear bumper")
 
     def __init__(
         self,
@@ -78,22 +105,23 @@ class Vehicle:
             fp.length + 2 * margin, fp.width + 2 * margin, fp.center_forward, world.resolution / 4
         )
         self._reach = math.hypot(abs(fp.center_forward) + fp.length / 2, fp.width / 2)
+        #: What the compiled kernel reads: the parameter vector and the footprint outline.
+        self.params = ph.physics_params(config, self._reach, world.origin, world.resolution)
+        self.points = self._points
+        self._noisy = ph.draws_noise(self.params)
+        #: The state row the kernel steps (shape 1 × STATE_SIZE); the attributes read it.
+        self.state_array = np.zeros((1, ph.STATE_SIZE))
+        self._state = self.state_array
+        self._no_noise = np.zeros((1, 0))
         x, y, theta = pose if pose is not None else world.start
         self.x, self.y, self.theta = x, y, theta
-        self.v_left = self.v_right = 0.0  # actual track speeds
-        self.vx = self.vy = self.omega_cmd_actual = 0.0  # holonomic actual body velocity
-        self.cmd_left = self.cmd_right = 0.0
-        self.cmd_vx = self.cmd_vy = self.cmd_omega = 0.0
-        self.pan_rate_cmd = self.tilt_rate_cmd = 0.0
-        self.pan = self.tilt = 0.0
-        self.left_distance = self.right_distance = 0.0
-        self.v = self.omega = 0.0
-        self.bumper_front = self.bumper_rear = False
-        self.contacts = 0
-        #: Total rotation of the body since start (not wrapped): what a rate gyro integrates.
-        self.rotation = 0.0
         if self.collides(x, y, theta):
             raise ValueError(f"start pose ({x:.2f}, {y:.2f}) overlaps an obstacle")
+
+    @property
+    def contacts(self) -> int:
+        """Steps that ended against an obstacle."""
+        return int(self._state[0, ph.CONTACTS])
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -105,7 +133,8 @@ class Vehicle:
     def command_twist(self, vx: float, vy: float, omega: float) -> None:
         """Holonomic bases: body velocity; others: mapped to wheel speeds (vy ignored)."""
         if self.config.drive.kind == "holonomic":
-            self.cmd_vx, self.cmd_vy, self.cmd_omega = vx, vy, omega
+            s = self._state[0]
+            s[ph.CMD_VX], s[ph.CMD_VY], s[ph.CMD_OMEGA] = vx, vy, omega
         else:
             half = omega * self.config.drive.track_width / 2
             self.command_wheels(vx - half, vx + half)
@@ -136,103 +165,23 @@ class Vehicle:
             != 0
         )
 
-    def _step_pan_tilt(self, dt: float) -> None:
-        pt = self.config.pan_tilt
-        if pt is None or (self.pan_rate_cmd == 0.0 and self.tilt_rate_cmd == 0.0):
-            return
-        pan = self.pan + self.pan_rate_cmd * dt
-        if pt.pan_limits_deg is None:
-            pan = wrap_angle(pan)
-        else:
-            lo, hi = (math.radians(v) for v in pt.pan_limits_deg)
-            pan = max(lo, min(hi, pan))
-        lo_t, hi_t = (math.radians(v) for v in pt.tilt_limits_deg)
-        self.pan = pan
-        self.tilt = max(lo_t, min(hi_t, self.tilt + self.tilt_rate_cmd * dt))
-
-    def step(self, dt: float) -> None:
-        """Advance the physics by ``dt`` seconds."""
-        drive = self.config.drive
-        tau, acc, dec = drive.motor_time_constant, drive.max_acceleration, drive.max_deceleration
-        if drive.kind == "holonomic":
-            self.vx = _approach(self.vx, self.cmd_vx, tau, acc, dec, dt)
-            self.vy = _approach(self.vy, self.cmd_vy, tau, acc, dec, dt)
-            yaw_acc = 2 * acc / drive.track_width
-            self.omega_cmd_actual = _approach(
-                self.omega_cmd_actual, self.cmd_omega, tau, yaw_acc, 2 * dec / drive.track_width, dt
-            )
-            vx, vy, omega = self.vx, self.vy, self.omega_cmd_actual
-            self.left_distance += (vx - omega * drive.track_width / 2) * dt
-            self.right_distance += (vx + omega * drive.track_width / 2) * dt
-        else:
-            self.v_left = _approach(self.v_left, self.cmd_left, tau, acc, dec, dt)
-            self.v_right = _approach(self.v_right, self.cmd_right, tau, acc, dec, dt)
-            self.left_distance += self.v_left * dt
-            self.right_distance += self.v_right * dt
-            slip = self.config.slip
-            spread, longitudinal = 1.0, 0.0
-            if slip.enabled:
-                spread, longitudinal = slip.icr_spread, slip.longitudinal
-            vx = 0.5 * (self.v_left + self.v_right) * (1.0 - longitudinal)
-            omega = (self.v_right - self.v_left) / (spread * drive.track_width)
-            if slip.enabled and slip.noise > 0:
-                noise = 1.0 + slip.noise * float(self.rng.standard_normal())
-                vx *= noise
-                omega *= noise
-            vy = 0.0
-        self._step_pan_tilt(dt)
-        self._move(vx, vy, omega, dt)
-
-    def _move(self, vx: float, vy: float, omega: float, dt: float) -> None:
-        travel = (math.hypot(vx, vy) + abs(omega) * self._reach) * dt
-        substeps = max(1, math.ceil(travel / (0.5 * self.world.resolution)))
-        h = dt / substeps
-        front = rear = False
-        blocked = False
-        for _ in range(substeps):
-            mid = self.theta + 0.5 * omega * h
-            c, s = math.cos(mid), math.sin(mid)
-            nx = self.x + (c * vx - s * vy) * h
-            ny = self.y + (s * vx + c * vy) * h
-            nth = self.theta + omega * h
-            hits = footprint_hits(
-                self._grid,
-                self.world.origin[0],
-                self.world.origin[1],
-                self.world.resolution,
-                nx,
-                ny,
-                nth,
-                self._points,
-            )
-            if hits:
-                front |= bool(hits & 1)
-                rear |= bool(hits & 2)
-                blocked = True
-                break
-            self.x, self.y, self.theta = nx, ny, nth
-            self.rotation += omega * h
-        self.theta = wrap_angle(self.theta)
-        if blocked:
-            self.contacts += 1
-            # the motors stall against the obstacle: no further push into it
-            self.v_left = self.v_right = self.vx = self.vy = self.omega_cmd_actual = 0.0
-            self.v, self.omega = 0.0, 0.0
-        else:
-            self.v, self.omega = vx, omega
-        self.bumper_front, self.bumper_rear = front, rear
+    def step(self, dt: float, steps: int = 1) -> None:
+        """Advance the physics by ``steps`` steps of ``dt`` seconds each, in one compiled call."""
+        noise = self.rng.standard_normal((1, steps)) if self._noisy else self._no_noise
+        ph.step_vehicles(self._state, self.params, self._grid, self._points, noise, steps, dt)
 
     def state(self) -> VehicleState:
+        s = self._state[0].tolist()
         return VehicleState(
-            self.x,
-            self.y,
-            self.theta,
-            self.v,
-            self.omega,
-            self.pan,
-            self.tilt,
-            self.left_distance,
-            self.right_distance,
-            self.bumper_front,
-            self.bumper_rear,
+            s[ph.X],
+            s[ph.Y],
+            s[ph.THETA],
+            s[ph.V],
+            s[ph.OMEGA],
+            s[ph.PAN],
+            s[ph.TILT],
+            s[ph.LEFT_DISTANCE],
+            s[ph.RIGHT_DISTANCE],
+            s[ph.BUMPER_FRONT] != 0.0,
+            s[ph.BUMPER_REAR] != 0.0,
         )
