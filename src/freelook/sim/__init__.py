@@ -1,5 +1,7 @@
-"""The built-in simulator: worlds, vehicle, sensors, camera and their assembly."""
+"""The built-in simulator: worlds, vehicle, sensors, camera and their assembly, for one robot
+(:class:`Simulator`) or many robots in one world stepped together (:class:`Fleet`)."""
 
+from freelook.sim._fleet import Fleet
 from freelook.sim._simulator import LaserFrame, Simulator, SonarFrame
 
-__all__ = ["LaserFrame", "Simulator", "SonarFrame"]
+__all__ = ["Fleet", "LaserFrame", "Simulator", "SonarFrame"]

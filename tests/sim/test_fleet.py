@@ -1,0 +1,70 @@
+"""The fleet: N robots stepped together move and scan exactly as N single-robot simulators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from freelook.config import RobotConfig, load_robot
+from freelook.maps import load_world
+from freelook.sim import Fleet, Simulator
+
+POSES = [(3.0, 3.0, 0.0), (8.0, 8.0, 1.0), (12.0, 4.0, -2.0), (5.0, 10.0, 2.5)]
+
+
+def _laser_only(name: str) -> RobotConfig:
+    return load_robot(name).model_copy(update={"sonar": None, "gyro": None})
+
+
+@pytest.mark.parametrize("name", ["pioneer3dx", "foi-ugv"])
+def test_each_robot_of_a_fleet_matches_its_own_simulator(name: str) -> None:
+    robot, lab = _laser_only(name), load_world("lab")
+    seeds = [11, 12, 13, 14]
+    fleet = Fleet(robot, lab, POSES, seeds=seeds)
+    sims = [Simulator(robot, lab, seed=s, pose=p) for s, p in zip(seeds, POSES, strict=True)]
+    rng = np.random.default_rng(5)
+    vmax = robot.drive.max_wheel_speed
+    for _ in range(25):  # 10 s in 0.4 s blocks; the blocks do not align with laser periods
+        left, right = rng.uniform(-0.2, 1.0, (2, len(sims))) * vmax
+        fleet.set_wheel_speeds(left, right)
+        for sim, vl, vr in zip(sims, left, right, strict=True):
+            sim.set_wheel_speeds(vl, vr)
+            sim.run_for(0.4)
+        fleet.run_for(0.4)
+        assert fleet.now() == pytest.approx(sims[0].now)
+        for i, sim in enumerate(sims):
+            truth = sim.ground_truth
+            np.testing.assert_allclose(
+                fleet.poses[i], (truth.x, truth.y, truth.theta), rtol=0, atol=1e-9
+            )
+            assert sim.latest_laser is not None
+            assert fleet.scan_stamp == sim.latest_laser.stamp
+            np.testing.assert_allclose(fleet.ranges[i], sim.latest_laser.ranges, rtol=0, atol=1e-9)
+            assert fleet.contacts[i] == sim.vehicle.contacts
+    assert fleet.contacts.sum() > 0  # walls were met: the stall path was compared too
+    assert fleet.scans == 750  # 75 Hz for 10 s
+
+
+def test_fleet_rejects_mismatched_inputs() -> None:
+    robot, lab = _laser_only("pioneer3dx"), load_world("lab")
+    with pytest.raises(ValueError, match="at least one robot"):
+        Fleet(robot, lab, [])
+    with pytest.raises(ValueError, match="2 poses but 1 seeds"):
+        Fleet(robot, lab, POSES[:2], seeds=[1])
+    with pytest.raises(ValueError, match="physics period"):
+        Fleet(robot, lab, POSES[:1], physics_period=0.01)
+    with pytest.raises(ValueError, match="overlaps an obstacle"):
+        Fleet(robot, lab, [(0.0, 0.0, 0.0)])
+
+
+def test_wheel_commands_are_clamped_and_broadcast() -> None:
+    robot, lab = _laser_only("pioneer3dx"), load_world("lab")
+    fleet = Fleet(robot, lab, POSES)
+    fleet.set_wheel_speeds(10.0, -10.0)
+    fleet.run_for(1.0)
+    distances = fleet.wheel_distances
+    vmax = robot.drive.max_wheel_speed
+    assert np.all(distances[:, 0] > 0)
+    assert np.all(distances[:, 1] < 0)
+    assert np.all(np.abs(distances) <= vmax * 1.0 + 1e-9)
+    assert len(fleet) == len(POSES)
