@@ -106,9 +106,16 @@ class Simulator:
             self.vehicle.step(elapsed / steps, steps)
         self.now = now
 
+    def _catch_up(self, now: float) -> None:
+        """A sensor sampled ahead of the physics (a real-time runtime fired it first, or
+        late) first brings the vehicle to its own time: the sample describes ``now``."""
+        if self._physics_time is not None and now > self._physics_time:
+            self.physics(now)
+
     def sample_laser(self, now: float) -> None:
         if self.laser is None:
             return
+        self._catch_up(now)
         v = self.vehicle
         frame = LaserFrame(now, self.laser.scan(v.x, v.y, v.theta))
         self.latest_laser = frame
@@ -118,6 +125,7 @@ class Simulator:
     def sample_sonar(self, now: float) -> None:
         if self.sonar is None:
             return
+        self._catch_up(now)
         v = self.vehicle
         self.latest_sonar = SonarFrame(now, self.sonar.read(v.x, v.y, v.theta))
 
@@ -125,6 +133,7 @@ class Simulator:
         dt = now - self._gyro_time
         if self.gyro is None or dt <= 0:
             return
+        self._catch_up(now)
         true_rate = (self.vehicle.rotation - self._gyro_rotation) / dt
         self._gyro_rotation = self.vehicle.rotation
         self._gyro_time = now
@@ -133,6 +142,7 @@ class Simulator:
         self.latest_gyro = (now, rate)
 
     def sample_encoders(self, now: float) -> None:
+        self._catch_up(now)
         left, right = self.encoders.update(self.vehicle.left_distance, self.vehicle.right_distance)
         self.latest_encoders = (now, left, right)
 
