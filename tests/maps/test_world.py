@@ -105,7 +105,8 @@ def test_ros_and_aria_maps_load_to_the_same_obstacles(tmp_path: Path, ascii_pgm:
         ("bad.yaml", "resolution: 0.05\norigin: [0, 0, 0]\n", r"bad\.yaml: image: missing"),
         (
             "bad.yaml",
-            "image: nope.pgm\nresolution: 0.05\norigin: [0, 0, 0]\n",
+            "image: nope.pgm\nresolution: 0.05\norigin: [0, 0, 0]\nnegate: 0\n"
+            "occupied_thresh: 0.65\nfree_thresh: 0.196\n",
             r"nope\.pgm: cannot read image",
         ),
         ("bad.yaml", "image: [1\n", r"bad\.yaml: not valid YAML"),

@@ -33,20 +33,29 @@ def sim(
         False
     ),
     seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            help="Start pose X,Y,THETA (m, m, degrees); default: the map's start (RobotHome), "
+            "else the free place nearest its origin."
+        ),
+    ] = None,
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
     import contextlib
     import signal
 
+    from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.maps import load_world
+    from freelook.maps import choose_start, load_world
     from freelook.operator import SessionOptions, default_run_path, run_session
 
     try:
         config = load_robot(robot)
         the_world = load_world(world)
+        start_pose = choose_start(the_world, config.footprint, parse_start(start))
     except FreelookError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
@@ -59,6 +68,7 @@ def sim(
         seed=seed,
         certfile=certfile,
         keyfile=keyfile,
+        start=start_pose,
     )
 
     def stop(signum: int, frame: object) -> None:

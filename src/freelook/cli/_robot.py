@@ -46,11 +46,19 @@ def robot(
         str | None,
         typer.Option(help="HOST:PORT of the operator: answer and hear nobody else (UDP)."),
     ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            help="Start pose X,Y,THETA (m, m, degrees) on the map; default: the map's start "
+            "(RobotHome), else the free place nearest its origin."
+        ),
+    ] = None,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
     import contextlib
 
+    from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.hardware import open_robot_server
@@ -80,7 +88,13 @@ def robot(
                 keys=ring,
             )
             server, description = await open_robot_server(
-                config, hardware, options, world=world, robot_map=robot_map, seed=seed
+                config,
+                hardware,
+                options,
+                world=world,
+                robot_map=robot_map,
+                seed=seed,
+                start=parse_start(start),
             )
         except FreelookError as err:
             typer.echo(str(err), err=True)

@@ -7,33 +7,82 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["draw_world", "register"]
+__all__ = ["draw_world", "parse_start", "register"]
 
 world_app = typer.Typer(help="List and draw simulator worlds.", no_args_is_help=True)
 
 
-def draw_world(name_or_path: str, output: Path) -> None:
-    """Draw a world's map with a metre grid, its objects in colour and the start pose."""
+def parse_start(text: str | None) -> tuple[float, float, float] | None:
+    """``X,Y,THETA`` (m, m, degrees) as a pose (θ in rad); None for None."""
+    import math
+
+    from freelook.errors import ConfigError
+
+    if text is None:
+        return None
+    parts = text.split(",")
+    try:
+        x, y, theta = (float(p) for p in parts)
+    except ValueError:
+        raise ConfigError(
+            f"--start {text!r}: expected X,Y,THETA (metres, metres, degrees), e.g. 1.5,2,90"
+        ) from None
+    if not all(math.isfinite(v) for v in (x, y, theta)):
+        raise ConfigError(f"--start {text!r}: expected finite numbers")
+    return (x, y, math.radians(theta))
+
+
+def draw_world(
+    name_or_path: str,
+    output: Path,
+    robot: str = "pioneer3dx",
+    start: tuple[float, float, float] | None = None,
+) -> tuple[float, float, float]:
+    """Draw a world's map with a metre grid, its objects in colour, its places and keep-out
+    areas, and the start a robot would use there; returns that start."""
     import math
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
     from matplotlib.patches import Circle, Polygon
 
-    from freelook.maps import load_world
+    from freelook.config import load_robot
+    from freelook.maps import choose_start, load_world
 
     world = load_world(name_or_path)
+    footprint = load_robot(robot).footprint
+    chosen = choose_start(world, footprint, start)
     x0, x1, y0, y1 = world.extent
     fig, ax = plt.subplots(figsize=(8, 8 * (y1 - y0) / (x1 - x0) + 0.6))
+    shown = world.occupancy.astype(np.float64)
+    if world.unknown is not None:
+        shown[world.unknown] = 0.3
     ax.imshow(
-        world.occupancy,
+        shown,
         origin="lower",
         extent=(x0, x1, y0, y1),
         cmap="Greys",
+        vmin=0.0,
+        vmax=1.0,
         interpolation="nearest",
     )
+    for k, zone in enumerate(world.keep_out):
+        label = "keep out" if k == 0 else None
+        if zone.kind == "area":
+            ax.add_patch(
+                Polygon(zone.vertices, closed=True, color="tab:red", alpha=0.3, label=label)
+            )
+        else:
+            (ax1, ay1), (ax2, ay2) = zone.vertices
+            ax.plot([ax1, ax2], [ay1, ay2], color="tab:red", lw=2, label=label)
+    for place in world.places:
+        ax.plot(place.x, place.y, "D", color="tab:green", ms=5)
+        ax.annotate(
+            place.name, (place.x, place.y), xytext=(4, -10), textcoords="offset points", fontsize=7
+        )
     for obj in world.objects:
         color = tuple(c / 255 for c in obj.color)
         if obj.shape == "cylinder":
@@ -47,14 +96,19 @@ def draw_world(name_or_path: str, output: Path) -> None:
             ]
             ax.add_patch(Polygon(corners, closed=True, color=color))
         ax.annotate(obj.name, (obj.x, obj.y), xytext=(4, 4), textcoords="offset points", fontsize=8)
-    sx, sy, st = world.start
+    sx, sy, st = chosen
     ax.annotate(
         "",
         xy=(sx + 0.6 * math.cos(st), sy + 0.6 * math.sin(st)),
         xytext=(sx, sy),
         arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2},
     )
-    ax.plot(sx, sy, "o", color="tab:blue", label="start")
+    where = (
+        "--start"
+        if start is not None
+        else world.start_from.removeprefix("the ") or "nearest free place to the origin"
+    )
+    ax.plot(sx, sy, "o", color="tab:blue", label=f"start ({where})")
     ax.set_xticks(range(math.floor(x0), math.ceil(x1) + 1))
     ax.set_yticks(range(math.floor(y0), math.ceil(y1) + 1))
     ax.tick_params(labelsize=7)
@@ -70,22 +124,31 @@ def draw_world(name_or_path: str, output: Path) -> None:
     fig.tight_layout()
     fig.savefig(output, dpi=100)
     plt.close(fig)
+    return chosen
 
 
 @world_app.command("show")
 def show(
     world: Annotated[str, typer.Argument(help="Built-in world name or a .toml/.yaml/.map file.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="PNG file to write.")],
+    robot: Annotated[
+        str, typer.Option(help="Robot name or TOML file (its footprint picks the start).")
+    ] = "pioneer3dx",
+    start: Annotated[
+        str | None, typer.Option(help="Start pose X,Y,THETA (m, m, degrees) to check and mark.")
+    ] = None,
 ) -> None:
-    """Draw a world to a PNG."""
-    from freelook.errors import WorldError
+    """Draw a world to a PNG, with the start a robot would use there."""
+    import math
+
+    from freelook.errors import FreelookError
 
     try:
-        draw_world(world, output)
-    except WorldError as err:
+        x, y, theta = draw_world(world, output, robot, parse_start(start))
+    except FreelookError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"wrote {output}")
+    typer.echo(f"wrote {output}; start {x:.2f},{y:.2f},{math.degrees(theta):.0f}")
 
 
 @world_app.command("list")

@@ -30,11 +30,14 @@ async def open_robot_server(
     robot_map: str | None = None,
     seed: int = 0,
     recorder: BackgroundRecorder | None = None,
+    start: tuple[float, float, float] | None = None,
 ) -> tuple[RobotServer, str]:
     """A robot server on the backend ``hardware`` names, and a line describing it.
 
     ``robot_map``: a map file or built-in world, ``"none"`` for range sensors alone, or None
     for the backend's default (the simulated world's own map file; no map on a real robot).
+    ``start``: where the robot starts (the simulator puts it there) or, on a real robot, where
+    it stands on its map; None: the map's start or the free place nearest its origin.
     Raises a :class:`freelook.errors.FreelookError` naming what could not be opened.
     """
     if hardware == "sim":
@@ -46,11 +49,17 @@ async def open_robot_server(
             seed=seed,
             robot_map=_robot_map(robot_map, published_map(the_world)),
             recorder=recorder,
+            start=start,
         )
         return server, f"the simulator in {the_world.name}"
     if hardware.startswith("arcos:"):
         return await open_arcos_server(
-            config, hardware, options, robot_map=_robot_map(robot_map, None), recorder=recorder
+            config,
+            hardware,
+            options,
+            robot_map=_robot_map(robot_map, None),
+            recorder=recorder,
+            start=start,
         )
     raise ConfigError(
         f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT or arcos:///dev/DEVICE"

@@ -1,5 +1,6 @@
-"""Maps and worlds: occupancy grids with named objects, their loaders (freelook TOML, ROS
-``map_server`` YAML + PGM, ARIA ``.map``), rasterisation and ray casting.
+"""Maps and worlds: occupancy grids with named objects, places and keep-out areas, their
+loaders (freelook TOML, ROS ``map_server`` YAML + image, ARIA ``.map``), rasterisation, ray
+casting, and where a robot can start.
 
 The simulator builds its world from them; the robot program loads the same files as its map;
 localization, the operator station and reports read them too. Nothing here knows whether a map
@@ -13,16 +14,22 @@ from freelook.maps._loaders import (
     load_toml_world,
     load_world,
 )
-from freelook.maps._model import World, WorldObject
+from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raycast import cast_rays, cast_rays_from, cast_rays_reference
+from freelook.maps._start import FreeSpace, choose_start, footprint_free
 
 __all__ = [
+    "FreeSpace",
+    "KeepOut",
+    "Place",
     "World",
     "WorldObject",
     "builtin_worlds",
     "cast_rays",
     "cast_rays_from",
     "cast_rays_reference",
+    "choose_start",
+    "footprint_free",
     "load_aria_map",
     "load_ros_map",
     "load_toml_world",

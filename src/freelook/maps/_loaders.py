@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import shlex
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from freelook.errors import WorldError
-from freelook.maps._model import World, WorldObject
+from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raster import draw_points, draw_segment
 
 __all__ = ["builtin_worlds", "load_aria_map", "load_ros_map", "load_toml_world", "load_world"]
@@ -90,7 +91,14 @@ def _toml_world(spec: _WorldSpec, source: str) -> World:
     start = (spec.start[0], spec.start[1], math.radians(spec.start[2]))
     grid.setflags(write=False)
     return World(
-        spec.name, grid, spec.resolution, spec.origin, tuple(objects), spec.wall_height, start
+        spec.name,
+        grid,
+        spec.resolution,
+        spec.origin,
+        tuple(objects),
+        spec.wall_height,
+        start,
+        start_from="the world's start" if "start" in spec.model_fields_set else "",
     )
 
 
@@ -113,6 +121,8 @@ def load_toml_world(path: str | Path, source: str | None = None) -> World:
 
 
 # ------------------------------------------------------------------------------ ROS map_server
+
+_MAP_MODES = ("trinary", "scale", "raw")
 
 
 def _read_pgm(path: Path) -> npt.NDArray[np.float64]:
@@ -157,8 +167,99 @@ def _read_pgm(path: Path) -> npt.NDArray[np.float64]:
     return pixels.reshape(height, width) / maxval
 
 
+def _read_image(
+    path: Path,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]:
+    """(mean of the colour channels, alpha or None), both 0…1, in image row order."""
+    if path.suffix.lower() == ".pgm":
+        return _read_pgm(path), None
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+            if width * height > MAX_CELLS:
+                raise WorldError(f"{path}: image of {width}×{height} exceeds {MAX_CELLS} cells")
+            has_alpha = "A" in image.getbands() or "transparency" in image.info
+            pixels = np.asarray(image.convert("RGBA" if has_alpha else "RGB"), dtype=np.float64)
+    except FileNotFoundError:
+        raise WorldError(f"{path}: cannot read image: no such file") from None
+    except (OSError, UnidentifiedImageError) as err:
+        raise WorldError(f"{path}: cannot read image: {err}") from None
+    shade = pixels[..., :3].mean(axis=2) / 255.0
+    alpha = pixels[..., 3] / 255.0 if has_alpha else None
+    return shade, alpha
+
+
+def _map_values(
+    shade: npt.NDArray[np.float64],
+    alpha: npt.NDArray[np.float64] | None,
+    mode: str,
+    negate: bool,
+    free_thresh: float,
+    occupied_thresh: float,
+) -> npt.NDArray[np.int8]:
+    """The occupancy values map_server publishes: 100 occupied, 0 free, −1 unknown, 1…99 the
+    scale mode's in-between (Nav2's ``nav2_map_server`` map_io, ROS 1 ``map_server``)."""
+    values = np.full(shade.shape, -1, dtype=np.int8)
+    if mode == "raw":  # the shade itself, before negation; above 100 is unknown
+        raw = np.round(shade * 255.0)
+        inside = raw <= 100
+        values[inside] = raw[inside].astype(np.int8)
+        return values
+    if mode == "trinary" and alpha is not None:  # alpha averaged in with the colours
+        shade = (3.0 * shade + alpha) / 4.0
+    occ = shade if negate else 1.0 - shade
+    occupied = occ > occupied_thresh
+    free = occ < free_thresh
+    if mode == "scale":
+        between = ~occupied & ~free
+        ratio = (occ - free_thresh) / max(occupied_thresh - free_thresh, 1e-12)
+        values[between] = np.rint(ratio[between] * 100.0).astype(np.int8)
+        if alpha is not None:
+            opaque = alpha >= 1.0
+            occupied &= opaque
+            free &= opaque
+            values[~opaque] = -1
+    values[occupied] = 100
+    values[free] = 0
+    return values
+
+
+def _rotated(
+    values: npt.NDArray[np.int8], resolution: float, origin: tuple[float, float], yaw: float
+) -> tuple[npt.NDArray[np.int8], tuple[float, float]]:
+    """A grid (y-up) whose lower-left corner sits at ``origin`` turned by ``yaw``, resampled
+    onto world axes (nearest cell; outside the turned grid is unknown)."""
+    rows, cols = values.shape
+    c, s = math.cos(yaw), math.sin(yaw)
+    w, h = cols * resolution, rows * resolution
+    cx = [origin[0] + c * u - s * v for u, v in ((0, 0), (w, 0), (0, h), (w, h))]
+    cy = [origin[1] + s * u + c * v for u, v in ((0, 0), (w, 0), (0, h), (w, h))]
+    x0, y0 = min(cx), min(cy)
+    out_cols = math.ceil((max(cx) - x0) / resolution - 1e-9)
+    out_rows = math.ceil((max(cy) - y0) / resolution - 1e-9)
+    if out_rows * out_cols > MAX_CELLS:
+        raise WorldError(f"turned map of {out_rows}×{out_cols} cells exceeds {MAX_CELLS}")
+    xs = x0 + (np.arange(out_cols) + 0.5) * resolution - origin[0]
+    ys = y0 + (np.arange(out_rows) + 0.5) * resolution - origin[1]
+    gx, gy = np.meshgrid(xs, ys)
+    j = np.floor((c * gx + s * gy) / resolution).astype(np.int64)
+    i = np.floor((-s * gx + c * gy) / resolution).astype(np.int64)
+    inside = (i >= 0) & (i < rows) & (j >= 0) & (j < cols)
+    out = np.full((out_rows, out_cols), -1, dtype=np.int8)
+    out[inside] = values[i[inside], j[inside]]
+    return out, (x0, y0)
+
+
 def load_ros_map(path: str | Path) -> World:
-    """A ROS ``map_server`` map: YAML (image, resolution, origin, negate, thresholds) + PGM."""
+    """A ROS ``map_server`` map: YAML (image, resolution, origin [x, y, yaw], negate,
+    occupied_thresh, free_thresh, mode) and its image, read as map_server reads them.
+
+    Cells map_server publishes as occupied (100) are walls; unknown (−1) and the scale mode's
+    in-between values are neither free nor walls (``World.unknown``). A turned origin (yaw ≠ 0)
+    is resampled onto the world's axes.
+    """
     yaml_path = Path(path)
     try:
         meta = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
@@ -168,31 +269,104 @@ def load_ros_map(path: str | Path) -> World:
         raise WorldError(f"{yaml_path}: not valid YAML: {err}") from None
     if not isinstance(meta, dict):
         raise WorldError(f"{yaml_path}: expected a mapping of map_server keys")
-    for key in ("image", "resolution", "origin"):
+    for key in ("image", "resolution", "origin", "negate", "occupied_thresh", "free_thresh"):
         if key not in meta:
-            raise WorldError(f"{yaml_path}: {key}: missing required key")
-    try:
-        resolution = float(meta["resolution"])
-        origin = [float(v) for v in meta["origin"]]
-        negate = int(meta.get("negate", 0))
-        occupied = float(meta.get("occupied_thresh", 0.65))
-    except (TypeError, ValueError) as err:
-        raise WorldError(f"{yaml_path}: bad value: {err}") from None
-    if resolution <= 0 or len(origin) < 2:
-        raise WorldError(f"{yaml_path}: resolution must be > 0 and origin [x, y, yaw]")
-    image = _read_pgm(yaml_path.parent / str(meta["image"]))
-    # map_server: p = (255 − v)/255 unless negated; occupied when p > occupied_thresh
-    probability = image if negate else 1.0 - image
-    grid = np.flipud(probability > occupied).copy()
+            raise WorldError(f"{yaml_path}: {key}: missing required key (map_server needs it)")
+    resolution = _number(yaml_path, meta, "resolution")
+    occupied = _number(yaml_path, meta, "occupied_thresh")
+    free = _number(yaml_path, meta, "free_thresh")
+    origin = meta["origin"]
+    if (
+        not isinstance(origin, list)
+        or len(origin) != 3
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in origin)
+    ):
+        raise WorldError(f"{yaml_path}: origin: expected [x, y, yaw], got {origin!r}")
+    negate = meta["negate"]
+    if negate not in (0, 1) or not isinstance(negate, int | bool):
+        raise WorldError(f"{yaml_path}: negate: expected 0 or 1, got {negate!r}")
+    mode = str(meta.get("mode", "trinary")).lower()
+    if mode not in _MAP_MODES:
+        raise WorldError(f"{yaml_path}: mode: expected trinary, scale or raw, got {mode!r}")
+    if resolution <= 0:
+        raise WorldError(f"{yaml_path}: resolution: expected > 0, got {resolution}")
+    if not 0.0 <= free <= occupied <= 1.0:
+        raise WorldError(
+            f"{yaml_path}: free_thresh {free} and occupied_thresh {occupied}: expected "
+            "0 ≤ free_thresh ≤ occupied_thresh ≤ 1"
+        )
+    image = Path(str(meta["image"]))
+    shade, alpha = _read_image(image if image.is_absolute() else yaml_path.parent / image)
+    values = np.flipud(_map_values(shade, alpha, mode, bool(negate), free, occupied))
+    corner = (float(origin[0]), float(origin[1]))
+    if float(origin[2]) != 0.0:
+        try:
+            values, corner = _rotated(values, resolution, corner, float(origin[2]))
+        except WorldError as err:
+            raise WorldError(f"{yaml_path}: {err}") from None
+    grid = np.ascontiguousarray(values == 100)
+    unknown = np.ascontiguousarray((values != 0) & (values != 100))
     grid.setflags(write=False)
-    return World(yaml_path.stem, grid, resolution, (origin[0], origin[1]))
+    unknown.setflags(write=False)
+    return World(yaml_path.stem, grid, resolution, corner, unknown=unknown)
+
+
+def _number(path: Path, meta: dict[str, object], key: str) -> float:
+    value = meta[key]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise WorldError(f"{path}: {key}: expected a number, got {value!r}")
+    return float(value)
 
 
 # ------------------------------------------------------------------------------ ARIA .map
 
+_ARIA_NUMERIC = ("MinPos", "MaxPos", "LineMinPos", "LineMaxPos", "NumPoints", "NumLines")
+_ARIA_PLACES: dict[str, Literal["home", "dock", "goal"]] = {
+    "RobotHome": "home",
+    "Dock": "dock",
+    "Goal": "goal",
+}
+
+
+def _cairn(
+    tokens: list[str], where: str, types: dict[str, Literal["home", "dock", "goal"]]
+) -> Place | KeepOut | None:
+    """One ``Cairn:`` line: TYPE X Y TH "desc" ICON "name" [FROM_X FROM_Y TO_X TO_Y] (mm, °)."""
+    if len(tokens) < 7:
+        raise WorldError(f"{where}: Cairn: expected TYPE X Y TH DESC ICON NAME, got {tokens!r}")
+    kind = tokens[0]
+    try:
+        x, y, th = (float(v) for v in tokens[1:4])
+        ends = [float(v) / 1000 for v in tokens[7:11]] if len(tokens) >= 11 else None
+    except ValueError:
+        raise WorldError(f"{where}: Cairn {kind}: expected numbers for X Y TH") from None
+    name = tokens[6]
+    base = kind.removesuffix("WithHeading")
+    if base in types:
+        heading = math.radians(th) if kind.endswith("WithHeading") or base != "Goal" else None
+        return Place(name or kind, types[base], x / 1000, y / 1000, heading)
+    if kind in ("ForbiddenLine", "ForbiddenArea"):
+        if ends is None:
+            raise WorldError(f"{where}: Cairn {kind}: expected FROM_X FROM_Y TO_X TO_Y")
+        fx, fy, tx, ty = ends
+        if kind == "ForbiddenLine":
+            return KeepOut(name or kind, "line", ((fx, fy), (tx, ty)))
+        # ARIA's ArMapObject: the rectangle's corners turned by TH about the map's origin
+        c, s = math.cos(math.radians(th)), math.sin(math.radians(th))
+        corners = ((fx, fy), (tx, fy), (tx, ty), (fx, ty))
+        return KeepOut(
+            name or kind, "area", tuple((c * u - s * v, s * u + c * v) for u, v in corners)
+        )
+    return None  # sectors, labels, boundaries: nothing a robot needs
+
 
 def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
-    """A MobileRobots ARIA map (Mapper3): header, ``LINES`` and ``DATA`` sections, in mm."""
+    """A MobileRobots ARIA map (Mapper3): header, ``LINES`` and ``DATA`` sections, in mm.
+
+    Cairns: ``RobotHome`` (the start), ``Dock``, ``Goal`` and the goal and dock types the
+    map's ``MapInfo`` declares become places; ``ForbiddenLine`` and ``ForbiddenArea`` become
+    keep-out lines and areas.
+    """
     map_path = Path(path)
     try:
         lines = map_path.read_text(encoding="latin-1").splitlines()
@@ -203,6 +377,8 @@ def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
     header: dict[str, list[float]] = {}
     segments: list[tuple[float, float, float, float]] = []
     points: list[tuple[float, float]] = []
+    types = dict(_ARIA_PLACES)
+    cairns: list[tuple[list[str], str]] = []
     section = "header"
     for number, raw in enumerate(lines[1:], start=2):
         line = raw.strip()
@@ -216,20 +392,21 @@ def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
             continue
         if section == "header":
             key, _, rest = line.partition(":")
-            if key in (
-                "MinPos",
-                "MaxPos",
-                "LineMinPos",
-                "LineMaxPos",
-                "NumPoints",
-                "NumLines",
-                "Resolution",
-            ):
+            where = f"{map_path}: line {number}"
+            if key in _ARIA_NUMERIC:
                 try:
                     header[key] = [float(v) for v in rest.split()]
                 except ValueError:
-                    raise WorldError(f"{map_path}: line {number}: bad number in {key}") from None
-            continue  # Cairn:, MapInfo:, etc. carry nothing the grid needs
+                    raise WorldError(f"{where}: bad number in {key}") from None
+            elif key == "Cairn":
+                cairns.append((_split(rest, where), where))
+            elif key == "MapInfo":
+                info = _split(rest, where)
+                declared = {"GoalType": "goal", "DockType": "dock"}.get(info[0] if info else "")
+                names = [t.removeprefix("Name=") for t in info[1:] if t.startswith("Name=")]
+                if declared is not None and names:
+                    types[names[0]] = "goal" if declared == "goal" else "dock"
+            continue  # MapInfo of other kinds, Resolution, etc. carry nothing the grid needs
         try:
             values = [float(v) for v in line.split()]
         except ValueError:
@@ -244,6 +421,14 @@ def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
             if len(values) != 2:
                 raise WorldError(f"{map_path}: line {number}: a DATA entry needs x y")
             points.append((values[0] / 1000, values[1] / 1000))
+    places: list[Place] = []
+    keep_out: list[KeepOut] = []
+    for tokens, where in cairns:
+        item = _cairn(tokens, where, types)
+        if isinstance(item, Place):
+            places.append(item)
+        elif isinstance(item, KeepOut):
+            keep_out.append(item)
     xs = [p[0] for p in points] + [s[i] for s in segments for i in (0, 2)]
     ys = [p[1] for p in points] + [s[i] for s in segments for i in (1, 3)]
     for key in ("MinPos", "MaxPos", "LineMinPos", "LineMaxPos"):
@@ -263,7 +448,31 @@ def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
         draw_segment(grid, origin, resolution, x1, y1, x2, y2, resolution)
     draw_points(grid, origin, resolution, np.array(points, dtype=np.float64).reshape(-1, 2))
     grid.setflags(write=False)
-    return World(map_path.stem, grid, resolution, origin)
+    start: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    start_from = ""
+    for kind, label in (("home", "RobotHome"), ("dock", "Dock")):
+        place = next((p for p in places if p.kind == kind), None)
+        if place is not None:
+            start = (place.x, place.y, place.theta or 0.0)
+            start_from = f"the map's {label} cairn"
+            break
+    return World(
+        map_path.stem,
+        grid,
+        resolution,
+        origin,
+        start=start,
+        start_from=start_from,
+        places=tuple(places),
+        keep_out=tuple(keep_out),
+    )
+
+
+def _split(text: str, where: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError as err:
+        raise WorldError(f"{where}: {err}") from None
 
 
 # ------------------------------------------------------------------------------ dispatch

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["World", "WorldObject"]
+__all__ = ["KeepOut", "Place", "World", "WorldObject"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,49 @@ class WorldObject:
 
 
 @dataclass(frozen=True, slots=True)
+class Place:
+    """A named pose on the map: the robot's home, a dock or a goal (ARIA cairns)."""
+
+    name: str
+    kind: Literal["home", "dock", "goal"]
+    x: float
+    y: float
+    theta: float | None = None  # rad, when the map gives a heading
+
+
+@dataclass(frozen=True, slots=True)
+class KeepOut:
+    """A place the robot must not enter: a forbidden line or a forbidden area (a polygon).
+
+    The robot's safety layer treats its outline as an obstacle; from inside an area the
+    robot may always drive out.
+    """
+
+    name: str
+    kind: Literal["line", "area"]
+    vertices: tuple[tuple[float, float], ...]  # line: its two ends; area: corners in order
+
+    def segments(self) -> list[tuple[float, float, float, float]]:
+        """The outline as (x1, y1, x2, y2) segments (a line is one, an area closes)."""
+        v = self.vertices
+        if self.kind == "line":
+            return [(v[0][0], v[0][1], v[1][0], v[1][1])]
+        return [(*v[k], *v[(k + 1) % len(v)]) for k in range(len(v))]
+
+    def contains(self, x: float, y: float) -> bool:
+        """Whether (x, y) lies inside an area (never for a line)."""
+        if self.kind == "line":
+            return False
+        inside = False
+        v = self.vertices
+        for k in range(len(v)):
+            (x1, y1), (x2, y2) = v[k], v[(k + 1) % len(v)]
+            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+                inside = not inside
+        return inside
+
+
+@dataclass(frozen=True, slots=True)
 class World:
     """Walls as an occupancy grid, objects as a list; see the module docstring for axes."""
 
@@ -56,11 +99,22 @@ class World:
     origin: tuple[float, float]  # world (x, y) of the corner of cell (0, 0)
     objects: tuple[WorldObject, ...] = ()
     wall_height: float = 2.0
-    #: Suggested start pose (x, y, θ) for a robot.
+    #: Suggested start pose (x, y, θ) for a robot: the one the map declares (see
+    #: ``start_from``), else the map's origin; :func:`freelook.maps.choose_start` moves an
+    #: undeclared start to the nearest free place a robot fits.
     start: tuple[float, float, float] = (0.0, 0.0, 0.0)
     #: What :func:`freelook.maps.load_world` loaded it from (a built-in name or a path); ""
     #: for a world built in memory. A robot loads its own map from the same source.
     source: str = ""
+    #: Where ``start`` comes from ("the world's start", "the RobotHome cairn", …); "" when
+    #: the map declares no start.
+    start_from: str = ""
+    #: Named places: the robot's home, docks and goals.
+    places: tuple[Place, ...] = ()
+    #: Forbidden lines and areas the robot keeps out of.
+    keep_out: tuple[KeepOut, ...] = ()
+    #: Cells that are neither free nor occupied (a ROS map's unknown); None: all known.
+    unknown: npt.NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
     _obstacles: npt.NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -89,6 +143,13 @@ class World:
         grid.setflags(write=False)
         object.__setattr__(self, "_obstacles", grid)
         return grid
+
+    def known_free(self) -> npt.NDArray[np.bool_]:
+        """Cells known to be free: not an obstacle, not unknown."""
+        free = ~self.obstacles()
+        if self.unknown is not None:
+            free &= ~self.unknown
+        return free
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         """(row, col) of the cell holding world point (x, y); may lie outside the grid."""

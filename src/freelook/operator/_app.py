@@ -43,6 +43,7 @@ class SessionOptions:
     certfile: Path | None = None  # TLS for the cockpit (with keyfile)
     keyfile: Path | None = None
     station: int = 1  # this station's id on the link (its key's entry in a keys file)
+    start: tuple[float, float, float] | None = None  # the simulated robot's start; None: the map's
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ async def run_session(
         ),
         seed=options.seed,
         recorder=background,
+        start=options.start,
     )
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()

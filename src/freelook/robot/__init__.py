@@ -4,6 +4,7 @@ and the server that puts it on a link. Backends (the simulator, real robots) liv
 
 from freelook.robot._core import CycleOutput, RobotCore
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
+from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram
 from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 
@@ -12,6 +13,7 @@ __all__ = [
     "CycleOutput",
     "LocalizationJob",
     "LocalizationResult",
+    "MapLayer",
     "RobotCore",
     "RobotProgram",
     "RobotServer",

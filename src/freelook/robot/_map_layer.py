@@ -2,6 +2,11 @@
 
 The map the robot was given (a file, as on a real robot) is ray cast from the localized pose
 into range points around the robot: it covers what the sonar cones miss behind and beside it.
+The map's keep-out lines and areas join them as points along their outlines, so the safety
+layer slows and stops the robot before it enters one, as before a wall (ARNL treats its
+forbidden lines and areas so). An area the robot already stands in is left out: the robot may
+always drive out of it.
+
 The layer acts only while the pose is trusted; a wrong pose would put phantom walls around the
 robot, so during a global search safety runs on the range sensors alone.
 """
@@ -20,13 +25,25 @@ __all__ = ["MapLayer"]
 
 
 class MapLayer:
-    """Obstacle points (robot frame) from a map around a pose."""
+    """Obstacle points (robot frame) from a map around a pose: walls and keep-out outlines."""
 
-    def __init__(self, robot_map: World, reach: float, rays: int = 120) -> None:
+    def __init__(
+        self, robot_map: World, reach: float, rays: int = 120, spacing: float = 0.05
+    ) -> None:
         self.map = robot_map
         self.reach = reach
         self._grid = robot_map.obstacles()
         self._angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
+        outlines: list[npt.NDArray[np.float64]] = []
+        owners: list[npt.NDArray[np.int64]] = []
+        for index, area in enumerate(robot_map.keep_out):
+            for x1, y1, x2, y2 in area.segments():
+                steps = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / spacing))
+                t = np.linspace(0.0, 1.0, steps + 1)
+                outlines.append(np.column_stack((x1 + t * (x2 - x1), y1 + t * (y2 - y1))))
+                owners.append(np.full(steps + 1, index))
+        self._outline = np.vstack(outlines) if outlines else np.zeros((0, 2))
+        self._owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
 
     def points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """The map's obstacles within ``reach`` of ``pose``, as points in the robot frame."""
@@ -42,4 +59,21 @@ class MapLayer:
         )
         hit = ranges < self.reach
         local = self._angles[hit]
-        return np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
+        walls = np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
+        keep_out = self.keep_out_points(pose)
+        return np.vstack((walls, keep_out)) if len(keep_out) else walls
+
+    def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
+        """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but
+        none of an area ``pose`` stands in."""
+        if len(self._outline) == 0:
+            return self._outline
+        x, y, theta = pose
+        dx = self._outline[:, 0] - x
+        dy = self._outline[:, 1] - y
+        near = dx * dx + dy * dy <= self.reach * self.reach
+        for index, area in enumerate(self.map.keep_out):
+            if area.contains(x, y):
+                near &= self._owner != index
+        c, s = math.cos(theta), math.sin(theta)
+        return np.column_stack((c * dx[near] + s * dy[near], -s * dx[near] + c * dy[near]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from freelook.config import RobotConfig
 from freelook.hardware.arcos._robot import ArcosRobot
-from freelook.maps import World
+from freelook.maps import World, choose_start
 from freelook.record import BackgroundRecorder
 from freelook.robot import RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import RealtimeRuntime
@@ -19,18 +19,32 @@ async def open_arcos_server(
     *,
     robot_map: World | None = None,
     recorder: BackgroundRecorder | None = None,
+    start: tuple[float, float, float] | None = None,
 ) -> tuple[RobotServer, str]:
     """Connect to the robot at ``url``, then build the robot server over it.
+
+    The robot believes it stands at ``start`` on its map (checked against the map), or at the
+    map's start (its ``RobotHome``), as ARNL assumes at startup; with no map, at ``start`` or
+    the odometry origin.
 
     Raises :class:`ArcosError` naming the host or device when the robot cannot be reached or
     does not answer the handshake. The server runs :meth:`ArcosRobot.run` as a backend task,
     which keeps the link (reconnecting) and sends STOP and CLOSE when the server ends.
     """
+    if robot_map is not None:
+        start_pose = choose_start(robot_map, config.footprint, start)
+    else:
+        start_pose = start or (0.0, 0.0, 0.0)
     runtime = RealtimeRuntime()
     robot = ArcosRobot.from_config(url, config, clock=runtime.now)
     await robot.connect()
     program = RobotProgram(
-        config, robot.hardware, runtime, robot_map=robot_map, background_localization=True
+        config,
+        robot.hardware,
+        runtime,
+        robot_map=robot_map,
+        start_pose=start_pose,
+        background_localization=True,
     )
 
     async def keep_link() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from freelook.config import RobotConfig
 from freelook.hardware.sim._hal import simulated_hardware
 from freelook.link import Message
-from freelook.maps import World, load_world
+from freelook.maps import World, choose_start, load_world
 from freelook.record import BackgroundRecorder
 from freelook.robot import RobotCore, RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import LockstepRuntime, RealtimeRuntime, Runtime
@@ -27,7 +27,9 @@ class SimulatedRobot:
 
     The robot program sees the simulator only through the HAL, and its surroundings only
     through ``robot_map`` (by default the world's published map, loaded from its file; None:
-    safety on the range sensors alone).
+    safety on the range sensors alone). Without ``pose`` the robot starts where
+    :func:`freelook.maps.choose_start` puts it (the map's start, or the free place nearest the
+    map's origin).
     """
 
     def __init__(
@@ -47,7 +49,7 @@ class SimulatedRobot:
     ) -> None:
         """``background_localization`` runs the particle filter on a worker thread, off the
         control path (for real-time runtimes); lock-step runs keep it inline."""
-        start = pose if pose is not None else world.start
+        start = pose if pose is not None else choose_start(world, config.footprint)
         self.config = config
         self.world = world
         self.sim = Simulator(config, world, seed=seed, pose=start)
@@ -108,14 +110,18 @@ def simulated_server(
     seed: int = 0,
     robot_map: World | object | None = _PUBLISHED,
     recorder: BackgroundRecorder | None = None,
+    start: tuple[float, float, float] | None = None,
 ) -> tuple[RobotServer, SimulatedRobot]:
     """A robot server over a simulated robot on the real-time runtime (``freelook robot
-    --hardware sim`` and ``freelook sim``)."""
+    --hardware sim`` and ``freelook sim``), starting at ``start`` (checked: a
+    :class:`freelook.errors.WorldError` if the robot does not fit there) or where
+    :func:`freelook.maps.choose_start` puts it."""
     runtime = RealtimeRuntime()
     robot = SimulatedRobot(
         config,
         world,
         seed=seed,
+        pose=choose_start(world, config.footprint, start),
         runtime=runtime,
         camera=options.camera,
         background_localization=True,
