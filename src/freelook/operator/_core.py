@@ -10,6 +10,7 @@ steady stream). Time is always an argument: the same core runs in tests on a fak
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from freelook.config import RobotConfig
@@ -24,6 +25,9 @@ from freelook.link import (
     LinearDriveStart,
     LinearDriveStop,
     LinkSession,
+    MapChunk,
+    MapInfo,
+    MapReceiver,
     Message,
     ModeChange,
     PositionReport,
@@ -78,7 +82,9 @@ class StationCore:
         station: int = OPERATOR_STATION,
         authority: int = 10,
         native: bool = True,
+        known_maps: Callable[[str], World | None] | None = None,
     ) -> None:
+        """``known_maps(name)``: a built-in world by name (the robot may announce one)."""
         self.config = config
         self.session = session
         self.station = station
@@ -95,6 +101,8 @@ class StationCore:
             b=config.operator_tracking.b, zeta=config.operator_tracking.zeta
         )
         self.clearance = Clearance(world)
+        #: the robot's map: announced by digest, kept when this end has it, else fetched
+        self.maps = MapReceiver(world, known_maps)
         self.drive_command: Message | None = None
         self.estop = False
         self.telemetry: Telemetry | None = None
@@ -116,7 +124,13 @@ class StationCore:
         """The robot's drive mode, as its telemetry reports it (None before any)."""
         return self.telemetry.mode if self.telemetry is not None else None
 
-    def on_link_message(self, message: Message, now: float) -> None:
+    @property
+    def robot_map(self) -> World | None:
+        """The map the robot announced, once this end holds it."""
+        return self.maps.world
+
+    def on_link_message(self, message: Message, now: float) -> World | None:
+        """Take what the robot said; returns the robot's map when this message completed it."""
         self.last_rx = now
         if isinstance(message, Telemetry):
             self.telemetry = message
@@ -124,6 +138,16 @@ class StationCore:
             self.position = message
         elif isinstance(message, ControlGrant):
             self.in_control = message.station == self.station
+        elif isinstance(message, MapInfo | MapChunk):
+            robot_map = (
+                self.maps.on_info(message)
+                if isinstance(message, MapInfo)
+                else self.maps.on_chunk(message)
+            )
+            if robot_map is not None:
+                self.clearance = Clearance(robot_map)  # plan in the map the robot drives by
+            return robot_map
+        return None
 
     def start(self) -> list[Message]:
         """What a station sends first: a control request (native), or "set Tx start"."""
@@ -267,6 +291,7 @@ class StationCore:
         out: list[Message] = [self.drive_command or Heartbeat()]
         if self.native and self._beats % CONTROL_RENEWAL == 0:
             out.append(ControlRequest(self.station, self.authority))
+        out.extend(self.maps.requests(now))  # the robot's map, while this end lacks it
         return out
 
     def _track(self, now: float) -> None:

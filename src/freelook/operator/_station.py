@@ -31,17 +31,22 @@ from freelook.link import (
     UdpEndpoint,
     VideoFragment,
 )
-from freelook.maps import World
+from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import BackgroundRecorder
+from freelook.record import BackgroundRecorder, robot_urdf
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
 __all__ = ["OperatorStation"]
 
 log = logging.getLogger(__name__)
+
+
+def _builtin_world(name: str) -> World | None:
+    """A built-in world by the name a robot announced (None: no such world here)."""
+    return load_world(name) if name in builtin_worlds() else None
 
 
 class OperatorStation:
@@ -94,6 +99,7 @@ class OperatorStation:
             station=station,
             authority=authority,
             native=isinstance(codec, NativeCodec),
+            known_maps=_builtin_world,
         )
         self.session.periodic = self.core.periodic
         self.assembler = FrameAssembler()
@@ -153,6 +159,7 @@ class OperatorStation:
         else:
             endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=(robot.host, robot.port))
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
+        self._record_start()
         self.send(self.core.start())
         tasks = [asyncio.create_task(self.driver.run()), asyncio.create_task(self._publish())]
         try:
@@ -167,7 +174,9 @@ class OperatorStation:
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
         message = event.message
-        self.core.on_link_message(message, event.now)
+        robot_map = self.core.on_link_message(message, event.now)
+        if robot_map is not None:
+            self._adopt_map(robot_map)
         if isinstance(message, Telemetry):
             self._record_telemetry(message, event.now)
         elif isinstance(message, VideoFragment):
@@ -179,6 +188,28 @@ class OperatorStation:
                 slot.offer_frame(payload)
             if self.recorder is not None:
                 self.recorder.submit(lambda r: r.image(frame.stamp, frame.jpeg))
+
+    def _adopt_map(self, robot_map: World) -> None:
+        """The robot's map arrived (or this end's own proved to be it): show and record it."""
+        if robot_map is not self.world:
+            self.world = robot_map
+            self._map_png = map_png(robot_map)
+            hello = encode_json(self.hello())
+            for slot in list(self._slots):
+                slot.offer_reply(hello)  # browsers already open redraw with the robot's map
+        if self.recorder is not None:
+            stamp = time.time()
+            self.recorder.submit(lambda r: r.occupancy_grid(stamp, robot_map))
+
+    def _record_start(self) -> None:
+        """The robot description, and the map when no robot will announce one (the thesis
+        profile carries no map)."""
+        if self.recorder is None:
+            return
+        stamp, urdf, world = time.time(), robot_urdf(self.config), self.world
+        self.recorder.submit(lambda r: r.robot_description(stamp, urdf))
+        if world is not None and not self.core.native:
+            self.recorder.submit(lambda r: r.occupancy_grid(stamp, world))
 
     def _record_packet(self, record: PacketRecord) -> None:
         if self.recorder is not None:
@@ -194,12 +225,14 @@ class OperatorStation:
         cone = sonar.cone_deg if sonar is not None else 15.0
         reach = sonar.range_max if sonar is not None else 5.0
         reference = self.core.reference_now(now)
+        sent = self.session.sent
         self.recorder.submit(
             lambda r: r.telemetry(
                 telemetry,
                 sonar_cone=math.radians(cone),
                 sonar_range=reach,
                 reference=reference,
+                sent=sent,
             )
         )
 

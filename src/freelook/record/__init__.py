@@ -1,5 +1,6 @@
 """Recording runs to MCAP with ROS 2 schemas, reading them back and repairing cut-off files."""
 
+from freelook.record._description import robot_urdf
 from freelook.record._reader import (
     RecordedMessage,
     RecordingError,
@@ -17,10 +18,17 @@ from freelook.record._report import (
     load_run,
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
-from freelook.record._writer import BackgroundRecorder, Direction, Recorder, RecorderStats
+from freelook.record._writer import (
+    LATCHED_TOPICS,
+    BackgroundRecorder,
+    Direction,
+    Recorder,
+    RecorderStats,
+)
 
 __all__ = [
     "DEFINITIONS",
+    "LATCHED_TOPICS",
     "BackgroundRecorder",
     "Direction",
     "DirectionFigures",
@@ -39,5 +47,6 @@ __all__ = [
     "read_messages",
     "recording_info",
     "repair",
+    "robot_urdf",
     "topic_counts",
 ]

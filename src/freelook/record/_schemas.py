@@ -46,6 +46,12 @@ DEFINITIONS: dict[str, str] = {
     ),
     "sensor_msgs/CompressedImage": "std_msgs/Header header\nstring format\nuint8[] data",
     "tf2_msgs/TFMessage": "geometry_msgs/TransformStamped[] transforms",
+    "std_msgs/String": "string data",
+    "nav_msgs/MapMetaData": (
+        "builtin_interfaces/Time map_load_time\nfloat32 resolution\nuint32 width\nuint32 height\n"
+        "geometry_msgs/Pose origin"
+    ),
+    "nav_msgs/OccupancyGrid": ("std_msgs/Header header\nnav_msgs/MapMetaData info\nint8[] data"),
     # freelook's own messages.
     "freelook_msgs/Packet": (
         "uint8 OPERATOR_TO_ROBOT=0\nuint8 ROBOT_TO_OPERATOR=1\n"
@@ -67,7 +73,8 @@ DEFINITIONS: dict[str, str] = {
     "freelook_msgs/LinkStats": (
         "std_msgs/Header header\nstring direction\nuint32 packets_received\nuint32 packets_lost\n"
         "uint32 duplicates\nuint32 reordered\nuint32 crc_failures\nuint32 auth_failures\n"
-        "float32 rx_rate_hz\nfloat32 tx_rate_hz\nfloat32 drop_percent\nfloat32 latency_s"
+        "float32 rx_rate_hz\nfloat32 tx_rate_hz\nfloat32 drop_percent\nfloat32 latency_s\n"
+        "uint32 packets_sent"
     ),
     "freelook_msgs/Reference": (
         "std_msgs/Header header\nfloat64 x\nfloat64 y\nfloat64 theta\nfloat64 v\nfloat64 omega"

@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import numpy as np
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from mcap_ros2._dynamic import serialize_dynamic
 
 from freelook.link import PacketRecord, Telemetry
+from freelook.maps import World
 from freelook.record._schemas import full_definition
 
 __all__ = ["BackgroundRecorder", "Direction", "Recorder", "RecorderStats"]
@@ -42,6 +44,17 @@ log = logging.getLogger(__name__)
 Direction = Literal["operator_to_robot", "robot_to_operator"]
 _DIRECTION_CODE = {"operator_to_robot": 0, "robot_to_operator": 1}
 _IDENTITY_COVARIANCE = [0.0] * 36
+#: rosbag2's QoS for a latched topic (transient local, keep last 1): a player or a viewer that
+#: starts later in the file still gets the topic's one message
+_LATCHED_QOS = (
+    "- history: 1\n  depth: 1\n  reliability: 1\n  durability: 1\n"
+    "  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n"
+    "  lifespan:\n    sec: 2147483647\n    nsec: 4294967295\n"
+    "  liveliness: 1\n"
+    "  liveliness_lease_duration:\n    sec: 2147483647\n    nsec: 4294967295\n"
+    "  avoid_ros_namespace_conventions: false\n"
+)
+LATCHED_TOPICS = frozenset({"/map", "/robot_description"})
 
 
 def _stamp(t: float) -> dict[str, int]:
@@ -148,7 +161,8 @@ class Recorder:
         schema_id, encoder = self._encoder(typename)
         channel_id = self._channels.get(topic)
         if channel_id is None:
-            channel_id = self._writer.register_channel(topic, "cdr", schema_id)
+            metadata = {"offered_qos_profiles": _LATCHED_QOS} if topic in LATCHED_TOPICS else {}
+            channel_id = self._writer.register_channel(topic, "cdr", schema_id, metadata)
             self._channels[topic] = channel_id
         sequence = self._sequence.get(topic, 0)
         self._sequence[topic] = sequence + 1
@@ -348,6 +362,36 @@ class Recorder:
         }
         self.write("/freelook/safety", "freelook_msgs/SafetyEvent", message, t)
 
+    def occupancy_grid(self, t: float, world: World, topic: str = "/map") -> None:
+        """The map as a ROS ``nav_msgs/OccupancyGrid`` (0 free, 100 occupied, −1 unknown; rows
+        from the origin, growing with y, as ROS lays them out), on a latched topic."""
+        obstacles = world.obstacles()
+        cells = np.where(obstacles, 100, 0).astype(np.int8)
+        if world.unknown is not None:
+            cells[world.unknown & ~obstacles] = -1
+        rows, cols = world.shape
+        origin = {
+            "position": {"x": world.origin[0], "y": world.origin[1], "z": 0.0},
+            "orientation": _yaw_quaternion(0.0),
+        }
+        message = {
+            "header": _header(t, "map"),
+            "info": {
+                "map_load_time": _stamp(t),
+                "resolution": world.resolution,
+                "width": cols,
+                "height": rows,
+                "origin": origin,
+            },
+            "data": cells.ravel().tolist(),
+        }
+        self.write(topic, "nav_msgs/OccupancyGrid", message, t)
+
+    def robot_description(self, t: float, urdf: str) -> None:
+        """The robot's URDF on ``/robot_description`` (latched), as ``robot_state_publisher``
+        publishes it."""
+        self.write("/robot_description", "std_msgs/String", {"data": urdf}, t)
+
     def link_stats(self, t: float, direction: Direction, figures: dict[str, float]) -> None:
         message: dict[str, Any] = {"header": _header(t, ""), "direction": direction}
         for name in (
@@ -357,6 +401,7 @@ class Recorder:
             "reordered",
             "crc_failures",
             "auth_failures",
+            "packets_sent",
         ):
             message[name] = int(figures.get(name, 0))
         for name in ("rx_rate_hz", "tx_rate_hz", "drop_percent", "latency_s"):
@@ -381,8 +426,11 @@ class Recorder:
         sonar_cone: float = math.radians(15.0),
         sonar_range: float = 5.0,
         reference: tuple[float, float, float, float, float] | None = None,
+        sent: int | None = None,
     ) -> None:
-        """One telemetry message as the ROS 2 streams a robot would publish."""
+        """One telemetry message as the ROS 2 streams a robot would publish; ``sent``: the
+        packets the recording end had sent the robot by then (beside the robot's own count of
+        what it received, in ``/freelook/link_stats/operator_to_robot``)."""
         stamp = t.stamp
         self.cmd_vel(stamp, t.cmd_v, t.cmd_omega)
         self.odom(stamp, *t.odom, t.v, t.omega)
@@ -426,6 +474,7 @@ class Recorder:
                 "tx_rate_hz": link.tx_rate_hz,
                 "drop_percent": link.drop_percent,
                 "latency_s": link.latency_s,
+                "packets_sent": sent or 0,
             },
         )
         if reference is not None:

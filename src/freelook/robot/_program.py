@@ -44,6 +44,7 @@ class RobotProgram:
         self.config = config
         self.hardware = hardware
         self.runtime = runtime
+        self.robot_map = robot_map  # what the robot announces to its operators
         self.core = RobotCore(
             config,
             hardware,

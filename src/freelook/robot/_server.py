@@ -20,22 +20,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from freelook.link import (
+    MAP_CHUNK,
     Accepted,
     KeyRing,
     LinkDriver,
     LinkEvent,
     LinkSession,
     LinkStatistics,
+    MapAnnouncer,
+    MapRequest,
     Message,
     NativeCodec,
     PacketRecord,
     SerialEndpoint,
+    SessionOpened,
     ThesisCodec,
     UdpEndpoint,
     VideoFrame,
     encode_jpeg,
     parse_transport_url,
 )
+from freelook.maps import World, builtin_worlds
 from freelook.record import BackgroundRecorder
 from freelook.robot._program import RobotProgram
 from freelook.runtime import RealtimeRuntime
@@ -44,6 +49,7 @@ __all__ = ["ROBOT_STATION", "RobotServer", "ServerOptions"]
 
 log = logging.getLogger(__name__)
 ROBOT_STATION = 100
+MAP_ANNOUNCE_PERIOD = 2.0  # s between map announcements (and one when a session opens)
 
 #: Work a hardware backend needs done while the robot runs (e.g. keeping a serial link).
 BackendTask = Callable[[], Coroutine[Any, Any, None]]
@@ -101,6 +107,14 @@ class RobotServer:
             role="robot" if self._sessions(options) else None,
             keys=options.keys,
         )
+        # the native profile tells operators the robot's map (a built-in world by its name)
+        robot_map = program.robot_map
+        self.map = (
+            _announcer(robot_map)
+            if robot_map is not None and isinstance(self.codec, NativeCodec)
+            else None
+        )
+        self._map_announced = -MAP_ANNOUNCE_PERIOD
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
         self.skipped_frames = 0
@@ -126,6 +140,8 @@ class RobotServer:
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
             self.radio = self._budget_for(url.baud)
+            if self.map is not None:  # map chunks share what video may use of the radio
+                self.map.rate = self.map.burst = max(0.0, self.radio.video_rate / MAP_CHUNK) / 4
         self.driver = LinkDriver(self.session, endpoint, self.runtime.now, self._on_event)
         tasks = [
             asyncio.create_task(self.runtime.run(), name="runtime"),
@@ -177,12 +193,27 @@ class RobotServer:
         core = self.program.core
         core.link_stats = self.session.stats.report(now)
         # stamped on the wall clock like everything else that leaves the robot
-        return [dataclasses.replace(core.telemetry(now), stamp=now + self.session.wire_offset)]
+        out: list[Message] = [
+            dataclasses.replace(core.telemetry(now), stamp=now + self.session.wire_offset)
+        ]
+        if self.map is not None and now - self._map_announced >= MAP_ANNOUNCE_PERIOD:
+            self._map_announced = now
+            out.append(self.map.info)
+        return out
 
     def _on_event(self, event: LinkEvent) -> None:
+        if isinstance(event, SessionOpened) and self.map is not None:
+            self._send(self.map.info)  # a new station hears of the map at once
+            return
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
-        for reply in self.program.send(event.message, event.decoded.sender, event.permissions):
+        message = event.message
+        if isinstance(message, MapRequest):
+            # the map is read-only: any station in session may have it, from the budget
+            for chunk in self.map.answer(message, event.now) if self.map is not None else []:
+                self._send(chunk)
+            return
+        for reply in self.program.send(message, event.decoded.sender, event.permissions):
             self._send(reply)
 
     def _send(self, message: Message) -> None:
@@ -230,6 +261,12 @@ class RobotServer:
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)
+
+
+def _announcer(robot_map: World) -> MapAnnouncer:
+    """The robot's map for the link; a built-in world goes by its name too."""
+    name = robot_map.source if robot_map.source in builtin_worlds() else ""
+    return MapAnnouncer(robot_map, name=name)
 
 
 class RadioBudget:
