@@ -56,6 +56,9 @@ class Case:
     #: The figure ``target_s`` applies to when it is not the time per operation (e.g. a p95
     #: latency measured inside each call); read after the runs.
     measured: Callable[[], float] | None = None
+    #: The most the operation may take as a multiple of the baseline's time (e.g. 3.0 for "at
+    #: most 3 × a raw socket echo"); judged on the same run's medians.
+    max_baseline_ratio: float | None = None
 
 
 @dataclass(slots=True)
@@ -71,6 +74,7 @@ class Result:
     target_s: float | None
     meets_target: bool | None
     extra: dict[str, float] = field(default_factory=dict)
+    max_baseline_ratio: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -134,9 +138,21 @@ def run_case(name: str, case: Case, min_time: float = 0.5, max_calls: int = 10_0
         speedup = base_median / median if median > 0 else None
     judged = case.measured() if case.measured is not None else median
     meets = None if case.target_s is None else judged <= case.target_s
+    if case.max_baseline_ratio is not None and base_median is not None:
+        within = median <= case.max_baseline_ratio * base_median
+        meets = within if meets is None else meets and within
     extra = case.extra() if case.extra is not None else {}
     return Result(
-        name, case.unit, median, _p95(samples), base_median, speedup, case.target_s, meets, extra
+        name,
+        case.unit,
+        median,
+        _p95(samples),
+        base_median,
+        speedup,
+        case.target_s,
+        meets,
+        extra,
+        case.max_baseline_ratio,
     )
 
 

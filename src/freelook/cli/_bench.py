@@ -20,6 +20,13 @@ def _fmt(seconds: float | None) -> str:
     return f"{seconds / 1e-9:.3g} ns"
 
 
+def _target(seconds: float | None, ratio: float | None) -> str:
+    parts = [] if seconds is None else [_fmt(seconds)]
+    if ratio is not None:
+        parts.append(f"≤ {ratio:g}× baseline")
+    return ", ".join(parts) or "-"
+
+
 def bench(
     names: Annotated[
         list[str] | None, typer.Argument(help="Benchmark names or prefixes (default: all).")
@@ -72,7 +79,7 @@ def bench(
             _fmt(r.p95_s),
             _fmt(r.baseline_median_s),
             "-" if r.speedup is None else f"{r.speedup:.1f}×",
-            _fmt(r.target_s),
+            _target(r.target_s, r.max_baseline_ratio),
             ok,
             extra,
         )
