@@ -89,23 +89,33 @@ class LinkDriver:
             await asyncio.gather(transmit, return_exceptions=True)
 
     async def _receive(self) -> None:
-        while True:
-            item = await self.endpoint.recv_from(timeout=RECEIVE_POLL)
-            if item is None:
-                continue
-            data, source = item
-            for event in self.session.receive(data, self.clock(), source):
-                if isinstance(event, (Accepted, SessionOpened)):
-                    self.endpoint.learn_peer(source)
-                    if self.session.role is not None:
-                        self.peers[event.station] = source
-                elif isinstance(event, Reply):
-                    for packet in event.packets:
-                        self._to(packet, source)
-                try:
-                    self.on_event(event)
-                except Exception:  # one bad message must not end the link
-                    log.exception("handling %s failed", type(event).__name__)
+        endpoint = self.endpoint
+        if isinstance(endpoint, UdpEndpoint):
+            # verified sources' datagrams are handled as they arrive (the endpoint's fast path)
+            endpoint.on_verified = self._handle
+        try:
+            while True:
+                item = await endpoint.recv_from(timeout=RECEIVE_POLL)
+                if item is not None:
+                    self._handle(*item)
+        finally:
+            if isinstance(endpoint, UdpEndpoint):
+                endpoint.on_verified = None
+
+    def _handle(self, data: bytes, source: object) -> None:
+        """Feed one datagram to the session and act on what it yields."""
+        for event in self.session.receive(data, self.clock(), source):
+            if isinstance(event, (Accepted, SessionOpened)):
+                self.endpoint.learn_peer(source)
+                if self.session.role is not None:
+                    self.peers[event.station] = source
+            elif isinstance(event, Reply):
+                for packet in event.packets:
+                    self._to(packet, source)
+            try:
+                self.on_event(event)
+            except Exception:  # one bad message must not end the link
+                log.exception("handling %s failed", type(event).__name__)
 
     async def _transmit(self) -> None:
         while True:
