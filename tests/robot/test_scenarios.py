@@ -60,32 +60,6 @@ def test_link_cut_stops_within_watchdog_cycle_and_braking() -> None:
     assert stopped <= bound
 
 
-def test_mcl_tracks_a_three_minute_drive_on_slipping_tyres() -> None:
-    log = sc.localization_trial(seed=1, duration=180.0)
-    assert log.distance > 40.0  # the tour of the hall, twice and more
-    assert max(log.errors) < 0.05
-    assert max(log.heading_errors) < 2.0
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_global_initialisation_converges_within_10_s_of_driving(seed: int) -> None:
-    converged, log = sc.relocalization_trial(seed, duration=14.0, start=(4.0, 3.0, 0.1))
-    assert log.errors[0] > 1.0  # it did start lost
-    assert converged is not None
-    assert converged <= 10.0
-
-
-@pytest.mark.parametrize("seed", [3, 44])
-def test_global_initialisation_tells_the_hall_from_the_room_it_resembles(seed: int) -> None:
-    # these starts are on the hall's north leg, heading west: until the turn south the view
-    # matches the east room's north side, and the room kept part of the cloud for 13-15 s
-    converged, log = sc.relocalization_trial(seed, duration=12.0)
-    assert log.errors[0] > 1.0
-    assert converged is not None
-    assert converged <= 10.0
-    assert not any(t and e > 0.5 for t, e in zip(log.trusted, log.errors, strict=True))
-
-
 def test_robot_side_ellipse_at_25_percent_loss() -> None:
     result = sc.ellipse_trial(seed=1, loss=0.25, robot_side=True)
     assert result.completion_time <= 1.02 * result.ideal_time

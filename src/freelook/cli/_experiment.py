@@ -20,6 +20,10 @@ def experiment(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write the tables to this Markdown file.")
     ] = None,
+    world: Annotated[
+        str | None,
+        typer.Option(help="localization only: a built-in world or a map file to localize in."),
+    ] = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
     from dataclasses import asdict
@@ -28,13 +32,24 @@ def experiment(
     from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from freelook.experiments import EXPERIMENTS, run_experiment
+    from freelook.errors import FreelookError
+    from freelook.experiments import EXPERIMENTS, localization_experiment, run_experiment
+    from freelook.maps import load_world
 
     names = list(EXPERIMENTS) if name == "all" else [name]
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         typer.echo(f"unknown experiment {unknown[0]!r}; known: {', '.join(EXPERIMENTS)}", err=True)
         raise typer.Exit(2)
+    if world is not None:
+        if names != ["localization"]:
+            typer.echo("--world goes with the localization experiment only", err=True)
+            raise typer.Exit(2)
+        try:
+            load_world(world)
+        except FreelookError as err:
+            typer.echo(str(err), err=True)
+            raise typer.Exit(2) from None
     results = []
     console = Console(stderr=json_out, width=150)
     with Progress(
@@ -51,7 +66,14 @@ def experiment(
             def progress(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            results.append(run_experiment(each, trials, seed, progress, reduced))
+            if world is not None:
+                _, full, small = EXPERIMENTS[each]
+                n = max(1, trials if trials is not None else (small if reduced else full))
+                result = localization_experiment(world, n, seed, progress)
+                result.details["trials"] = n
+                results.append(result)
+            else:
+                results.append(run_experiment(each, trials, seed, progress, reduced))
     if json_out:
         typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
     else:

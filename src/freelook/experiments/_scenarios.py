@@ -39,13 +39,10 @@ from freelook.maps import World, load_world
 __all__ = [
     "EllipseResult",
     "RecklessResult",
-    "TourLog",
     "ellipse_trial",
     "flc_figures_trial",
     "link_course_trial",
-    "localization_trial",
     "reckless_trial",
-    "relocalization_trial",
     "square_laps_trial",
     "translation_offset_trial",
 ]
@@ -436,94 +433,3 @@ def link_course_trial(
         "node_failures": float(up_row.node_failures + down_row.node_failures),
         "continuity": commanded_cycles / max(cycles, 1),
     }
-
-
-# a tour of the lab's left hall, clear of the crate, the box and the pillar
-LAB_TOUR = ((3.0, 3.0), (9.5, 3.2), (9.5, 7.0), (7.0, 10.5), (1.2, 10.5), (1.0, 6.5))
-
-
-@dataclass
-class TourLog:
-    times: list[float]  # s since the tour began
-    errors: list[float]  # m, robot's pose against the truth
-    heading_errors: list[float]  # degrees
-    trusted: list[bool]  # whether the robot trusted its pose (no global search running)
-    distance: float = 0.0  # m driven (true)
-    waypoints: int = 0  # waypoints reached
-
-
-def _drive_tour(robot: SimulatedRobot, first: int, seconds: float, sample: float = 0.5) -> TourLog:
-    """Drive the lab tour from waypoint ``first``, steering by the true pose as an operator
-    watching the robot would; log the robot's own pose error every ``sample`` seconds."""
-    period = robot.config.link.operator_tx_spacing
-    target = first
-    log = TourLog([], [], [], [])
-    start = robot.now()
-    next_sample = sample
-    last = robot.sim.ground_truth
-    while robot.now() - start < seconds:
-        truth = robot.sim.ground_truth
-        waypoint = LAB_TOUR[target % len(LAB_TOUR)]
-        if math.hypot(waypoint[0] - truth.x, waypoint[1] - truth.y) < 0.4:
-            target += 1
-            log.waypoints += 1
-            waypoint = LAB_TOUR[target % len(LAB_TOUR)]
-        bearing = wrap_angle(math.atan2(waypoint[1] - truth.y, waypoint[0] - truth.x) - truth.theta)
-        speed = 0.4 * max(0.0, math.cos(bearing))
-        robot.send(VelocityCommand(speed, float(np.clip(1.5 * bearing, -0.6, 0.6))))
-        robot.run_for(period)
-        truth = robot.sim.ground_truth
-        log.distance += math.hypot(truth.x - last.x, truth.y - last.y)
-        last = truth
-        if robot.now() - start >= next_sample:
-            next_sample += sample
-            pose = robot.core.pose
-            log.times.append(robot.now() - start)
-            log.errors.append(math.hypot(truth.x - pose[0], truth.y - pose[1]))
-            log.heading_errors.append(abs(math.degrees(wrap_angle(truth.theta - pose[2]))))
-            log.trusted.append(robot.core.pose_trusted)
-    return log
-
-
-def localization_trial(seed: int, duration: float = 180.0) -> TourLog:
-    """Monte Carlo localization from a known start, driving the lab tour on slipping tyres."""
-    config = load_robot("pioneer3dx")
-    robot = SimulatedRobot(config, _world("lab"), seed=seed, pose=(*LAB_TOUR[0], 0.0))
-    return _drive_tour(robot, 1, duration)
-
-
-def relocalization_trial(
-    seed: int, duration: float = 20.0, start: tuple[float, float, float] | None = None
-) -> tuple[float | None, TourLog]:
-    """From a wrong believed pose, global initialisation, then the tour.
-
-    The true start is a random point of the tour (or ``start``, on the tour's first leg); the
-    believed pose is random anywhere in the lab. Returns the driving time after which the pose
-    stays within 5 cm and 2° for the rest of the run (None if it never does), and the log.
-    """
-    config = load_robot("pioneer3dx")
-    world = _world("lab")
-    rng = np.random.default_rng(seed)
-    first = 1 if start is not None else int(rng.integers(len(LAB_TOUR)))
-    a, b = LAB_TOUR[first - 1], LAB_TOUR[first]
-    share = float(rng.uniform(0.2, 0.8))
-    pose = start or (
-        a[0] + share * (b[0] - a[0]),
-        a[1] + share * (b[1] - a[1]),
-        math.atan2(b[1] - a[1], b[0] - a[0]) + float(rng.normal(0.0, 0.3)),
-    )
-    believed = (
-        float(rng.uniform(1.0, 17.0)),
-        float(rng.uniform(1.0, 12.5)),
-        float(rng.uniform(-math.pi, math.pi)),
-    )
-    robot = SimulatedRobot(config, world, seed=seed, pose=pose, believed_pose=believed)
-    robot.core.global_localization()
-    log = _drive_tour(robot, first, duration)
-    converged: float | None = None
-    for t, e, h in zip(log.times, log.errors, log.heading_errors, strict=True):
-        if e >= 0.05 or h >= 2.0:
-            converged = None
-        elif converged is None:
-            converged = t
-    return converged, log
