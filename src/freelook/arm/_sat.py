@@ -7,7 +7,7 @@ cross products of their edge directions (Gottschalk; Ericson, *Real-Time Collisi
 ``s > 0`` means the boxes are apart (and at least ``s`` apart), ``s ≤ 0`` means they intersect
 or touch (closed boxes, as python-fcl counts them). ``s`` is continuous in the poses, so it also
 tells whether a motion moves two intersecting boxes apart. Cross axes of (nearly) parallel
-edges have no direction and are skipped; the face axes cover that case.
+edges have no reliable direction and are skipped; the face axes cover that case.
 """
 
 from __future__ import annotations
@@ -26,35 +26,58 @@ __all__ = ["obb_overlap", "obb_separation", "pair_separations"]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
-_PARALLEL = 1e-9  # |a_i × b_j| below this: the edges are parallel, the axis has no direction
+#: |a_i × b_j| below this: the edges are parallel and the axis has no reliable direction (its
+#: separation would carry rounding errors of 1e-16/|a_i × b_j|); the face axes stand in, at
+#: worst calling boxes a micrometre apart touching
+_PARALLEL = 1e-6
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _separation(
-    ca: F64, ra: F64, ha: F64, cb: F64, rb: F64, hb: F64, pad: float, R: F64, A: F64, t: F64
+    ca: F64,
+    ra: F64,
+    ha: F64,
+    cb: F64,
+    rb: F64,
+    hb: F64,
+    pad: float,
+    enough: float,
+    R: F64,
+    A: F64,
+    t: F64,
 ) -> float:
-    """Separation of box a (centre, rotation columns = axes, half extents) and box b; ``R``,
-    ``A`` (3×3) and ``t`` (3) are scratch space."""
+    """Separation of box a (centre, rotation columns = axes, half extents) and box b, each
+    grown by ``pad``. Once the boxes are known to be more than ``enough`` apart the search
+    stops and returns that lower bound. ``R``, ``A`` (3×3) and ``t`` (3) are scratch space."""
     d0, d1, d2 = cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]
+    a0, a1, a2 = ha[0] + pad, ha[1] + pad, ha[2] + pad
+    b0, b1, b2 = hb[0] + pad, hb[1] + pad, hb[2] + pad
+    # bounding spheres first: most pairs are far apart
+    lower = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    lower -= math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    if lower > enough:
+        return lower
     for i in range(3):
         t[i] = ra[0, i] * d0 + ra[1, i] * d1 + ra[2, i] * d2
         for j in range(3):
             R[i, j] = ra[0, i] * rb[0, j] + ra[1, i] * rb[1, j] + ra[2, i] * rb[2, j]
             A[i, j] = abs(R[i, j])
-    a0, a1, a2 = ha[0] + pad, ha[1] + pad, ha[2] + pad
-    b0, b1, b2 = hb[0] + pad, hb[1] + pad, hb[2] + pad
     best = -math.inf
     # a's faces
     for i in range(3):
         r_a = a0 if i == 0 else (a1 if i == 1 else a2)
         s = abs(t[i]) - r_a - (b0 * A[i, 0] + b1 * A[i, 1] + b2 * A[i, 2])
         best = max(best, s)
+        if best > enough:
+            return float(best)
     # b's faces
     for j in range(3):
         r_b = b0 if j == 0 else (b1 if j == 1 else b2)
         tb = t[0] * R[0, j] + t[1] * R[1, j] + t[2] * R[2, j]
         s = abs(tb) - r_b - (a0 * A[0, j] + a1 * A[1, j] + a2 * A[2, j])
         best = max(best, s)
+        if best > enough:
+            return float(best)
     # edge × edge: L = a_i × b_j, written in a's frame
     ha_ = (a0, a1, a2)
     hb_ = (b0, b1, b2)
@@ -62,24 +85,27 @@ def _separation(
         i1 = (i + 1) % 3
         i2 = (i + 2) % 3
         for j in range(3):
-            n2 = 1.0 - R[i, j] * R[i, j]
-            if n2 < _PARALLEL * _PARALLEL:
+            # |a_i × b_j| from the two small components, not as √(1 − R_ij²): no cancellation
+            n = math.sqrt(R[i1, j] * R[i1, j] + R[i2, j] * R[i2, j])
+            if n < _PARALLEL:
                 continue
             j1 = (j + 1) % 3
             j2 = (j + 2) % 3
             r_a = ha_[i1] * A[i2, j] + ha_[i2] * A[i1, j]
             r_b = hb_[j1] * A[i, j2] + hb_[j2] * A[i, j1]
             tl = t[i2] * R[i1, j] - t[i1] * R[i2, j]
-            s = (abs(tl) - r_a - r_b) / math.sqrt(n2)
+            s = (abs(tl) - r_a - r_b) / n
             best = max(best, s)
-    return best
+            if best > enough:
+                return float(best)
+    return float(best)
 
 
 @numba.njit(cache=True, nogil=True)
 def _separation_kernel(ca: F64, ra: F64, ha: F64, cb: F64, rb: F64, hb: F64, out: F64) -> None:
     R, A, t = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     for p in range(ca.shape[0]):
-        out[p] = _separation(ca[p], ra[p], ha[p], cb[p], rb[p], hb[p], 0.0, R, A, t)
+        out[p] = _separation(ca[p], ra[p], ha[p], cb[p], rb[p], hb[p], 0.0, math.inf, R, A, t)
 
 
 def obb_separation(ca: F64, ra: F64, ha: F64, cb: F64, rb: F64, hb: F64) -> F64:
@@ -112,9 +138,11 @@ def separations_kernel(
     pair_a: I64,
     pair_b: I64,
     pad: float,
+    enough: float,
     out: F64,
 ) -> None:
-    """Fill ``out`` (B, P) with the separation of every checked pair in every pose of ``q``."""
+    """Fill ``out`` (B, P) with the separation of every checked pair in every pose of ``q``
+    (a lower bound where it exceeds ``enough``)."""
     n_batch = q.shape[0]
     links = np.empty((n_batch, parent.shape[0], 4, 4))
     centres = np.empty((n_batch, box_link.shape[0], 3))
@@ -127,13 +155,16 @@ def separations_kernel(
             i, k = pair_a[p], pair_b[p]
             out[b, p] = _separation(
                 centres[b, i], rotations[b, i], half[i], centres[b, k], rotations[b, k], half[k],
-                pad, R, A, t,
+                pad, enough, R, A, t,
             )  # fmt: skip
 
 
-def pair_separations(model: ArmModel, q: F64, padding: float = 0.0) -> F64:
+def pair_separations(
+    model: ArmModel, q: F64, padding: float = 0.0, enough: float = math.inf
+) -> F64:
     """Separation of every checked pair, (P,) for one pose or (B, P) for a batch; every box
-    grown by ``padding`` metres on each side."""
+    grown by ``padding`` metres on each side. Pairs further apart than ``enough`` may get a
+    smaller positive lower bound instead (the search stops early: much faster)."""
     arr = np.ascontiguousarray(q, dtype=np.float64)
     single = arr.ndim == 1
     arr = arr.reshape(-1, model.n_joints)
@@ -141,6 +172,6 @@ def pair_separations(model: ArmModel, q: F64, padding: float = 0.0) -> F64:
     separations_kernel(
         arr, model.link_parent, model.link_origin, model.link_axis, model.link_kind,
         model.link_q, model.link_scale, model.link_offset, model.box_link, model.box_origin,
-        model.half_extents, model.pair_a, model.pair_b, float(padding), out,
+        model.half_extents, model.pair_a, model.pair_b, float(padding), float(enough), out,
     )  # fmt: skip
     return out[0] if single else out

@@ -72,8 +72,7 @@ def _check_mesh(path: Path, owner: Any, mesh: Any, problems: list[str]) -> None:
         problem = str(err)
     if problem is not None:
         problems.append(
-            f"{_where(path, owner)}: mesh {filename!r} cannot be loaded from {resolved}: "
-            f"{problem}"
+            f"{_where(path, owner)}: mesh {filename!r} cannot be loaded from {resolved}: {problem}"
         )
 
 
