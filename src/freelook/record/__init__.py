@@ -13,9 +13,14 @@ from freelook.record._repair import RepairError, RepairReport, repair
 from freelook.record._report import (
     DirectionFigures,
     RunData,
+    SafetyEpisode,
     build_report,
     direction_figures,
+    link_table,
     load_run,
+    path_limits,
+    safety_episodes,
+    summary_lines,
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
 from freelook.record._writer import (
@@ -40,13 +45,18 @@ __all__ = [
     "RepairError",
     "RepairReport",
     "RunData",
+    "SafetyEpisode",
     "build_report",
     "direction_figures",
     "full_definition",
+    "link_table",
     "load_run",
+    "path_limits",
     "read_messages",
     "recording_info",
     "repair",
     "robot_urdf",
+    "safety_episodes",
+    "summary_lines",
     "topic_counts",
 ]

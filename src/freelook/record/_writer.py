@@ -33,7 +33,7 @@ from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from mcap_ros2._dynamic import serialize_dynamic
 
-from freelook.link import PacketRecord, Telemetry
+from freelook.link import PacketRecord, SafetyFlags, Telemetry
 from freelook.maps import World
 from freelook.record._schemas import full_definition
 
@@ -456,9 +456,11 @@ class Recorder:
         self.tf(stamp, *t.pose, "map", "base_link")
         self.mode(stamp, t.mode.name.lower(), t.estop, str(t.controller))
         if t.safety_flags:
-            self.safety_event(
-                stamp, str(t.safety_flags), f"zone {t.safety_zone}", t.safety_zone, t.safety_scale
+            kind = "|".join(
+                f.name.lower() for f in SafetyFlags if f and f.name and f in t.safety_flags
             )
+            detail = f"zone {t.safety_zone}" if t.safety_zone >= 0 else ""
+            self.safety_event(stamp, kind, detail, t.safety_zone, t.safety_scale)
         link = t.link
         self.link_stats(
             stamp,
