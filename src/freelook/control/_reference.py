@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.interpolate import CubicSpline
 
 from freelook.geometry import wrap_angle
 
@@ -99,6 +98,10 @@ class SampledPath(TrajectoryReference):
         times = np.asarray(t, dtype=np.float64)
         if times.ndim != 1 or len(times) < 2 or np.any(np.diff(times) <= 0):
             raise ValueError("sampled path needs ≥ 2 points with strictly increasing times")
+        # imported here: scipy.interpolate costs a robot program ~20 MB it needs only for
+        # sampled paths
+        from scipy.interpolate import CubicSpline
+
         bc = "periodic" if periodic else "not-a-knot"
         self._sx = CubicSpline(times, np.asarray(x, dtype=np.float64), bc_type=bc)
         self._sy = CubicSpline(times, np.asarray(y, dtype=np.float64), bc_type=bc)
