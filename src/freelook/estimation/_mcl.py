@@ -36,6 +36,7 @@ __all__ = ["MonteCarloLocalization", "PoseEstimate", "SearchPhase"]
 _SPLIT_LOCK = threading.Lock()
 
 FIELD_UPSAMPLE = 4  # likelihood-field cells per map cell (each way)
+_FIELD_BAND = 64  # rows of the likelihood field computed at a time
 SPLIT_PARTICLES = 8000  # clouds this large are scored on every core (a global search's)
 ROUGHEN_XY = 0.003  # m
 ROUGHEN_THETA = math.radians(0.1)
@@ -301,21 +302,26 @@ class MonteCarloLocalization:
         up = FIELD_UPSAMPLE
         r = (np.arange(rows * up) + 0.5) / up - 0.5
         c = (np.arange(cols * up) + 0.5) / up - 0.5
-        distance = map_coordinates(
-            distance, np.meshgrid(r, c, indexing="ij"), order=1, mode="nearest"
-        )
         self._field_resolution = world.resolution / up
         z_rand = (1.0 - z_hit) / range_max
 
-        def log_field(sigma: float) -> npt.NDArray[np.float32]:
-            likelihood = z_hit * np.exp(-(distance**2) / (2 * sigma**2)) + z_rand
-            table: npt.NDArray[np.float32] = np.log(likelihood).astype(np.float32)
-            return table
+        def log_field(fine: npt.NDArray[np.float64], sigma: float) -> npt.NDArray[np.float64]:
+            return np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
 
-        self._table = log_field(sigma_hit)
         # a global search first scores against a blurred field: a pose 20 cm and a few
         # degrees off still fits, so the cloud gathers in the right basin before it sharpens
-        self._coarse_table = log_field(SEARCH_SIGMA)
+        self._table = np.empty((r.size, c.size), dtype=np.float32)
+        self._coarse_table = np.empty((r.size, c.size), dtype=np.float32)
+        # a band of rows at a time: each table cell is computed exactly as a whole-grid pass
+        # would, but the float64 intermediates stay a few MB instead of several full grids
+        # (which the allocator would keep for the rest of the run)
+        for lo in range(0, r.size, _FIELD_BAND):
+            band = slice(lo, lo + _FIELD_BAND)
+            fine = map_coordinates(
+                distance, np.meshgrid(r[band], c, indexing="ij"), order=1, mode="nearest"
+            )
+            self._table[band] = log_field(fine, sigma_hit)
+            self._coarse_table[band] = log_field(fine, SEARCH_SIGMA)
         self._outside = float(math.log(z_rand))
         self._free = np.argwhere(~grid)
         # the map in whole metres (each way), for grouping particles into places
