@@ -71,6 +71,8 @@ class Robot:
     gripper_group: list[str]
     tool_link: str
     frames: list[str] = field(default_factory=list)  # links without geometry
+    #: the SRDF's "ready" pose: arm raised, elbow bent, clear of the body (where reaches start)
+    ready: dict[str, float] = field(default_factory=dict)
 
 
 def _deg(d: float) -> float:
@@ -213,6 +215,7 @@ def taros() -> Robot:
         "taros",
         "TAROS (seeds 001/003): tracked base, 5-DOF arm with a gripper, stereo pair at the wrist",
         b, j, bodies, neighbours, arm, ["finger_left_joint"], "tool0", ["base_link", "tool0"],
+        {"shoulder_pitch": 0.5, "elbow_pitch": -1.2, "wrist_pitch": -0.5},
     )  # fmt: skip
 
 
@@ -310,7 +313,7 @@ def m2p2() -> Robot:
         "M2P2 (seed 002): holonomic four-wheel base, 2-DOF arm in a vertical plane, 2-DOF "
         "gripper (roll and jaw), a camera on the arm",
         b, j, bodies, neighbours, ["shoulder", "elbow", "gripper_roll"], ["jaw_left_joint"],
-        "tool0", ["base_link", "tool0"],
+        "tool0", ["base_link", "tool0"], {"shoulder": 0.6, "elbow": -1.4},
     )  # fmt: skip
 
 
@@ -397,6 +400,10 @@ def srdf(robot: Robot, never: set[frozenset[str]]) -> str:
     out += [f'    <joint name="{name}"/>' for name in robot.gripper_group]
     out.append("  </group>")
     out.append(f'  <end_effector name="gripper" parent_link="{robot.tool_link}" group="gripper"/>')
+    out.append('  <group_state name="ready" group="arm">')
+    for name in robot.arm_group:
+        out.append(f'    <joint name="{name}" value="{robot.ready.get(name, 0.0):g}"/>')
+    out.append("  </group_state>")
     order = {x.link: i for i, x in enumerate(robot.boxes)}
     adjacent = adjacent_pairs(robot)
     for a, b in sorted(

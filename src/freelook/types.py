@@ -1,4 +1,5 @@
-"""Domain types every layer shares: the robot's drive mode and why safety changed a command.
+"""Domain types every layer shares: the robot's drive mode, why safety changed a command, and
+the state of an arm and its gripper.
 
 They belong to the robot's domain, not to any wire format: the link encodes them, the robot
 program reports them, the operator station and the page show them.
@@ -6,9 +7,10 @@ program reports them, the operator station and the page show them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 
-__all__ = ["Mode", "SafetyFlags"]
+__all__ = ["ArmState", "GripperState", "Mode", "SafetyFlags"]
 
 
 class Mode(IntEnum):
@@ -34,3 +36,23 @@ class SafetyFlags(IntFlag):
     ESTOP = 8
     BUMPER = 16
     HARDWARE = 32  # the hardware does not answer (a lost cable or socket): nothing is commanded
+
+
+@dataclass(frozen=True, slots=True)
+class ArmState:
+    """Joint encoders of an arm: positions (rad or m) and velocities, in ``names`` order (the
+    URDF's joint names)."""
+
+    stamp: float
+    names: tuple[str, ...]
+    positions: tuple[float, ...]
+    velocities: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GripperState:
+    """How far the fingers are apart (m) and whether they hold something."""
+
+    stamp: float
+    opening: float
+    holding: bool

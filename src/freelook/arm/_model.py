@@ -54,6 +54,7 @@ class ArmModel:
     half_extents: F64  # (N, 3)
     pair_a: I64  # checked pairs, indices into the boxes
     pair_b: I64
+    ready: F64  # the SRDF's "ready" pose (arm raised, clear of the body); else home()
 
     @property
     def n_joints(self) -> int:

@@ -273,13 +273,15 @@ def load_urdf(path: Path | str) -> ArmModel:
         half[k] = np.asarray(collision.geometry.box.size, dtype=float) / 2
     pairs = np.array(list(itertools.combinations(range(len(boxes)), 2)), dtype=np.int64)
     pairs = pairs.reshape(-1, 2)
+    lower = np.array([j.limit.lower for j in actuated], dtype=float)
+    upper = np.array([j.limit.upper for j in actuated], dtype=float)
     return ArmModel(
         name=robot.name,
         source=str(path),
         joint_names=tuple(j.name for j in actuated),
         joint_kinds=tuple(_KINDS[j.type] for j in actuated),
-        lower=np.array([j.limit.lower for j in actuated], dtype=float),
-        upper=np.array([j.limit.upper for j in actuated], dtype=float),
+        lower=lower,
+        upper=upper,
         max_velocity=np.array([j.limit.velocity for j in actuated], dtype=float),
         arm_joints=np.arange(len(actuated), dtype=np.int64),
         gripper_joints=np.zeros(0, dtype=np.int64),
@@ -298,14 +300,16 @@ def load_urdf(path: Path | str) -> ArmModel:
         half_extents=half,
         pair_a=pairs[:, 0].copy(),
         pair_b=pairs[:, 1].copy(),
+        ready=np.clip(np.zeros(len(actuated)), lower, upper),
     )
 
 
 def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
     """The arm of a URDF with the SRDF's groups, end effector and disabled pairs applied.
 
-    The SRDF needs a group ``arm`` (the jogged joints), may have a group ``gripper`` and an
-    ``end_effector`` whose ``parent_link`` is the tool frame (default: the last link).
+    The SRDF needs a group ``arm`` (the jogged joints), may have a group ``gripper``, an
+    ``end_effector`` whose ``parent_link`` is the tool frame (default: the last link) and a
+    ``group_state`` named ``ready`` (default: every joint at 0 within its limits).
     """
     import dataclasses
 
@@ -336,6 +340,24 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
             problems.append(f"{_where(path, effector)}: parent_link={link!r} names no link")
         else:
             tool = model.link_names.index(link)
+    ready = model.ready.copy()
+    for state in root.iter("group_state"):
+        if state.get("name") != "ready":
+            continue
+        for joint in state.iter("joint"):
+            name, value = joint.get("name"), _floats(joint.get("value"), 1)
+            if name not in joints or value is None:
+                problems.append(
+                    f"{_where(path, joint)}: expected an actuated joint and a finite value"
+                )
+                continue
+            k = joints.index(name)
+            if not model.lower[k] <= value[0] <= model.upper[k]:
+                problems.append(
+                    f"{_where(path, joint)}: value {value[0]:g} outside the joint's limits "
+                    f"[{model.lower[k]:g}, {model.upper[k]:g}]"
+                )
+            ready[k] = value[0]
     disabled: set[frozenset[str]] = set()
     for pair in root.iter("disable_collisions"):
         names = (pair.get("link1"), pair.get("link2"))
@@ -364,4 +386,5 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
         tool_link=tool,
         pair_a=model.pair_a[keep].copy(),
         pair_b=model.pair_b[keep].copy(),
+        ready=ready,
     )

@@ -1,11 +1,14 @@
 """Hardware abstraction: the protocols a robot (simulated or real) implements."""
 
 from freelook.robot.hal._interfaces import (
+    Arm,
+    ArmState,
     Bumpers,
     BumperState,
     Camera,
     DriveBase,
     EncoderSample,
+    GripperState,
     GyroSample,
     HardwareConnection,
     Odometer,
@@ -20,11 +23,14 @@ from freelook.robot.hal._interfaces import (
 )
 
 __all__ = [
+    "Arm",
+    "ArmState",
     "BumperState",
     "Bumpers",
     "Camera",
     "DriveBase",
     "EncoderSample",
+    "GripperState",
     "GyroSample",
     "HardwareConnection",
     "Odometer",

@@ -8,18 +8,24 @@ the robot's clock, so estimation never guesses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from freelook.types import ArmState, GripperState
+
 __all__ = [
+    "Arm",
+    "ArmState",
     "BumperState",
     "Bumpers",
     "Camera",
     "DriveBase",
     "EncoderSample",
+    "GripperState",
     "GyroSample",
     "HardwareConnection",
     "Odometer",
@@ -185,6 +191,32 @@ class Camera(Protocol):
         ...
 
 
+@runtime_checkable
+class Arm(Protocol):
+    """A manipulator arm with a gripper: joints jogged by velocity, encoders read back.
+
+    A command holds until the next one; the arm's own limits apply below it (the robot program
+    runs the anti-collision check above it). Non-finite commands stop the arm.
+    """
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """The jogged joints, in the order of velocity commands and states (URDF names)."""
+        ...
+
+    def command_velocities(self, velocities: Sequence[float]) -> None:
+        """Joint velocities, rad/s (revolute) or m/s (prismatic), in ``joint_names`` order."""
+
+    def state(self) -> ArmState:
+        """Joint positions and velocities as the encoders read them."""
+        ...
+
+    def command_gripper(self, opening: float) -> None:
+        """Open or close the fingers to ``opening`` metres apart (0: closed)."""
+
+    def gripper_state(self) -> GripperState: ...
+
+
 @dataclass(frozen=True, slots=True)
 class RobotHardware:
     """What one robot has. Absent devices are None; the robot program adapts."""
@@ -199,3 +231,4 @@ class RobotHardware:
     camera: Camera | None = None
     odometer: Odometer | None = None
     connection: HardwareConnection | None = None  # None: always there (a simulator)
+    arm: Arm | None = None

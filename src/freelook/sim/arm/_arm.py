@@ -1,0 +1,183 @@
+"""A simulated arm: velocity-controlled joints with limits and first-order lag, encoders, and a
+two-finger gripper that grasps, carries and releases :class:`ArmObject` boxes. It implements
+the robot program's ``Arm`` hardware interface.
+
+The joints the operator jogs (the SRDF's ``arm`` group) follow their commanded velocity with a
+first-order lag and stop at their position limits. The gripper joints (group ``gripper``; one
+value is half the opening between the two fingers) move to a commanded opening at their velocity
+limit. Closing on an object that lies between the fingers stops them at the object's width: the
+object is held and follows the tool until the gripper opens again, when it drops. Time is
+advanced by :meth:`SimulatedArm.step`; nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.arm import ArmModel, tool_pose
+from freelook.sim.arm._objects import ArmObject
+from freelook.types import ArmState, GripperState
+
+__all__ = ["SimulatedArm"]
+
+F64 = npt.NDArray[np.float64]
+
+
+class SimulatedArm:
+    """One arm on a base at (x, y, θ) in the world; sans-I/O, stepped by the simulator."""
+
+    def __init__(
+        self,
+        model: ArmModel,
+        *,
+        time_constant: float = 0.05,
+        encoder_resolution: float = 2 * math.pi / 2**16,
+        objects: Sequence[ArmObject] = (),
+        grasp_reach: float = 0.08,
+    ) -> None:
+        self.model = model
+        self.time_constant = time_constant
+        self.encoder_resolution = encoder_resolution
+        self.objects = list(objects)
+        self.grasp_reach = grasp_reach
+        self.now = 0.0
+        self.q = model.ready.copy()
+        self.q[model.gripper_joints] = model.upper[model.gripper_joints]  # open
+        self.qd = np.zeros(model.n_joints)
+        self._command = np.zeros(len(model.arm_joints))
+        self._opening = self.max_opening
+        self._held: ArmObject | None = None
+        self._grip: F64 | None = None  # the held object's centre in the tool frame
+        self._base = (0.0, 0.0, 0.0)
+
+    # --- commands ---------------------------------------------------------------------------
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(self.model.joint_names[j] for j in self.model.arm_joints)
+
+    @property
+    def max_opening(self) -> float:
+        """The widest opening between the fingers, m (twice a finger's travel)."""
+        g = self.model.gripper_joints
+        return 2 * float(self.model.upper[g[0]]) if len(g) else 0.0
+
+    def command_velocities(self, velocities: Sequence[float] | F64) -> None:
+        """Velocities of the ``arm`` joints (rad/s or m/s); non-finite values stop the arm."""
+        v = np.asarray(velocities, dtype=np.float64)
+        if v.shape != self._command.shape or not np.isfinite(v).all():
+            v = np.zeros_like(self._command)
+        self._command = v
+
+    def command_gripper(self, opening: float) -> None:
+        """Open (or close) the fingers to ``opening`` metres apart; non-finite is ignored."""
+        if math.isfinite(opening):
+            self._opening = min(max(opening, 0.0), self.max_opening)
+
+    def set_base_pose(self, x: float, y: float, theta: float) -> None:
+        """Where the robot stands: the arm's root frame in the world."""
+        self._base = (x, y, theta)
+
+    # --- state ------------------------------------------------------------------------------
+
+    def encoders(self) -> F64:
+        """Arm joint positions as the encoders read them (quantised)."""
+        q = self.q[self.model.arm_joints]
+        return np.round(q / self.encoder_resolution) * self.encoder_resolution
+
+    def state(self) -> ArmState:
+        """The ``arm`` joints' encoders (positions quantised) and velocities."""
+        return ArmState(
+            self.now,
+            self.joint_names,
+            tuple(self.encoders().tolist()),
+            tuple(self.qd[self.model.arm_joints].tolist()),
+        )
+
+    def gripper_state(self) -> GripperState:
+        return GripperState(self.now, self.opening, self._held is not None)
+
+    @property
+    def opening(self) -> float:
+        g = self.model.gripper_joints
+        return 2 * float(self.q[g[0]]) if len(g) else 0.0
+
+    @property
+    def held(self) -> ArmObject | None:
+        return self._held
+
+    def tool_in_world(self) -> F64:
+        """The tool frame (4×4) in the world frame."""
+        x, y, theta = self._base
+        c, s = math.cos(theta), math.sin(theta)
+        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+        return np.asarray(base @ tool_pose(self.model, self.q))
+
+    # --- physics ----------------------------------------------------------------------------
+
+    def step(self, dt: float) -> None:
+        """Advance ``dt`` seconds: joints, gripper, and whatever the gripper holds."""
+        m = self.model
+        arm = m.arm_joints
+        target = np.clip(self._command, -m.max_velocity[arm], m.max_velocity[arm])
+        lag = 1.0 - math.exp(-dt / self.time_constant) if self.time_constant > 0 else 1.0
+        qd = self.qd[arm] + (target - self.qd[arm]) * lag
+        q = self.q[arm] + qd * dt
+        at_upper, at_lower = q >= m.upper[arm], q <= m.lower[arm]
+        qd[(at_upper & (qd > 0)) | (at_lower & (qd < 0))] = 0.0
+        self.q[arm] = np.clip(q, m.lower[arm], m.upper[arm])
+        self.qd[arm] = qd
+        self._step_gripper(dt)
+        self.now += dt
+        if self._held is not None and self._grip is not None:
+            self._held.centre = (self.tool_in_world() @ np.append(self._grip, 1.0))[:3]
+
+    def _step_gripper(self, dt: float) -> None:
+        m = self.model
+        if not len(m.gripper_joints):
+            return
+        g = m.gripper_joints
+        half = float(self.q[g[0]])
+        goal = self._opening / 2
+        if self._held is not None:
+            goal = max(goal, self._held.width / 2)  # the fingers rest on the object
+        speed = float(m.max_velocity[g[0]])
+        step = max(-speed * dt, min(speed * dt, goal - half))
+        closing = step < 0
+        new = half + step
+        if closing and self._held is None:
+            caught = self._between_fingers(new)
+            if caught is not None:
+                new = max(new, caught.width / 2)
+                self._grasp(caught)
+        if self._held is not None and self._opening / 2 > self._held.width / 2 + 1e-4:
+            self._release()
+        self.q[g] = new
+        self.qd[g] = (new - half) / dt if dt > 0 else 0.0
+
+    def _between_fingers(self, half_opening: float) -> ArmObject | None:
+        """An object whose centre lies near the tool point and that the fingers now touch."""
+        tool = self.tool_in_world()
+        for obj in self.objects:
+            if obj.held:
+                continue
+            local = tool[:3, :3].T @ (obj.centre - tool[:3, 3])
+            if np.linalg.norm(local) <= self.grasp_reach and half_opening <= obj.width / 2:
+                return obj
+        return None
+
+    def _grasp(self, obj: ArmObject) -> None:
+        tool = self.tool_in_world()
+        self._grip = tool[:3, :3].T @ (obj.centre - tool[:3, 3])
+        obj.held = True
+        self._held = obj
+
+    def _release(self) -> None:
+        if self._held is not None:
+            self._held.drop()
+        self._held = None
+        self._grip = None
