@@ -36,6 +36,7 @@ SUITES: tuple[str, ...] = (
     "freelook.link._bench",
     "freelook.hardware.sim._bench_estimation",
     "freelook.safety._bench",
+    "freelook.arm._bench",
     "freelook.hardware.sim._bench",
     "freelook.operator._bench",
 )
