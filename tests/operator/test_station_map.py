@@ -57,3 +57,57 @@ def test_a_built_in_world_is_taken_by_name_and_its_own_map_kept() -> None:
     own = load_world("square")
     core = _core(own)
     assert core.on_link_message(MapAnnouncer(own).info, 0.0) is own
+
+
+def test_a_station_flooding_the_robot_with_map_requests_gets_only_the_budget() -> None:
+    """Over loopback UDP, an authenticated station asks for the whole map 200 times in a few
+    bursts, and for a map the robot does not have: the robot sends what its budget allows."""
+    import asyncio
+
+    from freelook.hardware.sim import simulated_server
+    from freelook.link import derive_key
+    from freelook.operator import OperatorStation
+    from freelook.robot import ServerOptions
+
+    key = derive_key("map flood test")
+    robot_map = dataclasses.replace(load_world("eod"), source="/srv/maps/eod.toml")
+
+    async def flood() -> tuple[int, int, float, MapAnnouncer]:
+        server, _ = simulated_server(
+            CONFIG,
+            load_world("lab"),
+            ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=False),
+            robot_map=robot_map,
+        )
+        robot_task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        assert server.local_address is not None
+        station = OperatorStation(CONFIG, None, server.local_address, key=key)
+        station_task = asyncio.create_task(station.run())
+        loop = asyncio.get_running_loop()
+        try:
+            end = loop.time() + 30.0
+            while station.core.robot_map is None and loop.time() < end:
+                await asyncio.sleep(0.05)
+            announcer = server.map
+            assert announcer is not None
+            assert station.core.robot_map is not None
+            announcer.rate = announcer.burst = 20.0  # a small budget, to see it hold
+            before = announcer.chunks_sent
+            began = loop.time()
+            digest = announcer.digest
+            station.send([MapRequest(bytes(32), 0, 64)] * 20)  # not the robot's map
+            for _ in range(10):  # in bursts the socket buffers take whole
+                station.send([MapRequest(digest, 0, 64)] * 20)
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.5)
+            elapsed = loop.time() - began
+        finally:
+            for task in (station_task, robot_task):
+                task.cancel()
+            await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        return announcer.chunks_sent - before, announcer.chunks_refused, elapsed, announcer
+
+    sent, refused, elapsed, announcer = asyncio.run(flood())
+    assert sent <= announcer.burst + announcer.rate * elapsed
+    assert refused > 0, (sent, refused, elapsed)
