@@ -305,25 +305,14 @@ class MonteCarloLocalization:
         self._field_resolution = world.resolution / up
         z_rand = (1.0 - z_hit) / range_max
 
-        def log_field(fine: npt.NDArray[np.float64], sigma: float) -> npt.NDArray[np.float64]:
-            return np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
-
-        # a global search first scores against a blurred field: a pose 20 cm and a few
-        # degrees off still fits, so the cloud gathers in the right basin before it sharpens
-        self._table = np.empty((r.size, c.size), dtype=np.float32)
-        self._coarse_table = np.empty((r.size, c.size), dtype=np.float32)
-        # a band of rows at a time: each table cell is computed exactly as a whole-grid pass
-        # would, but the float64 intermediates stay a few MB instead of several full grids
-        # (which the allocator would keep for the rest of the run)
-        for lo in range(0, r.size, _FIELD_BAND):
-            band = slice(lo, lo + _FIELD_BAND)
-            fine = map_coordinates(
-                distance, np.meshgrid(r[band], c, indexing="ij"), order=1, mode="nearest"
-            )
-            self._table[band] = log_field(fine, sigma_hit)
-            self._coarse_table[band] = log_field(fine, SEARCH_SIGMA)
+        self._field = (distance, r, c, z_hit, z_rand)
+        self._table = self._log_field(sigma_hit)
+        # a global search first scores against a blurred field (a pose 20 cm and a few degrees
+        # off still fits, so the cloud gathers in the right basin before it sharpens); built
+        # when the first search needs it, a tracking robot never does
+        self._coarse: npt.NDArray[np.float32] | None = None
         self._outside = float(math.log(z_rand))
-        self._free = np.argwhere(~grid)
+        self._free = np.argwhere(~grid).astype(np.int32)  # half the memory; cells fit
         # the map in whole metres (each way), for grouping particles into places
         self._metres = (
             math.ceil(cols * world.resolution - 1e-9),
@@ -342,6 +331,29 @@ class MonteCarloLocalization:
         self._poor_fits = 0
         self._verify = 0
         self.challenges = 0  # rival places that kept a search going
+
+    def _log_field(self, sigma: float) -> npt.NDArray[np.float32]:
+        """The log-likelihood of a beam end on the fine grid, for hit noise ``sigma``.
+
+        A band of rows at a time: each cell is computed exactly as a whole-grid pass would,
+        but the float64 intermediates stay a few MB instead of several full grids (which the
+        allocator would keep for the rest of the run).
+        """
+        distance, r, c, z_hit, z_rand = self._field
+        table = np.empty((r.size, c.size), dtype=np.float32)
+        for lo in range(0, r.size, _FIELD_BAND):
+            band = slice(lo, lo + _FIELD_BAND)
+            fine = map_coordinates(
+                distance, np.meshgrid(r[band], c, indexing="ij"), order=1, mode="nearest"
+            )
+            table[band] = np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
+        return table
+
+    @property
+    def _coarse_table(self) -> npt.NDArray[np.float32]:
+        if self._coarse is None:
+            self._coarse = self._log_field(SEARCH_SIGMA)
+        return self._coarse
 
     @classmethod
     def for_robot(cls, world: World, robot: RobotConfig, seed: int = 0) -> MonteCarloLocalization:

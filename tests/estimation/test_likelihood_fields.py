@@ -1,0 +1,46 @@
+"""Localization's likelihood fields, built a band of rows at a time (the coarse one only when a
+search first needs it), equal the whole-grid computation bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from scipy.ndimage import distance_transform_edt, map_coordinates
+
+from freelook.config import load_robot
+from freelook.estimation import MonteCarloLocalization
+from freelook.estimation._mcl import FIELD_UPSAMPLE, SEARCH_SIGMA
+from freelook.maps import load_world
+
+
+@pytest.mark.parametrize("name", ["lab", "square"])
+def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
+    world = load_world(name)
+    config = load_robot("pioneer3dx")
+    assert config.laser is not None
+    mcl = MonteCarloLocalization.for_robot(world, config, seed=1)
+    grid = world.obstacles()
+    half = world.resolution / 2
+    distance = np.where(
+        grid,
+        half - distance_transform_edt(grid) * world.resolution,
+        distance_transform_edt(~grid) * world.resolution - half,
+    )
+    rows, cols = grid.shape
+    up = FIELD_UPSAMPLE
+    r = (np.arange(rows * up) + 0.5) / up - 0.5
+    c = (np.arange(cols * up) + 0.5) / up - 0.5
+    fine = map_coordinates(distance, np.meshgrid(r, c, indexing="ij"), order=1, mode="nearest")
+    z_hit, z_rand = mcl._field[3], mcl._field[4]
+
+    def field(sigma: float) -> npt.NDArray[np.float32]:
+        table: npt.NDArray[np.float32] = np.log(
+            z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand
+        ).astype(np.float32)
+        return table
+
+    assert mcl._coarse is None  # not built until a search needs it
+    np.testing.assert_array_equal(mcl._table, field(0.05))
+    np.testing.assert_array_equal(mcl._coarse_table, field(SEARCH_SIGMA))
+    assert mcl._coarse is not None
