@@ -2,9 +2,12 @@
 
 from freelook.bench._harness import (
     SUITES,
+    BenchOptions,
     Case,
+    Factory,
     Result,
     benchmark,
+    benchmark_with_options,
     discover,
     iter_selected,
     registered,
@@ -13,9 +16,12 @@ from freelook.bench._harness import (
 
 __all__ = [
     "SUITES",
+    "BenchOptions",
     "Case",
+    "Factory",
     "Result",
     "benchmark",
+    "benchmark_with_options",
     "discover",
     "iter_selected",
     "registered",

@@ -18,9 +18,12 @@ from dataclasses import asdict, dataclass, field
 
 __all__ = [
     "SUITES",
+    "BenchOptions",
     "Case",
+    "Factory",
     "Result",
     "benchmark",
+    "benchmark_with_options",
     "discover",
     "iter_selected",
     "registered",
@@ -38,7 +41,9 @@ SUITES: tuple[str, ...] = (
     "freelook.safety._bench",
     "freelook.arm._bench",
     "freelook.hardware.sim._bench",
+    "freelook.hardware.sim._bench_memory",
     "freelook.operator._bench",
+    "freelook.record._bench",
 )
 
 
@@ -57,6 +62,12 @@ class Case:
     #: The figure ``target_s`` applies to when it is not the time per operation (e.g. a p95
     #: latency measured inside each call); read after the runs.
     measured: Callable[[], float] | None = None
+    #: Call ``run`` exactly this many times, without a warm-up call (a soak, a subprocess
+    #: measured once); None: as many as ``min_time`` asks, after one warm-up.
+    calls: int | None = None
+    #: What the target says when it is not a time (e.g. "RSS ≤ 200 MB" for a ``measured``
+    #: figure in MB).
+    target_label: str | None = None
     #: The most the operation may take as a multiple of the baseline's time (e.g. 3.0 for "at
     #: most 3 × a raw socket echo"); judged on the same run's medians.
     max_baseline_ratio: float | None = None
@@ -76,21 +87,45 @@ class Result:
     meets_target: bool | None
     extra: dict[str, float] = field(default_factory=dict)
     max_baseline_ratio: float | None = None
+    target_label: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
-_REGISTRY: dict[str, Callable[[], Case]] = {}
+@dataclass(frozen=True, slots=True)
+class BenchOptions:
+    """Settings a run gives the benchmarks that read them (``freelook bench`` options)."""
+
+    #: Simulated minutes of the memory soak (the issue's long form: 30).
+    soak_minutes: float = 10.0
+
+
+Factory = Callable[[BenchOptions], Case]
+_REGISTRY: dict[str, Factory] = {}
+
+
+def _register(name: str, factory: Factory) -> None:
+    if name in _REGISTRY:
+        raise ValueError(f"benchmark {name!r} registered twice")
+    _REGISTRY[name] = factory
 
 
 def benchmark(name: str) -> Callable[[Callable[[], Case]], Callable[[], Case]]:
     """Register a benchmark factory under ``name`` (e.g. ``kinematics.flc_vectorised``)."""
 
     def decorate(factory: Callable[[], Case]) -> Callable[[], Case]:
-        if name in _REGISTRY:
-            raise ValueError(f"benchmark {name!r} registered twice")
-        _REGISTRY[name] = factory
+        _register(name, lambda options: factory())
+        return factory
+
+    return decorate
+
+
+def benchmark_with_options(name: str) -> Callable[[Factory], Factory]:
+    """Register a factory that reads the run's :class:`BenchOptions`."""
+
+    def decorate(factory: Factory) -> Factory:
+        _register(name, factory)
         return factory
 
     return decorate
@@ -103,18 +138,24 @@ def discover() -> None:
             importlib.import_module(module)
 
 
-def registered() -> dict[str, Callable[[], Case]]:
+def registered() -> dict[str, Factory]:
     """Registered benchmark factories by name."""
     return dict(_REGISTRY)
 
 
 def _time_calls(
-    fn: Callable[[], object], ops: float, min_time: float, max_calls: int
+    fn: Callable[[], object], ops: float, min_time: float, max_calls: int, exact: int | None = None
 ) -> list[float]:
-    fn()  # warm-up: JIT compilation, caches
+    if exact is None:
+        fn()  # warm-up: JIT compilation, caches
     samples: list[float] = []
     start = time.perf_counter()
-    while len(samples) < max_calls and (len(samples) < 5 or time.perf_counter() - start < min_time):
+    while (
+        len(samples) < exact
+        if exact is not None
+        else len(samples) < max_calls
+        and (len(samples) < 5 or time.perf_counter() - start < min_time)
+    ):
         t0 = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - t0) / ops)
@@ -128,13 +169,13 @@ def _p95(samples: list[float]) -> float:
 
 def run_case(name: str, case: Case, min_time: float = 0.5, max_calls: int = 10_000) -> Result:
     """Time ``case`` and its baseline; ``min_time`` seconds each at least (5 calls minimum)."""
-    samples = _time_calls(case.run, case.ops_per_call, min_time, max_calls)
+    samples = _time_calls(case.run, case.ops_per_call, min_time, max_calls, case.calls)
     median = statistics.median(samples)
     base_median: float | None = None
     speedup: float | None = None
     if case.baseline is not None:
         base_ops = case.baseline_ops_per_call or case.ops_per_call
-        base = _time_calls(case.baseline, base_ops, min_time, max_calls)
+        base = _time_calls(case.baseline, base_ops, min_time, max_calls, case.calls)
         base_median = statistics.median(base)
         speedup = base_median / median if median > 0 else None
     judged = case.measured() if case.measured is not None else median
@@ -154,10 +195,11 @@ def run_case(name: str, case: Case, min_time: float = 0.5, max_calls: int = 10_0
         meets,
         extra,
         case.max_baseline_ratio,
+        case.target_label,
     )
 
 
-def iter_selected(patterns: list[str]) -> Iterator[tuple[str, Callable[[], Case]]]:
+def iter_selected(patterns: list[str]) -> Iterator[tuple[str, Factory]]:
     """Registered benchmarks whose name starts with any of ``patterns`` (all when empty)."""
     for name in sorted(_REGISTRY):
         if not patterns or any(name.startswith(p) for p in patterns):

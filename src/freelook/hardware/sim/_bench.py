@@ -56,7 +56,7 @@ def lockstep_program() -> Case:
     return Case(
         run=run,
         baseline=lambda: bare.run_for(1.0),
-        target_s=1 / 20,
+        target_s=1 / 40,
         unit="sim-second",
         extra=lambda: dict(factor),
     )

@@ -1,0 +1,129 @@
+"""Memory benchmarks: resident set size of the robot program over a lock-step soak, and of
+``freelook sim``, each measured in a process of its own beside the floor every freelook
+process pays (Python, numpy, scipy.ndimage and numba's compiler after its first call)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from freelook.bench import BenchOptions, Case, benchmark, benchmark_with_options
+
+__all__: list[str] = []
+
+RSS_TARGET_MB = 200.0
+GROWTH_LIMIT_MB = 1.0  # after the first simulated minute, over the whole soak
+
+_FLOOR = """
+import numpy as np, numba, scipy.ndimage
+numba.njit(lambda a: a.sum())(np.zeros(3))
+status = open("/proc/self/status").read()
+print(int(status.split("VmRSS:")[1].split()[0]) / 1024)
+"""
+
+
+def floor_mb() -> float:
+    """RSS of a process holding only what every freelook process must (see module doc)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _FLOOR], capture_output=True, text=True, check=True, timeout=120
+    )
+    return float(out.stdout.split()[-1])
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """RSS of ``pid`` and its children (what one command costs), MB."""
+    from freelook.hardware.sim._soak import rss_mb
+
+    total = rss_mb(pid)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            total += _tree_rss_mb(int(child))
+    return total
+
+
+@benchmark_with_options("memory.robot_soak")
+def robot_soak(options: BenchOptions) -> Case:
+    """The robot program (pioneer3dx in lab, MCL, safety, lasers, sonar, gyro, encoders) in
+    lock-step for ``--soak-minutes`` simulated minutes in a process of its own, its RSS
+    sampled every 30 simulated seconds. Met when the last sample is at most 200 MB and the
+    RSS grew by at most 1 MB after the first simulated minute."""
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        command = [sys.executable, "-m", "freelook.hardware.sim._soak", str(options.soak_minutes)]
+        out = subprocess.run(command, capture_output=True, text=True, check=True)
+        samples = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        settled = [s["rss_mb"] for s in samples if s["t"] >= 60.0] or [samples[-1]["rss_mb"]]
+        figures.update(
+            start_mb=samples[0]["rss_mb"],
+            end_mb=samples[-1]["rss_mb"],
+            max_mb=max(s["rss_mb"] for s in samples),
+            growth_mb=settled[-1] - settled[0],
+            simulated_min=samples[-1]["t"] / 60.0,
+            realtime_factor=(samples[-1]["t"] - samples[0]["t"])
+            / max(1e-9, samples[-1]["wall"] - samples[0]["wall"]),
+            samples=float(len(samples)),
+            floor_mb=floor_mb(),
+        )
+
+    def measured() -> float:
+        if figures["growth_mb"] > GROWTH_LIMIT_MB:
+            return float("inf")
+        return figures["end_mb"]
+
+    return Case(
+        run=run,
+        calls=1,
+        target_s=RSS_TARGET_MB,
+        measured=measured,
+        target_label=f"RSS ≤ {RSS_TARGET_MB:g} MB, growth ≤ {GROWTH_LIMIT_MB:g} MB",
+        unit="soak",
+        extra=lambda: dict(figures),
+    )
+
+
+@benchmark("memory.freelook_sim")
+def freelook_sim() -> Case:
+    """``freelook sim`` (robot server, simulator, operator station and cockpit server in one
+    process, no browser, no recording) on loopback for 20 s; RSS sampled every 2 s."""
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        with socket.socket() as probe:  # a free loopback port for the cockpit
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        freelook = Path(sys.executable).with_name("freelook")
+        command = [str(freelook), "sim", "--no-browser", "--no-record", "--port", str(port)]
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        samples: list[float] = []
+        try:
+            for _ in range(10):
+                time.sleep(2.0)
+                if process.poll() is not None:
+                    raise RuntimeError(f"freelook sim exited with {process.returncode}")
+                samples.append(_tree_rss_mb(process.pid))
+        finally:
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGINT)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.kill(process.pid, signal.SIGKILL)
+                    process.wait()
+        figures.update(end_mb=samples[-1], max_mb=max(samples), floor_mb=floor_mb())
+
+    return Case(
+        run=run,
+        calls=1,
+        unit="20 s run",
+        measured=lambda: figures["end_mb"],
+        extra=lambda: dict(figures),
+    )
