@@ -62,6 +62,11 @@ def hello_message(
             "resolution": world.resolution,
             "width": cols,
             "height": rows,
+            "places": [{"name": p.name, "kind": p.kind, "x": p.x, "y": p.y} for p in world.places],
+            "keep_out": [
+                {"name": k.name, "kind": k.kind, "vertices": [list(v) for v in k.vertices]}
+                for k in world.keep_out
+            ],
         }
     return message
 

@@ -221,6 +221,21 @@ function drawMap() {
     const [x0, y1] = worldToCanvas(m.origin[0], m.origin[1] + m.height * m.resolution);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(state.mapImage, x0, y1, m.width * m.resolution * v.scale, m.height * m.resolution * v.scale);
+    // keep-out lines and areas, named places (home, docks, goals)
+    ctx.strokeStyle = "rgba(255,70,70,0.9)"; ctx.fillStyle = "rgba(255,70,70,0.18)"; ctx.lineWidth = 2;
+    for (const k of m.keep_out || []) {
+      ctx.beginPath();
+      k.vertices.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
+      if (k.kind === "area") { ctx.closePath(); ctx.fill(); }
+      ctx.stroke();
+    }
+    ctx.font = "11px sans-serif";
+    for (const p of m.places || []) {
+      const [px, py] = worldToCanvas(p.x, p.y);
+      ctx.fillStyle = p.kind === "goal" ? "#6bdc8b" : "#ffd866";
+      ctx.beginPath(); ctx.moveTo(px, py - 5); ctx.lineTo(px + 5, py); ctx.lineTo(px, py + 5); ctx.lineTo(px - 5, py); ctx.closePath(); ctx.fill();
+      ctx.fillText(p.name, px + 7, py + 4);
+    }
   }
   const s = state.last;
   // reference path
