@@ -40,6 +40,7 @@ SUITES: tuple[str, ...] = (
     "freelook.hardware.sim._bench_estimation",
     "freelook.safety._bench",
     "freelook.arm._bench",
+    "freelook.sim.arm._bench",
     "freelook.hardware.sim._bench",
     "freelook.hardware.sim._bench_memory",
     "freelook.operator._bench",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -25,6 +26,36 @@ from freelook.types import ArmState, GripperState
 __all__ = ["SimulatedArm"]
 
 F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+
+@numba.njit(cache=True, nogil=True)
+def _joints_kernel(
+    q: F64,
+    qd: F64,
+    command: F64,
+    joints: I64,
+    vmax: F64,
+    lower: F64,
+    upper: F64,
+    lag: float,
+    dt: float,
+) -> None:
+    """First-order lag toward the commanded velocity (held to its limit), then integrate and
+    stop at the position limits; in place."""
+    for k in range(joints.shape[0]):
+        j = joints[k]
+        target = min(max(command[k], -vmax[j]), vmax[j])
+        v = qd[j] + (target - qd[j]) * lag
+        x = q[j] + v * dt
+        if x >= upper[j]:
+            x = upper[j]
+            v = min(v, 0.0)
+        elif x <= lower[j]:
+            x = lower[j]
+            v = max(v, 0.0)
+        q[j] = x
+        qd[j] = v
 
 
 class SimulatedArm:
@@ -53,6 +84,11 @@ class SimulatedArm:
         self._held: ArmObject | None = None
         self._grip: F64 | None = None  # the held object's centre in the tool frame
         self._base = (0.0, 0.0, 0.0)
+        self._dt = math.nan
+        self._lag = 1.0
+        g = model.gripper_joints
+        self._finger = int(g[0]) if len(g) else -1  # the gripper joint's index into q
+        self._finger_moving = False
 
     # --- commands ---------------------------------------------------------------------------
 
@@ -121,25 +157,30 @@ class SimulatedArm:
 
     def step(self, dt: float) -> None:
         """Advance ``dt`` seconds: joints, gripper, and whatever the gripper holds."""
+        if dt != self._dt:
+            self._dt = dt
+            tau = self.time_constant
+            self._lag = 1.0 - math.exp(-dt / tau) if tau > 0 else 1.0
         m = self.model
-        arm = m.arm_joints
-        target = np.clip(self._command, -m.max_velocity[arm], m.max_velocity[arm])
-        lag = 1.0 - math.exp(-dt / self.time_constant) if self.time_constant > 0 else 1.0
-        qd = self.qd[arm] + (target - self.qd[arm]) * lag
-        q = self.q[arm] + qd * dt
-        at_upper, at_lower = q >= m.upper[arm], q <= m.lower[arm]
-        qd[(at_upper & (qd > 0)) | (at_lower & (qd < 0))] = 0.0
-        self.q[arm] = np.clip(q, m.lower[arm], m.upper[arm])
-        self.qd[arm] = qd
-        self._step_gripper(dt)
+        _joints_kernel(
+            self.q, self.qd, self._command, m.arm_joints, m.max_velocity, m.lower, m.upper,
+            self._lag, dt,
+        )  # fmt: skip
+        if self._gripper_busy():
+            self._step_gripper(dt)
         self.now += dt
         if self._held is not None and self._grip is not None:
             self._held.centre = (self.tool_in_world() @ np.append(self._grip, 1.0))[:3]
 
+    def _gripper_busy(self) -> bool:
+        if self._finger < 0:
+            return False  # no gripper
+        if self._held is not None:
+            return self._opening / 2 > self._held.width / 2 + 1e-4  # about to let go
+        return self._finger_moving or self.q[self._finger] != self._opening / 2
+
     def _step_gripper(self, dt: float) -> None:
         m = self.model
-        if not len(m.gripper_joints):
-            return
         g = m.gripper_joints
         half = float(self.q[g[0]])
         goal = self._opening / 2
@@ -147,9 +188,8 @@ class SimulatedArm:
             goal = max(goal, self._held.width / 2)  # the fingers rest on the object
         speed = float(m.max_velocity[g[0]])
         step = max(-speed * dt, min(speed * dt, goal - half))
-        closing = step < 0
         new = half + step
-        if closing and self._held is None:
+        if step < 0 and self._held is None:
             caught = self._between_fingers(new)
             if caught is not None:
                 new = max(new, caught.width / 2)
@@ -158,6 +198,7 @@ class SimulatedArm:
             self._release()
         self.q[g] = new
         self.qd[g] = (new - half) / dt if dt > 0 else 0.0
+        self._finger_moving = new != half
 
     def _between_fingers(self, half_opening: float) -> ArmObject | None:
         """An object whose centre lies near the tool point and that the fingers now touch."""
