@@ -234,3 +234,20 @@ def test_simulator_ground_truth_after_ten_seconds_is_seeded() -> None:
 
     assert final(4) == final(4)
     assert final(4) != final(5)
+
+
+def test_on_a_lockstep_runtime_sensors_never_split_a_physics_step() -> None:
+    """Lasers at 75 Hz fall between 5 ms ticks: they see the last tick, and the vehicle moves
+    exactly as one stepped on the fixed grid with the same noise stream."""
+    robot, lab = load_robot("foi-ugv"), load_world("lab")
+    sim = Simulator(robot, lab, seed=2, pose=(8.0, 8.0, 0.0))
+    sim.set_wheel_speeds(0.3, 0.4)
+    sim.run_for(2.0)
+    vehicle_rng = np.random.default_rng(np.random.SeedSequence(2).spawn(5)[0])
+    alone = Vehicle(robot, lab, vehicle_rng, (8.0, 8.0, 0.0))
+    alone.command_wheels(0.3, 0.4)
+    for _ in range(401):  # ticks at 0, 5 ms, …, 2 s
+        alone.step(0.005)
+    assert sim.latest_laser is not None
+    assert sim.latest_laser.stamp % 0.005 > 1e-6  # the last scan fell between two ticks
+    assert sim.vehicle.state() == alone.state()

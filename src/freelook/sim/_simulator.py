@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from freelook.config import RobotConfig
 from freelook.maps import World
-from freelook.runtime import Runtime
+from freelook.runtime import LockstepRuntime, Runtime
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
 
@@ -72,6 +72,10 @@ class Simulator:
         self._gyro_rotation = 0.0
         self._gyro_time = 0.0
         self._physics_time: float | None = None
+        # on a lock-step runtime the physics fires on its own grid before any sensor of the
+        # same instant, so a sensor between two ticks sees the last tick (the simulator's
+        # discrete time) and nothing needs catching up
+        self._sensors_catch_up = True
 
     # -- commands (what a HAL adapter forwards) ----------------------------------------------
 
@@ -109,7 +113,7 @@ class Simulator:
     def _catch_up(self, now: float) -> None:
         """A sensor sampled ahead of the physics (a real-time runtime fired it first, or
         late) first brings the vehicle to its own time: the sample describes ``now``."""
-        if self._physics_time is not None and now > self._physics_time:
+        if self._sensors_catch_up and self._physics_time is not None and now > self._physics_time:
             self.physics(now)
 
     def sample_laser(self, now: float) -> None:
@@ -149,6 +153,7 @@ class Simulator:
     def attach(self, runtime: Runtime, prefix: str = "sim") -> None:
         """Register physics and every sensor on ``runtime`` at their configured rates."""
         cfg = self.config
+        self._sensors_catch_up = not isinstance(runtime, LockstepRuntime)
         runtime.add_periodic(f"{prefix}.physics", self.physics_period, self.physics)
         gyro_period = 1.0 / cfg.gyro.rate_hz if cfg.gyro else 0.01
         runtime.add_periodic(
@@ -165,8 +170,6 @@ class Simulator:
 
     def run_for(self, seconds: float) -> None:
         """Convenience: run on a private lock-step runtime (created on first use)."""
-        from freelook.runtime import LockstepRuntime
-
         runtime = getattr(self, "_runtime", None)
         if runtime is None:
             runtime = LockstepRuntime()
