@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -11,6 +12,37 @@ from freelook.config import GyroConfig, LaserConfig, SonarConfig
 from freelook.maps import World, cast_rays, cast_rays_from
 
 __all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders"]
+
+_NO_NOISE = np.zeros(0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_below(ranges: npt.NDArray[np.float64], limit: float) -> int:
+    """How many readings are below ``limit`` (returned something)."""
+    count = 0
+    for r in ranges:
+        if r < limit:
+            count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def _noisy_clip(
+    ranges: npt.NDArray[np.float64],
+    limit: float,
+    noise: npt.NDArray[np.float64],
+    lo: float,
+    hi: float,
+) -> None:
+    """Add ``noise`` in order to the readings below ``limit`` (none when it is empty), then
+    clip every reading to [lo, hi]: the arithmetic of a masked add and ``np.clip``."""
+    k = 0
+    for i in range(ranges.shape[0]):
+        r = ranges[i]
+        if noise.shape[0] > 0 and r < limit:
+            r = r + noise[k]
+            k += 1
+        ranges[i] = min(max(r, lo), hi)
 
 
 class Laser:
@@ -24,7 +56,6 @@ class Laser:
         self.angles = np.linspace(-half, half, config.beams)
         self._grid = world.obstacles()
         self._world_angles = np.empty(config.beams)
-        self._ranges = np.empty(config.beams)
 
     @property
     def angle_increment(self) -> float:
@@ -45,12 +76,12 @@ class Laser:
             ly,
             self._world_angles,
             cfg.range_max,
-            self._ranges,
-        ).copy()
+            np.empty(self.angles.shape[0]),
+        )
+        noise = _NO_NOISE
         if cfg.noise_std > 0:
-            hit = ranges < cfg.range_max
-            ranges[hit] += self.rng.normal(0.0, cfg.noise_std, int(np.count_nonzero(hit)))
-        np.clip(ranges, cfg.range_min, cfg.range_max, out=ranges)
+            noise = self.rng.normal(0.0, cfg.noise_std, _count_below(ranges, cfg.range_max))
+        _noisy_clip(ranges, cfg.range_max, noise, cfg.range_min, cfg.range_max)
         return ranges
 
 
@@ -89,10 +120,10 @@ class SonarRing:
             cfg.range_max,
         )
         out: npt.NDArray[np.float64] = rays.reshape(n, m).min(axis=1)
+        noise = _NO_NOISE
         if cfg.noise_std > 0:
-            hit = out < cfg.range_max
-            out[hit] += self.rng.normal(0.0, cfg.noise_std, int(np.count_nonzero(hit)))
-        np.clip(out, 0.0, cfg.range_max, out=out)
+            noise = self.rng.normal(0.0, cfg.noise_std, _count_below(out, cfg.range_max))
+        _noisy_clip(out, cfg.range_max, noise, 0.0, cfg.range_max)
         return out
 
 
