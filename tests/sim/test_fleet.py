@@ -68,3 +68,15 @@ def test_wheel_commands_are_clamped_and_broadcast() -> None:
     assert np.all(distances[:, 1] < 0)
     assert np.all(np.abs(distances) <= vmax * 1.0 + 1e-9)
     assert len(fleet) == len(POSES)
+
+
+def test_ray_casting_workers_change_nothing_but_the_speed() -> None:
+    robot, lab = _laser_only("pioneer3dx"), load_world("lab")
+    runs = []
+    for workers in (1, 3):
+        with Fleet(robot, lab, POSES, seeds=[1, 2, 3, 4], workers=workers) as fleet:
+            fleet.set_wheel_speeds(0.5, 0.6)
+            fleet.run_for(1.0)
+            runs.append((fleet.poses, fleet.ranges.copy()))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])

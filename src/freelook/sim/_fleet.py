@@ -7,6 +7,9 @@ robots' beams. Robot i draws its noise from the same per-component streams a
 (physics from t = 0 every ``physics_period``, laser scans every 1/rate from one period on), so
 each robot of a fleet moves and scans exactly as that robot alone would.
 
+With ``workers`` > 1 the lasers are cast on that many threads, each on its share of the
+robots; the results do not depend on how many.
+
 The robots do not see or touch each other: each drives and scans against the world's grid.
 The fleet carries a drive and a laser; sonar, gyro and camera stay with the single-robot
 simulator (the wheel distances an encoder would count are in :attr:`Fleet.wheel_distances`).
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -68,7 +72,10 @@ class Fleet:
         poses: Sequence[tuple[float, float, float]],
         seeds: Sequence[int] | None = None,
         physics_period: float = 0.005,
+        workers: int = 1,
     ) -> None:
+        """``workers`` > 1 casts the lasers on that many threads (one core each at best);
+        :meth:`close` (or a ``with`` block) stops them."""
         if not poses:
             raise ValueError("a fleet needs at least one robot")
         if not 0 < physics_period <= 0.005:
@@ -112,6 +119,10 @@ class Fleet:
         #: When :attr:`ranges` was scanned (s); None before the first scan.
         self.scan_stamp: float | None = None
         self.scans = 0
+        # the robots split into contiguous shares, one per ray-casting worker
+        shares = np.array_split(np.arange(n), max(1, min(workers, n)))
+        self._parts = [slice(s[0] * beams, (s[-1] + 1) * beams) for s in shares]
+        self._pool = ThreadPoolExecutor(len(shares), "fleet-laser") if len(shares) > 1 else None
 
     def __len__(self) -> int:
         return int(self.state.shape[0])
@@ -174,15 +185,7 @@ class Fleet:
             self._ys,
             self._world_angles,
         )
-        ranges = cast_rays_from(
-            self._grid,
-            self.world.origin,
-            self.world.resolution,
-            self._xs,
-            self._ys,
-            self._world_angles,
-            laser.range_max,
-        ).reshape(len(self), -1)
+        ranges = self._cast(laser.range_max).reshape(len(self), -1)
         if laser.noise_std > 0:
             # each robot's noise from its own stream, in beam order, added in one operation
             hits = ranges < laser.range_max
@@ -196,6 +199,38 @@ class Fleet:
         self.ranges = ranges
         self.scan_stamp = now
         self.scans += 1
+
+    def _cast(self, range_max: float) -> npt.NDArray[np.float64]:
+        """Every beam of every robot: one ray-cast call, or one per worker on its share of
+        the robots (the kernel releases the GIL; each ray's result is the same either way)."""
+        world = self.world
+
+        def cast(part: slice) -> npt.NDArray[np.float64]:
+            return cast_rays_from(
+                self._grid,
+                world.origin,
+                world.resolution,
+                self._xs[part],
+                self._ys[part],
+                self._world_angles[part],
+                range_max,
+            )
+
+        if self._pool is None:
+            return cast(slice(None))
+        return np.concatenate(list(self._pool.map(cast, self._parts)))
+
+    def close(self) -> None:
+        """Stop the ray-casting workers (a fleet with one worker has none)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self) -> Fleet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run_until(self, t: float) -> None:
         """Advance to time ``t``: all physics steps up to each laser event in one call."""
