@@ -16,6 +16,7 @@ from typing import Any
 import zstandard
 from mcap.exceptions import McapError
 from mcap.reader import make_reader
+from mcap.summary import Summary
 from mcap_ros2.decoder import DecoderFactory
 
 from freelook.errors import FreelookError
@@ -99,10 +100,9 @@ def _check_magic(path: Path) -> None:
         raise RecordingError(path, "not an MCAP recording (bad magic)")
 
 
-def recording_info(path: str | Path) -> RecordingInfo:
-    """Topics, message counts and the time span of a recording, from its summary; a file
-    without a readable summary (cut off, damaged) raises :class:`RecordingError`."""
-    path = Path(path)
+def _summary(path: Path) -> tuple[Summary, dict[str, str]]:
+    """The file's summary (with statistics) and the run's metadata; :class:`RecordingError`
+    when there is none (cut off, damaged)."""
     _check_magic(path)
     try:
         with open(path, "rb") as stream:
@@ -116,7 +116,15 @@ def recording_info(path: str | Path) -> RecordingInfo:
         raise RecordingError(path, _damage(err)) from None
     if summary is None or summary.statistics is None:
         raise RecordingError(path, "no summary at the end: the recording was cut off")
+    return summary, metadata
+
+
+def recording_info(path: str | Path) -> RecordingInfo:
+    """Topics, message counts and the time span of a recording, from its summary; a file
+    without a readable summary (cut off, damaged) raises :class:`RecordingError`."""
+    summary, metadata = _summary(Path(path))
     statistics = summary.statistics
+    assert statistics is not None
     counts = {
         summary.channels[cid].topic: n
         for cid, n in statistics.channel_message_counts.items()

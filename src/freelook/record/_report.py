@@ -27,24 +27,20 @@ import json
 import math
 import struct
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from mcap.reader import make_reader
+import zstandard
+from mcap.records import Schema
+from mcap.summary import Summary
 from mcap_ros2.decoder import DecoderFactory
 
 from freelook.maps import World
-from freelook.record._reader import (
-    _READ_ERRORS,
-    RecordingError,
-    _check_magic,
-    _damage,
-    recording_info,
-)
+from freelook.record._reader import _READ_ERRORS, RecordingError, _damage, _summary
 
 __all__ = [
     "DirectionFigures",
@@ -131,6 +127,8 @@ _U32 = struct.Struct("<I")
 _PACKET = struct.Struct("<IIiIiIB")
 _TWIST = struct.Struct("<6d")
 _POSE = struct.Struct("<7d")
+_COUNTS = struct.Struct("<6I")
+_XYT = struct.Struct("<3d")
 
 
 def _align(pos: int, size: int) -> int:
@@ -153,6 +151,87 @@ def _odometry(data: bytes) -> tuple[float, float, float, float, float]:
     x, y, _, _, _, qz, qw = _POSE.unpack_from(data, pos)
     v, _, _, _, _, omega = _TWIST.unpack_from(data, pos + 43 * 8)  # after the covariance
     return x, y, 2.0 * math.atan2(qz, qw), v, omega
+
+
+_CHUNK_HEAD = struct.Struct("<QQQII")  # start, end, uncompressed size, crc, compression length
+_RECORD = struct.Struct("<BQ")  # opcode, length
+_MESSAGE = struct.Struct("<HIQ")  # channel, sequence, log time (publish time follows)
+_MESSAGE_OP = 0x05
+
+
+def _messages(
+    path: Path, summary: Summary, topics: list[str]
+) -> Iterator[tuple[str, Schema, int, bytes]]:
+    """(topic, schema, log time in ns, CDR bytes) of every message on ``topics``, in file
+    order: chunks without those topics are skipped unread, the others inflated whole and
+    walked record by record (the general reader parses every record of every chunk)."""
+    with open(path, "rb") as stream:
+        wanted = {
+            cid: (channel.topic, summary.schemas[channel.schema_id])
+            for cid, channel in summary.channels.items()
+            if channel.topic in topics and channel.schema_id in summary.schemas
+        }
+        inflate = zstandard.ZstdDecompressor()
+        for index in sorted(summary.chunk_indexes, key=lambda c: c.chunk_start_offset):
+            if not wanted.keys() & index.message_index_offsets.keys():
+                continue
+            stream.seek(index.chunk_start_offset + _RECORD.size)
+            head = stream.read(_CHUNK_HEAD.size)
+            _, _, size, _, name_length = _CHUNK_HEAD.unpack(head)
+            compression = stream.read(name_length).decode()
+            (length,) = struct.unpack("<Q", stream.read(8))
+            raw = stream.read(length)
+            if compression == "zstd":
+                records = inflate.decompress(raw, max_output_size=size)
+            elif compression == "":
+                records = raw
+            else:
+                raise RecordingError(path, f"chunks compressed with {compression!r}")
+            view = memoryview(records)
+            pos, end = 0, len(records)
+            while pos < end:
+                opcode, length = _RECORD.unpack_from(records, pos)
+                body = pos + _RECORD.size
+                pos = body + length
+                if opcode != _MESSAGE_OP:
+                    continue
+                channel, _, log_time = _MESSAGE.unpack_from(records, body)
+                found = wanted.get(channel)
+                if found is not None:
+                    yield found[0], found[1], log_time, bytes(view[body + 22 : pos])
+
+
+def _after_header(data: bytes) -> int:
+    """Where the field after a std_msgs/Header starts (stamp, then the frame_id string)."""
+    return _align(16 + _U32.unpack_from(data, 12)[0], 4)
+
+
+def _string(data: bytes, pos: int) -> tuple[str, int]:
+    """A CDR string at ``pos`` and where the next field starts (before alignment)."""
+    n = _U32.unpack_from(data, pos)[0]
+    return data[pos + 4 : pos + 3 + n].decode(), pos + 4 + n
+
+
+def _mode(data: bytes) -> tuple[str, bool]:
+    """(mode, e-stop) of a freelook_msgs/Mode."""
+    mode, pos = _string(data, _after_header(data))
+    return mode, bool(data[pos])
+
+
+def _link_stats(data: bytes) -> tuple[int, int, int, int]:
+    """(received, lost, CRC + authentication failures, sent) of a freelook_msgs/LinkStats
+    (recordings from before the sent count have none: 0)."""
+    _, pos = _string(data, _after_header(data))
+    pos = _align(pos, 4)
+    received, lost, _, _, crc, auth = _COUNTS.unpack_from(data, pos)
+    pos += _COUNTS.size + 16  # and the four rates
+    sent = _U32.unpack_from(data, pos)[0] if len(data) >= pos + 4 else 0
+    return received, lost, crc + auth, sent
+
+
+def _reference(data: bytes) -> tuple[float, float, float]:
+    """(x, y, θ) of a freelook_msgs/Reference."""
+    return _XYT.unpack_from(data, _align(_after_header(data), 8))
 
 
 def _kind(kind: str) -> str:
@@ -183,38 +262,38 @@ def load_run(path: str | Path) -> RunData:
     raises :class:`RecordingError`."""
     path = Path(path)
     run = RunData()
-    run.metadata = recording_info(path).metadata  # a damaged file stops here, named
-    _check_magic(path)
+    summary, run.metadata = _summary(path)  # a damaged file stops here, named
     rows: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     decoders: dict[int, Callable[[bytes], Any]] = {}
     factory = DecoderFactory()
     first = math.inf
     try:
-        with open(path, "rb") as stream:
-            reader = make_reader(stream)
-            for schema, channel, message in reader.iter_messages(
-                topics=_TOPICS, log_time_order=False
-            ):
-                t = message.log_time / 1e9
-                first = min(first, t)
-                topic, data = channel.topic, message.data
-                if topic.startswith("/link/"):
-                    rows[topic].append(_packet(data))
-                elif topic == "/odom":
-                    rows[topic].append((t, *_odometry(data)))
-                elif topic == "/localization":
-                    rows[topic].append((t, *_odometry(data)[:3]))
-                elif topic == "/cmd_vel":
-                    v, _, _, _, _, omega = _TWIST.unpack_from(data, 4)
-                    rows[topic].append((t, v, omega))
-                else:
-                    assert schema is not None
-                    decode = decoders.get(schema.id)
+        for topic, schema, log_time, data in _messages(path, summary, _TOPICS):
+            t = log_time / 1e9
+            first = min(first, t)
+            if topic.startswith("/link/"):
+                rows[topic].append(_packet(data))
+            elif topic == "/odom":
+                rows[topic].append((t, *_odometry(data)))
+            elif topic == "/localization":
+                rows[topic].append((t, *_odometry(data)[:3]))
+            elif topic == "/cmd_vel":
+                v, _, _, _, _, omega = _TWIST.unpack_from(data, 4)
+                rows[topic].append((t, v, omega))
+            elif topic == "/freelook/mode":
+                run.modes.append((t, *_mode(data)))
+            elif topic.startswith("/freelook/link_stats/"):
+                rows[topic].append((t, *_link_stats(data)))
+            elif topic == "/freelook/reference":
+                rows[topic].append((t, *_reference(data)))
+            else:
+                decode = decoders.get(schema.id)
+                if decode is None:
+                    decode = factory.decoder_for("cdr", schema)
                     if decode is None:
-                        decode = factory.decoder_for("cdr", schema)
-                        assert decode is not None
-                        decoders[schema.id] = decode
-                    _take(run, rows, topic, t, decode(data))
+                        raise RecordingError(path, f"no decoder for {schema.name}")
+                    decoders[schema.id] = decode
+                _take(run, topic, t, decode(data))
     except _READ_ERRORS as err:
         raise RecordingError(path, _damage(err)) from None
     run.t0 = first if math.isfinite(first) else 0.0
@@ -238,20 +317,10 @@ def load_run(path: str | Path) -> RunData:
     return run
 
 
-def _take(
-    run: RunData, rows: dict[str, list[tuple[float, ...]]], topic: str, t: float, m: Any
-) -> None:
-    """One decoded message of the slower, rarer kinds."""
-    if topic == "/freelook/reference":
-        rows[topic].append((t, m.x, m.y, m.theta))
-    elif topic == "/freelook/safety":
+def _take(run: RunData, topic: str, t: float, m: Any) -> None:
+    """One decoded message of the rarer kinds."""
+    if topic == "/freelook/safety":
         run.safety.append((t, _kind(m.kind), m.detail, int(m.zone), float(m.scale)))
-    elif topic == "/freelook/mode":
-        run.modes.append((t, str(m.mode), bool(m.estop)))
-    elif topic.startswith("/freelook/link_stats/"):
-        refused = int(m.crc_failures) + int(m.auth_failures)
-        sent = int(getattr(m, "packets_sent", 0))
-        rows[topic].append((t, int(m.packets_received), int(m.packets_lost), refused, sent))
     elif topic == "/map" and run.world is None:  # latched: the first is the map
         run.world = _grid(m)
 

@@ -1,0 +1,101 @@
+"""The report's fast reading agrees with the ROS 2 decoder on every field it takes."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from freelook.link import LinkStatsReport, Mode, SafetyFlags, Telemetry
+from freelook.record import Recorder, load_run, read_messages
+
+
+def _stamp(s: object) -> float:
+    return float(s.sec) + float(s.nanosec) * 1e-9  # type: ignore[attr-defined]
+
+
+def test_fast_reading_equals_the_decoder(tmp_path: Path) -> None:
+    rng = np.random.default_rng(11)
+    path = tmp_path / "run.mcap"
+    clock = [1_800_000_000.0]
+    with Recorder(path, clock=lambda: clock[0], chunk_size=4096) as recorder:
+        for i in range(300):
+            clock[0] += 0.031
+            t = clock[0]
+            x, y, theta, v, w = (float(a) for a in rng.normal(0, 3, 5))
+            recorder.telemetry(
+                Telemetry(
+                    stamp=t,
+                    odom=(x, y, math.remainder(theta, math.tau)),
+                    pose=(y, x, math.remainder(-theta, math.tau)),
+                    v=v,
+                    omega=w,
+                    cmd_v=w,
+                    cmd_omega=v,
+                    pan=0.0,
+                    tilt=0.0,
+                    safety_flags=SafetyFlags(int(rng.integers(0, 64))),
+                    safety_zone=int(rng.integers(-1, 3)),
+                    safety_scale=float(rng.uniform(0, 1)),
+                    mode=Mode(int(rng.integers(0, 8))),
+                    estop=bool(i % 7 == 0),
+                    controller=int(rng.integers(0, 5)),
+                    link=LinkStatsReport(i, i // 3, 0, 0, i % 5, i % 3, 1.0, 2.0, 3.0, 0.1),
+                ),
+                reference=(x, y, theta, v, w) if i % 2 else None,
+                sent=2 * i,
+            )
+            recorder.packet(
+                "robot_to_operator" if i % 3 else "operator_to_robot",
+                rng.bytes(int(rng.integers(1, 60))),
+                send_time=t - 0.01,
+                receive_time=t,
+                wire="native" if i % 2 else "thesis",
+                accepted=bool(i % 5),
+                kind="x" * int(rng.integers(0, 9)),
+                stream=int(rng.integers(0, 4)),
+                sequence=int(rng.integers(0, 2**32)),
+            )
+    run = load_run(path)
+    odom: list[tuple[float, ...]] = []
+    pose: list[tuple[float, ...]] = []
+    cmd: list[tuple[float, ...]] = []
+    ref: list[tuple[float, ...]] = []
+    stats: list[tuple[float, ...]] = []
+    modes: list[tuple[float, str, bool]] = []
+    packets: dict[str, list[tuple[float, ...]]] = {}
+    for item in read_messages(path):
+        m, t = item.message, item.log_time
+        if item.topic in ("/odom", "/localization"):
+            p, q, tw = m.pose.pose.position, m.pose.pose.orientation, m.twist.twist
+            row = (t, p.x, p.y, 2 * math.atan2(q.z, q.w), tw.linear.x, tw.angular.z)
+            (odom if item.topic == "/odom" else pose).append(row)
+        elif item.topic == "/cmd_vel":
+            cmd.append((t, m.linear.x, m.angular.z))
+        elif item.topic == "/freelook/reference":
+            ref.append((t, m.x, m.y, m.theta))
+        elif item.topic == "/freelook/mode":
+            modes.append((t, m.mode, m.estop))
+        elif item.topic.startswith("/freelook/link_stats/"):
+            refused = m.crc_failures + m.auth_failures
+            stats.append((t, m.packets_received, m.packets_lost, refused, m.packets_sent))
+        elif item.topic.startswith("/link/"):
+            packets.setdefault(item.topic.removeprefix("/link/"), []).append(
+                (
+                    _stamp(m.receive_stamp),
+                    _stamp(m.send_stamp),
+                    m.stream,
+                    m.sequence,
+                    m.accepted,
+                )
+            )
+    np.testing.assert_allclose(run.odom, np.array(odom, dtype=float))
+    np.testing.assert_allclose(run.pose, np.array(pose, dtype=float)[:, :4])
+    np.testing.assert_allclose(run.cmd, np.array(cmd))
+    np.testing.assert_allclose(run.reference, np.array(ref))
+    assert run.modes == modes
+    np.testing.assert_allclose(run.link_stats["operator_to_robot"], np.array(stats, dtype=float))
+    for direction, rows in packets.items():
+        expected = np.array(rows, dtype=float)
+        np.testing.assert_allclose(run.packets[direction], expected[np.argsort(expected[:, 0])])
