@@ -252,3 +252,19 @@ def test_arm_times_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_robot(toml)
     assert any("stop_time must be shorter than slow_time" in p for p in caught.value.problems)
+
+
+def test_public_faces() -> None:
+    import freelook.arm
+    import freelook.sim.arm
+
+    assert set(freelook.arm.__all__) == {
+        "ArmDecision", "ArmGuard", "ArmModel", "ArmPhase", "GradientPlanner", "PhaseRule",
+        "Plan", "PlanFollower", "ReachGoal", "box_poses", "dls_ik", "link_transforms",
+        "load_arm", "load_urdf", "obb_overlap", "obb_separation", "pair_separations",
+        "tool_pose",
+    }  # fmt: skip
+    assert set(freelook.sim.arm.__all__) == {"ArmObject", "SimulatedArm", "objects_from_world"}
+    for face in (freelook.arm, freelook.sim.arm):
+        for name in face.__all__:
+            assert hasattr(face, name)
