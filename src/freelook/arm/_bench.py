@@ -56,13 +56,17 @@ def _fcl_check(model: ArmModel, horizons: F64) -> Callable[[F64, F64], int] | No
 
 def _check_case(robot: str) -> Case:
     model, guard = _load(robot)
-    # a jog of the lowered arm toward the body: some pairs in a phase, as when it matters
+    # a jog from the ready pose toward a pose where boxes meet, until the check acts: some
+    # pairs in a phase, as when it matters
     rng = np.random.default_rng(4)
+    poses = rng.uniform(model.lower, model.upper, (200, model.n_joints))
+    target = poses[(pair_separations(model, poses) <= 0).any(axis=1)][0]
     q = model.ready.copy()
     v = np.zeros(model.n_joints)
-    v[model.arm_joints] = rng.uniform(-1, 1, len(model.arm_joints))
-    v[model.arm_joints[1]] = -abs(v[model.arm_joints[1]]) - 0.5
-    for _ in range(400):  # walk the pose until the check acts
+    for _ in range(1000):
+        arm = model.arm_joints
+        v[:] = 0.0
+        v[arm] = (target - q)[arm] / np.max(np.abs(target - q)[arm] / model.max_velocity[arm])
         d = guard.check(q, v, 0.0)
         if d.phase != ArmPhase.CLEAR:
             break
