@@ -203,3 +203,14 @@ def test_a_plan_runs_as_velocity_chunks_through_the_check() -> None:
             break
     assert follower.done
     assert float(np.linalg.norm(tool_pose(MODEL, q)[:3, 3] - goal.position)) < 0.05
+
+
+def test_m2p2_planar_arm_reaches_points_in_its_plane() -> None:
+    config = load_robot("m2p2").arm
+    assert config is not None
+    model = load_arm(config.urdf, config.srdf)
+    planner = GradientPlanner(model)
+    for goal in ((0.8, 0.0, 0.1), (0.6, 0.0, 0.8), (1.0, 0.0, 0.5)):
+        plan = planner.plan(model.ready, ReachGoal(goal))
+        assert plan.reached, (goal, plan.error)
+        assert (pair_separations(model, plan.poses) > 0).all()
