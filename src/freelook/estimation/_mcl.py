@@ -29,7 +29,7 @@ from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angles
-from freelook.maps import World
+from freelook.maps import FreeSpace, World
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate", "SearchPhase"]
 
@@ -259,6 +259,26 @@ def _compile_kernels() -> None:
     _systematic(np.full(4, 0.25), 0.5, np.empty(4, dtype=np.int64))
 
 
+_POSSIBLE: dict[tuple[int, float], tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+
+
+def _possible_cells(world: World, room: float) -> npt.NDArray[np.bool_]:
+    """Cells a robot can stand on: known free, ``room`` from any obstacle, inside the building
+    (an ARIA map's grid also covers the ground around it); every free cell if none qualifies."""
+    grid = world.obstacles()
+    key = (id(grid), room)
+    cached = _POSSIBLE.get(key)
+    if cached is None or cached[0] is not grid:
+        possible = FreeSpace(world).mask(room) if room > 0 else world.known_free()
+        if not possible.any():
+            possible = ~grid
+        cached = (grid, possible)
+        if len(_POSSIBLE) >= 8:  # a few maps at a time; the oldest goes
+            del _POSSIBLE[next(iter(_POSSIBLE))]
+        _POSSIBLE[key] = cached
+    return cached[1]
+
+
 class MonteCarloLocalization:
     """Particle filter on a world's map; poses in the map frame."""
 
@@ -274,7 +294,10 @@ class MonteCarloLocalization:
         z_hit: float = 0.9,
         temperature: float = 3.0,
         alphas: tuple[float, float, float, float] = (0.05, 0.02, 0.05, 0.02),
+        room: float = 0.0,
     ) -> None:
+        """``room``: how far the robot's reference point stays from any obstacle; a global
+        search draws its poses only where that much room is, inside the building."""
         self.world = world
         self.config = config
         _compile_kernels()
@@ -312,7 +335,7 @@ class MonteCarloLocalization:
         # when the first search needs it, a tracking robot never does
         self._coarse: npt.NDArray[np.float32] | None = None
         self._outside = float(math.log(z_rand))
-        self._free = np.argwhere(~grid).astype(np.int32)  # half the memory; cells fit
+        self._free = np.argwhere(_possible_cells(world, room)).astype(np.int32)  # int32: cells fit
         # the map in whole metres (each way), for grouping particles into places
         self._metres = (
             math.ceil(cols * world.resolution - 1e-9),
@@ -362,6 +385,7 @@ class MonteCarloLocalization:
         if laser is None:
             raise ValueError(f"robot {robot.name!r} has no laser to localize with")
         half = math.radians(laser.fov_deg) / 2
+        fp = robot.footprint
         return cls(
             world,
             robot.estimation,
@@ -369,6 +393,7 @@ class MonteCarloLocalization:
             (laser.mount_forward, laser.mount_left),
             laser.range_max,
             seed=seed,
+            room=max(0.0, min(fp.width / 2, fp.length / 2 - abs(fp.center_forward))),
         )
 
     # -- initialisation ----------------------------------------------------------------------

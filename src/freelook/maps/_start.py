@@ -17,7 +17,7 @@ from scipy.ndimage import distance_transform_edt
 from freelook.config import FootprintConfig
 from freelook.errors import WorldError
 from freelook.maps._model import World
-from freelook.maps._raycast import cast_rays
+from freelook.maps._raycast import cast_rays, cast_rays_from
 
 __all__ = ["FreeSpace", "choose_start", "footprint_free"]
 
@@ -57,6 +57,35 @@ class FreeSpace:
             self._walls, world.origin, world.resolution, x, y, _RAYS, ENCLOSURE_RANGE
         )
         return bool(np.mean(ranges < ENCLOSURE_RANGE) >= ENCLOSURE_SHARE)
+
+    def mask(self, radius: float, step: float = 0.5) -> npt.NDArray[np.bool_]:
+        """Cells where the disc fits and which lie inside (judged every ``step`` metres, the
+        cells in between taking their block's answer)."""
+        fits = self.clearance - self._slack >= radius
+        res = self.world.resolution
+        stride = max(1, round(step / res))
+        rows, cols = fits.shape
+        blocks = (-(-rows // stride), -(-cols // stride))
+        padded = np.zeros((blocks[0] * stride, blocks[1] * stride), dtype=bool)
+        padded[:rows, :cols] = fits
+        any_fit = padded.reshape(blocks[0], stride, blocks[1], stride).any(axis=(1, 3))
+        a, b = np.nonzero(any_fit)
+        xs = self.world.origin[0] + (b * stride + stride / 2) * res
+        ys = self.world.origin[1] + (a * stride + stride / 2) * res
+        n = len(_RAYS)
+        ranges = cast_rays_from(
+            self._walls,
+            self.world.origin,
+            res,
+            np.repeat(xs, n),
+            np.repeat(ys, n),
+            np.tile(_RAYS, len(xs)),
+            ENCLOSURE_RANGE,
+        ).reshape(-1, n)
+        inside = np.zeros(blocks, dtype=bool)
+        inside[a, b] = np.mean(ranges < ENCLOSURE_RANGE, axis=1) >= ENCLOSURE_SHARE
+        spread = np.repeat(np.repeat(inside, stride, axis=0), stride, axis=1)[:rows, :cols]
+        return np.asarray(fits & spread)
 
     def _cells(self, radius: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """World (x, y) of the centres of every cell where the disc fits."""
