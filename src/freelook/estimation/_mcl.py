@@ -345,6 +345,7 @@ class MonteCarloLocalization:
         self.particles = np.zeros((n, 3))
         self.weights = np.full(n, 1.0 / n)
         self._logw = np.empty(n)
+        self._noise = np.empty((n, 3))  # the motion model's draws, reused from step to step
         self._moved_d = math.inf
         self._moved_a = math.inf
         self.updates = 0
@@ -614,7 +615,9 @@ class MonteCarloLocalization:
             math.sqrt(a3 * trans**2 + a4 * (rot1**2 + rot2**2)),
             math.sqrt(a1 * rot2**2 + a2 * trans**2),
         )
-        noise = self.rng.standard_normal((len(self.particles), 3))
+        if self._noise.shape != self.particles.shape:
+            self._noise = np.empty_like(self.particles)
+        noise = self.rng.standard_normal(out=self._noise)  # the draws of a fresh (n, 3) array
         _move(self.particles, noise, rot1, trans, rot2, spread)
         self._moved_d += abs(trans)
         self._moved_a += abs(dtheta)
