@@ -164,3 +164,32 @@ def test_the_recorded_speed_of_a_steady_drive_is_the_wheels_speed(tmp_path: Path
     deviation = np.abs(np.array(steady) - 0.2)
     assert np.std(steady) <= quantum
     assert np.percentile(deviation, 95) <= quantum
+
+
+def test_a_thesis_station_records_the_world_it_was_given(tmp_path: Path) -> None:
+    """The thesis profile carries no map: the station records its own ``--world``."""
+    path = tmp_path / "run.mcap"
+    config, world = load_robot("pioneer3dx"), load_world("eod")
+
+    async def session() -> None:
+        background = BackgroundRecorder(Recorder(path))
+        server, _ = simulated_server(
+            config, world, ServerOptions(listen="udp://127.0.0.1:0", wire="thesis")
+        )
+        robot_task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        assert server.local_address is not None
+        station = OperatorStation(
+            config, world, server.local_address, wire="thesis", recorder=background
+        )
+        station_task = asyncio.create_task(station.run())
+        assert await _until(lambda: station.telemetry is not None or station.core.position)
+        for task in (station_task, robot_task):
+            task.cancel()
+        await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        background.close()
+        assert server.map is None  # nothing to announce on this profile
+
+    asyncio.run(session())
+    (grid,) = [m.message for m in read_messages(path, ["/map"])]
+    assert (grid.info.width, grid.info.height) == world.shape[::-1]
