@@ -1,4 +1,5 @@
-"""The assembled simulator: a vehicle and its sensors sampled at their own rates.
+"""The assembled simulator: a vehicle and its sensors sampled at their own rates, and the arm
+of a robot that has one (stepped with the vehicle, on the vehicle's pose).
 
 Everything is driven through periodic jobs on a runtime (lock-step or real time); nothing here
 reads the wall clock. One ``SeedSequence`` spawns an independent generator per component, so a
@@ -17,6 +18,7 @@ import numpy.typing as npt
 from freelook.config import RobotConfig
 from freelook.maps import World
 from freelook.runtime import LockstepRuntime, Runtime
+from freelook.sim.arm import SimulatedArm, objects_from_world
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
 
@@ -38,7 +40,7 @@ class SonarFrame:
 
 
 class Simulator:
-    """Vehicle + laser + sonar + gyro + encoders for one robot in one world."""
+    """Vehicle + laser + sonar + gyro + encoders (+ arm) for one robot in one world."""
 
     def __init__(
         self,
@@ -62,6 +64,9 @@ class Simulator:
         self.encoders = WheelEncoders(
             config.drive.encoder_counts_per_rev, config.drive.wheel_diameter
         )
+        #: the robot's arm (a robot config with an ``[arm]``), reaching for the world's boxes;
+        #: it draws no random numbers, so the vehicle's and the sensors' streams are unchanged
+        self.arm = _arm_for(config, world)
         self.now = 0.0
         self.latest_laser: LaserFrame | None = None
         self.latest_sonar: SonarFrame | None = None
@@ -104,11 +109,22 @@ class Simulator:
         elapsed = self.physics_period if last is None else now - last
         if abs(elapsed - self.physics_period) <= 1e-9:
             self.vehicle.step(self.physics_period)
+            if self.arm is not None:
+                self._step_arm(self.physics_period, 1)
         elif elapsed > 0:
             elapsed = min(elapsed, MAX_CATCH_UP)
             steps = math.ceil(elapsed / self.physics_period - 1e-9)
             self.vehicle.step(elapsed / steps, steps)
+            if self.arm is not None:
+                self._step_arm(elapsed / steps, steps)
         self.now = now
+
+    def _step_arm(self, dt: float, steps: int) -> None:
+        assert self.arm is not None
+        v = self.vehicle
+        self.arm.set_base_pose(v.x, v.y, v.theta)
+        for _ in range(steps):
+            self.arm.step(dt)
 
     def _catch_up(self, now: float) -> None:
         """A sensor sampled ahead of the physics (a real-time runtime fired it first, or
@@ -176,3 +192,17 @@ class Simulator:
             self.attach(runtime)
             self._runtime = runtime
         runtime.run_for(seconds)
+
+
+def _arm_for(config: RobotConfig, world: World) -> SimulatedArm | None:
+    """The simulated arm of a robot config with an ``[arm]`` (None without one)."""
+    if config.arm is None:
+        return None
+    from freelook.arm import load_arm
+
+    arm = config.arm
+    return SimulatedArm(
+        load_arm(arm.urdf, arm.srdf),
+        time_constant=arm.joint_time_constant,
+        objects=objects_from_world(world),
+    )

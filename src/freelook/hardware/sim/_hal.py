@@ -159,4 +159,5 @@ def simulated_hardware(sim: Simulator, *, camera: bool = True, gyro: bool = True
         sonar=_Sonar(sim) if sim.sonar is not None else None,
         bumpers=_Bumpers(sim),
         camera=_Camera(sim) if camera and cfg.pan_tilt is not None else None,
+        arm=sim.arm,
     )
