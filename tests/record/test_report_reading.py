@@ -6,9 +6,18 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
+from mcap.writer import Writer as McapWriter
 
 from freelook.link import LinkStatsReport, Mode, SafetyFlags, Telemetry
-from freelook.record import Recorder, load_run, read_messages
+from freelook.record import (
+    Recorder,
+    RecordingError,
+    build_report,
+    full_definition,
+    load_run,
+    read_messages,
+)
 
 
 def _stamp(s: object) -> float:
@@ -99,3 +108,34 @@ def test_fast_reading_equals_the_decoder(tmp_path: Path) -> None:
     for direction, rows in packets.items():
         expected = np.array(rows, dtype=float)
         np.testing.assert_allclose(run.packets[direction], expected[np.argsort(expected[:, 0])])
+    # a trajectory ran: the page has its tracking panel, and every panel the run has data for
+    page = build_report(path, tmp_path / "report").read_text()
+    figures = [part.split('"')[0] for part in page.split('<figure id="')[1:]]
+    assert figures == ["path", "tracking", "velocities", "link"]
+
+
+@pytest.mark.parametrize(
+    ("topic", "schema", "data"),
+    [
+        # a string length that points far beyond the message
+        ("/link/robot_to_operator", "freelook_msgs/Packet", bytes(8) + b"\xf0\xff\xff\xff"),
+        ("/odom", "nav_msgs/Odometry", bytes(12) + b"\xff\xff\xff\x7f"),
+        ("/freelook/mode", "freelook_msgs/Mode", bytes(12) + b"\x01\x00\x00\x00"),
+        ("/cmd_vel", "geometry_msgs/Twist", bytes(10)),  # cut short
+    ],
+)
+def test_a_recording_with_malformed_messages_is_refused_by_name(
+    tmp_path: Path, topic: str, schema: str, data: bytes
+) -> None:
+    path = tmp_path / "hostile.mcap"
+    with open(path, "wb") as stream:
+        writer = McapWriter(stream)
+        writer.start(profile="ros2", library="test")
+        schema_id = writer.register_schema(
+            schema.replace("/", "/msg/"), "ros2msg", full_definition(schema).encode()
+        )
+        channel = writer.register_channel(topic, "cdr", schema_id)
+        writer.add_message(channel, 1, data, 1)
+        writer.finish()  # type: ignore[no-untyped-call]
+    with pytest.raises(RecordingError, match="damaged"):
+        load_run(path)

@@ -111,6 +111,9 @@ class StationCore:
         self.in_control = False
         self.reference_path: list[list[float]] = []
         self.operator_path: _OperatorPath | None = None
+        #: a trajectory the robot tracks, as sent (its reference is recorded beside the run)
+        self.robot_path: _OperatorPath | None = None
+        self._robot_tracking = False  # the robot reported trajectory mode since it was sent
         self.robot_tx_enabled = True
         self.robot_tx_spacing = config.link.robot_tx_spacing
         self.painted: list[tuple[float, float]] = []  # (render stamp, paint report time)
@@ -134,6 +137,7 @@ class StationCore:
         self.last_rx = now
         if isinstance(message, Telemetry):
             self.telemetry = message
+            self._follow_robot_path(message, now)
         elif isinstance(message, PositionReport):
             self.position = message
         elif isinstance(message, ControlGrant):
@@ -148,6 +152,16 @@ class StationCore:
                 self.clearance = Clearance(robot_map)  # plan in the map the robot drives by
             return robot_map
         return None
+
+    def _follow_robot_path(self, telemetry: Telemetry, now: float) -> None:
+        """A robot-side trajectory runs while the robot says so; one it never took up (refused)
+        is forgotten after 2 s."""
+        if self.robot_path is None:
+            return
+        if telemetry.mode == Mode.TRAJECTORY:
+            self._robot_tracking = True
+        elif self._robot_tracking or now - self.robot_path.t0 > 2.0:
+            self.robot_path = None
 
     def start(self) -> list[Message]:
         """What a station sends first: a control request (native), or "set Tx start"."""
@@ -239,7 +253,7 @@ class StationCore:
 
     def _trajectory(self, request: TrajectoryRequest, now: float) -> list[Message]:
         if not request.start:
-            self.operator_path = None
+            self.operator_path = self.robot_path = None
             self.reference_path = []
             self.drive_command = VelocityCommand(0.0, 0.0)
             return [TrajectoryStop()]
@@ -254,6 +268,9 @@ class StationCore:
             return [VelocityCommand(0.0, 0.0)]
         self.operator_path = None
         self.drive_command = None
+        # the robot starts on receipt: its reference from the moment it was sent
+        self.robot_path = _OperatorPath(SampledPath(t, xs, ys, periodic=periodic), now)
+        self._robot_tracking = False
         return [TrajectoryStart(tuple(t), tuple(xs), tuple(ys), periodic=periodic)]
 
     def _transmission(self, request: TransmissionRequest) -> list[Message]:
@@ -277,10 +294,15 @@ class StationCore:
     # -- each transmission -------------------------------------------------------------------
 
     def reference_now(self, now: float) -> tuple[float, float, float, float, float] | None:
-        """The operator-side trajectory's reference at ``now`` (None when none runs)."""
-        if self.operator_path is None:
+        """The reference of the trajectory running at ``now``: the station's own, or the
+        robot's once it reported tracking it (timed from when it was sent; the robot starts on
+        receipt, a link delay later). None when none runs."""
+        running = self.operator_path
+        if running is None and self._robot_tracking:
+            running = self.robot_path
+        if running is None or now - running.t0 > running.path.duration:
             return None
-        r = self.operator_path.path.at(now - self.operator_path.t0)
+        r = running.path.at(now - running.t0)
         return (r.x, r.y, r.theta, r.v, r.omega)
 
     def periodic(self, now: float) -> list[Message]:

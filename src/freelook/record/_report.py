@@ -157,6 +157,7 @@ _CHUNK_HEAD = struct.Struct("<QQQII")  # start, end, uncompressed size, crc, com
 _RECORD = struct.Struct("<BQ")  # opcode, length
 _MESSAGE = struct.Struct("<HIQ")  # channel, sequence, log time (publish time follows)
 _MESSAGE_OP = 0x05
+MAX_CHUNK_BYTES = 256 * 1024 * 1024  # a chunk inflated at most (the recorder writes 64 kB ones)
 
 
 def _messages(
@@ -178,6 +179,10 @@ def _messages(
             stream.seek(index.chunk_start_offset + _RECORD.size)
             head = stream.read(_CHUNK_HEAD.size)
             _, _, size, _, name_length = _CHUNK_HEAD.unpack(head)
+            if size > MAX_CHUNK_BYTES:
+                raise RecordingError(
+                    path, f"a chunk declares {size} bytes (at most {MAX_CHUNK_BYTES})"
+                )
             compression = stream.read(name_length).decode()
             (length,) = struct.unpack("<Q", stream.read(8))
             raw = stream.read(length)
@@ -648,13 +653,13 @@ def _rates(packets: npt.NDArray[np.float64], edges: npt.NDArray[np.float64], t0:
     """Packets received and the drop % per one-second bin, from sequence gaps."""
     accepted = packets[packets[:, 4] > 0]
     counts, _ = np.histogram(accepted[:, 0] - t0, edges)
-    lost_at: list[npt.NDArray[np.float64]] = []
+    lost = np.zeros(len(edges) - 1)
     for stream in np.unique(accepted[:, 2]):
         rows = accepted[accepted[:, 2] == stream]
         gaps = np.diff(rows[:, 3])
+        # a gap's packets count as lost when the packet after it arrives
         missing = np.clip(np.where(gaps < -RESTART_DROP, 0, gaps - 1), 0, None)
-        lost_at.append(np.repeat(rows[1:, 0] - t0, missing.astype(np.int64)))
-    lost, _ = np.histogram(np.concatenate(lost_at) if lost_at else np.zeros(0), edges)
+        lost += np.histogram(rows[1:, 0] - t0, edges, weights=missing)[0]
     total = counts + lost
     return counts, np.divide(100.0 * lost, total, out=np.zeros(len(total)), where=total > 0)
 
