@@ -24,6 +24,7 @@ class Mode(IntEnum):
     KEYBOARD = 5
     LINEAR = 6
     TRAJECTORY = 7
+    ARM = 8  # the tracks stand still; the operator jogs the arm and its gripper
 
 
 class SafetyFlags(IntFlag):

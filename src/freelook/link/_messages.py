@@ -9,12 +9,15 @@ from freelook.link._stats_report import LinkStatsReport
 from freelook.types import Mode, SafetyFlags
 
 __all__ = [
+    "ArmTelemetry",
+    "ArmVelocityCommand",
     "ControlGrant",
     "ControlReject",
     "ControlRelease",
     "ControlRequest",
     "EStop",
     "FreeLookCommand",
+    "GripperCommand",
     "Heartbeat",
     "LinearDriveStart",
     "LinearDriveStop",
@@ -92,6 +95,37 @@ class PanTiltCommand:
 
     pan_rate: float
     tilt_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class ArmVelocityCommand:
+    """Velocities of the arm's jogged joints (rad/s, or m/s for a prismatic joint), in the
+    order of the robot's URDF (its SRDF group ``arm``)."""
+
+    velocities: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GripperCommand:
+    """Open (or close) the gripper's fingers to ``opening`` metres apart (0: closed)."""
+
+    opening: float
+
+
+@dataclass(frozen=True, slots=True)
+class ArmTelemetry:
+    """The arm as the robot measures and guards it: joint encoders in URDF order, the
+    gripper, the anti-collision phase that acted (0 clear, 1 slow, 2 stop) and the checked
+    pairs (indices into the robot's checked pairs, SRDF order) that intersect at each
+    phase's horizon."""
+
+    positions: tuple[float, ...]
+    velocities: tuple[float, ...]
+    gripper_opening: float = 0.0
+    gripper_holding: bool = False
+    phase: int = 0
+    slow_pairs: tuple[int, ...] = ()
+    stop_pairs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +302,7 @@ class Telemetry:
     localizing: bool = False  # a global search runs: the pose is not yet trusted
     controller: int = 0  # station in control, 0 none
     link: LinkStatsReport = field(default_factory=LinkStatsReport)
+    arm: ArmTelemetry | None = None  # a robot with an arm
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +343,8 @@ Message = (
     | TankCommand
     | FreeLookCommand
     | PanTiltCommand
+    | ArmVelocityCommand
+    | GripperCommand
     | ModeChange
     | LinearDriveStart
     | LinearDriveStop

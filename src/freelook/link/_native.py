@@ -37,12 +37,15 @@ from freelook.link._errors import (
     ValueRangeError,
 )
 from freelook.link._messages import (
+    ArmTelemetry,
+    ArmVelocityCommand,
     ControlGrant,
     ControlReject,
     ControlRelease,
     ControlRequest,
     EStop,
     FreeLookCommand,
+    GripperCommand,
     Heartbeat,
     LinearDriveStart,
     LinearDriveStop,
@@ -71,7 +74,7 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._stats_report import LinkStatsReport
-from freelook.link._values import DIGEST_SIZE, NONCE_SIZE, check_values
+from freelook.link._values import ARM_JOINTS, ARM_PAIRS, DIGEST_SIZE, NONCE_SIZE, check_values
 
 __all__ = ["MAX_DATAGRAM", "MAX_PACKET", "Header", "Keying", "NativeCodec", "Stream"]
 
@@ -116,6 +119,7 @@ _NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
 _MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
 _MAP_REQUEST = struct.Struct(f"<{DIGEST_SIZE}sHH")
 _MAP_CHUNK = struct.Struct(f"<{DIGEST_SIZE}sHH")
+_ARM_HEAD = struct.Struct("<fBB")  # gripper opening, flags (1 holding), phase
 _LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
 
 Encoder = Callable[[Any], bytes]
@@ -197,7 +201,55 @@ def _enc_telemetry(m: Telemetry) -> bytes:
         m.laser_range_max,
         len(m.laser),
     )
-    return head + _u16_mm(m.laser) + _B.pack(len(m.sonar)) + _u16_mm(m.sonar)
+    body = head + _u16_mm(m.laser) + _B.pack(len(m.sonar)) + _u16_mm(m.sonar)
+    return body if m.arm is None else body + _enc_arm_state(m.arm)
+
+
+def _enc_arm_state(a: ArmTelemetry) -> bytes:
+    n = len(a.positions)
+    if n != len(a.velocities) or n > ARM_JOINTS:
+        raise MalformedError(f"arm state of {n} positions and {len(a.velocities)} velocities")
+    return b"".join(
+        (
+            _B.pack(n),
+            struct.pack(f"<{2 * n}f", *a.positions, *a.velocities),
+            _ARM_HEAD.pack(a.gripper_opening, 1 if a.gripper_holding else 0, a.phase),
+            _H.pack(len(a.slow_pairs)),
+            struct.pack(f"<{len(a.slow_pairs)}H", *a.slow_pairs),
+            _H.pack(len(a.stop_pairs)),
+            struct.pack(f"<{len(a.stop_pairs)}H", *a.stop_pairs),
+        )
+    )
+
+
+def _dec_arm_state(p: bytes, offset: int) -> ArmTelemetry:
+    """The arm block at the end of a telemetry payload; it must fill the payload exactly and
+    every count is checked before anything is read with it."""
+    n = p[offset]
+    offset += 1
+    if n > ARM_JOINTS:
+        raise MalformedError(f"telemetry declares {n} arm joints, at most {ARM_JOINTS}")
+    if len(p) < offset + 8 * n + _ARM_HEAD.size + 2:
+        raise MalformedError(f"telemetry declares {n} arm joints beyond its payload")
+    joints = struct.unpack_from(f"<{2 * n}f", p, offset)
+    offset += 8 * n
+    opening, flags, phase = _ARM_HEAD.unpack_from(p, offset)
+    offset += _ARM_HEAD.size
+    if flags > 1:
+        raise MalformedError(f"arm flags {flags:#04x}")
+    pairs: list[tuple[int, ...]] = []
+    for _ in range(2):
+        if len(p) < offset + 2:
+            raise MalformedError("telemetry's arm pairs run beyond its payload")
+        (count,) = _H.unpack_from(p, offset)
+        offset += 2
+        if count > ARM_PAIRS or len(p) < offset + 2 * count:
+            raise MalformedError(f"telemetry declares {count} arm pairs beyond its payload")
+        pairs.append(struct.unpack_from(f"<{count}H", p, offset))
+        offset += 2 * count
+    if offset != len(p):
+        raise MalformedError(f"{len(p) - offset} bytes after the telemetry's arm state")
+    return ArmTelemetry(joints[:n], joints[n:], opening, bool(flags & 1), phase, pairs[0], pairs[1])
 
 
 def _dec_telemetry(p: bytes) -> Telemetry:
@@ -212,9 +264,11 @@ def _dec_telemetry(p: bytes) -> Telemetry:
     offset += 2 * n_laser
     n_sonar = p[offset]
     offset += 1
-    if len(p) != offset + 2 * n_sonar:
+    if len(p) < offset + 2 * n_sonar:
         raise MalformedError(f"telemetry declares {n_sonar} sonar ranges, payload disagrees")
     sonar = _from_u16_mm(p, offset, n_sonar)
+    offset += 2 * n_sonar
+    arm = _dec_arm_state(p, offset) if len(p) > offset else None
     try:
         mode = Mode(v[16])
         safety = SafetyFlags(v[15])
@@ -247,6 +301,7 @@ def _dec_telemetry(p: bytes) -> Telemetry:
         localizing=bool(flags & 8),
         controller=v[18],
         link=link,
+        arm=arm,
     )
 
 
@@ -313,6 +368,22 @@ def _dec_map_info(p: bytes) -> MapInfo:
     except UnicodeDecodeError:
         raise MalformedError("map name is not ASCII") from None
     return MapInfo(digest, size, name)
+
+
+def _enc_arm_command(m: ArmVelocityCommand) -> bytes:
+    n = len(m.velocities)
+    if n > ARM_JOINTS:
+        raise MalformedError(f"arm command of {n} joints, at most {ARM_JOINTS}")
+    return _B.pack(n) + struct.pack(f"<{n}f", *m.velocities)
+
+
+def _dec_arm_command(p: bytes) -> ArmVelocityCommand:
+    if not p:
+        raise MalformedError("arm command without its joint count")
+    n = p[0]
+    if n > ARM_JOINTS or len(p) != 1 + 4 * n:
+        raise MalformedError(f"arm command of {n} joints in {len(p)} bytes (at most {ARM_JOINTS})")
+    return ArmVelocityCommand(struct.unpack_from(f"<{n}f", p, 1))
 
 
 def _dec_map_chunk(p: bytes) -> MapChunk:
@@ -435,6 +506,13 @@ _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         Stream.SESSION,
         lambda m: _MAP_CHUNK.pack(m.digest, m.index, m.count) + m.data,
         _dec_map_chunk,
+    ),
+    28: (ArmVelocityCommand, Stream.CONTROL, _enc_arm_command, _dec_arm_command),
+    29: (
+        GripperCommand,
+        Stream.CONTROL,
+        lambda m: _F.pack(m.opening),
+        _exact(_F, GripperCommand),
     ),
 }
 _CODE = {cls: code for code, (cls, _, _, _) in _TYPES.items()}

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 
 from freelook.link._errors import ValueRangeError
 from freelook.link._messages import (
+    ArmTelemetry,
+    ArmVelocityCommand,
     ControlGrant,
     ControlReject,
     ControlRelease,
     ControlRequest,
     FreeLookCommand,
+    GripperCommand,
     LinearDriveStart,
     MapChunk,
     MapInfo,
@@ -42,6 +45,8 @@ from freelook.link._messages import (
 from freelook.link._stats_report import LinkStatsReport
 
 __all__ = [
+    "ARM_JOINTS",
+    "ARM_PAIRS",
     "DIGEST_SIZE",
     "FIELD_LIMITS",
     "MAP_CHUNK",
@@ -67,6 +72,10 @@ TIME = 1e11  # s: stamps (wall clock or a run's own)
 DURATION = 1e6  # s: trajectory times
 RANGE = 65.535  # m: what a u16 millimetre carries
 U8, U16, U32 = 0xFF, 0xFFFF, 0xFFFFFFFF
+ARM_JOINTS = 16  # joints an arm command or arm telemetry may carry
+ARM_PAIRS = 512  # checked pairs one phase may list in telemetry
+ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its URDF's limits)
+GRIPPER = 1.0  # m: the widest gripper opening
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +109,16 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "tilt_rate": _sym(RATE),
     },
     PanTiltCommand: {"pan_rate": _sym(RATE), "tilt_rate": _sym(RATE)},
+    ArmVelocityCommand: {"velocities": _sym(ARM_RATE)},
+    GripperCommand: {"opening": Limit(0.0, GRIPPER)},
+    ArmTelemetry: {
+        "positions": _sym(CAMERA),
+        "velocities": _sym(ARM_RATE),
+        "gripper_opening": Limit(0.0, GRIPPER),
+        "phase": Limit(0, 2),
+        "slow_pairs": Limit(0, ARM_PAIRS - 1),
+        "stop_pairs": Limit(0, ARM_PAIRS - 1),
+    },
     LinearDriveStart: {
         "x_start": _sym(DISTANCE),
         "x_end": _sym(DISTANCE),
@@ -182,12 +201,16 @@ def _refuse(owner: str, name: str, value: object, limit: Limit) -> ValueRangeErr
     return ValueRangeError(f"{owner}.{name} = {value!r} is not finite (range {bounds})")
 
 
-def check_values(message: Message | LinkStatsReport, *, encoding: bool = False) -> None:
+def check_values(
+    message: Message | LinkStatsReport | ArmTelemetry, *, encoding: bool = False
+) -> None:
     """Raise :class:`ValueRangeError` unless every numeric field is finite and in range.
 
     ``encoding``: skip the arrays the encoder saturates (their wire form is always in range).
     """
     cls = type(message)
+    if isinstance(message, ArmVelocityCommand | ArmTelemetry):
+        _check_arm(message)  # the counts first: no field of an oversize list is looked at
     limits = FIELD_LIMITS.get(cls)
     if limits is not None:
         for name, limit in limits.items():
@@ -204,6 +227,8 @@ def check_values(message: Message | LinkStatsReport, *, encoding: bool = False) 
     if cls is Telemetry:
         assert isinstance(message, Telemetry)
         check_values(message.link)
+        if message.arm is not None:
+            check_values(message.arm)
     for name in _NONCES.get(cls, ()):
         nonce = getattr(message, name)
         if len(nonce) != NONCE_SIZE:
@@ -227,3 +252,18 @@ def _check_map(message: MapInfo | MapRequest | MapChunk) -> None:
             raise ValueRangeError(
                 f"{owner}.data of {len(message.data)} bytes outside 1…{MAP_CHUNK}"
             )
+
+
+def _check_arm(message: ArmVelocityCommand | ArmTelemetry) -> None:
+    """At most 16 joints (positions and velocities alike), at most 512 pairs a phase."""
+    owner = type(message).__name__
+    n = len(message.velocities)
+    if n > ARM_JOINTS:
+        raise ValueRangeError(f"{owner}.velocities of {n} joints, at most {ARM_JOINTS}")
+    if isinstance(message, ArmTelemetry):
+        if len(message.positions) != n:
+            raise ValueRangeError(f"{owner}: {len(message.positions)} positions and {n} velocities")
+        for name in ("slow_pairs", "stop_pairs"):
+            count = len(getattr(message, name))
+            if count > ARM_PAIRS:
+                raise ValueRangeError(f"{owner}.{name} of {count} pairs, at most {ARM_PAIRS}")
