@@ -32,6 +32,7 @@ from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odo
 from freelook.geometry import Pose
 from freelook.kinematics import saturation_factor, tank_control
 from freelook.link import (
+    ArmVelocityCommand,
     ControlArbiter,
     ControlGrant,
     ControlReject,
@@ -39,6 +40,7 @@ from freelook.link import (
     ControlRequest,
     EStop,
     FreeLookCommand,
+    GripperCommand,
     Heartbeat,
     LinearDriveStart,
     LinearDriveStop,
@@ -57,6 +59,7 @@ from freelook.link import (
     WheelSpeedCommand,
 )
 from freelook.maps import World
+from freelook.robot._arm import RobotArm
 from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
@@ -104,6 +107,8 @@ _DRIVE_MODES: dict[type, Mode] = {
     WheelSpeedCommand: Mode.WHEELS,
     TankCommand: Mode.TANK,
     FreeLookCommand: Mode.FREE_LOOK,
+    ArmVelocityCommand: Mode.ARM,
+    GripperCommand: Mode.ARM,
 }
 
 
@@ -167,6 +172,12 @@ class RobotCore:
         )
         tracking = config.robot_tracking
         self.tracker = TrackingController(b=tracking.b, zeta=tracking.zeta)
+        #: the arm's commands and its anti-collision check (a robot with an arm)
+        self.arm = (
+            RobotArm.from_config(config.arm, hardware.arm, self.period)
+            if config.arm is not None and hardware.arm is not None
+            else None
+        )
         self.mode = Mode.IDLE
         self.estop = False
         self._command: Message | None = None
@@ -193,6 +204,8 @@ class RobotCore:
             TrajectoryStart: self._on_trajectory_start,
             TrajectoryStop: lambda m, now: self._change_mode(Mode.IDLE, now),
             **dict.fromkeys(_DRIVE_MODES, self._on_drive),
+            ArmVelocityCommand: self._on_arm,
+            GripperCommand: self._on_arm,
         }
 
     # -- what the estimator knows ------------------------------------------------------------
@@ -380,6 +393,19 @@ class RobotCore:
         self._command = message  # newest wins within a cycle
         return []
 
+    def _on_arm(self, message: ArmVelocityCommand | GripperCommand, now: float) -> list[Message]:
+        if self.arm is None:
+            refusal: str | None = "arm command refused: this robot has no arm"
+        elif isinstance(message, ArmVelocityCommand):
+            refusal = self.arm.command(message)
+        else:
+            refusal = self.arm.grip(message)
+        if refusal is not None:
+            self.rejections.append(refusal)
+            self.dropped_commands += 1
+            return []
+        return self._change_mode(Mode.ARM, now)
+
     def _within_limits(self, message: Message) -> Message:
         """The command scaled (direction kept) to this robot's own configured limits."""
         limits = self.config.limits
@@ -563,6 +589,8 @@ class RobotCore:
             v_left, v_right = wheels.v_left, wheels.v_right
         if held:
             pan_rate = tilt_rate = 0.0
+        if self.arm is not None:  # every cycle: nothing reaches the joints unchecked
+            self.arm.step(now, active=self.mode == Mode.ARM, held=held)
         if self.hw.drive.kind == "holonomic":
             self.hw.drive.command_twist(v, 0.0, omega)
         else:
@@ -620,4 +648,5 @@ class RobotCore:
             localizing=not self.estimator.pose_trusted,
             controller=self.arbiter.holder(now) or 0,
             link=self.link_stats,
+            arm=self.arm.telemetry() if self.arm is not None else None,
         )

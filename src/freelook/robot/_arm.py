@@ -1,0 +1,158 @@
+"""The robot program's arm (sans-I/O): the operator's joint-velocity and gripper commands pass
+through the anti-collision check every control cycle, on their way to the HAL's arm.
+
+Nothing reaches the joints unchecked: each cycle the measured joints (the encoders, the
+gripper's opening) and the newest command are checked by :class:`freelook.arm.ArmGuard`, and
+only what it lets through is commanded. A command is refused outright (the arm keeps standing)
+when it names the wrong number of joints, is not finite, or asks a joint for more than its
+URDF velocity limit; a gripper opening outside the fingers' travel likewise; a refusal also
+forgets the command held before it. Outside the arm mode, and while the e-stop, the watchdog
+or a lost hardware connection holds the robot, the check is run with a zero command and the
+held command is forgotten: the arm stands, the gripper keeps its opening, and nothing resumes
+until the station sends a new command.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.arm import ArmDecision, ArmGuard, ArmModel, ArmPhase, load_arm
+from freelook.config import ArmConfig
+from freelook.link import ArmTelemetry, ArmVelocityCommand, GripperCommand
+from freelook.robot.hal import Arm
+
+__all__ = ["RobotArm"]
+
+F64 = npt.NDArray[np.float64]
+
+
+class RobotArm:
+    """One arm's commands, held and checked once per control cycle."""
+
+    def __init__(self, model: ArmModel, guard: ArmGuard, arm: Arm, period: float) -> None:
+        self.model = model
+        self.guard = guard
+        self.hw = arm
+        self.period = period
+        names = tuple(model.joint_names[j] for j in model.arm_joints)
+        if tuple(arm.joint_names) != names:
+            raise ValueError(f"the arm's joints {arm.joint_names} are not the URDF's {names}")
+        self._jogged = model.arm_joints
+        self._finger = int(model.gripper_joints[0]) if len(model.gripper_joints) else -1
+        self.max_opening = 2 * float(model.upper[self._finger]) if self._finger >= 0 else 0.0
+        self._q = model.ready.copy()
+        self._velocities = np.zeros(len(self._jogged))  # the newest accepted command
+        self._opening: float | None = None  # the newest accepted gripper opening
+        self._pair_index = {pair: k for k, pair in enumerate(model.pair_names)}
+        self.last: ArmDecision | None = None
+
+    @classmethod
+    def from_config(cls, config: ArmConfig, arm: Arm, period: float) -> RobotArm:
+        model = load_arm(config.urdf, config.srdf)
+        return cls(model, ArmGuard.from_config(model, config), arm, period)
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def command(self, message: ArmVelocityCommand) -> str | None:
+        """Take the operator's joint velocities (held until the next); the reason it is
+        refused, or None."""
+        refusal = self._refusal(message)
+        if refusal is not None:
+            self.stop()  # a refused command never leaves an older one running
+            return refusal
+        self._velocities = np.array(message.velocities, dtype=np.float64)
+        return None
+
+    def _refusal(self, message: ArmVelocityCommand) -> str | None:
+        v = message.velocities
+        n = len(self._jogged)
+        if len(v) != n:
+            return f"arm command of {len(v)} joints; {self.model.name} jogs {n}"
+        limits = self.model.max_velocity[self._jogged]
+        for name, value, limit in zip(self.hw.joint_names, v, limits.tolist(), strict=True):
+            if not abs(value) <= limit:  # NaN fails too
+                return f"arm joint {name} at {value!r}, beyond its limit of {limit:g}"
+        return None
+
+    def grip(self, message: GripperCommand) -> str | None:
+        """Take a gripper opening (held until the next); the reason it is refused, or None."""
+        if self._finger < 0:
+            return f"{self.model.name} has no gripper"
+        if not 0.0 <= message.opening <= self.max_opening:
+            self.stop()
+            return f"gripper opening {message.opening!r} outside 0…{self.max_opening:g} m"
+        self._opening = message.opening
+        return None
+
+    def stop(self) -> None:
+        """Forget the held command: the arm stands until the next."""
+        self._velocities = np.zeros(len(self._jogged))
+        self._opening = None
+
+    # -- the control cycle -------------------------------------------------------------------
+
+    def step(self, now: float, *, active: bool, held: bool) -> ArmDecision:
+        """Check the held command (zero unless ``active`` and not ``held``) at the measured
+        joints and command what the check lets through."""
+        state = self.hw.state()
+        q = self._q
+        q[self._jogged] = state.positions
+        wanted = np.zeros(self.model.n_joints)
+        if not active or held:
+            # out of the arm mode, or stopped by safety: a jog never resumes by itself
+            self.stop()
+        moving = active and not held
+        if moving:
+            wanted[self._jogged] = self._velocities
+        target = None
+        if self._finger >= 0:
+            opening = self.hw.gripper_state().opening
+            q[self._finger] = opening / 2
+            if moving and self._opening is not None:
+                target = self._opening
+                # the fingers' motion toward the target within one cycle, checked like a jog
+                rate = (target - opening) / 2 / self.period
+                limit = float(self.model.max_velocity[self._finger])
+                wanted[self._finger] = max(-limit, min(limit, rate))
+        decision = self.guard.check(q, wanted, now)
+        self.hw.command_velocities(decision.velocities[self._jogged].tolist())
+        if self._finger >= 0:
+            finger = decision.velocities[self._finger]
+            if target is not None and (wanted[self._finger] == 0 or finger != 0):
+                self.hw.command_gripper(target)
+            else:
+                self.hw.command_gripper(q[self._finger] * 2)  # the fingers stay where they are
+        self.last = decision
+        return decision
+
+    # -- telemetry ---------------------------------------------------------------------------
+
+    def telemetry(self) -> ArmTelemetry:
+        """The arm's state for the operator; a broken encoder's non-finite reading is sent as
+        0 (the check has refused to move the arm on it), so telemetry still goes out."""
+        state = self.hw.state()
+        gripper = self.hw.gripper_state()
+        last = self.last
+        opening = gripper.opening if math.isfinite(gripper.opening) else 0.0
+        return ArmTelemetry(
+            positions=_sendable(state.positions, 1e3),
+            velocities=_sendable(state.velocities, 20.0),
+            gripper_opening=min(max(opening, 0.0), 1.0),
+            gripper_holding=gripper.holding,
+            phase=int(last.phase) if last is not None else int(ArmPhase.CLEAR),
+            slow_pairs=self._indices(last.slow_pairs) if last is not None else (),
+            stop_pairs=self._indices(last.stop_pairs) if last is not None else (),
+        )
+
+    def _indices(self, pairs: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
+        return tuple(self._pair_index[p] for p in pairs)
+
+
+def _sendable(values: tuple[float, ...], bound: float) -> tuple[float, ...]:
+    array = np.nan_to_num(
+        np.asarray(values, dtype=np.float64), nan=0.0, posinf=bound, neginf=-bound
+    )
+    return tuple(np.clip(array, -bound, bound).tolist())
