@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from freelook.config import RobotConfig, load_robot
 from freelook.estimation import MonteCarloLocalization
@@ -77,10 +78,15 @@ class _Tour:
 
 class _Wander:
     """Slow driving through free space: ahead while the way is clear, bending toward open
-    room; turning on the spot (one way until clear) in front of a wall."""
+    room; turning on the spot (one way until clear) in front of a wall, or where the way
+    leads off the building's floor (out through a gap in an ARIA map's walls)."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(
+        self, rng: np.random.Generator, world: World, floor: npt.NDArray[np.bool_]
+    ) -> None:
         self.rng = rng
+        self.world = world
+        self.floor = floor
         self.turn = 0.0
         self.bias = float(rng.uniform(-0.15, 0.15))
         self.reached = 0
@@ -94,7 +100,12 @@ class _Wander:
         front = float(ranges[np.abs(angles) < math.radians(35)].min())
         left = float(np.mean(np.minimum(ranges[angles > math.radians(20)], 4.0)))
         right = float(np.mean(np.minimum(ranges[angles < -math.radians(20)], 4.0)))
-        if front > 1.0 and (self.turn == 0.0 or front > 1.6):
+        truth = robot.sim.ground_truth
+        on_floor = all(
+            self._on_floor(truth.x + d * math.cos(truth.theta), truth.y + d * math.sin(truth.theta))
+            for d in (0.5, 1.0)
+        )
+        if on_floor and front > 1.0 and (self.turn == 0.0 or front > 1.6):
             self.turn = 0.0
             omega = float(np.clip(0.3 * (left - right) + self.bias, -0.4, 0.4))
             return VelocityCommand(WANDER_SPEED, omega)
@@ -102,6 +113,11 @@ class _Wander:
             self.turn = 0.6 if left >= right else -0.6
             self.bias = float(self.rng.uniform(-0.15, 0.15))
         return VelocityCommand(0.0, self.turn)
+
+    def _on_floor(self, x: float, y: float) -> bool:
+        i, j = self.world.cell_of(x, y)
+        rows, cols = self.world.shape
+        return 0 <= i < rows and 0 <= j < cols and bool(self.floor[i, j])
 
 
 def _drive(
@@ -182,7 +198,8 @@ def relocalization_trial(
         driver: _Tour | _Wander = _Tour(first)
     else:
         pose, believed = _random_poses(the_world, config, rng, start)
-        driver = _Wander(rng)
+        floor = FreeSpace(the_world).mask(config.footprint.swing_radius)
+        driver = _Wander(rng, the_world, floor)
     robot = SimulatedRobot(config, the_world, seed=seed, pose=pose, believed_pose=believed)
     robot.core.global_localization()
     log = _drive(robot, driver, duration)
