@@ -88,10 +88,15 @@ def test_robot_can_always_back_or_turn_out() -> None:
     front = ROBOT.footprint.center_forward + ROBOT.footprint.length / 2
     wall = wall_points(front + 0.03)  # inside the margin already
     assert f.filter(0.5, 0.0, wall, 0.0).v == 0.0  # forward is blocked
+    # backing out is let through, at the Min zone's speed (the thesis's zones look all round)
     back = f.filter(-0.3, 0.0, wall, 0.02)
-    assert back.v == pytest.approx(-0.3)
+    assert back.v == pytest.approx(-ROBOT.safety.zones[0].max_speed)
+    assert not back.flags & SafetyFlags.APPROACH
     # a rectangle cannot spin in place this close to a wall, but it can reverse and turn
-    assert f.filter(-0.2, 0.6, wall, 0.04).omega == pytest.approx(0.6)
+    turn = f.filter(-0.2, 0.6, wall, 0.04)
+    assert turn.omega > 0.0
+    assert turn.v / turn.omega == pytest.approx(-0.2 / 0.6)
+    assert not turn.flags & SafetyFlags.APPROACH
     corner = np.vstack([wall, wall_points(ROBOT.footprint.width / 2 + 0.03, math.pi / 2)])
     out = f.filter(-0.2, 0.0, corner, 0.06)  # in a corner: straight back out
     assert out.v < 0.0  # allowed (the Min zone caps its speed)

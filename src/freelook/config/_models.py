@@ -195,6 +195,19 @@ class SafetyConfig(_Strict):
         description="s without a valid command before the robot stops",
     )
 
+    zone_rule: Literal["nearest", "direction"] = Field(
+        default="nearest",
+        description="which readings pick the zone: 'nearest' (the thesis: the nearest reading "
+        "all around) or 'direction' (only readings on the side the robot moves towards)",
+    )
+    obstacle_memory: float = Field(
+        default=10.0,
+        ge=0.0,
+        le=60.0,
+        description="s an obstacle seen by a range sensor is remembered where it was seen, "
+        "to cover the gaps between sonar cones and behind the laser (0: off)",
+    )
+
     @model_validator(mode="after")
     def _zones_increasing(self) -> SafetyConfig:
         bounds = [z.boundary for z in self.zones]

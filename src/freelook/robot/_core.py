@@ -64,7 +64,7 @@ from freelook.robot._estimator import LocalizationJob, LocalizationResult, State
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
 from freelook.robot.hal import RobotHardware
-from freelook.safety import SafetyEvent, SafetyFilter
+from freelook.safety import ObstacleMemory, SafetyEvent, SafetyFilter
 from freelook.types import Mode, SafetyFlags
 
 __all__ = ["CycleOutput", "RobotCore"]
@@ -159,6 +159,12 @@ class RobotCore:
             MapLayer(robot_map, config.localization.map_range) if robot_map is not None else None
         )
         self.safety = SafetyFilter(config.safety, config.footprint, config.drive)
+        #: range readings remembered where they were seen (None: off)
+        self.memory = (
+            ObstacleMemory(config.safety.obstacle_memory, config.localization.map_range)
+            if config.safety.obstacle_memory > 0
+            else None
+        )
         self.arbiter = ControlArbiter(arbitration_timeout)
         #: the authority each station is given (its key's; one shared key: all equal)
         self._authorities: dict[int, int] = {}
@@ -465,34 +471,46 @@ class RobotCore:
 
     # -- the control cycle -------------------------------------------------------------------
 
-    def range_points(self) -> npt.NDArray[np.float64]:
-        """Obstacle points (robot frame) from every range sensor and the map.
+    def range_points(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Obstacle points (robot frame): (the range sensors' now, the remembered and the map's).
 
         A sonar echo may come from anywhere across its cone, so each reading becomes points
-        spread over the cone at the measured range: safety must assume the worst bearing.
+        spread over the cone at the measured range: safety must assume the worst bearing. The
+        memory keeps only the cone's axis, since spread points seen from elsewhere would land
+        where nothing is.
         """
-        clouds = []
         laser = self.hw.laser.latest() if self.hw.laser is not None else None
-        if laser is not None:
-            clouds.append(laser.points())
+        laser_points = laser.points() if laser is not None else np.zeros((0, 2))
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
+        sonar_points = sonar_axes = np.zeros((0, 2))
         if sonar is not None:
             hit = sonar.ranges < sonar.range_max
             half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
-            for offset in (-half, -half / 2, 0.0, half / 2, half):
-                bearing = sonar.bearings[hit] + offset
-                r = sonar.ranges[hit]
-                clouds.append(
-                    np.column_stack(
-                        (
-                            sonar.origin_x[hit] + r * np.cos(bearing),
-                            sonar.origin_y[hit] + r * np.sin(bearing),
-                        )
-                    )
+            offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
+            bearing = (sonar.bearings[hit][None, :] + offsets[:, None]).ravel()
+            r = np.tile(sonar.ranges[hit], len(offsets))
+            sonar_points = np.column_stack(
+                (
+                    np.tile(sonar.origin_x[hit], len(offsets)) + r * np.cos(bearing),
+                    np.tile(sonar.origin_y[hit], len(offsets)) + r * np.sin(bearing),
                 )
+            )
+            sonar_axes = sonar_points[2 * int(hit.sum()) : 3 * int(hit.sum())]
+        live = np.vstack((laser_points, sonar_points))
+        clouds = []
+        if self.memory is not None:
+            odometry = Pose(*self.estimator.odometry.pose)
+            seen = None
+            if laser is not None:
+                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
+                self.memory.clear_seen_through(odometry, laser.bearings, laser.ranges, origin)
+                seen = (origin, float(laser.bearings[0]), float(laser.bearings[-1]))
+            if self.memory.due(self.now):
+                self.memory.observe(laser_points, sonar_axes, odometry, self.now)
+            clouds.append(self.memory.points(odometry, self.now, seen))
         if self.map_layer is not None and self.estimator.pose_trusted:
             clouds.append(self.map_layer.points(self.estimator.pose))
-        return np.vstack(clouds) if clouds else np.zeros((0, 2))
+        return live, np.vstack(clouds) if clouds else np.zeros((0, 2))
 
     def _mode_command(self, now: float) -> tuple[float, float, float, float]:
         """(v, ω, pan rate, tilt rate) the current mode asks for (Free Look aside)."""
@@ -554,14 +572,16 @@ class RobotCore:
             s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
             v, omega = v * s, omega * s
         bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
+        live, prior = self.range_points()
         decision = self.safety.filter(
             v,
             omega,
-            self.range_points(),
+            live,
             now,
             bool(bumpers and bumpers.front),
             bool(bumpers and bumpers.rear),
             measured=(self.odometry.v, yaw_rate),
+            prior=prior,
         )
         flags = decision.flags
         if self.hw.connection is not None and not self.hw.connection.connected:

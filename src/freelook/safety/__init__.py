@@ -1,5 +1,6 @@
-"""Robot-side safety: zones, direction-aware approach check, link watchdog, e-stop, bumpers."""
+"""Robot-side safety: zones, approach check, obstacle memory, link watchdog, e-stop, bumpers."""
 
 from freelook.safety._filter import SafetyDecision, SafetyEvent, SafetyFilter, limit_ratio
+from freelook.safety._memory import ObstacleMemory
 
-__all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
+__all__ = ["ObstacleMemory", "SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]

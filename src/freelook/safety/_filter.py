@@ -3,8 +3,9 @@
 Three checks, each ratio-preserving (the robot keeps its arc, only slower):
 
 * **Zones** (the thesis's three zones, innermost tested first — the thesis's Algorithm 5.1
-  tests the outermost first and returns, so its inner zones never act): the nearest obstacle
-  in the direction of travel picks the zone, and (v, ω) are capped to its limits.
+  tests the outermost first and returns, so its inner zones never act): the nearest reading
+  all around picks the zone (the thesis's rule; ``zone_rule = "direction"`` counts only the
+  readings on the side the robot moves towards), and (v, ω) are capped to its limits.
 * **Approach**: the commanded arc is simulated over a short horizon against the range points;
   the command is scaled so the footprint (plus a margin) stops before contact at the
   deceleration limit. Motion that does not deepen an existing contact — reversing away,
@@ -67,14 +68,12 @@ class SafetyFilter:
         footprint: FootprintConfig,
         drive: DriveConfig,
         *,
-        direction_aware_zones: bool = True,
         latency: float = 0.04,
         samples: int = 24,
     ) -> None:
         self.config = safety
         self.footprint = footprint
         self.drive = drive
-        self.direction_aware_zones = direction_aware_zones
         self.latency = latency
         self._zones = [
             (z.boundary, z.max_speed, math.radians(z.max_turn_rate_deg)) for z in safety.zones
@@ -84,7 +83,8 @@ class SafetyFilter:
         self._half_w = footprint.width / 2 + safety.approach_margin
         self._cx = footprint.center_forward
         self.last_command_time: float | None = None
-        self._recent_depth: deque[float] = deque(maxlen=15)
+        # per group of points (0: the live sensors, 1: memory and map)
+        self._recent_depth: tuple[deque[float], deque[float]] = (deque(maxlen=15), deque(maxlen=15))
         self.estop = False
         self._watchdog_tripped = False
         self._state: tuple[int, SafetyFlags] = (-1, SafetyFlags.NONE)
@@ -109,8 +109,27 @@ class SafetyFilter:
         """How deep each point is inside the margin-inflated footprint (≤ 0: outside)."""
         return np.minimum(self._half_l - np.abs(px - self._cx), self._half_w - np.abs(py))
 
-    def approach_scale(self, v: float, omega: float, points: npt.NDArray[np.float64]) -> float:
-        """Scale for (v, ω) so the footprint can stop before any point (1 = no limit)."""
+    def approach_scale(
+        self,
+        v: float,
+        omega: float,
+        points: npt.NDArray[np.float64],
+        prior: npt.NDArray[np.float64] | None = None,
+    ) -> float:
+        """Scale for (v, ω) so the footprint can stop before any point (1 = no limit).
+
+        ``points`` come from the sensors now; ``prior`` points (remembered readings, the map)
+        are checked on their own, so a stale point deep in the margin cannot license an
+        approach to a live one, nor the reverse.
+        """
+        scale = self._group_scale(v, omega, points, 0)
+        if prior is not None:
+            scale = min(scale, self._group_scale(v, omega, prior, 1))
+        return scale
+
+    def _group_scale(
+        self, v: float, omega: float, points: npt.NDArray[np.float64], group: int
+    ) -> float:
         if len(points) == 0 or (v == 0.0 and omega == 0.0):
             return 1.0
         t = self._t
@@ -132,10 +151,15 @@ class SafetyFilter:
         # motion may not take any point deeper into the margin than the deepest one is now:
         # that blocks approaching, and allows backing away or sliding along a close wall
         # measured against the smallest contact depth of the last cycles, so range noise that
-        # momentarily shows a point deeper cannot ratchet the robot closer, cycle by cycle
-        self._recent_depth.append(float(now_depth.max()))
-        allowed = max(min(self._recent_depth), 0.0) + 1e-4
-        worse = depth > allowed
+        # momentarily shows a point deeper cannot ratchet the robot closer, cycle by cycle;
+        # and a point that noise shows deep now blocks only motion that takes it deeper still.
+        # No point licenses more than half the margin: a sonar echo at its shortest range,
+        # spread over its cone, lands inside the body, and must not let others come that close
+        recent = self._recent_depth[group]
+        recent.append(float(now_depth.max()))
+        base = min(max(min(recent), 0.0), self.config.approach_margin / 2)
+        allowed = np.maximum(base, now_depth) + 1e-4
+        worse = depth > allowed[None, :]
         hit = worse.any(axis=1)
         if not hit.any():
             return 1.0
@@ -158,7 +182,7 @@ class SafetyFilter:
         if len(points) == 0:
             return -1, math.inf
         considered = points
-        if self.direction_aware_zones and abs(v) > 1e-3:
+        if self.config.zone_rule == "direction" and abs(v) > 1e-3:
             rear = self._cx - self.footprint.length / 2
             front = self._cx + self.footprint.length / 2
             ahead = points[:, 0] >= rear if v > 0 else points[:, 0] <= front
@@ -182,13 +206,16 @@ class SafetyFilter:
         bumper_front: bool = False,
         bumper_rear: bool = False,
         measured: tuple[float, float] | None = None,
+        prior: npt.NDArray[np.float64] | None = None,
     ) -> SafetyDecision:
-        """The command the actuators may execute now."""
+        """The command the actuators may execute now, from the sensors' ``points`` and the
+        ``prior`` ones (remembered readings, the map), robot frame."""
         dt = 0.0 if self._last_time is None else max(0.0, now - self._last_time)
         self._last_time = now
         flags = SafetyFlags.NONE
         in_v, in_omega = v, omega
-        zone, clearance = self.zone_of(v, points)
+        every = points if prior is None or len(prior) == 0 else np.vstack((points, prior))
+        zone, clearance = self.zone_of(v, every)
         if self.estop:
             flags |= SafetyFlags.ESTOP
             v = omega = 0.0
@@ -227,7 +254,7 @@ class SafetyFilter:
                 if s < 1.0:
                     flags |= SafetyFlags.ZONE
                     v, omega = v * s, omega * s
-            s = self.approach_scale(v, omega, points)
+            s = self.approach_scale(v, omega, points, prior)
             if s < 1.0:
                 flags |= SafetyFlags.APPROACH
                 v, omega = v * s, omega * s

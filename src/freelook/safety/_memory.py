@@ -1,0 +1,119 @@
+"""Obstacle memory: range readings remembered where they were seen, for a while.
+
+A Pioneer's laser looks forward only and its sonar ring leaves 20–40° gaps between cones, so
+an obstacle passed on the way in can drop out of sight as the robot reverses or turns past it.
+The memory keeps each reading in the odometry frame (smooth, never jumps) on a coarse grid, and
+hands the ones near the robot back to safety as extra points, in the manner of a costmap's
+obstacle layer. A remembered laser point is cleared when the laser now sees through it (a
+person who walked away); a sonar point only ages out, since the laser may pass over what the
+sonar hears.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.geometry import Pose
+
+__all__ = ["ObstacleMemory"]
+
+_Array = npt.NDArray[np.float64]
+
+
+class ObstacleMemory:
+    """Points (odometry frame) seen by range sensors in the last ``seconds``, near the robot."""
+
+    def __init__(
+        self, seconds: float, reach: float, cell: float = 0.05, sample_period: float = 0.1
+    ) -> None:
+        self.seconds = seconds
+        self.reach = reach
+        self.cell = cell
+        self.sample_period = sample_period
+        self._xy = np.zeros((0, 2))
+        self._stamp = np.zeros(0)
+        self._laser = np.zeros(0, dtype=bool)
+        self._last_sample: float | None = None
+
+    def __len__(self) -> int:
+        return len(self._stamp)
+
+    def due(self, now: float) -> bool:
+        """Whether it is time to take in the current readings (every ``sample_period``)."""
+        return self._last_sample is None or now - self._last_sample >= self.sample_period
+
+    def observe(self, laser: _Array, sonar: _Array, odometry: Pose, now: float) -> None:
+        """Remember this moment's readings (robot frame) at ``odometry``; forget the old."""
+        self._last_sample = now
+        x, y, theta = odometry
+        c, s = math.cos(theta), math.sin(theta)
+        fresh = np.vstack((laser, sonar))
+        world = np.column_stack(
+            (x + c * fresh[:, 0] - s * fresh[:, 1], y + s * fresh[:, 0] + c * fresh[:, 1])
+        )
+        xy = np.vstack((world, self._xy))
+        stamp = np.concatenate((np.full(len(fresh), now), self._stamp))
+        is_laser = np.concatenate(
+            (np.ones(len(laser), dtype=bool), np.zeros(len(sonar), dtype=bool), self._laser)
+        )
+        near = (stamp > now - self.seconds) & (np.hypot(xy[:, 0] - x, xy[:, 1] - y) < self.reach)
+        xy, stamp, is_laser = xy[near], stamp[near], is_laser[near]
+        # one point per grid cell and source, the newest (fresh readings come first)
+        keys = np.floor(xy / self.cell).astype(np.int64)
+        code = (keys[:, 0] * 1_000_003 + keys[:, 1]) * 2 + is_laser
+        _, first = np.unique(code, return_index=True)
+        self._xy, self._stamp, self._laser = xy[first], stamp[first], is_laser[first]
+
+    def clear_seen_through(
+        self,
+        odometry: Pose,
+        bearings: _Array,
+        ranges: _Array,
+        origin: tuple[float, float],
+        tolerance: float = 0.1,
+    ) -> None:
+        """Forget remembered laser points that a laser sweep (sorted bearings) now passes."""
+        if not self._laser.any() or len(bearings) < 2:
+            return
+        local = self._to_robot(odometry)
+        dx, dy = local[:, 0] - origin[0], local[:, 1] - origin[1]
+        bearing = np.arctan2(dy, dx)
+        distance = np.hypot(dx, dy)
+        step = float(bearings[1] - bearings[0])
+        index = np.rint((bearing - bearings[0]) / step).astype(np.int64)
+        inside = (index >= 0) & (index < len(bearings))
+        beam_range = np.full(len(index), -np.inf)
+        beam_range[inside] = ranges[index[inside]]
+        keep = ~(self._laser & inside & (beam_range > distance + tolerance))
+        self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
+
+    def points(
+        self,
+        odometry: Pose,
+        now: float,
+        seen: tuple[tuple[float, float], float, float] | None = None,
+    ) -> _Array:
+        """The remembered points still young, in the robot frame at ``odometry``.
+
+        ``seen`` = (origin, first bearing, last bearing) of a laser sweeping now: points in its
+        view are left out, since the laser reports what is there itself.
+        """
+        young = self._stamp > now - self.seconds
+        if not young.all():
+            self._xy, self._stamp = self._xy[young], self._stamp[young]
+            self._laser = self._laser[young]
+        local = self._to_robot(odometry)
+        if seen is not None:
+            (ox, oy), first, last = seen
+            bearing = np.arctan2(local[:, 1] - oy, local[:, 0] - ox)
+            local = local[(bearing < first) | (bearing > last)]
+        return local
+
+    def _to_robot(self, odometry: Pose) -> _Array:
+        x, y, theta = odometry
+        c, s = math.cos(theta), math.sin(theta)
+        dx, dy = self._xy[:, 0] - x, self._xy[:, 1] - y
+        return np.column_stack((c * dx + s * dy, -s * dx + c * dy))
