@@ -4,7 +4,7 @@ control arbitration and the UDP/serial transports."""
 
 from freelook.link._arbitration import ControlArbiter, Decision
 from freelook.link._auth import KEY_ENV, ReplayWindow, derive_key, key_from_env
-from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments
+from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments, RadioLockups
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
 from freelook.link._driver import LinkDriver
@@ -150,6 +150,7 @@ __all__ = [
     "PanTiltCommand",
     "Permissions",
     "PositionReport",
+    "RadioLockups",
     "RateLimitError",
     "RefusalBudget",
     "Refused",

@@ -1,7 +1,9 @@
 """An impaired in-memory channel for tests and experiments: seeded, driven by injected time.
 
 Bernoulli or Gilbert–Elliott burst loss, delay with jitter (which reorders), explicit
-reordering, duplication, bit-flip corruption and a bandwidth cap with a bounded queue.
+reordering, duplication, bit-flip corruption, a bandwidth cap with a bounded queue, and radio
+lock-ups: a node that goes silent for seconds, as the thesis's half-duplex radios did when their
+buffers overran (seed 004 §7.2). Both directions through one radio share its lock-ups.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ChannelCounters", "ImpairedChannel", "Impairments"]
+__all__ = ["ChannelCounters", "ImpairedChannel", "Impairments", "RadioLockups"]
 
 
 class Impairments(BaseModel):
@@ -32,6 +34,12 @@ class Impairments(BaseModel):
     corrupt: float = Field(default=0.0, ge=0, le=1, description="P(packet has bit flips)")
     bandwidth_bps: float | None = Field(default=None, gt=0, description="bits per second")
     queue_bytes: int = Field(default=16384, ge=0, description="send queue under the cap")
+    lockup_rate: float = Field(
+        default=0.0, ge=0, description="radio lock-ups per second of operation (Poisson)"
+    )
+    lockup_duration: float = Field(
+        default=5.0, ge=0, description="mean s a locked-up radio stays silent (exponential)"
+    )
 
     def expected_loss(self) -> float:
         """Long-run loss probability of the Gilbert–Elliott chain with Bernoulli loss."""
@@ -50,6 +58,36 @@ class ChannelCounters:
     corrupted: int = 0
     reordered: int = 0
     queue_dropped: int = 0
+    silenced: int = 0  # sent while the radio was locked up
+
+
+class RadioLockups:
+    """When a radio is locked up: silent intervals of a Poisson process, drawn as time goes on
+    from their own seeded generator (so adding lock-ups leaves the other draws unchanged)."""
+
+    def __init__(self, rate: float, mean_duration: float, seed: int = 0) -> None:
+        self.rate = rate
+        self.mean_duration = mean_duration
+        self._rng = np.random.default_rng([seed, 0x10C])
+        self.intervals: list[tuple[float, float]] = []  # (start, end), in order
+        self._drawn_until = 0.0
+
+    def _draw_until(self, now: float) -> None:
+        while self.rate > 0 and self._drawn_until <= now:
+            start = self._drawn_until + float(self._rng.exponential(1.0 / self.rate))
+            end = start + float(self._rng.exponential(self.mean_duration))
+            self.intervals.append((start, end))
+            self._drawn_until = end
+
+    def silent(self, now: float) -> bool:
+        """Whether the radio is locked up at ``now``."""
+        self._draw_until(now)
+        return any(start <= now < end for start, end in reversed(self.intervals[-4:]))
+
+    def ended_by(self, now: float) -> list[tuple[float, float]]:
+        """The lock-ups that began and ended by ``now``."""
+        self._draw_until(now)
+        return [(a, b) for a, b in self.intervals if b <= now]
 
 
 @dataclass(order=True)
@@ -62,8 +100,15 @@ class _InFlight:
 class ImpairedChannel:
     """One direction of a lossy link. ``send`` at time t; ``receive(now)`` what is due."""
 
-    def __init__(self, impairments: Impairments, seed: int = 0) -> None:
+    def __init__(
+        self, impairments: Impairments, seed: int = 0, lockups: RadioLockups | None = None
+    ) -> None:
+        """``lockups``: share one radio's lock-ups between the two directions through it (by
+        default each channel draws its own from ``impairments``)."""
         self.impairments = impairments
+        self.lockups = lockups or RadioLockups(
+            impairments.lockup_rate, impairments.lockup_duration, seed
+        )
         self.rng = np.random.default_rng(seed)
         self.counters = ChannelCounters()
         self._bad = False
@@ -94,6 +139,9 @@ class ImpairedChannel:
     def send(self, data: bytes, now: float) -> None:
         imp = self.impairments
         self.counters.sent += 1
+        if self.lockups.silent(now):
+            self.counters.silenced += 1
+            return
         start = now
         if imp.bandwidth_bps is not None:
             self._queued = [(t, n) for t, n in self._queued if t > now]
