@@ -12,7 +12,9 @@ import pytest
 from freelook.experiments import _scenarios as sc
 
 
-@pytest.mark.parametrize(("seed", "clockwise"), [(5, False), (7, True), (9, True)])
+@pytest.mark.parametrize(
+    ("seed", "clockwise"), [(1, True), (4, False), (5, False), (7, True), (9, True)]
+)
 def test_five_square_laps_with_gyro_and_encoders_drift_at_most_1_5_degrees(
     seed: int, clockwise: bool
 ) -> None:

@@ -12,14 +12,17 @@ from freelook.cli import app
 from freelook.experiments import EXPERIMENTS
 
 
-@pytest.mark.parametrize("name", ["translation-offset", "packet-drop", "flc-figures"])
-def test_experiment_runs_reduced(name: str) -> None:
+@pytest.mark.parametrize("name", ["translation-offset", "packet-drop", "flc-figures", "arm-fuzz"])
+def test_experiment_runs_reduced_and_meets_every_target(name: str) -> None:
     result = CliRunner().invoke(app, ["experiment", name, "--reduced", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data[0]["name"] == name
     assert data[0]["rows"]
+    assert all(row["ok"] is not False for row in data[0]["rows"]), data[0]["rows"]
     assert data[0]["command"].startswith(f"freelook experiment {name} --trials")
+    # every row with a paper value says under which conditions it ran
+    assert all(row["conditions"] for row in data[0]["rows"] if row["paper"])
 
 
 def test_markdown_and_unknown_names(tmp_path: Path) -> None:
@@ -30,7 +33,7 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert "| mean of 1 runs | 18 cm |" in text
+    assert "| the paper's open-loop law (eq. 6): mean final h of 1 runs | 18 cm |" in text
     assert "`freelook experiment translation-offset --trials 1 --seed 1`" in text
     assert runner.invoke(app, ["experiment", "nope"]).exit_code == 2
     assert set(EXPERIMENTS) == {
@@ -41,6 +44,7 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
         "packet-drop",
         "reckless",
         "localization",
+        "arm-fuzz",
     }
 
 
@@ -59,3 +63,21 @@ def test_a_missed_target_fails_the_command(monkeypatch: pytest.MonkeyPatch) -> N
     result = CliRunner().invoke(app, ["experiment", "missing", "--json"])
     assert result.exit_code == 1
     assert "targets missed:\n  missing: missed" in result.output
+
+
+def test_markdown_rewrites_one_experiments_section_in_place(tmp_path: Path) -> None:
+    from freelook.cli._experiment import write_markdown
+    from freelook.experiments import ExperimentResult, Row
+
+    out = tmp_path / "results.md"
+    first = ExperimentResult("a", "First", "paper A", "freelook experiment a")
+    first.rows.append(Row("row", "1", "2", "≤ 2", True, "seed 1"))
+    second = ExperimentResult("b", "Second", "paper B", "freelook experiment b")
+    write_markdown(out, [first, second])
+    first.rows[0] = Row("row", "1", "3", "≤ 2", False, "seed 2")
+    write_markdown(out, [first])
+    text = out.read_text()
+    assert text.index("## First") < text.index("## Second")  # kept in place
+    assert "| row | 1 | 3 | ≤ 2 | **no** | seed 2 |" in text
+    assert "| row | 1 | 2 |" not in text
+    assert text.count("## Second") == 1

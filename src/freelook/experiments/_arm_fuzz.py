@@ -24,7 +24,7 @@ from freelook.config import load_robot
 from freelook.sim.arm import SimulatedArm
 
 if TYPE_CHECKING:
-    from freelook.experiments._registry import ExperimentResult
+    from freelook.experiments._result import ExperimentResult
 
 __all__ = ["ArmFuzzTrial", "arm_fuzz", "arm_fuzz_trial"]
 
@@ -149,7 +149,7 @@ def arm_fuzz(
     trials: int, seed: int, progress: Callable[[int, int], None], robot: str = "taros"
 ) -> ExperimentResult:
     """``trials`` sessions with the check on and the same sessions with it off."""
-    from freelook.experiments._registry import ExperimentResult, Row
+    from freelook.experiments._result import ExperimentResult, Row
 
     config = load_robot(robot).arm
     if config is None:
@@ -174,6 +174,11 @@ def arm_fuzz(
         "seed 003 (TAROS anti-collision: boxes, extrapolation, two phases)",
         "",
     )
+    conditions = (
+        f"{robot}: {model.n_boxes} boxes, {model.n_pairs} checked pairs, t_ext "
+        f"{config.slow_time:g} s slow / {config.stop_time:g} s stop, "
+        f"seeds {seed}–{seed + trials - 1}"
+    )
     result.rows += [
         Row(
             "trials with checked pairs intersecting, check on",
@@ -181,6 +186,7 @@ def arm_fuzz(
             f"{hit_on} of {trials} ({steps_on} physics steps)",
             "0",
             hit_on == 0,
+            conditions,
         ),
         Row(
             "trials with a wedged arm (a stop the reverse jog cannot leave)",

@@ -10,11 +10,19 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from freelook.experiments import _localization as loc
-from freelook.experiments import _scenarios as sc
-from freelook.link import Impairments
+from freelook.experiments._arm_fuzz import arm_fuzz
+from freelook.experiments._parallel import set_jobs
+from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._tables import (
+    ellipse_table,
+    flc_figures_table,
+    packet_drop_table,
+    reckless_table,
+    square_laps_table,
+    translation_table,
+)
 
 __all__ = [
     "EXPERIMENTS",
@@ -23,225 +31,6 @@ __all__ = [
     "localization_experiment",
     "run_experiment",
 ]
-
-Progress = Callable[[int, int], None]
-
-
-@dataclass
-class Row:
-    what: str
-    paper: str
-    ours: str
-    target: str = ""
-    ok: bool | None = None
-
-
-@dataclass
-class ExperimentResult:
-    name: str
-    title: str
-    source: str
-    command: str
-    rows: list[Row] = field(default_factory=list)
-    details: dict[str, object] = field(default_factory=dict)
-
-
-def _square_laps(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "square-laps", "Camera heading drift after 5 square laps (2 m)", "seed 000 Tables 2–3", ""
-    )
-    variants = [
-        ("every sensor (gyro + encoders + laser localization)", True, True),
-        ("gyro + encoder filter alone", True, False),
-        ("no filter (encoders only)", False, False),
-    ]
-    total = trials * 2 * len(variants)
-    done = 0
-    for label, gyro, localization in variants:
-        for clockwise in (True, False):
-            finals = []
-            for k in range(trials):
-                drifts = sc.square_laps_trial(
-                    seed + k, clockwise, use_gyro=gyro, use_localization=localization
-                )
-                finals.append(drifts[-1])
-                done += 1
-                progress(done, total)
-            worst = max(abs(d) for d in finals)
-            direction = "CW" if clockwise else "CCW"
-            paper = "−3…−6°" if clockwise else "0…+1°"
-            is_main = gyro and localization
-            result.rows.append(
-                Row(
-                    f"{direction}, {label}",
-                    paper if is_main else "",
-                    f"{min(finals):+.2f}…{max(finals):+.2f}° (worst {worst:.2f}°)",
-                    "≤ 0.6°" if is_main else "",
-                    worst <= 0.6 if is_main else None,
-                )
-            )
-    return result
-
-
-def _translation(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "translation-offset",
-        "Camera offset h after a 2 m forward translation, 90°-turned start",
-        "seed 000 Table 4",
-        "",
-    )
-    offsets = []
-    for k in range(trials):
-        offsets.append(sc.translation_offset_trial(seed + k))
-        progress(k + 1, trials)
-    mean = statistics.fmean(offsets)
-    result.rows.append(
-        Row(
-            f"mean of {trials} runs",
-            "18 cm",
-            f"{mean * 100:.2f} cm (max {max(offsets) * 100:.2f} cm)",
-            "≤ 2 cm",
-            mean <= 0.02,
-        )
-    )
-    return result
-
-
-def _flc_figures(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "flc-figures", "Figs. 6–7 on the slipping simulator", "seed 000 §4.1", ""
-    )
-    straight, orbit = [], []
-    for k in range(trials):
-        s, o = sc.flc_figures_trial(seed + k)
-        straight.append(s)
-        orbit.append(o)
-        progress(k + 1, trials)
-    result.rows.append(
-        Row(
-            "Fig. 6: worst deviation from a straight camera segment",
-            "qualitative",
-            f"{max(straight) * 1000:.0f} mm per metre",
-        )
-    )
-    result.rows.append(
-        Row("Fig. 7: orbit radius spread", "qualitative", f"{max(orbit) * 1000:.0f} mm")
-    )
-    return result
-
-
-def _ellipse(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "ellipse", "Ellipse tracking (T = 40 s) through a lossy link", "seed 004 Table 7.2", ""
-    )
-    losses = (0.0, 0.10, 0.25, 0.50)
-    total = trials * len(losses) * 2
-    done = 0
-    for loss in losses:
-        for robot_side in (True, False):
-            runs = []
-            for k in range(trials):
-                runs.append(sc.ellipse_trial(seed + k, loss, robot_side))
-                done += 1
-                progress(done, total)
-            ratio = max(r.completion_time / r.ideal_time for r in runs)
-            error = max(r.max_error for r in runs)
-            side = "robot-side" if robot_side else "operator-side"
-            target = robot_side and loss == 0.25
-            result.rows.append(
-                Row(
-                    f"{loss * 100:.0f} % loss, {side}",
-                    "42.7–64.5 s vs 40 s, ±30 mm" if loss == 0.0 and not robot_side else "",
-                    f"{ratio:.3f} × ideal, max error {error * 1000:.1f} mm",
-                    "≤ 1.02 ×, ≤ 10 mm" if target else "",
-                    (ratio <= 1.02 and error <= 0.010) if target else None,
-                )
-            )
-    return result
-
-
-def _packet_drop(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "packet-drop", "Drop %, control continuity and node failures", "seed 004 Table 7.1", ""
-    )
-    links = [
-        ("clean", Impairments()),
-        ("10 % loss", Impairments(loss=0.10)),
-        ("30 % loss", Impairments(loss=0.30)),
-        (
-            "bursty ≈ 30 %",
-            Impairments(loss=0.1, burst_p_enter=0.05, burst_p_exit=0.15, burst_loss=0.9),
-        ),
-        ("50 % loss, 250 kbit/s", Impairments(loss=0.5, bandwidth_bps=250_000)),
-    ]
-    total = trials * len(links)
-    done = 0
-    failures_total = 0
-    for label, impairments in links:
-        rows = []
-        for k in range(trials):
-            rows.append(sc.link_course_trial(seed + k, impairments))
-            done += 1
-            progress(done, total)
-        up = statistics.fmean(r["drop_up"] for r in rows)
-        down = statistics.fmean(r["drop_down"] for r in rows)
-        continuity = min(r["continuity"] for r in rows)
-        failures = int(sum(r["node_failures"] for r in rows))
-        failures_total += failures
-        result.rows.append(
-            Row(
-                label,
-                "0.3–53 % drop, node failure in 4 of 9 trials",
-                f"drop ↑ {up:.1f} % ↓ {down:.1f} %, continuity "
-                f"{continuity * 100:.1f} %, node failures {failures}",
-                "0 node failures",
-                failures == 0,
-            )
-        )
-    result.details["node_failures"] = failures_total
-    return result
-
-
-def _reckless(trials: int, seed: int, progress: Progress) -> ExperimentResult:
-    result = ExperimentResult(
-        "reckless",
-        "Reckless operator in lab: full speed at walls and into the 0.8 m passage",
-        "seed 004 §7.1.4",
-        "",
-    )
-    collisions = 0
-    late = 0
-    worst_margin = -math.inf
-    stuck = 0
-    for k in range(trials):
-        run = sc.reckless_trial(seed + k, cut_link=k % 2 == 1)
-        collisions += int(run.collided)
-        stuck += int(not run.escaped)
-        if run.stop_bound is not None:
-            stopped = run.stopped_after_cut if run.stopped_after_cut is not None else math.inf
-            worst_margin = max(worst_margin, stopped - run.stop_bound)
-            late += int(stopped > run.stop_bound)
-        progress(k + 1, trials)
-    result.rows.append(
-        Row(
-            f"collisions in {trials} trials (half with the link cut)",
-            "none in 9 trials",
-            str(collisions),
-            "0",
-            collisions == 0,
-        )
-    )
-    result.rows.append(
-        Row(
-            "stopped later than watchdog + one cycle + braking after a cut",
-            "",
-            f"{late} (closest {worst_margin:+.2f} s from the bound)",
-            "0",
-            late == 0,
-        )
-    )
-    result.rows.append(Row("could not be driven out afterwards", "", str(stuck), "0", stuck == 0))
-    return result
 
 
 def _localization(trials: int, seed: int, progress: Progress) -> ExperimentResult:
@@ -372,22 +161,33 @@ def _localization_on_map(
 
 EXPERIMENTS: dict[str, tuple[Callable[[int, int, Progress], ExperimentResult], int, int]] = {
     # name: (function, full trials, reduced trials for CI)
-    "square-laps": (_square_laps, 3, 1),
-    "translation-offset": (_translation, 8, 2),
-    "flc-figures": (_flc_figures, 3, 1),
-    "ellipse": (_ellipse, 3, 1),
-    "packet-drop": (_packet_drop, 3, 1),
-    "reckless": (_reckless, 1000, 6),
+    "square-laps": (square_laps_table, 10, 1),
+    "translation-offset": (translation_table, 8, 2),
+    "flc-figures": (flc_figures_table, 3, 1),
+    "ellipse": (ellipse_table, 3, 1),
+    "packet-drop": (packet_drop_table, 3, 1),
+    "reckless": (reckless_table, 1000, 4),
     "localization": (_localization, 50, 2),
+    "arm-fuzz": (arm_fuzz, 1000, 3),
 }
 
 
 def run_experiment(
-    name: str, trials: int | None, seed: int, progress: Progress, reduced: bool = False
+    name: str,
+    trials: int | None,
+    seed: int,
+    progress: Progress,
+    reduced: bool = False,
+    jobs: int = 1,
 ) -> ExperimentResult:
+    """Run experiment ``name``; ``jobs`` worker processes share its trials."""
     function, full, small = EXPERIMENTS[name]
     n = trials if trials is not None else (small if reduced else full)
-    result = function(max(1, n), seed, progress)
+    set_jobs(jobs)
+    try:
+        result = function(max(1, n), seed, progress)
+    finally:
+        set_jobs(1)
     result.command = f"freelook experiment {name} --trials {n} --seed {seed}"
     result.details["trials"] = n
     return result

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from freelook.config import RobotConfig, load_robot
-from freelook.control import ellipse_points
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
@@ -21,28 +20,21 @@ from freelook.link import (
     Accepted,
     ControlRequest,
     FreeLookCommand,
-    Heartbeat,
     ImpairedChannel,
     Impairments,
     LinkSession,
     Message,
-    Mode,
     NativeCodec,
-    SafetyFlags,
-    Telemetry,
-    TrajectoryStart,
+    RadioLockups,
     VelocityCommand,
     derive_key,
 )
 from freelook.maps import World, load_world
 
 __all__ = [
-    "EllipseResult",
-    "RecklessResult",
-    "ellipse_trial",
+    "TranslationResult",
     "flc_figures_trial",
     "link_course_trial",
-    "reckless_trial",
     "square_laps_trial",
     "translation_offset_trial",
 ]
@@ -128,12 +120,30 @@ def square_laps_trial(
     return drifts
 
 
+@dataclass(frozen=True)
+class TranslationResult:
+    """Seed 000 Table 4's run, measured along the way as well as at the end."""
+
+    final_offset: float  # m, |h| after the run
+    max_offset: float  # m, the largest |h| on the way
+    covered: float  # m travelled along the camera's initial heading
+
+
 def translation_offset_trial(
-    seed: int, distance: float = 2.0, robot_name: str = "foi-ugv"
-) -> float:
-    """Seed 000 Table 4: lateral offset h (m) of the camera after a pure forward translation
-    started with the chassis turned 90° from the camera."""
+    seed: int, distance: float = 2.0, robot_name: str = "foi-ugv", open_loop: bool = False
+) -> TranslationResult:
+    """Seed 000 Table 4: lateral offset h of the camera over a pure forward translation
+    started with the chassis turned 90° from the camera.
+
+    ``open_loop`` runs the paper's law (eq. 6 on the measured pan and the gyro's heading rate,
+    with the controller's d against the slipping tracks' real one) instead of the robot's
+    closed loop on the camera's estimated pose.
+    """
     config = load_robot(robot_name)
+    if open_loop:
+        config = config.model_copy(
+            update={"free_look": config.free_look.model_copy(update={"gain": 0.0})}
+        )
     world = _world("square")
     rng = np.random.default_rng(seed)
     side = 1.0 if rng.random() < 0.5 else -1.0
@@ -143,10 +153,20 @@ def translation_offset_trial(
     robot.sim.vehicle.pan = -side * math.pi / 2  # camera looks 90° off the chassis heading
     robot.run_for(0.5)
     cx0, cy0, psi0 = _camera(robot)
-    _drive(robot, FreeLookCommand(0.3, 0.0, 0.0), distance / 0.3)
-    _drive(robot, FreeLookCommand(0.0, 0.0, 0.0), 0.5)
+    c, s = math.cos(psi0), math.sin(psi0)
+    worst = 0.0
+    period = config.link.operator_tx_spacing
+    speed = 0.3
+    steps = round(distance / speed / period) + round(0.5 / period)
+    for k in range(steps):
+        moving = k < round(distance / speed / period)
+        robot.send(FreeLookCommand(speed if moving else 0.0, 0.0, 0.0))
+        robot.run_for(period)
+        cx, cy, _ = _camera(robot)
+        worst = max(worst, abs(-s * (cx - cx0) + c * (cy - cy0)))
     cx, cy, _ = _camera(robot)
-    return abs(-math.sin(psi0) * (cx - cx0) + math.cos(psi0) * (cy - cy0))
+    h = abs(-s * (cx - cx0) + c * (cy - cy0))
+    return TranslationResult(h, worst, c * (cx - cx0) + s * (cy - cy0))
 
 
 def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, float]:
@@ -191,210 +211,23 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
     return worst, float(r.max() - r.min())
 
 
-@dataclass(frozen=True)
-class EllipseResult:
-    completion_time: float  # s
-    ideal_time: float
-    max_error: float  # m, after the first quarter lap
-    drop_percent_up: float
-    drop_percent_down: float
-
-
-def ellipse_trial(
-    seed: int, loss: float, robot_side: bool, burst: bool = False, robot_name: str = "pioneer3dx"
-) -> EllipseResult:
-    """Thesis Table 7.2: the 40 s ellipse through a lossy link, robot- or operator-side."""
-    config: RobotConfig = load_robot(robot_name)
-    world = _world("square")
-    t_pts, ex, ey = ellipse_points(101)
-    centre = (world.start[0], world.start[1])
-    xs, ys = ex + centre[0], ey + centre[1]
-    start = (float(xs[0]), float(ys[0]), math.pi / 2)
-    robot = SimulatedRobot(config, world, seed=seed, pose=start)
-    impair = (
-        Impairments(loss=loss)
-        if not burst
-        else Impairments(loss=loss / 2, burst_p_enter=0.05, burst_p_exit=0.3, burst_loss=0.9)
-    )
-    up, down = ImpairedChannel(impair, seed=seed * 2 + 1), ImpairedChannel(impair, seed=seed * 2)
-    operator, robot_end = _sessions(config)
-    up_stats, down_stats = robot_end.stats, operator.stats
-    # the operator holds control from the start, as a station's first packet asks for it
-    robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
-    from freelook.control import SampledPath, TrackingController, limit_velocity
-
-    path = SampledPath(t_pts, xs, ys, periodic=True)
-    tracker = TrackingController()
-    runtime = robot.runtime
-    telemetry: Telemetry | None = None
-    started_at: float | None = None
-    op_period, robot_period = config.link.operator_tx_spacing, config.link.robot_tx_spacing
-    next_op, next_robot = 0.0, 0.0
-    errors: list[tuple[float, float]] = []
-    dt = 0.005
-    horizon = path.duration * 1.5
-    while runtime.now() < horizon:
-        now = runtime.now()
-        if now >= next_robot:
-            next_robot += robot_period
-            robot.core.link_stats = up_stats.report(now)
-            _transmit(down, robot_end, robot.core.telemetry(now), now)
-        if now >= next_op:
-            next_op += op_period
-            if robot_side:
-                message: TrajectoryStart | Heartbeat
-                if telemetry is None or (telemetry.mode != Mode.TRAJECTORY and started_at is None):
-                    message = TrajectoryStart(
-                        tuple(t_pts.tolist()), tuple(xs.tolist()), tuple(ys.tolist()), periodic=True
-                    )
-                else:
-                    message = Heartbeat()
-                _transmit(up, operator, message, now)
-            else:
-                if started_at is None:
-                    started_at = now
-                if telemetry is not None:
-                    ref = path.at(now - started_at)
-                    v, w = tracker.command(ref, *telemetry.pose)
-                    v, w = limit_velocity(
-                        v, w, config.limits.max_speed, math.radians(config.limits.max_turn_rate_deg)
-                    )
-                    _transmit(up, operator, VelocityCommand(v, w), now)
-                else:
-                    _transmit(up, operator, Heartbeat(), now)
-        for arrived in _arrivals(up, robot_end, now):
-            robot.core.handle(arrived, now, OPERATOR)
-            if robot_side and isinstance(arrived, TrajectoryStart) and started_at is None:
-                started_at = now
-        for arrived in _arrivals(down, operator, now):
-            if isinstance(arrived, Telemetry):
-                telemetry = arrived
-        robot.run_for(dt)
-        if started_at is not None:
-            t = runtime.now() - started_at
-            if t <= path.duration:
-                ref = path.at(t)
-                truth = robot.sim.ground_truth
-                errors.append((t, math.hypot(ref.x - truth.x, ref.y - truth.y)))
-            elif (
-                math.hypot(robot.sim.ground_truth.x - xs[-1], robot.sim.ground_truth.y - ys[-1])
-                < 0.02
-                or t > path.duration * 1.4
-            ):
-                break
-    assert started_at is not None
-    completion = runtime.now() - started_at
-    err = np.array(errors)
-    quarter = err[err[:, 0] >= path.duration / 4, 1] if len(err) else np.array([math.inf])
-    return EllipseResult(
-        completion,
-        path.duration,
-        float(quarter.max()),
-        up_stats.report(runtime.now()).drop_percent,
-        down_stats.report(runtime.now()).drop_percent,
-    )
-
-
-@dataclass(frozen=True)
-class RecklessResult:
-    collided: bool
-    stopped_after_cut: float | None  # s from the last command to standstill, None when no cut
-    stop_bound: float | None  # watchdog + one cycle + braking of the fastest wheel + motor lag
-    escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
-
-
-def reckless_trial(
-    seed: int, cut_link: bool, duration: float = 20.0, robot_name: str = "pioneer3dx"
-) -> RecklessResult:
-    """A reckless operator: full speed at walls and into the narrow passage."""
-    config = load_robot(robot_name)
-    world = _world("lab")
-    rng = np.random.default_rng(seed)
-    while True:
-        if rng.random() < 0.3:  # aim for the 0.8 m passage in the hall wall
-            pose = (
-                float(rng.uniform(8.5, 10.0)),
-                float(rng.uniform(5.0, 7.0)),
-                float(rng.uniform(-0.4, 0.4)),
-            )
-        else:
-            pose = (
-                float(rng.uniform(0.6, 17.4)),
-                float(rng.uniform(0.6, 13.0)),
-                float(rng.uniform(-math.pi, math.pi)),
-            )
-        try:
-            robot = SimulatedRobot(config, world, seed=seed, pose=pose, use_localization=False)
-            break
-        except ValueError:
-            continue
-    v_max = config.drive.max_wheel_speed
-    w_max = config.drive.max_turn_rate
-    cut_at = float(rng.uniform(2.0, duration - 5.0)) if cut_link else None
-    period = config.link.operator_tx_spacing
-    v_cmd = v_max * (1.0 if rng.random() < 0.8 else -1.0)
-    w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
-    stopped_at: float | None = None
-    bound: float | None = None
-    last_sent = 0.0
-    drive = config.drive
-    wheel_before = 0.0  # fastest wheel at the previous look, before the watchdog tripped
-    elapsed = 0.0
-    while elapsed < duration:
-        cut = cut_at is not None and elapsed >= cut_at
-        if not cut:
-            if rng.random() < 0.05:
-                w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
-            robot.send(VelocityCommand(v_cmd, w_cmd))
-            last_sent = elapsed
-        # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
-        step = config.link.control_period if cut else period
-        robot.run_for(step)
-        elapsed += step
-        if not cut:
-            continue
-        truth = robot.sim.ground_truth
-        # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
-        wheel = abs(truth.v) + abs(truth.omega) * drive.track_width / 2
-        tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
-        if bound is None and tripped:
-            bound = (
-                config.safety.watchdog_timeout
-                + config.link.control_period
-                + max(wheel, wheel_before) / drive.max_deceleration
-                + 5 * drive.motor_time_constant
-            )
-        wheel_before = wheel
-        if stopped_at is None and abs(truth.v) < 1e-3 and abs(truth.omega) < 1e-3:
-            stopped_at = elapsed - last_sent
-    collided = robot.sim.vehicle.contacts > 0
-    # the robot can always be driven out: back, back and turn, or turn on the spot
-    escaped = False
-    back = -0.3 * math.copysign(1.0, v_cmd)
-    for v, w in ((back, 0.0), (back, 0.5), (back, -0.5), (0.0, 0.6), (0.0, -0.6), (-back, 0.0)):
-        before = robot.sim.ground_truth
-        for _ in range(round(2.0 / period)):
-            robot.send(VelocityCommand(v, w))
-            robot.run_for(period)
-        after = robot.sim.ground_truth
-        moved = math.hypot(after.x - before.x, after.y - before.y)
-        turned = abs(wrap_angle(after.theta - before.theta))
-        if moved > 0.05 or turned > 0.1:
-            escaped = True
-            break
-    return RecklessResult(robot.sim.vehicle.contacts > 0 or collided, stopped_at, bound, escaped)
-
-
 def link_course_trial(
     seed: int, impairments: Impairments, duration: float = 30.0
 ) -> dict[str, float]:
-    """Thesis Table 7.1 style: drive a scripted course through an impaired link."""
+    """Thesis Table 7.1 style: drive a scripted course through an impaired link.
+
+    Both directions go through the same pair of radios, so a lock-up silences both. A node
+    failure is counted the thesis's way, once per trial in which the link fell silent (a gap of
+    over a second in either direction); recovery is the time from a radio's coming back to the
+    robot's next accepted command, with no restart of anything.
+    """
     config = load_robot("pioneer3dx")
     world = _world("square")
     robot = SimulatedRobot(config, world, seed=seed, pose=(7.0, 7.0, 0.0), use_localization=False)
+    radio = RadioLockups(impairments.lockup_rate, impairments.lockup_duration, seed)
     up, down = (
-        ImpairedChannel(impairments, seed=seed * 2 + 1),
-        ImpairedChannel(impairments, seed=seed * 2),
+        ImpairedChannel(impairments, seed=seed * 2 + 1, lockups=radio),
+        ImpairedChannel(impairments, seed=seed * 2, lockups=radio),
     )
     operator, robot_end = _sessions(config)
     up_stats, down_stats = robot_end.stats, operator.stats
@@ -405,6 +238,7 @@ def link_course_trial(
     commanded_cycles = 0
     cycles = 0
     last_command: float | None = None
+    command_times: list[float] = []
     while runtime.now() < duration:
         now = runtime.now()
         if now >= next_robot:
@@ -420,6 +254,7 @@ def link_course_trial(
         for message in _arrivals(up, robot_end, now):
             robot.core.handle(message, now, OPERATOR)
             last_command = now
+            command_times.append(now)
         for _ in _arrivals(down, operator, now):
             pass  # counted: the operator side only measures this direction
         robot.run_for(config.link.control_period)
@@ -427,9 +262,18 @@ def link_course_trial(
         if last_command is not None and runtime.now() - last_command < 0.2:
             commanded_cycles += 1
     up_row, down_row = up_stats.table_row(), down_stats.table_row()
+    recoveries = []
+    for _, back in radio.ended_by(duration):
+        later = [t for t in command_times if t >= back]
+        recoveries.append(later[0] - back if later else math.inf)
     return {
         "drop_up": up_row.drop_percent,
         "drop_down": down_row.drop_percent,
         "node_failures": float(up_row.node_failures + down_row.node_failures),
+        "failed": float(up_row.node_failures + down_row.node_failures > 0),
+        "lockups": float(len(radio.ended_by(duration))),
+        "longest_lockup": max((b - a for a, b in radio.ended_by(duration)), default=0.0),
+        "recovery": max(recoveries, default=0.0),
         "continuity": commanded_cycles / max(cycles, 1),
+        "operation_time": duration,
     }

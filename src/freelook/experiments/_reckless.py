@@ -1,0 +1,168 @@
+"""The thesis's reckless operator (seed 004 §7.1.4), in three conditions of what the robot knows.
+
+Full speed at the lab's walls and into its 0.8 m passage, forwards or backwards, with random
+turns, half the trials with the link cut mid-run. The robot's safety works from:
+
+* ``SENSORS``: its range sensors alone (laser ahead, the two sonar rings), as the thesis's did;
+* ``LOCALIZED_MAP``: the sensors plus the lab's map file, placed by the robot's own
+  localization from a wrong start (it must find out it is lost, and while it is, a wrong pose
+  puts the map's walls in the wrong places);
+* ``ODOMETRY_MAP``: the sensors plus the map file placed by odometry from the exact true start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
+
+import numpy as np
+
+from freelook.config import RobotConfig, load_robot
+from freelook.geometry import wrap_angle
+from freelook.hardware.sim import SimulatedRobot, published_map
+from freelook.link import SafetyFlags, VelocityCommand
+from freelook.maps import World, load_world
+
+__all__ = ["RecklessCondition", "RecklessResult", "reckless_trial"]
+
+_LAB: list[World] = []
+
+
+class RecklessCondition(Enum):
+    """What the robot's safety knows of its surroundings."""
+
+    SENSORS = "range sensors only (laser, sonar, bumpers)"
+    LOCALIZED_MAP = "sensors + map file, placed by localization from a wrong start"
+    ODOMETRY_MAP = "sensors + map file, placed by odometry from the true start"
+
+
+@dataclass(frozen=True)
+class RecklessResult:
+    collided: bool
+    stopped_after_cut: float | None  # s from the last command to standstill, None when no cut
+    stop_bound: float | None  # watchdog + one cycle + braking of the fastest wheel + motor lag
+    escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
+
+
+def _lab() -> World:
+    if not _LAB:
+        _LAB.append(load_world("lab"))
+    return _LAB[0]
+
+
+def _robot(
+    seed: int, condition: RecklessCondition, rng: np.random.Generator, config: RobotConfig
+) -> SimulatedRobot:
+    """A robot at a random free pose, a third of them aimed at the passage."""
+    world = _lab()
+    # without a map the robot has only its sensors; with one, the map loaded from its file
+    robot_map = None if condition is RecklessCondition.SENSORS else published_map(world)
+    while True:
+        if rng.random() < 0.3:  # aim for the 0.8 m passage in the hall wall
+            pose = (
+                float(rng.uniform(8.5, 10.0)),
+                float(rng.uniform(5.0, 7.0)),
+                float(rng.uniform(-0.4, 0.4)),
+            )
+        else:
+            pose = (
+                float(rng.uniform(0.6, 17.4)),
+                float(rng.uniform(0.6, 13.0)),
+                float(rng.uniform(-math.pi, math.pi)),
+            )
+        believed = pose
+        if condition is RecklessCondition.LOCALIZED_MAP:
+            believed = (
+                float(rng.uniform(1.0, 17.0)),
+                float(rng.uniform(1.0, 12.5)),
+                float(rng.uniform(-math.pi, math.pi)),
+            )
+        try:
+            return SimulatedRobot(
+                config,
+                world,
+                seed=seed,
+                pose=pose,
+                believed_pose=believed,
+                use_localization=condition is RecklessCondition.LOCALIZED_MAP,
+                robot_map=robot_map,
+            )
+        except ValueError:
+            continue
+
+
+def reckless_trial(
+    seed: int,
+    cut_link: bool,
+    condition: RecklessCondition = RecklessCondition.SENSORS,
+    duration: float = 20.0,
+    zone_rule: Literal["nearest", "direction"] = "nearest",
+) -> RecklessResult:
+    """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
+    the thesis's zones from the nearest reading all round, or freelook's direction-aware ones."""
+    config = load_robot("pioneer3dx")
+    config = config.model_copy(
+        update={"safety": config.safety.model_copy(update={"zone_rule": zone_rule})}
+    )
+    rng = np.random.default_rng(seed)
+    robot = _robot(seed, condition, rng, config)
+    v_max = config.drive.max_wheel_speed
+    w_max = config.drive.max_turn_rate
+    cut_at = float(rng.uniform(2.0, duration - 5.0)) if cut_link else None
+    period = config.link.operator_tx_spacing
+    v_cmd = v_max * (1.0 if rng.random() < 0.8 else -1.0)
+    w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
+    stopped_at: float | None = None
+    bound: float | None = None
+    last_sent = 0.0
+    drive = config.drive
+    wheel_before = 0.0  # fastest wheel at the previous look, before the watchdog tripped
+    elapsed = 0.0
+    while elapsed < duration:
+        cut = cut_at is not None and elapsed >= cut_at
+        if not cut:
+            if rng.random() < 0.05:
+                w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
+            robot.send(VelocityCommand(v_cmd, w_cmd))
+            last_sent = elapsed
+        # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
+        step = config.link.control_period if cut else period
+        robot.run_for(step)
+        elapsed += step
+        if not cut:
+            continue
+        truth = robot.sim.ground_truth
+        # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
+        wheel = abs(truth.v) + abs(truth.omega) * drive.track_width / 2
+        tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
+        if bound is None and tripped:
+            bound = (
+                config.safety.watchdog_timeout
+                + config.link.control_period
+                + max(wheel, wheel_before) / drive.max_deceleration
+                + 5 * drive.motor_time_constant
+            )
+        wheel_before = wheel
+        if stopped_at is None and abs(truth.v) < 1e-3 and abs(truth.omega) < 1e-3:
+            stopped_at = elapsed - last_sent
+    escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
+    return RecklessResult(robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped)
+
+
+def _escapes(robot: SimulatedRobot, v_cmd: float) -> bool:
+    """Whether some manoeuvre (back, back and turn, turn on the spot) moves the robot."""
+    period = robot.config.link.operator_tx_spacing
+    back = -0.3 * math.copysign(1.0, v_cmd)
+    for v, w in ((back, 0.0), (back, 0.5), (back, -0.5), (0.0, 0.6), (0.0, -0.6), (-back, 0.0)):
+        before = robot.sim.ground_truth
+        for _ in range(round(2.0 / period)):
+            robot.send(VelocityCommand(v, w))
+            robot.run_for(period)
+        after = robot.sim.ground_truth
+        moved = math.hypot(after.x - before.x, after.y - before.y)
+        turned = abs(wrap_angle(after.theta - before.theta))
+        if moved > 0.05 or turned > 0.1:
+            return True
+    return False

@@ -1,0 +1,105 @@
+"""The papers' scenarios over several seeds, each row's verdict asserted (the full runs are
+``freelook experiment``): the tables' own code computes the verdicts from the runs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from freelook.config import TrackingConfig
+from freelook.experiments import _scenarios as sc
+from freelook.experiments._ellipse import EllipseProgress, ellipse_trial
+from freelook.experiments._reckless import RecklessCondition, reckless_trial
+from freelook.experiments._tables import reckless_table, translation_table
+from freelook.link import Impairments
+
+SEEDS = range(1, 6)
+
+
+def _nothing(done: int, total: int) -> None:
+    pass
+
+
+def test_translation_rows_meet_their_targets_and_the_closed_loop_beats_the_open() -> None:
+    result = translation_table(5, 1, _nothing)
+    assert [row.ok for row in result.rows] == [True, True]
+    open_loop = [sc.translation_offset_trial(seed, open_loop=True) for seed in SEEDS]
+    closed = [sc.translation_offset_trial(seed) for seed in SEEDS]
+    for a, b in zip(open_loop, closed, strict=True):
+        assert b.final_offset < a.final_offset  # the loop on the camera's pose pays off
+        assert b.max_offset >= b.final_offset  # the worst is on the way, not only at the end
+        assert b.covered > a.covered  # and the camera gets further along its 2 m
+
+
+def test_reckless_rows_in_every_condition_meet_their_targets() -> None:
+    result = reckless_table(5, 1, _nothing)
+    assert len(result.rows) == 4
+    assert all(row.ok for row in result.rows), [row.ours for row in result.rows]
+
+
+@pytest.mark.parametrize("seed", [18, 64])
+def test_reversing_into_what_only_the_sonar_heard_stops_short(seed: int) -> None:
+    # seeds where the sensors alone once let the robot reverse into the barrel: it drifted
+    # into a gap between the rear sonar cones; the obstacle memory keeps it in view
+    result = reckless_trial(seed, cut_link=seed % 2 == 1, condition=RecklessCondition.SENSORS)
+    assert not result.collided
+    assert result.escaped
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_robot_side_ellipse_under_25_percent_loss_meets_its_target(seed: int) -> None:
+    result = ellipse_trial(seed, 0.25, robot_side=True)
+    assert result.completion_time is not None
+    assert result.completion_time <= 40.8
+    assert result.max_distance <= 0.010
+    assert 20 < result.drop_percent_up < 30
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_operator_side_ellipse_at_the_thesiss_loss_beats_its_best(seed: int) -> None:
+    result = ellipse_trial(seed, 0.05, robot_side=False)
+    assert result.completion_time is not None
+    assert result.completion_time <= 42.7
+    assert result.max_distance <= 0.030
+
+
+def test_a_detuned_controller_fails_the_ellipse_target() -> None:
+    detuned = ellipse_trial(1, 0.0, robot_side=True, tracking=TrackingConfig(b=2.0, zeta=0.1))
+    assert (
+        detuned.completion_time is None
+        or detuned.completion_time > 40.8
+        or (detuned.max_distance > 0.010)
+    )
+
+
+def test_progress_along_the_ellipse_is_monotone_and_ends_at_the_start_point() -> None:
+    t = [2 * math.pi * k / 100 for k in range(101)]
+    xs = [1.8 * math.cos(a) for a in t]
+    ys = [math.sin(a) for a in t]
+    progress = EllipseProgress(np.array(xs), np.array(ys))
+    assert progress.advance(xs[0], ys[0]) == pytest.approx(0.0, abs=1e-3)
+    seen = [progress.advance(x, y) for x, y in zip(xs[1:], ys[1:], strict=True)]
+    assert seen == sorted(seen)
+    assert seen[-1] == pytest.approx(progress.length, abs=1e-3)  # not 0: never jumps back
+    assert progress.distance(0.0, 0.0) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_radio_lock_ups_are_counted_and_control_returns_without_a_restart() -> None:
+    radio = Impairments(loss=0.15, lockup_rate=1 / 20, lockup_duration=3.0)
+    failures = 0
+    for seed in SEEDS:
+        run = sc.link_course_trial(seed, radio, duration=60.0)
+        if run["longest_lockup"] > 1.2:  # silent longer than the failure gap, with margin
+            assert run["failed"] == 1.0  # counted the thesis's way: a node failure
+        failures += int(run["failed"])
+        assert run["recovery"] <= 1.0  # commands flow again within a second of the radio
+    assert failures >= 2
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_without_lock_ups_a_lossy_link_never_falls_silent(seed: int) -> None:
+    run = sc.link_course_trial(seed, Impairments(loss=0.30), duration=30.0)
+    assert run["lockups"] == 0
+    assert run["failed"] == 0.0
