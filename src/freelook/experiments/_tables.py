@@ -224,8 +224,12 @@ def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentR
             "0.3–53 % drop, node failure in 4 of 9 trials, each needing a restart",
             f"drop ↑ {statistics.fmean(r['drop_up'] for r in thesis):.1f} % "
             f"↓ {statistics.fmean(r['drop_down'] for r in thesis):.1f} %, node failure in "
-            f"{failed} of {thesis_trials} trials ({lockups} lock-ups), each recovered with no "
-            f"restart, control back {recovery:.2f} s after the radio",
+            f"{failed} of {thesis_trials} trials ({lockups} lock-ups), "
+            + (
+                f"each recovered with no restart, control back within {recovery:.2f} s of the radio"
+                if lockups
+                else "none to recover from"
+            ),
             "every lock-up recovered, ≤ 1 s after the radio",
             recovery <= 1.0,
             f"pioneer3dx, 15 % loss each way, radio lock-ups ~{THESIS_RADIO.lockup_duration:g} s "
@@ -288,7 +292,9 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
                 f"{label}: collisions, stops later than watchdog + cycle + braking after a "
                 "cut, robots that could not be driven out",
                 "no collision in 9 trials" if thesis else "",
-                f"{collisions} collisions, {late} late (closest {margin:+.2f} s), {stuck} stuck",
+                f"{collisions} collisions, {late} late"
+                + (f" (closest {margin:+.2f} s)" if math.isfinite(margin) else " (no cut)")
+                + f", {stuck} stuck",
                 "0, 0, 0",
                 collisions == 0 and late == 0 and stuck == 0,
                 f"pioneer3dx in lab, {zones}, obstacle memory, {n} trials (half with the link "
