@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+echo "== npm ci (three.js for the cockpit's arm view)"
+npm ci --no-audit --no-fund --loglevel=error
 echo "== ruff"
 .venv/bin/ruff check src tests
 .venv/bin/ruff format --check src tests

@@ -2,7 +2,8 @@
 
 A page may be careless or hostile, so every field is checked here, once: unknown kinds and
 malformed fields are refused (``None``) rather than guessed, numbers must be finite, axes are
-clamped to [−1, 1], waypoint lists are bounded. The station core only ever sees these types.
+clamped to [−1, 1], waypoint and joint lists are bounded. The station core only ever sees
+these types.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "ArmJogRequest",
     "Axes",
     "BrowserInput",
     "EStopRequest",
+    "GripperRequest",
     "KeyPress",
     "LinearRequest",
     "Painted",
@@ -26,8 +29,9 @@ __all__ = [
 ]
 
 MAX_WAYPOINTS = 100
-DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory"]
-_MODES: tuple[DriveMode, ...] = ("keyboard", "tank", "free_look", "linear", "trajectory")
+MAX_JOINTS = 16
+DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory", "arm"]
+_MODES: tuple[DriveMode, ...] = ("keyboard", "tank", "free_look", "linear", "trajectory", "arm")
 KeyName = Literal["up", "down", "left", "right", "space"]
 _KEYS: tuple[KeyName, ...] = ("up", "down", "left", "right", "space")
 
@@ -42,6 +46,22 @@ class Axes:
     turn: float = 0.0
     pan: float = 0.0
     tilt: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ArmJogRequest:
+    """Jog the arm: one deflection in [−1, 1] per joint (joint by joint), or a direction of
+    the tool point (x forward, y left, z up; each in [−1, 1]) when ``cartesian`` is set."""
+
+    joints: tuple[float, ...] = ()
+    cartesian: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GripperRequest:
+    """Open the fingers to ``fraction`` of their widest (0 closed, 1 open)."""
+
+    fraction: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +125,8 @@ BrowserInput = (
     | TrajectoryRequest
     | TransmissionRequest
     | Painted
+    | ArmJogRequest
+    | GripperRequest
 )
 
 
@@ -165,10 +187,35 @@ def parse_browser_message(message: Any) -> BrowserInput | None:
         return _trajectory(message)
     if kind == "transmission":
         return _transmission(message)
+    if kind == "arm":
+        return _arm(message)
+    if kind == "gripper":
+        fraction = _number(message.get("open"))
+        return None if fraction is None else GripperRequest(max(0.0, min(1.0, fraction)))
     if kind == "painted":
         stamp = _number(message.get("stamp"))
         return None if stamp is None else Painted(stamp)
     return None
+
+
+def _deflections(raw: Any, most: int) -> tuple[float, ...] | None:
+    """At most ``most`` finite numbers, each clamped to [−1, 1]; None otherwise."""
+    if not isinstance(raw, list) or len(raw) > most:
+        return None
+    values = [_number(item) for item in raw]
+    if any(v is None for v in values):
+        return None
+    return tuple(max(-1.0, min(1.0, v)) for v in values if v is not None)
+
+
+def _arm(message: dict[str, Any]) -> ArmJogRequest | None:
+    if "cartesian" in message:
+        direction = _deflections(message["cartesian"], 3)
+        if direction is None or len(direction) != 3:
+            return None
+        return ArmJogRequest(cartesian=(direction[0], direction[1], direction[2]))
+    joints = _deflections(message.get("joints"), MAX_JOINTS)
+    return None if joints is None else ArmJogRequest(joints=joints)
 
 
 def _trajectory(message: dict[str, Any]) -> TrajectoryRequest | None:

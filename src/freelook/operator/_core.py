@@ -17,10 +17,12 @@ from freelook.config import RobotConfig
 from freelook.control import KeyboardDrive, SampledPath, TrackingController, limit_velocity
 from freelook.link import (
     SPACING_LIMITS,
+    ArmVelocityCommand,
     ControlGrant,
     ControlRequest,
     EStop,
     FreeLookCommand,
+    GripperCommand,
     Heartbeat,
     LinearDriveStart,
     LinearDriveStop,
@@ -41,10 +43,13 @@ from freelook.link import (
     VelocityCommand,
 )
 from freelook.maps import World
+from freelook.operator._arm import ArmJog
 from freelook.operator._browser import (
+    ArmJogRequest,
     Axes,
     BrowserInput,
     EStopRequest,
+    GripperRequest,
     KeyPress,
     LinearRequest,
     Painted,
@@ -104,6 +109,9 @@ class StationCore:
         #: the robot's map: announced by digest, kept when this end has it, else fetched
         self.maps = MapReceiver(world, known_maps)
         self.drive_command: Message | None = None
+        #: the arm's jogs and the 3-D view's boxes (a robot with an arm)
+        self.arm = ArmJog.from_config(config.arm) if config.arm is not None else None
+        self.gripper_command: GripperCommand | None = None  # repeated with the arm's jogs
         self.estop = False
         self.telemetry: Telemetry | None = None
         self.position: PositionReport | None = None
@@ -137,6 +145,8 @@ class StationCore:
         self.last_rx = now
         if isinstance(message, Telemetry):
             self.telemetry = message
+            if self.arm is not None and message.arm is not None:
+                self.arm.observe(message.arm)
             self._follow_robot_path(message, now)
         elif isinstance(message, PositionReport):
             self.position = message
@@ -180,6 +190,7 @@ class StationCore:
         if self.browsers == 0:
             # the last browser went away: stop sending, and the robot's watchdog stops it
             self.drive_command = None
+            self.gripper_command = None
             self.operator_path = None
             self.session.transmitting = False
 
@@ -200,6 +211,7 @@ class StationCore:
             if self.estop:
                 self.operator_path = None
                 self.drive_command = None
+                self.gripper_command = None
             return [EStop(self.estop)]
         if isinstance(request, RelocalizeRequest):
             return [Relocalize()]
@@ -212,6 +224,8 @@ class StationCore:
             return self._trajectory(request, now)
         if isinstance(request, TransmissionRequest):
             return self._transmission(request)
+        if isinstance(request, ArmJogRequest | GripperRequest):
+            return self._arm(request)
         if isinstance(request, Painted):
             self.painted.append((request.stamp, wall_time))
             del self.painted[:-1000]
@@ -238,7 +252,31 @@ class StationCore:
         self.drive_command = command
         return [command]  # at once; the transmissions repeat it
 
+    def _arm(self, request: ArmJogRequest | GripperRequest) -> list[Message]:
+        """An arm jog (joint by joint, or the tool point through the Jacobian at the joints
+        the robot last reported) or a gripper opening; nothing for a robot without an arm."""
+        if self.arm is None:
+            return []
+        self.operator_path = None
+        command: Message | None
+        if isinstance(request, GripperRequest):
+            command = self.gripper_command = self.arm.gripper(request.fraction)
+            if not isinstance(self.drive_command, ArmVelocityCommand):
+                self.drive_command = self.arm.joints((0.0,) * len(self.arm.joint_names))
+        elif request.cartesian is not None:
+            arm = self.telemetry.arm if self.telemetry is not None else None
+            command = None if arm is None else self.arm.cartesian(request.cartesian, arm.positions)
+        else:
+            command = self.arm.joints(request.joints)
+        if command is None:
+            return []
+        if isinstance(command, ArmVelocityCommand):
+            self.drive_command = command
+        return [command]
+
     def _select_mode(self, request: SelectMode) -> list[Message]:
+        if request.mode == "arm" and self.arm is None:
+            return []  # this robot has no arm
         self.operator_path = None
         self.keyboard.press("space")
         zero: Message = VelocityCommand(0.0, 0.0)
@@ -246,7 +284,12 @@ class StationCore:
             zero = TankCommand(0.0, 0.0)
         elif request.mode == "free_look":
             zero = FreeLookCommand(0.0, 0.0, 0.0)
+        self.gripper_command = None
+        if request.mode == "arm" and self.arm is not None:
+            zero = ArmVelocityCommand((0.0,) * len(self.arm.joint_names))
         self.drive_command = zero
+        if request.mode == "arm" and self.native:
+            return [ModeChange(Mode.ARM), zero]
         if request.mode == "keyboard" and self.native:
             return [ModeChange(Mode.KEYBOARD), zero]
         return [zero]
@@ -311,6 +354,8 @@ class StationCore:
         self._beats += 1
         self._track(now)
         out: list[Message] = [self.drive_command or Heartbeat()]
+        if isinstance(self.drive_command, ArmVelocityCommand) and self.gripper_command:
+            out.append(self.gripper_command)  # the robot's watchdog holds the fingers otherwise
         if self.native and self._beats % CONTROL_RENEWAL == 0:
             out.append(ControlRequest(self.station, self.authority))
         out.extend(self.maps.requests(now))  # the robot's map, while this end lacks it

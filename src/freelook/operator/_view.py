@@ -50,6 +50,7 @@ def hello_message(
             "camera_mount": [pt.mount_forward, pt.mount_left] if pt else [0.0, 0.0],
             "has_pan": bool(pt and pt.has_pan),
         },
+        "arm": core.arm.describe() if core.arm is not None else None,
         "robot_tx_ms": core.robot_tx_spacing * 1000,
         "operator_tx_ms": core.session.spacing * 1000,
         "wire": wire,
@@ -134,6 +135,8 @@ def _telemetry_fields(config: RobotConfig, core: StationCore) -> dict[str, Any]:
             ],
         },
     }
+    if t.arm is not None and core.arm is not None:
+        fields["arm"] = core.arm.view(t.arm)
     if t.laser:
         mount = config.laser
         fields["laser"] = {

@@ -10,6 +10,9 @@ forgets the command held before it. Outside the arm mode, and while the e-stop, 
 or a lost hardware connection holds the robot, the check is run with a zero command and the
 held command is forgotten: the arm stands, the gripper keeps its opening, and nothing resumes
 until the station sends a new command.
+
+Telemetry reports the most restrictive phase, and every pair in a phase, since the previous
+report: a slow phase between two reports is not lost to the operator.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class RobotArm:
         self._opening: float | None = None  # the newest accepted gripper opening
         self._pair_index = {pair: k for k, pair in enumerate(model.pair_names)}
         self.last: ArmDecision | None = None
+        self._phase = ArmPhase.CLEAR  # since the last report
+        self._slow: set[int] = set()
+        self._stop: set[int] = set()
 
     @classmethod
     def from_config(cls, config: ArmConfig, arm: Arm, period: float) -> RobotArm:
@@ -126,6 +132,9 @@ class RobotArm:
             else:
                 self.hw.command_gripper(q[self._finger] * 2)  # the fingers stay where they are
         self.last = decision
+        self._phase = max(self._phase, decision.phase)
+        self._slow.update(self._indices(decision.slow_pairs))
+        self._stop.update(self._indices(decision.stop_pairs))
         return decision
 
     # -- telemetry ---------------------------------------------------------------------------
@@ -135,16 +144,21 @@ class RobotArm:
         0 (the check has refused to move the arm on it), so telemetry still goes out."""
         state = self.hw.state()
         gripper = self.hw.gripper_state()
+        phase, slow, stop = self._phase, tuple(sorted(self._slow)), tuple(sorted(self._stop))
         last = self.last
+        if last is not None:  # the next report starts from the check now
+            self._phase = last.phase
+            self._slow = set(self._indices(last.slow_pairs))
+            self._stop = set(self._indices(last.stop_pairs))
         opening = gripper.opening if math.isfinite(gripper.opening) else 0.0
         return ArmTelemetry(
             positions=_sendable(state.positions, 1e3),
             velocities=_sendable(state.velocities, 20.0),
             gripper_opening=min(max(opening, 0.0), 1.0),
             gripper_holding=gripper.holding,
-            phase=int(last.phase) if last is not None else int(ArmPhase.CLEAR),
-            slow_pairs=self._indices(last.slow_pairs) if last is not None else (),
-            stop_pairs=self._indices(last.stop_pairs) if last is not None else (),
+            phase=int(phase),
+            slow_pairs=slow,
+            stop_pairs=stop,
         )
 
     def _indices(self, pairs: tuple[tuple[str, str], ...]) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ from freelook.web._app import (
     is_loopback,
     new_token,
     origin_allowed,
+    three_dir,
 )
 from freelook.web._slots import BrowserSlot
 
@@ -25,4 +26,5 @@ __all__ = [
     "is_loopback",
     "new_token",
     "origin_allowed",
+    "three_dir",
 ]

@@ -20,9 +20,11 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 import secrets
 import struct
 from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -235,13 +237,28 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))
-    return Starlette(
-        routes=[
-            Route("/", index),
-            WebSocketRoute("/ws", websocket),
-            Mount("/static", app=static, name="static"),
-        ]
-    )
+    routes = [
+        Route("/", index),
+        WebSocketRoute("/ws", websocket),
+        Mount("/static", app=static, name="static"),
+    ]
+    three = three_dir()
+    if three is not None:  # the arm's 3-D view; without it the page says how to install it
+        routes.append(Mount("/vendor/three", app=StaticFiles(directory=str(three)), name="three"))
+    return Starlette(routes=routes)
+
+
+def three_dir() -> Path | None:
+    """three.js's ``build`` folder as ``npm ci`` installed it from the repository's
+    ``package.json`` (``FREELOOK_THREE_DIR`` names another); None when it is not installed."""
+    named = os.environ.get("FREELOOK_THREE_DIR")
+    here = Path(__file__).resolve()
+    candidates = [Path(named)] if named else []
+    candidates += [parent / "node_modules" / "three" / "build" for parent in here.parents]
+    for candidate in candidates:
+        if (candidate / "three.module.js").is_file():
+            return candidate
+    return None
 
 
 def _client(connection: HTTPConnection) -> str:

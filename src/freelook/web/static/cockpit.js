@@ -11,6 +11,7 @@ const state = {
   gamepad: null, trail: [], waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
   view: { cx: 0, cy: 0, scale: 40 }, dragging: null, mapImage: null, graph: [],
   lastAxes: "", framesPainted: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
+  lastArm: "", armPhases: [], armStates: 0,
 };
 window.freelook = state;  // for tests and debugging
 
@@ -155,6 +156,12 @@ function onHello(msg) {
     const canvas = $("map");
     state.view.scale = Math.min(canvas.width / (m.width * m.resolution), canvas.height / (m.height * m.resolution)) * 0.95;
   }
+  $("arm-mode").hidden = !msg.arm;
+  if (msg.arm) {
+    $("arm-joints").innerHTML = msg.arm.joints.map((name, k) =>
+      `<tr><td>${ARM_KEYS[k] ? ARM_KEYS[k].map((c) => c.slice(3)).join("/") : ""} ${name}</td><td id="arm-joint-${k}">-</td></tr>`).join("");
+  }
+  if (window.freelookArm3d) window.freelookArm3d.onHello(msg);
   $("rtx-ms").value = Math.round(msg.robot_tx_ms || 31);
   $("otx-ms").value = Math.round(msg.operator_tx_ms || 47);
   setMode(state.mode, false);
@@ -163,8 +170,21 @@ function onHello(msg) {
 function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }
 function setChip(id, text, cls) { const el = $(id); el.textContent = text; el.className = "chip " + (cls || ""); }
 
+function onArmState(arm) {
+  state.armStates += 1;
+  const phases = state.armPhases;  // every phase the robot reported, in order
+  for (const p of arm.phases || [arm.phase]) if (phases[phases.length - 1] !== p) phases.push(p);
+  const chip = $("arm-phase");
+  chip.textContent = arm.phase;
+  chip.className = "chip " + arm.phase;
+  $("arm-red").textContent = arm.red.length ? "red: " + arm.red.join(", ") : "";
+  arm.positions.forEach((q, k) => { const el = $("arm-joint-" + k); if (el) el.textContent = (q * DEG).toFixed(1) + "°"; });
+  if (window.freelookArm3d) window.freelookArm3d.onState(state.last);
+}
+
 function onState(s) {
   state.last = s;
+  if (s.arm) onArmState(s.arm);
   if (s.pose) {
     const last = state.trail[state.trail.length - 1];
     if (!last || Math.hypot(last[0] - s.pose.x, last[1] - s.pose.y) > 0.02) {
@@ -361,7 +381,10 @@ const KEY_HELP = {
   free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Space/Esc E-stop",
   linear: "shuttles between the two x points · arrow keys take over",
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
+  arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space/Esc E-stop",
 };
+// arm mode, joint by joint: the keys that jog joint k up and down
+const ARM_KEYS = [["KeyQ", "KeyA"], ["KeyW", "KeyS"], ["KeyE", "KeyD"], ["KeyR", "KeyF"], ["KeyT", "KeyG"], ["KeyY", "KeyH"]];
 
 function setMode(mode, notify = true) {
   state.mode = mode;
@@ -370,9 +393,47 @@ function setMode(mode, notify = true) {
   $("traj-panel").classList.toggle("shown", mode === "trajectory");
   $("keys-help").textContent = KEY_HELP[mode] || "";
   $("camera-hint").style.display = mode === "free_look" ? "" : "none";
+  $("arm-panel").classList.toggle("shown", mode === "arm");
+  document.body.classList.toggle("arm-mode", mode === "arm");
   if (notify) send({ type: "mode", mode });
   state.lastAxes = "";
+  state.lastArm = "";
   sendAxes(true);
+}
+
+function armFromInputs() {
+  const k = state.keys;
+  const key = (a, b) => (k.has(a) ? 1 : 0) - (k.has(b) ? 1 : 0);
+  const boost = k.has("ShiftLeft") || k.has("ShiftRight") ? 1 : 0.6;
+  const n = state.hello && state.hello.arm ? state.hello.arm.joints.length : 0;
+  const cartesian = $("arm-cartesian").checked;
+  let values = cartesian
+    ? [key("KeyW", "KeyS"), key("KeyA", "KeyD"), key("KeyR", "KeyF")]
+    : Array.from({ length: n }, (_, j) => (ARM_KEYS[j] ? key(ARM_KEYS[j][0], ARM_KEYS[j][1]) : 0));
+  values = values.map((v) => v * boost);
+  const pads = navigator.getGamepads ? navigator.getGamepads() : [];
+  const gp = Array.from(pads || []).find((p) => p && p.mapping === "standard");
+  if (gp && gp.buttons[4] && gp.buttons[4].pressed) {  // LB is the deadman
+    const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
+    const trig = (gp.buttons[7] ? gp.buttons[7].value : 0) - (gp.buttons[6] ? gp.buttons[6].value : 0);
+    const sticks = cartesian
+      ? [-dz(gp.axes[1]), -dz(gp.axes[0]), -dz(gp.axes[3])]
+      : [-dz(gp.axes[0]), -dz(gp.axes[1]), -dz(gp.axes[3]), -dz(gp.axes[2]), trig];
+    values = values.map((v, j) => v + (sticks[j] || 0));
+  }
+  const clamp = (v) => Math.max(-1, Math.min(1, v));
+  return { cartesian, values: values.map(clamp) };
+}
+
+function sendArm(force = false) {
+  const a = armFromInputs();
+  const key = JSON.stringify(a);
+  const zero = a.values.every((v) => v === 0);
+  if (force || key !== state.lastArm || !zero) {
+    send(a.cartesian ? { type: "arm", cartesian: a.values } : { type: "arm", joints: a.values });
+    state.lastArm = key;
+  }
+  $("input-state").textContent = zero ? "idle" : (a.cartesian ? "tool " : "joints ") + a.values.map((v) => v.toFixed(1)).join(" ");
 }
 
 function axesFromInputs() {
@@ -405,6 +466,7 @@ function axesFromInputs() {
 }
 
 function sendAxes(force = false) {
+  if (state.mode === "arm" && state.hello && state.hello.arm) { sendArm(force); return; }
   if (state.mode !== "free_look" && state.mode !== "tank") return;
   const a = axesFromInputs();
   const key = JSON.stringify(a);
@@ -424,6 +486,9 @@ function setupInputs() {
   document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(b.dataset.mode)));
   $("estop").addEventListener("click", toggleEstop);
   $("relocalize").addEventListener("click", () => send({ type: "relocalize" }));
+  $("grip-open").addEventListener("click", () => send({ type: "gripper", open: 1 }));
+  $("grip-close").addEventListener("click", () => send({ type: "gripper", open: 0 }));
+  $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
   window.addEventListener("keydown", (ev) => {
     if (ev.target && ev.target.tagName === "INPUT") return;
     if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
@@ -437,6 +502,16 @@ function setupInputs() {
       // Arrow keys take over from any automatic mode at once, as in the thesis.
       if (state.mode !== "keyboard") setMode("keyboard");
       send({ type: "key", key: ARROWS[ev.code] });
+      return;
+    }
+    if (state.mode === "arm" && (ev.code === "KeyZ" || ev.code === "KeyX")) {
+      send({ type: "gripper", open: ev.code === "KeyX" ? 1 : 0 });
+      return;
+    }
+    if (state.mode === "arm" && ev.code === "KeyC" && !ev.repeat) {
+      $("arm-cartesian").checked = !$("arm-cartesian").checked;
+      state.keys.clear();
+      sendAxes(true);
       return;
     }
     if (!ev.repeat) { state.keys.add(ev.code); sendAxes(); }

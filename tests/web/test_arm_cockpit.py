@@ -1,0 +1,77 @@
+"""The arm in the cockpit end to end: ``freelook sim --robot taros`` in ``eod``, real Chromium,
+three.js from the npm registry. Jogged into the body the arm slows, stops and its boxes turn
+red in the 3-D view; jogged back out it moves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Sim, start_sim  # type: ignore[import-not-found]
+from test_cockpit import screenshot_path  # type: ignore[import-not-found]
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def taros(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
+    running = start_sim(tmp_path_factory.mktemp("taros"), "--robot", "taros", "--world", "eod")
+    yield running
+    running.stop()
+    if running.process.stdout is not None:
+        running.process.stdout.close()
+
+
+def elbow(page: Any) -> float:
+    return float(page.evaluate("window.freelook.last.arm.positions[2]"))
+
+
+def states_seen(page: Any) -> int:
+    return int(page.evaluate("window.freelook.armStates"))
+
+
+def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
+    browser: Any, taros: Sim, tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(taros.url)
+    page.wait_for_function("window.freelook.last && window.freelook.last.arm", timeout=60_000)
+    page.wait_for_function("window.freelookArm3d && window.freelookArm3d.view.meshes.length")
+    assert page.evaluate("window.freelookArm3d.view.meshes.length") == 26
+    page.click("#arm-mode")
+    page.wait_for_function("window.freelook.last.mode === 'arm'")
+    page.wait_for_function("window.freelook.last.arm.phase === 'clear'")
+    assert page.evaluate("window.freelookArm3d.redBoxes()") == []
+    start = elbow(page)
+
+    page.keyboard.down("KeyD")  # the elbow down, the fingers onto the bumper
+    page.wait_for_function("window.freelook.last.arm.phase === 'stop'", timeout=30_000)
+    phases = page.evaluate("window.freelook.armPhases")
+    assert phases[-3:] == ["clear", "slow", "stop"]  # it slowed before it stopped
+    red = set(page.evaluate("window.freelookArm3d.redBoxes()"))
+    assert {"bumper", "finger_left", "finger_right"} <= red
+    assert page.locator("#arm-phase").inner_text() == "stop"
+    seen = states_seen(page)
+    page.wait_for_function(f"window.freelook.armStates > {seen + 10}")  # the lag settles
+    stopped = elbow(page)
+    assert stopped < start - 0.3
+    seen = states_seen(page)
+    page.wait_for_function(f"window.freelook.armStates > {seen + 15}")  # still pressing on
+    assert elbow(page) == pytest.approx(stopped, abs=1e-3)
+    assert page.evaluate("window.freelook.last.arm.phase") == "stop"
+    page.screenshot(path=screenshot_path(tmp_path, "cockpit-arm-stop.png"))
+    page.keyboard.up("KeyD")
+
+    page.keyboard.down("KeyE")  # back up, out of the stop
+    page.wait_for_function(f"window.freelook.last.arm.positions[2] > {stopped + 0.2}")
+    page.wait_for_function("window.freelook.last.arm.phase === 'clear'")
+    page.keyboard.up("KeyE")
+    page.wait_for_function("window.freelookArm3d.redBoxes().length === 0")
+    assert page.evaluate("window.freelookArm3d.view.rendered") > 0  # WebGL drew the view
+    assert errors == []
+    page.close()
