@@ -11,6 +11,7 @@ import asyncio
 import logging
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 from freelook.config import RobotConfig
@@ -35,7 +36,7 @@ from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import BackgroundRecorder, robot_urdf
+from freelook.record import ArmRecording, BackgroundRecorder, robot_urdf
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
@@ -102,6 +103,12 @@ class OperatorStation:
             known_maps=_builtin_world,
         )
         self.session.periodic = self.core.periodic
+        #: a robot with an arm: its URDF, joint states and links go into the recording
+        self._arm_recording = (
+            ArmRecording(self.core.arm.model, Path(config.arm.urdf).read_text())
+            if self.core.arm is not None and config.arm is not None and recorder is not None
+            else None
+        )
         self.assembler = FrameAssembler()
         self.driver: LinkDriver | None = None
         self._slots: set[BrowserSlot] = set()
@@ -206,7 +213,9 @@ class OperatorStation:
         profile carries no map)."""
         if self.recorder is None:
             return
-        stamp, urdf, world = time.time(), robot_urdf(self.config), self.world
+        arm = self._arm_recording
+        urdf = arm.urdf if arm is not None else robot_urdf(self.config)
+        stamp, world = time.time(), self.world
         self.recorder.submit(lambda r: r.robot_description(stamp, urdf))
         if world is not None and not self.core.native:
             self.recorder.submit(lambda r: r.occupancy_grid(stamp, world))
@@ -226,6 +235,7 @@ class OperatorStation:
         reach = sonar.range_max if sonar is not None else 5.0
         reference = self.core.reference_now(now)
         sent = self.session.sent
+        arm = self._arm_recording
         self.recorder.submit(
             lambda r: r.telemetry(
                 telemetry,
@@ -233,6 +243,7 @@ class OperatorStation:
                 sonar_range=reach,
                 reference=reference,
                 sent=sent,
+                arm=arm,
             )
         )
 

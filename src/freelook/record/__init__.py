@@ -1,5 +1,6 @@
 """Recording runs to MCAP with ROS 2 schemas, reading them back and repairing cut-off files."""
 
+from freelook.record._arm import ArmRecording
 from freelook.record._description import robot_urdf
 from freelook.record._reader import (
     RecordedMessage,
@@ -34,6 +35,7 @@ from freelook.record._writer import (
 __all__ = [
     "DEFINITIONS",
     "LATCHED_TOPICS",
+    "ArmRecording",
     "BackgroundRecorder",
     "Direction",
     "DirectionFigures",

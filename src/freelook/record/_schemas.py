@@ -45,6 +45,10 @@ DEFINITIONS: dict[str, str] = {
         "float32 field_of_view\nfloat32 min_range\nfloat32 max_range\nfloat32 range"
     ),
     "sensor_msgs/CompressedImage": "std_msgs/Header header\nstring format\nuint8[] data",
+    "sensor_msgs/JointState": (
+        "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\n"
+        "float64[] effort"
+    ),
     "tf2_msgs/TFMessage": "geometry_msgs/TransformStamped[] transforms",
     "std_msgs/String": "string data",
     "nav_msgs/MapMetaData": (

@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from mcap_ros2._dynamic import serialize_dynamic
 
 from freelook.link import PacketRecord, SafetyFlags, Telemetry
 from freelook.maps import World
+from freelook.record._arm import ArmRecording, quaternion
 from freelook.record._schemas import full_definition
 
 __all__ = ["BackgroundRecorder", "Direction", "Recorder", "RecorderStats"]
@@ -54,7 +56,7 @@ _LATCHED_QOS = (
     "  liveliness_lease_duration:\n    sec: 2147483647\n    nsec: 4294967295\n"
     "  avoid_ros_namespace_conventions: false\n"
 )
-LATCHED_TOPICS = frozenset({"/map", "/robot_description"})
+LATCHED_TOPICS = frozenset({"/map", "/robot_description", "/tf_static"})
 
 
 def _stamp(t: float) -> dict[str, int]:
@@ -343,6 +345,47 @@ class Recorder:
         }
         self.write("/tf", "tf2_msgs/TFMessage", {"transforms": [transform]}, t)
 
+    def transforms(
+        self,
+        t: float,
+        links: Sequence[tuple[str, str, npt.NDArray[np.float64]]],
+        *,
+        static: bool = False,
+    ) -> None:
+        """Rigid transforms (parent, child, parent → child 4×4) in one ``tf2_msgs/TFMessage``
+        on ``/tf``, or on the latched ``/tf_static`` for those that never change."""
+        transforms = [
+            {
+                "header": _header(t, parent),
+                "child_frame_id": child,
+                "transform": {
+                    "translation": dict(zip("xyz", matrix[:3, 3].tolist(), strict=True)),
+                    "rotation": quaternion(matrix[:3, :3]),
+                },
+            }
+            for parent, child, matrix in links
+        ]
+        self.write(
+            "/tf_static" if static else "/tf", "tf2_msgs/TFMessage", {"transforms": transforms}, t
+        )
+
+    def joint_states(
+        self,
+        t: float,
+        names: Sequence[str],
+        positions: Sequence[float],
+        velocities: Sequence[float],
+    ) -> None:
+        """``sensor_msgs/JointState`` on ``/joint_states`` (no efforts)."""
+        message = {
+            "header": _header(t, ""),
+            "name": list(names),
+            "position": [float(x) for x in positions],
+            "velocity": [float(x) for x in velocities],
+            "effort": [],
+        }
+        self.write("/joint_states", "sensor_msgs/JointState", message, t)
+
     def mode(self, t: float, mode: str, estop: bool, controller: str) -> None:
         message = {
             "header": _header(t, "base_link"),
@@ -427,6 +470,7 @@ class Recorder:
         sonar_range: float = 5.0,
         reference: tuple[float, float, float, float, float] | None = None,
         sent: int | None = None,
+        arm: ArmRecording | None = None,
     ) -> None:
         """One telemetry message as the ROS 2 streams a robot would publish; ``sent``: the
         packets the recording end had sent the robot by then (beside the robot's own count of
@@ -481,6 +525,8 @@ class Recorder:
         )
         if reference is not None:
             self.reference(stamp, *reference)
+        if arm is not None and t.arm is not None:
+            arm.write(self, stamp, t.arm)
 
 
 @dataclass(frozen=True, slots=True)
