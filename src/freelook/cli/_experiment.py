@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +30,13 @@ def experiment(
     jobs: Annotated[
         int, typer.Option(min=1, max=64, help="Worker processes sharing the trials.")
     ] = 1,
+    robot: Annotated[
+        str | None, typer.Option(help="arm-fuzz only: the robot whose arm is jogged (taros, m2p2).")
+    ] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option(help="arm-fuzz only: write every trial's joint states to this MCAP file."),
+    ] = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
     from dataclasses import asdict
@@ -55,6 +63,9 @@ def experiment(
         except FreelookError as err:
             typer.echo(str(err), err=True)
             raise typer.Exit(2) from None
+    if (robot is not None or record is not None) and names != ["arm-fuzz"]:
+        typer.echo("--robot and --record go with the arm-fuzz experiment only", err=True)
+        raise typer.Exit(2)
     results = []
     console = Console(stderr=json_out, width=150)
     with Progress(
@@ -71,7 +82,9 @@ def experiment(
             def progress(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            if world is not None:
+            if robot is not None or record is not None:
+                results.append(_arm_fuzz(trials, seed, progress, reduced, robot, record))
+            elif world is not None:
                 _, full, small = EXPERIMENTS[each]
                 n = max(1, trials if trials is not None else (small if reduced else full))
                 result = localization_experiment(world, n, seed, progress)
@@ -97,6 +110,32 @@ def experiment(
     if missed:
         typer.echo("targets missed:\n  " + "\n  ".join(missed), err=True)
         raise typer.Exit(1)
+
+
+def _arm_fuzz(
+    trials: int | None,
+    seed: int,
+    progress: Callable[[int, int], None],
+    reduced: bool,
+    robot: str | None,
+    record: Path | None,
+) -> ExperimentResult:
+    """``arm-fuzz`` on another robot's arm, or recorded."""
+    from freelook.errors import FreelookError
+    from freelook.experiments import EXPERIMENTS, arm_fuzz
+
+    _, full, small = EXPERIMENTS["arm-fuzz"]
+    n = max(1, trials if trials is not None else (small if reduced else full))
+    try:
+        result = arm_fuzz(n, seed, progress, robot or "taros", record=record)
+    except (FreelookError, ValueError) as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
+    options = f" --robot {robot}" if robot else ""
+    options += f" --record {record}" if record else ""
+    result.command = f"freelook experiment arm-fuzz --trials {n} --seed {seed}{options}"
+    result.details["trials"] = n
+    return result
 
 
 _HEADER = [

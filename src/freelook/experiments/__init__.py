@@ -1,5 +1,6 @@
 """The papers' experiments on the lock-step simulator (shared with the tests)."""
 
+from freelook.experiments._arm_fuzz import arm_fuzz
 from freelook.experiments._registry import (
     EXPERIMENTS,
     ExperimentResult,
@@ -8,4 +9,11 @@ from freelook.experiments._registry import (
     run_experiment,
 )
 
-__all__ = ["EXPERIMENTS", "ExperimentResult", "Row", "localization_experiment", "run_experiment"]
+__all__ = [
+    "EXPERIMENTS",
+    "ExperimentResult",
+    "Row",
+    "arm_fuzz",
+    "localization_experiment",
+    "run_experiment",
+]

@@ -8,12 +8,20 @@ steers every arm joint at full speed toward a pose where boxes of a checked pair
 speed. With the check on, every stop is answered the way an operator would: the reverse jog,
 which must move the arm away (else the arm is *wedged*). Every physics step counts whether any
 checked pair of boxes intersects (the true boxes, without the check's padding).
+
+``record`` writes every trial's joint states to one MCAP file, per control cycle:
+``/joint_states`` for the trials with the check, ``/control/joint_states`` for the same
+trials without it (``sensor_msgs/JointState``, the URDF's joint names), the trials laid end to
+end in time (each starts a second after the longer of the pair before it ended; the check-on
+and the check-off run of a seed start together), ``/arm_fuzz/trials`` saying which trial
+starts when, and the URDF on ``/robot_description``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,10 +114,18 @@ def _full_speed(model: ArmModel, q: F64, target: F64 | int) -> F64:
     return v
 
 
+StepListener = Callable[[float, F64, F64], None]  # (trial time, joint positions, velocities)
+
+
 def arm_fuzz_trial(
-    model: ArmModel, guard: ArmGuard | None, seed: int, time_constant: float
+    model: ArmModel,
+    guard: ArmGuard | None,
+    seed: int,
+    time_constant: float,
+    on_cycle: StepListener | None = None,
 ) -> ArmFuzzTrial:
-    """One operator session: ``guard`` None runs the control, without the check."""
+    """One operator session: ``guard`` None runs the control, without the check;
+    ``on_cycle`` sees the arm every control cycle."""
     rng = np.random.default_rng(seed)
     arm = SimulatedArm(model, time_constant=time_constant)
     result = ArmFuzzTrial()
@@ -135,6 +151,8 @@ def arm_fuzz_trial(
                         back_out, stopped_at = -wanted, arm.q.copy()
                         left = round(BACK_OUT_SECONDS / PHYSICS_DT)
                 arm.command_velocities(sent[arm_joints])
+                if on_cycle is not None:
+                    on_cycle(arm.now, arm.q, arm.qd)
             arm.step(PHYSICS_DT)
             k += 1
             left -= 1
@@ -145,10 +163,51 @@ def arm_fuzz_trial(
     return result
 
 
+class _TrialRecorder:
+    """Every trial's joint states into one MCAP file, the trials laid end to end in time."""
+
+    def __init__(self, path: Path, model: ArmModel, urdf: str) -> None:
+        from freelook.record import Recorder
+
+        self.start = 0.0  # when the current trial starts in the file
+        self.end = 0.0  # the latest stamp written
+        self.recorder = Recorder(path, clock=lambda: self.end)
+        self.names = [model.joint_names[j] for j in (*model.arm_joints, *model.gripper_joints)]
+        self.joints = np.array([*model.arm_joints, *model.gripper_joints], dtype=np.int64)
+        self.recorder.robot_description(0.0, urdf)
+
+    def trial(self, index: int, seed: int) -> tuple[StepListener, StepListener]:
+        """Listeners for trial ``index`` with the check and without it."""
+        self.start = self.end + (1.0 if index else 0.0)
+        note = {"data": f"trial {index}: seed {seed}, starts at {self.start:.3f} s"}
+        self.end = self.start
+        self.recorder.write("/arm_fuzz/trials", "std_msgs/String", note, self.start)
+
+        def listener(topic: str) -> StepListener:
+            def write(t: float, q: F64, qd: F64) -> None:
+                stamp = self.start + t
+                self.end = max(self.end, stamp)
+                positions, velocities = q[self.joints].tolist(), qd[self.joints].tolist()
+                with self.recorder.logged_at(stamp):
+                    self.recorder.joint_states(stamp, self.names, positions, velocities, topic)
+
+            return write
+
+        return listener("/joint_states"), listener("/control/joint_states")
+
+    def close(self) -> None:
+        self.recorder.close()
+
+
 def arm_fuzz(
-    trials: int, seed: int, progress: Callable[[int, int], None], robot: str = "taros"
+    trials: int,
+    seed: int,
+    progress: Callable[[int, int], None],
+    robot: str = "taros",
+    record: Path | None = None,
 ) -> ExperimentResult:
-    """``trials`` sessions with the check on and the same sessions with it off."""
+    """``trials`` sessions with the check on and the same sessions with it off; ``record``:
+    every trial's joint states into this MCAP file."""
     from freelook.experiments._result import ExperimentResult, Row
 
     config = load_robot(robot).arm
@@ -158,10 +217,19 @@ def arm_fuzz(
     guard = ArmGuard.from_config(model, config)
     on: list[ArmFuzzTrial] = []
     off: list[ArmFuzzTrial] = []
-    for k in range(trials):
-        on.append(arm_fuzz_trial(model, guard, seed + k, config.joint_time_constant))
-        off.append(arm_fuzz_trial(model, None, seed + k, config.joint_time_constant))
-        progress(k + 1, trials)
+    recording = _TrialRecorder(record, model, config.urdf.read_text()) if record else None
+    try:
+        for k in range(trials):
+            checked = unchecked = None
+            if recording is not None:
+                checked, unchecked = recording.trial(k, seed + k)
+            tau = config.joint_time_constant
+            on.append(arm_fuzz_trial(model, guard, seed + k, tau, checked))
+            off.append(arm_fuzz_trial(model, None, seed + k, tau, unchecked))
+            progress(k + 1, trials)
+    finally:
+        if recording is not None:
+            recording.close()
     hit_on = sum(t.intersecting_steps > 0 for t in on)
     hit_off = sum(t.intersecting_steps > 0 for t in off)
     wedged = sum(t.wedged > 0 for t in on)

@@ -375,8 +375,9 @@ class Recorder:
         names: Sequence[str],
         positions: Sequence[float],
         velocities: Sequence[float],
+        topic: str = "/joint_states",
     ) -> None:
-        """``sensor_msgs/JointState`` on ``/joint_states`` (no efforts)."""
+        """``sensor_msgs/JointState`` on ``topic`` (no efforts)."""
         message = {
             "header": _header(t, ""),
             "name": list(names),
@@ -384,7 +385,7 @@ class Recorder:
             "velocity": [float(x) for x in velocities],
             "effort": [],
         }
-        self.write("/joint_states", "sensor_msgs/JointState", message, t)
+        self.write(topic, "sensor_msgs/JointState", message, t)
 
     def mode(self, t: float, mode: str, estop: bool, controller: str) -> None:
         message = {
