@@ -2,6 +2,6 @@
 (:class:`Simulator`) or many robots in one world stepped together (:class:`Fleet`)."""
 
 from freelook.sim._fleet import Fleet
-from freelook.sim._simulator import LaserFrame, Simulator, SonarFrame
+from freelook.sim._simulator import ARM_PERIOD, LaserFrame, Simulator, SonarFrame
 
-__all__ = ["Fleet", "LaserFrame", "Simulator", "SonarFrame"]
+__all__ = ["ARM_PERIOD", "Fleet", "LaserFrame", "Simulator", "SonarFrame"]

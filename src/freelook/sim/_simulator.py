@@ -22,9 +22,12 @@ from freelook.sim.arm import SimulatedArm, objects_from_world
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
 from freelook.sim.vehicle import Vehicle, VehicleState
 
-__all__ = ["LaserFrame", "Runtime", "Simulator", "SonarFrame"]
+__all__ = ["ARM_PERIOD", "LaserFrame", "Runtime", "Simulator", "SonarFrame"]
 
 MAX_CATCH_UP = 0.5  # s: the most a late physics firing catches up (a longer stall is lost)
+#: s: the arm's step, every other 5 ms physics step (its joints lag by 50 ms and the robot
+#: commands them every 20 ms; a 5 ms step would cost the simulator 13–16 % instead of 7 %)
+ARM_PERIOD = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,10 @@ class Simulator:
             config.drive.encoder_counts_per_rev, config.drive.wheel_diameter
         )
         #: the robot's arm (a robot config with an ``[arm]``), reaching for the world's boxes;
-        #: it draws no random numbers, so the vehicle's and the sensors' streams are unchanged
+        #: it draws no random numbers, so the vehicle's and the sensors' streams are unchanged.
+        #: Stepped every ``ARM_PERIOD`` of physics time, on the vehicle's pose.
         self.arm = _arm_for(config, world)
+        self._arm_due = 0.0  # physics time not yet given to the arm
         self.now = 0.0
         self.latest_laser: LaserFrame | None = None
         self.latest_sonar: SonarFrame | None = None
@@ -121,10 +126,14 @@ class Simulator:
 
     def _step_arm(self, dt: float, steps: int) -> None:
         assert self.arm is not None
+        self._arm_due += dt * steps
+        if self._arm_due < ARM_PERIOD - 1e-9:
+            return
         v = self.vehicle
         self.arm.set_base_pose(v.x, v.y, v.theta)
-        for _ in range(steps):
-            self.arm.step(dt)
+        while self._arm_due >= ARM_PERIOD - 1e-9:
+            self.arm.step(ARM_PERIOD)
+            self._arm_due -= ARM_PERIOD
 
     def _catch_up(self, now: float) -> None:
         """A sensor sampled ahead of the physics (a real-time runtime fired it first, or

@@ -104,10 +104,18 @@ class SimulatedArm:
 
     def command_velocities(self, velocities: Sequence[float] | F64) -> None:
         """Velocities of the ``arm`` joints (rad/s or m/s); non-finite values stop the arm."""
-        v = np.asarray(velocities, dtype=np.float64)
-        if v.shape != self._command.shape or not np.isfinite(v).all():
-            v = np.zeros_like(self._command)
-        self._command = v
+        command = self._command
+        if isinstance(velocities, np.ndarray):
+            ok = velocities.shape == command.shape and bool(np.isfinite(velocities).all())
+        else:  # a list from the HAL: cheaper without an array
+            try:
+                ok = len(velocities) == len(command) and all(map(math.isfinite, velocities))
+            except TypeError:  # not numbers
+                ok = False
+        if ok:
+            command[:] = velocities
+        else:
+            command[:] = 0.0
 
     def command_gripper(self, opening: float) -> None:
         """Open (or close) the fingers to ``opening`` metres apart; non-finite is ignored."""
