@@ -75,3 +75,62 @@ def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
     assert page.evaluate("window.freelookArm3d.view.rendered") > 0  # WebGL drew the view
     assert errors == []
     page.close()
+
+
+PAD = """
+(() => {
+  window.__pad = { id: 'fake standard pad', mapping: 'standard', connected: true, index: 0,
+    axes: [0, 0, 0, 0],
+    buttons: Array.from({length: 17}, () => ({pressed: false, value: 0})), timestamp: 0 };
+  navigator.getGamepads = () => [window.__pad];
+})();
+"""
+
+
+def palm_height(page: Any) -> float:
+    return float(
+        page.evaluate(
+            "(() => { const a = window.freelook.hello.arm;"
+            " const k = a.boxes.findIndex((b) => b.name === 'palm');"
+            " return window.freelook.last.arm.centres[k][2]; })()"
+        )
+    )
+
+
+def test_cartesian_keys_raise_the_tool_and_the_gamepad_jogs_behind_its_deadman(
+    browser: Any, taros: Sim
+) -> None:
+    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    page.add_init_script(PAD)
+    page.goto(taros.url)
+    page.wait_for_function("window.freelook.last && window.freelook.last.arm", timeout=60_000)
+    page.click("#arm-mode")
+    page.wait_for_function("window.freelook.last.mode === 'arm'")
+    page.keyboard.press("KeyC")  # the tool point, in the robot's frame
+    assert page.is_checked("#arm-cartesian")
+    low = palm_height(page)
+    page.keyboard.down("KeyR")  # up
+    page.wait_for_function(
+        "(() => { const a = window.freelook.hello.arm;"
+        " const k = a.boxes.findIndex((b) => b.name === 'palm');"
+        f" return window.freelook.last.arm.centres[k][2] > {low + 0.1}; }})()"
+    )
+    page.keyboard.up("KeyR")
+    page.keyboard.press("KeyC")  # joint by joint again
+    assert not page.is_checked("#arm-cartesian")
+
+    page.wait_for_function(
+        "window.freelook.last.arm.velocities.every((v) => Math.abs(v) < 1e-4)"
+    )  # the jog's lag has run out
+    shoulder = float(page.evaluate("window.freelook.last.arm.positions[1]"))
+    page.evaluate("window.__pad.axes[1] = -1; 0")  # left stick forward, deadman not held
+    seen = int(page.evaluate("window.freelook.armStates"))
+    page.wait_for_function(f"window.freelook.armStates > {seen + 10}")
+    assert float(page.evaluate("window.freelook.last.arm.positions[1]")) == pytest.approx(
+        shoulder, abs=2e-3
+    )
+    page.evaluate("window.__pad.buttons[4] = {pressed: true, value: 1}; 0")  # LB held
+    page.wait_for_function(f"window.freelook.last.arm.positions[1] > {shoulder + 0.05}")
+    page.evaluate("window.__pad.buttons[4] = {pressed: false, value: 0}; 0")  # let go
+    page.wait_for_function("Math.abs(window.freelook.last.arm.velocities[1]) < 1e-3")
+    page.close()
