@@ -2,6 +2,7 @@
 // drawn where the robot's joint encoders put it (the station poses them from the URDF); the
 // boxes of a pair in an anti-collision phase are drawn red (TAROS Fig. 6). three.js comes from
 // the npm registry (package.json at the repository's root, installed with npm ci).
+// Loaded by cockpit.js when the robot has an arm.
 import * as THREE from "/vendor/three/three.module.js";
 
 const COLORS = { body: 0x6d7b88, arm: 0x4aa3ff, ground: 0x2a3138, red: 0xff2020 };

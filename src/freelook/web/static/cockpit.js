@@ -161,6 +161,12 @@ function onHello(msg) {
     $("arm-joints").innerHTML = msg.arm.joints.map((name, k) =>
       `<tr><td>${ARM_KEYS[k] ? ARM_KEYS[k].map((c) => c.slice(3)).join("/") : ""} ${name}</td><td id="arm-joint-${k}">-</td></tr>`).join("");
   }
+  if (msg.arm && !state.arm3d) {
+    // the 3-D view and three.js load only for a robot with an arm
+    state.arm3d = import("/static/arm3d.js").catch(() => {
+      $("arm-status").textContent = "3-D view: three.js is not installed (run npm ci in the repository)";
+    });
+  }
   if (window.freelookArm3d) window.freelookArm3d.onHello(msg);
   $("rtx-ms").value = Math.round(msg.robot_tx_ms || 31);
   $("otx-ms").value = Math.round(msg.operator_tx_ms || 47);
