@@ -20,6 +20,7 @@ from freelook.link import (
     Heartbeat,
     Message,
     ModeChange,
+    Permissions,
     TankCommand,
 )
 from freelook.maps import load_world
@@ -166,3 +167,26 @@ def test_the_gripper_closes_and_opens_through_the_check() -> None:
         r.send(Heartbeat(), 1)
         r.run_for(0.04)
     assert 0.1 < r.sim.arm.opening < 0.3  # the watchdog held the fingers where they were
+
+
+@pytest.mark.parametrize(
+    "permissions",
+    [Permissions(10, frozenset({Mode.TANK, Mode.FREE_LOOK})), Permissions(10, observer=True)],
+)
+def test_a_station_whose_key_does_not_allow_the_arm_moves_nothing(
+    permissions: Permissions,
+) -> None:
+    r = SimulatedRobot(CONFIG, WORLD, seed=2, use_localization=False)
+    r.core.handle(ControlRequest(1, 10), r.now(), 1, permissions)
+    r.run_for(0.1)
+    before = joints(r)
+    for _ in range(10):
+        for message in (ELBOW_UP, GripperCommand(0.1)):
+            r.core.handle(message, r.now(), 1, permissions)
+        r.run_for(0.04)
+    assert np.array_equal(joints(r), before)
+    assert r.sim.arm is not None
+    assert r.sim.arm.opening == pytest.approx(0.36)
+    assert r.core.mode != Mode.ARM
+    assert r.core.dropped_commands >= 20
+    assert "arm" in r.core.rejections[-1] or "observer" in r.core.rejections[-1]
