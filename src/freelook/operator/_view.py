@@ -50,7 +50,8 @@ def hello_message(
             "camera_mount": [pt.mount_forward, pt.mount_left] if pt else [0.0, 0.0],
             "has_pan": bool(pt and pt.has_pan),
         },
-        "arm": core.arm.describe() if core.arm is not None else None,
+        # the thesis profile carries no arm commands: no Arm mode on its page
+        "arm": core.arm.describe() if core.arm is not None and core.native else None,
         "robot_tx_ms": core.robot_tx_spacing * 1000,
         "operator_tx_ms": core.session.spacing * 1000,
         "wire": wire,
