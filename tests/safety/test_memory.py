@@ -87,3 +87,19 @@ def test_a_stale_point_deep_in_the_margin_licenses_no_approach_to_a_live_one() -
         0.5, 0.0, np.vstack((wall_ahead, stale_beside))
     )
     assert mixed > together  # one group: the deep point would have let the robot closer
+
+
+def test_a_sonar_that_now_hears_further_clears_what_its_cone_remembered() -> None:
+    memory = ObstacleMemory(seconds=10.0, reach=3.0)
+    # an echo 1.0 m ahead, remembered; the robot then drives 0.5 m on and that sonar now
+    # hears 1.0 m again (the obstacle moved with it, or was never there): 0.5 m is empty
+    memory.observe(np.zeros((0, 2)), np.array([[1.0, 0.0], [0.0, 1.0]]), Pose(0, 0, 0), 0.0)
+    cone = (np.array([0.0]), np.array([0.0]), np.array([0.0]), np.array([1.0]))
+    memory.clear_in_cones(Pose(0.5, 0.0, 0.0), cone, math.radians(7.5))
+    left = memory.points(Pose(0.5, 0.0, 0.0), 0.5)
+    assert left == pytest.approx(np.array([[-0.5, 1.0]]))  # outside the cone: kept
+    # an echo at the remembered distance keeps it
+    memory.observe(np.zeros((0, 2)), np.array([[1.0, 0.0]]), Pose(0, 0, 0), 1.0)
+    cone = (np.array([0.0]), np.array([0.0]), np.array([0.0]), np.array([0.5]))
+    memory.clear_in_cones(Pose(0.5, 0.0, 0.0), cone, math.radians(7.5))
+    assert len(memory.points(Pose(0.5, 0.0, 0.0), 1.5)) == 2

@@ -194,7 +194,6 @@ class SafetyConfig(_Strict):
         le=WATCHDOG_MAX,
         description="s without a valid command before the robot stops",
     )
-
     zone_rule: Literal["nearest", "direction"] = Field(
         default="nearest",
         description="which readings pick the zone: 'nearest' (the thesis: the nearest reading "

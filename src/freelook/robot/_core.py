@@ -505,6 +505,12 @@ class RobotCore:
                 origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
                 self.memory.clear_seen_through(odometry, laser.bearings, laser.ranges, origin)
                 seen = (origin, float(laser.bearings[0]), float(laser.bearings[-1]))
+            if sonar is not None:
+                self.memory.clear_in_cones(
+                    odometry,
+                    (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges),
+                    half,
+                )
             if self.memory.due(self.now):
                 self.memory.observe(laser_points, sonar_axes, odometry, self.now)
             clouds.append(self.memory.points(odometry, self.now, seen))

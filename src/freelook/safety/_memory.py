@@ -5,8 +5,8 @@ an obstacle passed on the way in can drop out of sight as the robot reverses or 
 The memory keeps each reading in the odometry frame (smooth, never jumps) on a coarse grid, and
 hands the ones near the robot back to safety as extra points, in the manner of a costmap's
 obstacle layer. A remembered laser point is cleared when the laser now sees through it (a
-person who walked away); a sonar point only ages out, since the laser may pass over what the
-sonar hears.
+person who walked away); any point is cleared when a sonar cone now holding it hears its echo
+further away. The laser never clears what the sonar heard: it may pass over it.
 """
 
 from __future__ import annotations
@@ -88,6 +88,29 @@ class ObstacleMemory:
         beam_range = np.full(len(index), -np.inf)
         beam_range[inside] = ranges[index[inside]]
         keep = ~(self._laser & inside & (beam_range > distance + tolerance))
+        self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
+
+    def clear_in_cones(
+        self,
+        odometry: Pose,
+        sonar: tuple[_Array, _Array, _Array, _Array],
+        half_cone: float,
+        tolerance: float = 0.1,
+    ) -> None:
+        """Forget remembered points inside a sonar's cone nearer than its reading now: the
+        sonar hears the nearest echo in its cone, so nothing is there any more.
+
+        ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
+        """
+        if not len(self._stamp) or not len(sonar[0]):
+            return
+        ox, oy, bearing, reach = sonar
+        local = self._to_robot(odometry)
+        dx = local[None, :, 0] - ox[:, None]
+        dy = local[None, :, 1] - oy[:, None]
+        off = np.abs(np.angle(np.exp(1j * (np.arctan2(dy, dx) - bearing[:, None]))))
+        inside = (off < half_cone) & (np.hypot(dx, dy) < reach[:, None] - tolerance)
+        keep = ~inside.any(axis=0)
         self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
 
     def points(
