@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from pathlib import Path
 
 from freelook.experiments import _localization as loc
 from freelook.experiments._arm_fuzz import arm_fuzz
@@ -112,8 +113,8 @@ def _localization_on_map(
 ) -> ExperimentResult:
     timings = loc.map_timings(world, seed)
     result = ExperimentResult(
-        "localization",
-        f"Global localization in {world} (random free starts, slow driving)",
+        f"localization {Path(world).name}",
+        f"Global localization in {Path(world).name} (random free starts, slow driving)",
         "issue: real buildings; ARNL's localization (seed 004 §4.1.2)",
         f"freelook experiment localization --world {world} --trials {trials} --seed {seed}",
     )
