@@ -115,7 +115,8 @@ def _localization_on_map(
     result = ExperimentResult(
         f"localization {Path(world).name}",
         f"Global localization in {Path(world).name} (random free starts, slow driving)",
-        "issue: real buildings; ARNL's localization (seed 004 §4.1.2)",
+        "a building map given as a file (docs/real-maps.md names the public ones measured); "
+        "ARNL's localization (seed 004 §4.1.2)",
         f"freelook experiment localization --world {world} --trials {trials} --seed {seed}",
     )
     result.rows.append(
