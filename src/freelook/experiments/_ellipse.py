@@ -19,7 +19,7 @@ from scipy.spatial import cKDTree
 
 from freelook.config import TrackingConfig, load_robot
 from freelook.control import SampledPath, TrackingController, ellipse_points, limit_velocity
-from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit
+from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit, _world
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
     ControlRequest,
@@ -32,7 +32,6 @@ from freelook.link import (
     TrajectoryStart,
     VelocityCommand,
 )
-from freelook.maps import load_world
 
 __all__ = ["EllipseProgress", "EllipseResult", "ellipse_trial"]
 
@@ -95,7 +94,7 @@ def ellipse_trial(
     if tracking is not None and robot_side:
         config = config.model_copy(update={"robot_tracking": tracking})
     gains = tracking or config.operator_tracking
-    world = load_world("square")
+    world = _world("square")
     t_pts, ex, ey = ellipse_points(101)
     xs, ys = ex + world.start[0], ey + world.start[1]
     robot = SimulatedRobot(config, world, seed=seed, pose=(float(xs[0]), float(ys[0]), math.pi / 2))

@@ -20,14 +20,12 @@ from typing import Literal
 import numpy as np
 
 from freelook.config import RobotConfig, load_robot
+from freelook.experiments._scenarios import _world
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
 from freelook.link import SafetyFlags, VelocityCommand
-from freelook.maps import World, load_world
 
 __all__ = ["RecklessCondition", "RecklessResult", "reckless_trial"]
-
-_LAB: list[World] = []
 
 
 class RecklessCondition(Enum):
@@ -46,17 +44,11 @@ class RecklessResult:
     escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
 
 
-def _lab() -> World:
-    if not _LAB:
-        _LAB.append(load_world("lab"))
-    return _LAB[0]
-
-
 def _robot(
     seed: int, condition: RecklessCondition, rng: np.random.Generator, config: RobotConfig
 ) -> SimulatedRobot:
     """A robot at a random free pose, a third of them aimed at the passage."""
-    world = _lab()
+    world = _world("lab")
     # without a map the robot has only its sensors; with one, the map loaded from its file
     robot_map = None if condition is RecklessCondition.SENSORS else published_map(world)
     while True:
