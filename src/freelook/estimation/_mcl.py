@@ -50,6 +50,9 @@ SEARCH_FINE_UPDATES = 3  # updates on the sharp field before a search may end
 SEARCH_MIN_FIT = -1.0  # mean log-likelihood per beam that ends a search (a good fit: ≈ −0.2)
 SEARCH_RESTART_AFTER = 8  # updates with a settled cloud and a poor fit before searching afresh
 SEARCH_VERIFY_UPDATES = 60  # after a search, updates during which a poor fit restarts it
+# a tracking cloud whose scans keep fitting poorly follows a wrong pose (a wrong start, a kidnap):
+# after this many poor updates in a row the filter searches the whole map
+TRACKING_LOST_AFTER = 12
 # before a search ends, the best other places of the map are refined on the same scan; one that
 # fits nearly as well as the winner joins the cloud and the search goes on until one place wins
 RIVAL_CANDIDATES = 4  # uniform candidates per particle scored for rival places
@@ -688,6 +691,11 @@ class MonteCarloLocalization:
                 self.weights = np.full(len(refined), 1.0 / len(refined))
                 self._resample(self.config.mcl_particles)
                 return True
+        else:
+            self._poor_fits = self._poor_fits + 1 if self.fit < SEARCH_MIN_FIT else 0
+            if self._poor_fits >= TRACKING_LOST_AFTER:
+                self.global_init()
+                return True
         if 1.0 / float(np.sum(self.weights**2)) < 0.5 * len(self.weights):
             self._resample()
         return True
@@ -696,6 +704,11 @@ class MonteCarloLocalization:
     def phase(self) -> SearchPhase:
         """The stage of the global search, :attr:`SearchPhase.TRACKING` when none runs."""
         return self._phase
+
+    @property
+    def fits_poorly(self) -> bool:
+        """Whether the last update's scan fitted the map poorly (a wrong pose, or clutter)."""
+        return self.fit < SEARCH_MIN_FIT
 
     @property
     def searching(self) -> bool:

@@ -64,7 +64,13 @@ from freelook.robot._estimator import LocalizationJob, LocalizationResult, State
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
 from freelook.robot.hal import RobotHardware
-from freelook.safety import ObstacleMemory, SafetyEvent, SafetyFilter
+from freelook.safety import (
+    ObstacleMemory,
+    SafetyEvent,
+    SafetyFilter,
+    in_sonar_cones,
+    seen_through,
+)
 from freelook.types import Mode, SafetyFlags
 
 __all__ = ["CycleOutput", "RobotCore"]
@@ -483,9 +489,9 @@ class RobotCore:
         laser_points = laser.points() if laser is not None else np.zeros((0, 2))
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
         sonar_points = sonar_axes = np.zeros((0, 2))
+        half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
         if sonar is not None:
             hit = sonar.ranges < sonar.range_max
-            half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
             offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
             bearing = (sonar.bearings[hit][None, :] + offsets[:, None]).ravel()
             r = np.tile(sonar.ranges[hit], len(offsets))
@@ -497,6 +503,11 @@ class RobotCore:
             )
             sonar_axes = sonar_points[2 * int(hit.sum()) : 3 * int(hit.sum())]
         live = np.vstack((laser_points, sonar_points))
+        cones = (
+            (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
+            if sonar is not None
+            else None
+        )
         clouds = []
         if self.memory is not None:
             odometry = Pose(*self.estimator.odometry.pose)
@@ -505,17 +516,22 @@ class RobotCore:
                 origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
                 self.memory.clear_seen_through(odometry, laser.bearings, laser.ranges, origin)
                 seen = (origin, float(laser.bearings[0]), float(laser.bearings[-1]))
-            if sonar is not None:
-                self.memory.clear_in_cones(
-                    odometry,
-                    (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges),
-                    half,
-                )
+            if cones is not None:
+                self.memory.clear_in_cones(odometry, cones, half)
             if self.memory.due(self.now):
                 self.memory.observe(laser_points, sonar_axes, odometry, self.now)
             clouds.append(self.memory.points(odometry, self.now, seen))
         if self.map_layer is not None and self.estimator.pose_trusted:
-            clouds.append(self.map_layer.points(self.estimator.pose))
+            # a wall the sensors see through is not there: the pose is off, or the map is old
+            pose = self.estimator.pose
+            walls = self.map_layer.wall_points(pose)
+            absent = np.zeros(len(walls), dtype=bool)
+            if laser is not None:
+                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
+                absent |= seen_through(walls, laser.bearings, laser.ranges, origin)
+            if cones is not None:
+                absent |= in_sonar_cones(walls, cones, half)
+            clouds += [walls[~absent], self.map_layer.keep_out_points(pose)]
         return live, np.vstack(clouds) if clouds else np.zeros((0, 2))
 
     def _mode_command(self, now: float) -> tuple[float, float, float, float]:

@@ -224,9 +224,11 @@ class StateEstimator:
         self._mcl_odom = at_scan
         search = self._search_requested
         self._search_requested = False
-        # a search goes on with the robot standing still, a few scans a second
+        # a search goes on with the robot standing still, a few scans a second; so does a poor
+        # fit, which the filter takes for a wrong pose if it lasts
         spacing = self.settings.search_update_spacing
-        force = self._searching and now - self._last_search_update >= spacing
+        doubtful = self._searching or self.mcl.fits_poorly
+        force = doubtful and now - self._last_search_update >= spacing
         return LocalizationJob(scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp)
 
     def _odometry_at(self, stamp: float) -> Pose:

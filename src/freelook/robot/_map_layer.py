@@ -8,7 +8,9 @@ forbidden lines and areas so). An area the robot already stands in is left out: 
 always drive out of it.
 
 The layer acts only while the pose is trusted; a wrong pose would put phantom walls around the
-robot, so during a global search safety runs on the range sensors alone.
+robot, so during a global search safety runs on the range sensors alone. Even a trusted pose
+may be wrong, so the robot drops the map's walls that its sensors see through (see
+``RobotCore.range_points``); keep-out outlines are not physical and stay.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ class MapLayer:
 
     def points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """The map's obstacles within ``reach`` of ``pose``, as points in the robot frame."""
+        walls = self.wall_points(pose)
+        keep_out = self.keep_out_points(pose)
+        return np.vstack((walls, keep_out)) if len(keep_out) else walls
+
+    def wall_points(self, pose: Pose) -> npt.NDArray[np.float64]:
+        """The map's walls within ``reach`` of ``pose`` (robot frame), one point per ray."""
         x, y, theta = pose
         ranges = cast_rays(
             self._grid,
@@ -59,9 +67,7 @@ class MapLayer:
         )
         hit = ranges < self.reach
         local = self._angles[hit]
-        walls = np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
-        keep_out = self.keep_out_points(pose)
-        return np.vstack((walls, keep_out)) if len(keep_out) else walls
+        return np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but

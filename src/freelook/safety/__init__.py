@@ -1,6 +1,14 @@
 """Robot-side safety: zones, approach check, obstacle memory, link watchdog, e-stop, bumpers."""
 
 from freelook.safety._filter import SafetyDecision, SafetyEvent, SafetyFilter, limit_ratio
-from freelook.safety._memory import ObstacleMemory
+from freelook.safety._memory import ObstacleMemory, in_sonar_cones, seen_through
 
-__all__ = ["ObstacleMemory", "SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
+__all__ = [
+    "ObstacleMemory",
+    "SafetyDecision",
+    "SafetyEvent",
+    "SafetyFilter",
+    "in_sonar_cones",
+    "limit_ratio",
+    "seen_through",
+]

@@ -18,9 +18,50 @@ import numpy.typing as npt
 
 from freelook.geometry import Pose
 
-__all__ = ["ObstacleMemory"]
+__all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 
 _Array = npt.NDArray[np.float64]
+
+
+def seen_through(
+    points: _Array,
+    bearings: _Array,
+    ranges: _Array,
+    origin: tuple[float, float],
+    tolerance: float = 0.1,
+) -> npt.NDArray[np.bool_]:
+    """Which points (robot frame) a laser sweep (sorted bearings) now passes beyond: nothing
+    is there, or the laser would have stopped at it."""
+    if len(bearings) < 2 or not len(points):
+        return np.zeros(len(points), dtype=bool)
+    dx, dy = points[:, 0] - origin[0], points[:, 1] - origin[1]
+    step = float(bearings[1] - bearings[0])
+    index = np.rint((np.arctan2(dy, dx) - bearings[0]) / step).astype(np.int64)
+    inside = (index >= 0) & (index < len(bearings))
+    beam_range = np.full(len(index), -np.inf)
+    beam_range[inside] = ranges[index[inside]]
+    return np.asarray(inside & (beam_range > np.hypot(dx, dy) + tolerance), dtype=bool)
+
+
+def in_sonar_cones(
+    points: _Array,
+    sonar: tuple[_Array, _Array, _Array, _Array],
+    half_cone: float,
+    tolerance: float = 0.1,
+) -> npt.NDArray[np.bool_]:
+    """Which points (robot frame) lie inside a sonar's cone nearer than its reading: the sonar
+    hears the nearest echo in its cone, so nothing is there.
+
+    ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
+    """
+    if not len(points) or not len(sonar[0]):
+        return np.zeros(len(points), dtype=bool)
+    ox, oy, bearing, reach = sonar
+    dx = points[None, :, 0] - ox[:, None]
+    dy = points[None, :, 1] - oy[:, None]
+    off = np.abs(np.angle(np.exp(1j * (np.arctan2(dy, dx) - bearing[:, None]))))
+    inside = (off < half_cone) & (np.hypot(dx, dy) < reach[:, None] - tolerance)
+    return np.asarray(inside.any(axis=0))
 
 
 class ObstacleMemory:
@@ -76,18 +117,10 @@ class ObstacleMemory:
         tolerance: float = 0.1,
     ) -> None:
         """Forget remembered laser points that a laser sweep (sorted bearings) now passes."""
-        if not self._laser.any() or len(bearings) < 2:
+        if not self._laser.any():
             return
-        local = self._to_robot(odometry)
-        dx, dy = local[:, 0] - origin[0], local[:, 1] - origin[1]
-        bearing = np.arctan2(dy, dx)
-        distance = np.hypot(dx, dy)
-        step = float(bearings[1] - bearings[0])
-        index = np.rint((bearing - bearings[0]) / step).astype(np.int64)
-        inside = (index >= 0) & (index < len(bearings))
-        beam_range = np.full(len(index), -np.inf)
-        beam_range[inside] = ranges[index[inside]]
-        keep = ~(self._laser & inside & (beam_range > distance + tolerance))
+        passed = seen_through(self._to_robot(odometry), bearings, ranges, origin, tolerance)
+        keep = ~(self._laser & passed)
         self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
 
     def clear_in_cones(
@@ -102,15 +135,7 @@ class ObstacleMemory:
 
         ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
         """
-        if not len(self._stamp) or not len(sonar[0]):
-            return
-        ox, oy, bearing, reach = sonar
-        local = self._to_robot(odometry)
-        dx = local[None, :, 0] - ox[:, None]
-        dy = local[None, :, 1] - oy[:, None]
-        off = np.abs(np.angle(np.exp(1j * (np.arctan2(dy, dx) - bearing[:, None]))))
-        inside = (off < half_cone) & (np.hypot(dx, dy) < reach[:, None] - tolerance)
-        keep = ~inside.any(axis=0)
+        keep = ~in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance)
         self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
 
     def points(
