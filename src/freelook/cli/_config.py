@@ -27,7 +27,16 @@ def check(
         try:
             robot = load_robot(path)
             if robot.arm is not None:
-                load_arm(robot.arm.urdf, robot.arm.srdf)
+                model = load_arm(robot.arm.urdf, robot.arm.srdf)
+                links = set(model.link_names)
+                unknown = [
+                    f"{path}: cameras.{i}.mount: no link {cam.mount!r} in {robot.arm.urdf} "
+                    f"(links: {', '.join(model.link_names)})"
+                    for i, cam in enumerate(robot.cameras)
+                    if cam.mount != "pan_tilt" and cam.mount not in links
+                ]
+                if unknown:
+                    raise ConfigError(f"{path}: camera on an unknown link", unknown)
         except ConfigError as exc:
             failed = True
             for line in exc.problems:

@@ -24,6 +24,7 @@ from freelook.config._models import (
     SafetyZone,
     SlipConfig,
     SonarConfig,
+    StreamCameraConfig,
     TrackingConfig,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "SafetyZone",
     "SlipConfig",
     "SonarConfig",
+    "StreamCameraConfig",
     "TrackingConfig",
     "builtin_robots",
     "format_validation_error",

@@ -32,6 +32,7 @@ __all__ = [
     "SafetyZone",
     "SlipConfig",
     "SonarConfig",
+    "StreamCameraConfig",
 ]
 
 
@@ -135,6 +136,42 @@ class CameraConfig(_Strict):
     rate_hz: float = Field(default=30.0, gt=0)
     stereo_baseline: float | None = Field(default=None, gt=0)
     jpeg_quality: int = Field(default=80, ge=10, le=100)
+
+
+#: camera streams a robot may send: 0 is the driving camera, 1…7 the ``[[cameras]]``
+MAX_CAMERA_STREAM = 7
+#: the mount of a camera that turns with the pan-tilt unit
+PAN_TILT_MOUNT = "pan_tilt"
+
+
+class StreamCameraConfig(_Strict):
+    """A further camera, sent as its own stream: on the pan-tilt unit or fixed to a link of the
+    arm's URDF (``mount``), at ``offset`` (m) and ``rpy_deg`` (roll, pitch, yaw) in that frame,
+    looking along the frame's x axis. With ``stereo_baseline`` it is a stereo pair whose eyes
+    sit ``stereo_baseline / 2`` to each side of that point; its frames carry both eyes side by
+    side (``width`` is one eye's)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$", description="names topics and panes")
+    stream: int = Field(ge=1, le=MAX_CAMERA_STREAM, description="0 is the driving camera")
+    mount: str = Field(min_length=1, description='"pan_tilt" or a link of the arm\'s URDF')
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    width: int = Field(default=320, gt=0, le=2048)
+    height: int = Field(default=240, gt=0, le=2048)
+    fov_deg: float = Field(default=60.0, gt=1, lt=179)
+    rate_hz: float = Field(default=10.0, gt=0, le=60)
+    jpeg_quality: int = Field(default=75, ge=10, le=100)
+    stereo_baseline: float | None = Field(default=None, gt=0, le=1.0, description="m")
+    kind: Literal["visible", "thermal"] = "visible"
+
+    @property
+    def stereo(self) -> bool:
+        return self.stereo_baseline is not None
+
+    @property
+    def frame_width(self) -> int:
+        """Width of a sent frame: both eyes of a stereo pair side by side."""
+        return 2 * self.width if self.stereo else self.width
 
 
 class LaserConfig(_Strict):
@@ -362,6 +399,39 @@ class RobotConfig(_Strict):
     operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()
     arm: ArmConfig | None = None
+    #: cameras beyond the driving camera, each its own stream (``[[cameras]]``)
+    cameras: tuple[StreamCameraConfig, ...] = ()
+
+    @model_validator(mode="after")
+    def _cameras_mounted(self) -> RobotConfig:
+        """Stream ids and names are unique, and every camera has something to sit on (an
+        arm link's name is checked against the URDF by ``freelook config check``)."""
+        problems = []
+        streams: set[int] = set()
+        names: set[str] = set()
+        for i, cam in enumerate(self.cameras):
+            if cam.stream in streams:
+                problems.append((f"cameras.{i}.stream", f"stream {cam.stream} is used twice"))
+            if cam.name in names:
+                problems.append((f"cameras.{i}.name", f"camera {cam.name!r} is named twice"))
+            streams.add(cam.stream)
+            names.add(cam.name)
+            if cam.mount == PAN_TILT_MOUNT and self.pan_tilt is None:
+                problems.append((f"cameras.{i}.mount", "pan_tilt, but the robot has no [pan_tilt]"))
+            elif cam.mount != PAN_TILT_MOUNT and self.arm is None:
+                problems.append(
+                    (f"cameras.{i}.mount", f"link {cam.mount!r}, but the robot has no [arm]")
+                )
+        if problems:
+            raise PydanticCustomError(
+                "cameras",
+                "{count} camera problem(s)",
+                {
+                    "count": len(problems),
+                    "problems": [{"field": f, "message": m} for f, m in problems],
+                },
+            )
+        return self
 
     @model_validator(mode="after")
     def _within_the_drive(self) -> RobotConfig:

@@ -39,6 +39,7 @@ from freelook.link._messages import (
     ControlRelease,
     ControlRequest,
     EStop,
+    FrameLayout,
     FreeLookCommand,
     GripperCommand,
     Heartbeat,
@@ -92,7 +93,14 @@ from freelook.link._transport import (
     UdpEndpoint,
     parse_transport_url,
 )
-from freelook.link._values import FIELD_LIMITS, MAP_CHUNK, MAX_MAP_BYTES, Limit, check_values
+from freelook.link._values import (
+    FIELD_LIMITS,
+    MAP_CHUNK,
+    MAX_MAP_BYTES,
+    MAX_STREAMS,
+    Limit,
+    check_values,
+)
 
 __all__ = [
     "FIELD_LIMITS",
@@ -101,6 +109,7 @@ __all__ = [
     "MAX_DATAGRAM",
     "MAX_MAP_BYTES",
     "MAX_PACKET",
+    "MAX_STREAMS",
     "SPACING_LIMITS",
     "Accepted",
     "ArmTelemetry",
@@ -119,6 +128,7 @@ __all__ = [
     "EStop",
     "Endpoint",
     "FrameAssembler",
+    "FrameLayout",
     "FramingError",
     "FreeLookCommand",
     "GripperCommand",

@@ -1,4 +1,8 @@
-"""Reassembling video frames from fragments: latest frame wins, never a half frame."""
+"""Reassembling video frames from fragments: latest frame wins, never a half frame.
+
+Each camera stream is assembled on its own, so a driving-camera frame never abandons an arm
+camera's frame in progress (and frame ids are compared within one stream only).
+"""
 
 from __future__ import annotations
 
@@ -6,28 +10,39 @@ import struct
 
 from freelook.link._errors import ValueRangeError
 from freelook.link._messages import VideoFragment, VideoFrame
-from freelook.link._values import check_values
+from freelook.link._values import MAX_STREAMS, check_values
 
 __all__ = ["FrameAssembler"]
 
-_FRAME_HEAD = struct.Struct("<dHH")
+_FRAME_HEAD = struct.Struct("<dHHB")  # capture stamp, width, height, layout
+
+
+class _Assembly:
+    """The newest frame in progress of one stream."""
+
+    __slots__ = ("count", "frame_id", "last_done", "parts")
+
+    def __init__(self) -> None:
+        self.frame_id: int | None = None
+        self.parts: dict[int, bytes] = {}
+        self.count = 0
+        self.last_done: int | None = None
 
 
 class FrameAssembler:
-    """Collects fragments of the newest frame; older incomplete frames are dropped.
+    """Collects fragments of each stream's newest frame; older incomplete frames are dropped.
 
-    Memory is bounded: one frame in progress, at most ``max_fragments`` parts.
+    Memory is bounded: one frame in progress per stream (at most :data:`MAX_STREAMS`), at
+    most ``max_fragments`` parts each.
     """
 
     def __init__(self, max_fragments: int = 4096) -> None:
         self.max_fragments = max_fragments
-        self._frame_id: int | None = None
-        self._parts: dict[int, bytes] = {}
-        self._count = 0
+        self._streams: dict[int, _Assembly] = {}
         self.completed = 0
-        self.dropped = 0  # frames abandoned with fragments missing
+        self.dropped = 0  # frames abandoned with fragments missing, or refused
         self.stale = 0  # fragments of frames older than the one in progress
-        self._last_done: int | None = None
+        self.refused = 0  # complete frames whose header held a value out of range
 
     @staticmethod
     def _newer(a: int, b: int) -> bool:
@@ -36,41 +51,50 @@ class FrameAssembler:
 
     def add(self, fragment: VideoFragment) -> VideoFrame | None:
         """Add one fragment; return the frame when it is complete."""
-        if fragment.count > self.max_fragments or fragment.index >= fragment.count:
+        stream = fragment.stream
+        if (
+            fragment.count > self.max_fragments
+            or fragment.index >= fragment.count
+            or not 0 <= stream < MAX_STREAMS
+        ):
             self.stale += 1
             return None
+        state = self._streams.get(stream)
+        if state is None:
+            state = self._streams[stream] = _Assembly()
         fid = fragment.frame_id
-        if self._last_done is not None and not self._newer(fid, self._last_done):
+        if state.last_done is not None and not self._newer(fid, state.last_done):
             self.stale += 1
             return None
-        if self._frame_id is None or self._newer(fid, self._frame_id):
-            if self._frame_id is not None and self._parts:
+        if state.frame_id is None or self._newer(fid, state.frame_id):
+            if state.frame_id is not None and state.parts:
                 self.dropped += 1
-            self._frame_id = fid
-            self._parts = {}
-            self._count = fragment.count
-        elif fid != self._frame_id:
+            state.frame_id = fid
+            state.parts = {}
+            state.count = fragment.count
+        elif fid != state.frame_id:
             self.stale += 1
             return None
-        if fragment.count != self._count:
+        if fragment.count != state.count:
             self.stale += 1
             return None
-        self._parts[fragment.index] = fragment.data
-        if len(self._parts) < self._count:
+        state.parts[fragment.index] = fragment.data
+        if len(state.parts) < state.count:
             return None
-        blob = b"".join(self._parts[i] for i in range(self._count))
-        self._parts = {}
-        self._frame_id = None
-        self._last_done = fid
+        blob = b"".join(state.parts[i] for i in range(state.count))
+        state.parts = {}
+        state.frame_id = None
+        state.last_done = fid
         if len(blob) < _FRAME_HEAD.size:
             self.dropped += 1
             return None
-        stamp, width, height = _FRAME_HEAD.unpack_from(blob)
-        frame = VideoFrame(fid, stamp, width, height, blob[_FRAME_HEAD.size :])
+        stamp, width, height, layout = _FRAME_HEAD.unpack_from(blob)
+        frame = VideoFrame(fid, stamp, width, height, blob[_FRAME_HEAD.size :], stream, layout)
         try:
-            check_values(frame)  # a NaN or absurd capture stamp never reaches the page
+            check_values(frame)  # a NaN stamp or an unknown layout never reaches the page
         except ValueRangeError:
             self.dropped += 1
+            self.refused += 1
             return None
         self.completed += 1
         return frame

@@ -16,6 +16,7 @@ __all__ = [
     "ControlRelease",
     "ControlRequest",
     "EStop",
+    "FrameLayout",
     "FreeLookCommand",
     "GripperCommand",
     "Heartbeat",
@@ -46,6 +47,14 @@ __all__ = [
     "VideoFrame",
     "WheelSpeedCommand",
 ]
+
+
+class FrameLayout(IntEnum):
+    """How a video frame's pixels are laid out: one image, or a stereo pair side by side
+    (left eye in the left half, both eyes captured at the frame's one stamp)."""
+
+    MONO = 0
+    SIDE_BY_SIDE = 1
 
 
 class RejectReason(IntEnum):
@@ -320,11 +329,17 @@ class PositionReport:
 
 @dataclass(frozen=True, slots=True)
 class VideoFrame:
+    """One camera's JPEG frame; ``stream`` 0 is the driving camera, further cameras come
+    from the robot's config; ``layout`` a :class:`FrameLayout` (``width`` is the whole
+    image's, both eyes of a side-by-side pair)."""
+
     frame_id: int
     stamp: float
     width: int
     height: int
     jpeg: bytes
+    stream: int = 0
+    layout: int = FrameLayout.MONO
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +350,7 @@ class VideoFragment:
     index: int
     count: int
     data: bytes
+    stream: int = 0  # the camera stream: frames of each stream are assembled apart
 
 
 Message = (

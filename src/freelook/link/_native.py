@@ -112,8 +112,8 @@ _HB = struct.Struct("<HB")
 _H = struct.Struct("<H")
 _TRAJ_HEAD = struct.Struct("<HBB")
 _TELEMETRY = struct.Struct("<d3f3f2f2f2ffbBBBH6I4f3fH")
-_FRAGMENT = struct.Struct("<IHH")
-_FRAME_HEAD = struct.Struct("<dHH")
+_FRAGMENT = struct.Struct("<IHHB")  # frame id, index, count, camera stream
+_FRAME_HEAD = struct.Struct("<dHHB")  # capture stamp, width, height, layout
 _NONCE = struct.Struct(f"<{NONCE_SIZE}s")
 _NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
 _MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
@@ -346,10 +346,10 @@ def _reject(station: int, reason: int) -> ControlReject:
 def _dec_fragment(p: bytes) -> VideoFragment:
     if len(p) < _FRAGMENT.size:
         raise MalformedError("video fragment shorter than its header")
-    frame_id, index, count = _FRAGMENT.unpack_from(p)
+    frame_id, index, count, stream = _FRAGMENT.unpack_from(p)
     if count == 0 or index >= count:
         raise MalformedError(f"fragment {index} of {count}")
-    return VideoFragment(frame_id, index, count, p[_FRAGMENT.size :])
+    return VideoFragment(frame_id, index, count, p[_FRAGMENT.size :], stream)
 
 
 def _enc_map_info(m: MapInfo) -> bytes:
@@ -477,7 +477,7 @@ _TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
     20: (
         VideoFragment,
         Stream.VIDEO,
-        lambda m: _FRAGMENT.pack(m.frame_id, m.index, m.count) + m.data,
+        lambda m: _FRAGMENT.pack(m.frame_id, m.index, m.count, m.stream) + m.data,
         _dec_fragment,
     ),
     21: (Relocalize, Stream.CONTROL, lambda m: b"", _empty(Relocalize)),
@@ -629,7 +629,7 @@ class NativeCodec:
         """Datagrams of at most 1200 bytes that carry one frame."""
         self._stamp_ok(stamp)
         check_values(frame, encoding=True)
-        blob = _FRAME_HEAD.pack(frame.stamp, frame.width, frame.height) + frame.jpeg
+        blob = _FRAME_HEAD.pack(frame.stamp, frame.width, frame.height, frame.layout) + frame.jpeg
         if len(blob) > MAX_FRAME_BYTES:
             raise MalformedError(f"frame of {len(blob)} bytes exceeds {MAX_FRAME_BYTES}")
         room = MAX_DATAGRAM - HEADER_SIZE - TAG_SIZE - _FRAGMENT.size
@@ -641,7 +641,7 @@ class NativeCodec:
             self._packet(
                 20,
                 Stream.VIDEO,
-                _FRAGMENT.pack(frame_id, i, count) + blob[i * room : (i + 1) * room],
+                _FRAGMENT.pack(frame_id, i, count, frame.stream) + blob[i * room : (i + 1) * room],
                 stamp,
                 keying or self.keying,
             )

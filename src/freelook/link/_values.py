@@ -22,6 +22,7 @@ from freelook.link._messages import (
     ControlReject,
     ControlRelease,
     ControlRequest,
+    FrameLayout,
     FreeLookCommand,
     GripperCommand,
     LinearDriveStart,
@@ -52,6 +53,7 @@ __all__ = [
     "MAP_CHUNK",
     "MAX_MAP_BYTES",
     "MAX_MAP_REQUEST",
+    "MAX_STREAMS",
     "NONCE_SIZE",
     "Limit",
     "check_values",
@@ -76,6 +78,7 @@ ARM_JOINTS = 16  # joints an arm command or arm telemetry may carry
 ARM_PAIRS = 512  # checked pairs one phase may list in telemetry
 ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its URDF's limits)
 GRIPPER = 1.0  # m: the widest gripper opening
+MAX_STREAMS = 8  # camera streams a robot may send (0 the driving camera)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +178,15 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "stamp": _sym(TIME),
         "width": Limit(0, U16),
         "height": Limit(0, U16),
+        "stream": Limit(0, MAX_STREAMS - 1),
+        "layout": Limit(0, max(FrameLayout)),
     },
-    VideoFragment: {"frame_id": Limit(0, U32), "index": Limit(0, U16), "count": Limit(1, U16)},
+    VideoFragment: {
+        "frame_id": Limit(0, U32),
+        "index": Limit(0, U16),
+        "count": Limit(1, U16),
+        "stream": Limit(0, MAX_STREAMS - 1),
+    },
     MapInfo: {"size": Limit(1, MAX_MAP_BYTES)},
     MapRequest: {"first": Limit(0, MAX_MAP_BYTES // MAP_CHUNK), "count": Limit(1, MAX_MAP_REQUEST)},
     MapChunk: {
@@ -235,6 +245,12 @@ def check_values(
             raise ValueRangeError(f"{cls.__name__}.{name} of {len(nonce)} bytes, not 16")
     if isinstance(message, _DIGESTS):
         _check_map(message)
+    if cls is VideoFrame:
+        assert isinstance(message, VideoFrame)
+        if message.layout == FrameLayout.SIDE_BY_SIDE and message.width % 2:
+            raise ValueRangeError(
+                f"VideoFrame.width = {message.width} is odd: a side-by-side pair has two eyes"
+            )
 
 
 def _check_map(message: MapInfo | MapRequest | MapChunk) -> None:

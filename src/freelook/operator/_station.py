@@ -31,6 +31,7 @@ from freelook.link import (
     TransportUrl,
     UdpEndpoint,
     VideoFragment,
+    VideoFrame,
 )
 from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import parse_browser_message
@@ -110,6 +111,8 @@ class OperatorStation:
             else None
         )
         self.assembler = FrameAssembler()
+        self._cameras = {camera.stream: camera for camera in config.cameras}
+        self.unknown_stream_frames = 0
         self.driver: LinkDriver | None = None
         self._slots: set[BrowserSlot] = set()
         self._map_png = map_png(world) if world is not None else None
@@ -190,11 +193,24 @@ class OperatorStation:
             frame = self.assembler.add(message)
             if frame is None:
                 return
-            payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg)
-            for slot in list(self._slots):
-                slot.offer_frame(payload)
-            if self.recorder is not None:
-                self.recorder.submit(lambda r: r.image(frame.stamp, frame.jpeg))
+            self._on_frame(frame)
+
+    def _on_frame(self, frame: VideoFrame) -> None:
+        """A complete frame: to every browser, and into the recording on its stream's topic
+        (a stream the robot's config does not list is dropped and counted)."""
+        if frame.stream == 0:
+            topic, name = "/camera/image/compressed", "camera"
+        else:
+            camera = self._cameras.get(frame.stream)
+            if camera is None:
+                self.unknown_stream_frames += 1
+                return
+            topic, name = f"/camera/{camera.name}/compressed", camera.name
+        payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg, frame.stream, frame.layout)
+        for slot in list(self._slots):
+            slot.offer_frame(payload, frame.stream)
+        if self.recorder is not None:
+            self.recorder.submit(lambda r: r.image(frame.stamp, frame.jpeg, name, topic))
 
     def _adopt_map(self, robot_map: World) -> None:
         """The robot's map arrived (or this end's own proved to be it): show and record it."""

@@ -52,6 +52,20 @@ def hello_message(
         },
         # the thesis profile carries no arm commands: no Arm mode on its page
         "arm": core.arm.describe() if core.arm is not None and core.native else None,
+        # the cameras beyond the driving one (stream 0); the thesis profile carries no video
+        "cameras": [
+            {
+                "stream": c.stream,
+                "name": c.name,
+                "layout": 1 if c.stereo else 0,
+                "width": c.frame_width,
+                "height": c.height,
+                "fov_deg": c.fov_deg,
+                "kind": c.kind,
+                "stereo_baseline": c.stereo_baseline,
+            }
+            for c in (config.cameras if core.native else ())
+        ],
         "robot_tx_ms": core.robot_tx_spacing * 1000,
         "operator_tx_ms": core.session.spacing * 1000,
         "wire": wire,

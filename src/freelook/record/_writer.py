@@ -328,9 +328,16 @@ class Recorder:
         }
         self.write("/sonar", "sensor_msgs/Range", message, t)
 
-    def image(self, t: float, jpeg: bytes, frame_id: str = "camera") -> None:
+    def image(
+        self,
+        t: float,
+        jpeg: bytes,
+        frame_id: str = "camera",
+        topic: str = "/camera/image/compressed",
+    ) -> None:
+        """A camera's JPEG frame; each camera stream on its own topic."""
         message = {"header": _header(t, frame_id), "format": "jpeg", "data": bytes(jpeg)}
-        self.write("/camera/image/compressed", "sensor_msgs/CompressedImage", message, t)
+        self.write(topic, "sensor_msgs/CompressedImage", message, t)
 
     def tf(
         self, t: float, x: float, y: float, theta: float, parent: str, child: str, z: float = 0.0

@@ -1,7 +1,9 @@
 """The cockpit web server: static front-end plus one binary WebSocket per browser.
 
-Server → browser frames start with a kind byte: ``0x01`` JSON (UTF-8), ``0x02`` video
-(float64 stamp, uint32 frame id, JPEG). Browser → server messages are JSON text; one that is
+Server → browser frames start with a kind byte: ``0x01`` JSON (UTF-8), ``0x02`` the driving
+camera (float64 stamp, uint32 frame id, JPEG), ``0x03`` a further camera stream (uint8 stream,
+uint8 layout: 0 mono, 1 stereo side by side; float64 stamp, uint32 frame id, JPEG); all
+little-endian. Browser → server messages are JSON text; one that is
 malformed or refused gets ``{"type": "error", "reason": ...}`` back and the socket stays open.
 
 Access: every launch has a random token (:func:`new_token`). ``GET /`` needs it as
@@ -51,6 +53,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 _FRAME_HEADER = struct.Struct("<BdI")
+_STREAM_HEADER = struct.Struct("<BBBdI")  # kind 3, stream, layout, stamp, frame id
 MAX_INBOUND = 64 * 1024
 #: WebSocket close code for a socket refused for its token or Origin (HTTP 403 + 4000).
 REFUSED_CLOSE_CODE = 4403
@@ -115,9 +118,14 @@ def encode_error(reason: str) -> bytes:
     return encode_json({"type": "error", "reason": reason})
 
 
-def encode_frame(stamp: float, frame_id: int, jpeg: bytes) -> bytes:
-    """A JPEG frame as a binary WebSocket frame (no recompression)."""
-    return _FRAME_HEADER.pack(2, stamp, frame_id & 0xFFFFFFFF) + jpeg
+def encode_frame(
+    stamp: float, frame_id: int, jpeg: bytes, stream: int = 0, layout: int = 0
+) -> bytes:
+    """A JPEG frame as a binary WebSocket frame (no recompression): kind 0x02 for the driving
+    camera (stream 0), 0x03 with the stream and layout for any other."""
+    if stream == 0:
+        return _FRAME_HEADER.pack(2, stamp, frame_id & 0xFFFFFFFF) + jpeg
+    return _STREAM_HEADER.pack(3, stream, layout, stamp, frame_id & 0xFFFFFFFF) + jpeg
 
 
 class CockpitBackend(Protocol):

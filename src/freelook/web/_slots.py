@@ -11,8 +11,8 @@ MAX_REPLIES = 16
 
 
 class BrowserSlot:
-    """Holds the newest state message and the newest video frame for one browser, and the
-    replies owed to it (error replies, oldest first, at most :data:`MAX_REPLIES`).
+    """Holds the newest state message and the newest video frame of each camera stream for one
+    browser, and the replies owed to it (error replies, oldest first, at most :data:`MAX_REPLIES`).
 
     Producers call :meth:`offer_state` / :meth:`offer_frame` (never blocking, older unsent
     values are replaced and counted) and :meth:`offer_reply` (a reply beyond the bound is
@@ -21,7 +21,7 @@ class BrowserSlot:
 
     def __init__(self) -> None:
         self._state: bytes | None = None
-        self._frame: bytes | None = None
+        self._frames: dict[int, bytes] = {}  # stream → newest frame
         self._replies: deque[bytes] = deque()
         self._event = asyncio.Event()
         self.replaced_states = 0
@@ -35,10 +35,11 @@ class BrowserSlot:
         self._state = payload
         self._event.set()
 
-    def offer_frame(self, payload: bytes) -> None:
-        if self._frame is not None:
+    def offer_frame(self, payload: bytes, stream: int = 0) -> None:
+        """The newest frame of ``stream`` (one stream's frames never replace another's)."""
+        if stream in self._frames:
             self.replaced_frames += 1
-        self._frame = payload
+        self._frames[stream] = payload
         self._event.set()
 
     def offer_reply(self, payload: bytes) -> None:
@@ -49,14 +50,16 @@ class BrowserSlot:
         self._event.set()
 
     async def next(self) -> list[bytes]:
-        """Wait for something new; return it (replies, then state, then frame)."""
+        """Wait for something new; return it (replies, then state, then frames by stream)."""
         await self._event.wait()
         self._event.clear()
         out = list(self._replies)
         self._replies.clear()
-        out += [p for p in (self._state, self._frame) if p is not None]
+        if self._state is not None:
+            out.append(self._state)
+        out += [self._frames[stream] for stream in sorted(self._frames)]
         self._state = None
-        self._frame = None
+        self._frames = {}
         return out
 
     def close(self) -> None:
