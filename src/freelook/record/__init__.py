@@ -24,10 +24,10 @@ from freelook.record._report import (
     summary_lines,
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
+from freelook.record._streams import Direction, RosSchema, RosStreams, Tee, ros_schema
 from freelook.record._writer import (
     LATCHED_TOPICS,
     BackgroundRecorder,
-    Direction,
     Recorder,
     RecorderStats,
 )
@@ -46,8 +46,11 @@ __all__ = [
     "RecordingInfo",
     "RepairError",
     "RepairReport",
+    "RosSchema",
+    "RosStreams",
     "RunData",
     "SafetyEpisode",
+    "Tee",
     "build_report",
     "direction_figures",
     "full_definition",
@@ -58,6 +61,7 @@ __all__ = [
     "recording_info",
     "repair",
     "robot_urdf",
+    "ros_schema",
     "safety_episodes",
     "summary_lines",
     "topic_counts",

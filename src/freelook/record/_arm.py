@@ -18,7 +18,7 @@ from freelook.config import ArmConfig
 from freelook.link import ArmTelemetry
 
 if TYPE_CHECKING:
-    from freelook.record._writer import Recorder
+    from freelook.record._streams import RosStreams
 
 __all__ = ["ArmRecording"]
 
@@ -49,7 +49,7 @@ def quaternion(rotation: F64) -> dict[str, float]:
 
 
 class ArmRecording:
-    """One robot's arm, written to a :class:`Recorder` from each telemetry report."""
+    """One robot's arm, written to a recording or a live view from each telemetry report."""
 
     def __init__(self, model: ArmModel, urdf: str) -> None:
         self.model = model
@@ -80,7 +80,7 @@ class ArmRecording:
             q[m.gripper_joints] = arm.gripper_opening / 2
         return q
 
-    def write(self, recorder: Recorder, t: float, arm: ArmTelemetry) -> None:
+    def write(self, recorder: RosStreams, t: float, arm: ArmTelemetry) -> None:
         """``/joint_states`` and the arm's links in ``/tf`` (and once ``/tf_static``)."""
         q = self.pose(arm)
         if q is None:
