@@ -101,6 +101,13 @@ from freelook.link._values import (
     Limit,
     check_values,
 )
+from freelook.link._zenoh import (
+    RobotInfo,
+    ZenohBus,
+    ZenohEndpoint,
+    check_robot_name,
+    zenoh_config,
+)
 
 __all__ = [
     "FIELD_LIMITS",
@@ -169,6 +176,7 @@ __all__ = [
     "ReplayError",
     "ReplayWindow",
     "Reply",
+    "RobotInfo",
     "SafetyFlags",
     "SerialEndpoint",
     "SessionChallenge",
@@ -197,6 +205,9 @@ __all__ = [
     "VideoFragment",
     "VideoFrame",
     "WheelSpeedCommand",
+    "ZenohBus",
+    "ZenohEndpoint",
+    "check_robot_name",
     "check_values",
     "crc16_ccitt_false",
     "decode_jpeg",
@@ -209,4 +220,5 @@ __all__ = [
     "parse_transport_url",
     "position_from_telemetry",
     "rejection_reason",
+    "zenoh_config",
 ]

@@ -28,6 +28,7 @@ from freelook.link._session import (
     SessionOpened,
 )
 from freelook.link._transport import Endpoint, UdpEndpoint
+from freelook.link._zenoh import ZenohEndpoint
 
 __all__ = ["LinkDriver"]
 
@@ -72,6 +73,10 @@ class LinkDriver:
             if isinstance(source, tuple):
                 endpoint.send(data, (str(source[0]), int(source[1])))
             return  # a station without a known source gets nothing
+        if isinstance(endpoint, ZenohEndpoint) and not endpoint.fixed_peer:
+            if isinstance(source, str):
+                endpoint.send(data, source)
+            return
         endpoint.send(data)  # a fixed peer, or a serial line: its one peer
 
     def _deliver(self, out: Outgoing) -> None:
@@ -90,7 +95,7 @@ class LinkDriver:
 
     async def _receive(self) -> None:
         endpoint = self.endpoint
-        if isinstance(endpoint, UdpEndpoint):
+        if isinstance(endpoint, UdpEndpoint | ZenohEndpoint):
             # verified sources' datagrams are handled as they arrive (the endpoint's fast path)
             endpoint.on_verified = self._handle
         try:
@@ -99,7 +104,7 @@ class LinkDriver:
                 if item is not None:
                     self._handle(*item)
         finally:
-            if isinstance(endpoint, UdpEndpoint):
+            if isinstance(endpoint, UdpEndpoint | ZenohEndpoint):
                 endpoint.on_verified = None
 
     def _handle(self, data: bytes, source: object) -> None:

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlparse
 import serial
 
 from freelook.errors import ConfigError
+from freelook.link._zenoh import check_robot_name
 
 __all__ = [
     "Endpoint",
@@ -53,15 +54,25 @@ class Endpoint(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TransportUrl:
-    scheme: str  # "udp" or "serial"
+    scheme: str  # "udp", "serial" or "zenoh"
     host: str = ""
     port: int = 0
     device: str = ""
     baud: int = 921600
+    robot: str = ""  # zenoh: the robot's name on the bus
+    mode: str = "peer"  # zenoh: "peer" (listen or connect at HOST:PORT) or "client" (a router's)
+
+    @property
+    def zenoh_endpoint(self) -> str:
+        """``tcp/HOST:PORT`` (Zenoh's spelling of the address)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"tcp/{host}:{self.port}"
 
 
 def parse_transport_url(url: str) -> TransportUrl:
-    """``udp://HOST:PORT`` or ``serial:///dev/ttyUSB0?baud=921600``."""
+    """``udp://HOST:PORT``, ``serial:///dev/ttyUSB0?baud=921600`` or
+    ``zenoh://HOST:PORT/ROBOT[?mode=client]`` (peer mode: the robot listens at HOST:PORT and
+    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT)."""
     parsed = urlparse(url)
     if parsed.scheme == "udp":
         if not parsed.hostname or parsed.port is None:
@@ -75,7 +86,26 @@ def parse_transport_url(url: str) -> TransportUrl:
             return TransportUrl("serial", device=parsed.path, baud=int(baud))
         except ValueError:
             raise ConfigError(f"{url}: baud must be an integer, got {baud!r}") from None
-    raise ConfigError(f"{url}: unknown transport (use udp://HOST:PORT or serial:///dev/…)")
+    if parsed.scheme == "zenoh":
+        return _zenoh_url(url)
+    raise ConfigError(
+        f"{url}: unknown transport (use udp://HOST:PORT, serial:///dev/… or zenoh://HOST:PORT/ROBOT)"
+    )
+
+
+def _zenoh_url(url: str) -> TransportUrl:
+    parsed = urlparse(url)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    robot = parsed.path.strip("/")
+    if not parsed.hostname or port is None or not robot or "/" in robot:
+        raise ConfigError(f"{url}: expected zenoh://HOST:PORT/ROBOT[?mode=peer|client]")
+    mode = parse_qs(parsed.query).get("mode", ["peer"])[0]
+    if mode not in ("peer", "client"):
+        raise ConfigError(f"{url}: mode must be peer or client, got {mode!r}")
+    return TransportUrl("zenoh", parsed.hostname, port, robot=check_robot_name(robot), mode=mode)
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:

@@ -19,6 +19,8 @@ from freelook.link import (
     SPACING_LIMITS,
     ArmVelocityCommand,
     ControlGrant,
+    ControlReject,
+    ControlRelease,
     ControlRequest,
     EStop,
     FreeLookCommand,
@@ -65,6 +67,7 @@ __all__ = ["OPERATOR_STATION", "StationCore"]
 
 OPERATOR_STATION = 1
 CONTROL_RENEWAL = 20  # transmissions between control requests (about 1 s at 47 ms)
+WATCH_BEAT = 100  # transmissions between a watching station's heartbeats (about 5 s)
 
 
 @dataclass
@@ -127,6 +130,10 @@ class StationCore:
         self.painted: list[tuple[float, float]] = []  # (render stamp, paint report time)
         self.browsers = 0
         self._beats = 0
+        #: whether this station drives (asks for control) or only watches (a fleet's other
+        #: robots: telemetry in, a heartbeat now and then to keep its session)
+        self.driving = True
+        self.refused_control = False  # the robot said no to this station's last request
 
     # -- what the robot says -----------------------------------------------------------------
 
@@ -152,6 +159,10 @@ class StationCore:
             self.position = message
         elif isinstance(message, ControlGrant):
             self.in_control = message.station == self.station
+            self.refused_control = False
+        elif isinstance(message, ControlReject) and message.station == self.station:
+            self.in_control = False
+            self.refused_control = True
         elif isinstance(message, MapInfo | MapChunk):
             robot_map = (
                 self.maps.on_info(message)
@@ -175,9 +186,29 @@ class StationCore:
 
     def start(self) -> list[Message]:
         """What a station sends first: a control request (native), or "set Tx start"."""
+        if self.native and not self.driving:
+            return [Heartbeat()]
         return [
             ControlRequest(self.station, self.authority) if self.native else SetTransmission(True)
         ]
+
+    def drive(self) -> list[Message]:
+        """Take this robot to drive: ask for control (the robot may refuse: someone holds it)."""
+        self.driving = True
+        self.refused_control = False
+        return [ControlRequest(self.station, self.authority)] if self.native else []
+
+    def watch(self) -> list[Message]:
+        """Only watch this robot from now on: stop, and let go of control."""
+        was = self.driving
+        self.driving = False
+        self.drive_command = None
+        self.gripper_command = None
+        self.operator_path = None
+        self.in_control = False
+        if not was or not self.native:
+            return []
+        return [VelocityCommand(0.0, 0.0), ControlRelease(self.station)]
 
     # -- browsers ----------------------------------------------------------------------------
 
@@ -352,6 +383,9 @@ class StationCore:
         """What the station re-sends at its spacing: the newest command (or a heartbeat), and
         a control request now and then (native)."""
         self._beats += 1
+        if not self.driving:
+            beat = self._beats % WATCH_BEAT == 1
+            return [*([Heartbeat()] if beat else []), *self.maps.requests(now)]
         self._track(now)
         out: list[Message] = [self.drive_command or Heartbeat()]
         if isinstance(self.drive_command, ArmVelocityCommand) and self.gripper_command:

@@ -32,6 +32,8 @@ from freelook.link import (
     UdpEndpoint,
     VideoFragment,
     VideoFrame,
+    ZenohBus,
+    ZenohEndpoint,
 )
 from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import parse_browser_message
@@ -67,8 +69,13 @@ class OperatorStation:
         authority: int = 10,
         recorder: BackgroundRecorder | None = None,
         state_rate: float = 20.0,
+        bus: ZenohBus | None = None,
+        driving: bool = True,
     ) -> None:
+        """``bus``: the Zenoh session to reach a ``zenoh://`` robot on (a fleet's stations
+        share one); None opens one from the URL. ``driving`` False: only watch the robot."""
         self.config = config
+        self.bus = bus
         self.world = world
         # a bare (host, port) is a UDP peer
         self.robot = (
@@ -104,6 +111,7 @@ class OperatorStation:
             known_maps=_builtin_world,
         )
         self.session.periodic = self.core.periodic
+        self.core.driving = driving
         #: a robot with an arm: its URDF, joint states and links go into the recording
         self._arm_recording = (
             ArmRecording(self.core.arm.model, Path(config.arm.urdf).read_text())
@@ -163,9 +171,15 @@ class OperatorStation:
     async def run(self) -> None:
         """Talk to the robot: over UDP to an address, or over a serial radio."""
         robot = self.robot
-        endpoint: UdpEndpoint | SerialEndpoint
+        endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
+        own_bus: ZenohBus | None = None
         if robot.scheme == "serial":
             endpoint = SerialEndpoint(robot.device, robot.baud)
+        elif robot.scheme == "zenoh":
+            bus = self.bus
+            if bus is None:
+                bus = own_bus = ZenohBus.for_url(robot, listen=False)
+            endpoint = bus.station(robot.robot)
         else:
             endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=(robot.host, robot.port))
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
@@ -179,6 +193,8 @@ class OperatorStation:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             endpoint.close()
+            if own_bus is not None:
+                own_bus.close()
 
     def _on_event(self, event: LinkEvent) -> None:
         if not isinstance(event, Accepted):

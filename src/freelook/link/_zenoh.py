@@ -1,0 +1,385 @@
+"""The Zenoh transport: robots and stations on one distributed bus (eclipse-zenoh).
+
+Key expressions, per robot ``R`` and per station end ``T`` (a random tag each station end
+draws, so every station has channels of its own and the robot answers only where a verified
+packet came from):
+
+    freelook/R/control/T      station → robot: every packet a station sends
+    freelook/R/telemetry/T    robot → station: telemetry, grants, map, session replies
+    freelook/R/video/T        robot → station: video fragments
+    freelook/R/info           queryable: who the robot is (discovery, JSON)
+    freelook/R/alive          liveliness token: the robot is up
+
+The transport only moves bytes: the link session over it (authentication, replay windows,
+arbitration) is the same as over UDP or a serial radio. A tag is to Zenoh what a source
+address is to UDP: the robot end answers a tag only after the session verified a packet from
+it (:meth:`ZenohEndpoint.learn_peer`), reads verified tags first, and keeps strangers in a
+small queue of their own. Zenoh delivers on its own threads; samples hop onto the asyncio
+loop before anything else sees them.
+
+A :class:`ZenohBus` is one Zenoh session (peer mode on chosen endpoints, or a client of a
+router); any number of robot and station endpoints share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import secrets
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import zenoh
+
+from freelook.errors import ConfigError
+from freelook.link._native import MAX_PACKET, Stream
+
+if TYPE_CHECKING:
+    from freelook.link._transport import TransportUrl
+
+__all__ = [
+    "ROOT",
+    "RobotInfo",
+    "ZenohBus",
+    "ZenohEndpoint",
+    "check_robot_name",
+    "zenoh_config",
+]
+
+log = logging.getLogger(__name__)
+ROOT = "freelook"
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_TAG = re.compile(r"[0-9a-f]{16}")
+_SYNC = b"\xfe\x4c"
+MAX_INFO = 4096  # bytes: the longest robot description discovery reads
+
+
+def check_robot_name(name: str) -> str:
+    """``name`` if it can be one chunk of a key expression (no ``/``, ``*``, ``$``, ``?``)."""
+    if not _NAME.fullmatch(name):
+        raise ConfigError(
+            f"robot name {name!r}: expected 1-64 letters, digits, '_', '-' or '.' "
+            "(it is a chunk of Zenoh key expressions)"
+        )
+    return name
+
+
+def zenoh_config(
+    mode: Literal["peer", "client", "router"] = "peer",
+    listen: Sequence[str] = (),
+    connect: Sequence[str] = (),
+    multicast_scouting: bool = False,
+) -> zenoh.Config:
+    """A Zenoh configuration that listens and connects only where it is told.
+
+    ``listen`` and ``connect`` are Zenoh endpoints (``tcp/127.0.0.1:7447``). Multicast
+    scouting is off unless asked for, so nothing is announced to or heard from other
+    interfaces: peers find each other through the endpoints given (and gossip over them).
+    """
+    config = zenoh.Config()
+    config.insert_json5("mode", json.dumps(mode))
+    config.insert_json5("scouting/multicast/enabled", json.dumps(multicast_scouting))
+    config.insert_json5("listen/endpoints", json.dumps(list(listen)))
+    config.insert_json5("connect/endpoints", json.dumps(list(connect)))
+    return config
+
+
+@dataclass(frozen=True, slots=True)
+class RobotInfo:
+    """What a robot says of itself on the bus (unauthenticated: a name to find it by)."""
+
+    name: str
+    model: str = ""
+    wire: str = "native"
+
+    def to_json(self) -> bytes:
+        return json.dumps({"name": self.name, "model": self.model, "wire": self.wire}).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> RobotInfo | None:
+        """The description in ``data``, or None when it is not one (too long, malformed)."""
+        if len(data) > MAX_INFO:
+            return None
+        try:
+            raw = json.loads(data)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(raw, dict):
+            return None
+        name, model, wire = raw.get("name"), raw.get("model", ""), raw.get("wire", "native")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            return None
+        if not isinstance(model, str) or not isinstance(wire, str):
+            return None
+        return cls(name, model[:64], wire[:16])
+
+
+class ZenohBus:
+    """One Zenoh session that robot and station endpoints share."""
+
+    def __init__(self, config: zenoh.Config) -> None:
+        try:
+            self.session = zenoh.open(config)
+        except zenoh.ZError as err:
+            raise ConfigError(f"cannot open the Zenoh session: {err}") from None
+        self._closed = False
+
+    @classmethod
+    def peer(cls, listen: Sequence[str] = (), connect: Sequence[str] = ()) -> ZenohBus:
+        return cls(zenoh_config("peer", listen, connect))
+
+    @classmethod
+    def client(cls, router: Sequence[str]) -> ZenohBus:
+        return cls(zenoh_config("client", connect=router))
+
+    @classmethod
+    def for_url(cls, url: TransportUrl, *, listen: bool) -> ZenohBus:
+        """The bus a ``zenoh://`` URL names: in peer mode, listening at its address (a robot)
+        or connecting to it (a station); in client mode, a router's client either way."""
+        if url.mode == "client":
+            return cls.client([url.zenoh_endpoint])
+        if listen:
+            return cls.peer(listen=[url.zenoh_endpoint])
+        return cls.peer(connect=[url.zenoh_endpoint])
+
+    def robot(self, info: RobotInfo) -> ZenohEndpoint:
+        """The robot end for ``info.name``: hears every station's control channel."""
+        return ZenohEndpoint(self, check_robot_name(info.name), "robot", info)
+
+    def station(self, robot: str) -> ZenohEndpoint:
+        """A station end talking to ``robot`` on channels of its own."""
+        return ZenohEndpoint(self, check_robot_name(robot), "station")
+
+    def discover(self, timeout: float = 1.0) -> list[RobotInfo]:
+        """The robots that answer on ``freelook/*/info`` within ``timeout`` seconds, by name
+        (blocking: call it from a worker thread in an event loop). Answers that are not a
+        description, or that name a robot other than the key they came on, are skipped."""
+        found: dict[str, RobotInfo] = {}
+        for reply in self.session.get(f"{ROOT}/*/info", timeout=timeout):
+            sample = reply.ok
+            if sample is None:
+                continue
+            info = RobotInfo.from_json(sample.payload.to_bytes())
+            if info is not None and str(sample.key_expr) == f"{ROOT}/{info.name}/info":
+                found[info.name] = info
+        return [found[name] for name in sorted(found)]
+
+    def alive(self, timeout: float = 1.0) -> list[str]:
+        """Names of the robots whose liveliness tokens are up (blocking)."""
+        names = set()
+        for reply in self.session.liveliness().get(f"{ROOT}/*/alive", timeout=timeout):
+            sample = reply.ok
+            if sample is not None:
+                parts = str(sample.key_expr).split("/")
+                if len(parts) == 3 and _NAME.fullmatch(parts[1]):
+                    names.add(parts[1])
+        return sorted(names)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.session.close()  # type: ignore[no-untyped-call]
+
+
+def _is_video(data: bytes) -> bool:
+    return len(data) > 5 and data[:2] == _SYNC and data[5] == Stream.VIDEO
+
+
+class ZenohEndpoint:
+    """A link endpoint on a :class:`ZenohBus` (the robot end or a station end).
+
+    The robot end's sources are station tags; it answers the tag a packet came from once
+    the link verified it. A station end has one fixed peer, the robot (its source is the
+    robot's name). Queues: verified tags first (newest wins when full), strangers in a small
+    queue that drops its oldest; payloads longer than a packet and samples on malformed keys
+    are dropped and counted before they reach the loop's queues.
+    """
+
+    def __init__(
+        self,
+        bus: ZenohBus,
+        robot: str,
+        role: Literal["robot", "station"],
+        info: RobotInfo | None = None,
+        max_queue: int = 1024,
+        max_strangers: int = 64,
+    ) -> None:
+        self.bus = bus
+        self.robot = robot
+        self.role = role
+        self._loop = asyncio.get_running_loop()
+        self._known: deque[tuple[bytes, str]] = deque()
+        self._strangers: deque[tuple[bytes, str]] = deque()
+        self._max_known = max_queue
+        self._max_strangers = max_strangers
+        self._waiter: asyncio.Future[None] | None = None
+        self.verified: dict[str, None] = {}  # insertion-ordered: the oldest first
+        self.peer: str | None = None
+        self.dropped = 0
+        self.dropped_strangers = 0
+        self.malformed = 0  # oversized payloads, keys that are not ours
+        #: as :attr:`UdpEndpoint.on_verified`: a verified source's packet handled on arrival
+        self.on_verified: Callable[[bytes, str], None] | None = None
+        self._handling = False
+        self._publishers: dict[str, Any] = {}
+        self._closed = False
+        session = bus.session
+        base = f"{ROOT}/{robot}"
+        self._declared: list[Any] = []
+        if role == "robot":
+            self.tag = ""
+            self._declared.append(session.declare_subscriber(f"{base}/control/*", self._sample))
+            if info is not None:
+                payload = info.to_json()
+                self._declared.append(
+                    session.declare_queryable(
+                        f"{base}/info", lambda q: q.reply(f"{base}/info", payload)
+                    )
+                )
+            self._declared.append(session.liveliness().declare_token(f"{base}/alive"))
+        else:
+            self.tag = secrets.token_hex(8)
+            self.peer = robot
+            self.verified[robot] = None
+            for channel in ("telemetry", "video"):
+                self._declared.append(
+                    session.declare_subscriber(f"{base}/{channel}/{self.tag}", self._sample)
+                )
+            self._out = self._publisher(f"{base}/control/{self.tag}")
+
+    @property
+    def fixed_peer(self) -> bool:
+        """A station end talks to its robot only; a robot end answers tags."""
+        return self.role == "station"
+
+    def _publisher(self, key: str) -> Any:
+        publisher = self._publishers.get(key)
+        if publisher is None:
+            publisher = self.bus.session.declare_publisher(
+                key, congestion_control=zenoh.CongestionControl.DROP, express=True
+            )
+            self._publishers[key] = publisher
+        return publisher
+
+    # -- from Zenoh's threads ----------------------------------------------------------------
+
+    def _sample(self, sample: zenoh.Sample) -> None:
+        key = str(sample.key_expr)
+        data = sample.payload.to_bytes()
+        if self.role == "robot":
+            source = key.rpartition("/")[2]
+            ok = _TAG.fullmatch(source) is not None
+        else:
+            source, ok = self.robot, True
+        if not ok or len(data) > MAX_PACKET:
+            self.malformed += 1
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed during shutdown
+            self._loop.call_soon_threadsafe(self._deliver, data, source)
+
+    # -- on the event loop -------------------------------------------------------------------
+
+    def _deliver(self, data: bytes, source: str) -> None:
+        if self._closed:
+            return
+        if source in self.verified:
+            handler = self.on_verified
+            if handler is not None and not self._known and not self._handling:
+                self._handling = True
+                try:
+                    handler(data, source)
+                except Exception:
+                    log.exception("handling a sample from %s failed", source)
+                finally:
+                    self._handling = False
+                return
+            if len(self._known) >= self._max_known:
+                self._known.popleft()
+                self.dropped += 1
+            self._known.append((data, source))
+        else:
+            if len(self._strangers) >= self._max_strangers:
+                self._strangers.popleft()
+                self.dropped_strangers += 1
+            self._strangers.append((data, source))
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _next(self) -> tuple[bytes, str] | None:
+        if self._known:
+            return self._known.popleft()
+        if self._strangers:
+            return self._strangers.popleft()
+        return None
+
+    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, object] | None:
+        """The next packet (verified sources first) and its source; None after ``timeout``."""
+        item = self._next()
+        if item is None:
+            if self._waiter is not None:
+                raise RuntimeError("a Zenoh endpoint has one reader at a time")
+            waiter = self._waiter = self._loop.create_future()
+            timer = None if timeout is None else self._loop.call_later(timeout, _expire, waiter)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+            item = self._next()
+        return item
+
+    def send(self, data: bytes, addr: object = None) -> None:
+        """To the robot (a station end), or to station tag ``addr`` (default: the tag last
+        verified) on its telemetry or video channel (a robot end). A tag not yet verified
+        gets only what the session answers a handshake with, through no kept publisher."""
+        if self._closed:
+            return
+        if self.role == "station":
+            self._out.put(data)
+            return
+        tag = addr if isinstance(addr, str) else self.peer
+        if tag is None or not _TAG.fullmatch(tag):
+            return
+        channel = "video" if _is_video(data) else "telemetry"
+        key = f"{ROOT}/{self.robot}/{channel}/{tag}"
+        if tag in self.verified:
+            self._publisher(key).put(data)
+        else:
+            self.bus.session.put(key, data, congestion_control=zenoh.CongestionControl.DROP)
+
+    def learn_peer(self, source: object) -> None:
+        """``source`` sent a packet the link verified: answer it, and read it first."""
+        if self.role == "robot" and isinstance(source, str) and _TAG.fullmatch(source):
+            if source not in self.verified and len(self.verified) >= 4096:
+                self._forget_oldest()
+            self.verified[source] = None
+            self.peer = source
+
+    def _forget_oldest(self) -> None:
+        victim = next(iter(self.verified))
+        del self.verified[victim]
+        for key in [k for k in self._publishers if k.endswith(f"/{victim}")]:
+            with contextlib.suppress(zenoh.ZError):
+                self._publishers.pop(key).undeclare()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for entity in (*self._declared, *self._publishers.values()):
+            with contextlib.suppress(zenoh.ZError):
+                entity.undeclare()
+        self._declared.clear()
+        self._publishers.clear()
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

@@ -1,0 +1,284 @@
+"""The link over Zenoh, peer to peer on loopback only (tcp/127.0.0.1, multicast scouting
+off): the same authenticated sessions as over UDP, forged and replayed packets dropped and
+counted, two stations contending for one robot, discovery of the robots on the bus."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+
+import pytest
+import zenoh
+
+from freelook.config import load_robot
+from freelook.errors import ConfigError
+from freelook.hardware.sim import simulated_server
+from freelook.link import (
+    Accepted,
+    Heartbeat,
+    KeyRing,
+    LinkDriver,
+    LinkEvent,
+    LinkSession,
+    NativeCodec,
+    RobotInfo,
+    TankCommand,
+    VelocityCommand,
+    ZenohBus,
+    derive_key,
+    parse_transport_url,
+    zenoh_config,
+)
+from freelook.maps import load_world
+from freelook.operator import OperatorStation
+from freelook.robot import ServerOptions
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_zenoh_config_touches_loopback_only() -> None:
+    ours = zenoh_config(listen=["tcp/127.0.0.1:7447"], connect=["tcp/127.0.0.1:7448"])
+    assert json.loads(ours.get_json("mode")) == "peer"
+    assert json.loads(ours.get_json("scouting/multicast/enabled")) is False
+    assert json.loads(ours.get_json("listen/endpoints")) == ["tcp/127.0.0.1:7447"]
+    assert json.loads(ours.get_json("connect/endpoints")) == ["tcp/127.0.0.1:7448"]
+
+
+def test_zenoh_urls_name_a_robot() -> None:
+    url = parse_transport_url("zenoh://127.0.0.1:7447/scout-1")
+    assert (url.scheme, url.host, url.port, url.robot, url.mode) == (
+        "zenoh",
+        "127.0.0.1",
+        7447,
+        "scout-1",
+        "peer",
+    )
+    assert url.zenoh_endpoint == "tcp/127.0.0.1:7447"
+    assert parse_transport_url("zenoh://10.0.0.2:7447/r?mode=client").mode == "client"
+    for bad, match in (
+        ("zenoh://127.0.0.1/r1", "expected zenoh://HOST:PORT/ROBOT"),
+        ("zenoh://127.0.0.1:7447/", "expected zenoh://HOST:PORT/ROBOT"),
+        ("zenoh://127.0.0.1:7447/a/b", "expected zenoh://HOST:PORT/ROBOT"),
+        ("zenoh://127.0.0.1:7447/r*", "robot name 'r\\*'"),
+        ("zenoh://127.0.0.1:7447/r?mode=router", "mode must be peer or client"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            parse_transport_url(bad)
+
+
+def test_robot_descriptions_are_validated() -> None:
+    assert RobotInfo.from_json(RobotInfo("r1", "pioneer3dx").to_json()) == RobotInfo(
+        "r1", "pioneer3dx"
+    )
+    for hostile in (
+        b"not json",
+        b"[1, 2]",
+        b'{"name": "a/b"}',
+        b'{"name": "*"}',
+        b'{"name": 3}',
+        b'{"name": "r", "model": 5}',
+        b"[" * 100_000,
+        b'{"name": "r", "model": "' + b"x" * 5000 + b'"}',
+    ):
+        assert RobotInfo.from_json(hostile) is None
+
+
+def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> None:
+    """A station opens its session over Zenoh and drives; a forger publishing on the robot's
+    control key with a wrong key, and a replay of the station's own packets captured on the
+    bus, are refused by the robot's session and counted; only the station's commands act."""
+    port = free_port()
+    keys = KeyRing.from_mapping({"stations": {"1": {"key": "station one"}}})
+
+    async def scenario() -> dict[str, object]:
+        robot_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"])
+        station_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+        spy_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+        captured: list[tuple[str, bytes]] = []
+        lock = threading.Lock()
+
+        def capture(sample: zenoh.Sample) -> None:
+            with lock:
+                captured.append((str(sample.key_expr), sample.payload.to_bytes()))
+
+        # what crosses the bus to the robot, as anyone on the robot's host could capture it
+        spy = robot_bus.session.declare_subscriber("freelook/r1/control/*", capture)
+        robot_end = robot_bus.robot(RobotInfo("r1", "pioneer3dx"))
+        station_end = station_bus.station("r1")
+        robot = LinkSession(
+            NativeCodec(derive_key("robot"), sender=100),
+            spacing=0.05,
+            role="robot",
+            keys=keys,
+            nonce=b"test",
+        )
+        operator = LinkSession(
+            NativeCodec(derive_key("station one"), sender=1), spacing=0.05, role="operator"
+        )
+        commands: list[object] = []
+        telemetry: list[object] = []
+
+        def on_robot(event: LinkEvent) -> None:
+            if isinstance(event, Accepted):
+                commands.append(event.message)
+
+        def on_station(event: LinkEvent) -> None:
+            if isinstance(event, Accepted):
+                telemetry.append(event.message)
+
+        loop = asyncio.get_running_loop()
+        robot.periodic = lambda now: [VelocityCommand(0.0, 0.0)]  # a stand-in for telemetry
+        operator.periodic = lambda now: [Heartbeat()]
+        robot_driver = LinkDriver(robot, robot_end, loop.time, on_robot)
+        station_driver = LinkDriver(operator, station_end, loop.time, on_station)
+        tasks = [asyncio.create_task(d.run()) for d in (robot_driver, station_driver)]
+        try:
+            for _ in range(100):
+                if robot.sessions and telemetry:
+                    break
+                await asyncio.sleep(0.05)
+            station_driver.send(TankCommand(0.25, 0.0))
+            await asyncio.sleep(0.3)
+            accepted_before = len(commands)
+            # a forger: the right robot, its own tag, the wrong key
+            forger = NativeCodec(derive_key("not the key"), sender=1)
+            forged = forger.encode(TankCommand(1.0, 0.0), loop.time())
+            for _ in range(5):
+                spy_bus.session.put("freelook/r1/control/00000000deadbeef", forged)
+            # a replay: the station's own packets, captured on the bus, sent again
+            with lock:
+                replayed = [data for key, data in captured if key.endswith(station_end.tag)]
+            for data in replayed[-5:]:
+                spy_bus.session.put(f"freelook/r1/control/{station_end.tag}", data)
+            # hostile keys and sizes never reach the session
+            spy_bus.session.put("freelook/r1/control/NOT-A-TAG", forged)
+            spy_bus.session.put("freelook/r1/control/00000000deadbeef", bytes(10_000))
+            await asyncio.sleep(0.5)
+            return {
+                "sessions": dict(robot.sessions),
+                "accepted_before": accepted_before,
+                "accepted_after": len(commands),
+                "tank": [c for c in commands if isinstance(c, TankCommand)],
+                "refused": dict(robot.stats.refused),
+                "malformed": robot_end.malformed,
+                "replayed": len(replayed),
+                "telemetry": len(telemetry),
+            }
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            spy.undeclare()
+            robot_end.close()
+            station_end.close()
+            for bus in (spy_bus, station_bus, robot_bus):
+                bus.close()
+
+    out = asyncio.run(scenario())
+    assert 1 in out["sessions"]  # type: ignore[operator]
+    assert out["telemetry"] > 0  # type: ignore[operator]
+    assert out["tank"] == [TankCommand(0.25, 0.0)]  # only the station's, and only once
+    refused = out["refused"]
+    assert isinstance(refused, dict)
+    assert refused.get("auth", 0) + refused.get("session", 0) >= 5  # the forgeries
+    assert out["replayed"] >= 5
+    assert refused.get("replay", 0) >= 5  # the replays
+    assert out["malformed"] == 2  # a key that is not a tag, a payload longer than a packet
+
+
+def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
+    """Two stations of equal authority over Zenoh: the first to ask drives, the second is
+    refused while it holds control and its commands move nothing (they are counted)."""
+    port = free_port()
+    key = derive_key("fleet key")
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    url = f"zenoh://127.0.0.1:{port}/r1"
+
+    async def scenario() -> dict[str, object]:
+        server, robot = simulated_server(
+            config, world, ServerOptions(listen=url, key=key, camera=False), robot_map=None
+        )
+        robot_task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        first = OperatorStation(config, None, parse_transport_url(url), key=key, station=1)
+        first_task = asyncio.create_task(first.run())
+        tasks = [robot_task, first_task]
+        try:
+            for _ in range(100):
+                if first.in_control:
+                    break
+                await asyncio.sleep(0.05)
+            second = OperatorStation(config, None, parse_transport_url(url), key=key, station=2)
+            tasks.append(asyncio.create_task(second.run()))
+            for _ in range(100):
+                if second.core.refused_control:
+                    break
+                await asyncio.sleep(0.05)
+            second.drive_command = TankCommand(0.4, 0.0)
+            await asyncio.sleep(0.6)
+            core = server.program.core
+            return {
+                "first": first.in_control,
+                "second": second.in_control,
+                "second_refused": second.core.refused_control,
+                "second_hears": second.telemetry is not None,
+                "controller": second.telemetry.controller if second.telemetry else None,
+                "holder": core.arbiter.holder(server.runtime.now()),
+                "dropped": core.arbiter.dropped.get(2, 0),
+                "speed": robot.sim.ground_truth.v,
+            }
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    out = asyncio.run(scenario())
+    assert out["first"] is True
+    assert out["second"] is False
+    assert out["second_refused"] is True
+    assert out["second_hears"] is True  # it watches: telemetry says who controls
+    assert out["controller"] == 1
+    assert out["holder"] == 1
+    assert out["dropped"] > 0  # type: ignore[operator]
+    assert out["speed"] == 0.0  # the second station's commands moved nothing
+
+
+def test_discovery_lists_the_robots_on_the_bus() -> None:
+    port = free_port()
+
+    async def scenario() -> tuple[list[RobotInfo], list[str], list[str]]:
+        robots_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"])
+        station_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+        ends = [
+            robots_bus.robot(RobotInfo(name, model))
+            for name, model in (("r2", "pioneer3dx"), ("r1", "taros"))
+        ]
+        try:
+            found: list[RobotInfo] = []
+            for _ in range(20):
+                found = await asyncio.to_thread(station_bus.discover, 0.5)
+                if len(found) == 2:
+                    break
+            alive = await asyncio.to_thread(station_bus.alive, 0.5)
+            ends[0].close()  # r2 goes away: its token and its queryable with it
+            await asyncio.sleep(0.3)
+            after = await asyncio.to_thread(station_bus.alive, 0.5)
+            return found, alive, after
+        finally:
+            for end in ends:
+                end.close()
+            station_bus.close()
+            robots_bus.close()
+
+    found, alive, after = asyncio.run(scenario())
+    assert found == [RobotInfo("r1", "taros"), RobotInfo("r2", "pioneer3dx")]
+    assert alive == ["r1", "r2"]
+    assert after == ["r1"]
