@@ -19,7 +19,7 @@ def check(
     """Validate robot description files (and the URDF/SRDF of an arm); print every problem with
     file and field (exit 2)."""
     from freelook.arm import load_arm
-    from freelook.config import load_robot
+    from freelook.config import PAN_TILT_MOUNT, load_robot
     from freelook.errors import ConfigError
 
     failed = False
@@ -33,7 +33,7 @@ def check(
                     f"{path}: cameras.{i}.mount: no link {cam.mount!r} in {robot.arm.urdf} "
                     f"(links: {', '.join(model.link_names)})"
                     for i, cam in enumerate(robot.cameras)
-                    if cam.mount != "pan_tilt" and cam.mount not in links
+                    if cam.mount != PAN_TILT_MOUNT and cam.mount not in links
                 ]
                 if unknown:
                     raise ConfigError(f"{path}: camera on an unknown link", unknown)

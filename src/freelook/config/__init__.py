@@ -7,6 +7,7 @@ from freelook.config._load import (
     robot_from_mapping,
 )
 from freelook.config._models import (
+    PAN_TILT_MOUNT,
     ArmConfig,
     CameraConfig,
     DriveConfig,
@@ -29,6 +30,7 @@ from freelook.config._models import (
 )
 
 __all__ = [
+    "PAN_TILT_MOUNT",
     "ArmConfig",
     "CameraConfig",
     "DriveConfig",

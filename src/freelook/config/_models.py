@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "PAN_TILT_MOUNT",
     "ArmConfig",
     "CameraConfig",
     "DriveConfig",

@@ -22,6 +22,7 @@ from typing import Any
 from freelook.link import (
     MAP_CHUNK,
     Accepted,
+    FrameLayout,
     KeyRing,
     LinkDriver,
     LinkEvent,
@@ -32,20 +33,18 @@ from freelook.link import (
     Message,
     NativeCodec,
     PacketRecord,
-    RobotInfo,
     SerialEndpoint,
     SessionOpened,
     ThesisCodec,
     UdpEndpoint,
     VideoFrame,
-    ZenohBus,
-    ZenohEndpoint,
     encode_jpeg,
     parse_transport_url,
 )
 from freelook.maps import World, builtin_worlds
 from freelook.record import BackgroundRecorder
 from freelook.robot._program import RobotProgram
+from freelook.robot.hal import Camera
 from freelook.runtime import RealtimeRuntime
 
 __all__ = ["ROBOT_STATION", "RobotServer", "ServerOptions"]
@@ -80,12 +79,8 @@ class RobotServer:
         options: ServerOptions,
         recorder: BackgroundRecorder | None = None,
         backend_tasks: Sequence[BackendTask] = (),
-        bus: ZenohBus | None = None,
     ) -> None:
-        """``bus``: a Zenoh session to serve a ``zenoh://`` listen URL on (shared by the
-        robots of a fleet); None opens one from the URL."""
         self.program = program
-        self.bus = bus
         self.config = program.config
         self.runtime = runtime
         self.options = options
@@ -125,7 +120,6 @@ class RobotServer:
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
         self.skipped_frames = 0
-        self._frames = itertools.count()
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
 
@@ -140,16 +134,10 @@ class RobotServer:
 
     async def run(self) -> None:
         url = parse_transport_url(self.options.listen)
-        endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
-        own_bus: ZenohBus | None = None
+        endpoint: UdpEndpoint | SerialEndpoint
         if url.scheme == "udp":
             endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
             self.local_address = endpoint.local_address
-        elif url.scheme == "zenoh":
-            bus = self.bus
-            if bus is None:
-                bus = own_bus = ZenohBus.for_url(url, listen=True)
-            endpoint = bus.robot(RobotInfo(url.robot, self.config.name, self.options.wire))
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
             self.radio = self._budget_for(url.baud)
@@ -161,13 +149,12 @@ class RobotServer:
             asyncio.create_task(self.driver.run(), name="link"),
             *(asyncio.create_task(task(), name="hardware") for task in self.backend_tasks),
         ]
-        camera = self.program.hardware.camera
-        video = self.options.camera and camera is not None and isinstance(self.codec, NativeCodec)
-        if video and self.radio is not None and self.radio.video_rate <= 0:
+        streams = self._video_streams()
+        if streams and self.radio is not None and self.radio.video_rate <= 0:
             log.warning("video off: a radio at %d baud carries only telemetry", url.baud)
-            video = False
-        if video:
-            tasks.append(asyncio.create_task(self._video(), name="video"))
+            streams = []
+        for stream in streams:
+            tasks.append(asyncio.create_task(self._video(stream), name=f"video {stream.stream}"))
         self.ready.set()
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -180,8 +167,6 @@ class RobotServer:
             await asyncio.gather(*tasks, return_exceptions=True)
             self.program.close()
             endpoint.close()
-            if own_bus is not None:
-                own_bus.close()
 
     def _budget_for(self, baud: int) -> RadioBudget:
         """Telemetry first, then video with what is left of a radio's bandwidth."""
@@ -245,11 +230,29 @@ class RobotServer:
 
     # -- video -------------------------------------------------------------------------------
 
-    async def _video(self) -> None:
-        camera = self.program.hardware.camera
-        assert camera is not None
-        cfg = self.config.camera
-        period = 1.0 / self.options.camera_rate
+    def _video_streams(self) -> list[VideoStream]:
+        """The cameras to send (native profile only): the driving camera as stream 0 at the
+        server's camera rate, each of the config's ``[[cameras]]`` the hardware has at its own."""
+        hardware, config = self.program.hardware, self.config
+        if not self.options.camera or not isinstance(self.codec, NativeCodec):
+            return []
+        streams = []
+        if hardware.camera is not None:
+            quality = config.camera.jpeg_quality
+            streams.append(VideoStream(0, hardware.camera, self.options.camera_rate, quality))
+        for cam in config.cameras:
+            device = hardware.stream_cameras.get(cam.stream)
+            if device is not None:
+                layout = FrameLayout.SIDE_BY_SIDE if cam.stereo else FrameLayout.MONO
+                streams.append(
+                    VideoStream(cam.stream, device, cam.rate_hz, cam.jpeg_quality, layout)
+                )
+        return streams
+
+    async def _video(self, stream: VideoStream) -> None:
+        """One camera at its own fixed rate; every stream shares a radio's video budget."""
+        period = 1.0 / stream.rate
+        frame_ids = itertools.count()  # each stream numbers its own frames
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:
@@ -261,21 +264,39 @@ class RobotServer:
             await asyncio.sleep(max(0.0, delay))
             if not self.session.transmitting:
                 continue
-            image = camera.capture()
+            image = stream.camera.capture()
             if image is None:
                 continue
-            jpeg = encode_jpeg(image, cfg.jpeg_quality)
+            now = self.runtime.now()  # the capture's instant (both eyes of a pair share it)
+            jpeg = encode_jpeg(image, stream.jpeg_quality)
             if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
                 self.skipped_frames += 1
                 continue
-            now = self.runtime.now()
+            height, width = image.shape[:2]
             frame = VideoFrame(
-                next(self._frames), now + self.session.wire_offset, cfg.width, cfg.height, jpeg
+                next(frame_ids),
+                now + self.session.wire_offset,
+                width,
+                height,
+                jpeg,
+                stream.stream,
+                stream.layout,
             )
             if self.driver is not None:
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)
+
+
+@dataclass(frozen=True)
+class VideoStream:
+    """One camera the server sends: its stream id, device, rate (Hz), JPEG quality, layout."""
+
+    stream: int
+    camera: Camera
+    rate: float
+    jpeg_quality: int
+    layout: FrameLayout = FrameLayout.MONO
 
 
 def _announcer(robot_map: World) -> MapAnnouncer:

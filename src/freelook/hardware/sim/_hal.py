@@ -7,6 +7,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from freelook.config import PAN_TILT_MOUNT, CameraConfig, StreamCameraConfig
+from freelook.errors import ConfigError
 from freelook.robot.hal import (
     BumperState,
     EncoderSample,
@@ -16,7 +18,7 @@ from freelook.robot.hal import (
     RobotHardware,
 )
 from freelook.sim import Simulator
-from freelook.sim.camera import Camera
+from freelook.sim.camera import Camera, LinkCamera
 
 __all__ = ["simulated_hardware"]
 
@@ -147,8 +149,60 @@ class _Camera:
         return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
 
 
+class _LinkCamera:
+    """A camera on an arm link, rendered from the arm's joints at the moment of capture (both
+    eyes of a stereo pair from the same joints: one frame, one instant)."""
+
+    def __init__(self, sim: Simulator, config: StreamCameraConfig) -> None:
+        assert sim.arm is not None
+        self._arm = sim.arm
+        self._link = sim.arm.model.link_index(config.mount)
+        self._camera = LinkCamera(config, sim.world)
+
+    def capture(self) -> npt.NDArray[np.uint8]:
+        return self._camera.render(self._arm.link_in_world(self._link))
+
+
+class _PanTiltStreamCamera:
+    """A further camera on the pan-tilt unit (a pair side by side with a stereo baseline)."""
+
+    def __init__(self, sim: Simulator, config: StreamCameraConfig) -> None:
+        assert sim.config.pan_tilt is not None
+        self._sim = sim
+        optics = CameraConfig(
+            width=config.width,
+            height=config.height,
+            fov_deg=config.fov_deg,
+            stereo_baseline=config.stereo_baseline,
+        )
+        self._camera = Camera(optics, sim.config.pan_tilt, sim.world)
+        self._stereo = config.stereo
+
+    def capture(self) -> npt.NDArray[np.uint8]:
+        v = self._sim.vehicle
+        if not self._stereo:
+            return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
+        left, right = self._camera.render_stereo(v.x, v.y, v.theta, v.pan, v.tilt)
+        return np.concatenate((left, right), axis=1)
+
+
+def _stream_cameras(sim: Simulator) -> dict[int, _LinkCamera | _PanTiltStreamCamera]:
+    """The config's ``[[cameras]]``; one on a link the arm's URDF lacks is a config error."""
+    out: dict[int, _LinkCamera | _PanTiltStreamCamera] = {}
+    for i, cam in enumerate(sim.config.cameras):
+        if cam.mount == PAN_TILT_MOUNT:
+            out[cam.stream] = _PanTiltStreamCamera(sim, cam)
+            continue
+        try:
+            out[cam.stream] = _LinkCamera(sim, cam)
+        except KeyError as err:
+            raise ConfigError(f"cameras.{i}.mount: {err.args[0]}") from None
+    return out
+
+
 def simulated_hardware(sim: Simulator, *, camera: bool = True, gyro: bool = True) -> RobotHardware:
-    """Every device the simulated robot has, behind the hardware interfaces."""
+    """Every device the simulated robot has, behind the hardware interfaces (``camera``: the
+    driving camera and the config's further cameras)."""
     cfg = sim.config
     return RobotHardware(
         drive=_Drive(sim),
@@ -160,4 +214,5 @@ def simulated_hardware(sim: Simulator, *, camera: bool = True, gyro: bool = True
         bumpers=_Bumpers(sim),
         camera=_Camera(sim) if camera and cfg.pan_tilt is not None else None,
         arm=sim.arm,
+        stream_cameras=_stream_cameras(sim) if camera else {},
     )

@@ -8,8 +8,8 @@ the robot's clock, so estimation never guesses.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -232,3 +232,6 @@ class RobotHardware:
     odometer: Odometer | None = None
     connection: HardwareConnection | None = None  # None: always there (a simulator)
     arm: Arm | None = None
+    #: the cameras of the config's ``[[cameras]]`` by stream id (a stereo pair's frame holds
+    #: both eyes side by side, captured at one instant); a stream missing here is not sent
+    stream_cameras: Mapping[int, Camera] = field(default_factory=dict)

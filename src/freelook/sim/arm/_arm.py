@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from freelook.arm import ArmModel, tool_pose
+from freelook.arm import ArmModel, link_transforms, tool_pose
 from freelook.sim.arm._objects import ArmObject
 from freelook.types import ArmState, GripperState
 
@@ -154,12 +154,19 @@ class SimulatedArm:
     def held(self) -> ArmObject | None:
         return self._held
 
-    def tool_in_world(self) -> F64:
-        """The tool frame (4×4) in the world frame."""
+    def _base_frame(self) -> F64:
         x, y, theta = self._base
         c, s = math.cos(theta), math.sin(theta)
-        base = np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1.0]])
-        return np.asarray(base @ tool_pose(self.model, self.q))
+        return np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+
+    def tool_in_world(self) -> F64:
+        """The tool frame (4×4) in the world frame."""
+        return np.asarray(self._base_frame() @ tool_pose(self.model, self.q))
+
+    def link_in_world(self, link: int) -> F64:
+        """A link's frame (4×4) in the world frame at the joints' true positions (what a
+        camera on that link sees from), ``link`` an index into the model's ``link_names``."""
+        return np.asarray(self._base_frame() @ link_transforms(self.model, self.q)[link])
 
     # --- physics ----------------------------------------------------------------------------
 

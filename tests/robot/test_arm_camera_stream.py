@@ -1,0 +1,92 @@
+"""TAROS's stereo pair end to end over real UDP on loopback: the robot server renders both eyes
+from the arm's joints, sends them as stream 1 in one side-by-side JPEG with one capture stamp,
+at the camera's own rate beside the driving camera; the operator station hands them to a
+browser's slot as kind 0x03 frames and records them on their own topic."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import struct
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from freelook.config import load_robot
+from freelook.hardware.sim import simulated_server
+from freelook.link import derive_key
+from freelook.maps import load_world
+from freelook.operator import OperatorStation
+from freelook.record import BackgroundRecorder, Recorder, read_messages
+from freelook.robot import ServerOptions
+from freelook.sim.camera import LinkCamera
+from freelook.web import BrowserSlot
+
+TAROS = load_robot("taros")
+STREAM_HEADER = struct.Struct("<BBBdI")
+
+
+async def _run(path: Path) -> tuple[list[bytes], list[bytes], np.ndarray, np.ndarray, float]:
+    world = load_world("eod")
+    key = derive_key("arm camera stream")
+    recorder = BackgroundRecorder(Recorder(path))
+    server, robot = simulated_server(
+        TAROS,
+        world,
+        ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=True, camera_rate=5.0),
+    )
+    robot_task = asyncio.create_task(server.run())
+    await server.ready.wait()
+    assert server.local_address is not None
+    station = OperatorStation(TAROS, world, server.local_address, key=key, recorder=recorder)
+    slot = BrowserSlot()
+    station.attach(slot)
+    station_task = asyncio.create_task(station.run())
+    drive: list[bytes] = []
+    arm: list[bytes] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20.0
+    while (len(arm) < 8 or not drive) and loop.time() < deadline:
+        for payload in await asyncio.wait_for(slot.next(), 5.0):
+            (drive if payload[0] == 2 else arm if payload[0] == 3 else []).append(payload)
+    # the eyes the robot's arm sees now (it holds its pose: nobody jogs it)
+    sim_arm = robot.sim.arm
+    assert sim_arm is not None
+    link = sim_arm.model.link_index("stereo_bar")
+    expected = LinkCamera(TAROS.cameras[0], world).render(sim_arm.link_in_world(link))
+    now = server.runtime.now() + server.session.wire_offset
+    for task in (station_task, robot_task):
+        task.cancel()
+    await asyncio.gather(station_task, robot_task, return_exceptions=True)
+    recorder.close()
+    last = arm[-1]
+    image = np.asarray(Image.open(io.BytesIO(last[STREAM_HEADER.size :])).convert("RGB"))
+    return drive, arm, image, expected, now
+
+
+def test_both_eyes_travel_in_one_frame_with_one_stamp(tmp_path: Path) -> None:
+    path = tmp_path / "arm.mcap"
+    drive, arm, image, expected, now = asyncio.run(_run(path))
+    assert len(arm) >= 8, "the stereo stream did not arrive"
+    assert drive, "the driving camera stopped arriving beside it"
+    headers = [STREAM_HEADER.unpack_from(p) for p in arm]
+    assert {(kind, stream, layout) for kind, stream, layout, _, _ in headers} == {(3, 1, 1)}
+    stamps = [stamp for *_, stamp, _ in headers]
+    ids = [frame_id for *_, frame_id in headers]
+    assert stamps == sorted(stamps)
+    assert ids == sorted(ids)  # stream 1 numbers its own frames
+    assert now - 30.0 < stamps[-1] <= now  # a capture stamp on the robot's wall clock
+    # one JPEG, 2 × 320 wide: the left half is the left eye, the right half the right eye
+    assert image.shape == (240, 640, 3)
+    left, right = image[:, :320].astype(int), image[:, 320:].astype(int)
+    assert np.abs(left - expected[:, :320]).mean() < 4.0  # JPEG's error only
+    assert np.abs(right - expected[:, 320:]).mean() < 4.0
+    assert np.abs(expected[:, :320].astype(int) - expected[:, 320:]).mean() > 1.0  # the eyes differ
+    # recorded on the stream's own topic, every frame with its one stamp
+    recorded = list(read_messages(path, ["/camera/arm_stereo/compressed"]))
+    assert len(recorded) >= 8
+    header = recorded[-1].message.header
+    assert header.frame_id == "arm_stereo"
+    stamp = header.stamp.sec + header.stamp.nanosec * 1e-9
+    assert any(abs(stamp - s) < 1e-6 for s in stamps)
