@@ -33,11 +33,14 @@ from freelook.link import (
     Message,
     NativeCodec,
     PacketRecord,
+    RobotInfo,
     SerialEndpoint,
     SessionOpened,
     ThesisCodec,
     UdpEndpoint,
     VideoFrame,
+    ZenohBus,
+    ZenohEndpoint,
     encode_jpeg,
     parse_transport_url,
 )
@@ -79,8 +82,12 @@ class RobotServer:
         options: ServerOptions,
         recorder: BackgroundRecorder | None = None,
         backend_tasks: Sequence[BackendTask] = (),
+        bus: ZenohBus | None = None,
     ) -> None:
+        """``bus``: a Zenoh session to serve a ``zenoh://`` listen URL on (shared by the
+        robots of a fleet); None opens one from the URL."""
         self.program = program
+        self.bus = bus
         self.config = program.config
         self.runtime = runtime
         self.options = options
@@ -134,10 +141,16 @@ class RobotServer:
 
     async def run(self) -> None:
         url = parse_transport_url(self.options.listen)
-        endpoint: UdpEndpoint | SerialEndpoint
+        endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
+        own_bus: ZenohBus | None = None
         if url.scheme == "udp":
             endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
             self.local_address = endpoint.local_address
+        elif url.scheme == "zenoh":
+            bus = self.bus
+            if bus is None:
+                bus = own_bus = ZenohBus.for_url(url, listen=True)
+            endpoint = bus.robot(RobotInfo(url.robot, self.config.name, self.options.wire))
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
             self.radio = self._budget_for(url.baud)
@@ -167,6 +180,8 @@ class RobotServer:
             await asyncio.gather(*tasks, return_exceptions=True)
             self.program.close()
             endpoint.close()
+            if own_bus is not None:
+                own_bus.close()
 
     def _budget_for(self, baud: int) -> RadioBudget:
         """Telemetry first, then video with what is left of a radio's bandwidth."""
