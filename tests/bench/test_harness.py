@@ -85,3 +85,43 @@ def test_factories_that_read_options_get_the_run_s_options() -> None:
 
     registered()["test.options_reader"](BenchOptions(soak_minutes=30.0))
     assert seen == [30.0]
+
+
+def test_an_interleaved_case_alternates_candidate_and_baseline_calls(
+    advance: Callable[[float], Callable[[], None]],
+) -> None:
+    order: list[str] = []
+
+    def side(name: str, seconds: float) -> Callable[[], None]:
+        step = advance(seconds)
+
+        def run() -> None:
+            order.append(name)
+            step()
+
+        return run
+
+    case = Case(run=side("c", 0.002), baseline=side("b", 0.001), interleave=True)
+    result = run_case("turns", case, min_time=0.01)
+    assert order[:6] == ["c", "b", "c", "b", "c", "b"]
+    assert order.count("c") == order.count("b") >= 20
+    assert result.median_s == pytest.approx(0.002)
+    assert result.baseline_median_s == pytest.approx(0.001)
+
+
+def test_a_ratio_the_case_measures_itself_is_what_the_ratio_target_judges(
+    advance: Callable[[float], Callable[[], None]],
+) -> None:
+    # the calls' medians say 4 ×, the case's own (e.g. median round trip) ratio says 2 ×
+    case = Case(
+        run=advance(0.004),
+        baseline=advance(0.001),
+        max_baseline_ratio=3.0,
+        interleave=True,
+        ratio=lambda: 2.0,
+    )
+    assert run_case("own", case, min_time=0.0).meets_target is True
+    worse = Case(
+        run=advance(0.001), baseline=advance(0.001), max_baseline_ratio=3.0, ratio=lambda: 3.5
+    )
+    assert run_case("worse", worse, min_time=0.0).meets_target is False

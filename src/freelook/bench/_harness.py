@@ -72,6 +72,12 @@ class Case:
     #: The most the operation may take as a multiple of the baseline's time (e.g. 3.0 for "at
     #: most 3 × a raw socket echo"); judged on the same run's medians.
     max_baseline_ratio: float | None = None
+    #: Alternate candidate and baseline calls (after a warm-up of each) instead of timing one
+    #: side after the other, so load that comes and goes during the run weighs on both alike.
+    interleave: bool = False
+    #: The candidate/baseline ratio the benchmark measures itself (e.g. from medians of its
+    #: own samples); when given, ``max_baseline_ratio`` judges it instead of the call medians.
+    ratio: Callable[[], float] | None = None
 
 
 @dataclass(slots=True)
@@ -163,6 +169,28 @@ def _time_calls(
     return samples
 
 
+def _time_interleaved(
+    case: Case, min_time: float, max_calls: int, min_pairs: int = 20
+) -> tuple[list[float], list[float]]:
+    """Candidate and baseline calls taken in turn: (candidate samples, baseline samples)."""
+    assert case.baseline is not None
+    sides: tuple[tuple[Callable[[], object], float, list[float]], ...] = (
+        (case.run, case.ops_per_call, []),
+        (case.baseline, case.baseline_ops_per_call or case.ops_per_call, []),
+    )
+    for fn, _, _ in sides:
+        fn()  # warm-up
+    spent = [0.0, 0.0]
+    while len(sides[0][2]) < max_calls and (len(sides[0][2]) < min_pairs or min(spent) < min_time):
+        for index, (fn, ops, samples) in enumerate(sides):
+            t0 = time.perf_counter()
+            fn()
+            elapsed = time.perf_counter() - t0
+            spent[index] += elapsed
+            samples.append(elapsed / ops)
+    return sides[0][2], sides[1][2]
+
+
 def _p95(samples: list[float]) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -170,19 +198,27 @@ def _p95(samples: list[float]) -> float:
 
 def run_case(name: str, case: Case, min_time: float = 0.5, max_calls: int = 10_000) -> Result:
     """Time ``case`` and its baseline; ``min_time`` seconds each at least (5 calls minimum)."""
-    samples = _time_calls(case.run, case.ops_per_call, min_time, max_calls, case.calls)
+    base: list[float] | None = None
+    if case.interleave and case.baseline is not None:
+        samples, base = _time_interleaved(case, min_time, max_calls)
+    else:
+        samples = _time_calls(case.run, case.ops_per_call, min_time, max_calls, case.calls)
+        if case.baseline is not None:
+            base_ops = case.baseline_ops_per_call or case.ops_per_call
+            base = _time_calls(case.baseline, base_ops, min_time, max_calls, case.calls)
     median = statistics.median(samples)
     base_median: float | None = None
     speedup: float | None = None
-    if case.baseline is not None:
-        base_ops = case.baseline_ops_per_call or case.ops_per_call
-        base = _time_calls(case.baseline, base_ops, min_time, max_calls, case.calls)
+    if base is not None:
         base_median = statistics.median(base)
         speedup = base_median / median if median > 0 else None
     judged = case.measured() if case.measured is not None else median
     meets = None if case.target_s is None else judged <= case.target_s
     if case.max_baseline_ratio is not None and base_median is not None:
-        within = median <= case.max_baseline_ratio * base_median
+        if case.ratio is not None:
+            within = case.ratio() <= case.max_baseline_ratio
+        else:
+            within = median <= case.max_baseline_ratio * base_median
         meets = within if meets is None else meets and within
     extra = case.extra() if case.extra is not None else {}
     return Result(
