@@ -17,6 +17,7 @@ from freelook.cli import (
     _plot,
     _record,
     _robot,
+    _station,
     _world,
 )
 
@@ -30,7 +31,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_config, _plot, _bench, _world, _link, _robot, _operator, _record, _experiment):
+for _module in (
+    _config,
+    _plot,
+    _bench,
+    _world,
+    _link,
+    _robot,
+    _operator,
+    _record,
+    _experiment,
+    _station,
+):
     _module.register(app)
 
 
