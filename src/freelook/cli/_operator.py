@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from freelook.config import RobotConfig
+    from freelook.maps import World
+    from freelook.operator import SessionOptions
 
 __all__ = ["register"]
 
@@ -40,6 +46,15 @@ def sim(
             "else the free place nearest its origin."
         ),
     ] = None,
+    robots: Annotated[
+        int, typer.Option(help="Simulated robots (several: a fleet on Zenoh, one simulator).")
+    ] = 1,
+    stations: Annotated[
+        int, typer.Option(help="Operator stations, each its own cockpit on the next port.")
+    ] = 1,
+    zenoh: Annotated[
+        str, typer.Option(help="HOST:PORT the fleet's Zenoh peer listens on (with --robots).")
+    ] = "127.0.0.1:7447",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
@@ -77,9 +92,12 @@ def sim(
     signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(
-                run_session(config, the_world, options, announce=lambda line: typer.echo(line))
-            )
+            if robots > 1 or stations > 1:
+                asyncio.run(_fleet(config, the_world, robots, stations, options, zenoh))
+            else:
+                asyncio.run(
+                    run_session(config, the_world, options, announce=lambda line: typer.echo(line))
+                )
     except (FreelookError, OSError) as err:  # TLS files, a port in use
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
@@ -118,7 +136,7 @@ def operator(
     from freelook.errors import FreelookError
     from freelook.link import derive_key, key_from_env, parse_transport_url
     from freelook.maps import load_world
-    from freelook.operator import SessionOptions, run_operator
+    from freelook.operator import SessionOptions, run_fleet_operator, run_operator
 
     try:
         url = parse_transport_url(robot_url)
@@ -148,14 +166,39 @@ def operator(
     signal.signal(signal.SIGTERM, stop)
     try:
         with contextlib.suppress(KeyboardInterrupt):
+            run = run_fleet_operator if url.scheme == "zenoh" else run_operator
             asyncio.run(
-                run_operator(
-                    config, the_world, url, options, announce=lambda line: typer.echo(line)
-                )
+                run(config, the_world, url, options, announce=lambda line: typer.echo(line))
             )
     except (FreelookError, OSError) as err:  # the link, TLS files, the web port
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
+
+
+def _fleet(
+    config: RobotConfig,
+    world: World,
+    robots: int,
+    stations: int,
+    options: SessionOptions,
+    zenoh: str,
+) -> Coroutine[Any, Any, None]:
+    """``sim --robots N --stations M``: the fleet on the batched simulator, over Zenoh."""
+    from freelook.errors import ConfigError
+    from freelook.operator import run_fleet_session
+
+    host, _, port = zenoh.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"--zenoh {zenoh!r}: expected HOST:PORT")
+    return run_fleet_session(
+        config,
+        world,
+        robots,
+        stations,
+        options,
+        zenoh_address=(host, int(port)),
+        announce=lambda line: typer.echo(line),
+    )
 
 
 def register(app: typer.Typer) -> None:

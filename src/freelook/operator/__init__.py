@@ -10,16 +10,26 @@ from freelook.operator._app import (
 )
 from freelook.operator._browser import BrowserInput, parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
+from freelook.operator._fleet import (
+    FleetStation,
+    fleet_names,
+    run_fleet_operator,
+    run_fleet_session,
+)
 from freelook.operator._station import OperatorStation
 
 __all__ = [
     "OPERATOR_STATION",
     "BrowserInput",
+    "FleetStation",
     "OperatorStation",
     "SessionOptions",
     "StationCore",
     "default_run_path",
+    "fleet_names",
     "parse_browser_message",
+    "run_fleet_operator",
+    "run_fleet_session",
     "run_operator",
     "run_session",
     "web_access",

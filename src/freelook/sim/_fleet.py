@@ -135,6 +135,12 @@ class Fleet:
         self.state[:, Col.CMD_LEFT] = np.clip(left, -vmax, vmax)
         self.state[:, Col.CMD_RIGHT] = np.clip(right, -vmax, vmax)
 
+    def set_robot_wheel_speeds(self, robot: int, left: float, right: float) -> None:
+        """One robot's wheel (track) speed commands, m/s; clamped."""
+        vmax = self.config.drive.max_wheel_speed
+        self.state[robot, Col.CMD_LEFT] = min(vmax, max(-vmax, left))
+        self.state[robot, Col.CMD_RIGHT] = min(vmax, max(-vmax, right))
+
     # -- state -------------------------------------------------------------------------------
 
     def now(self) -> float:

@@ -64,6 +64,7 @@ function onMessage(data) {
     if (msg.type === "hello") onHello(msg);
     else if (msg.type === "state") onState(msg);
     else if (msg.type === "error") onError(msg);
+    else if (msg.type === "fleet" && window.freelookFleet) window.freelookFleet.onFleet(msg);
   } else if (bytes[0] === 2) {
     const view = new DataView(data);
     const stamp = view.getFloat64(1, true);
@@ -157,6 +158,7 @@ function onHello(msg) {
     state.view.scale = Math.min(canvas.width / (m.width * m.resolution), canvas.height / (m.height * m.resolution)) * 0.95;
   }
   $("arm-mode").hidden = !msg.arm;
+  if (msg.fleet && window.freelookFleet) window.freelookFleet.onFleet(msg.fleet);
   if (msg.arm) {
     $("arm-joints").innerHTML = msg.arm.joints.map((name, k) =>
       `<tr><td>${ARM_KEYS[k] ? ARM_KEYS[k].map((c) => c.slice(3)).join("/") : ""} ${name}</td><td id="arm-joint-${k}">-</td></tr>`).join("");

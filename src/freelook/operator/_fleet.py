@@ -1,0 +1,368 @@
+"""A station for a fleet: every robot on a Zenoh bus, one driven, the others watched.
+
+:class:`FleetStation` keeps one :class:`OperatorStation` per robot it found on the bus (by
+discovery, ``freelook/*/info``), each with its own authenticated link session. The robot the
+operator picked is driven (its station asks for control; the robot grants it, or refuses while
+another station holds it: arbitration stays on each robot). The others are watched: their
+telemetry comes in, and a heartbeat now and then keeps their sessions open. The browsers see
+the picked robot's cockpit and a fleet list (``{"type": "fleet", ...}`` twice a second): each
+robot's mode, pose and speed and who controls it. ``{"type": "fleet_select", "robot": NAME}``
+from a browser switches: the old robot is stopped and let go, the new one asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from freelook.config import RobotConfig, load_robot
+from freelook.errors import ConfigError, FreelookError
+from freelook.hardware.sim import SimulatedFleet, published_map
+from freelook.link import KeyRing, RobotInfo, TransportUrl, ZenohBus, check_robot_name, derive_key
+from freelook.maps import World
+from freelook.operator._app import SessionOptions, _announce_access, _web_server, web_access
+from freelook.operator._station import OperatorStation
+from freelook.record import BackgroundRecorder
+from freelook.robot import ServerOptions
+from freelook.web import BrowserSlot, create_app, encode_json
+
+__all__ = ["FleetStation", "fleet_names", "run_fleet_operator", "run_fleet_session"]
+
+log = logging.getLogger(__name__)
+DISCOVERY_PERIOD = 2.0  # s between looks for robots that joined the bus
+FLEET_PERIOD = 0.5  # s between fleet lists to the browsers
+MAX_ROBOTS = 64  # robots one station follows at most (a flood of names is not followed)
+
+
+class FleetStation:
+    """One operator station for every robot on a Zenoh bus."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        world: World | None,
+        bus: ZenohBus,
+        *,
+        key: bytes,
+        station: int,
+        first: str,
+        authority: int = 10,
+        recorder: BackgroundRecorder | None = None,
+        configs: Callable[[str], RobotConfig] | None = None,
+        discovery_period: float = DISCOVERY_PERIOD,
+    ) -> None:
+        """``first``: the robot to drive at the start; ``configs(model)``: a robot
+        description by the model name a robot announces (default: built-in robots, else
+        ``config``)."""
+        self.config = config
+        self.world = world
+        self.bus = bus
+        self.key = key
+        self.station = station
+        self.authority = authority
+        self.recorder = recorder
+        self.discovery_period = discovery_period
+        self._configs = configs or self._builtin_config
+        self.stations: dict[str, OperatorStation] = {}
+        self.models: dict[str, str] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._slots: set[BrowserSlot] = set()
+        self.selected = check_robot_name(first)
+        self._add(RobotInfo(first, config.name), driving=True)
+        self.refused_browser_messages = 0
+
+    def _builtin_config(self, model: str) -> RobotConfig:
+        if model == self.config.name or not model:
+            return self.config
+        try:
+            return load_robot(model)
+        except FreelookError:
+            return self.config
+
+    def _add(self, info: RobotInfo, driving: bool = False) -> OperatorStation:
+        found = self.stations.get(info.name)
+        if found is not None:
+            return found
+        station = OperatorStation(
+            self._configs(info.model),
+            self.world,
+            TransportUrl("zenoh", robot=info.name),
+            key=self.key,
+            station=self.station,
+            authority=self.authority,
+            recorder=self.recorder if driving else None,
+            bus=self.bus,
+            driving=driving,
+        )
+        self.stations[info.name] = station
+        self.models[info.name] = info.model
+        with contextlib.suppress(RuntimeError):  # no running loop yet: run() starts it
+            self._start(info.name)
+        return station
+
+    def _start(self, name: str) -> None:
+        if name not in self._tasks:
+            self._tasks[name] = asyncio.get_running_loop().create_task(
+                self.stations[name].run(), name=f"station {name}"
+            )
+
+    @property
+    def current(self) -> OperatorStation:
+        """The station of the robot being driven."""
+        return self.stations[self.selected]
+
+    # -- the fleet ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Follow the robots on the bus and feed the browsers until cancelled."""
+        for name in self.stations:
+            self._start(name)
+        publish = asyncio.create_task(self._publish())
+        try:
+            while True:
+                try:
+                    found = await asyncio.to_thread(self.bus.discover, 0.5)
+                except Exception:  # the bus closing under a look: try again later
+                    log.exception("robot discovery failed")
+                    found = []
+                for info in found:
+                    if len(self.stations) >= MAX_ROBOTS:
+                        break
+                    self._add(info)
+                await asyncio.sleep(self.discovery_period)
+        finally:
+            publish.cancel()
+            tasks = [publish, *self._tasks.values()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def select(self, name: str) -> str | None:
+        """Drive ``name`` from now on (stop and let go of the robot driven before); the
+        reason when there is no such robot."""
+        if name not in self.stations:
+            return f"refused: no robot {name!r} on the bus"
+        if name == self.selected:
+            return None
+        old, new = self.current, self.stations[name]
+        for slot in self._slots:
+            old.detach(slot)
+        old.send(old.core.watch())
+        old.session.transmitting = True  # watching: heartbeats keep the session open
+        self.selected = name
+        new.send(new.core.drive())
+        hello = encode_json(self.hello())
+        for slot in self._slots:
+            new.attach(slot)
+            slot.offer_reply(hello)
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """The fleet list the browsers show."""
+        robots = []
+        for name in sorted(self.stations):
+            station = self.stations[name]
+            t = station.telemetry
+            last = station.core.last_rx
+            robots.append(
+                {
+                    "name": name,
+                    "model": self.models.get(name, ""),
+                    "driving": name == self.selected,
+                    "in_control": station.in_control,
+                    "refused": station.core.refused_control,
+                    "controller": t.controller if t is not None else None,
+                    "mode": t.mode.name.lower() if t is not None else None,
+                    "pose": [round(v, 3) for v in t.pose] if t is not None else None,
+                    "v": round(t.v, 3) if t is not None else None,
+                    "estop": t.estop if t is not None else False,
+                    "age": None if last is None else round(station.clock() - last, 2),
+                }
+            )
+        return {
+            "type": "fleet",
+            "station": self.station,
+            "selected": self.selected,
+            "robots": robots,
+        }
+
+    async def _publish(self) -> None:
+        while True:
+            await asyncio.sleep(FLEET_PERIOD)
+            if self._slots:
+                payload = encode_json(self.summary())
+                for slot in list(self._slots):
+                    slot.offer_reply(payload)
+
+    # -- the cockpit backend -----------------------------------------------------------------
+
+    def hello(self) -> dict[str, Any]:
+        return {**self.current.hello(), "fleet": self.summary()}
+
+    def attach(self, slot: BrowserSlot) -> None:
+        self._slots.add(slot)
+        self.current.attach(slot)
+
+    def detach(self, slot: BrowserSlot) -> None:
+        self._slots.discard(slot)
+        self.current.detach(slot)
+
+    async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> str | None:
+        if isinstance(message, dict) and message.get("type") == "fleet_select":
+            name = message.get("robot")
+            if not isinstance(name, str) or len(name) > 64:
+                self.refused_browser_messages += 1
+                return "refused: fleet_select needs a robot name"
+            return self.select(name)
+        return await self.current.handle_browser(message, slot)
+
+
+def fleet_names(count: int) -> list[str]:
+    """The simulated fleet's robot names: robot-1 … robot-N."""
+    return [f"robot-{i + 1}" for i in range(count)]
+
+
+async def _serve(
+    backends: list[FleetStation],
+    options: SessionOptions,
+    announce: Callable[[str], None],
+    started: asyncio.Event | None,
+    lines: Callable[[int, str], str],
+) -> None:
+    """One cockpit web server per station (ports from ``options.port`` up), until cancelled."""
+    servers, tasks = [], []
+    for k, backend in enumerate(backends):
+        opts = dataclasses.replace(options, port=options.port + k)
+        access = web_access(opts)
+        web = _web_server(create_app(backend, access.token), opts)
+        servers.append(web)
+        tasks.append(asyncio.create_task(web.serve()))
+        tasks.append(asyncio.create_task(backend.run()))
+        while not web.started:
+            if tasks[-2].done():
+                await tasks[-2]
+                raise OSError(f"web server could not start on {opts.host}:{opts.port}")
+            await asyncio.sleep(0.02)
+        _announce_access(access, announce)
+        announce(lines(k, access.url))
+    if started is not None:
+        started.set()
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for web in servers:
+            web.should_exit = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def run_fleet_session(
+    config: RobotConfig,
+    world: World,
+    robots: int,
+    stations: int,
+    options: SessionOptions,
+    *,
+    zenoh_address: tuple[str, int] = ("127.0.0.1", 7447),
+    announce: Callable[[str], None] = print,
+    started: asyncio.Event | None = None,
+    parts: dict[str, object] | None = None,
+) -> None:
+    """``freelook sim --robots N --stations M``: N simulated robots on one batched simulator,
+    each served over Zenoh (peer mode, listening at ``zenoh_address``), and M operator
+    stations, each with its own key and cockpit (web ports from ``options.port`` up); station
+    k drives robot k first (cycling)."""
+    if not 1 <= robots <= MAX_ROBOTS:
+        raise ConfigError(f"--robots {robots}: expected 1…{MAX_ROBOTS}")
+    if not 1 <= stations <= 16:
+        raise ConfigError(f"--stations {stations}: expected 1…16")
+    passphrases = {k: secrets.token_urlsafe(16) for k in range(1, stations + 1)}
+    ring = KeyRing.from_mapping(
+        {"stations": {str(k): {"key": phrase} for k, phrase in passphrases.items()}}
+    )
+    names = fleet_names(robots)
+    host, port = zenoh_address
+    zenoh_listen = TransportUrl("zenoh", host, port).zenoh_endpoint
+    robots_bus = ZenohBus.peer(listen=[zenoh_listen])
+    buses: list[ZenohBus] = [robots_bus]
+    try:
+        fleet = SimulatedFleet(
+            config,
+            world,
+            robots,
+            lambda i: ServerOptions(
+                listen=f"zenoh://{host}:{port}/{names[i]}", keys=ring, camera=False
+            ),
+            seed=options.seed,
+            bus=robots_bus,
+            robot_map=published_map(world),
+        )
+        fleet_task = asyncio.create_task(fleet.run())
+        await fleet.ready()
+        backends = []
+        for k in range(1, stations + 1):
+            bus = ZenohBus.peer(connect=[zenoh_listen])
+            buses.append(bus)
+            backends.append(
+                FleetStation(
+                    config,
+                    world,
+                    bus,
+                    key=derive_key(passphrases[k]),
+                    station=k,
+                    first=names[(k - 1) % robots],
+                )
+            )
+        if parts is not None:
+            parts.update(fleet=fleet, stations=backends)
+        announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
+        try:
+            await _serve(
+                backends,
+                options,
+                announce,
+                started,
+                lambda k, url: f"  station {k + 1} (drives {backends[k].selected}): open {url}",
+            )
+        finally:
+            fleet_task.cancel()
+            await asyncio.gather(fleet_task, return_exceptions=True)
+    finally:
+        for bus in reversed(buses):
+            bus.close()
+
+
+async def run_fleet_operator(
+    config: RobotConfig,
+    world: World | None,
+    robot: TransportUrl,
+    options: SessionOptions,
+    announce: Callable[[str], None] = print,
+) -> None:
+    """``freelook operator --robot zenoh://HOST:PORT/ROBOT``: the fleet view of every robot on
+    the bus, driving ROBOT first, until cancelled."""
+    if options.key is None:
+        raise ConfigError("a station on Zenoh needs its key: --key or FREELOOK_LINK_KEY")
+    bus = ZenohBus.for_url(robot, listen=False)
+    try:
+        backend = FleetStation(
+            config, world, bus, key=options.key, station=options.station, first=robot.robot
+        )
+        await _serve(
+            [backend],
+            options,
+            announce,
+            None,
+            lambda k, url: (
+                f"freelook operator: fleet on Zenoh {robot.zenoh_endpoint}, "
+                f"driving {robot.robot} — open {url}"
+            ),
+        )
+    finally:
+        bus.close()

@@ -1,0 +1,58 @@
+// freelook cockpit: the fleet list (a station on a Zenoh bus with several robots). Each row is a
+// robot: its mode, speed and who controls it; "drive" picks it (the server stops and lets go of
+// the robot driven before, and asks the new one for control: the robot may refuse while another
+// station holds it). The cockpit calls onFleet with each {"type": "fleet"} message.
+"use strict";
+
+window.freelookFleet = (() => {
+  const fleet = { last: null, selects: 0 };
+
+  function controlText(robot, station) {
+    if (robot.controller === null || robot.controller === undefined) return "-";
+    if (robot.controller === 0) return "free";
+    return robot.controller === station ? "you" : `station ${robot.controller}`;
+  }
+
+  function row(robot, station) {
+    const tr = document.createElement("tr");
+    tr.dataset.robot = robot.name;
+    tr.className = robot.driving ? "driving" : "";
+    const name = document.createElement("td");
+    name.textContent = robot.name;
+    name.title = robot.model || "";
+    const mode = document.createElement("td");
+    mode.className = "fleet-mode";
+    mode.textContent = robot.estop ? "E-STOP" : (robot.mode || "-");
+    const speed = document.createElement("td");
+    speed.textContent = robot.v === null || robot.v === undefined ? "-" : `${robot.v.toFixed(2)} m/s`;
+    const control = document.createElement("td");
+    control.className = "fleet-control";
+    control.textContent = controlText(robot, station);
+    if (robot.driving && robot.refused) control.textContent += " (refused you)";
+    const pick = document.createElement("td");
+    const button = document.createElement("button");
+    button.className = "fleet-drive";
+    button.textContent = robot.driving ? "driving" : "drive";
+    button.disabled = robot.driving;
+    button.addEventListener("click", () => {
+      fleet.selects += 1;
+      send({ type: "fleet_select", robot: robot.name });
+    });
+    pick.appendChild(button);
+    tr.append(name, mode, speed, control, pick);
+    return tr;
+  }
+
+  fleet.onFleet = (msg) => {
+    if (!msg || !Array.isArray(msg.robots)) return;
+    fleet.last = msg;
+    const box = document.getElementById("fleet-box");
+    const table = document.getElementById("fleet");
+    if (!box || !table) return;
+    box.hidden = false;
+    table.replaceChildren(...msg.robots.map((robot) => row(robot, msg.station)));
+    const title = document.getElementById("fleet-title");
+    if (title) title.textContent = `Fleet · station ${msg.station} drives ${msg.selected}`;
+  };
+  return fleet;
+})();
