@@ -134,3 +134,54 @@ def test_cartesian_keys_raise_the_tool_and_the_gamepad_jogs_behind_its_deadman(
     page.evaluate("window.__pad.buttons[4] = {pressed: false, value: 0}; 0")  # let go
     page.wait_for_function("Math.abs(window.freelook.last.arm.velocities[1]) < 1e-3")
     page.close()
+
+
+def canvas_sum(page: Any) -> float:
+    return float(
+        page.evaluate(
+            "(() => { const c = document.getElementById('armcam');"
+            " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            " let s = 0; for (let i = 0; i < d.length; i += 4) s += d[i] + d[i + 1] + d[i + 2];"
+            " return s / (d.length / 4); })()"
+        )
+    )
+
+
+def test_the_arm_pane_shows_the_stereo_pair_left_eye_or_side_by_side(
+    browser: Any, taros: Sim, tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(taros.url)
+    page.wait_for_function("window.freelook.last && window.freelook.last.arm", timeout=60_000)
+    assert page.evaluate("window.freelook.hello.cameras.map((c) => [c.stream, c.name])") == [
+        [1, "arm_stereo"]
+    ]
+    page.click("#arm-mode")
+    page.wait_for_function("window.freelook.last.mode === 'arm'")
+    view = "window.freelookArmCamera.view"
+    page.wait_for_function(f"{view}.framesPainted > 3", timeout=30_000)
+    assert page.locator("#armcam").is_visible()
+    assert page.evaluate(f"[{view}.lastStream, {view}.lastLayout]") == [1, 1]
+    assert page.evaluate(f"[{view}.frameWidth, {view}.frameHeight]") == [640, 240]
+    assert page.evaluate("document.getElementById('armcam').width") == 320  # the left eye
+    assert canvas_sum(page) > 30  # a rendered view, not a blank canvas
+    page.check("#armcam-sbs")
+    page.evaluate("document.activeElement.blur()")  # keys go to the cockpit, not the checkbox
+    seen = int(page.evaluate(f"{view}.framesPainted"))
+    page.wait_for_function(f"{view}.framesPainted > {seen + 2}")
+    assert page.evaluate("document.getElementById('armcam').width") == 640  # both eyes
+    page.screenshot(path=screenshot_path(tmp_path, "cockpit-arm-camera.png"))
+    # the camera rides the wrist: pitching the wrist changes what it sees
+    before = canvas_sum(page)
+    wrist = float(page.evaluate("window.freelook.last.arm.positions[3]"))
+    page.keyboard.down("KeyR")
+    page.wait_for_function(f"window.freelook.last.arm.positions[3] > {wrist + 0.3}")
+    page.keyboard.up("KeyR")
+    page.wait_for_function("window.freelook.last.arm.velocities.every((v) => Math.abs(v) < 1e-3)")
+    seen = int(page.evaluate(f"{view}.framesPainted"))
+    page.wait_for_function(f"{view}.framesPainted > {seen + 2}")
+    assert abs(canvas_sum(page) - before) > 1.0
+    assert errors == []
+    page.close()

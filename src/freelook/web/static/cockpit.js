@@ -1,5 +1,6 @@
 // freelook cockpit: camera, map, link graphs, drive modes. Talks to the operator process over
-// one WebSocket: binary frames from the server (0x01 JSON state, 0x02 JPEG frame), JSON text
+// one WebSocket: binary frames from the server (0x01 JSON state, 0x02 JPEG frame, 0x03 a further
+// camera's JPEG frame), JSON text
 // from the browser. Every input change is sent at once; releasing every input sends zero.
 "use strict";
 
@@ -70,6 +71,8 @@ function onMessage(data) {
     const stamp = view.getFloat64(1, true);
     const frameId = view.getUint32(9, true);
     onFrame(new Blob([bytes.subarray(13)], { type: "image/jpeg" }), frameId, stamp);
+  } else if (bytes[0] === 3 && window.freelookArmCamera) {
+    window.freelookArmCamera.onFrame(data);  // a further camera: the Arm pane's (armcam.js)
   }
 }
 
@@ -159,6 +162,7 @@ function onHello(msg) {
   }
   $("arm-mode").hidden = !msg.arm;
   if (msg.fleet && window.freelookFleet) window.freelookFleet.onFleet(msg.fleet);
+  if (window.freelookArmCamera) window.freelookArmCamera.onHello(msg);
   if (msg.arm) {
     $("arm-joints").innerHTML = msg.arm.joints.map((name, k) =>
       `<tr><td>${ARM_KEYS[k] ? ARM_KEYS[k].map((c) => c.slice(3)).join("/") : ""} ${name}</td><td id="arm-joint-${k}">-</td></tr>`).join("");
