@@ -11,15 +11,18 @@ import struct
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from freelook.config import load_robot
-from freelook.hardware.sim import simulated_server
+from freelook.errors import ConfigError
+from freelook.hardware.sim import simulated_hardware, simulated_server
 from freelook.link import derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, read_messages
 from freelook.robot import ServerOptions
+from freelook.sim import Simulator
 from freelook.sim.camera import LinkCamera
 from freelook.web import BrowserSlot
 
@@ -90,3 +93,30 @@ def test_both_eyes_travel_in_one_frame_with_one_stamp(tmp_path: Path) -> None:
     assert header.frame_id == "arm_stereo"
     stamp = header.stamp.sec + header.stamp.nanosec * 1e-9
     assert any(abs(stamp - s) < 1e-6 for s in stamps)
+
+
+def test_the_simulated_hal_has_each_configured_camera_by_stream() -> None:
+    """m2p2's mono arm camera; a pair on the pan-tilt unit; a camera on a link the URDF lacks
+    is an error naming the camera's field; no cameras without ``camera``."""
+    m2p2 = load_robot("m2p2")
+    world = load_world("eod")
+    sim = Simulator(m2p2, world)
+    sim.run_for(0.02)
+    cameras = simulated_hardware(sim).stream_cameras
+    assert set(cameras) == {1}
+    frame = cameras[1].capture()
+    assert frame is not None
+    assert frame.shape == (240, 320, 3)
+    assert simulated_hardware(sim, camera=False).stream_cameras == {}
+
+    (arm_cam,) = TAROS.cameras
+    on_mast = arm_cam.model_copy(update={"mount": "pan_tilt", "name": "mast_pair"})
+    mast = Simulator(TAROS.model_copy(update={"cameras": (on_mast,)}), world)
+    pair = simulated_hardware(mast).stream_cameras[1].capture()
+    assert pair is not None
+    assert pair.shape == (240, 640, 3)
+    assert not np.array_equal(pair[:, :320], pair[:, 320:])
+
+    lost = arm_cam.model_copy(update={"mount": "no_such_link"})
+    with pytest.raises(ConfigError, match=r"cameras\.0\.mount: no link 'no_such_link'"):
+        simulated_hardware(Simulator(TAROS.model_copy(update={"cameras": (lost,)}), world))
