@@ -29,7 +29,10 @@ def _copy(tmp_path: Path, name: str, edit: tuple[str, str] | None = None) -> Pat
 
 
 def test_taros_has_a_stereo_pair_and_m2p2_a_mono_arm_camera() -> None:
-    (stereo,) = load_robot("taros").cameras
+    stereo, thermal = load_robot("taros").cameras
+    assert (thermal.name, thermal.stream, thermal.mount, thermal.kind) == (
+        "thermal", 2, "pan_tilt", "thermal"
+    )
     assert (stereo.name, stereo.stream, stereo.mount) == ("arm_stereo", 1, "stereo_bar")
     assert stereo.stereo_baseline == pytest.approx(0.065)
     assert stereo.frame_width == 2 * stereo.width
@@ -74,12 +77,12 @@ def test_a_malformed_camera_names_its_file_and_field(
 def test_twice_the_same_stream_or_name_is_refused(tmp_path: Path) -> None:
     toml = _copy(tmp_path, "taros")
     text = toml.read_text()
-    block = text[text.index("[[cameras]]") :]
+    block = text[text.index("[[cameras]]") : text.index("# The thermal camera")]
     toml.write_text(text + "\n" + block)
     with pytest.raises(ConfigError) as caught:
         load_robot(toml)
-    assert f"{toml}: cameras.1.stream: stream 1 is used twice" in caught.value.problems
-    assert f"{toml}: cameras.1.name: camera 'arm_stereo' is named twice" in caught.value.problems
+    assert f"{toml}: cameras.2.stream: stream 1 is used twice" in caught.value.problems
+    assert f"{toml}: cameras.2.name: camera 'arm_stereo' is named twice" in caught.value.problems
 
 
 def test_a_link_mount_needs_an_arm_and_a_pan_tilt_mount_a_pan_tilt(tmp_path: Path) -> None:

@@ -52,7 +52,9 @@ async def _run(path: Path) -> tuple[list[bytes], list[bytes], np.ndarray, np.nda
     deadline = loop.time() + 20.0
     while (len(arm) < 8 or not drive) and loop.time() < deadline:
         for payload in await asyncio.wait_for(slot.next(), 5.0):
-            (drive if payload[0] == 2 else arm if payload[0] == 3 else []).append(payload)
+            # stream 1 is the pair (stream 2, the thermal camera, is not looked at here)
+            pair = payload[:2] == b"\x03\x01"
+            (drive if payload[0] == 2 else arm if pair else []).append(payload)
     # the eyes the robot's arm sees now (it holds its pose: nobody jogs it)
     sim_arm = robot.sim.arm
     assert sim_arm is not None
@@ -109,7 +111,7 @@ def test_the_simulated_hal_has_each_configured_camera_by_stream() -> None:
     assert frame.shape == (240, 320, 3)
     assert simulated_hardware(sim, camera=False).stream_cameras == {}
 
-    (arm_cam,) = TAROS.cameras
+    arm_cam = TAROS.cameras[0]
     on_mast = arm_cam.model_copy(update={"mount": "pan_tilt", "name": "mast_pair"})
     mast = Simulator(TAROS.model_copy(update={"cameras": (on_mast,)}), world)
     pair = simulated_hardware(mast).stream_cameras[1].capture()

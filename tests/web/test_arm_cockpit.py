@@ -156,7 +156,8 @@ def test_the_arm_pane_shows_the_stereo_pair_left_eye_or_side_by_side(
     page.goto(taros.url)
     page.wait_for_function("window.freelook.last && window.freelook.last.arm", timeout=60_000)
     assert page.evaluate("window.freelook.hello.cameras.map((c) => [c.stream, c.name])") == [
-        [1, "arm_stereo"]
+        [1, "arm_stereo"],
+        [2, "thermal"],
     ]
     page.click("#arm-mode")
     page.wait_for_function("window.freelook.last.mode === 'arm'")

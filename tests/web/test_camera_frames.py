@@ -40,7 +40,8 @@ def test_a_slot_keeps_the_newest_frame_of_each_stream() -> None:
 
 def test_hello_lists_the_robots_cameras() -> None:
     station = OperatorStation(TAROS, None, ("127.0.0.1", 9), key=bytes(32))
-    (camera,) = station.hello()["cameras"]
+    camera, thermal = station.hello()["cameras"]
+    assert (thermal["stream"], thermal["kind"], thermal["layout"]) == (2, "thermal", 0)
     assert camera == {
         "stream": 1,
         "name": "arm_stereo",

@@ -44,6 +44,7 @@ class _ObjectSpec(BaseModel):
     size: tuple[float, float] | None = None
     radius: float | None = Field(default=None, gt=0)
     yaw_deg: float = 0.0
+    temperature: float | None = Field(default=None, ge=-273.15, le=3000.0, allow_inf_nan=False)
 
 
 class _WorldSpec(BaseModel):
@@ -86,6 +87,7 @@ def _toml_world(spec: _WorldSpec, source: str) -> World:
                 sy,
                 math.radians(obj.yaw_deg),
                 obj.radius or 0.0,
+                temperature=obj.temperature,
             )
         )
     start = (spec.start[0], spec.start[1], math.radians(spec.start[2]))

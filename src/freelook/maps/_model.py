@@ -32,6 +32,7 @@ class WorldObject:
     size_y: float = 0.0  # box: extent along its own y axis, m
     yaw: float = 0.0  # box: rotation, rad
     radius: float = 0.0  # cylinder
+    temperature: float | None = None  # °C, seen by thermal cameras; None: the room's
 
     def contains(
         self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]

@@ -128,7 +128,7 @@ def test_taros_pair_sits_between_its_urdf_camera_housings_and_follows_the_wrist(
     arm = sim.arm
     assert arm is not None
     arm.set_base_pose(2.0, 3.0, 0.7)
-    (config,) = taros.cameras
+    config = taros.cameras[0]
     camera = LinkCamera(config.model_copy(update={"rpy_deg": (0.0, 0.0, 0.0)}), world)
     model = arm.model
     bar = model.link_index("stereo_bar")

@@ -18,7 +18,7 @@ from freelook.robot.hal import (
     RobotHardware,
 )
 from freelook.sim import Simulator
-from freelook.sim.camera import Camera, LinkCamera
+from freelook.sim.camera import Camera, LinkCamera, ThermalCamera
 
 __all__ = ["simulated_hardware"]
 
@@ -157,7 +157,9 @@ class _LinkCamera:
         assert sim.arm is not None
         self._arm = sim.arm
         self._link = sim.arm.model.link_index(config.mount)
-        self._camera = LinkCamera(config, sim.world)
+        camera = LinkCamera(config, sim.world)
+        thermal = config.kind == "thermal"
+        self._camera = ThermalCamera(camera, sim.world) if thermal else camera
 
     def capture(self) -> npt.NDArray[np.uint8]:
         return self._camera.render(self._arm.link_in_world(self._link))
@@ -177,9 +179,15 @@ class _PanTiltStreamCamera:
         )
         self._camera = Camera(optics, sim.config.pan_tilt, sim.world)
         self._stereo = config.stereo
+        #: a thermal camera sees temperatures in false colour (a mono one)
+        self._thermal = (
+            ThermalCamera(self._camera, sim.world) if config.kind == "thermal" else None
+        )
 
     def capture(self) -> npt.NDArray[np.uint8]:
         v = self._sim.vehicle
+        if self._thermal is not None:
+            return self._thermal.render(v.x, v.y, v.theta, v.pan, v.tilt)
         if not self._stereo:
             return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
         left, right = self._camera.render_stereo(v.x, v.y, v.theta, v.pan, v.tilt)
