@@ -44,6 +44,7 @@ SUITES: tuple[str, ...] = (
     "freelook.hardware.sim._bench",
     "freelook.hardware.sim._bench_memory",
     "freelook.operator._bench",
+    "freelook.operator._bench_fleet",
     "freelook.record._bench",
 )
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import re
 import secrets
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,6 +59,8 @@ _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _TAG = re.compile(r"[0-9a-f]{16}")
 _SYNC = b"\xfe\x4c"
 MAX_INFO = 4096  # bytes: the longest robot description discovery reads
+CHANNEL = 1024  # samples a subscription's ring keeps for its reader (the oldest go first)
+BATCH = 256  # samples a reader hands the event loop at once, at most
 
 
 def check_robot_name(name: str) -> str:
@@ -120,7 +124,17 @@ class RobotInfo:
 
 
 class ZenohBus:
-    """One Zenoh session that robot and station endpoints share."""
+    """One Zenoh session that robot and station endpoints share.
+
+    Zenoh's receiving threads never wait for Python. The bus subscribes once for all its
+    robot ends (``freelook/*/control/*``) and once per channel for all its station ends (their
+    tags share the bus's prefix: ``freelook/*/telemetry/PREFIX$*``); each subscription fills a
+    ring inside Zenoh (:data:`CHANNEL` samples, the oldest dropped when full) and one reader
+    thread, blocked on it without the interpreter lock, hands what arrived to the event loop
+    in batches, where each sample goes to its endpoint. However many robots and stations a
+    process holds, three threads at most wait for the interpreter: a busy loop costs some
+    latency, never Zenoh's flow.
+    """
 
     def __init__(self, config: zenoh.Config) -> None:
         try:
@@ -128,6 +142,95 @@ class ZenohBus:
         except zenoh.ZError as err:
             raise ConfigError(f"cannot open the Zenoh session: {err}") from None
         self._closed = False
+        self.prefix = secrets.token_hex(6)  # station tags on this bus: prefix + 4 hex digits
+        self._tags = itertools.count(1)
+        self._robots: dict[str, ZenohEndpoint] = {}
+        self._stations: dict[str, ZenohEndpoint] = {}  # tag → its station end
+        self._subscriptions: dict[str, tuple[Any, threading.Thread]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.unrouted = 0  # samples for no endpoint here (an old tag, a robot elsewhere)
+
+    def _join(self, endpoint: ZenohEndpoint) -> str:
+        """Route ``endpoint``'s samples to it; returns its tag (a station end's; "" for a
+        robot end)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        elif self._loop is not loop:
+            raise RuntimeError("a Zenoh bus serves the endpoints of one event loop")
+        if endpoint.role == "robot":
+            if endpoint.robot in self._robots:
+                raise ConfigError(f"robot {endpoint.robot!r} is already on this bus")
+            self._robots[endpoint.robot] = endpoint
+            self._subscribe(f"{ROOT}/*/control/*")
+            return ""
+        number = next(self._tags)
+        if number > 0xFFFF:
+            raise ConfigError("a Zenoh bus holds at most 65535 station ends")
+        tag = f"{self.prefix}{number:04x}"
+        self._stations[tag] = endpoint
+        for channel in ("telemetry", "video"):
+            self._subscribe(f"{ROOT}/*/{channel}/{self.prefix}$*")
+        return tag
+
+    def _leave(self, endpoint: ZenohEndpoint) -> None:
+        if self._robots.get(endpoint.robot) is endpoint:
+            del self._robots[endpoint.robot]
+        if self._stations.get(endpoint.tag) is endpoint:
+            del self._stations[endpoint.tag]
+
+    def _subscribe(self, key: str) -> None:
+        if key in self._subscriptions:
+            return
+        subscriber = self.session.declare_subscriber(key, zenoh.handlers.RingChannel(CHANNEL))
+        reader = threading.Thread(
+            target=self._read, args=(subscriber,), name=f"zenoh {key}", daemon=True
+        )
+        self._subscriptions[key] = (subscriber, reader)
+        reader.start()
+
+    def _read(self, subscriber: Any) -> None:
+        """Wait for samples (the interpreter lock released) and hand them over in batches,
+        until the subscription ends."""
+        handler = subscriber.handler
+        while True:
+            try:
+                batch = [handler.recv()]
+                while len(batch) < BATCH:
+                    more = handler.try_recv()
+                    if more is None:
+                        break
+                    batch.append(more)
+            except zenoh.ZError:
+                return  # undeclared: the channel closed
+            items = [(str(s.key_expr), s.payload.to_bytes()) for s in batch]
+            loop = self._loop
+            if loop is None:
+                return
+            try:
+                loop.call_soon_threadsafe(self._dispatch, items)
+            except RuntimeError:  # the loop closed during shutdown
+                return
+
+    def _dispatch(self, items: list[tuple[str, bytes]]) -> None:
+        """Each sample to its endpoint (on the event loop)."""
+        for key, data in items:
+            parts = key.split("/")
+            if len(parts) != 4:
+                self.unrouted += 1
+                continue
+            _, robot, channel, tag = parts
+            endpoint: ZenohEndpoint | None
+            if channel == "control":
+                endpoint, source = self._robots.get(robot), tag
+            else:
+                endpoint, source = self._stations.get(tag), robot
+                if endpoint is not None and endpoint.robot != robot:
+                    endpoint = None  # another robot on this station's tag: not its peer
+            if endpoint is None:
+                self.unrouted += 1
+                continue
+            endpoint._accept(data, source)
 
     @classmethod
     def peer(cls, listen: Sequence[str] = (), connect: Sequence[str] = ()) -> ZenohBus:
@@ -181,9 +284,16 @@ class ZenohBus:
         return sorted(names)
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self.session.close()  # type: ignore[no-untyped-call]
+        if self._closed:
+            return
+        self._closed = True
+        for subscriber, _ in self._subscriptions.values():
+            with contextlib.suppress(zenoh.ZError):
+                subscriber.undeclare()
+        for _, reader in self._subscriptions.values():
+            reader.join(timeout=1.0)
+        self._subscriptions.clear()
+        self.session.close()  # type: ignore[no-untyped-call]
 
 
 def _is_video(data: bytes) -> bool:
@@ -231,9 +341,8 @@ class ZenohEndpoint:
         session = bus.session
         base = f"{ROOT}/{robot}"
         self._declared: list[Any] = []
+        self.tag = bus._join(self)
         if role == "robot":
-            self.tag = ""
-            self._declared.append(session.declare_subscriber(f"{base}/control/*", self._sample))
             if info is not None:
                 payload = info.to_json()
                 self._declared.append(
@@ -243,13 +352,8 @@ class ZenohEndpoint:
                 )
             self._declared.append(session.liveliness().declare_token(f"{base}/alive"))
         else:
-            self.tag = secrets.token_hex(8)
             self.peer = robot
             self.verified[robot] = None
-            for channel in ("telemetry", "video"):
-                self._declared.append(
-                    session.declare_subscriber(f"{base}/{channel}/{self.tag}", self._sample)
-                )
             self._out = self._publisher(f"{base}/control/{self.tag}")
 
     @property
@@ -266,23 +370,14 @@ class ZenohEndpoint:
             self._publishers[key] = publisher
         return publisher
 
-    # -- from Zenoh's threads ----------------------------------------------------------------
+    # -- on the event loop -------------------------------------------------------------------
 
-    def _sample(self, sample: zenoh.Sample) -> None:
-        key = str(sample.key_expr)
-        data = sample.payload.to_bytes()
-        if self.role == "robot":
-            source = key.rpartition("/")[2]
-            ok = _TAG.fullmatch(source) is not None
-        else:
-            source, ok = self.robot, True
-        if not ok or len(data) > MAX_PACKET:
+    def _accept(self, data: bytes, source: str) -> None:
+        """A sample the bus routed here: bounded and checked, then handled or queued."""
+        if len(data) > MAX_PACKET or (self.role == "robot" and not _TAG.fullmatch(source)):
             self.malformed += 1
             return
-        with contextlib.suppress(RuntimeError):  # the loop closed during shutdown
-            self._loop.call_soon_threadsafe(self._deliver, data, source)
-
-    # -- on the event loop -------------------------------------------------------------------
+        self._deliver(data, source)
 
     def _deliver(self, data: bytes, source: str) -> None:
         if self._closed:
@@ -373,6 +468,7 @@ class ZenohEndpoint:
         if self._closed:
             return
         self._closed = True
+        self.bus._leave(self)
         for entity in (*self._declared, *self._publishers.values()):
             with contextlib.suppress(zenoh.ZError):
                 entity.undeclare()

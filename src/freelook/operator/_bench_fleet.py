@@ -1,0 +1,268 @@
+"""Benchmark: a fleet over Zenoh against the same fleet over UDP, in the same run.
+
+10 robots on the batched simulator, 3 operator stations, each with a link session to every
+robot (30 sessions, each station with its own key); station k drives robots k, k+3, … and
+watches the rest. Every 100 ms each driving station sends a drive command and a control
+request; the robot's control grant is the acknowledgement, and the command latency is the
+request's round trip, station to robot program and back. Every station counts each robot's
+telemetry. Everything runs in one process on loopback: over Zenoh (robots on one peer, each
+station on a peer of its own connected to it) and over UDP (a socket per robot and per
+session), one after the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import statistics
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from freelook.bench import Case, benchmark
+
+ROBOTS = 10
+STATIONS = 3
+COMMAND_PERIOD = 0.1  # s between a driving station's commands to each of its robots
+SETTLE = 2.0  # s for every session to open and every station to hold its robots
+MEASURE = 5.0  # s measured
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+@dataclass
+class FleetTrial:
+    """What one trial measured."""
+
+    latencies: list[float] = field(default_factory=list)  # s, request → grant
+    requests: int = 0
+    grants: int = 0
+    commands_sent: int = 0
+    commands_received: int = 0
+    telemetry: dict[tuple[int, int], int] = field(default_factory=dict)  # (station, robot)
+    seconds: float = 0.0
+    spacing: float = 0.0
+
+    @property
+    def rates(self) -> list[float]:
+        return [n / self.seconds for n in self.telemetry.values()] if self.seconds else []
+
+
+async def _trial(transport: str) -> FleetTrial:
+    from freelook.config import load_robot
+    from freelook.hardware.sim import SimulatedFleet
+    from freelook.link import (
+        Accepted,
+        ControlGrant,
+        ControlRequest,
+        KeyRing,
+        Telemetry,
+        TransportUrl,
+        VelocityCommand,
+        ZenohBus,
+        derive_key,
+    )
+    from freelook.maps import load_world
+    from freelook.operator._station import OperatorStation
+    from freelook.robot import ServerOptions
+
+    config, world = load_robot("pioneer3dx"), load_world("lab")
+    ring = KeyRing.from_mapping({"stations": {str(k): {"key": f"bench {k}"} for k in (1, 2, 3)}})
+    port = _free_port()
+    names = [f"robot-{i + 1}" for i in range(ROBOTS)]
+    buses: list[ZenohBus] = []
+    robots_bus = None
+    if transport == "zenoh":
+        robots_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"])
+        buses.append(robots_bus)
+
+    def listen(i: int) -> str:
+        if transport == "zenoh":
+            return f"zenoh://127.0.0.1:{port}/{names[i]}"
+        return "udp://127.0.0.1:0"
+
+    fleet = SimulatedFleet(
+        config,
+        world,
+        ROBOTS,
+        lambda i: ServerOptions(listen=listen(i), keys=ring, camera=False),
+        bus=robots_bus,
+    )
+    trial = FleetTrial(spacing=config.link.robot_tx_spacing)
+    measuring = [False]
+    received: dict[float, float] = {}  # a command's speed → when the robot program had it
+
+    for server in fleet:
+        original = server.program.send
+
+        def spy(message: Any, station: int = 0, permissions: Any = None, _o: Any = original) -> Any:
+            if isinstance(message, VelocityCommand) and measuring[0]:
+                received[message.v] = time.perf_counter()
+            return _o(message, station, permissions)
+
+        server.program.send = spy  # type: ignore[method-assign]
+
+    fleet_task = asyncio.create_task(fleet.run())
+    await fleet.ready()
+    stations: dict[tuple[int, int], OperatorStation] = {}
+    pending: dict[tuple[int, int], deque[float]] = {}
+    tasks = []
+    try:
+        for k in range(1, STATIONS + 1):
+            bus = None
+            if transport == "zenoh":
+                bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+                buses.append(bus)
+            for i, server in enumerate(fleet):
+                if transport == "zenoh":
+                    url = TransportUrl("zenoh", "127.0.0.1", port, robot=names[i])
+                else:
+                    assert server.local_address is not None
+                    url = TransportUrl("udp", *server.local_address)
+                station = OperatorStation(
+                    config,
+                    None,
+                    url,
+                    key=derive_key(f"bench {k}"),
+                    station=k,
+                    bus=bus,
+                    driving=False,  # the benchmark sends the requests itself, one at a time
+                )
+                key = (k, i)
+                stations[key] = station
+                pending[key] = deque()
+                station._on_event = _counter(  # type: ignore[method-assign]
+                    station, key, trial, pending[key], measuring, Accepted, Telemetry, ControlGrant
+                )
+                tasks.append(asyncio.create_task(station.run()))
+        drivers = [(k, i) for (k, i) in stations if i % STATIONS == k - 1]
+        for key in drivers:
+            stations[key].send([ControlRequest(key[0], 10)])
+        await asyncio.sleep(SETTLE)
+        for key in drivers:
+            pending[key].clear()
+        measuring[0] = True
+        sent: dict[float, float] = {}
+        start = time.perf_counter()
+        n = 0
+        while time.perf_counter() - start < MEASURE:
+            for k, i in drivers:
+                n += 1
+                v = n * 2.0**-12  # each command its own speed, exact in float32
+                station = stations[(k, i)]
+                pending[(k, i)].append(time.perf_counter())
+                sent[v] = time.perf_counter()
+                station.send([VelocityCommand(v, 0.0), ControlRequest(k, 10)])
+                trial.requests += 1
+            await asyncio.sleep(COMMAND_PERIOD)
+        await asyncio.sleep(0.5)  # the last answers
+        measuring[0] = False
+        trial.seconds = time.perf_counter() - start
+        trial.commands_sent = len(sent)
+        trial.commands_received = sum(1 for v in sent if v in received)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        fleet_task.cancel()
+        await asyncio.gather(fleet_task, return_exceptions=True)
+        for bus in reversed(buses):
+            bus.close()
+    return trial
+
+
+def _counter(
+    station: Any,
+    key: tuple[int, int],
+    trial: FleetTrial,
+    pending: deque[float],
+    measuring: list[bool],
+    accepted: type,
+    telemetry: type,
+    grant: type,
+) -> Any:
+    """The station's own event handler, counting telemetry and timing grants first."""
+    handle = station._on_event
+
+    def on_event(event: Any) -> None:
+        if measuring[0] and isinstance(event, accepted):
+            message = event.message
+            if isinstance(message, telemetry):
+                trial.telemetry[key] = trial.telemetry.get(key, 0) + 1
+            elif isinstance(message, grant) and message.station == key[0] and pending:
+                trial.latencies.append(time.perf_counter() - pending.popleft())
+                trial.grants += 1
+        handle(event)
+
+    return on_event
+
+
+@benchmark("link.fleet_zenoh")
+def fleet_zenoh() -> Case:
+    """10 robots × 3 stations over Zenoh on loopback vs the same over UDP in the same run.
+    Judged: p95 command latency (control request → grant) at most 2 × UDP's; the ratio
+    counts as failed (infinite) when a command went unacknowledged over Zenoh or a robot's
+    telemetry reached a station at under 90 % of its configured rate."""
+    trials: dict[str, FleetTrial] = {}
+
+    def run() -> None:
+        trials["zenoh"] = asyncio.run(_trial("zenoh"))
+
+    def baseline() -> None:
+        trials["udp"] = asyncio.run(_trial("udp"))
+
+    def passes(trial: FleetTrial) -> bool:
+        rates = trial.rates
+        return (
+            trial.grants == trial.requests
+            and trial.commands_received == trial.commands_sent
+            and len(rates) == ROBOTS * STATIONS
+            and min(rates) >= 0.9 / trial.spacing
+        )
+
+    def ratio() -> float:
+        zenoh, udp = trials["zenoh"], trials["udp"]
+        if not passes(zenoh) or not zenoh.latencies or not udp.latencies:
+            return float("inf")
+        return _p95(zenoh.latencies) / _p95(udp.latencies)
+
+    def extra() -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name, trial in trials.items():
+            rates = trial.rates or [0.0]
+            out |= {
+                f"{name}_p50_ms": statistics.median(trial.latencies or [0.0]) * 1e3,
+                f"{name}_p95_ms": _p95(trial.latencies or [0.0]) * 1e3,
+                f"{name}_requests": float(trial.requests),
+                f"{name}_acknowledged": float(trial.grants),
+                f"{name}_commands_sent": float(trial.commands_sent),
+                f"{name}_commands_received": float(trial.commands_received),
+                f"{name}_telemetry_min_hz": min(rates),
+                f"{name}_telemetry_mean_hz": statistics.fmean(rates),
+                f"{name}_telemetry_streams": float(len(trial.telemetry)),
+            }
+        if trials:
+            out["configured_telemetry_hz"] = 1.0 / next(iter(trials.values())).spacing
+            out["p95_ratio"] = ratio()
+        return out
+
+    return Case(
+        run=run,
+        baseline=baseline,
+        calls=1,
+        unit="trial",
+        extra=extra,
+        ratio=ratio,
+        max_baseline_ratio=2.0,
+        target_label="p95 command latency ≤ 2 × UDP's, every command acknowledged",
+    )
