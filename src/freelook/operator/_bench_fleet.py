@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freelook.bench import Case, benchmark
+from freelook.link import Accepted, ControlGrant, LinkEvent, Telemetry
 
 ROBOTS = 10
 STATIONS = 3
@@ -62,11 +63,8 @@ async def _trial(transport: str) -> FleetTrial:
     from freelook.config import load_robot
     from freelook.hardware.sim import SimulatedFleet
     from freelook.link import (
-        Accepted,
-        ControlGrant,
         ControlRequest,
         KeyRing,
-        Telemetry,
         TransportUrl,
         VelocityCommand,
         ZenohBus,
@@ -142,7 +140,7 @@ async def _trial(transport: str) -> FleetTrial:
                 stations[key] = station
                 pending[key] = deque()
                 station._on_event = _counter(  # type: ignore[method-assign]
-                    station, key, trial, pending[key], measuring, Accepted, Telemetry, ControlGrant
+                    station, key, trial, pending[key], measuring
                 )
                 tasks.append(asyncio.create_task(station.run()))
         drivers = [(k, i) for (k, i) in stations if i % STATIONS == k - 1]
@@ -187,19 +185,16 @@ def _counter(
     trial: FleetTrial,
     pending: deque[float],
     measuring: list[bool],
-    accepted: type,
-    telemetry: type,
-    grant: type,
 ) -> Any:
     """The station's own event handler, counting telemetry and timing grants first."""
     handle = station._on_event
 
-    def on_event(event: Any) -> None:
-        if measuring[0] and isinstance(event, accepted):
+    def on_event(event: LinkEvent) -> None:
+        if measuring[0] and isinstance(event, Accepted):
             message = event.message
-            if isinstance(message, telemetry):
+            if isinstance(message, Telemetry):
                 trial.telemetry[key] = trial.telemetry.get(key, 0) + 1
-            elif isinstance(message, grant) and message.station == key[0] and pending:
+            elif isinstance(message, ControlGrant) and message.station == key[0] and pending:
                 trial.latencies.append(time.perf_counter() - pending.popleft())
                 trial.grants += 1
         handle(event)
