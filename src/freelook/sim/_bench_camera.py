@@ -76,7 +76,7 @@ def arm_stereo() -> Case:
     from freelook.sim.camera import LinkCamera
 
     robot, world = load_robot("taros"), load_world("eod")
-    (config,) = robot.cameras
+    config = next(c for c in robot.cameras if c.name == "arm_stereo")
     arm = Simulator(robot, world).arm
     assert arm is not None
     arm.set_base_pose(3.0, 2.0, 0.0)

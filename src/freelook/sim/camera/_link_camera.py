@@ -61,6 +61,8 @@ class LinkCamera:
         self._walls = np.ascontiguousarray(world.occupancy)
         self._objects = _object_table(world)
         self._frame = np.zeros((config.height, config.frame_width, 3), dtype=np.uint8)
+        # each eye is drawn into a contiguous buffer (one compiled kernel for every camera)
+        self._eye = np.zeros((config.height, config.width, 3), dtype=np.uint8)
 
     def eyes(self, link_in_world: F64) -> list[tuple[float, float, float, float, float]]:
         """Each eye's (x, y, z, heading, tilt) in the world for the link's 4×4 frame: one for a
@@ -84,7 +86,7 @@ class LinkCamera:
         w = self.world
         for i, (x, y, z, heading, tilt) in enumerate(self.eyes(link_in_world)):
             render_frame(
-                self._frame[:, i * width : (i + 1) * width],
+                self._eye,
                 self._walls,
                 w.origin[0],
                 w.origin[1],
@@ -98,6 +100,7 @@ class LinkCamera:
                 self.fov,
                 self._objects,
             )
+            self._frame[:, i * width : (i + 1) * width] = self._eye
         return self._frame.copy()
 
     def project(
