@@ -51,6 +51,7 @@ def test_hello_lists_the_robots_cameras() -> None:
         "fov_deg": 75.0,
         "kind": "visible",
         "stereo_baseline": 0.065,
+        "mount": "stereo_bar",
     }
     thesis = OperatorStation(TAROS, None, ("127.0.0.1", 9), wire="thesis")
     assert thesis.hello()["cameras"] == []  # the thesis profile carries no video

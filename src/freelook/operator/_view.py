@@ -63,6 +63,7 @@ def hello_message(
                 "fov_deg": c.fov_deg,
                 "kind": c.kind,
                 "stereo_baseline": c.stereo_baseline,
+                "mount": c.mount,  # "pan_tilt" or the arm link it rides on
             }
             for c in (config.cameras if core.native else ())
         ],

@@ -12,8 +12,11 @@
   let decoding = false, pending = null;
 
   function onHello(msg) {
-    const cameras = (msg.cameras || []).slice().sort((a, b) => a.stream - b.stream);
-    view.camera = cameras.length ? cameras[0] : null;  // the arm's camera: its lowest stream
+    // the arm's camera: the lowest stream of a visible camera on an arm link
+    const cameras = (msg.cameras || [])
+      .filter((c) => c.mount !== "pan_tilt" && c.kind !== "thermal")
+      .sort((a, b) => a.stream - b.stream);
+    view.camera = cameras.length ? cameras[0] : null;
     $("armcam-box").hidden = !view.camera;
     if (!view.camera) return;
     const stereo = view.camera.layout === 1;
