@@ -6,7 +6,8 @@ uint8 layout: 0 mono, 1 stereo side by side; float64 stamp, uint32 frame id, JPE
 little-endian. Browser → server messages are JSON text; one that is
 malformed or refused gets ``{"type": "error", "reason": ...}`` back and the socket stays open.
 
-Access: every launch has a random token (:func:`new_token`). ``GET /`` needs it as
+Access: every launch has a random token (:func:`new_token`). ``GET /`` (the cockpit) and
+``GET /station`` (the virtual operator station) need it as
 ``?token=`` (then a cookie keeps a reload working); ``/ws`` needs it as ``?token=`` and, when
 the browser sends an ``Origin``, that origin must be the server's own (scheme, host and port as
 the browser sees them; ``127.0.0.1``, ``localhost`` and ``::1`` count as one host). A refused
@@ -166,6 +167,7 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
         raise ValueError("the cockpit needs an access token (see new_token())")
     static_dir = resources.files("freelook.web") / "static"
     index_html = (static_dir / "index.html").read_text(encoding="utf-8")
+    station_html = (static_dir / "station.html").read_text(encoding="utf-8")
 
     def cookie_name(connection: HTTPConnection) -> str:
         return f"freelook-token-{connection.url.port or 0}"  # one per port on a shared host
@@ -174,6 +176,12 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
         return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
 
     async def index(request: Request) -> Response:
+        return page(request, index_html)
+
+    async def station(request: Request) -> Response:
+        return page(request, station_html)
+
+    def page(request: Request, html: str) -> Response:
         given = request.query_params.get("token")
         if not token_matches(given) and not token_matches(
             request.cookies.get(cookie_name(request))
@@ -183,7 +191,7 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
                 "access token required: open the URL freelook printed (…/?token=…)",
                 status_code=403,
             )
-        response = HTMLResponse(index_html, headers={"Cache-Control": "no-store"})
+        response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
         if given is not None:  # a reload of the cleaned URL still finds the page
             response.set_cookie(
                 cookie_name(request),
@@ -247,6 +255,7 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
         static = StaticFiles(directory=str(static_path))
     routes = [
         Route("/", index),
+        Route("/station", station),  # the virtual operator station (WebXR, or a desktop room)
         WebSocketRoute("/ws", websocket),
         Mount("/static", app=static, name="static"),
     ]

@@ -1,0 +1,471 @@
+// freelook virtual operator station (TAROS): the robot's cameras on screens in a virtual room,
+// in a WebXR headset (immersive-vr) or on a desktop (mouse look; mono, side-by-side or anaglyph
+// stereo). One WebSocket to the operator station, as the cockpit's: binary frames from the
+// server (0x01 JSON, 0x02 driving camera, 0x03 further streams), JSON text from the browser.
+// The stereo pair arrives as one side-by-side frame with one capture stamp; each eye's image is
+// cut from that frame and shifted outwards by the Horizontal Image Translation (HIT), computed
+// from the XR view actually rendered. Head motion never moves the robot unless head-coupled
+// pan is switched on.
+import { hitFromView, disparities, analysedShift } from "/static/station-hit.js";
+import { drawStatus, drawOverlay, drawGraph, drawMap } from "/static/station-panels.js";
+import { createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "/static/station-room.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const positive = (key, fallback) => {
+  const v = Number.parseFloat(params.get(key));
+  return Number.isFinite(v) && v > 0 && v < 100 ? v : fallback;
+};
+const DESKTOP_IPD = 0.064;  // m, for desktop stereo (a headset reports its own eye offsets)
+const SEND_MS = 50;
+
+const station = {
+  hello: null, last: null, connected: false, ws: null, errors: 0,
+  viewMode: params.get("view") === "direct" ? "direct" : "cinema",
+  stereo: ["mono", "sbs", "anaglyph"].includes(params.get("stereo")) ? params.get("stereo") : "mono",
+  hitMode: ["fixed", "analysis", "off"].includes(params.get("hit")) ? params.get("hit") : "fixed",
+  headPan: params.get("head_pan") === "1",
+  driveMode: "free_look",
+  layout: { screenDistance: positive("screen_distance", 3.0), screenWidth: positive("screen_width", 4.0) },
+  mainCamera: null, thermalCamera: null,
+  hit: null, shift: 0, analysis: null, freeze: false,
+  eyes: { left: null, right: null }, eyeMismatches: 0, mainFrames: 0, mainWidth: 0,
+  drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], xrFrames: 0, inXR: false,
+  view: { yaw: 0, pitch: 0.12 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
+  graph: [], mapImage: null, pendingDrawn: null, captures: [],
+};
+window.station = station;  // for tests and debugging
+
+const room = createRoom($("room"), station.layout);
+station.room = room;
+
+// ---------------------------------------------------------------- connection (as the cockpit)
+const TOKEN_KEY = "freelook-token:" + location.host;
+function accessToken() {
+  const given = params.get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given);
+    const rest = new URLSearchParams(location.search);
+    rest.delete("token");
+    const tail = rest.toString();
+    history.replaceState(null, "", location.pathname + (tail ? "?" + tail : "") + location.hash);
+    return given;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+const token = accessToken();
+
+function connect() {
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  ws.binaryType = "arraybuffer";
+  ws.onopen = () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); };
+  ws.onclose = (ev) => {
+    station.connected = false;
+    $("status").textContent = ev.code === 4403 ? "refused: open the URL freelook printed" : "disconnected";
+    setTimeout(connect, ev.code === 4403 ? 5000 : 1000);
+  };
+  ws.onmessage = (ev) => onMessage(ev.data);
+  station.ws = ws;
+}
+
+function send(obj) {
+  if (station.ws && station.ws.readyState === WebSocket.OPEN) station.ws.send(JSON.stringify(obj));
+}
+
+const decoder = new TextDecoder();
+function onMessage(data) {
+  const bytes = new Uint8Array(data);
+  if (bytes[0] === 1) {
+    const msg = JSON.parse(decoder.decode(bytes.subarray(1)));
+    if (msg.type === "hello") onHello(msg);
+    else if (msg.type === "state") onState(msg);
+    else if (msg.type === "error") { station.errors += 1; console.warn("server refused a message:", msg.reason); }
+  } else if (bytes[0] === 2) {
+    const v = new DataView(data);
+    queue("driving", { stream: 0, layout: 0, stamp: v.getFloat64(1, true), frameId: v.getUint32(9, true), blob: new Blob([bytes.subarray(13)], { type: "image/jpeg" }) });
+  } else if (bytes[0] === 3) {
+    const v = new DataView(data);
+    const frame = { stream: v.getUint8(1), layout: v.getUint8(2), stamp: v.getFloat64(3, true), frameId: v.getUint32(11, true), blob: new Blob([bytes.subarray(15)], { type: "image/jpeg" }) };
+    if (station.mainCamera && frame.stream === station.mainCamera.stream) queue("main", frame);
+    else if (station.thermalCamera && frame.stream === station.thermalCamera.stream) queue("thermal", frame);
+  }
+}
+
+function onHello(msg) {
+  station.hello = msg;
+  const cameras = (msg.cameras || []).slice().sort((a, b) => a.stream - b.stream);
+  station.mainCamera = cameras.find((c) => c.layout === 1) || cameras.find((c) => c.kind !== "thermal") || null;
+  station.thermalCamera = cameras.find((c) => c.kind === "thermal") || null;
+  if (station.mainCamera) setMainAspect(room, eyeWidth(station.mainCamera), station.mainCamera.height);
+  buildRobot(room, msg);
+  if (msg.map) {
+    const img = new Image();
+    img.onload = () => { station.mapImage = img; };
+    img.src = "data:image/png;base64," + msg.map.png;
+  }
+  $("status").textContent = `${msg.robot.name}: ` + (station.mainCamera ? `main screen ${station.mainCamera.name}${station.mainCamera.layout === 1 ? " (stereo)" : ""}` : "no arm camera");
+}
+
+// One eye's image width: a side-by-side pair's frame holds both eyes.
+function eyeWidth(camera) {
+  if (station.mainWidth && camera === station.mainCamera) return camera.layout === 1 ? station.mainWidth / 2 : station.mainWidth;
+  return camera.layout === 1 && camera.width > 0 ? camera.width / 2 : camera.width;
+}
+
+function onState(s) {
+  station.last = s;
+  station.red = poseRobot(room, s.arm);
+  const up = s.link && s.link.up, down = s.link && s.link.down;
+  station.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
+  while (station.graph.length && performance.now() - station.graph[0][0] > 30000) station.graph.shift();
+  panelsDirty = true;
+}
+
+// ---------------------------------------------------------------- camera frames
+// One decoder per screen, newest frame wins (a slow decode drops frames, never queues them).
+const decoders = { main: { busy: false, next: null }, driving: { busy: false, next: null }, thermal: { busy: false, next: null } };
+function queue(name, frame) {
+  const d = decoders[name];
+  d.next = frame;
+  if (!d.busy) decode(name);
+}
+async function decode(name) {
+  const d = decoders[name];
+  const frame = d.next;
+  if (!frame) return;
+  d.next = null;
+  d.busy = true;
+  try {
+    const bitmap = await createImageBitmap(frame.blob);
+    if (name === "main") onMainFrame(bitmap, frame);
+    else paintSide(name, bitmap, frame);
+    bitmap.close();
+  } catch (err) {
+    console.warn("bad camera frame", err);
+  } finally {
+    d.busy = false;
+    if (d.next) decode(name);
+  }
+}
+
+const raw = document.createElement("canvas");  // the last stereo frame as it came, both eyes
+function onMainFrame(bitmap, frame) {
+  if (station.freeze) return;
+  if (raw.width !== bitmap.width || raw.height !== bitmap.height) { raw.width = bitmap.width; raw.height = bitmap.height; }
+  raw.getContext("2d").drawImage(bitmap, 0, 0);
+  station.mainFrames += 1;
+  station.mainWidth = bitmap.width;
+  raw.frame = frame;
+  if (station.hitMode === "analysis") analyse();
+  composeEyes();
+  station.pendingDrawn = frame;
+}
+
+// Each eye's image from the one side-by-side frame, moved outwards by the HIT shift: the left
+// image to the left, the right one to the right (black where the shift uncovers the screen).
+function composeEyes() {
+  const frame = raw.frame;
+  if (!frame) return;
+  const stereo = frame.layout === 1;
+  const w = stereo ? Math.floor(raw.width / 2) : raw.width, h = raw.height;
+  const shift = station.viewMode === "direct" ? 0 : station.shift;
+  for (const [eye, sx, dx] of [["left", 0, -shift], ["right", stereo ? w : 0, shift]]) {
+    const c = room.canvases[eye];
+    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+    const g = c.getContext("2d");
+    g.fillStyle = "#000"; g.fillRect(0, 0, w, h);
+    g.drawImage(raw, sx, 0, w, h, dx, 0, w, h);
+    room.textures[eye].needsUpdate = true;
+    station.eyes[eye] = { frameId: frame.frameId, stamp: frame.stamp, shift: dx };
+  }
+  if (station.eyes.left.frameId !== station.eyes.right.frameId || station.eyes.left.stamp !== station.eyes.right.stamp) station.eyeMismatches += 1;
+}
+
+// The image-analysis HIT option: the farthest features' disparity from a small grey copy.
+const small = document.createElement("canvas");
+function analyse() {
+  const frame = raw.frame;
+  if (!frame || frame.layout !== 1 || !station.hit) return;
+  const eyeW = Math.floor(raw.width / 2), scale = Math.min(1, 160 / eyeW);
+  const w = Math.max(16, Math.round(eyeW * scale)), h = Math.max(16, Math.round(raw.height * scale));
+  small.width = 2 * w; small.height = h;
+  const g = small.getContext("2d", { willReadFrequently: true });
+  g.drawImage(raw, 0, 0, 2 * w, h);
+  const px = g.getImageData(0, 0, 2 * w, h).data;
+  const grey = (x0) => {
+    const out = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) { const i = 4 * (y * 2 * w + x0 + x); out[y * w + x] = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2]; }
+    return out;
+  };
+  const found = disparities(grey(0), grey(w), w, h, Math.min(24, Math.floor(w / 4)));
+  station.analysis = found && { far: found.far / scale, near: found.near / scale, blocks: found.blocks };
+}
+
+function paintSide(name, bitmap, frame) {
+  const c = room.canvases[name];
+  if (c.width !== bitmap.width || c.height !== bitmap.height) { c.width = bitmap.width; c.height = bitmap.height; }
+  const g = c.getContext("2d");
+  g.drawImage(bitmap, 0, 0);
+  if (name === "driving") { drawOverlay(g, c.width, station.last); station.drivingFrames += 1; } else station.thermalFrames += 1;
+  room.textures[name].needsUpdate = true;
+}
+
+let panelsDirty = true, lastPanels = 0;
+function paintPanels(now) {
+  if (!panelsDirty || now - lastPanels < 100) return;
+  panelsDirty = false; lastPanels = now;
+  station.icons = drawStatus(room.canvases.status, station.last);
+  drawGraph(room.canvases.graph, station.graph);
+  drawMap(room.canvases.map, station.hello, station.last, station.mapImage);
+  for (const k of ["status", "graph", "map"]) room.textures[k].needsUpdate = true;
+}
+
+// ---------------------------------------------------------------- HIT from the rendered view
+function updateHit(viewWidth, projectionX, ipd, source) {
+  const cam = station.mainCamera;
+  const cameraWidth = cam ? eyeWidth(cam) : 320;
+  const h = hitFromView(viewWidth, projectionX, ipd, station.layout.screenDistance, station.layout.screenWidth, cameraWidth);
+  if (!h) return;
+  const key = [h.X, h.fov_deg.toFixed(4), ipd.toFixed(5)].join();
+  let shift = station.hitMode === "off" ? 0 : h.camera_shift;
+  if (station.hitMode === "analysis") shift = analysedShift(h.camera_shift, station.analysis, cameraWidth / 8);
+  station.hit = { ...h, source };
+  if (key !== station.hitKey || Math.abs(shift - station.shift) > 1e-6) {
+    station.hitKey = key;
+    station.shift = shift;
+    composeEyes();
+  }
+}
+
+// ---------------------------------------------------------------- controls
+const keys = new Set();
+let xrInput = null;  // what the controllers said in the last XR frame
+let edges = {};
+function pressedOnce(name, now) { const was = edges[name]; edges[name] = now; return now && !was; }
+
+function readControllers(session) {
+  const out = { forward: 0, left: 0, turn: 0, tilt: 0, deadman: false, cartesian: [0, 0, 0], buttons: {} };
+  const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
+  for (const source of session.inputSources) {
+    const gp = source.gamepad;
+    if (!gp || gp.mapping !== "xr-standard") continue;
+    const b = (i) => (gp.buttons[i] ? gp.buttons[i].value : 0);
+    const sx = dz(gp.axes[2] || 0), sy = dz(gp.axes[3] || 0);
+    if (b(1) > 0.5) out.deadman = true;  // a grip (squeeze) held: the deadman
+    if (source.handedness === "left") {
+      out.forward = -sy; out.left = -sx;
+      out.cartesian[0] = -sy; out.cartesian[1] = -sx;
+      out.buttons.x = b(4) > 0.5; out.buttons.y = b(5) > 0.5; out.buttons.open = b(0) > 0.5;
+    } else {
+      out.turn = -sx; out.tilt = -sy;
+      out.cartesian[2] = -sy;
+      out.buttons.a = b(4) > 0.5; out.buttons.b = b(5) > 0.5; out.buttons.close = b(0) > 0.5;
+    }
+  }
+  if (pressedOnce("b", out.buttons.b)) setDriveMode(station.driveMode === "arm" ? "free_look" : "arm");
+  if (pressedOnce("y", out.buttons.y)) send({ type: "estop", engaged: !(station.last && station.last.estop) });
+  if (pressedOnce("x", out.buttons.x)) setViewMode(station.viewMode === "cinema" ? "direct" : "cinema");
+  if (station.driveMode === "arm") {
+    if (pressedOnce("close", out.buttons.close)) send({ type: "gripper", open: 0 });
+    if (pressedOnce("open", out.buttons.open)) send({ type: "gripper", open: 1 });
+  }
+  return out;
+}
+
+function setDriveMode(mode) {
+  if (mode === "arm" && !(station.hello && station.hello.arm)) return;
+  station.driveMode = mode;
+  send({ type: "mode", mode });
+  station.lastInput = "";
+}
+
+function inputs() {
+  const key = (a, b) => (keys.has(a) ? 1 : 0) - (keys.has(b) ? 1 : 0);
+  const boost = keys.has("ShiftLeft") || keys.has("ShiftRight") ? 1 : 0.6;
+  const a = { forward: key("KeyW", "KeyS") * boost, left: key("KeyA", "KeyD") * boost, turn: key("KeyQ", "KeyE"), pan: 0, tilt: key("KeyR", "KeyF") };
+  let cartesian = [key("KeyW", "KeyS"), key("KeyA", "KeyD"), key("KeyR", "KeyF")].map((v) => v * boost);
+  if (xrInput && xrInput.deadman) {
+    a.forward += xrInput.forward; a.left += xrInput.left; a.turn += xrInput.turn; a.tilt += xrInput.tilt;
+    cartesian = cartesian.map((v, k) => v + xrInput.cartesian[k]);
+  }
+  if (station.headPan && station.inXR) {  // the head's yaw and pitch away from the screen, as rates
+    a.turn += station.headYaw / (Math.PI / 6);
+    a.tilt += station.headPitch / (Math.PI / 6);
+  }
+  const clamp = (v) => Math.max(-1, Math.min(1, v));
+  for (const k of Object.keys(a)) a[k] = clamp(a[k]);
+  return { axes: a, cartesian: cartesian.map(clamp) };
+}
+
+function controlTick() {
+  const { axes, cartesian } = inputs();
+  const arm = station.driveMode === "arm";
+  const message = arm ? { type: "arm", cartesian } : { type: "axes", mode: "free_look", ...axes };
+  const key = JSON.stringify(message);
+  const zero = arm ? cartesian.every((v) => v === 0) : Object.values(axes).every((v) => v === 0);
+  // on every change at once; repeated while non-zero so the robot's watchdog stays fed
+  if (key !== station.lastInput || !zero) {
+    send(message);
+    station.lastInput = key;
+    if (!zero) station.sentAxes += 1;
+  }
+}
+
+function setViewMode(mode) {
+  station.viewMode = mode;
+  $("view-mode").value = mode;
+  room.mainLeft.visible = room.mainRight.visible = mode === "cinema";
+  room.head.visible = mode === "direct";
+  composeEyes();
+}
+
+function setupInputs() {
+  $("view-mode").value = station.viewMode;
+  $("stereo").value = station.stereo;
+  $("hit-mode").value = station.hitMode;
+  $("head-pan").checked = station.headPan;
+  $("view-mode").addEventListener("change", (ev) => setViewMode(ev.target.value));
+  $("stereo").addEventListener("change", (ev) => { station.stereo = ev.target.value; });
+  $("hit-mode").addEventListener("change", (ev) => { station.hitMode = ev.target.value; station.hitKey = ""; });
+  $("head-pan").addEventListener("change", (ev) => { station.headPan = ev.target.checked; });
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
+    if (ev.code === "Space") { ev.preventDefault(); send({ type: "estop", engaged: !(station.last && station.last.estop) }); return; }
+    if (!ev.repeat) keys.add(ev.code);
+  });
+  window.addEventListener("keyup", (ev) => keys.delete(ev.code));
+  window.addEventListener("blur", () => keys.clear());
+  // mouse look: dragging turns the desktop view only, never the robot
+  let drag = null;
+  const canvas = $("room");
+  canvas.addEventListener("pointerdown", (ev) => { drag = [ev.clientX, ev.clientY]; canvas.setPointerCapture(ev.pointerId); });
+  canvas.addEventListener("pointerup", () => { drag = null; });
+  canvas.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    station.view.yaw += (ev.clientX - drag[0]) * 0.004;
+    station.view.pitch = Math.max(-1.4, Math.min(1.4, station.view.pitch + (ev.clientY - drag[1]) * 0.004));
+    drag = [ev.clientX, ev.clientY];
+  });
+  setInterval(controlTick, SEND_MS);
+}
+
+// ---------------------------------------------------------------- WebXR
+async function setupXR() {
+  const button = $("enter-vr");
+  if (!navigator.xr) { button.textContent = "VR: no WebXR in this browser"; return; }
+  const supported = await navigator.xr.isSessionSupported("immersive-vr").catch(() => false);
+  if (!supported) { button.textContent = "VR: no headset"; return; }
+  button.disabled = false;
+  button.addEventListener("click", async () => {
+    if (room.renderer.xr.isPresenting) { room.renderer.xr.getSession().end(); return; }
+    const session = await navigator.xr.requestSession("immersive-vr", { optionalFeatures: ["local-floor"] });
+    await room.renderer.xr.setSession(session);
+    station.inXR = true;
+    button.textContent = "Exit VR";
+    session.addEventListener("end", () => { station.inXR = false; xrInput = null; button.textContent = "Enter VR"; });
+  });
+}
+
+// The XR frame's views: each eye's render width, projection and position give the HIT.
+function readViews(frame) {
+  const refSpace = room.renderer.xr.getReferenceSpace();
+  const pose = frame.getViewerPose(refSpace);
+  if (!pose || pose.views.length < 1) return;
+  const layer = frame.session.renderState.baseLayer;
+  const views = pose.views;
+  const vp = layer ? layer.getViewport(views[0]) : { width: room.renderer.domElement.width / 2 };
+  let ipd = DESKTOP_IPD;
+  if (views.length >= 2) {
+    const a = views[0].transform.position, b = views[1].transform.position;
+    ipd = Math.hypot(a.x - b.x, a.y - b.y, a.z - b.z);
+  }
+  station.xrViews = views.map((v) => ({ eye: v.eye, projection: Array.from(v.projectionMatrix), viewport: layer ? (({ x, y, width, height }) => ({ x, y, width, height }))(layer.getViewport(v)) : null }));
+  updateHit(vp.width, views[0].projectionMatrix[0], ipd, "xr");
+  // the head's yaw and pitch (for the view check and head-coupled pan)
+  const o = pose.transform.orientation;
+  const q = new room.THREE.Quaternion(o.x, o.y, o.z, o.w);
+  const e = new room.THREE.Euler().setFromQuaternion(q, "YXZ");
+  station.headYaw = e.y; station.headPitch = e.x;
+  const p = pose.transform.position;
+  room.head.position.set(p.x, p.y, p.z);
+  room.head.quaternion.copy(q);
+  if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / views[0].projectionMatrix[0]), station.mainCamera ? station.mainCamera.height / station.mainCamera.width : 0.75);
+}
+
+// Pixels of both eyes as drawn (after the next render): PNG data URLs, for tests.
+station.captureEyes = () => new Promise((resolve) => station.captures.push(resolve));
+function capture() {
+  const r = room.renderer, gl = r.getContext();
+  const session = r.xr.getSession();
+  const layer = session ? session.renderState.baseLayer : null;
+  gl.bindFramebuffer(gl.FRAMEBUFFER, layer ? layer.framebuffer : null);
+  const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+  const px = new Uint8Array(w * h * 4);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  r.resetState();
+  const half = Math.floor(w / 2);
+  const eye = (x0) => {
+    const c = document.createElement("canvas");
+    c.width = half; c.height = h;
+    const img = c.getContext("2d").createImageData(half, h);
+    for (let y = 0; y < h; y++) img.data.set(px.subarray(4 * ((h - 1 - y) * w + x0), 4 * ((h - 1 - y) * w + x0 + half)), 4 * y * half);
+    c.getContext("2d").putImageData(img, 0, 0);
+    return c.toDataURL("image/png");
+  };
+  const out = { width: w, height: h, left: eye(0), right: eye(half), frameId: station.eyes.left && station.eyes.left.frameId };
+  for (const resolve of station.captures.splice(0)) resolve(out);
+}
+
+// Where the main screen lies in each eye's image (px, from the top-left): [x0, x1, y0, y1].
+station.mainScreenBoxes = () => {
+  const cams = room.renderer.xr.isPresenting ? room.renderer.xr.getCamera().cameras : [room.camera];
+  const g = room.mainLeft.geometry.parameters, THREE = room.THREE;
+  room.mainLeft.updateMatrixWorld();
+  return cams.map((cam) => {
+    const vp = cam.viewport || { x: 0, z: room.renderer.domElement.width, w: room.renderer.domElement.height };
+    const xs = [], ys = [];
+    for (const [cx, cy] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+      const p = new THREE.Vector3((cx * g.width) / 2, (cy * g.height) / 2, 0).applyMatrix4(room.mainLeft.matrixWorld).project(cam);
+      xs.push(((p.x + 1) / 2) * vp.z); ys.push(((1 - p.y) / 2) * vp.w);
+    }
+    return [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  });
+};
+
+// ---------------------------------------------------------------- the frame loop
+function onFrame(time, frame) {
+  const t0 = performance.now();
+  paintPanels(t0);
+  if (frame) {
+    station.xrFrames += 1;
+    readViews(frame);
+    const session = frame.session;
+    xrInput = readControllers(session);
+  } else {
+    const cam = room.camera;
+    cam.rotation.set(-station.view.pitch, -station.view.yaw, 0, "YXZ");
+    // the desktop's HIT: one eye is half the canvas (side by side) or a canvas of its own
+    const el = room.renderer.domElement;
+    const eyeW = station.stereo === "sbs" ? el.width / 2 : el.width;
+    cam.aspect = eyeW / el.height; cam.updateProjectionMatrix();
+    updateHit(eyeW, cam.projectionMatrix.elements[0], DESKTOP_IPD, "desktop");
+  }
+  if (frame) room.renderer.render(room.scene, room.camera);
+  else renderDesktop(room, station.stereo, DESKTOP_IPD);
+  const drawn = station.pendingDrawn;
+  if (drawn) {  // capture (robot's wall clock) → both eyes drawn (this page's wall clock)
+    station.pendingDrawn = null;
+    station.latencies.push(performance.timeOrigin + performance.now() - drawn.stamp * 1000);
+    if (station.latencies.length > 2000) station.latencies.shift();
+  }
+  if (station.captures.length) capture();
+  station.frameTimes.push(performance.now() - t0);
+  if (station.frameTimes.length > 2000) station.frameTimes.shift();
+}
+
+setupInputs();
+setViewMode(station.viewMode);
+room.renderer.setAnimationLoop(onFrame);
+setupXR();
+connect();

@@ -1,0 +1,182 @@
+"""The virtual operator station (``/station``) end to end: ``freelook sim --robot taros`` in
+``eod``, real Chromium, three.js, and iwer (npm) emulating a headset and its controllers.
+
+Entering VR works; both eyes render; the main screen's two images come from one stereo frame
+and carry the HIT shift computed from the session's own view parameters, in the eye textures
+and in the pixels each eye sees; turning the head turns the view and not the robot; a
+controller's thumbstick drives the robot."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import Sim, start_sim  # type: ignore[import-not-found]
+from PIL import Image
+from test_cockpit import screenshot_path  # type: ignore[import-not-found]
+
+from freelook.station import hit_from_view
+
+IWER = Path(__file__).parents[2] / "node_modules" / "iwer" / "build" / "iwer.min.js"
+HEADSET = """
+window.__xr = new IWER.XRDevice(IWER.metaQuest3);
+window.__xr.stereoEnabled = true;
+window.__xr.installRuntime({ forceInstall: true });
+"""
+SCREEN = {"screen_distance": 1.5, "screen_width": 2.0}  # near: a shift of several pixels
+
+
+@pytest.fixture(scope="module")
+def taros(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
+    running = start_sim(tmp_path_factory.mktemp("station"), "--robot", "taros", "--world", "eod")
+    yield running
+    running.stop()
+    if running.process.stdout is not None:
+        running.process.stdout.close()
+
+
+def test_the_station_page_needs_the_launchs_token(taros: Sim) -> None:
+    base = taros.url.split("/?token=")[0]
+    for url in (f"{base}/station", f"{base}/station?token=wrong"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=10)
+        assert refused.value.code == 403
+        refused.value.close()
+    with urllib.request.urlopen(f"{base}/station?token={taros.token}", timeout=10) as page:
+        assert page.status == 200
+        assert "/static/station.js" in page.read().decode()
+
+
+def _png(data_url: str) -> np.ndarray:
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"), dtype=np.float64)
+
+
+def _best_shift(before: np.ndarray, after: np.ndarray, most: int) -> int:
+    """The horizontal shift s (px) for which after[:, x] best matches before[:, x − s]."""
+    costs = {}
+    w = before.shape[1]
+    for s in range(-most, most + 1):
+        a = after[:, most + s : w - most + s]
+        b = before[:, most : w - most]
+        costs[s] = float(np.abs(a - b).mean())
+    return min(costs, key=lambda s: costs[s])
+
+
+def _eyes(page: Any) -> dict[str, Any]:
+    return page.evaluate("window.station.captureEyes()")  # type: ignore[no-any-return]
+
+
+def _canvas(page: Any, name: str) -> np.ndarray:
+    return _png(page.evaluate(f"window.station.room.canvases.{name}.toDataURL('image/png')"))
+
+
+def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: Path) -> None:
+    if not IWER.exists():
+        pytest.skip("iwer is not installed (npm ci)")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(path=str(IWER))
+    page.add_init_script(HEADSET)
+    query = "&".join(f"{k}={v}" for k, v in SCREEN.items())
+    page.goto(taros.url.replace("/?token=", "/station?token=") + "&" + query)
+    page.wait_for_function(
+        "station.mainFrames > 2 && station.drivingFrames > 2 && station.thermalFrames > 0"
+        " && station.last && station.last.odom",
+        timeout=60_000,
+    )
+    assert page.evaluate("station.mainCamera.name") == "arm_stereo"
+
+    # entering VR
+    page.click("#enter-vr")
+    page.wait_for_function("station.inXR && station.xrFrames > 5 && station.hit.source === 'xr'")
+    page.screenshot(path=screenshot_path(tmp_path, "station-vr.png"))
+
+    # HIT from the session's own views: eye width, projection, the emulator's IPD
+    views = page.evaluate("station.xrViews")
+    assert [v["eye"] for v in views] == ["left", "right"]
+    eye_width = views[0]["viewport"]["width"]
+    assert eye_width == 640  # half the 1280 px canvas
+    ipd = page.evaluate("window.__xr.ipd")
+    expected = hit_from_view(eye_width, views[0]["projection"][0], ipd, 1.5, 2.0, 320)
+    got = page.evaluate("station.hit")
+    assert got["camera_shift"] == pytest.approx(expected.camera_shift, rel=1e-6)
+    assert got["max_parallax"] == pytest.approx(expected.max_parallax, rel=1e-6)
+    shift = page.evaluate("station.shift")
+    assert shift == pytest.approx(expected.camera_shift, rel=1e-6)  # = IPD·X_c / (2 w_s) ≈ 5
+    assert shift == pytest.approx(ipd * 320 / (2 * 2.0), rel=1e-6)
+
+    # both eyes are cut from one frame with one capture stamp
+    eyes = page.evaluate("station.eyes")
+    assert eyes["left"]["frameId"] == eyes["right"]["frameId"]
+    assert eyes["left"]["stamp"] == eyes["right"]["stamp"]
+    assert page.evaluate("station.eyeMismatches") == 0
+
+    # the eye textures: each image moved outwards by the shift (left to the left)
+    page.evaluate("station.freeze = true")
+    page.wait_for_timeout(200)
+    page.evaluate("station.hitMode = 'off'; station.hitKey = ''")
+    page.wait_for_function("station.shift === 0")
+    plain_left, plain_right = _canvas(page, "left"), _canvas(page, "right")
+    assert np.abs(plain_left - plain_right).mean() > 1.0  # two different eyes
+    off = _eyes(page)
+    page.evaluate("station.hitMode = 'fixed'; station.hitKey = ''")
+    page.wait_for_function("station.shift > 0")
+    on = _eyes(page)
+    assert _best_shift(plain_left, _canvas(page, "left"), 12) == -round(shift)
+    assert _best_shift(plain_right, _canvas(page, "right"), 12) == round(shift)
+
+    # what each eye sees: the main screen's content moves by p_max headset pixels, outwards
+    p_max = expected.max_parallax
+    boxes = page.evaluate("station.mainScreenBoxes()")
+    for (eye, sign), (x0, x1, y0, y1) in zip((("left", -1), ("right", 1)), boxes, strict=True):
+        assert x1 - x0 > 200, f"the main screen is not in the {eye} eye's view"
+        crop = np.s_[int(y0) + 4 : int(y1) - 4, int(x0) + 4 : int(x1) - 4]
+        before, after = _png(off[eye])[crop], _png(on[eye])[crop]
+        assert before.std() > 5, f"the {eye} eye sees nothing"
+        moved = _best_shift(before, after, 16)
+        assert abs(moved - sign * p_max) <= 1.0, (eye, moved, p_max)
+    left_eye, right_eye = _png(on["left"]), _png(on["right"])
+    assert np.abs(left_eye - right_eye).mean() > 1.0  # the two eye views differ
+    page.evaluate("station.freeze = false")
+
+    # turning the head turns the view, not the robot
+    odom = page.evaluate("[station.last.odom.x, station.last.odom.y, station.last.odom.theta]")
+    sent = page.evaluate("station.sentAxes")
+    a = math.radians(40) / 2
+    page.evaluate(f"window.__xr.quaternion.set(0, {math.sin(a)}, 0, {math.cos(a)})")
+    page.wait_for_function("station.headYaw > 0.6")
+    turned = _eyes(page)
+    assert np.abs(_png(turned["left"]) - left_eye).mean() > 5.0
+    page.wait_for_timeout(1000)
+    now = page.evaluate("[station.last.odom.x, station.last.odom.y, station.last.odom.theta]")
+    assert now == pytest.approx(odom, abs=1e-3)
+    assert page.evaluate("station.sentAxes") == sent  # no drive command came from the head
+    page.evaluate("window.__xr.quaternion.set(0, 0, 0, 1)")
+
+    # a controller's thumbstick (the grip held) drives the robot
+    page.evaluate(
+        "window.__xr.controllers.left.updateButtonValue('squeeze', 1);"
+        "window.__xr.controllers.left.updateAxes('thumbstick', 0, -1);"
+    )
+    start = odom
+    page.wait_for_function(
+        f"Math.hypot(station.last.odom.x - {start[0]}, station.last.odom.y - {start[1]}) > 0.05",
+        timeout=20_000,
+    )
+    page.evaluate(
+        "window.__xr.controllers.left.updateAxes('thumbstick', 0, 0);"
+        "window.__xr.controllers.left.updateButtonValue('squeeze', 0);"
+    )
+    assert page.evaluate("station.sentAxes") > sent
+    assert errors == []
+    page.close()
