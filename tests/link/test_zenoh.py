@@ -282,3 +282,69 @@ def test_discovery_lists_the_robots_on_the_bus() -> None:
     assert found == [RobotInfo("r1", "taros"), RobotInfo("r2", "pioneer3dx")]
     assert alive == ["r1", "r2"]
     assert after == ["r1"]
+
+
+def test_robots_and_stations_on_many_hosts_meet_through_a_router() -> None:
+    """``freelook fleet router`` (the README's command, on loopback): a robot and a station
+    in client mode find each other through it, and ``freelook fleet list`` names the robot."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from freelook.cli import app
+
+    port = free_port()
+    router = subprocess.Popen(
+        [sys.executable, "-m", "freelook.cli", "fleet", "router", "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert router.stdout is not None
+        assert "listening on" in router.stdout.readline()
+        url = parse_transport_url(f"zenoh://127.0.0.1:{port}/r7?mode=client")
+
+        async def scenario() -> tuple[list[RobotInfo], int, str]:
+            robot_bus = ZenohBus.for_url(url, listen=True)
+            station_bus = ZenohBus.for_url(url, listen=False)
+            robot_end = robot_bus.robot(RobotInfo("r7", "pioneer3dx"))
+            station_end = station_bus.station("r7")
+            try:
+                found: list[RobotInfo] = []
+                for _ in range(20):
+                    found = await asyncio.to_thread(station_bus.discover, 0.5)
+                    if found:
+                        break
+                station_end.send(b"hello robot")
+                item = await robot_end.recv_from(5.0)
+                assert item is not None
+                robot_end.learn_peer(item[1])
+                robot_end.send(b"hello station", item[1])
+                back = await station_end.recv_from(5.0)
+                listed = await asyncio.to_thread(
+                    CliRunner().invoke, app, ["fleet", "list", url_text(port)]
+                )
+                assert back is not None
+                return found, len(item[0]), listed.output + back[0].decode()
+            finally:
+                robot_end.close()
+                station_end.close()
+                station_bus.close()
+                robot_bus.close()
+
+        found, size, text = asyncio.run(scenario())
+    finally:
+        router.terminate()
+        router.wait(timeout=10)
+        if router.stdout is not None:
+            router.stdout.close()
+    assert found == [RobotInfo("r7", "pioneer3dx")]
+    assert size == len(b"hello robot")
+    assert "r7\tpioneer3dx\tnative" in text
+    assert text.endswith("hello station")
+
+
+def url_text(port: int) -> str:
+    return f"zenoh://127.0.0.1:{port}/any?mode=client"

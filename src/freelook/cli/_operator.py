@@ -108,7 +108,9 @@ def operator(
     robot_url: Annotated[
         str,
         typer.Option(
-            "--robot", help="The robot's link: udp://HOST:PORT or serial:///dev/DEVICE[?baud=N]."
+            "--robot",
+            help="The robot's link: udp://HOST:PORT, serial:///dev/DEVICE[?baud=N], or "
+            "zenoh://HOST:PORT/ROBOT[?mode=client] (the fleet on that bus, ROBOT driven first).",
         ),
     ],
     robot_config: Annotated[

@@ -28,7 +28,10 @@ def robot(
         ),
     ] = None,
     listen: Annotated[
-        str, typer.Option(help="udp://HOST:PORT or serial:///dev/…?baud=N")
+        str,
+        typer.Option(
+            help="udp://HOST:PORT, serial:///dev/…?baud=N or zenoh://HOST:PORT/NAME[?mode=client]"
+        ),
     ] = "udp://127.0.0.1:47001",
     wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
     key: Annotated[

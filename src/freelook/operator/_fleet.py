@@ -253,7 +253,9 @@ async def _serve(
     if started is not None:
         started.set()
     try:
-        await asyncio.gather(*tasks)
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()  # a web server or a station that stopped ends the session
     finally:
         for web in servers:
             web.should_exit = True

@@ -140,6 +140,7 @@ class SimulatedFleet:
             raise ValueError(f"a fleet needs at least one robot, got {count}")
         poses = list(starts) if starts is not None else fleet_starts(world, config, count)
         self.config = config
+        self.starts = poses
         self.fleet = Fleet(config, world, poses, seeds=[seed + i for i in range(count)])
         clock = MonotonicClock()  # one time line for the fleet and every program
         self.stepper = RealtimeRuntime()

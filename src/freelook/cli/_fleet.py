@@ -1,0 +1,97 @@
+"""``freelook fleet``: a Zenoh router for robots and stations on many hosts, and the robots
+a bus holds."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+fleet_app = typer.Typer(
+    help="Robots and stations on a Zenoh bus: a router for many hosts, the robots on it.",
+    no_args_is_help=True,
+)
+
+
+def _endpoint(text: str, option: str) -> str:
+    """``HOST:PORT`` as Zenoh's ``tcp/HOST:PORT``."""
+    from freelook.errors import ConfigError
+
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{option} {text!r}: expected HOST:PORT")
+    return f"tcp/{host}:{port}"
+
+
+@fleet_app.command("router")
+def router(
+    listen: Annotated[
+        list[str], typer.Option(help="HOST:PORT to listen on (repeat for several).")
+    ] = ["0.0.0.0:7447"],  # noqa: B006 (typer reads the default, nothing mutates it)
+    connect: Annotated[
+        list[str] | None, typer.Option(help="HOST:PORT of another router to join.")
+    ] = None,
+) -> None:
+    """Run a Zenoh router (zenohd's part freelook needs): robots and stations on other hosts
+    connect to it with zenoh://ROUTER:PORT/ROBOT?mode=client. Ctrl-C stops it."""
+    import signal
+    import threading
+
+    from freelook.errors import FreelookError
+    from freelook.link import ZenohBus, zenoh_config
+
+    try:
+        bus = ZenohBus(
+            zenoh_config(
+                "router",
+                listen=[_endpoint(text, "--listen") for text in listen],
+                connect=[_endpoint(text, "--connect") for text in connect or []],
+            )
+        )
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    typer.echo(f"freelook fleet router listening on {', '.join(listen)}")
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bus.close()
+    typer.echo("freelook fleet router: stopped")
+
+
+@fleet_app.command("list")
+def list_robots(
+    bus_url: Annotated[
+        str,
+        typer.Argument(
+            help="zenoh://HOST:PORT/ANY[?mode=client]: a robot's peer, or a router's address."
+        ),
+    ],
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for answers.")] = 1.0,
+) -> None:
+    """List the robots on a Zenoh bus (name, model, wire profile)."""
+    from freelook.errors import FreelookError
+    from freelook.link import ZenohBus, parse_transport_url
+
+    try:
+        bus = ZenohBus.for_url(parse_transport_url(bus_url), listen=False)
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
+    try:
+        for info in bus.discover(timeout=max(0.1, min(timeout, 30.0))):
+            typer.echo(f"{info.name}\t{info.model}\t{info.wire}")
+    finally:
+        bus.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``fleet`` group to ``app``."""
+    app.add_typer(fleet_app, name="fleet")
