@@ -196,7 +196,8 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
 
 def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
     """Two stations of equal authority over Zenoh: the first to ask drives, the second is
-    refused while it holds control and its commands move nothing (they are counted)."""
+    refused while it holds control and its commands move nothing (they are counted). Video
+    comes over the robot's video channel."""
     port = free_port()
     key = derive_key("fleet key")
     config, world = load_robot("pioneer3dx"), load_world("square")
@@ -204,10 +205,18 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
 
     async def scenario() -> dict[str, object]:
         server, robot = simulated_server(
-            config, world, ServerOptions(listen=url, key=key, camera=False), robot_map=None
+            config,
+            world,
+            ServerOptions(listen=url, key=key, camera=True, camera_rate=10.0),
+            robot_map=None,
         )
         robot_task = asyncio.create_task(server.run())
         await server.ready.wait()
+        spy_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+        keys_seen: set[str] = set()
+        spy = spy_bus.session.declare_subscriber(
+            "freelook/r1/*/*", lambda s: keys_seen.add(str(s.key_expr).split("/")[2])
+        )
         first = OperatorStation(config, None, parse_transport_url(url), key=key, station=1)
         first_task = asyncio.create_task(first.run())
         tasks = [robot_task, first_task]
@@ -234,11 +243,15 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
                 "holder": core.arbiter.holder(server.runtime.now()),
                 "dropped": core.arbiter.dropped.get(2, 0),
                 "speed": robot.sim.ground_truth.v,
+                "frames": first.assembler.completed,
+                "channels": sorted(keys_seen),
             }
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            spy.undeclare()
+            spy_bus.close()
 
     out = asyncio.run(scenario())
     assert out["first"] is True
@@ -249,6 +262,8 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
     assert out["holder"] == 1
     assert out["dropped"] > 0  # type: ignore[operator]
     assert out["speed"] == 0.0  # the second station's commands moved nothing
+    assert out["frames"] > 0  # type: ignore[operator]
+    assert out["channels"] == ["telemetry", "video"]  # frames on their own key
 
 
 def test_discovery_lists_the_robots_on_the_bus() -> None:
