@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 DISCOVERY_PERIOD = 2.0  # s between looks for robots that joined the bus
 FLEET_PERIOD = 0.5  # s between fleet lists to the browsers
 MAX_ROBOTS = 64  # robots one station follows at most (a flood of names is not followed)
+NOT_RECORDED = "not recording: a fleet's stations do not record (record one robot over UDP)"
 
 
 class FleetStation:
@@ -324,6 +325,8 @@ async def run_fleet_session(
         if parts is not None:
             parts.update(fleet=fleet, stations=backends)
         announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
+        if options.record is not None:
+            announce(NOT_RECORDED)
         try:
             await _serve(
                 backends,
@@ -351,6 +354,8 @@ async def run_fleet_operator(
     the bus, driving ROBOT first, until cancelled."""
     if options.key is None:
         raise ConfigError("a station on Zenoh needs its key: --key or FREELOOK_LINK_KEY")
+    if options.record is not None:
+        announce(NOT_RECORDED)
     bus = ZenohBus.for_url(robot, listen=False)
     try:
         backend = FleetStation(
