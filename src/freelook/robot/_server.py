@@ -127,6 +127,9 @@ class RobotServer:
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
         self.skipped_frames = 0
+        #: frames each camera stream left out for a radio's budget, and frames it sent
+        self.skipped_by_stream: dict[int, int] = {}
+        self.sent_by_stream: dict[int, int] = {}
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
 
@@ -286,6 +289,9 @@ class RobotServer:
             jpeg = encode_jpeg(image, stream.jpeg_quality)
             if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
                 self.skipped_frames += 1
+                self.skipped_by_stream[stream.stream] = (
+                    self.skipped_by_stream.get(stream.stream, 0) + 1
+                )
                 continue
             height, width = image.shape[:2]
             frame = VideoFrame(
@@ -298,6 +304,7 @@ class RobotServer:
                 stream.layout,
             )
             if self.driver is not None:
+                self.sent_by_stream[stream.stream] = self.sent_by_stream.get(stream.stream, 0) + 1
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)
