@@ -63,6 +63,7 @@ from freelook.robot._arm import RobotArm
 from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
+from freelook.robot._scan_points import ScanPoints
 from freelook.robot.hal import RobotHardware
 from freelook.safety import (
     ObstacleMemory,
@@ -165,6 +166,7 @@ class RobotCore:
             MapLayer(robot_map, config.localization.map_range) if robot_map is not None else None
         )
         self.safety = SafetyFilter(config.safety, config.footprint, config.drive)
+        self._scan_points = ScanPoints()  # each reading's points, once
         #: range readings remembered where they were seen (None: off)
         self.memory = (
             ObstacleMemory(config.safety.obstacle_memory, config.localization.map_range)
@@ -486,22 +488,10 @@ class RobotCore:
         where nothing is.
         """
         laser = self.hw.laser.latest() if self.hw.laser is not None else None
-        laser_points = laser.points() if laser is not None else np.zeros((0, 2))
+        laser_points = self._scan_points.laser(laser)
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
-        sonar_points = sonar_axes = np.zeros((0, 2))
         half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
-        if sonar is not None:
-            hit = sonar.ranges < sonar.range_max
-            offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
-            bearing = (sonar.bearings[hit][None, :] + offsets[:, None]).ravel()
-            r = np.tile(sonar.ranges[hit], len(offsets))
-            sonar_points = np.column_stack(
-                (
-                    np.tile(sonar.origin_x[hit], len(offsets)) + r * np.cos(bearing),
-                    np.tile(sonar.origin_y[hit], len(offsets)) + r * np.sin(bearing),
-                )
-            )
-            sonar_axes = sonar_points[2 * int(hit.sum()) : 3 * int(hit.sum())]
+        sonar_points, sonar_axes = self._scan_points.sonar(sonar, half)
         live = np.vstack((laser_points, sonar_points))
         cones = (
             (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
+from freelook.safety._kernels import approach_hit, max_depth
 from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
@@ -103,12 +104,6 @@ class SafetyFilter:
 
     # -- checks ------------------------------------------------------------------------------
 
-    def _penetration(
-        self, px: npt.NDArray[np.float64], py: npt.NDArray[np.float64]
-    ) -> npt.NDArray[np.float64]:
-        """How deep each point is inside the margin-inflated footprint (≤ 0: outside)."""
-        return np.minimum(self._half_l - np.abs(px - self._cx), self._half_w - np.abs(py))
-
     def approach_scale(
         self,
         v: float,
@@ -142,12 +137,8 @@ class SafetyFilter:
             x = v / omega * np.sin(theta)
             y = v / omega * (1.0 - np.cos(theta))
         c, s = np.cos(theta), np.sin(theta)
-        dx = points[None, :, 0] - x[:, None]
-        dy = points[None, :, 1] - y[:, None]
-        px = c[:, None] * dx + s[:, None] * dy
-        py = -s[:, None] * dx + c[:, None] * dy
-        depth = self._penetration(px, py)  # samples × points
-        now_depth = self._penetration(points[:, 0], points[:, 1])
+        points = np.ascontiguousarray(points, dtype=np.float64)
+        deepest = max_depth(points, self._half_l, self._half_w, self._cx)
         # motion may not take any point deeper into the margin than the deepest one is now:
         # that blocks approaching, and allows backing away or sliding along a close wall
         # measured against the smallest contact depth of the last cycles, so range noise that
@@ -156,14 +147,13 @@ class SafetyFilter:
         # No point licenses more than half the margin: a sonar echo at its shortest range,
         # spread over its cone, lands inside the body, and must not let others come that close
         recent = self._recent_depth[group]
-        recent.append(float(now_depth.max()))
+        recent.append(float(deepest))
         base = min(max(min(recent), 0.0), self.config.approach_margin / 2)
-        allowed = np.maximum(base, now_depth) + 1e-4
-        worse = depth > allowed[None, :]
-        hit = worse.any(axis=1)
-        if not hit.any():
+        # the first sample whose pose takes a point deeper than allowed (compiled: the
+        # samples × points arithmetic of the numpy form, to the bit)
+        k = approach_hit(points, x, y, c, s, base, self._half_l, self._half_w, self._cx)
+        if k < 0:
             return 1.0
-        k = int(np.argmax(hit))
         t_hit = float(self._t[k - 1]) if k > 0 else 0.0
         # distance (or angle) available before contact, minus what latency eats
         a_lin = self.drive.max_deceleration

@@ -17,10 +17,15 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
+from freelook.safety._kernels import beyond_beams, in_cones, outside_sweep, to_frame
 
 __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 
 _Array = npt.NDArray[np.float64]
+
+
+def _f64(values: _Array) -> _Array:
+    return np.ascontiguousarray(values, dtype=np.float64)
 
 
 def seen_through(
@@ -34,6 +39,27 @@ def seen_through(
     is there, or the laser would have stopped at it."""
     if len(bearings) < 2 or not len(points):
         return np.zeros(len(points), dtype=bool)
+    if len(ranges) != len(bearings):
+        return _seen_through_numpy(points, bearings, ranges, origin, tolerance)
+    out = np.empty(len(points), dtype=bool)
+    doubt = np.empty(len(points), dtype=bool)
+    step = float(bearings[1] - bearings[0])
+    points = _f64(points)
+    ox, oy = float(origin[0]), float(origin[1])
+    first = float(bearings[0])
+    if beyond_beams(points, ox, oy, first, step, _f64(ranges), tolerance, out, doubt):
+        out[doubt] = _seen_through_numpy(points[doubt], bearings, ranges, origin, tolerance)
+    return out
+
+
+def _seen_through_numpy(
+    points: _Array,
+    bearings: _Array,
+    ranges: _Array,
+    origin: tuple[float, float],
+    tolerance: float,
+) -> npt.NDArray[np.bool_]:
+    """:func:`seen_through` in numpy (the compiled loop's reference, and its word on doubt)."""
     dx, dy = points[:, 0] - origin[0], points[:, 1] - origin[1]
     step = float(bearings[1] - bearings[0])
     index = np.rint((np.arctan2(dy, dx) - bearings[0]) / step).astype(np.int64)
@@ -56,6 +82,24 @@ def in_sonar_cones(
     """
     if not len(points) or not len(sonar[0]):
         return np.zeros(len(points), dtype=bool)
+    if len({len(column) for column in sonar}) != 1:
+        return _in_sonar_cones_numpy(points, sonar, half_cone, tolerance)
+    out = np.empty(len(points), dtype=bool)
+    doubt = np.empty(len(points), dtype=bool)
+    points = _f64(points)
+    ox, oy, bearing, reach = (_f64(column) for column in sonar)
+    if in_cones(points, ox, oy, bearing, reach, float(half_cone), tolerance, out, doubt):
+        out[doubt] = _in_sonar_cones_numpy(points[doubt], sonar, half_cone, tolerance)
+    return out
+
+
+def _in_sonar_cones_numpy(
+    points: _Array,
+    sonar: tuple[_Array, _Array, _Array, _Array],
+    half_cone: float,
+    tolerance: float,
+) -> npt.NDArray[np.bool_]:
+    """:func:`in_sonar_cones` in numpy (the compiled loop's reference, and its word on doubt)."""
     ox, oy, bearing, reach = sonar
     dx = points[None, :, 0] - ox[:, None]
     dy = points[None, :, 1] - oy[:, None]
@@ -78,6 +122,9 @@ class ObstacleMemory:
         self._stamp = np.zeros(0)
         self._laser = np.zeros(0, dtype=bool)
         self._last_sample: float | None = None
+        # (odometry, the point array they were computed from, the points in the robot frame):
+        # one cycle's clearing and reading all look from the same odometry
+        self._local: tuple[Pose, _Array, _Array] | None = None
 
     def __len__(self) -> int:
         return len(self._stamp)
@@ -120,8 +167,7 @@ class ObstacleMemory:
         if not self._laser.any():
             return
         passed = seen_through(self._to_robot(odometry), bearings, ranges, origin, tolerance)
-        keep = ~(self._laser & passed)
-        self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
+        self._keep(~(self._laser & passed))
 
     def clear_in_cones(
         self,
@@ -135,8 +181,7 @@ class ObstacleMemory:
 
         ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
         """
-        keep = ~in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance)
-        self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
+        self._keep(~in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance))
 
     def points(
         self,
@@ -151,17 +196,41 @@ class ObstacleMemory:
         """
         young = self._stamp > now - self.seconds
         if not young.all():
-            self._xy, self._stamp = self._xy[young], self._stamp[young]
-            self._laser = self._laser[young]
+            self._keep(young)
         local = self._to_robot(odometry)
-        if seen is not None:
-            (ox, oy), first, last = seen
-            bearing = np.arctan2(local[:, 1] - oy, local[:, 0] - ox)
-            local = local[(bearing < first) | (bearing > last)]
-        return local
+        if seen is None:
+            return local.copy()
+        (ox, oy), first, last = seen
+        outside = np.empty(len(local), dtype=bool)
+        doubt = np.empty(len(local), dtype=bool)
+        if outside_sweep(local, float(ox), float(oy), float(first), float(last), outside, doubt):
+            near = local[doubt]
+            bearing = np.arctan2(near[:, 1] - oy, near[:, 0] - ox)
+            outside[doubt] = (bearing < first) | (bearing > last)
+        return local[outside]
+
+    def _keep(self, keep: npt.NDArray[np.bool_]) -> None:
+        """Keep only the points ``keep`` marks (and their robot-frame copies)."""
+        if keep.all():
+            return
+        before, cached = self._xy, self._local
+        self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
+        fresh = cached is not None and cached[1] is before
+        self._local = (cached[0], self._xy, cached[2][keep]) if fresh and cached else None
 
     def _to_robot(self, odometry: Pose) -> _Array:
+        cached = self._local
+        if cached is not None and cached[1] is self._xy and cached[0] == odometry:
+            return cached[2]
         x, y, theta = odometry
-        c, s = math.cos(theta), math.sin(theta)
-        dx, dy = self._xy[:, 0] - x, self._xy[:, 1] - y
-        return np.column_stack((c * dx + s * dy, -s * dx + c * dy))
+        local = np.empty((len(self._xy), 2))
+        to_frame(
+            _f64(self._xy),
+            float(x),
+            float(y),
+            math.cos(theta),
+            math.sin(theta),
+            local,
+        )
+        self._local = (odometry, self._xy, local)
+        return local

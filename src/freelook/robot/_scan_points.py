@@ -1,0 +1,60 @@
+"""Range readings as obstacle points, worked out once per reading.
+
+The control cycle (50 Hz) outpaces the sonar ring (25 Hz) and meets a laser scan twice now and
+then, so the points of a reading the cycle has seen before are handed back as they were.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.robot.hal import RangeScan
+
+__all__ = ["ScanPoints"]
+
+_Array = npt.NDArray[np.float64]
+_NONE = np.zeros((0, 2))
+_NONE.flags.writeable = False
+
+
+class ScanPoints:
+    """Robot-frame points of the newest laser scan and sonar reading (callers only read them)."""
+
+    def __init__(self) -> None:
+        self._laser: tuple[RangeScan, _Array] | None = None
+        self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
+
+    def laser(self, scan: RangeScan | None) -> _Array:
+        """The hit points of ``scan`` (:meth:`RangeScan.points`)."""
+        if scan is None:
+            return _NONE
+        if self._laser is None or self._laser[0] is not scan:
+            points = scan.points()
+            points.flags.writeable = False
+            self._laser = (scan, points)
+        return self._laser[1]
+
+    def sonar(self, scan: RangeScan | None, half: float) -> tuple[_Array, _Array]:
+        """(points spread over each echoing cone, the cones' axis points) of ``scan``.
+
+        A sonar echo may come from anywhere across its cone, so each reading becomes points
+        spread over the cone (``half`` its half-angle) at the measured range.
+        """
+        if scan is None:
+            return _NONE, _NONE
+        if self._sonar is None or self._sonar[0] is not scan or self._sonar[1] != half:
+            hit = scan.ranges < scan.range_max
+            offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
+            bearing = (scan.bearings[hit][None, :] + offsets[:, None]).ravel()
+            r = np.tile(scan.ranges[hit], len(offsets))
+            points = np.column_stack(
+                (
+                    np.tile(scan.origin_x[hit], len(offsets)) + r * np.cos(bearing),
+                    np.tile(scan.origin_y[hit], len(offsets)) + r * np.sin(bearing),
+                )
+            )
+            axes = points[2 * int(hit.sum()) : 3 * int(hit.sum())]
+            points.flags.writeable = axes.flags.writeable = False
+            self._sonar = (scan, half, (points, axes))
+        return self._sonar[2]

@@ -1,0 +1,199 @@
+"""Compiled loops of the safety layer's per-cycle geometry, to the bit of its numpy forms.
+
+Every control cycle tests a few hundred remembered and map points against the laser's sweep
+and the sonar cones, and moves the footprint along its arc past the range points: small
+arrays, where numpy's per-call cost is most of the time. These loops do the same arithmetic
+in the same order (sums, products, square roots, sines, cosines and ``hypot`` round alike
+here and in numpy). One thing does not: numpy's ``arctan2`` may run its own vectorised code,
+a few ulps from the C library's. So the loops decide every point whose answer a few ulps
+cannot change, and flag the rest (within ``_DOUBT`` of a beam's rounding edge, a cone's side
+or a sweep's end, or not finite) for the caller to recompute with the numpy form. The answers
+are the numpy forms', bit for bit; the equivalence tests hold them to it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["approach_hit", "beyond_beams", "in_cones", "max_depth", "outside_sweep", "to_frame"]
+
+_Array = npt.NDArray[np.float64]
+_Mask = npt.NDArray[np.bool_]
+
+#: Closer than this to a decision's edge (radians, or beams for a rounding edge), a point is
+#: left to the numpy form: a million times the few ulps the two arctangents differ by.
+_DOUBT = 1e-9
+#: A cone's test by cosine decides points further than this (radians) from the cone's side.
+_CONE_BAND = 1e-6
+
+
+@numba.njit(cache=True, nogil=True)
+def to_frame(points: _Array, ox: float, oy: float, c: float, s: float, out: _Array) -> None:
+    """``out`` = the points seen from (ox, oy) with heading cos ``c``, sin ``s``."""
+    for i in range(points.shape[0]):
+        dx = points[i, 0] - ox
+        dy = points[i, 1] - oy
+        out[i, 0] = c * dx + s * dy
+        out[i, 1] = -s * dx + c * dy
+
+
+@numba.njit(cache=True, nogil=True)
+def beyond_beams(
+    points: _Array,
+    ox: float,
+    oy: float,
+    first: float,
+    step: float,
+    ranges: _Array,
+    tolerance: float,
+    out: _Mask,
+    doubt: _Mask,
+) -> int:
+    """Which points a sweep (beam k at ``first + k·step``) passes beyond; returns how many
+    are in doubt (their beam's rounding too close to call)."""
+    doubtful = 0
+    beams = ranges.shape[0]
+    for i in range(points.shape[0]):
+        dx = points[i, 0] - ox
+        dy = points[i, 1] - oy
+        q = (math.atan2(dy, dx) - first) / step
+        out[i] = False
+        doubt[i] = False
+        if not abs(q) < 1e15 or abs(q - math.floor(q) - 0.5) < _DOUBT:
+            doubt[i] = True
+            doubtful += 1
+            continue
+        k = int(np.rint(q))
+        if 0 <= k < beams:
+            out[i] = ranges[k] > math.hypot(dx, dy) + tolerance
+    return doubtful
+
+
+@numba.njit(cache=True, nogil=True)
+def in_cones(
+    points: _Array,
+    ox: _Array,
+    oy: _Array,
+    bearing: _Array,
+    reach: _Array,
+    half_cone: float,
+    tolerance: float,
+    out: _Mask,
+    doubt: _Mask,
+) -> int:
+    """Which points lie in a cone nearer than its reach; returns how many are in doubt.
+
+    Most points are decided by the cosine of their angle off the cone's axis, without an
+    arctangent: clearly in or clearly out by ``_CONE_BAND`` radians; the rest by the angle."""
+    doubtful = 0
+    sonars = ox.shape[0]
+    cb = np.empty(sonars)
+    sb = np.empty(sonars)
+    for j in range(sonars):
+        cb[j] = math.cos(bearing[j])
+        sb[j] = math.sin(bearing[j])
+    fast = _CONE_BAND < half_cone < math.pi - _CONE_BAND
+    cos_in = math.cos(half_cone - _CONE_BAND)  # cosines above: clearly inside
+    cos_out = math.cos(half_cone + _CONE_BAND)  # below: clearly outside
+    for i in range(points.shape[0]):
+        inside = False
+        unsure = False
+        for j in range(sonars):
+            dx = points[i, 0] - ox[j]
+            dy = points[i, 1] - oy[j]
+            h = math.hypot(dx, dy)
+            if not h < reach[j] - tolerance:
+                continue
+            if fast and h > 1e-6:
+                r = (cb[j] * dx + sb[j] * dy) / h
+                if r < cos_out:
+                    continue
+                if r > cos_in:
+                    inside = True
+                    break
+            d = math.atan2(dy, dx) - bearing[j]
+            off = abs(math.atan2(math.sin(d), math.cos(d)))
+            if not abs(off - half_cone) > _DOUBT:
+                unsure = True
+            elif off < half_cone:
+                inside = True
+                break
+        out[i] = inside
+        doubt[i] = unsure and not inside
+        if doubt[i]:
+            doubtful += 1
+    return doubtful
+
+
+@numba.njit(cache=True, nogil=True)
+def outside_sweep(
+    points: _Array, ox: float, oy: float, first: float, last: float, out: _Mask, doubt: _Mask
+) -> int:
+    """Which points lie outside the bearings [first, last] seen from (ox, oy); returns how
+    many are in doubt."""
+    doubtful = 0
+    for i in range(points.shape[0]):
+        b = math.atan2(points[i, 1] - oy, points[i, 0] - ox)
+        out[i] = b < first or b > last
+        doubt[i] = not (abs(b - first) > _DOUBT and abs(b - last) > _DOUBT)
+        if doubt[i]:
+            doubtful += 1
+    return doubtful
+
+
+@numba.njit(cache=True, nogil=True)
+def _depth(px: float, py: float, half_l: float, half_w: float, cx: float) -> float:
+    """``np.minimum(half_l - |px - cx|, half_w - |py|)``, NaN as numpy has it."""
+    a = half_l - abs(px - cx)
+    b = half_w - abs(py)
+    if a != a or b != b:
+        return math.nan
+    return a if a < b else b
+
+
+@numba.njit(cache=True, nogil=True)
+def max_depth(points: _Array, half_l: float, half_w: float, cx: float) -> float:
+    """The deepest point's depth inside the inflated footprint now (NaN as numpy's max)."""
+    deepest = -math.inf
+    for i in range(points.shape[0]):
+        d = _depth(points[i, 0], points[i, 1], half_l, half_w, cx)
+        if d != d:
+            return math.nan
+        if d > deepest:
+            deepest = d
+    return deepest
+
+
+@numba.njit(cache=True, nogil=True)
+def approach_hit(
+    points: _Array,
+    x: _Array,
+    y: _Array,
+    c: _Array,
+    s: _Array,
+    base: float,
+    half_l: float,
+    half_w: float,
+    cx: float,
+) -> int:
+    """The first sample k where the footprint posed at (x[k], y[k], cos c[k], sin s[k]) takes
+    a point deeper than max(base, its depth now) + 1e-4; −1 when none does."""
+    n = points.shape[0]
+    allowed = np.empty(n)
+    for i in range(n):
+        now = _depth(points[i, 0], points[i, 1], half_l, half_w, cx)
+        # np.maximum(base, now): NaN wins
+        allowed[i] = (now if now != now or now > base else base) + 1e-4
+    for k in range(x.shape[0]):
+        for i in range(n):
+            dx = points[i, 0] - x[k]
+            dy = points[i, 1] - y[k]
+            px = c[k] * dx + s[k] * dy
+            py = -s[k] * dx + c[k] * dy
+            if _depth(px, py, half_l, half_w, cx) > allowed[i]:
+                return k
+    return -1

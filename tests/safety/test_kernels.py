@@ -1,0 +1,198 @@
+"""The compiled safety geometry gives the numpy forms' answers, bit for bit.
+
+Each compiled loop is held against the numpy form it replaced (kept in the source as its
+fallback, or written out here) on random and on adversarial inputs: points on a beam's
+rounding edge, on a cone's side, at a sweep's ends, at the sensor's origin, not finite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from freelook.config import load_robot
+from freelook.geometry import Pose
+from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
+from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
+
+ROBOT = load_robot("pioneer3dx")
+_Array = npt.NDArray[np.float64]
+
+coordinate = st.floats(-6.0, 6.0, allow_nan=False)
+point_lists = st.lists(st.tuples(coordinate, coordinate), min_size=1, max_size=40)
+odd = st.sampled_from([math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-300])
+
+
+def _edge_points(origin: tuple[float, float], angles: _Array, radius: _Array) -> _Array:
+    """Points at exactly these bearings (as near as floating point gets) from ``origin``."""
+    return np.column_stack(
+        (origin[0] + radius * np.cos(angles), origin[1] + radius * np.sin(angles))
+    )
+
+
+def _sweep(rng: np.random.Generator) -> tuple[_Array, _Array, tuple[float, float]]:
+    beams = int(rng.integers(2, 200))
+    half = float(rng.uniform(0.1, math.pi))
+    bearings = np.linspace(-half, half, beams)
+    ranges = rng.uniform(0.0, 6.0, beams)
+    ranges[rng.random(beams) < 0.2] = 30.0
+    origin = (float(rng.normal(0, 0.2)), float(rng.normal(0, 0.2)))
+    return bearings, ranges, origin
+
+
+def test_seen_through_matches_numpy_on_random_and_edge_points() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        bearings, ranges, origin = _sweep(rng)
+        step = bearings[1] - bearings[0]
+        # on the rounding edges between beams, at the sweep's ends, and anywhere
+        edges = bearings[0] + (rng.integers(-2, len(bearings) + 2, 60) + 0.5) * step
+        ends = np.concatenate((bearings[[0, -1]], bearings[[0, -1]] + [-step / 2, step / 2]))
+        angles = np.concatenate((edges, ends, rng.uniform(-4, 4, 60)))
+        points = _edge_points(origin, angles, rng.uniform(0.0, 8.0, len(angles)))
+        points = np.vstack((points, [origin], rng.normal(0, 3, (20, 2))))
+        got = seen_through(points, bearings, ranges, origin)
+        assert np.array_equal(got, _seen_through_numpy(points, bearings, ranges, origin, 0.1))
+
+
+def test_in_sonar_cones_matches_numpy_on_random_and_edge_points() -> None:
+    rng = np.random.default_rng(2)
+    config = ROBOT.sonar
+    assert config is not None
+    for _ in range(300):
+        n = int(rng.integers(1, 17))
+        ox, oy = rng.normal(0, 0.2, n), rng.normal(0, 0.2, n)
+        bearing = rng.uniform(-math.pi, math.pi, n)
+        reach = rng.uniform(0.0, 5.0, n)
+        half = float(rng.choice([math.radians(config.cone_deg) / 2, rng.uniform(0, math.pi)]))
+        j = rng.integers(0, n, 80)
+        # on a cone's sides (and a hair either side), on its axis, at its apex, anywhere
+        side = bearing[j] + rng.choice([-1.0, 1.0], 80) * (
+            half + rng.choice([0, 1e-12, -1e-12], 80)
+        )
+        radius = rng.uniform(0.0, 6.0, 80)
+        points = np.column_stack((ox[j] + radius * np.cos(side), oy[j] + radius * np.sin(side)))
+        points = np.vstack((points, np.column_stack((ox, oy)), rng.normal(0, 3, (30, 2))))
+        sonar = (ox, oy, bearing, reach)
+        got = in_sonar_cones(points, sonar, half)
+        assert np.array_equal(got, _in_sonar_cones_numpy(points, sonar, half, 0.1))
+
+
+# numpy warns of the non-finite values, in both forms (the compiled one asks numpy then)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=200, deadline=None)
+@given(points=point_lists, strange=st.lists(st.tuples(odd, coordinate), max_size=4))
+def test_hostile_points_get_the_numpy_answers(
+    points: list[tuple[float, float]], strange: list[tuple[float, float]]
+) -> None:
+    cloud = np.array(points + strange + [(y, x) for x, y in strange], dtype=float)
+    bearings = np.linspace(-math.pi / 2, math.pi / 2, 181)
+    ranges = np.linspace(0.5, 5.0, 181)
+    origin = (0.1, 0.0)
+    assert np.array_equal(
+        seen_through(cloud, bearings, ranges, origin),
+        _seen_through_numpy(cloud, bearings, ranges, origin, 0.1),
+    )
+    angles = np.linspace(-math.pi, math.pi, 16, endpoint=False)
+    sonar = (0.2 * np.cos(angles), 0.2 * np.sin(angles), angles, np.linspace(0.2, 5.0, 16))
+    half = math.radians(15.0)
+    assert np.array_equal(
+        in_sonar_cones(cloud, sonar, half), _in_sonar_cones_numpy(cloud, sonar, half, 0.1)
+    )
+
+
+class _NumpyApproach:
+    """The approach check as it was written in numpy (the compiled loop's reference)."""
+
+    def __init__(self, f: SafetyFilter) -> None:
+        self.f = f
+        self.recent = (deque[float](maxlen=15), deque[float](maxlen=15))
+
+    def depth(self, px: _Array, py: _Array) -> _Array:
+        f = self.f
+        return np.minimum(f._half_l - np.abs(px - f._cx), f._half_w - np.abs(py))
+
+    def first_hit(self, v: float, omega: float, points: _Array, group: int) -> int | None:
+        t = self.f._t
+        theta = omega * t
+        if abs(omega) < 1e-9:
+            x, y = v * t, np.zeros_like(t)
+        else:
+            x = v / omega * np.sin(theta)
+            y = v / omega * (1.0 - np.cos(theta))
+        c, s = np.cos(theta), np.sin(theta)
+        dx = points[None, :, 0] - x[:, None]
+        dy = points[None, :, 1] - y[:, None]
+        px = c[:, None] * dx + s[:, None] * dy
+        py = -s[:, None] * dx + c[:, None] * dy
+        depth = self.depth(px, py)
+        now_depth = self.depth(points[:, 0], points[:, 1])
+        recent = self.recent[group]
+        recent.append(float(now_depth.max()))
+        base = min(max(min(recent), 0.0), self.f.config.approach_margin / 2)
+        allowed = np.maximum(base, now_depth) + 1e-4
+        hit = (depth > allowed[None, :]).any(axis=1)
+        return int(np.argmax(hit)) if hit.any() else None
+
+
+def test_the_approach_check_stops_at_the_numpy_form_s_sample() -> None:
+    rng = np.random.default_rng(3)
+    compiled = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
+    reference = _NumpyApproach(compiled)
+    hits = 0
+    for _ in range(400):
+        # a wall or a scatter of points near the footprint, sometimes inside its margin
+        points = rng.normal(0, 0.6, (int(rng.integers(1, 150)), 2))
+        v = float(rng.choice([0.0, rng.uniform(-0.8, 0.8)]))
+        omega = float(rng.choice([0.0, 1e-10, rng.uniform(-1.5, 1.5)]))
+        if v == 0.0 and omega == 0.0:
+            continue
+        group = int(rng.integers(0, 2))
+        expected = reference.first_hit(v, omega, points, group)
+        scale = compiled._group_scale(v, omega, points, group)
+        assert list(compiled._recent_depth[group]) == list(reference.recent[group])
+        if expected is None:
+            assert scale == 1.0
+        else:
+            hits += 1
+            t_hit = float(compiled._t[expected - 1]) if expected > 0 else 0.0
+            speed, accel = (
+                (abs(v), ROBOT.drive.max_deceleration)
+                if abs(v) > 1e-6
+                else (abs(omega), 2.0 * ROBOT.drive.max_deceleration / ROBOT.drive.track_width)
+            )
+            room = max(0.0, speed * t_hit - speed * compiled.latency)
+            assert scale == max(0.0, min(1.0, math.sqrt(2.0 * accel * room) / speed))
+    assert hits > 50  # the check was tested where it acts, not only where it lets go
+
+
+def _memory_points_numpy(memory: ObstacleMemory, odometry: Pose, seen: tuple) -> _Array:
+    x, y, theta = odometry
+    c, s = math.cos(theta), math.sin(theta)
+    dx, dy = memory._xy[:, 0] - x, memory._xy[:, 1] - y
+    local = np.column_stack((c * dx + s * dy, -s * dx + c * dy))
+    (ox, oy), first, last = seen
+    bearing = np.arctan2(local[:, 1] - oy, local[:, 0] - ox)
+    return np.asarray(local[(bearing < first) | (bearing > last)])
+
+
+def test_the_memory_s_points_outside_the_laser_s_view_match_numpy() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        memory = ObstacleMemory(seconds=100.0, reach=50.0)
+        odometry = Pose(*rng.normal(0, 1, 2), float(rng.uniform(-4, 4)))
+        origin = (0.2, 0.0)
+        first, last = -math.pi / 2, math.pi / 2
+        # robot-frame points at the sweep's ends exactly, and anywhere
+        angles = np.concatenate((np.full(20, first), np.full(20, last), rng.uniform(-4, 4, 40)))
+        local = _edge_points(origin, angles, rng.uniform(0.0, 4.0, len(angles)))
+        memory.observe(np.zeros((0, 2)), local, odometry, 0.0)
+        seen = (origin, first, last)
+        expected = _memory_points_numpy(memory, odometry, seen)
+        assert np.array_equal(memory.points(odometry, 1.0, seen), expected)
