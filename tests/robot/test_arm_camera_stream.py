@@ -122,3 +122,35 @@ def test_the_simulated_hal_has_each_configured_camera_by_stream() -> None:
     lost = arm_cam.model_copy(update={"mount": "no_such_link"})
     with pytest.raises(ConfigError, match=r"cameras\.0\.mount: no link 'no_such_link'"):
         simulated_hardware(Simulator(TAROS.model_copy(update={"cameras": (lost,)}), world))
+
+
+def _red(frame: np.ndarray) -> int:
+    r, g, b = (frame[..., i].astype(int) for i in range(3))
+    return int(((r > 120) & (g < 60) & (b < 60)).sum())
+
+
+def test_the_arm_camera_sees_the_object_where_the_arm_left_it() -> None:
+    """TAROS 3.5 m short of the eod world's red box, arm out level (the pair 1.5 m from the
+    box, looking 15° down): both eyes see the box; held (off the floor) it is not drawn; put
+    down out of view it is gone from the view."""
+    world = load_world("eod")
+    sim = Simulator(TAROS, world, pose=(3.5, 2.0, 0.0))
+    arm = sim.arm
+    assert arm is not None
+    arm.set_base_pose(3.5, 2.0, 0.0)
+    arm.q[:] = arm.model.home()
+    pair = simulated_hardware(sim).stream_cameras[1]
+    frame = pair.capture()
+    assert frame is not None
+    assert _red(frame[:, :320]) > 100
+    assert _red(frame[:, 320:]) > 100
+    (box,) = arm.objects
+    box.held = True
+    frame = pair.capture()
+    assert frame is not None
+    assert _red(frame) == 0
+    box.drop()
+    box.centre[:2] = (3.5, 6.0)  # set down beside the robot, out of the camera's view
+    frame = pair.capture()
+    assert frame is not None
+    assert _red(frame) == 0

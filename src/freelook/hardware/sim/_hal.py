@@ -159,9 +159,16 @@ class _LinkCamera:
         self._link = sim.arm.model.link_index(config.mount)
         camera = LinkCamera(config, sim.world)
         thermal = config.kind == "thermal"
+        self._optics = camera
         self._camera = ThermalCamera(camera, sim.world) if thermal else camera
+        names = [o.name for o in sim.world.objects]
+        #: the objects the arm moves, with their index in the world's list: drawn where they
+        #: are now (a held one, off the floor, is not drawn)
+        self._movable = [(names.index(o.name), o) for o in sim.arm.objects if o.name in names]
 
     def capture(self) -> npt.NDArray[np.uint8]:
+        for index, obj in self._movable:
+            self._optics.move_object(index, obj.centre[0], obj.centre[1], obj.yaw, not obj.held)
         return self._camera.render(self._arm.link_in_world(self._link))
 
 

@@ -64,6 +64,13 @@ class LinkCamera:
         # each eye is drawn into a contiguous buffer (one compiled kernel for every camera)
         self._eye = np.zeros((config.height, config.width, 3), dtype=np.uint8)
 
+    def move_object(self, index: int, x: float, y: float, yaw: float, shown: bool) -> None:
+        """Draw object ``index`` (the world's order) at (x, y, yaw) from now on; a hidden one
+        (lifted off the floor: the renderer draws only what stands on it) gets no height."""
+        row = self._objects[index]
+        row[1], row[2], row[5] = x, y, yaw
+        row[7] = self.world.objects[index].height if shown else 0.0
+
     def eyes(self, link_in_world: F64) -> list[tuple[float, float, float, float, float]]:
         """Each eye's (x, y, z, heading, tilt) in the world for the link's 4×4 frame: one for a
         mono camera, left then right for a stereo pair."""
