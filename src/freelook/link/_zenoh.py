@@ -126,14 +126,14 @@ class RobotInfo:
 class ZenohBus:
     """One Zenoh session that robot and station endpoints share.
 
-    Zenoh's receiving threads never wait for Python. The bus subscribes once for all its
-    robot ends (``freelook/*/control/*``) and once per channel for all its station ends (their
-    tags share the bus's prefix: ``freelook/*/telemetry/PREFIX$*``); each subscription fills a
-    ring inside Zenoh (:data:`CHANNEL` samples, the oldest dropped when full) and one reader
-    thread, blocked on it without the interpreter lock, hands what arrived to the event loop
-    in batches, where each sample goes to its endpoint. However many robots and stations a
-    process holds, three threads at most wait for the interpreter: a busy loop costs some
-    latency, never Zenoh's flow.
+    Zenoh's receiving threads never wait for Python. The bus subscribes once per robot end
+    (``freelook/ROBOT/control/*``: a robot hears only its own stations, even through a router)
+    and once per channel for all its station ends (their tags share the bus's prefix:
+    ``freelook/*/telemetry/PREFIX$*``); each subscription fills a ring inside Zenoh
+    (:data:`CHANNEL` samples, the oldest dropped when full) and one reader thread, blocked on
+    it without the interpreter lock, hands what arrived to the event loop in batches, where
+    each sample goes to its endpoint. However many stations a process holds, two threads wait
+    for the interpreter for them: a busy loop costs some latency, never Zenoh's flow.
     """
 
     def __init__(self, config: zenoh.Config) -> None:
@@ -162,7 +162,7 @@ class ZenohBus:
             if endpoint.robot in self._robots:
                 raise ConfigError(f"robot {endpoint.robot!r} is already on this bus")
             self._robots[endpoint.robot] = endpoint
-            self._subscribe(f"{ROOT}/*/control/*")
+            self._subscribe(f"{ROOT}/{endpoint.robot}/control/*")
             return ""
         number = next(self._tags)
         if number > 0xFFFF:
@@ -176,6 +176,7 @@ class ZenohBus:
     def _leave(self, endpoint: ZenohEndpoint) -> None:
         if self._robots.get(endpoint.robot) is endpoint:
             del self._robots[endpoint.robot]
+            self._unsubscribe(f"{ROOT}/{endpoint.robot}/control/*")
         if self._stations.get(endpoint.tag) is endpoint:
             del self._stations[endpoint.tag]
 
@@ -188,6 +189,12 @@ class ZenohBus:
         )
         self._subscriptions[key] = (subscriber, reader)
         reader.start()
+
+    def _unsubscribe(self, key: str) -> None:
+        found = self._subscriptions.pop(key, None)
+        if found is not None:
+            with contextlib.suppress(zenoh.ZError):
+                found[0].undeclare()  # its reader sees the channel close and ends
 
     def _read(self, subscriber: Any) -> None:
         """Wait for samples (the interpreter lock released) and hand them over in batches,
@@ -365,7 +372,7 @@ class ZenohEndpoint:
         publisher = self._publishers.get(key)
         if publisher is None:
             publisher = self.bus.session.declare_publisher(
-                key, congestion_control=zenoh.CongestionControl.DROP, express=True
+                key, congestion_control=zenoh.CongestionControl.DROP, express=False
             )
             self._publishers[key] = publisher
         return publisher
