@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,11 @@ DISCOVERY_PERIOD = 2.0  # s between looks for robots that joined the bus
 FLEET_PERIOD = 0.5  # s between fleet lists to the browsers
 MAX_ROBOTS = 64  # robots one station follows at most (a flood of names is not followed)
 NOT_RECORDED = "not recording: a fleet's stations do not record (record one robot over UDP)"
+
+
+def _natural(name: str) -> list[tuple[int, int | str]]:
+    """A sort key that puts robot-2 before robot-10."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name)]
 
 
 class FleetStation:
@@ -166,7 +172,7 @@ class FleetStation:
     def summary(self) -> dict[str, Any]:
         """The fleet list the browsers show."""
         robots = []
-        for name in sorted(self.stations):
+        for name in sorted(self.stations, key=_natural):
             station = self.stations[name]
             t = station.telemetry
             last = station.core.last_rx

@@ -1,7 +1,8 @@
 // freelook cockpit: the fleet list (a station on a Zenoh bus with several robots). Each row is a
 // robot: its mode, speed and who controls it; "drive" picks it (the server stops and lets go of
 // the robot driven before, and asks the new one for control: the robot may refuse while another
-// station holds it). The cockpit calls onFleet with each {"type": "fleet"} message.
+// station holds it). A robot not heard for 2 s is "silent". The cockpit calls onFleet with each
+// {"type": "fleet"} message.
 "use strict";
 
 window.freelookFleet = (() => {
@@ -22,7 +23,8 @@ window.freelookFleet = (() => {
     name.title = robot.model || "";
     const mode = document.createElement("td");
     mode.className = "fleet-mode";
-    mode.textContent = robot.estop ? "E-STOP" : (robot.mode || "-");
+    const silent = robot.age === null || robot.age === undefined || robot.age > 2;
+    mode.textContent = robot.estop ? "E-STOP" : silent ? "silent" : (robot.mode || "-");
     const speed = document.createElement("td");
     speed.textContent = robot.v === null || robot.v === undefined ? "-" : `${robot.v.toFixed(2)} m/s`;
     const control = document.createElement("td");
