@@ -45,6 +45,7 @@ SUITES: tuple[str, ...] = (
     "freelook.hardware.sim._bench_memory",
     "freelook.operator._bench",
     "freelook.operator._bench_fleet",
+    "freelook.operator._bench_station",
     "freelook.record._bench",
 )
 

@@ -32,7 +32,7 @@ const station = {
   eyes: { left: null, right: null }, eyeMismatches: 0, mainFrames: 0, mainWidth: 0,
   drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], xrFrames: 0, inXR: false,
   view: { yaw: 0, pitch: 0.12 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
-  graph: [], mapImage: null, pendingDrawn: null, captures: [],
+  graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
 };
 window.station = station;  // for tests and debugging
 
@@ -82,10 +82,10 @@ function onMessage(data) {
     else if (msg.type === "error") { station.errors += 1; console.warn("server refused a message:", msg.reason); }
   } else if (bytes[0] === 2) {
     const v = new DataView(data);
-    queue("driving", { stream: 0, layout: 0, stamp: v.getFloat64(1, true), frameId: v.getUint32(9, true), blob: new Blob([bytes.subarray(13)], { type: "image/jpeg" }) });
+    queue("driving", { stream: 0, layout: 0, stamp: v.getFloat64(1, true), frameId: v.getUint32(9, true), jpeg: data.slice(13) });
   } else if (bytes[0] === 3) {
     const v = new DataView(data);
-    const frame = { stream: v.getUint8(1), layout: v.getUint8(2), stamp: v.getFloat64(3, true), frameId: v.getUint32(11, true), blob: new Blob([bytes.subarray(15)], { type: "image/jpeg" }) };
+    const frame = { stream: v.getUint8(1), layout: v.getUint8(2), stamp: v.getFloat64(3, true), frameId: v.getUint32(11, true), jpeg: data.slice(15), arrived: performance.timeOrigin + performance.now() };
     if (station.mainCamera && frame.stream === station.mainCamera.stream) queue("main", frame);
     else if (station.thermalCamera && frame.stream === station.thermalCamera.stream) queue("thermal", frame);
   }
@@ -124,11 +124,37 @@ function onState(s) {
 // ---------------------------------------------------------------- camera frames
 // One decoder per screen, newest frame wins (a slow decode drops frames, never queues them).
 const decoders = { main: { busy: false, next: null }, driving: { busy: false, next: null }, thermal: { busy: false, next: null } };
+const SIDE_MS = 66;  // side screens at most ~15 frames/s: the stereo screen's decodes go first
 function queue(name, frame) {
   const d = decoders[name];
   d.next = frame;
-  if (!d.busy) decode(name);
+  if (d.busy) return;
+  const wait = name === "main" ? 0 : (d.last || 0) + SIDE_MS - performance.now();
+  if (wait <= 0) decode(name);
+  else if (!d.timer) d.timer = setTimeout(() => { d.timer = null; if (!d.busy) decode(name); }, wait);
 }
+// JPEGs are decoded in a worker: on the main thread the decode waits behind the room's drawing
+let worker = null, workerId = 0;
+const waiting = new Map();
+try {
+  if (params.get("decode") !== "main") worker = new Worker("/static/station-decode.js");
+  worker.onmessage = (ev) => {
+    const done = waiting.get(ev.data.id);
+    waiting.delete(ev.data.id);
+    if (done) ev.data.bitmap ? done.resolve(ev.data.bitmap) : done.reject(new Error(ev.data.error));
+  };
+} catch (err) {
+  worker = null;
+}
+function decodeJpeg(jpeg) {  // an ArrayBuffer of its own (handed over to the worker)
+  if (!worker) return createImageBitmap(new Blob([jpeg], { type: "image/jpeg" }));
+  return new Promise((resolve, reject) => {
+    workerId += 1;
+    waiting.set(workerId, { resolve, reject });
+    worker.postMessage({ id: workerId, bytes: jpeg }, [jpeg]);
+  });
+}
+
 async function decode(name) {
   const d = decoders[name];
   const frame = d.next;
@@ -136,7 +162,7 @@ async function decode(name) {
   d.next = null;
   d.busy = true;
   try {
-    const bitmap = await createImageBitmap(frame.blob);
+    const bitmap = await decodeJpeg(frame.jpeg);
     if (name === "main") onMainFrame(bitmap, frame);
     else paintSide(name, bitmap, frame);
     bitmap.close();
@@ -144,7 +170,8 @@ async function decode(name) {
     console.warn("bad camera frame", err);
   } finally {
     d.busy = false;
-    if (d.next) decode(name);
+    d.last = performance.now();
+    if (d.next) queue(name, d.next);
   }
 }
 
@@ -156,6 +183,7 @@ function onMainFrame(bitmap, frame) {
   station.mainFrames += 1;
   station.mainWidth = bitmap.width;
   raw.frame = frame;
+  frame.decoded = performance.timeOrigin + performance.now();
   if (station.hitMode === "analysis") analyse();
   composeEyes();
   station.pendingDrawn = frame;
@@ -436,6 +464,7 @@ station.mainScreenBoxes = () => {
 // ---------------------------------------------------------------- the frame loop
 function onFrame(time, frame) {
   const t0 = performance.now();
+  if (station.frameStarts && station.frameStarts.length < 20000) station.frameStarts.push(t0);
   paintPanels(t0);
   if (frame) {
     station.xrFrames += 1;
@@ -456,8 +485,12 @@ function onFrame(time, frame) {
   const drawn = station.pendingDrawn;
   if (drawn) {  // capture (robot's wall clock) → both eyes drawn (this page's wall clock)
     station.pendingDrawn = null;
-    station.latencies.push(performance.timeOrigin + performance.now() - drawn.stamp * 1000);
+    const now = performance.timeOrigin + performance.now();
+    station.latencies.push(now - drawn.stamp * 1000);
+    // where the time went: capture → arrived in this page → decoded and cut → drawn (ms)
+    if (drawn.arrived) station.stages.push([drawn.arrived - drawn.stamp * 1000, drawn.decoded - drawn.stamp * 1000, now - drawn.stamp * 1000]);
     if (station.latencies.length > 2000) station.latencies.shift();
+    if (station.stages.length > 2000) station.stages.shift();
   }
   if (station.captures.length) capture();
   station.frameTimes.push(performance.now() - t0);
