@@ -95,6 +95,8 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
         timeout=60_000,
     )
     assert page.evaluate("station.mainCamera.name") == "arm_stereo"
+    assert page.evaluate("station.thermalCamera.kind") == "thermal"
+    assert page.evaluate("station.room.robotMeshes.length") == 26  # TAROS's collision boxes
 
     # entering VR
     page.click("#enter-vr")

@@ -83,6 +83,7 @@ export function createRoom(canvasElement, layout) {
   const directLeft = new THREE.Mesh(new THREE.PlaneGeometry(1, 0.75), new THREE.MeshBasicMaterial({ map: textures.left, toneMapped: false }));
   const directRight = new THREE.Mesh(new THREE.PlaneGeometry(1, 0.75), new THREE.MeshBasicMaterial({ map: textures.right, toneMapped: false }));
   directLeft.layers.set(1); directRight.layers.set(2);
+  for (const m of [directLeft, directRight]) { m.material.depthTest = false; m.renderOrder = 10; }  // nothing in front
   directLeft.position.z = directRight.position.z = -1;
   head.add(directLeft, directRight);
   head.visible = false;
@@ -151,9 +152,9 @@ export function setMainAspect(room, eyeWidth, eyeHeight) {
 }
 
 // Direct-to-eyes planes fill ``fill`` of the view at 1 m for a horizontal field of view φx.
-export function fitDirect(room, fovXRad, aspect, fill = 0.9) {
+export function fitDirect(room, fovXRad, aspect, fill = 0.95) {
   const w = 2 * Math.tan(fovXRad / 2) * fill;
-  room.directLeft.scale.set(w, w * aspect / 0.75, 1);
+  room.directLeft.scale.set(w, (w * aspect) / 0.75, 1);
   room.directRight.scale.copy(room.directLeft.scale);
 }
 

@@ -356,6 +356,8 @@ function setupInputs() {
   $("stereo").addEventListener("change", (ev) => { station.stereo = ev.target.value; });
   $("hit-mode").addEventListener("change", (ev) => { station.hitMode = ev.target.value; station.hitKey = ""; });
   $("head-pan").addEventListener("change", (ev) => { station.headPan = ev.target.checked; });
+  // a changed choice gives the keys back to driving
+  for (const id of ["view-mode", "stereo", "hit-mode", "head-pan"]) $(id).addEventListener("change", (ev) => ev.target.blur());
   window.addEventListener("keydown", (ev) => {
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
     if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
@@ -418,7 +420,7 @@ function readViews(frame) {
   const p = pose.transform.position;
   room.head.position.set(p.x, p.y, p.z);
   room.head.quaternion.copy(q);
-  if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / views[0].projectionMatrix[0]), station.mainCamera ? station.mainCamera.height / station.mainCamera.width : 0.75);
+  if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / views[0].projectionMatrix[0]), station.mainCamera ? station.mainCamera.height / eyeWidth(station.mainCamera) : 0.75);
 }
 
 // Pixels of both eyes as drawn (after the next render): PNG data URLs, for tests.
@@ -479,6 +481,10 @@ function onFrame(time, frame) {
     const eyeW = station.stereo === "sbs" ? el.width / 2 : el.width;
     cam.aspect = eyeW / el.height; cam.updateProjectionMatrix();
     updateHit(eyeW, cam.projectionMatrix.elements[0], DESKTOP_IPD, "desktop");
+    cam.updateMatrixWorld();
+    room.head.position.copy(cam.position);
+    room.head.quaternion.copy(cam.quaternion);
+    if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / cam.projectionMatrix.elements[0]), station.mainCamera ? station.mainCamera.height / eyeWidth(station.mainCamera) : 0.75);
   }
   if (frame) room.renderer.render(room.scene, room.camera);
   else renderDesktop(room, station.stereo, DESKTOP_IPD);
