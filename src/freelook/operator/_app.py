@@ -114,6 +114,11 @@ def default_run_path() -> Path:
     return Path("runs") / f"{dt.datetime.now():%Y-%m-%d-%H%M%S}.mcap"
 
 
+def _station(url: str) -> str:
+    """The virtual operator station's address beside the cockpit's (same token)."""
+    return url.replace("/?token=", "/station?token=", 1)
+
+
 async def run_session(
     config: RobotConfig,
     world: World,
@@ -163,6 +168,7 @@ async def run_session(
             await asyncio.sleep(0.02)
         _announce_access(access, announce)
         announce(f"freelook: {config.name} in {world.name} — open {url}")
+        announce(f"virtual operator station (WebXR): {_station(url)}")
         if options.record is not None:
             announce(f"recording to {options.record}")
         if options.open_browser:
@@ -234,6 +240,7 @@ async def run_operator(
         url = access.url
         where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
         announce(f"freelook operator: robot at {where} — open {url}")
+        announce(f"virtual operator station (WebXR): {_station(url)}")
         if options.open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)
