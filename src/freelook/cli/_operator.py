@@ -20,6 +20,13 @@ _Certfile = Annotated[
     typer.Option(help="TLS certificate (PEM) for the cockpit; with --keyfile serves https."),
 ]
 _Keyfile = Annotated[Path | None, typer.Option(help="TLS private key (PEM) for --certfile.")]
+_Foxglove = Annotated[
+    int | None,
+    typer.Option(
+        help="Also serve the live topics to Foxglove (WebSocket) on this port, on --host; "
+        "Foxglove drives only with the cockpit's token (docs/foxglove.md)."
+    ),
+]
 _HOST_HELP = (
     "Web address. Loopback by default; beyond loopback use --certfile/--keyfile "
     "(the token is required everywhere)."
@@ -46,6 +53,7 @@ def sim(
             "else the free place nearest its origin."
         ),
     ] = None,
+    foxglove: _Foxglove = None,
     robots: Annotated[
         int, typer.Option(help="Simulated robots (several: a fleet on Zenoh, one simulator).")
     ] = 1,
@@ -84,6 +92,7 @@ def sim(
         certfile=certfile,
         keyfile=keyfile,
         start=start_pose,
+        foxglove=foxglove,
     )
 
     def stop(signum: int, frame: object) -> None:
@@ -128,6 +137,7 @@ def operator(
     keyfile: _Keyfile = None,
     record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
     no_browser: Annotated[bool, typer.Option("--no-browser")] = False,
+    foxglove: _Foxglove = None,
 ) -> None:
     """The operator station and cockpit for a robot elsewhere."""
     import asyncio
@@ -160,6 +170,7 @@ def operator(
         certfile=certfile,
         keyfile=keyfile,
         station=station,
+        foxglove=foxglove,
     )
 
     def stop(signum: int, frame: object) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import math
 import secrets
 import webbrowser
 from collections.abc import Callable
@@ -20,8 +21,9 @@ from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TransportUrl
 from freelook.maps import World
+from freelook.operator._foxglove import FoxgloveBridge
 from freelook.operator._station import OperatorStation
-from freelook.record import BackgroundRecorder, Recorder
+from freelook.record import BackgroundRecorder, Recorder, RosStreams, Tee
 from freelook.robot import ServerOptions
 from freelook.web import create_app, is_loopback, new_token
 
@@ -44,6 +46,7 @@ class SessionOptions:
     keyfile: Path | None = None
     station: int = 1  # this station's id on the link (its key's entry in a keys file)
     start: tuple[float, float, float] | None = None  # the simulated robot's start; None: the map's
+    foxglove: int | None = None  # the live Foxglove bridge's port (0: any free one); None: off
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,48 @@ def _announce_access(access: WebAccess, announce: Callable[[str], None]) -> None
         announce(line)
 
 
+def _foxglove_bridge(
+    config: RobotConfig, options: SessionOptions, access: WebAccess, announce: Callable[[str], None]
+) -> FoxgloveBridge | None:
+    """The live Foxglove bridge on the cockpit's address and TLS; teleop needs its token."""
+    if options.foxglove is None:
+        return None
+    bridge = FoxgloveBridge(
+        access.token,
+        max_speed=config.limits.max_speed,
+        max_turn_rate=math.radians(config.limits.max_turn_rate_deg),
+        host=options.host,
+        port=options.foxglove,
+        certfile=options.certfile,
+        keyfile=options.keyfile,
+    )
+    port = bridge.start()
+    announce(
+        f"Foxglove: {'wss' if access.tls else 'ws'}://{options.host}:{port} "
+        '(to drive, publish {"token": TOKEN} on /freelook/auth)'
+    )
+    return bridge
+
+
+def _background(
+    recorder: Recorder | None, bridge: FoxgloveBridge | None
+) -> BackgroundRecorder | None:
+    """One background writer for the file and the live view (either, both or none)."""
+    sinks: list[RosStreams] = [] if recorder is None else [recorder]
+    if bridge is not None:
+        sinks.append(bridge.streams)
+    if not sinks:
+        return None
+    return BackgroundRecorder(sinks[0] if len(sinks) == 1 else Tee(*sinks))
+
+
+async def _stop_web(web: uvicorn.Server, task: asyncio.Task[None], grace: float = 2.0) -> None:
+    """Ask the web server to exit and give it ``grace`` seconds to close its sockets."""
+    web.should_exit = True
+    with contextlib.suppress(Exception):
+        await asyncio.wait({task}, timeout=grace)
+
+
 def default_run_path() -> Path:
     return Path("runs") / f"{dt.datetime.now():%Y-%m-%d-%H%M%S}.mcap"
 
@@ -129,14 +174,15 @@ async def run_session(
 ) -> None:
     """Robot server + operator station + web server in one process, until cancelled."""
     access = web_access(options)
-    background: BackgroundRecorder | None = None
+    recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
         recorder = Recorder(
             options.record,
             metadata={"robot": config.name, "world": world.name, "wire": options.wire},
         )
-        background = BackgroundRecorder(recorder)
+    bridge = _foxglove_bridge(config, options, access, announce)
+    background = _background(recorder, bridge)
     key = options.key or secrets.token_bytes(32)  # a fresh key for this local session
     server, _ = simulated_server(
         config,
@@ -155,8 +201,10 @@ async def run_session(
         config, world, server.local_address, wire=options.wire, key=key, recorder=background
     )
     station_task = asyncio.create_task(station.run())
+    bridge_task = asyncio.create_task(bridge.run(station)) if bridge else None
     if parts is not None:  # for benchmarks and tests that need to look inside
         parts.update(server=server, station=station, token=access.token, url=access.url)
+        parts.update(foxglove=bridge)
     web = _web_server(create_app(station, access.token), options)
     url = access.url
     web_task = asyncio.create_task(web.serve())
@@ -176,13 +224,18 @@ async def run_session(
                 webbrowser.open(url)
         if started is not None:
             started.set()
-        await web_task
+        await asyncio.shield(web_task)  # a cancel lets the server close its sockets
     finally:
-        web.should_exit = True
-        for task in (station_task, robot_task, web_task):
+        await _stop_web(web, web_task)
+        tasks = [t for t in (station_task, robot_task, web_task, bridge_task) if t is not None]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(station_task, robot_task, web_task, return_exceptions=True)
-        if background is not None:
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if bridge is not None:
+            bridge.stop()
+        if background is not None and options.record is None:
+            background.close()
+        elif background is not None:
             stats = background.close()
             announce(
                 f"recorded {stats.written} messages"
@@ -200,19 +253,19 @@ async def run_operator(
     """The operator station and the cockpit for a robot elsewhere (UDP or a serial radio),
     until cancelled. A serial port that cannot be opened raises :class:`ConfigError`."""
     access = web_access(options)
-    background: BackgroundRecorder | None = None
+    recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
-        background = BackgroundRecorder(
-            Recorder(
-                options.record,
-                metadata={
-                    "robot": config.name,
-                    "world": world.name if world else "",
-                    "wire": options.wire,
-                },
-            )
+        recorder = Recorder(
+            options.record,
+            metadata={
+                "robot": config.name,
+                "world": world.name if world else "",
+                "wire": options.wire,
+            },
         )
+    bridge = _foxglove_bridge(config, options, access, announce)
+    background = _background(recorder, bridge)
     station = OperatorStation(
         config,
         world,
@@ -225,9 +278,12 @@ async def run_operator(
     station_task = asyncio.create_task(station.run())
     await asyncio.sleep(0)  # the station opens its link first: a missing port fails here
     if station_task.done() and station_task.exception() is not None:
+        if bridge is not None:
+            bridge.stop()
         if background is not None:
             background.close()
         station_task.result()
+    bridge_task = asyncio.create_task(bridge.run(station)) if bridge else None
     web = _web_server(create_app(station, access.token), options)
     web_task = asyncio.create_task(web.serve())
     try:
@@ -244,11 +300,14 @@ async def run_operator(
         if options.open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)
-        await web_task
+        await asyncio.shield(web_task)  # a cancel lets the server close its sockets
     finally:
-        web.should_exit = True
-        for task in (station_task, web_task):
+        await _stop_web(web, web_task)
+        tasks = [t for t in (station_task, web_task, bridge_task) if t is not None]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(station_task, web_task, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if bridge is not None:
+            bridge.stop()
         if background is not None:
             background.close()

@@ -1,0 +1,234 @@
+"""The live Foxglove bridge, end to end: a Foxglove WebSocket client written here from the
+protocol (subprotocol ``foxglove.sdk.v1``) gets ``/odom`` and ``/scan`` live from ``freelook
+sim``'s session with the schemas the MCAP recording holds; its teleop is refused until it
+presents the station's token, and then drives the simulated robot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import socket
+import struct
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from mcap.reader import make_reader
+from mcap_ros2._dynamic import generate_dynamic
+
+from freelook.config import load_robot
+from freelook.maps import load_world
+from freelook.operator import SessionOptions, run_session
+
+SUBPROTOCOL = "foxglove.sdk.v1"
+SERVER_MESSAGE_DATA = 0x01  # opcode: u32 subscription id, u64 log time, payload
+CLIENT_MESSAGE_DATA = 0x01  # opcode: u32 client channel id, payload
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class FoxgloveClient:
+    """The client side of the Foxglove WebSocket protocol, as much as this test needs."""
+
+    def __init__(self, ws: websockets.ClientConnection) -> None:
+        self.ws = ws
+        self.channels: dict[str, dict[str, Any]] = {}  # topic → advertised channel
+        self.subscriptions: dict[int, str] = {}  # subscription id → topic
+        self.statuses: list[dict[str, Any]] = []
+        self.messages: dict[str, list[tuple[int, bytes]]] = {}
+
+    async def pump(self, until: Callable[[], bool], timeout: float = 20.0) -> None:
+        """Read server messages until ``until()`` holds."""
+        async with asyncio.timeout(timeout):
+            while not until():
+                frame = await self.ws.recv()
+                if isinstance(frame, bytes):
+                    assert frame[0] == SERVER_MESSAGE_DATA, frame[:1]
+                    sub, log_time = struct.unpack_from("<IQ", frame, 1)
+                    topic = self.subscriptions[sub]
+                    self.messages.setdefault(topic, []).append((log_time, frame[13:]))
+                    continue
+                message = json.loads(frame)
+                if message["op"] == "advertise":
+                    for channel in message["channels"]:
+                        self.channels[channel["topic"]] = channel
+                elif message["op"] == "status":
+                    self.statuses.append(message)
+
+    async def subscribe(self, *topics: str) -> None:
+        subs = []
+        for topic in topics:
+            sub = len(self.subscriptions) + 1
+            self.subscriptions[sub] = topic
+            subs.append({"id": sub, "channelId": self.channels[topic]["id"]})
+        await self.ws.send(json.dumps({"op": "subscribe", "subscriptions": subs}))
+
+    async def subscribe_surely(self, *topics: str) -> None:
+        """Subscribe, and again to a channel the server did not know yet (the server may
+        advertise a channel a moment before it accepts subscriptions to it)."""
+        wanted = set(topics)
+        for _ in range(5):
+            await self.subscribe(*sorted(wanted - self.messages.keys()))
+            try:
+                await self.pump(lambda: wanted <= self.messages.keys(), timeout=2.0)
+                return
+            except TimeoutError:
+                continue
+        raise AssertionError(f"no messages on {wanted - self.messages.keys()}")
+
+    async def advertise(self, channel: int, topic: str, schema_name: str) -> None:
+        advert = {"id": channel, "topic": topic, "encoding": "json", "schemaName": schema_name}
+        await self.ws.send(json.dumps({"op": "advertise", "channels": [advert]}))
+
+    async def publish(self, channel: int, message: dict[str, Any]) -> None:
+        payload = json.dumps(message).encode()
+        await self.ws.send(struct.pack("<BI", CLIENT_MESSAGE_DATA, channel) + payload)
+
+    def decode(self, topic: str, payload: bytes) -> Any:
+        channel = self.channels[topic]
+        assert channel["encoding"] == "cdr"
+        assert channel["schemaEncoding"] == "ros2msg"
+        name = channel["schemaName"]
+        return generate_dynamic(name, channel["schema"])[name](payload)
+
+
+def _newer_than(fox: FoxgloveClient, topic: str, log_time: int) -> Callable[[], bool]:
+    """Until a message on ``topic`` logged after ``log_time`` (ns) came in (frames sent before
+    wait in the socket's buffer)."""
+    return lambda: bool(fox.messages.get(topic)) and fox.messages[topic][-1][0] > log_time
+
+
+def _xy(odom: Any) -> tuple[float, float]:
+    return (odom.pose.pose.position.x, odom.pose.pose.position.y)
+
+
+def _mcap_schemas(path: Path) -> dict[str, tuple[str, str]]:
+    with path.open("rb") as stream:
+        summary = make_reader(stream).get_summary()
+    assert summary is not None
+    return {
+        channel.topic: (
+            summary.schemas[channel.schema_id].name,
+            summary.schemas[channel.schema_id].data.decode(),
+        )
+        for channel in summary.channels.values()
+    }
+
+
+def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path: Path) -> None:
+    recording = tmp_path / "run.mcap"
+    options = SessionOptions(
+        port=_free_port(),
+        record=recording,
+        open_browser=False,
+        camera=False,
+        foxglove=0,
+    )
+    parts: dict[str, object] = {}
+    seen: dict[str, Any] = {}
+
+    async def client(port: int, token: str) -> None:
+        uri = f"ws://127.0.0.1:{port}"
+        async with websockets.connect(uri, subprotocols=[SUBPROTOCOL]) as ws:  # type: ignore[list-item]
+            assert ws.subprotocol == SUBPROTOCOL
+            fox = FoxgloveClient(ws)
+            await fox.pump(lambda: {"/odom", "/scan"} <= fox.channels.keys())
+            await fox.subscribe_surely("/odom", "/scan")
+            await fox.pump(
+                lambda: all(len(fox.messages.get(t, [])) >= 3 for t in ("/odom", "/scan"))
+            )
+            seen["channels"] = {t: fox.channels[t] for t in ("/odom", "/scan")}
+            odom = fox.decode("/odom", fox.messages["/odom"][-1][1])
+            scan = fox.decode("/scan", fox.messages["/scan"][-1][1])
+            seen["start"] = _xy(odom)
+            seen["scan"] = (len(scan.ranges), scan.angle_increment)
+            # teleop without the token: refused, with the reason
+            await fox.advertise(1, "/cmd_vel", "geometry_msgs/Twist")
+            await fox.publish(1, {"linear": {"x": 0.4}, "angular": {"z": 0.0}})
+            await fox.pump(lambda: any("not authenticated" in s["message"] for s in fox.statuses))
+            await fox.advertise(2, "/freelook/auth", "std_msgs/String")
+            await fox.publish(2, {"token": "guess"})
+            await fox.pump(lambda: any("wrong token" in s["message"] for s in fox.statuses))
+            await asyncio.sleep(0.5)
+            await fox.pump(_newer_than(fox, "/odom", time.time_ns()))
+            seen["refused"] = _xy(fox.decode("/odom", fox.messages["/odom"][-1][1]))
+            # with the token: accepted, the robot drives
+            await fox.publish(2, {"token": token})
+            await fox.pump(lambda: any("authenticated:" in s["message"] for s in fox.statuses))
+            for _ in range(15):
+                await fox.publish(1, {"linear": {"x": 0.4}, "angular": {"z": 0.0}})
+                await asyncio.sleep(0.1)
+            await fox.pump(_newer_than(fox, "/odom", time.time_ns()))
+            seen["driven"] = _xy(fox.decode("/odom", fox.messages["/odom"][-1][1]))
+            seen["statuses"] = [s["message"] for s in fox.statuses]
+
+    async def main() -> None:
+        config, world = load_robot("pioneer3dx"), load_world("lab")
+        started = asyncio.Event()
+        session = asyncio.create_task(
+            run_session(
+                config, world, options, announce=lambda _: None, started=started, parts=parts
+            )
+        )
+        try:
+            async with asyncio.timeout(30):
+                await started.wait()
+            bridge = parts["foxglove"]
+            await client(bridge.port, str(parts["token"]))  # type: ignore[attr-defined]
+        finally:
+            session.cancel()
+            await asyncio.gather(session, return_exceptions=True)
+
+    asyncio.run(main())
+    # the same schema (name and full text) live as in the recording
+    recorded = _mcap_schemas(recording)
+    for topic, channel in seen["channels"].items():
+        assert (channel["schemaName"], channel["schema"]) == recorded[topic], topic
+    assert seen["channels"]["/odom"]["schemaName"] == "nav_msgs/msg/Odometry"
+    assert seen["channels"]["/scan"]["schemaName"] == "sensor_msgs/msg/LaserScan"
+    n, increment = seen["scan"]
+    assert n > 10
+    assert math.isfinite(increment)
+    # refused teleop did not move it; accepted teleop did (0.4 m/s for about 1.5 s)
+    assert math.dist(seen["refused"], seen["start"]) < 0.01
+    assert math.dist(seen["driven"], seen["refused"]) > 0.1, seen
+    assert any("not authenticated" in s for s in seen["statuses"])
+
+
+@pytest.mark.parametrize("port", [0])
+def test_the_bridge_port_is_announced(port: int) -> None:
+    """``--foxglove 0`` takes a free port and says which."""
+    lines: list[str] = []
+    options = SessionOptions(port=_free_port(), open_browser=False, camera=False, foxglove=port)
+
+    async def main() -> None:
+        started = asyncio.Event()
+        parts: dict[str, object] = {}
+        session = asyncio.create_task(
+            run_session(
+                load_robot("pioneer3dx"),
+                load_world("lab"),
+                options,
+                announce=lines.append,
+                started=started,
+                parts=parts,
+            )
+        )
+        try:
+            async with asyncio.timeout(30):
+                await started.wait()
+            bridge_port = parts["foxglove"].port  # type: ignore[attr-defined]
+            assert any(f"ws://127.0.0.1:{bridge_port}" in line for line in lines), lines
+        finally:
+            session.cancel()
+            await asyncio.gather(session, return_exceptions=True)
+
+    asyncio.run(main())
