@@ -88,6 +88,27 @@ def _cast(
         out[k] = min(result, max_range)
 
 
+@numba.njit(cache=True, nogil=True)
+def _cast_at(
+    grid: npt.NDArray[np.bool_],
+    clearance: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    x: float,
+    y: float,
+    angles: npt.NDArray[np.float64],
+    max_range: float,
+    out: npt.NDArray[np.float64],
+) -> None:
+    """:func:`_cast` from one start point (its one-element arrays made here, not in Python)."""
+    xs = np.empty(1)
+    ys = np.empty(1)
+    xs[0] = x
+    ys[0] = y
+    _cast(grid, clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
+
+
 def clearance_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
     """Distance (cells) from each cell centre to the nearest obstacle cell centre."""
     from scipy.ndimage import distance_transform_edt
@@ -120,14 +141,14 @@ def cast_rays(
 ) -> npt.NDArray[np.float64]:
     """Distance from (x, y) along each world-frame angle to the first occupied cell."""
     result = np.empty(angles.shape[0]) if out is None else out
-    _cast(
+    _cast_at(
         grid,
         _clearance_for(grid),
         origin[0],
         origin[1],
         resolution,
-        np.full(1, x),
-        np.full(1, y),
+        float(x),
+        float(y),
         angles,
         float(max_range),
         result,

@@ -1,7 +1,9 @@
 """Range readings as obstacle points, worked out once per reading.
 
 The control cycle (50 Hz) outpaces the sonar ring (25 Hz) and meets a laser scan twice now and
-then, so the points of a reading the cycle has seen before are handed back as they were.
+then, so the points of a reading the cycle has seen before are handed back as they were. A
+HAL may wrap the same reading in a new :class:`RangeScan` at every call: a reading is the same
+when its ranges are equal and its bearings and beam origins are the same arrays.
 """
 
 from __future__ import annotations
@@ -25,14 +27,36 @@ class ScanPoints:
         self._laser: tuple[RangeScan, _Array] | None = None
         self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
 
+    @staticmethod
+    def _same(scan: RangeScan, seen: RangeScan) -> bool:
+        return scan is seen or (
+            scan.bearings is seen.bearings
+            and scan.origin_x is seen.origin_x
+            and scan.origin_y is seen.origin_y
+            and scan.range_max == seen.range_max
+            and np.array_equal(scan.ranges, seen.ranges)
+        )
+
+    @staticmethod
+    def _kept(scan: RangeScan) -> RangeScan:
+        """``scan`` with a copy of its ranges (a HAL may refill its buffer in place)."""
+        return RangeScan(
+            scan.stamp,
+            scan.ranges.copy(),
+            scan.bearings,
+            scan.origin_x,
+            scan.origin_y,
+            scan.range_max,
+        )
+
     def laser(self, scan: RangeScan | None) -> _Array:
         """The hit points of ``scan`` (:meth:`RangeScan.points`)."""
         if scan is None:
             return _NONE
-        if self._laser is None or self._laser[0] is not scan:
+        if self._laser is None or not self._same(scan, self._laser[0]):
             points = scan.points()
             points.flags.writeable = False
-            self._laser = (scan, points)
+            self._laser = (self._kept(scan), points)
         return self._laser[1]
 
     def sonar(self, scan: RangeScan | None, half: float) -> tuple[_Array, _Array]:
@@ -43,7 +67,7 @@ class ScanPoints:
         """
         if scan is None:
             return _NONE, _NONE
-        if self._sonar is None or self._sonar[0] is not scan or self._sonar[1] != half:
+        if self._sonar is None or self._sonar[1] != half or not self._same(scan, self._sonar[0]):
             hit = scan.ranges < scan.range_max
             offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
             bearing = (scan.bearings[hit][None, :] + offsets[:, None]).ravel()
@@ -56,5 +80,5 @@ class ScanPoints:
             )
             axes = points[2 * int(hit.sum()) : 3 * int(hit.sum())]
             points.flags.writeable = axes.flags.writeable = False
-            self._sonar = (scan, half, (points, axes))
+            self._sonar = (self._kept(scan), half, (points, axes))
         return self._sonar[2]

@@ -1,0 +1,45 @@
+"""A reading's points are worked out once, and never handed back for a different reading."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from freelook.robot._scan_points import ScanPoints
+from freelook.robot.hal import RangeScan
+
+
+def _scan(ranges: np.ndarray, bearings: np.ndarray, origin: np.ndarray) -> RangeScan:
+    return RangeScan(1.0, ranges, bearings, origin, origin, 5.0)
+
+
+def test_a_reading_wrapped_anew_gives_the_same_points_without_working_them_out_again() -> None:
+    bearings, origin = np.linspace(-1.0, 1.0, 9), np.zeros(9)
+    ranges = np.linspace(1.0, 5.0, 9)  # the last beam saw nothing
+    cache = ScanPoints()
+    first = cache.laser(_scan(ranges, bearings, origin))
+    again = cache.laser(_scan(ranges.copy(), bearings, origin))
+    assert again is first
+    assert np.array_equal(first, _scan(ranges, bearings, origin).points())
+    points, axes = cache.sonar(_scan(ranges, bearings, origin), 0.2)
+    assert cache.sonar(_scan(ranges.copy(), bearings, origin), 0.2)[0] is points
+    assert len(points) == 5 * 8
+    assert len(axes) == 8
+    assert not points.flags.writeable
+
+
+def test_a_buffer_refilled_in_place_is_a_new_reading() -> None:
+    bearings, origin = np.linspace(-1.0, 1.0, 9), np.zeros(9)
+    buffer = np.full(9, 2.0)
+    cache = ScanPoints()
+    before = cache.laser(_scan(buffer, bearings, origin)).copy()
+    buffer[:] = 3.0  # a driver reusing its buffer for the next sweep
+    after = cache.laser(_scan(buffer, bearings, origin))
+    assert np.allclose(np.hypot(after[:, 0], after[:, 1]), 3.0)
+    assert not np.array_equal(before, after)
+    # other bearings (another sensor, or a changed mount) are another reading too
+    moved = cache.laser(_scan(buffer, bearings + 0.1, origin))
+    assert not np.array_equal(moved, after)
+    assert (
+        cache.sonar(_scan(buffer, bearings, origin), 0.1)[0]
+        is not (cache.sonar(_scan(buffer, bearings, origin), 0.2)[0])
+    )
