@@ -30,7 +30,7 @@ const station = {
   mainCamera: null, thermalCamera: null,
   hit: null, shift: 0, analysis: null, freeze: false,
   eyes: { left: null, right: null }, eyeMismatches: 0, mainFrames: 0, mainWidth: 0,
-  drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], xrFrames: 0, inXR: false,
+  drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], renderTimes: [], xrFrames: 0, inXR: false,
   view: { yaw: 0, pitch: 0.12 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
   graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
 };
@@ -240,7 +240,7 @@ function paintSide(name, bitmap, frame) {
 
 let panelsDirty = true, lastPanels = 0;
 function paintPanels(now) {
-  if (!panelsDirty || now - lastPanels < 100) return;
+  if (!panelsDirty || now - lastPanels < 250) return;  // 4 Hz: each redraw is a texture upload
   panelsDirty = false; lastPanels = now;
   station.icons = drawStatus(room.canvases.status, station.last);
   drawGraph(room.canvases.graph, station.graph);
@@ -486,8 +486,11 @@ function onFrame(time, frame) {
     room.head.quaternion.copy(cam.quaternion);
     if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / cam.projectionMatrix.elements[0]), station.mainCamera ? station.mainCamera.height / eyeWidth(station.mainCamera) : 0.75);
   }
+  const t1 = performance.now();
   if (frame) room.renderer.render(room.scene, room.camera);
   else renderDesktop(room, station.stereo, DESKTOP_IPD);
+  station.renderTimes.push(performance.now() - t1);  // of the frame time: drawing both eyes
+  if (station.renderTimes.length > 2000) station.renderTimes.shift();
   const drawn = station.pendingDrawn;
   if (drawn) {  // capture (robot's wall clock) → both eyes drawn (this page's wall clock)
     station.pendingDrawn = null;
