@@ -163,7 +163,14 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
     now = page.evaluate("[station.last.odom.x, station.last.odom.y, station.last.odom.theta]")
     assert now == pytest.approx(odom, abs=1e-3)
     assert page.evaluate("station.sentAxes") == sent  # no drive command came from the head
+    # ... unless head-coupled pan is on: then the head's yaw turns the camera
+    pan = page.evaluate("station.last.pan")
+    page.evaluate("station.headPan = true")
+    page.wait_for_function(f"Math.abs(station.last.pan - {pan}) > 0.05", timeout=20_000)
+    page.evaluate("station.headPan = false")
     page.evaluate("window.__xr.quaternion.set(0, 0, 0, 1)")
+    odom = page.evaluate("[station.last.odom.x, station.last.odom.y, station.last.odom.theta]")
+    sent = page.evaluate("station.sentAxes")
 
     # a controller's thumbstick (the grip held) drives the robot
     page.evaluate(
