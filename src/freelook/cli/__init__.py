@@ -13,6 +13,7 @@ from freelook.cli import (
     _config,
     _experiment,
     _fleet,
+    _jaus,
     _link,
     _operator,
     _plot,
@@ -44,6 +45,7 @@ for _module in (
     _record,
     _experiment,
     _station,
+    _jaus,
 ):
     _module.register(app)
 
