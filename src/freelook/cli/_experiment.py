@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from freelook.experiments import ExperimentResult
+if TYPE_CHECKING:  # the experiments (scipy, the arm, every scenario) load when one runs
+    from freelook.experiments import ExperimentResult
 
 __all__ = ["register", "write_markdown"]
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
 from freelook.hardware.arcos import open_arcos_server
 from freelook.hardware.sim import published_map, simulated_server
 from freelook.maps import World, load_world
-from freelook.record import BackgroundRecorder
 from freelook.robot import RobotServer, ServerOptions
+
+if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
+    from freelook.record import BackgroundRecorder
 
 __all__ = ["open_robot_server"]
 

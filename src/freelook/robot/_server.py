@@ -17,7 +17,7 @@ import logging
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freelook.link import (
     MAP_CHUNK,
@@ -45,10 +45,12 @@ from freelook.link import (
     parse_transport_url,
 )
 from freelook.maps import World, builtin_worlds
-from freelook.record import BackgroundRecorder
 from freelook.robot._program import RobotProgram
 from freelook.robot.hal import Camera
 from freelook.runtime import RealtimeRuntime
+
+if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
+    from freelook.record import BackgroundRecorder
 
 __all__ = ["ROBOT_STATION", "RobotServer", "ServerOptions"]
 

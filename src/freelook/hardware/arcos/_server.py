@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from freelook.config import RobotConfig
 from freelook.hardware.arcos._robot import ArcosRobot
 from freelook.maps import World, choose_start
-from freelook.record import BackgroundRecorder
 from freelook.robot import RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import RealtimeRuntime
+
+if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
+    from freelook.record import BackgroundRecorder
 
 __all__ = ["open_arcos_server"]
 

@@ -1,6 +1,7 @@
-"""Memory benchmarks: resident set size of the robot program over a lock-step soak, and of
-``freelook sim``, each measured in a process of its own beside the floor every freelook
-process pays (Python, numpy, scipy.ndimage and numba's compiler after its first call)."""
+"""Memory benchmarks: resident set size of the robot program over a lock-step soak and in real
+time (``freelook robot --hardware sim``), and of ``freelook sim``, each measured in a process
+of its own beside the floor every freelook process pays (Python, numpy, scipy.ndimage and
+numba's compiler after its first call)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,70 @@ def robot_soak(options: BenchOptions) -> Case:
     )
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@benchmark_with_options("memory.robot_realtime")
+def robot_realtime(options: BenchOptions) -> Case:
+    """``freelook robot --hardware sim`` (pioneer3dx in lab, MCL, safety, every sensor) in real
+    time on loopback for ``--soak-minutes`` wall minutes, its RSS sampled every 10 s. Met when
+    the last sample is at most 200 MB and the RSS grew by at most 1 MB after the first minute."""
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # a free loopback port
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        freelook = Path(sys.executable).with_name("freelook")
+        command = [str(freelook), "robot", "--hardware", "sim", "--insecure"]
+        command += ["--listen", f"udp://127.0.0.1:{port}"]
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        samples: list[tuple[float, float]] = []
+        start = time.monotonic()
+        try:
+            while (elapsed := time.monotonic() - start) < options.soak_minutes * 60.0:
+                time.sleep(min(10.0, max(0.5, options.soak_minutes * 60.0 - elapsed)))
+                if process.poll() is not None:
+                    raise RuntimeError(f"freelook robot exited with {process.returncode}")
+                samples.append((time.monotonic() - start, _tree_rss_mb(process.pid)))
+        finally:
+            _stop(process)
+        settled = [rss for t, rss in samples if t >= 60.0] or [samples[-1][1]]
+        figures.update(
+            start_mb=samples[0][1],
+            end_mb=samples[-1][1],
+            max_mb=max(rss for _, rss in samples),
+            growth_mb=settled[-1] - settled[0],
+            minutes=samples[-1][0] / 60.0,
+            samples=float(len(samples)),
+            floor_mb=floor_mb(),
+        )
+
+    def measured() -> float:
+        if figures["growth_mb"] > GROWTH_LIMIT_MB:
+            return float("inf")
+        return figures["end_mb"]
+
+    return Case(
+        run=run,
+        calls=1,
+        target_s=RSS_TARGET_MB,
+        measured=measured,
+        target_label=f"RSS ≤ {RSS_TARGET_MB:g} MB, growth ≤ {GROWTH_LIMIT_MB:g} MB",
+        unit="run",
+        extra=lambda: dict(figures),
+    )
+
+
 @benchmark("memory.freelook_sim")
 def freelook_sim() -> Case:
     """``freelook sim`` (robot server, simulator, operator station and cockpit server in one
@@ -111,13 +176,7 @@ def freelook_sim() -> Case:
                     raise RuntimeError(f"freelook sim exited with {process.returncode}")
                 samples.append(_tree_rss_mb(process.pid))
         finally:
-            if process.poll() is None:
-                os.kill(process.pid, signal.SIGINT)
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.kill(process.pid, signal.SIGKILL)
-                    process.wait()
+            _stop(process)
         figures.update(end_mb=samples[-1], max_mb=max(samples), floor_mb=floor_mb())
 
     return Case(

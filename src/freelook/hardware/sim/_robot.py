@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from freelook.config import RobotConfig
 from freelook.hardware.sim._hal import simulated_hardware
 from freelook.link import Message
 from freelook.maps import World, choose_start, load_world
-from freelook.record import BackgroundRecorder
 from freelook.robot import RobotCore, RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import LockstepRuntime, RealtimeRuntime, Runtime
 from freelook.sim import LaserFrame, Simulator
+
+if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
+    from freelook.record import BackgroundRecorder
 
 __all__ = ["SimulatedRobot", "published_map", "simulated_server"]
 
