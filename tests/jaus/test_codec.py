@@ -184,3 +184,50 @@ def test_random_bytes_parse_or_are_refused(data: bytes) -> None:
     for message in messages:
         with contextlib.suppress(JudpError):
             decode_message(message.code, message.body)
+
+
+def test_the_package_face_is_locked() -> None:
+    """Siblings import from ``freelook.jaus``; a change to its public names is deliberate."""
+    import freelook.jaus
+
+    assert sorted(freelook.jaus.__all__) == sorted(
+        [
+            "HEADER_SIZE",
+            "JAUS_PORT",
+            "JUDP_VERSION",
+            "MAX_DATAGRAM",
+            "AckNak",
+            "Address",
+            "ConfirmControl",
+            "ConfirmResponse",
+            "GatewayOptions",
+            "GatewayOutput",
+            "JausBridge",
+            "JausGateway",
+            "JausId",
+            "JausMessage",
+            "JudpError",
+            "JudpMessage",
+            "LocalPose",
+            "QueryIdentification",
+            "QueryLocalPose",
+            "QueryVelocityState",
+            "RejectControl",
+            "RejectResponse",
+            "ReleaseControl",
+            "ReportIdentification",
+            "ReportLocalPose",
+            "ReportVelocityState",
+            "RequestControl",
+            "Scaled",
+            "SetVelocityCommand",
+            "SetWrenchEffort",
+            "VelocityState",
+            "decode_message",
+            "encode_message",
+            "pack_judp",
+            "parse_judp",
+            "run_gateway",
+        ]
+    )
+    assert all(hasattr(freelook.jaus, name) for name in freelook.jaus.__all__)
