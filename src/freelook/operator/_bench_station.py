@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
+import signal
 import socket
 import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -55,19 +58,22 @@ async def _in_headset(width: int, height: int, seconds: float) -> dict[str, Any]
     [arrived, decoded, drawn] after its capture) over that time."""
     from playwright.async_api import async_playwright
 
-    from freelook.config import load_robot
-    from freelook.maps import load_world
-    from freelook.operator._app import SessionOptions, run_session
-
-    started = asyncio.Event()
-    holder: dict[str, Any] = {}
-    options = SessionOptions(port=_free_port(), record=None, open_browser=False, camera=True)
-    session = asyncio.create_task(
-        run_session(
-            load_robot("taros"), load_world("eod"), options, lambda _: None, started, holder
-        )
-    )
-    await started.wait()
+    # the robot, the station and its web server in their own process, as ``freelook sim``
+    # runs them (not sharing this process's event loop with the browser's driver)
+    sim = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "freelook.cli", "sim", "--robot", "taros", "--world", "eod",
+        "--no-browser", "--no-record", "--port", str(_free_port()),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    assert sim.stdout is not None
+    url = ""
+    while not url:
+        line = (await asyncio.wait_for(sim.stdout.readline(), 90)).decode()
+        if not line:
+            raise RuntimeError("freelook sim did not start")
+        found = re.search(r"station \(WebXR\): (\S+)", line)
+        url = found.group(1) if found else ""
+    drain = asyncio.create_task(sim.stdout.read())  # its later lines never fill the pipe
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(
@@ -78,7 +84,7 @@ async def _in_headset(width: int, height: int, seconds: float) -> dict[str, Any]
             page = await browser.new_page(viewport={"width": width, "height": height})
             await page.add_init_script(path=str(_iwer()))
             await page.add_init_script(_HEADSET)
-            await page.goto(str(holder["url"]).replace("/?token=", "/station?token="))
+            await page.goto(url)
             await page.wait_for_function("station.mainFrames > 2", timeout=60_000)
             await page.click("#enter-vr")
             await page.wait_for_function("station.inXR && station.xrFrames > 10", timeout=60_000)
@@ -95,8 +101,13 @@ async def _in_headset(width: int, height: int, seconds: float) -> dict[str, Any]
             )
             await browser.close()
     finally:
-        session.cancel()
-        await asyncio.gather(session, return_exceptions=True)
+        sim.send_signal(signal.SIGINT)
+        try:
+            await asyncio.wait_for(sim.wait(), 20)
+        except TimeoutError:
+            sim.kill()
+            await sim.wait()
+        await drain
     starts = figures.pop("starts")
     figures["interval"] = [b - a for a, b in itertools.pairwise(starts)]
     return figures
