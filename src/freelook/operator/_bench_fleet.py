@@ -5,9 +5,9 @@ robot (30 sessions, each station with its own key); station k drives robots k, k
 watches the rest. Every 100 ms each driving station sends a drive command and a control
 request; the robot's control grant is the acknowledgement, and the command latency is the
 request's round trip, station to robot program and back. Every station counts each robot's
-telemetry. Everything runs in one process on loopback: over Zenoh (robots on one peer, each
-station on a peer of its own connected to it) and over UDP (a socket per robot and per
-session), one after the other.
+telemetry. The robots run in this process and the stations in a process of their own, on
+loopback: over Zenoh (robots on one peer, each station on a peer of its own connected to it)
+and over UDP (a socket per robot and per session), one after the other.
 """
 
 from __future__ import annotations
@@ -60,29 +60,20 @@ class FleetTrial:
 
 
 async def _trial(transport: str) -> FleetTrial:
+    """The robots here, the stations in a process of their own (as they would be)."""
+    import multiprocessing
+
     from freelook.config import load_robot
     from freelook.hardware.sim import SimulatedFleet
-    from freelook.link import (
-        ControlRequest,
-        KeyRing,
-        TransportUrl,
-        VelocityCommand,
-        ZenohBus,
-        derive_key,
-    )
+    from freelook.link import KeyRing, VelocityCommand, ZenohBus
     from freelook.maps import load_world
-    from freelook.operator._station import OperatorStation
     from freelook.robot import ServerOptions
 
     config, world = load_robot("pioneer3dx"), load_world("lab")
     ring = KeyRing.from_mapping({"stations": {str(k): {"key": f"bench {k}"} for k in (1, 2, 3)}})
     port = _free_port()
     names = [f"robot-{i + 1}" for i in range(ROBOTS)]
-    buses: list[ZenohBus] = []
-    robots_bus = None
-    if transport == "zenoh":
-        robots_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"])
-        buses.append(robots_bus)
+    robots_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"]) if transport == "zenoh" else None
 
     def listen(i: int) -> str:
         if transport == "zenoh":
@@ -96,37 +87,91 @@ async def _trial(transport: str) -> FleetTrial:
         lambda i: ServerOptions(listen=listen(i), keys=ring, camera=False),
         bus=robots_bus,
     )
-    trial = FleetTrial(spacing=config.link.robot_tx_spacing)
-    measuring = [False]
-    received: dict[float, float] = {}  # a command's speed → when the robot program had it
+    received: set[float] = set()  # the speeds of the commands the robot programs had
 
     for server in fleet:
         original = server.program.send
 
         def spy(message: Any, station: int = 0, permissions: Any = None, _o: Any = original) -> Any:
-            if isinstance(message, VelocityCommand) and measuring[0]:
-                received[message.v] = time.perf_counter()
+            if isinstance(message, VelocityCommand):
+                received.add(message.v)
             return _o(message, station, permissions)
 
         server.program.send = spy  # type: ignore[method-assign]
 
     fleet_task = asyncio.create_task(fleet.run())
-    await fleet.ready()
+    context = multiprocessing.get_context("spawn")
+    mine, theirs = context.Pipe()
+    child = None
+    try:
+        await fleet.ready()
+        if transport == "zenoh":
+            robots: list[tuple[str, int, str]] = [("127.0.0.1", port, name) for name in names]
+        else:
+            robots = []
+            for server in fleet:
+                assert server.local_address is not None
+                robots.append((*server.local_address, ""))
+        child = context.Process(target=_stations_process, args=(transport, robots, theirs))
+        child.start()
+        deadline = time.monotonic() + SETTLE + MEASURE + 60
+        while not mine.poll() and child.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        if not mine.poll():
+            raise RuntimeError(f"the stations' process ended without results ({transport})")
+        trial, sent = mine.recv()
+        trial.commands_sent = len(sent)
+        trial.commands_received = sum(1 for v in sent if v in received)
+        trial.spacing = config.link.robot_tx_spacing
+        return trial  # type: ignore[no-any-return]
+    finally:
+        if child is not None:
+            child.join(timeout=10)
+            if child.is_alive():
+                child.terminate()
+                child.join(timeout=5)
+        mine.close()
+        theirs.close()
+        fleet_task.cancel()
+        await asyncio.gather(fleet_task, return_exceptions=True)
+        if robots_bus is not None:
+            robots_bus.close()
+
+
+def _stations_process(transport: str, robots: list[tuple[str, int, str]], conn: Any) -> None:
+    """The child process: three stations with a session to every robot; sends back the trial
+    and the speeds of the commands sent."""
+    result = asyncio.run(_stations(transport, robots))
+    conn.send(result)
+    conn.close()
+
+
+async def _stations(
+    transport: str, robots: list[tuple[str, int, str]]
+) -> tuple[FleetTrial, list[float]]:
+    from freelook.config import load_robot
+    from freelook.link import ControlRequest, TransportUrl, VelocityCommand, ZenohBus, derive_key
+    from freelook.operator._station import OperatorStation
+
+    config = load_robot("pioneer3dx")
+    trial = FleetTrial()
+    measuring = [False]
+    buses: list[ZenohBus] = []
     stations: dict[tuple[int, int], OperatorStation] = {}
     pending: dict[tuple[int, int], deque[float]] = {}
     tasks = []
+    sent: list[float] = []
     try:
         for k in range(1, STATIONS + 1):
             bus = None
             if transport == "zenoh":
-                bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
+                bus = ZenohBus.peer(connect=[f"tcp/{robots[0][0]}:{robots[0][1]}"])
                 buses.append(bus)
-            for i, server in enumerate(fleet):
+            for i, (host, port, name) in enumerate(robots):
                 if transport == "zenoh":
-                    url = TransportUrl("zenoh", "127.0.0.1", port, robot=names[i])
+                    url = TransportUrl("zenoh", host, port, robot=name)
                 else:
-                    assert server.local_address is not None
-                    url = TransportUrl("udp", *server.local_address)
+                    url = TransportUrl("udp", host, port)
                 station = OperatorStation(
                     config,
                     None,
@@ -150,33 +195,27 @@ async def _trial(transport: str) -> FleetTrial:
         for key in drivers:
             pending[key].clear()
         measuring[0] = True
-        sent: dict[float, float] = {}
         start = time.perf_counter()
         n = 0
         while time.perf_counter() - start < MEASURE:
             for k, i in drivers:
                 n += 1
                 v = n * 2.0**-12  # each command its own speed, exact in float32
-                station = stations[(k, i)]
                 pending[(k, i)].append(time.perf_counter())
-                sent[v] = time.perf_counter()
-                station.send([VelocityCommand(v, 0.0), ControlRequest(k, 10)])
+                sent.append(v)
+                stations[(k, i)].send([VelocityCommand(v, 0.0), ControlRequest(k, 10)])
                 trial.requests += 1
             await asyncio.sleep(COMMAND_PERIOD)
-        await asyncio.sleep(0.5)  # the last answers
-        measuring[0] = False
         trial.seconds = time.perf_counter() - start
-        trial.commands_sent = len(sent)
-        trial.commands_received = sum(1 for v in sent if v in received)
+        measuring[0] = False  # telemetry is counted in the window only
+        await asyncio.sleep(0.5)  # the last answers
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        fleet_task.cancel()
-        await asyncio.gather(fleet_task, return_exceptions=True)
-        for bus in reversed(buses):
+        for bus in buses:
             bus.close()
-    return trial
+    return trial, sent
 
 
 def _counter(
@@ -190,10 +229,11 @@ def _counter(
     handle = station._on_event
 
     def on_event(event: LinkEvent) -> None:
-        if measuring[0] and isinstance(event, Accepted):
+        if isinstance(event, Accepted):
             message = event.message
             if isinstance(message, Telemetry):
-                trial.telemetry[key] = trial.telemetry.get(key, 0) + 1
+                if measuring[0]:
+                    trial.telemetry[key] = trial.telemetry.get(key, 0) + 1
             elif isinstance(message, ControlGrant) and message.station == key[0] and pending:
                 trial.latencies.append(time.perf_counter() - pending.popleft())
                 trial.grants += 1
