@@ -91,7 +91,7 @@ def test_fleet_list_and_switching_robot(
     first.click("#fleet tr[data-robot='robot-2'] button")
     assert wait_until(lambda: rows(first)["robot-2"]["button"] == "driving")
     assert wait_until(lambda: "refused you" in rows(first)["robot-2"]["control"])
-    assert rows(first)["robot-1"]["control"] == "free"  # let go of the robot it left
+    assert wait_until(lambda: rows(first)["robot-1"]["control"] == "free")  # let go of it
     assert rows(second)["robot-2"]["control"] == "you"
     first.keyboard.press("ArrowUp")
     time.sleep(1.0)
