@@ -44,3 +44,21 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
     np.testing.assert_array_equal(mcl._table, field(0.05))
     np.testing.assert_array_equal(mcl._coarse_table, field(SEARCH_SIGMA))
     assert mcl._coarse is not None
+
+
+def test_filters_on_one_map_share_its_tables_and_other_maps_get_their_own() -> None:
+    from freelook.estimation import _mcl
+
+    config = load_robot("pioneer3dx")
+    lab, square = load_world("lab"), load_world("square")
+    _mcl._TABLES.clear()
+    first = MonteCarloLocalization.for_robot(lab, config, seed=1)
+    built = first._table.copy()
+    second = MonteCarloLocalization.for_robot(lab, config, seed=2)
+    assert second._table is first._table  # built once for the map
+    assert second._coarse_table is first._coarse_table
+    assert second._coarse_table is not second._table
+    other = MonteCarloLocalization.for_robot(square, config, seed=1)
+    assert other._table.shape != first._table.shape
+    _mcl._TABLES.clear()
+    assert np.array_equal(MonteCarloLocalization.for_robot(lab, config, seed=3)._table, built)

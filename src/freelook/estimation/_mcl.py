@@ -282,6 +282,14 @@ def _possible_cells(world: World, room: float) -> npt.NDArray[np.bool_]:
     return cached[1]
 
 
+#: likelihood tables by (map grid, its resolution, sigma, z_hit, z_rand): many filters on one
+#: map (trials of an experiment, one after another) build each table once; never written
+#: (left writeable: numba compiles a read-only array's kernels anew)
+_TABLES: dict[
+    tuple[int, float, float, float, float], tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]
+] = {}
+
+
 class MonteCarloLocalization:
     """Particle filter on a world's map; poses in the map frame."""
 
@@ -364,9 +372,15 @@ class MonteCarloLocalization:
 
         A band of rows at a time: each cell is computed exactly as a whole-grid pass would,
         but the float64 intermediates stay a few MB instead of several full grids (which the
-        allocator would keep for the rest of the run).
+        allocator would keep for the rest of the run). A table built for this map before (by
+        another filter) is shared.
         """
+        grid = self.world.obstacles()
         distance, r, c, z_hit, z_rand = self._field
+        key = (id(grid), self.world.resolution, sigma, z_hit, z_rand)
+        cached = _TABLES.get(key)
+        if cached is not None and cached[0] is grid:
+            return cached[1]
         table = np.empty((r.size, c.size), dtype=np.float32)
         for lo in range(0, r.size, _FIELD_BAND):
             band = slice(lo, lo + _FIELD_BAND)
@@ -374,6 +388,9 @@ class MonteCarloLocalization:
                 distance, np.meshgrid(r[band], c, indexing="ij"), order=1, mode="nearest"
             )
             table[band] = np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
+        if len(_TABLES) >= 4:  # a map's fine and blurred tables, for two maps; the oldest goes
+            del _TABLES[next(iter(_TABLES))]
+        _TABLES[key] = (grid, table)
         return table
 
     @property
