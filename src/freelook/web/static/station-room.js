@@ -5,7 +5,7 @@
 // planes instead. The 3-D robot with its arm's collision boxes stands on the floor.
 import * as THREE from "/vendor/three/three.module.js";
 
-const EYE_HEIGHT = 1.6;  // m, seated viewer's eyes above the floor (local-floor space)
+export const EYE_HEIGHT = 1.6;  // m, a seated operator's eyes above the floor (and the desktop view's)
 
 function canvasTexture(canvas) {
   const texture = new THREE.CanvasTexture(canvas);
@@ -41,7 +41,9 @@ export function createRoom(canvasElement, layout) {
   const camera = new THREE.PerspectiveCamera(80, 16 / 9, 0.05, 100);
   camera.position.set(0, EYE_HEIGHT, 0);
   camera.layers.enable(1);  // the desktop's mono view shows the left image
-  scene.add(camera);
+  const rig = new THREE.Group();  // the XR reference space's origin in the room
+  rig.add(camera);
+  scene.add(rig);
   scene.add(new THREE.AmbientLight(0xffffff, 0.7));
   const sun = new THREE.DirectionalLight(0xffffff, 1.0);
   sun.position.set(1, 4, 2);
@@ -97,7 +99,7 @@ export function createRoom(canvasElement, layout) {
   scene.add(robot);
 
   return {
-    THREE, renderer, scene, camera, canvases, textures, main, mainLeft, mainRight, panels, head,
+    THREE, renderer, scene, camera, rig, canvases, textures, main, mainLeft, mainRight, panels, head,
     directLeft, directRight, robot, robotMeshes: [], stereoCamera: new THREE.StereoCamera(), anaglyph: null,
   };
 }

@@ -8,7 +8,7 @@
 // pan is switched on.
 import { hitFromView, disparities, analysedShift } from "/static/station-hit.js";
 import { drawStatus, drawOverlay, drawGraph, drawMap } from "/static/station-panels.js";
-import { createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "/static/station-room.js";
+import { EYE_HEIGHT, createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "/static/station-room.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -390,10 +390,14 @@ async function setupXR() {
   button.addEventListener("click", async () => {
     if (room.renderer.xr.isPresenting) { room.renderer.xr.getSession().end(); return; }
     const session = await navigator.xr.requestSession("immersive-vr", { optionalFeatures: ["local-floor"] });
+    // without a floor-level space the head starts at the origin: raise it to eye height
+    const floor = !session.enabledFeatures || session.enabledFeatures.includes("local-floor");
+    room.renderer.xr.setReferenceSpaceType(floor ? "local-floor" : "local");
+    room.rig.position.y = floor ? 0 : EYE_HEIGHT;
     await room.renderer.xr.setSession(session);
     station.inXR = true;
     button.textContent = "Exit VR";
-    session.addEventListener("end", () => { station.inXR = false; xrInput = null; button.textContent = "Enter VR"; });
+    session.addEventListener("end", () => { station.inXR = false; xrInput = null; room.rig.position.y = 0; room.camera.position.set(0, EYE_HEIGHT, 0); button.textContent = "Enter VR"; });
   });
 }
 
@@ -418,7 +422,7 @@ function readViews(frame) {
   const e = new room.THREE.Euler().setFromQuaternion(q, "YXZ");
   station.headYaw = e.y; station.headPitch = e.x;
   const p = pose.transform.position;
-  room.head.position.set(p.x, p.y, p.z);
+  room.head.position.set(p.x, p.y + room.rig.position.y, p.z);
   room.head.quaternion.copy(q);
   if (station.viewMode === "direct") fitDirect(room, 2 * Math.atan(1 / views[0].projectionMatrix[0]), station.mainCamera ? station.mainCamera.height / eyeWidth(station.mainCamera) : 0.75);
 }
