@@ -122,6 +122,8 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
     assert eyes["left"]["frameId"] == eyes["right"]["frameId"]
     assert eyes["left"]["stamp"] == eyes["right"]["stamp"]
     assert page.evaluate("station.eyeMismatches") == 0
+    assert page.evaluate("station.layoutErrors") == 0  # every frame: 640 × 240, both eyes
+    assert page.evaluate("station.mainWidth") == 640
 
     # the eye textures: each image moved outwards by the shift (left to the left)
     page.evaluate("station.freeze = true")
@@ -187,5 +189,24 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
         "window.__xr.controllers.left.updateButtonValue('squeeze', 0);"
     )
     assert page.evaluate("station.sentAxes") > sent
+
+    # B switches the controllers to the arm: the right stick, a grip held, raises the tool
+    page.evaluate("window.__xr.controllers.right.updateButtonValue('b-button', 1)")
+    page.wait_for_function("station.driveMode === 'arm'")
+    page.evaluate("window.__xr.controllers.right.updateButtonValue('b-button', 0)")
+    page.wait_for_function("station.last.mode === 'arm'", timeout=20_000)
+    joints = page.evaluate("station.last.arm.positions")
+    page.evaluate(
+        "window.__xr.controllers.right.updateButtonValue('squeeze', 1);"
+        "window.__xr.controllers.right.updateAxes('thumbstick', 0, -1);"
+    )
+    page.wait_for_function(
+        f"station.last.arm.positions.some((q, k) => Math.abs(q - {joints}[k]) > 0.05)",
+        timeout=20_000,
+    )
+    page.evaluate(
+        "window.__xr.controllers.right.updateAxes('thumbstick', 0, 0);"
+        "window.__xr.controllers.right.updateButtonValue('squeeze', 0);"
+    )
     assert errors == []
     page.close()

@@ -29,7 +29,7 @@ const station = {
   layout: { screenDistance: positive("screen_distance", 3.0), screenWidth: positive("screen_width", 4.0) },
   mainCamera: null, thermalCamera: null,
   hit: null, shift: 0, analysis: null, freeze: false,
-  eyes: { left: null, right: null }, eyeMismatches: 0, mainFrames: 0, mainWidth: 0,
+  eyes: { left: null, right: null }, eyeMismatches: 0, layoutErrors: 0, mainFrames: 0, mainWidth: 0,
   drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], renderTimes: [], xrFrames: 0, inXR: false,
   view: { yaw: 0, pitch: 0.12 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
   graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
@@ -181,6 +181,9 @@ function onMainFrame(bitmap, frame) {
   if (raw.width !== bitmap.width || raw.height !== bitmap.height) { raw.width = bitmap.width; raw.height = bitmap.height; }
   raw.getContext("2d").drawImage(bitmap, 0, 0);
   station.mainFrames += 1;
+  // a pair is one frame holding both eyes side by side: as wide as hello says, an even width
+  const cam = station.mainCamera;
+  if (frame.layout !== cam.layout || bitmap.width !== cam.width || bitmap.height !== cam.height || (frame.layout === 1 && bitmap.width % 2)) station.layoutErrors += 1;
   station.mainWidth = bitmap.width;
   raw.frame = frame;
   frame.decoded = performance.timeOrigin + performance.now();
