@@ -60,6 +60,7 @@ class LiveStreams(RosStreams):
         self._channels: dict[str, Channel] = {}
         self._latched: dict[str, tuple[bytes, int]] = {}
         self._lock = threading.Lock()
+        self._closed = False
         self.published = 0
 
     def channel(self, topic: str, typename: str) -> Channel:
@@ -78,6 +79,8 @@ class LiveStreams(RosStreams):
             return found
 
     def write(self, topic: str, typename: str, message: dict[str, Any], t: float) -> None:
+        if self._closed:
+            return  # the bridge stopped; what is still queued for it goes nowhere
         channel = self.channel(topic, typename)
         latched = topic in LATCHED_TOPICS
         if not latched and not channel.has_sinks():
@@ -100,6 +103,7 @@ class LiveStreams(RosStreams):
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             for channel in self._channels.values():
                 channel.close()
             self._channels.clear()
