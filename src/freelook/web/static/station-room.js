@@ -60,7 +60,8 @@ export function createRoom(canvasElement, layout) {
     left: canvas2d(320, 240), right: canvas2d(320, 240), driving: canvas2d(640, 480),
     thermal: canvas2d(320, 240), map: canvas2d(512, 512), graph: canvas2d(512, 256), status: canvas2d(1024, 192),
   };
-  for (const c of Object.values(canvases)) { const g = c.getContext("2d"); g.fillStyle = "#000"; g.fillRect(0, 0, c.width, c.height); }
+  // software 2-D canvases: uploading one as a texture then needs no read-back from the GPU
+  for (const c of Object.values(canvases)) { const g = c.getContext("2d", { willReadFrequently: true }); g.fillStyle = "#000"; g.fillRect(0, 0, c.width, c.height); }
   const textures = Object.fromEntries(Object.entries(canvases).map(([k, c]) => [k, canvasTexture(c)]));
 
   const main = { distance: layout.screenDistance, width: layout.screenWidth, height: layout.screenWidth * 0.75 };
