@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from freelook.bench import Case, benchmark
@@ -43,7 +44,7 @@ def lockstep_program() -> Case:
     robot = SimulatedRobot(config, lab, seed=1, pose=(3.0, 3.0, 0.0))
     bare = Simulator(config, lab, seed=1, pose=(3.0, 3.0, 0.0))
     bare.set_wheel_speeds(0.3, 0.35)
-    factor: dict[str, float] = {}
+    walls: list[float] = []
     turn = [0.2]
 
     def run() -> None:
@@ -51,12 +52,12 @@ def lockstep_program() -> Case:
         robot.send(VelocityCommand(0.3, turn[0]))
         t0 = time.perf_counter()
         robot.run_for(1.0)
-        factor["realtime_factor"] = 1.0 / (time.perf_counter() - t0)
+        walls.append(time.perf_counter() - t0)
 
     return Case(
         run=run,
         baseline=lambda: bare.run_for(1.0),
         target_s=1 / 40,
         unit="sim-second",
-        extra=lambda: dict(factor),
+        extra=lambda: {"realtime_factor": 1.0 / statistics.median(walls)},
     )
