@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from freelook.robot._scan_points import ScanPoints
 from freelook.robot.hal import RangeScan
@@ -43,3 +47,26 @@ def test_a_buffer_refilled_in_place_is_a_new_reading() -> None:
         cache.sonar(_scan(buffer, bearings, origin), 0.1)[0]
         is not (cache.sonar(_scan(buffer, bearings, origin), 0.2)[0])
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ranges=st.lists(
+        st.one_of(st.floats(0.0, 40.0), st.sampled_from([math.nan, math.inf, 30.0])),
+        min_size=1,
+        max_size=200,
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_compiled_laser_points_are_numpy_s_to_the_bit(ranges: list[float], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = len(ranges)
+    scan = RangeScan(
+        0.0,
+        np.array(ranges),
+        np.sort(rng.uniform(-math.pi, math.pi, n)),
+        rng.normal(0.0, 0.3, n),
+        rng.normal(0.0, 0.3, n),
+        30.0,
+    )
+    assert np.array_equal(ScanPoints().laser(scan), scan.points())
