@@ -58,7 +58,8 @@ class ScanPoints:
     @staticmethod
     def _same(scan: RangeScan, seen: RangeScan) -> bool:
         return scan is seen or (
-            scan.bearings is seen.bearings
+            scan.stamp == seen.stamp  # a new stamp: worked out again (the same if it is not new)
+            and scan.bearings is seen.bearings
             and scan.origin_x is seen.origin_x
             and scan.origin_y is seen.origin_y
             and scan.range_max == seen.range_max
