@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 
-__all__ = ["ArmState", "GripperState", "Mode", "SafetyFlags"]
+__all__ = ["ArmState", "GripperState", "Mode", "SafetyFlags", "TaskPhase"]
 
 
 class Mode(IntEnum):
@@ -25,6 +25,21 @@ class Mode(IntEnum):
     LINEAR = 6
     TRAJECTORY = 7
     ARM = 8  # the tracks stand still; the operator jogs the arm and its gripper
+    AUTONOMY = 9  # the robot runs its task (seed 002's bomb disposal); any operator input pauses it
+
+
+class TaskPhase(IntEnum):
+    """Where the autonomous disposal task (seed 002's five phases) stands."""
+
+    IDLE = 0  # no task started
+    SEARCH_OBJECT = 1  # turn until the suspicious object's colour is seen
+    APPROACH_OBJECT = 2  # visual servoing to within the arm's reach
+    GRASP = 3  # reach with the planner, close the gripper, lift
+    SEARCH_RECEPTACLE = 4
+    APPROACH_RECEPTACLE = 5
+    DROP = 6  # the tool over the receptacle, the gripper opens
+    DONE = 7
+    FAILED = 8
 
 
 class SafetyFlags(IntFlag):

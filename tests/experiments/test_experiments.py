@@ -45,6 +45,7 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
         "reckless",
         "localization",
         "arm-fuzz",
+        "bomb-disposal",
     }
 
 

@@ -64,8 +64,8 @@ def experiment(
         except FreelookError as err:
             typer.echo(str(err), err=True)
             raise typer.Exit(2) from None
-    if (robot is not None or record is not None) and names != ["arm-fuzz"]:
-        typer.echo("--robot and --record go with the arm-fuzz experiment only", err=True)
+    if (robot is not None or record is not None) and names not in (["arm-fuzz"], ["bomb-disposal"]):
+        typer.echo("--robot and --record go with arm-fuzz or bomb-disposal only", err=True)
         raise typer.Exit(2)
     results = []
     console = Console(stderr=json_out, width=150)
@@ -83,7 +83,9 @@ def experiment(
             def progress(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            if robot is not None or record is not None:
+            if each == "bomb-disposal" and (robot is not None or record is not None):
+                results.append(_bomb_disposal(trials, seed, progress, reduced, robot, record, jobs))
+            elif robot is not None or record is not None:
                 results.append(_arm_fuzz(trials, seed, progress, reduced, robot, record))
             elif world is not None:
                 _, full, small = EXPERIMENTS[each]
@@ -111,6 +113,26 @@ def experiment(
     if missed:
         typer.echo("targets missed:\n  " + "\n  ".join(missed), err=True)
         raise typer.Exit(1)
+
+
+def _bomb_disposal(
+    trials: int | None,
+    seed: int,
+    progress: Callable[[int, int], None],
+    reduced: bool,
+    robot: str | None,
+    record: Path | None,
+    jobs: int,
+) -> ExperimentResult:
+    """``bomb-disposal`` on another robot, or recorded."""
+    from freelook.experiments import EXPERIMENTS, bomb_disposal
+
+    _, full, small = EXPERIMENTS["bomb-disposal"]
+    n = max(1, trials if trials is not None else (small if reduced else full))
+    result = bomb_disposal(n, seed, progress, robot or "taros", record=record, jobs=jobs)
+    options = f" --robot {robot or 'taros'}" + (f" --record {record}" if record else "")
+    result.command = f"freelook experiment bomb-disposal --trials {n} --seed {seed}{options}"
+    return result
 
 
 def _arm_fuzz(

@@ -1,6 +1,7 @@
 """The papers' experiments on the lock-step simulator (shared with the tests)."""
 
 from freelook.experiments._arm_fuzz import arm_fuzz
+from freelook.experiments._bomb_disposal import bomb_disposal
 from freelook.experiments._registry import (
     EXPERIMENTS,
     ExperimentResult,
@@ -14,6 +15,7 @@ __all__ = [
     "ExperimentResult",
     "Row",
     "arm_fuzz",
+    "bomb_disposal",
     "localization_experiment",
     "run_experiment",
 ]

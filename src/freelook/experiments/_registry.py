@@ -14,6 +14,7 @@ from pathlib import Path
 
 from freelook.experiments import _localization as loc
 from freelook.experiments._arm_fuzz import arm_fuzz
+from freelook.experiments._bomb_disposal import bomb_disposal
 from freelook.experiments._parallel import set_jobs
 from freelook.experiments._result import ExperimentResult, Progress, Row
 from freelook.experiments._tables import (
@@ -171,6 +172,7 @@ EXPERIMENTS: dict[str, tuple[Callable[[int, int, Progress], ExperimentResult], i
     "reckless": (reckless_table, 1000, 4),
     "localization": (_localization, 50, 2),
     "arm-fuzz": (arm_fuzz, 1000, 3),
+    "bomb-disposal": (bomb_disposal, 100, 2),
 }
 
 

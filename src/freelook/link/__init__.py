@@ -34,6 +34,7 @@ from freelook.link._map_transfer import (
 from freelook.link._messages import (
     ArmTelemetry,
     ArmVelocityCommand,
+    AutonomyTelemetry,
     ControlGrant,
     ControlReject,
     ControlRelease,
@@ -122,6 +123,7 @@ __all__ = [
     "ArmTelemetry",
     "ArmVelocityCommand",
     "AuthenticationError",
+    "AutonomyTelemetry",
     "ChannelCounters",
     "ChecksumError",
     "ControlArbiter",

@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from freelook.link._stats_report import LinkStatsReport
-from freelook.types import Mode, SafetyFlags
+from freelook.types import Mode, SafetyFlags, TaskPhase
 
 __all__ = [
     "ArmTelemetry",
     "ArmVelocityCommand",
+    "AutonomyTelemetry",
     "ControlGrant",
     "ControlReject",
     "ControlRelease",
@@ -135,6 +136,18 @@ class ArmTelemetry:
     phase: int = 0
     slow_pairs: tuple[int, ...] = ()
     stop_pairs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AutonomyTelemetry:
+    """The autonomous task as the robot runs it: its phase (a :class:`TaskPhase`), progress
+    through the whole task (0…1), whether it is paused (the operator took over, an e-stop or
+    a lost link) and how many recoveries it has made."""
+
+    phase: TaskPhase = TaskPhase.IDLE
+    progress: float = 0.0
+    paused: bool = False
+    recoveries: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +325,7 @@ class Telemetry:
     controller: int = 0  # station in control, 0 none
     link: LinkStatsReport = field(default_factory=LinkStatsReport)
     arm: ArmTelemetry | None = None  # a robot with an arm
+    autonomy: AutonomyTelemetry | None = None  # a robot that can run the disposal task
 
 
 @dataclass(frozen=True, slots=True)

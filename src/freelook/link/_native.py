@@ -39,6 +39,7 @@ from freelook.link._errors import (
 from freelook.link._messages import (
     ArmTelemetry,
     ArmVelocityCommand,
+    AutonomyTelemetry,
     ControlGrant,
     ControlReject,
     ControlRelease,
@@ -75,6 +76,7 @@ from freelook.link._messages import (
 )
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._values import ARM_JOINTS, ARM_PAIRS, DIGEST_SIZE, NONCE_SIZE, check_values
+from freelook.types import TaskPhase
 
 __all__ = ["MAX_DATAGRAM", "MAX_PACKET", "Header", "Keying", "NativeCodec", "Stream"]
 
@@ -120,6 +122,7 @@ _MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
 _MAP_REQUEST = struct.Struct(f"<{DIGEST_SIZE}sHH")
 _MAP_CHUNK = struct.Struct(f"<{DIGEST_SIZE}sHH")
 _ARM_HEAD = struct.Struct("<fBB")  # gripper opening, flags (1 holding), phase
+_AUTONOMY = struct.Struct("<BBHf")  # task phase, flags (1 paused), recoveries, progress
 _LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
 
 Encoder = Callable[[Any], bytes]
@@ -164,6 +167,7 @@ def _enc_telemetry(m: Telemetry) -> bytes:
         | (2 if m.bumper_front else 0)
         | (4 if m.bumper_rear else 0)
         | (8 if m.localizing else 0)
+        | (16 if m.autonomy is not None else 0)
     )
     head = _TELEMETRY.pack(
         m.stamp,
@@ -202,6 +206,12 @@ def _enc_telemetry(m: Telemetry) -> bytes:
         len(m.laser),
     )
     body = head + _u16_mm(m.laser) + _B.pack(len(m.sonar)) + _u16_mm(m.sonar)
+    if m.autonomy is not None:
+        a = m.autonomy
+        progress = a.progress if math.isfinite(a.progress) else 0.0
+        body += _AUTONOMY.pack(
+            int(a.phase), 1 if a.paused else 0, min(a.recoveries, 0xFFFF), progress
+        )
     return body if m.arm is None else body + _enc_arm_state(m.arm)
 
 
@@ -268,6 +278,18 @@ def _dec_telemetry(p: bytes) -> Telemetry:
         raise MalformedError(f"telemetry declares {n_sonar} sonar ranges, payload disagrees")
     sonar = _from_u16_mm(p, offset, n_sonar)
     offset += 2 * n_sonar
+    autonomy = None
+    if v[17] & 16:
+        if len(p) < offset + _AUTONOMY.size:
+            raise MalformedError("telemetry's autonomy block runs beyond its payload")
+        phase, task_flags, recoveries, progress = _AUTONOMY.unpack_from(p, offset)
+        offset += _AUTONOMY.size
+        if task_flags > 1 or not 0.0 <= progress <= 1.0:
+            raise MalformedError(f"autonomy flags {task_flags:#04x}, progress {progress}")
+        try:
+            autonomy = AutonomyTelemetry(TaskPhase(phase), progress, bool(task_flags), recoveries)
+        except ValueError as err:
+            raise MalformedError(f"telemetry: {err}") from None
     arm = _dec_arm_state(p, offset) if len(p) > offset else None
     try:
         mode = Mode(v[16])
@@ -302,6 +324,7 @@ def _dec_telemetry(p: bytes) -> Telemetry:
         controller=v[18],
         link=link,
         arm=arm,
+        autonomy=autonomy,
     )
 
 

@@ -18,6 +18,7 @@ from freelook.link._errors import ValueRangeError
 from freelook.link._messages import (
     ArmTelemetry,
     ArmVelocityCommand,
+    AutonomyTelemetry,
     ControlGrant,
     ControlReject,
     ControlRelease,
@@ -152,6 +153,7 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "safety_scale": Limit(0.0, 2.0),
         "controller": _STATION,
     },
+    AutonomyTelemetry: {"progress": Limit(0.0, 1.0), "recoveries": Limit(0, U16)},
     LinkStatsReport: {
         "packets_received": Limit(0, U32),
         "packets_lost": Limit(0, U32),
@@ -212,7 +214,9 @@ def _refuse(owner: str, name: str, value: object, limit: Limit) -> ValueRangeErr
 
 
 def check_values(
-    message: Message | LinkStatsReport | ArmTelemetry, *, encoding: bool = False
+    message: Message | LinkStatsReport | ArmTelemetry | AutonomyTelemetry,
+    *,
+    encoding: bool = False,
 ) -> None:
     """Raise :class:`ValueRangeError` unless every numeric field is finite and in range.
 
@@ -239,6 +243,8 @@ def check_values(
         check_values(message.link)
         if message.arm is not None:
             check_values(message.arm)
+        if message.autonomy is not None:
+            check_values(message.autonomy)
     for name in _NONCES.get(cls, ()):
         nonce = getattr(message, name)
         if len(nonce) != NONCE_SIZE:

@@ -20,7 +20,11 @@ __all__ = ["KeepOut", "Place", "World", "WorldObject"]
 
 @dataclass(frozen=True, slots=True)
 class WorldObject:
-    """A solid box or cylinder standing on the floor; it blocks motion, laser and view."""
+    """A solid box or cylinder standing on the floor; it blocks motion, laser and view.
+
+    A ``movable`` one (a box a gripper can lift) is no part of the obstacle grid: the
+    simulator's arm carries it and the camera draws it where it is.
+    """
 
     name: str
     shape: Literal["box", "cylinder"]
@@ -33,6 +37,7 @@ class WorldObject:
     yaw: float = 0.0  # box: rotation, rad
     radius: float = 0.0  # cylinder
     temperature: float | None = None  # °C, seen by thermal cameras; None: the room's
+    movable: bool = False
 
     def contains(
         self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
@@ -130,7 +135,7 @@ class World:
         return (ox, ox + cols * self.resolution, oy, oy + rows * self.resolution)
 
     def obstacles(self) -> npt.NDArray[np.bool_]:
-        """Walls plus every object rasterised into the grid (computed once, then cached)."""
+        """Walls plus every fixed object rasterised into the grid (computed once, cached)."""
         if self._obstacles is not None:
             return self._obstacles
         grid = self.occupancy.copy()
@@ -140,7 +145,8 @@ class World:
             ys = self.origin[1] + (np.arange(rows) + 0.5) * self.resolution
             gx, gy = np.meshgrid(xs, ys)
             for obj in self.objects:
-                grid |= obj.contains(gx, gy)
+                if not obj.movable:
+                    grid |= obj.contains(gx, gy)
         grid.setflags(write=False)
         object.__setattr__(self, "_obstacles", grid)
         return grid

@@ -98,6 +98,14 @@ class RobotArm:
         self._velocities = np.zeros(len(self._jogged))
         self._opening = None
 
+    def joints(self) -> F64:
+        """The model's joint vector as measured: the encoders, the gripper's half opening."""
+        q = self._q.copy()
+        q[self._jogged] = self.hw.state().positions
+        if self._finger >= 0:
+            q[self._finger] = self.hw.gripper_state().opening / 2
+        return q
+
     # -- the control cycle -------------------------------------------------------------------
 
     def step(self, now: float, *, active: bool, held: bool) -> ArmDecision:

@@ -60,6 +60,7 @@ from freelook.link import (
 )
 from freelook.maps import World
 from freelook.robot._arm import RobotArm
+from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
@@ -77,6 +78,7 @@ from freelook.types import Mode, SafetyFlags
 __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
+_STOPPING = SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
 DEFAULT_AUTHORITY = 10
 
 
@@ -192,6 +194,13 @@ class RobotCore:
             if config.arm is not None and hardware.arm is not None
             else None
         )
+        #: the disposal task (a robot with an arm and a driving camera), run in Mode.AUTONOMY
+        self.autonomy = (
+            RobotAutonomy(config, hardware, self.arm.model)
+            if self.arm is not None and hardware.camera is not None and config.pan_tilt
+            else None
+        )
+        self._vy = 0.0  # the task's sideways speed (a holonomic base)
         self.mode = Mode.IDLE
         self.estop = False
         self._command: Message | None = None
@@ -358,7 +367,7 @@ class RobotCore:
             message, LinearDriveStart | TrajectoryStart | PanTiltCommand
         ):
             return True
-        return self.mode in (Mode.LINEAR, Mode.TRAJECTORY)
+        return self.mode in (Mode.LINEAR, Mode.TRAJECTORY, Mode.AUTONOMY)
 
     def _on_estop(self, message: EStop, now: float) -> list[Message]:
         self.estop = message.engaged
@@ -372,6 +381,8 @@ class RobotCore:
         return []
 
     def _on_pan_tilt(self, message: PanTiltCommand, now: float) -> list[Message]:
+        if self.mode == Mode.AUTONOMY:
+            self._change_mode(Mode.IDLE, now)  # the operator looks around: the task pauses
         self._pan_command = PanTiltCommand(*self._camera_rates(message.pan_rate, message.tilt_rate))
         return []
 
@@ -465,6 +476,17 @@ class RobotCore:
         if mode == Mode.FREE_LOOK and not self._can_free_look():
             self.rejections.append("Free Look Control refused: the camera cannot pan")
             return []
+        if mode == Mode.AUTONOMY:
+            if self.autonomy is None:
+                self.rejections.append("autonomy refused: it needs an arm and a driving camera")
+                return []
+            if self.estop:
+                self.rejections.append("autonomy refused: the e-stop is engaged")
+                return []
+            self.autonomy.start(now)  # a new task, or the paused one from its phase
+            self.safety.command_received(now)
+        elif self.mode == Mode.AUTONOMY and self.autonomy is not None:
+            self.autonomy.pause(now)  # the operator takes over; the phase is kept
         if mode != self.mode:
             if self.free_look is not None:
                 self.free_look.reset()
@@ -537,6 +559,23 @@ class RobotCore:
         if self.mode == Mode.LINEAR and self._linear is not None:
             out = self._linear.update(*self.estimator.pose)
             return out.v, out.omega, 0.0, 0.0
+        if self.mode == Mode.AUTONOMY and self.autonomy is not None:
+            pt = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
+            task = self.autonomy.step(
+                now,
+                Pose(*self.estimator.odometry.pose),
+                pt.pan if pt is not None else 0.0,
+                pt.tilt if pt is not None else 0.0,
+                self.arm.joints() if self.arm is not None else np.zeros(0),
+                bool(self.hw.arm is not None and self.hw.arm.gripper_state().holding),
+            )
+            if self.arm is not None:  # checked by the arm's guard like an operator's jog
+                if task.arm is not None:
+                    self.arm.command(ArmVelocityCommand(task.arm))
+                if task.gripper is not None:
+                    self.arm.grip(GripperCommand(task.gripper))
+            self._vy = task.vy
+            return task.vx, task.omega, task.pan_rate, task.tilt_rate
         if self.mode == Mode.TRAJECTORY and self._trajectory is not None:
             t = now - self._trajectory_t0
             if t > self._trajectory.duration:
@@ -583,6 +622,7 @@ class RobotCore:
             wheels = tank_control(v, omega, d)
             s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
             v, omega = v * s, omega * s
+        vy, self._vy = self._vy, 0.0
         bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
         live, prior = self.range_points()
         decision = self.safety.filter(
@@ -621,10 +661,14 @@ class RobotCore:
             v_left, v_right = wheels.v_left, wheels.v_right
         if held:
             pan_rate = tilt_rate = 0.0
+            if self.mode == Mode.AUTONOMY:  # e-stop or a lost link: paused, not going on blind
+                self._change_mode(Mode.IDLE, now)
         if self.arm is not None:  # every cycle: nothing reaches the joints unchecked
-            self.arm.step(now, active=self.mode == Mode.ARM, held=held)
+            self.arm.step(now, active=self.mode in (Mode.ARM, Mode.AUTONOMY), held=held)
+        # the task's sideways speed scaled as the rest of its command was (zero when stopped)
+        vy = vy * min(scale, 1.0) if not flags & _STOPPING else 0.0
         if self.hw.drive.kind == "holonomic":
-            self.hw.drive.command_twist(v, 0.0, omega)
+            self.hw.drive.command_twist(v, vy, omega)
         else:
             self.hw.drive.command_wheels(v_left, v_right)
         if self.hw.pan_tilt is not None:
@@ -681,4 +725,7 @@ class RobotCore:
             controller=self.arbiter.holder(now) or 0,
             link=self.link_stats,
             arm=self.arm.telemetry() if self.arm is not None else None,
+            autonomy=self.autonomy.telemetry(self.mode != Mode.AUTONOMY)
+            if self.autonomy is not None
+            else None,
         )

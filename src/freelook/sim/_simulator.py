@@ -72,6 +72,8 @@ class Simulator:
         #: Stepped every ``ARM_PERIOD`` of physics time, on the vehicle's pose.
         self.arm = _arm_for(config, world)
         self._arm_due = 0.0  # physics time not yet given to the arm
+        #: the scene's light as the cameras see it (1: as the world's colours say)
+        self.lighting = 1.0
         self.now = 0.0
         self.latest_laser: LaserFrame | None = None
         self.latest_sonar: SonarFrame | None = None

@@ -143,9 +143,16 @@ class _Camera:
         self._sim = sim
         assert sim.config.pan_tilt is not None
         self._camera = Camera(sim.config.camera, sim.config.pan_tilt, sim.world)
+        names = [o.name for o in sim.world.objects]
+        arm_objects = sim.arm.objects if sim.arm is not None else []
+        #: the objects the arm can move, with their index in the world's list
+        self._movable = [(names.index(o.name), o) for o in arm_objects if o.name in names]
 
     def capture(self) -> npt.NDArray[np.uint8]:
         v = self._sim.vehicle
+        for index, obj in self._movable:
+            self._camera.move_object(index, obj.centre[0], obj.centre[1], obj.yaw, not obj.held)
+        self._camera.brightness = self._sim.lighting
         return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
 
 
@@ -187,9 +194,7 @@ class _PanTiltStreamCamera:
         self._camera = Camera(optics, sim.config.pan_tilt, sim.world)
         self._stereo = config.stereo
         #: a thermal camera sees temperatures in false colour (a mono one)
-        self._thermal = (
-            ThermalCamera(self._camera, sim.world) if config.kind == "thermal" else None
-        )
+        self._thermal = ThermalCamera(self._camera, sim.world) if config.kind == "thermal" else None
 
     def capture(self) -> npt.NDArray[np.uint8]:
         v = self._sim.vehicle

@@ -44,6 +44,17 @@ class Camera:
         self._walls = np.ascontiguousarray(world.occupancy)
         self._objects = _object_table(world)
         self._frame = np.zeros((config.height, config.width, 3), dtype=np.uint8)
+        #: the scene's light: every pixel's colour is scaled by it (1: as modelled)
+        self.brightness = 1.0
+        self._gain = 1.0
+        self._lut = np.arange(256, dtype=np.uint8)
+
+    def move_object(self, index: int, x: float, y: float, yaw: float, shown: bool) -> None:
+        """Draw object ``index`` (the world's order) at (x, y, yaw) from now on; a hidden one
+        (lifted off the floor, which the renderer cannot draw) is given no height."""
+        row = self._objects[index]
+        row[1], row[2], row[5] = x, y, yaw
+        row[7] = self.world.objects[index].height if shown else 0.0
 
     def camera_pose(
         self, x: float, y: float, theta: float, pan: float, lateral: float = 0.0
@@ -96,6 +107,12 @@ class Camera:
             self.fov,
             self._objects,
         )
+        if self.brightness != 1.0:
+            gain = min(max(self.brightness, 0.0), 4.0)
+            if gain != self._gain:
+                self._gain = gain
+                self._lut = np.minimum(np.arange(256) * gain, 255.0).astype(np.uint8)
+            np.take(self._lut, out, out=out)
 
     def project(
         self,
