@@ -30,8 +30,10 @@ __all__ = [
 
 MAX_WAYPOINTS = 100
 MAX_JOINTS = 16
-DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory", "arm"]
-_MODES: tuple[DriveMode, ...] = ("keyboard", "tank", "free_look", "linear", "trajectory", "arm")
+DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory", "arm", "autonomy"]
+_MODES: tuple[DriveMode, ...] = (
+    "keyboard", "tank", "free_look", "linear", "trajectory", "arm", "autonomy",
+)  # fmt: skip
 KeyName = Literal["up", "down", "left", "right", "space"]
 _KEYS: tuple[KeyName, ...] = ("up", "down", "left", "right", "space")
 

@@ -308,6 +308,13 @@ class StationCore:
     def _select_mode(self, request: SelectMode) -> list[Message]:
         if request.mode == "arm" and self.arm is None:
             return []  # this robot has no arm
+        if request.mode == "autonomy":  # "dispose": the robot runs its task, or resumes it
+            if not self.native:
+                return []  # the thesis profile carries no mode changes
+            self.operator_path = None
+            self.drive_command = None  # heartbeats only: any command would take over
+            self.gripper_command = None
+            return [ModeChange(Mode.AUTONOMY)]
         self.operator_path = None
         self.keyboard.press("space")
         zero: Message = VelocityCommand(0.0, 0.0)

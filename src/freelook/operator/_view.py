@@ -153,6 +153,14 @@ def _telemetry_fields(config: RobotConfig, core: StationCore) -> dict[str, Any]:
     }
     if t.arm is not None and core.arm is not None:
         fields["arm"] = core.arm.view(t.arm)
+    if t.autonomy is not None:
+        task = t.autonomy
+        fields["autonomy"] = {
+            "phase": task.phase.name.lower(),
+            "progress": round(task.progress, 3),
+            "paused": task.paused,
+            "recoveries": task.recoveries,
+        }
     if t.laser:
         mount = config.laser
         fields["laser"] = {

@@ -220,6 +220,12 @@ function onState(s) {
   $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
   setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
   setChip("mode-chip", "mode: " + (s.mode || "not reported"), "");  // the robot's own
+  $("autonomy-mode").hidden = $("task-chip").hidden = !s.autonomy;
+  if (s.autonomy) {  // the disposal task: its phase, how far, paused while the operator drives
+    const a = s.autonomy, phase = a.phase.replace(/_/g, " ");
+    setChip("task-chip", `task: ${phase} ${Math.round(a.progress * 100)} %${a.paused ? " (paused)" : ""}`,
+      a.phase === "failed" ? "bad" : a.paused ? "warn" : "ok");
+  }
   setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
   const linkOk = s.link && s.link.connected;
