@@ -139,6 +139,8 @@ def eod_scenario(seed: int, robot: str = "taros") -> EodScenario:
             p = (float(rng.uniform(*ROOM[:2])), float(rng.uniform(*ROOM[2:])))
             if not _inside(p) or min(math.dist(p, q) for q in placed) < clear + 0.3:
                 continue
+            if big and math.dist(p, start) < 2.3:  # clear of the arm's ready pose at the start
+                continue
             if min(_segment_distance(p, s, e) for s, e in paths) < clear:
                 continue
             if name == "distractor":
@@ -271,6 +273,10 @@ def disposal_trial(
         sim_robot.run_for(step)
         t += step
         task = autonomy.task
+        v = sim_robot.sim.vehicle
+        if autonomy.perception.frames > seen_frames:  # judged before the box may be moved
+            seen_frames = autonomy.perception.frames
+            result.false_detections += _false(autonomy, core, box, v)
         if (
             move_object
             and not result.moved
@@ -281,7 +287,6 @@ def disposal_trial(
             if moved is not None:
                 box.centre = moved
                 result.moved = True
-        v = sim_robot.sim.vehicle
         if not box.held and _rect_overlap(
             (v.x, v.y, v.theta, fp.length / 2, fp.width / 2),
             (box.centre[0], box.centre[1], box.yaw, box.size[0] / 2, box.size[1] / 2),
@@ -293,9 +298,6 @@ def disposal_trial(
         )  # fmt: skip
         if timeline:
             _log(result, t, task.phase, scenario, box, v)
-        if autonomy.perception.frames > seen_frames:
-            seen_frames = autonomy.perception.frames
-            result.false_detections += _false(autonomy, core, box, v)
         if not task.running and core.mode == Mode.AUTONOMY:
             break
     task = autonomy.task
