@@ -32,11 +32,14 @@ def experiment(
         int, typer.Option(min=1, max=64, help="Worker processes sharing the trials.")
     ] = 1,
     robot: Annotated[
-        str | None, typer.Option(help="arm-fuzz only: the robot whose arm is jogged (taros, m2p2).")
+        str | None, typer.Option(help="arm-fuzz, bomb-disposal: the robot (taros, m2p2).")
     ] = None,
     record: Annotated[
         Path | None,
-        typer.Option(help="arm-fuzz only: write every trial's joint states to this MCAP file."),
+        typer.Option(
+            help="arm-fuzz: every trial's joint states; bomb-disposal: the task's phase and the"
+            " objects' true poses; into this MCAP file."
+        ),
     ] = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
