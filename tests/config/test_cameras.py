@@ -31,7 +31,10 @@ def _copy(tmp_path: Path, name: str, edit: tuple[str, str] | None = None) -> Pat
 def test_taros_has_a_stereo_pair_and_m2p2_a_mono_arm_camera() -> None:
     stereo, thermal = load_robot("taros").cameras
     assert (thermal.name, thermal.stream, thermal.mount, thermal.kind) == (
-        "thermal", 2, "pan_tilt", "thermal"
+        "thermal",
+        2,
+        "pan_tilt",
+        "thermal",
     )
     assert (stereo.name, stereo.stream, stereo.mount) == ("arm_stereo", 1, "stereo_bar")
     assert stereo.stereo_baseline == pytest.approx(0.065)
