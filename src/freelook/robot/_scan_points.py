@@ -52,6 +52,8 @@ class ScanPoints:
     """Robot-frame points of the newest laser scan and sonar reading (callers only read them)."""
 
     def __init__(self) -> None:
+        one = np.ones(1)
+        _hit_points(one, one, one, one, 2.0)  # compiled now, not in the first control cycle
         self._laser: tuple[RangeScan, _Array] | None = None
         self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
 

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
-from freelook.safety._kernels import approach_hit, max_depth
+from freelook.safety._kernels import approach_hit, compile_kernels, max_depth
 from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
@@ -72,6 +72,7 @@ class SafetyFilter:
         latency: float = 0.04,
         samples: int = 24,
     ) -> None:
+        compile_kernels()  # now, not in the first control cycle
         self.config = safety
         self.footprint = footprint
         self.drive = drive

@@ -19,7 +19,15 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["approach_hit", "beyond_beams", "in_cones", "max_depth", "outside_sweep", "to_frame"]
+__all__ = [
+    "approach_hit",
+    "beyond_beams",
+    "compile_kernels",
+    "in_cones",
+    "max_depth",
+    "outside_sweep",
+    "to_frame",
+]
 
 _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
@@ -197,3 +205,17 @@ def approach_hit(
             if _depth(px, py, half_l, half_w, cx) > allowed[i]:
                 return k
     return -1
+
+
+def compile_kernels() -> None:
+    """Compile every loop now (or load it from numba's cache), at start-up: compiled in the
+    first control cycle, they would hold the first command back for a quarter of a second."""
+    points = np.zeros((1, 2))
+    one = np.ones(1)
+    out, doubt = np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.bool_)
+    to_frame(points, 0.0, 0.0, 1.0, 0.0, np.empty((1, 2)))
+    beyond_beams(points, 0.0, 0.0, -1.0, 0.1, one, 0.1, out, doubt)
+    in_cones(points, one, one, one, one, 0.1, 0.1, out, doubt)
+    outside_sweep(points, 0.0, 0.0, -1.0, 1.0, out, doubt)
+    max_depth(points, 0.2, 0.1, 0.0)
+    approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)
