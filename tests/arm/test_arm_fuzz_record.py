@@ -47,12 +47,12 @@ def test_every_trial_is_recorded_end_to_end(tmp_path: Path) -> None:
     assert result.details["intersecting_trials_on"] == 0
 
 
-def test_record_goes_with_arm_fuzz_only(tmp_path: Path) -> None:
+def test_record_goes_with_arm_fuzz_and_bomb_disposal_only(tmp_path: Path) -> None:
     out = CliRunner().invoke(
         app, ["experiment", "ellipse", "--trials", "1", "--record", str(tmp_path / "x.mcap")]
     )
     assert out.exit_code == 2
-    assert "arm-fuzz experiment only" in out.output
+    assert "go with arm-fuzz or bomb-disposal only" in out.output
     out = CliRunner().invoke(
         app, ["experiment", "arm-fuzz", "--trials", "1", "--robot", "pioneer3dx"]
     )
