@@ -36,12 +36,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import zenoh
-
 from freelook.errors import ConfigError
 from freelook.link._native import MAX_PACKET, Stream
 
+# zenoh is imported where it is used, so programs that never open a bus do not load it
 if TYPE_CHECKING:
+    import zenoh
+
     from freelook.link._transport import TransportUrl
 
 __all__ = [
@@ -85,6 +86,8 @@ def zenoh_config(
     scouting is off unless asked for, so nothing is announced to or heard from other
     interfaces: peers find each other through the endpoints given (and gossip over them).
     """
+    import zenoh
+
     config = zenoh.Config()
     config.insert_json5("mode", json.dumps(mode))
     config.insert_json5("scouting/multicast/enabled", json.dumps(multicast_scouting))
@@ -137,6 +140,8 @@ class ZenohBus:
     """
 
     def __init__(self, config: zenoh.Config) -> None:
+        import zenoh
+
         try:
             self.session = zenoh.open(config)
         except zenoh.ZError as err:
@@ -181,6 +186,8 @@ class ZenohBus:
             del self._stations[endpoint.tag]
 
     def _subscribe(self, key: str) -> None:
+        import zenoh
+
         if key in self._subscriptions:
             return
         subscriber = self.session.declare_subscriber(key, zenoh.handlers.RingChannel(CHANNEL))
@@ -191,6 +198,8 @@ class ZenohBus:
         reader.start()
 
     def _unsubscribe(self, key: str) -> None:
+        import zenoh
+
         found = self._subscriptions.pop(key, None)
         if found is not None:
             with contextlib.suppress(zenoh.ZError):
@@ -199,6 +208,8 @@ class ZenohBus:
     def _read(self, subscriber: Any) -> None:
         """Wait for samples (the interpreter lock released) and hand them over in batches,
         until the subscription ends."""
+        import zenoh
+
         handler = subscriber.handler
         while True:
             try:
@@ -291,6 +302,8 @@ class ZenohBus:
         return sorted(names)
 
     def close(self) -> None:
+        import zenoh
+
         if self._closed:
             return
         self._closed = True
@@ -369,6 +382,8 @@ class ZenohEndpoint:
         return self.role == "station"
 
     def _publisher(self, key: str) -> Any:
+        import zenoh
+
         publisher = self._publishers.get(key)
         if publisher is None:
             publisher = self.bus.session.declare_publisher(
@@ -441,6 +456,8 @@ class ZenohEndpoint:
         """To the robot (a station end), or to station tag ``addr`` (default: the tag last
         verified) on its telemetry or video channel (a robot end). A tag not yet verified
         gets only what the session answers a handshake with, through no kept publisher."""
+        import zenoh
+
         if self._closed:
             return
         if self.role == "station":
@@ -465,6 +482,8 @@ class ZenohEndpoint:
             self.peer = source
 
     def _forget_oldest(self) -> None:
+        import zenoh
+
         victim = next(iter(self.verified))
         del self.verified[victim]
         for key in [k for k in self._publishers if k.endswith(f"/{victim}")]:
@@ -472,6 +491,8 @@ class ZenohEndpoint:
                 self._publishers.pop(key).undeclare()
 
     def close(self) -> None:
+        import zenoh
+
         if self._closed:
             return
         self._closed = True
