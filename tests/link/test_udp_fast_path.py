@@ -96,7 +96,7 @@ def test_a_failing_handler_is_logged_and_the_endpoint_keeps_receiving(
 
     with caplog.at_level(logging.ERROR, logger="freelook.link._transport"):
         assert asyncio.run(scenario()) == [b"bad", b"good"]
-    assert "handling a datagram" in caplog.text
+    assert "handling a packet from" in caplog.text
 
 
 def test_one_reader_at_a_time() -> None:

@@ -15,8 +15,6 @@ import contextlib
 import logging
 import queue
 import threading
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import parse_qs, urlparse
@@ -24,6 +22,7 @@ from urllib.parse import parse_qs, urlparse
 import serial
 
 from freelook.errors import ConfigError
+from freelook.link._inbox import Inbox
 from freelook.link._zenoh import check_robot_name
 
 __all__ = [
@@ -108,11 +107,6 @@ def _zenoh_url(url: str) -> TransportUrl:
     return TransportUrl("zenoh", parsed.hostname, port, robot=check_robot_name(robot), mode=mode)
 
 
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
 class _UdpProtocol(asyncio.DatagramProtocol):
     def __init__(self, endpoint: UdpEndpoint) -> None:
         self.endpoint = endpoint
@@ -124,39 +118,22 @@ class _UdpProtocol(asyncio.DatagramProtocol):
         self.endpoint.errors += 1
 
 
-class UdpEndpoint:
+class UdpEndpoint(Inbox[Address]):
     """A UDP socket on asyncio. Without a fixed peer it answers the source the link last
     verified (:meth:`learn_peer`), never merely whoever sent a datagram.
 
-    Datagrams from verified sources wait in a queue of their own and are read first; all the
-    rest share a small queue that drops its oldest when full. A flood from strangers (wrong
-    keys, garbage) therefore costs only what it takes to refuse it and never pushes the
-    operator's commands out.
-
-    The fast path: with :attr:`on_verified` set, a datagram from a verified source that finds
-    that source's queue empty is handed to it at once, as it arrives, instead of waking a
-    reader task in a later turn of the event loop (a command is answered one loop turn
-    sooner). Anything queued is still read first, so the order stays what the queues give.
+    What arrives goes through an :class:`~freelook.link._inbox.Inbox`: verified sources'
+    datagrams first, strangers' in a small queue of their own, and the fast path to
+    :attr:`on_verified`. With a fixed peer, nobody else is heard at all.
     """
 
     def __init__(self, max_queue: int = 1024, max_strangers: int = 64) -> None:
-        self._known: deque[tuple[bytes, Address]] = deque()
-        self._strangers: deque[tuple[bytes, Address]] = deque()
-        self._max_known = max_queue
-        self._max_strangers = max_strangers
-        self._waiter: asyncio.Future[None] | None = None  # the one reader waiting, if any
+        super().__init__(max_queue, max_strangers)
         self._transport: asyncio.DatagramTransport | None = None
         self.peer: Address | None = None
         self.fixed_peer = False
         self.verified: set[Address] = set()
-        self.dropped = 0
-        self.dropped_strangers = 0
         self.errors = 0
-        self.last_sender: Address | None = None
-        #: Called with (data, source) for a verified source's datagram when none wait before
-        #: it; must not raise (an error is logged and the datagram is dropped).
-        self.on_verified: Callable[[bytes, Address], None] | None = None
-        self._handling = False
 
     @classmethod
     async def open(
@@ -187,73 +164,13 @@ class UdpEndpoint:
         if self.fixed_peer and addr != self.peer:
             self.dropped_strangers += 1  # a pinned peer: nobody else is heard
             return
-        if addr in self.verified:
-            handler = self.on_verified
-            if handler is not None and not self._known and not self._handling:
-                self.last_sender = addr
-                self._handling = True
-                try:
-                    handler(data, addr)
-                except Exception:  # the socket's reader must survive one bad handler call
-                    log.exception("handling a datagram from %s failed", addr)
-                finally:
-                    self._handling = False
-                return
-            if len(self._known) >= self._max_known:
-                self._known.popleft()  # newest wins: drop the oldest
-                self.dropped += 1
-            self._known.append((data, addr))
-        else:
-            if len(self._strangers) >= self._max_strangers:
-                self._strangers.popleft()
-                self.dropped_strangers += 1
-            self._strangers.append((data, addr))
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        self._queue(data, addr, addr in self.verified)
 
     def send(self, data: bytes, addr: Address | None = None) -> None:
         target = addr or self.peer
         if self._transport is None or target is None:
             return
         self._transport.sendto(data, target)
-
-    def _next(self) -> tuple[bytes, Address] | None:
-        if self._known:
-            return self._known.popleft()
-        if self._strangers:
-            return self._strangers.popleft()
-        return None
-
-    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, Address] | None:
-        """The next datagram (verified sources first) and its source; None after ``timeout``.
-
-        One reader at a time. The wait is one bare future that the next datagram or a timer
-        resolves: the command → acknowledgement path pays no event, task-cancelling timeout
-        or extra wake-up per packet.
-        """
-        item = self._next()
-        if item is None:
-            if self._waiter is not None:
-                raise RuntimeError("a UDP endpoint has one reader at a time")
-            loop = asyncio.get_running_loop()
-            waiter = self._waiter = loop.create_future()
-            timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
-            try:
-                await waiter
-            finally:
-                self._waiter = None
-                if timer is not None:
-                    timer.cancel()
-            item = self._next()
-            if item is None:
-                return None
-        self.last_sender = item[1]
-        return item
-
-    async def recv(self, timeout: float | None = None) -> bytes | None:
-        item = await self.recv_from(timeout)
-        return None if item is None else item[0]
 
     def learn_peer(self, source: object) -> None:
         """``source`` sent a packet the link verified: answer it, and read it first."""

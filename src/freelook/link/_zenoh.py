@@ -31,12 +31,12 @@ import logging
 import re
 import secrets
 import threading
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from freelook.errors import ConfigError
+from freelook.link._inbox import Inbox
 from freelook.link._native import MAX_PACKET, Stream
 
 # zenoh is imported where it is used, so programs that never open a bus do not load it
@@ -320,7 +320,7 @@ def _is_video(data: bytes) -> bool:
     return len(data) > 5 and data[:2] == _SYNC and data[5] == Stream.VIDEO
 
 
-class ZenohEndpoint:
+class ZenohEndpoint(Inbox[str]):
     """A link endpoint on a :class:`ZenohBus` (the robot end or a station end).
 
     The robot end's sources are station tags; it answers the tag a packet came from once
@@ -342,20 +342,11 @@ class ZenohEndpoint:
         self.bus = bus
         self.robot = robot
         self.role = role
+        super().__init__(max_queue, max_strangers)
         self._loop = asyncio.get_running_loop()
-        self._known: deque[tuple[bytes, str]] = deque()
-        self._strangers: deque[tuple[bytes, str]] = deque()
-        self._max_known = max_queue
-        self._max_strangers = max_strangers
-        self._waiter: asyncio.Future[None] | None = None
         self.verified: dict[str, None] = {}  # insertion-ordered: the oldest first
         self.peer: str | None = None
-        self.dropped = 0
-        self.dropped_strangers = 0
         self.malformed = 0  # oversized payloads, keys that are not ours
-        #: as :attr:`UdpEndpoint.on_verified`: a verified source's packet handled on arrival
-        self.on_verified: Callable[[bytes, str], None] | None = None
-        self._handling = False
         self._publishers: dict[str, Any] = {}
         self._closed = False
         session = bus.session
@@ -402,55 +393,8 @@ class ZenohEndpoint:
         self._deliver(data, source)
 
     def _deliver(self, data: bytes, source: str) -> None:
-        if self._closed:
-            return
-        if source in self.verified:
-            handler = self.on_verified
-            if handler is not None and not self._known and not self._handling:
-                self._handling = True
-                try:
-                    handler(data, source)
-                except Exception:
-                    log.exception("handling a sample from %s failed", source)
-                finally:
-                    self._handling = False
-                return
-            if len(self._known) >= self._max_known:
-                self._known.popleft()
-                self.dropped += 1
-            self._known.append((data, source))
-        else:
-            if len(self._strangers) >= self._max_strangers:
-                self._strangers.popleft()
-                self.dropped_strangers += 1
-            self._strangers.append((data, source))
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def _next(self) -> tuple[bytes, str] | None:
-        if self._known:
-            return self._known.popleft()
-        if self._strangers:
-            return self._strangers.popleft()
-        return None
-
-    async def recv_from(self, timeout: float | None = None) -> tuple[bytes, object] | None:
-        """The next packet (verified sources first) and its source; None after ``timeout``."""
-        item = self._next()
-        if item is None:
-            if self._waiter is not None:
-                raise RuntimeError("a Zenoh endpoint has one reader at a time")
-            waiter = self._waiter = self._loop.create_future()
-            timer = None if timeout is None else self._loop.call_later(timeout, _expire, waiter)
-            try:
-                await waiter
-            finally:
-                self._waiter = None
-                if timer is not None:
-                    timer.cancel()
-            item = self._next()
-        return item
+        if not self._closed:
+            self._queue(data, source, source in self.verified)
 
     def send(self, data: bytes, addr: object = None) -> None:
         """To the robot (a station end), or to station tag ``addr`` (default: the tag last
@@ -502,8 +446,3 @@ class ZenohEndpoint:
                 entity.undeclare()
         self._declared.clear()
         self._publishers.clear()
-
-
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
