@@ -17,44 +17,21 @@ const state = {
 window.freelook = state;  // for tests and debugging
 
 // ---------------------------------------------------------------- connection
-// The launch's access token arrives once as ?token=…; it is kept for this tab in sessionStorage
-// and taken out of the address bar (no token in history, bookmarks or screenshots).
-const TOKEN_KEY = "freelook-token:" + location.host;
-function accessToken() {
-  const params = new URLSearchParams(location.search);
-  const given = params.get("token");
-  if (given) {
-    sessionStorage.setItem(TOKEN_KEY, given);
-    params.delete("token");
-    const rest = params.toString();
-    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
-    return given;
-  }
-  return sessionStorage.getItem(TOKEN_KEY) || "";
-}
-const token = accessToken();
-
+// the token, the socket and its reconnection: /static/link.js, shared with the station
 function connect() {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`;
-  const ws = new WebSocket(url);
-  ws.binaryType = "arraybuffer";
-  ws.onopen = () => { state.connected = true; send({ type: "mode", mode: state.mode }); };
-  ws.onclose = (ev) => {
-    state.connected = false;
-    if (ev.code === 4403) {  // refused: a stale token (freelook restarted) or a foreign page
-      setChip("link-state", "link: refused, open the URL freelook printed", "bad");
-      setTimeout(connect, 5000);
-      return;
-    }
-    setChip("link-state", "link: disconnected", "bad");
-    setTimeout(connect, 1000);
-  };
-  ws.onmessage = (ev) => onMessage(ev.data);
-  state.ws = ws;
+  state.ws = window.freelookLink.connect({
+    onOpen: () => { state.connected = true; send({ type: "mode", mode: state.mode }); },
+    onClose: (refused) => {
+      state.connected = false;
+      if (refused) setChip("link-state", "link: refused, open the URL freelook printed", "bad");
+      else setChip("link-state", "link: disconnected", "bad");
+    },
+    onMessage,
+  });
 }
 
 function send(obj) {
-  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(obj));
+  window.freelookLink.sendJson(state.ws, obj);
 }
 
 const decoder = new TextDecoder();

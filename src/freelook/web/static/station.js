@@ -39,37 +39,20 @@ window.station = station;  // for tests and debugging
 const room = createRoom($("room"), station.layout);
 station.room = room;
 
-// ---------------------------------------------------------------- connection (as the cockpit)
-const TOKEN_KEY = "freelook-token:" + location.host;
-function accessToken() {
-  const given = params.get("token");
-  if (given) {
-    sessionStorage.setItem(TOKEN_KEY, given);
-    const rest = new URLSearchParams(location.search);
-    rest.delete("token");
-    const tail = rest.toString();
-    history.replaceState(null, "", location.pathname + (tail ? "?" + tail : "") + location.hash);
-    return given;
-  }
-  return sessionStorage.getItem(TOKEN_KEY) || "";
-}
-const token = accessToken();
-
+// ---------------------------------------------------------------- connection (/static/link.js)
 function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`);
-  ws.binaryType = "arraybuffer";
-  ws.onopen = () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); };
-  ws.onclose = (ev) => {
-    station.connected = false;
-    $("status").textContent = ev.code === 4403 ? "refused: open the URL freelook printed" : "disconnected";
-    setTimeout(connect, ev.code === 4403 ? 5000 : 1000);
-  };
-  ws.onmessage = (ev) => onMessage(ev.data);
-  station.ws = ws;
+  station.ws = window.freelookLink.connect({
+    onOpen: () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); },
+    onClose: (refused) => {
+      station.connected = false;
+      $("status").textContent = refused ? "refused: open the URL freelook printed" : "disconnected";
+    },
+    onMessage,
+  });
 }
 
 function send(obj) {
-  if (station.ws && station.ws.readyState === WebSocket.OPEN) station.ws.send(JSON.stringify(obj));
+  window.freelookLink.sendJson(station.ws, obj);
 }
 
 const decoder = new TextDecoder();
