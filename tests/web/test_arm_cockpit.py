@@ -188,3 +188,49 @@ def test_the_arm_pane_shows_the_stereo_pair_left_eye_or_side_by_side(
     assert abs(canvas_sum(page) - before) > 1.0
     assert errors == []
     page.close()
+
+
+def test_dispose_starts_the_task_and_a_mode_button_takes_over(
+    browser: Any, taros: Sim, tmp_path: Path
+) -> None:
+    """The Dispose button hands the robot its task; the phase chip follows it; choosing a
+    drive mode takes over (the task pauses, the base stops); Dispose again resumes the phase."""
+    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(taros.url)
+    page.wait_for_function("window.freelook.last && window.freelook.last.autonomy", timeout=60_000)
+    assert page.locator("#autonomy-mode").is_visible()
+    odom = "window.freelook.last.odom"
+    start = page.evaluate(f"[{odom}.x, {odom}.y, {odom}.theta]")
+    page.click("#autonomy-mode")
+    page.wait_for_function("window.freelook.last.mode === 'autonomy'")
+    page.wait_for_function("window.freelook.last.autonomy.phase !== 'idle'")
+    # searching, the robot turns on the spot or drives: it moves by itself
+    page.wait_for_function(
+        f"Math.abs({odom}.theta - {start[2]}) > 0.1"
+        f" || Math.hypot({odom}.x - {start[0]}, {odom}.y - {start[1]}) > 0.05",
+        timeout=30_000,
+    )
+    assert page.locator("#task-chip").inner_text().startswith("task: ")
+    assert not page.evaluate("window.freelook.last.autonomy.paused")
+    page.screenshot(path=screenshot_path(tmp_path, "cockpit-dispose.png"))
+
+    page.click("button[data-mode='keyboard']")  # the operator takes over
+    page.wait_for_function("window.freelook.last.mode === 'keyboard'")
+    page.wait_for_function("window.freelook.last.autonomy.paused")
+    phase = page.evaluate("window.freelook.last.autonomy.phase")
+    page.wait_for_function(
+        "Math.abs(window.freelook.last.v) < 1e-3 && Math.abs(window.freelook.last.omega) < 1e-3"
+    )
+    assert "(paused)" in page.locator("#task-chip").inner_text()
+
+    page.click("#autonomy-mode")  # handed back: the task goes on where it was
+    page.wait_for_function("window.freelook.last.mode === 'autonomy'")
+    page.wait_for_function("!window.freelook.last.autonomy.paused")
+    resumed = page.evaluate("window.freelook.last.autonomy.phase")
+    assert resumed == phase or phase == "search_object"  # a search may find the object at once
+    page.click("button[data-mode='keyboard']")
+    page.wait_for_function("window.freelook.last.autonomy.paused")
+    assert errors == []
+    page.close()
