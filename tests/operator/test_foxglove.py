@@ -8,8 +8,11 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import shutil
 import socket
+import ssl
 import struct
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -232,3 +235,74 @@ def test_the_bridge_port_is_announced(port: int) -> None:
             await asyncio.gather(session, return_exceptions=True)
 
     asyncio.run(main())
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_with_the_cockpits_tls_files_the_bridge_speaks_only_wss(tmp_path: Path) -> None:
+    """``--certfile/--keyfile`` cover the bridge too: a client trusting the certificate gets
+    the channels over ``wss://``; a plain ``ws://`` client gets no channel."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"),
+            *("-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    options = SessionOptions(
+        port=_free_port(),
+        open_browser=False,
+        camera=False,
+        foxglove=0,
+        certfile=cert,
+        keyfile=key,
+    )
+    lines: list[str] = []
+    seen: dict[str, Any] = {}
+
+    async def clients(port: int) -> None:
+        context = ssl.create_default_context(cafile=str(cert))
+        uri = f"wss://127.0.0.1:{port}"
+        async with websockets.connect(uri, ssl=context, subprotocols=[SUBPROTOCOL]) as ws:  # type: ignore[list-item]
+            fox = FoxgloveClient(ws)
+            await fox.pump(lambda: "/odom" in fox.channels)
+            seen["wss"] = fox.channels["/odom"]["schemaName"]
+        try:
+            async with asyncio.timeout(5):
+                async with websockets.connect(
+                    f"ws://127.0.0.1:{port}",
+                    subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+                ) as plain:
+                    seen["plain"] = await plain.recv()
+        except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as err:
+            seen["plain_error"] = type(err).__name__
+
+    async def main() -> None:
+        started = asyncio.Event()
+        parts: dict[str, object] = {}
+        session = asyncio.create_task(
+            run_session(
+                load_robot("pioneer3dx"),
+                load_world("lab"),
+                options,
+                announce=lines.append,
+                started=started,
+                parts=parts,
+            )
+        )
+        try:
+            async with asyncio.timeout(30):
+                await started.wait()
+            port = parts["foxglove"].port  # type: ignore[attr-defined]
+            assert any(f"wss://127.0.0.1:{port}" in line for line in lines), lines
+            await clients(port)
+        finally:
+            session.cancel()
+            await asyncio.gather(session, return_exceptions=True)
+
+    asyncio.run(main())
+    assert seen["wss"] == "nav_msgs/msg/Odometry"
+    assert "plain" not in seen, seen  # nothing reached a client without TLS
+    assert "plain_error" in seen, seen
