@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freelook.robot._scan_points import ScanPoints
+from freelook.robot._scan_points import ScanPoints, _cone_points_numpy
 from freelook.robot.hal import RangeScan
 
 
@@ -70,3 +70,34 @@ def test_the_compiled_laser_points_are_numpy_s_to_the_bit(ranges: list[float], s
         30.0,
     )
     assert np.array_equal(ScanPoints().laser(scan), scan.points())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ranges=st.lists(
+        st.one_of(st.floats(0.0, 6.0), st.sampled_from([math.nan, math.inf, 5.0])),
+        min_size=1,
+        max_size=32,
+    ),
+    half=st.floats(0.0, 0.5),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_compiled_sonar_cone_points_are_numpy_s_to_the_bit(
+    ranges: list[float], half: float, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    n = len(ranges)
+    scan = RangeScan(
+        0.0,
+        np.array(ranges),
+        rng.uniform(-math.pi, math.pi, n),
+        rng.normal(0.0, 0.3, n),
+        rng.normal(0.0, 0.3, n),
+        5.0,
+    )
+    points, axes = ScanPoints().sonar(scan, half)
+    expected = _cone_points_numpy(scan, half)
+    assert np.array_equal(points, expected)
+    echoes = int(np.count_nonzero(scan.ranges < 5.0))
+    assert np.array_equal(axes, expected[2 * echoes : 3 * echoes])
+    assert np.array_equal(axes, scan.points())  # the cones' axes are the echoes themselves

@@ -44,8 +44,53 @@ def _hit_points(
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def _cone_points(
+    ranges: _Array, bearings: _Array, ox: _Array, oy: _Array, range_max: float, half: float
+) -> _Array:
+    """:func:`_cone_points_numpy` in one compiled pass: five points across each echoing
+    cone (offset by −half, −half/2, 0, half/2, half), offset-major."""
+    offsets = (-half, -half / 2, 0.0, half / 2, half)
+    hits = 0
+    for k in range(ranges.shape[0]):
+        if ranges[k] < range_max:
+            hits += 1
+    out = np.empty((5 * hits, 2))
+    n = 0
+    for offset in offsets:
+        for k in range(ranges.shape[0]):
+            r = ranges[k]
+            if r < range_max:
+                bearing = bearings[k] + offset
+                out[n, 0] = ox[k] + r * math.cos(bearing)
+                out[n, 1] = oy[k] + r * math.sin(bearing)
+                n += 1
+    return out
+
+
+def _cone_points_numpy(scan: RangeScan, half: float) -> _Array:
+    """Each echo as five points spread over its cone at the measured range (offset-major)."""
+    hit = scan.ranges < scan.range_max
+    offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
+    bearing = (scan.bearings[hit][None, :] + offsets[:, None]).ravel()
+    r = np.tile(scan.ranges[hit], len(offsets))
+    return np.column_stack(
+        (
+            np.tile(scan.origin_x[hit], len(offsets)) + r * np.cos(bearing),
+            np.tile(scan.origin_y[hit], len(offsets)) + r * np.sin(bearing),
+        )
+    )
+
+
 def _f64(values: _Array) -> _Array:
     return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _plain(columns: tuple[_Array, ...]) -> bool:
+    """Whether a reading's columns are float64 and of one length (the compiled passes' input)."""
+    return len({len(column) for column in columns}) == 1 and all(
+        column.dtype == np.float64 for column in columns
+    )
 
 
 class ScanPoints:
@@ -54,6 +99,7 @@ class ScanPoints:
     def __init__(self) -> None:
         one = np.ones(1)
         _hit_points(one, one, one, one, 2.0)  # compiled now, not in the first control cycle
+        _cone_points(one, one, one, one, 2.0, 0.1)
         self._laser: tuple[RangeScan, _Array] | None = None
         self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
 
@@ -86,9 +132,7 @@ class ScanPoints:
             return _NONE
         if self._laser is None or not self._same(scan, self._laser[0]):
             columns = (scan.ranges, scan.bearings, scan.origin_x, scan.origin_y)
-            if len({len(column) for column in columns}) == 1 and all(
-                column.dtype == np.float64 for column in columns
-            ):
+            if _plain(columns):
                 ranges, bearings, ox, oy = (_f64(column) for column in columns)
                 points = _hit_points(ranges, bearings, ox, oy, float(scan.range_max))
             else:  # other types and shapes as numpy has them
@@ -106,17 +150,14 @@ class ScanPoints:
         if scan is None:
             return _NONE, _NONE
         if self._sonar is None or self._sonar[1] != half or not self._same(scan, self._sonar[0]):
-            hit = scan.ranges < scan.range_max
-            offsets = np.array([-half, -half / 2, 0.0, half / 2, half])
-            bearing = (scan.bearings[hit][None, :] + offsets[:, None]).ravel()
-            r = np.tile(scan.ranges[hit], len(offsets))
-            points = np.column_stack(
-                (
-                    np.tile(scan.origin_x[hit], len(offsets)) + r * np.cos(bearing),
-                    np.tile(scan.origin_y[hit], len(offsets)) + r * np.sin(bearing),
-                )
-            )
-            axes = points[2 * int(hit.sum()) : 3 * int(hit.sum())]
+            columns = (scan.ranges, scan.bearings, scan.origin_x, scan.origin_y)
+            if _plain(columns):
+                ranges, bearings, ox, oy = (_f64(column) for column in columns)
+                points = _cone_points(ranges, bearings, ox, oy, float(scan.range_max), float(half))
+            else:  # other types and shapes as numpy has them
+                points = _cone_points_numpy(scan, half)
+            echoes = len(points) // 5
+            axes = points[2 * echoes : 3 * echoes]
             points.flags.writeable = axes.flags.writeable = False
             self._sonar = (self._kept(scan), half, (points, axes))
         return self._sonar[2]
