@@ -77,6 +77,11 @@ def test_in_sonar_cones_matches_numpy_on_random_and_edge_points() -> None:
             half + rng.choice([0, 1e-12, -1e-12], 80)
         )
         radius = rng.uniform(0.0, 6.0, 80)
+        # a third at the reach less the tolerance (and a hair either side), some on the axis
+        edge = rng.random(80) < 0.3
+        radius[edge] = reach[j][edge] - 0.1 + rng.choice([0, 1e-12, -1e-12, 1e-15], edge.sum())
+        axis = rng.random(80) < 0.2
+        side[axis] = bearing[j][axis]
         points = np.column_stack((ox[j] + radius * np.cos(side), oy[j] + radius * np.sin(side)))
         points = np.vstack((points, np.column_stack((ox, oy)), rng.normal(0, 3, (30, 2))))
         sonar = (ox, oy, bearing, reach)

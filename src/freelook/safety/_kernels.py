@@ -107,14 +107,24 @@ def in_cones(
     fast = _CONE_BAND < half_cone < math.pi - _CONE_BAND
     cos_in = math.cos(half_cone - _CONE_BAND)  # cosines above: clearly inside
     cos_out = math.cos(half_cone + _CONE_BAND)  # below: clearly outside
+    behind_out = fast and cos_out > 0.0  # a cone narrower than a half-plane
     for i in range(points.shape[0]):
         inside = False
         unsure = False
         for j in range(sonars):
             dx = points[i, 0] - ox[j]
             dy = points[i, 1] - oy[j]
+            squared = dx * dx + dy * dy
+            # clearly behind the transducer or clearly beyond its reach: outside, as the exact
+            # tests below would find, without their square root (within 1e-12 relative of the
+            # reach, or within 2e-6 of the transducer, they decide)
+            if behind_out and squared > 4e-12 and cb[j] * dx + sb[j] * dy <= 0.0:
+                continue
+            near = reach[j] - tolerance
+            if near > 0.0 and squared > near * near * (1.0 + 1e-12):
+                continue
             h = math.hypot(dx, dy)
-            if not h < reach[j] - tolerance:
+            if not h < near:
                 continue
             if fast and h > 1e-6:
                 r = (cb[j] * dx + sb[j] * dy) / h
