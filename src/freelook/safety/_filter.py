@@ -60,6 +60,15 @@ def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float
     return s
 
 
+# the flags whose change is an event of its own, and its name
+_FLAG_EVENTS = (
+    (SafetyFlags.ESTOP, "estop"),
+    (SafetyFlags.WATCHDOG, "watchdog"),
+    (SafetyFlags.BUMPER, "bumper"),
+    (SafetyFlags.APPROACH, "approach"),
+)
+
+
 class SafetyFilter:
     """Zones, approach check, watchdog, e-stop and bumpers for one robot."""
 
@@ -266,12 +275,7 @@ class SafetyFilter:
         acting_zone = zone if flags & SafetyFlags.ZONE else -1
         self._state = (acting_zone, flags)
         events = []
-        for flag, kind in (
-            (SafetyFlags.ESTOP, "estop"),
-            (SafetyFlags.WATCHDOG, "watchdog"),
-            (SafetyFlags.BUMPER, "bumper"),
-            (SafetyFlags.APPROACH, "approach"),
-        ):
+        for flag, kind in _FLAG_EVENTS if flags != previous_flags else ():
             if flags & flag and not previous_flags & flag:
                 events.append(SafetyEvent(now, kind, f"{kind} engaged"))
             elif previous_flags & flag and not flags & flag:
