@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import math
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -149,3 +150,73 @@ def test_fleet_station_drives_one_robot_watches_the_others_and_switches() -> Non
     assert out["selected"] == "charlie"
     assert out["bravo_holder"] is None  # let go
     assert out["charlie_holder"] == 1
+
+
+def test_a_fleet_session_records_every_robot_under_its_name(tmp_path: Path) -> None:
+    """``sim --robots 2 --record``: one MCAP holds both robots' streams, each robot's topics
+    under ``/NAME`` and its frames as ``NAME/…`` (the map frame shared); the driven robot's
+    odometry moves in the file, the watched one's stays."""
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+
+    from freelook.operator import SessionOptions, run_fleet_session
+
+    recording = tmp_path / "fleet.mcap"
+    options = SessionOptions(port=free_port(), open_browser=False, record=recording)
+    lines: list[str] = []
+
+    async def scenario() -> None:
+        started = asyncio.Event()
+        parts: dict[str, Any] = {}
+        session = asyncio.create_task(
+            run_fleet_session(
+                load_robot("pioneer3dx"),
+                load_world("lab"),
+                2,
+                1,
+                options,
+                zenoh_address=("127.0.0.1", free_port()),
+                announce=lines.append,
+                started=started,
+                parts=parts,
+            )
+        )
+        try:
+            async with asyncio.timeout(30):
+                await started.wait()
+                station = parts["stations"][0]
+                while not (len(station.stations) == 2 and station.current.in_control):
+                    await asyncio.sleep(0.05)
+            station.current.drive_command = TankCommand(0.3, 0.0)
+            await asyncio.sleep(1.5)
+        finally:
+            session.cancel()
+            await asyncio.gather(session, return_exceptions=True)
+
+    asyncio.run(scenario())
+    assert any(f"recording every robot to {recording}" in line for line in lines), lines
+    assert any(line.startswith("recorded ") for line in lines), lines
+    odometry: dict[str, list[Any]] = {"/robot-1/odom": [], "/robot-2/odom": []}
+    frames: set[tuple[str, str]] = set()
+    topics: set[str] = set()
+    with recording.open("rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, channel, _, message in reader.iter_decoded_messages():
+            topics.add(channel.topic)
+            if channel.topic in odometry:
+                odometry[channel.topic].append(message)
+                frames.add((message.header.frame_id, message.child_frame_id))
+            if channel.topic.endswith("/map"):
+                frames.add((message.header.frame_id, "(grid)"))
+    assert {"/robot-1/scan", "/robot-2/scan", "/robot-1/odom", "/robot-2/odom"} <= topics
+    assert not {"/odom", "/scan"} & topics  # nothing without a robot's name
+    assert ("robot-1/odom", "robot-1/base_link") in frames
+    assert ("robot-2/odom", "robot-2/base_link") in frames
+    assert all(frame == "map" for frame, child in frames if child == "(grid)")
+
+    def travelled(topic: str) -> float:
+        first, last = odometry[topic][0].pose.pose.position, odometry[topic][-1].pose.pose.position
+        return math.hypot(last.x - first.x, last.y - first.y)
+
+    assert travelled("/robot-1/odom") > 0.1  # station 1 drives robot-1 first
+    assert travelled("/robot-2/odom") < 1e-3

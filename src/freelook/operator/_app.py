@@ -23,7 +23,7 @@ from freelook.link import TransportUrl
 from freelook.maps import World
 from freelook.operator._foxglove import FoxgloveBridge
 from freelook.operator._station import OperatorStation
-from freelook.record import BackgroundRecorder, Recorder, RosStreams, Tee
+from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStreams, Tee
 from freelook.robot import ServerOptions
 from freelook.web import create_app, is_loopback, new_token
 
@@ -148,6 +148,12 @@ def _background(
     return BackgroundRecorder(sinks[0] if len(sinks) == 1 else Tee(*sinks))
 
 
+def recorded_line(stats: RecorderStats) -> str:
+    """What a finished recording says of itself."""
+    dropped = f" ({stats.dropped} dropped: the disk fell behind)" if stats.dropped else ""
+    return f"recorded {stats.written} messages{dropped}"
+
+
 async def _stop_web(web: uvicorn.Server, task: asyncio.Task[None], grace: float = 2.0) -> None:
     """Ask the web server to exit and give it ``grace`` seconds to close its sockets."""
     web.should_exit = True
@@ -236,11 +242,7 @@ async def run_session(
         if background is not None and options.record is None:
             background.close()
         elif background is not None:
-            stats = background.close()
-            announce(
-                f"recorded {stats.written} messages"
-                + (f" ({stats.dropped} dropped: the disk fell behind)" if stats.dropped else "")
-            )
+            announce(recorded_line(background.close()))
 
 
 async def run_operator(

@@ -8,6 +8,9 @@ telemetry comes in, and a heartbeat now and then keeps their sessions open. The 
 the picked robot's cockpit and a fleet list (``{"type": "fleet", ...}`` twice a second): each
 robot's mode, pose and speed and who controls it. ``{"type": "fleet_select", "robot": NAME}``
 from a browser switches: the old robot is stopped and let go, the new one asked for.
+
+With a recorder, every robot the station follows is recorded into one file, its topics under
+``/NAME`` and its frames as ``NAME/…`` (the world frame ``map`` shared).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import dataclasses
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from freelook.config import RobotConfig, load_robot
@@ -26,9 +29,15 @@ from freelook.errors import ConfigError, FreelookError
 from freelook.hardware.sim import SimulatedFleet, published_map
 from freelook.link import KeyRing, RobotInfo, TransportUrl, ZenohBus, check_robot_name, derive_key
 from freelook.maps import World
-from freelook.operator._app import SessionOptions, _announce_access, _web_server, web_access
+from freelook.operator._app import (
+    SessionOptions,
+    _announce_access,
+    _web_server,
+    recorded_line,
+    web_access,
+)
 from freelook.operator._station import OperatorStation
-from freelook.record import BackgroundRecorder
+from freelook.record import BackgroundRecorder, Recorder, RecorderView
 from freelook.robot import ServerOptions
 from freelook.web import BrowserSlot, create_app, encode_json
 
@@ -38,7 +47,6 @@ log = logging.getLogger(__name__)
 DISCOVERY_PERIOD = 2.0  # s between looks for robots that joined the bus
 FLEET_PERIOD = 0.5  # s between fleet lists to the browsers
 MAX_ROBOTS = 64  # robots one station follows at most (a flood of names is not followed)
-NOT_RECORDED = "not recording: a fleet's stations do not record (record one robot over UDP)"
 
 
 def _natural(name: str) -> list[tuple[int, int | str]]:
@@ -102,7 +110,7 @@ class FleetStation:
             key=self.key,
             station=self.station,
             authority=self.authority,
-            recorder=self.recorder if driving else None,
+            recorder=RecorderView(self.recorder, info.name) if self.recorder else None,
             bus=self.bus,
             driving=driving,
         )
@@ -266,9 +274,30 @@ async def _serve(
     finally:
         for web in servers:
             web.should_exit = True
+        # the web servers close their sockets on their way out; the stations are cancelled
+        webs = tasks[0::2]
+        with contextlib.suppress(Exception):
+            await asyncio.wait(webs, timeout=2.0)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def _recording(
+    options: SessionOptions, metadata: dict[str, str], announce: Callable[[str], None]
+) -> Iterator[BackgroundRecorder | None]:
+    """The fleet's recording (``--record``), finished and counted when the session ends."""
+    if options.record is None:
+        yield None
+        return
+    options.record.parent.mkdir(parents=True, exist_ok=True)
+    background = BackgroundRecorder(Recorder(options.record, metadata=metadata))
+    announce(f"recording every robot to {options.record}")
+    try:
+        yield background
+    finally:
+        announce(recorded_line(background.close()))
 
 
 async def run_fleet_session(
@@ -300,50 +329,51 @@ async def run_fleet_session(
     zenoh_listen = TransportUrl("zenoh", host, port).zenoh_endpoint
     robots_bus = ZenohBus.peer(listen=[zenoh_listen])
     buses: list[ZenohBus] = [robots_bus]
+    metadata = {"robots": ",".join(names), "robot": config.name, "world": world.name}
     try:
-        fleet = SimulatedFleet(
-            config,
-            world,
-            robots,
-            lambda i: ServerOptions(
-                listen=f"zenoh://{host}:{port}/{names[i]}", keys=ring, camera=False
-            ),
-            seed=options.seed,
-            bus=robots_bus,
-            robot_map=published_map(world),
-        )
-        fleet_task = asyncio.create_task(fleet.run())
-        await fleet.ready()
-        backends = []
-        for k in range(1, stations + 1):
-            bus = ZenohBus.peer(connect=[zenoh_listen])
-            buses.append(bus)
-            backends.append(
-                FleetStation(
-                    config,
-                    world,
-                    bus,
-                    key=derive_key(passphrases[k]),
-                    station=k,
-                    first=names[(k - 1) % robots],
+        with _recording(options, metadata, announce) as recorder:
+            fleet = SimulatedFleet(
+                config,
+                world,
+                robots,
+                lambda i: ServerOptions(
+                    listen=f"zenoh://{host}:{port}/{names[i]}", keys=ring, camera=False
+                ),
+                seed=options.seed,
+                bus=robots_bus,
+                robot_map=published_map(world),
+            )
+            fleet_task = asyncio.create_task(fleet.run())
+            await fleet.ready()
+            backends = []
+            for k in range(1, stations + 1):
+                bus = ZenohBus.peer(connect=[zenoh_listen])
+                buses.append(bus)
+                backends.append(
+                    FleetStation(
+                        config,
+                        world,
+                        bus,
+                        key=derive_key(passphrases[k]),
+                        station=k,
+                        first=names[(k - 1) % robots],
+                        recorder=recorder if k == 1 else None,  # one file: station 1's view
+                    )
                 )
-            )
-        if parts is not None:
-            parts.update(fleet=fleet, stations=backends)
-        announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
-        if options.record is not None:
-            announce(NOT_RECORDED)
-        try:
-            await _serve(
-                backends,
-                options,
-                announce,
-                started,
-                lambda k, url: f"  station {k + 1} (drives {backends[k].selected}): open {url}",
-            )
-        finally:
-            fleet_task.cancel()
-            await asyncio.gather(fleet_task, return_exceptions=True)
+            if parts is not None:
+                parts.update(fleet=fleet, stations=backends)
+            announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
+            try:
+                await _serve(
+                    backends,
+                    options,
+                    announce,
+                    started,
+                    lambda k, url: f"  station {k + 1} (drives {backends[k].selected}): open {url}",
+                )
+            finally:
+                fleet_task.cancel()
+                await asyncio.gather(fleet_task, return_exceptions=True)
     finally:
         for bus in reversed(buses):
             bus.close()
@@ -360,22 +390,28 @@ async def run_fleet_operator(
     the bus, driving ROBOT first, until cancelled."""
     if options.key is None:
         raise ConfigError("a station on Zenoh needs its key: --key or FREELOOK_LINK_KEY")
-    if options.record is not None:
-        announce(NOT_RECORDED)
     bus = ZenohBus.for_url(robot, listen=False)
+    metadata = {"robot": config.name, "world": world.name if world is not None else ""}
     try:
-        backend = FleetStation(
-            config, world, bus, key=options.key, station=options.station, first=robot.robot
-        )
-        await _serve(
-            [backend],
-            options,
-            announce,
-            None,
-            lambda k, url: (
-                f"freelook operator: fleet on Zenoh {robot.zenoh_endpoint}, "
-                f"driving {robot.robot} — open {url}"
-            ),
-        )
+        with _recording(options, metadata, announce) as recorder:
+            backend = FleetStation(
+                config,
+                world,
+                bus,
+                key=options.key,
+                station=options.station,
+                first=robot.robot,
+                recorder=recorder,
+            )
+            await _serve(
+                [backend],
+                options,
+                announce,
+                None,
+                lambda k, url: (
+                    f"freelook operator: fleet on Zenoh {robot.zenoh_endpoint}, "
+                    f"driving {robot.robot} — open {url}"
+                ),
+            )
     finally:
         bus.close()

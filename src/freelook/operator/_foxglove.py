@@ -38,7 +38,7 @@ from foxglove.websocket import (
 
 from freelook.link import VelocityCommand
 from freelook.operator._teleop import Authenticated, Drive, Refused, TeleopEvent, TeleopGate
-from freelook.record import LATCHED_TOPICS, RosStreams, ros_schema
+from freelook.record import RosStreams, latched, ros_schema
 
 if TYPE_CHECKING:
     from freelook.operator._station import OperatorStation
@@ -82,12 +82,12 @@ class LiveStreams(RosStreams):
         if self._closed:
             return  # the bridge stopped; what is still queued for it goes nowhere
         channel = self.channel(topic, typename)
-        latched = topic in LATCHED_TOPICS
-        if not latched and not channel.has_sinks():
+        is_latched = latched(topic)
+        if not is_latched and not channel.has_sinks():
             return  # nobody watches this topic: skip the encoding
         data = ros_schema(typename).encode(message)
         log_time = max(0, round(self.log_time() * 1e9))
-        if latched:
+        if is_latched:
             with self._lock:
                 self._latched[topic] = (data, log_time)
         channel.log(data, log_time=log_time)
@@ -140,7 +140,7 @@ class _Listener(ServerListener):
         self.bridge = bridge
 
     def on_subscribe(self, client: Client, channel: ChannelView) -> None:
-        if channel.topic in LATCHED_TOPICS:
+        if latched(channel.topic):
             self.bridge.streams.replay(channel.topic)
 
     def on_client_advertise(self, client: Client, channel: ClientChannel) -> None:

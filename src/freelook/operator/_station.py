@@ -39,7 +39,7 @@ from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import ArmRecording, BackgroundRecorder, robot_urdf
+from freelook.record import ArmRecording, StreamWriter, robot_urdf
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
@@ -67,7 +67,7 @@ class OperatorStation:
         allow_unauthenticated: bool = False,
         station: int = OPERATOR_STATION,
         authority: int = 10,
-        recorder: BackgroundRecorder | None = None,
+        recorder: StreamWriter | None = None,
         state_rate: float = 20.0,
         bus: ZenohBus | None = None,
         driving: bool = True,

@@ -24,12 +24,15 @@ from freelook.record._report import (
     summary_lines,
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
-from freelook.record._streams import Direction, RosSchema, RosStreams, Tee, ros_schema
+from freelook.record._streams import Direction, Namespaced, RosSchema, RosStreams, Tee, ros_schema
 from freelook.record._writer import (
     LATCHED_TOPICS,
     BackgroundRecorder,
     Recorder,
     RecorderStats,
+    RecorderView,
+    StreamWriter,
+    latched,
 )
 
 __all__ = [
@@ -39,9 +42,11 @@ __all__ = [
     "BackgroundRecorder",
     "Direction",
     "DirectionFigures",
+    "Namespaced",
     "RecordedMessage",
     "Recorder",
     "RecorderStats",
+    "RecorderView",
     "RecordingError",
     "RecordingInfo",
     "RepairError",
@@ -50,10 +55,12 @@ __all__ = [
     "RosStreams",
     "RunData",
     "SafetyEpisode",
+    "StreamWriter",
     "Tee",
     "build_report",
     "direction_figures",
     "full_definition",
+    "latched",
     "link_table",
     "load_run",
     "path_limits",

@@ -26,7 +26,7 @@ from freelook.maps import World
 from freelook.record._arm import ArmRecording, quaternion
 from freelook.record._schemas import full_definition
 
-__all__ = ["Direction", "RosSchema", "RosStreams", "Tee", "ros_schema"]
+__all__ = ["Direction", "Namespaced", "RosSchema", "RosStreams", "Tee", "ros_schema"]
 
 Direction = Literal["operator_to_robot", "robot_to_operator"]
 _DIRECTION_CODE = {"operator_to_robot": 0, "robot_to_operator": 1}
@@ -476,3 +476,40 @@ class Tee(RosStreams):
     def close(self) -> None:
         for sink in self.sinks:
             sink.close()
+
+
+class Namespaced(RosStreams):
+    """One robot's streams among several in one recording: its topics under ``/NAME`` and its
+    frames as ``NAME/frame``. The world frame ``map`` stays shared, so every robot's pose and
+    scans draw in one picture."""
+
+    SHARED_FRAMES = frozenset({"map"})
+
+    def __init__(self, sink: RosStreams, name: str) -> None:
+        super().__init__(sink.clock)
+        self.sink = sink
+        self.name = name
+
+    def write(self, topic: str, typename: str, message: dict[str, Any], t: float) -> None:
+        self.sink.write(f"/{self.name}{topic}", typename, self._frames(message), t)
+
+    def _frames(self, value: Any) -> Any:
+        """``value`` with every ``frame_id`` and ``child_frame_id`` in its robot's name."""
+        if isinstance(value, dict):
+            return {
+                key: (
+                    self._frame(item)
+                    if key in ("frame_id", "child_frame_id") and isinstance(item, str)
+                    else self._frames(item)
+                )
+                for key, item in value.items()
+            }
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            return [self._frames(item) for item in value]
+        return value
+
+    def _frame(self, frame: str) -> str:
+        return frame if frame in self.SHARED_FRAMES or not frame else f"{self.name}/{frame}"
+
+    def close(self) -> None:
+        """The sink is shared: whoever made it closes it."""

@@ -22,14 +22,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 
-from freelook.record._streams import RosStreams, ros_schema
+from freelook.record._streams import Namespaced, RosStreams, ros_schema
 
-__all__ = ["LATCHED_TOPICS", "BackgroundRecorder", "Recorder", "RecorderStats"]
+__all__ = [
+    "LATCHED_TOPICS",
+    "BackgroundRecorder",
+    "Recorder",
+    "RecorderStats",
+    "RecorderView",
+    "StreamWriter",
+    "latched",
+]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +52,11 @@ _LATCHED_QOS = (
     "  avoid_ros_namespace_conventions: false\n"
 )
 LATCHED_TOPICS = frozenset({"/map", "/robot_description", "/tf_static"})
+
+
+def latched(topic: str) -> bool:
+    """Whether ``topic`` is latched, a robot's own (``/NAME/map``) as well."""
+    return "/" + topic.rsplit("/", 1)[-1] in LATCHED_TOPICS
 
 
 def _ns(t: float) -> int:
@@ -109,7 +122,7 @@ class Recorder(RosStreams):
         schema_id = self._schema_id(typename)
         channel_id = self._channels.get(topic)
         if channel_id is None:
-            metadata = {"offered_qos_profiles": _LATCHED_QOS} if topic in LATCHED_TOPICS else {}
+            metadata = {"offered_qos_profiles": _LATCHED_QOS} if latched(topic) else {}
             channel_id = self._writer.register_channel(topic, "cdr", schema_id, metadata)
             self._channels[topic] = channel_id
         sequence = self._sequence.get(topic, 0)
@@ -223,3 +236,24 @@ class BackgroundRecorder:
         self._thread.join()
         self._recorder.close()
         return self.stats()
+
+
+class StreamWriter(Protocol):
+    """What writes a run's streams from the event loop: a :class:`BackgroundRecorder`, or one
+    robot's :class:`RecorderView` of it."""
+
+    def submit(self, write: Callable[[RosStreams], None]) -> bool: ...
+
+
+class RecorderView:
+    """One robot's share of a :class:`BackgroundRecorder` several robots record into: its
+    writes go to the same file (or live view), their topics and frames in its name
+    (:class:`~freelook.record.Namespaced`)."""
+
+    def __init__(self, background: BackgroundRecorder, name: str) -> None:
+        self.background = background
+        self.name = name
+
+    def submit(self, write: Callable[[RosStreams], None]) -> bool:
+        name = self.name
+        return self.background.submit(lambda recorder: write(Namespaced(recorder, name)))
