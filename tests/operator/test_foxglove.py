@@ -6,6 +6,7 @@ presents the station's token, and then drives the simulated robot."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import shutil
@@ -14,7 +15,7 @@ import ssl
 import struct
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,32 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def running_session(
+    options: SessionOptions, lines: list[str]
+) -> AsyncIterator[dict[str, object]]:
+    """``freelook sim``'s session (pioneer3dx in lab) until the block ends; its parts."""
+    started = asyncio.Event()
+    parts: dict[str, object] = {}
+    session = asyncio.create_task(
+        run_session(
+            load_robot("pioneer3dx"),
+            load_world("lab"),
+            options,
+            announce=lines.append,
+            started=started,
+            parts=parts,
+        )
+    )
+    try:
+        async with asyncio.timeout(30):
+            await started.wait()
+        yield parts
+    finally:
+        session.cancel()
+        await asyncio.gather(session, return_exceptions=True)
 
 
 class FoxgloveClient:
@@ -135,7 +162,6 @@ def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path:
         camera=False,
         foxglove=0,
     )
-    parts: dict[str, object] = {}
     seen: dict[str, Any] = {}
 
     async def client(port: int, token: str) -> None:
@@ -174,21 +200,9 @@ def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path:
             seen["statuses"] = [s["message"] for s in fox.statuses]
 
     async def main() -> None:
-        config, world = load_robot("pioneer3dx"), load_world("lab")
-        started = asyncio.Event()
-        session = asyncio.create_task(
-            run_session(
-                config, world, options, announce=lambda _: None, started=started, parts=parts
-            )
-        )
-        try:
-            async with asyncio.timeout(30):
-                await started.wait()
+        async with running_session(options, []) as parts:
             bridge = parts["foxglove"]
             await client(bridge.port, str(parts["token"]))  # type: ignore[attr-defined]
-        finally:
-            session.cancel()
-            await asyncio.gather(session, return_exceptions=True)
 
     asyncio.run(main())
     # the same schema (name and full text) live as in the recording
@@ -213,26 +227,9 @@ def test_the_bridge_port_is_announced(port: int) -> None:
     options = SessionOptions(port=_free_port(), open_browser=False, camera=False, foxglove=port)
 
     async def main() -> None:
-        started = asyncio.Event()
-        parts: dict[str, object] = {}
-        session = asyncio.create_task(
-            run_session(
-                load_robot("pioneer3dx"),
-                load_world("lab"),
-                options,
-                announce=lines.append,
-                started=started,
-                parts=parts,
-            )
-        )
-        try:
-            async with asyncio.timeout(30):
-                await started.wait()
+        async with running_session(options, lines) as parts:
             bridge_port = parts["foxglove"].port  # type: ignore[attr-defined]
             assert any(f"ws://127.0.0.1:{bridge_port}" in line for line in lines), lines
-        finally:
-            session.cancel()
-            await asyncio.gather(session, return_exceptions=True)
 
     asyncio.run(main())
 
@@ -280,27 +277,10 @@ def test_with_the_cockpits_tls_files_the_bridge_speaks_only_wss(tmp_path: Path) 
             seen["plain_error"] = type(err).__name__
 
     async def main() -> None:
-        started = asyncio.Event()
-        parts: dict[str, object] = {}
-        session = asyncio.create_task(
-            run_session(
-                load_robot("pioneer3dx"),
-                load_world("lab"),
-                options,
-                announce=lines.append,
-                started=started,
-                parts=parts,
-            )
-        )
-        try:
-            async with asyncio.timeout(30):
-                await started.wait()
+        async with running_session(options, lines) as parts:
             port = parts["foxglove"].port  # type: ignore[attr-defined]
             assert any(f"wss://127.0.0.1:{port}" in line for line in lines), lines
             await clients(port)
-        finally:
-            session.cancel()
-            await asyncio.gather(session, return_exceptions=True)
 
     asyncio.run(main())
     assert seen["wss"] == "nav_msgs/msg/Odometry"
