@@ -250,37 +250,38 @@ async def _serve(
     lines: Callable[[int, str], str],
 ) -> None:
     """One cockpit web server per station (ports from ``options.port`` up), until cancelled."""
-    servers, tasks = [], []
-    for k, backend in enumerate(backends):
-        opts = dataclasses.replace(options, port=options.port + k)
-        access = web_access(opts)
-        web = _web_server(create_app(backend, access.token), opts)
-        servers.append(web)
-        tasks.append(asyncio.create_task(web.serve()))
-        tasks.append(asyncio.create_task(backend.run()))
-        while not web.started:
-            if tasks[-2].done():
-                await tasks[-2]
-                raise OSError(f"web server could not start on {opts.host}:{opts.port}")
-            await asyncio.sleep(0.02)
-        _announce_access(access, announce)
-        announce(lines(k, access.url))
-    if started is not None:
-        started.set()
+    servers: list[Any] = []
+    webs: list[asyncio.Task[None]] = []
+    stations: list[asyncio.Task[None]] = []
     try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for k, backend in enumerate(backends):
+            opts = dataclasses.replace(options, port=options.port + k)
+            access = web_access(opts)
+            web = _web_server(create_app(backend, access.token), opts)
+            servers.append(web)
+            webs.append(asyncio.create_task(web.serve()))
+            stations.append(asyncio.create_task(backend.run()))
+            while not web.started:
+                if webs[-1].done():
+                    await webs[-1]
+                    raise OSError(f"web server could not start on {opts.host}:{opts.port}")
+                await asyncio.sleep(0.02)
+            _announce_access(access, announce)
+            announce(lines(k, access.url))
+        if started is not None:
+            started.set()
+        done, _ = await asyncio.wait([*webs, *stations], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             task.result()  # a web server or a station that stopped ends the session
     finally:
         for web in servers:
             web.should_exit = True
         # the web servers close their sockets on their way out; the stations are cancelled
-        webs = tasks[0::2]
         with contextlib.suppress(Exception):
             await asyncio.wait(webs, timeout=2.0)
-        for task in tasks:
+        for task in (*webs, *stations):
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*webs, *stations, return_exceptions=True)
 
 
 @contextlib.contextmanager
