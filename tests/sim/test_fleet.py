@@ -45,6 +45,26 @@ def test_each_robot_of_a_fleet_matches_its_own_simulator(name: str) -> None:
     assert fleet.scans == 750  # 75 Hz for 10 s
 
 
+def test_steps_of_any_length_keep_each_robot_on_its_own_noise() -> None:
+    """Short and long steps mixed: the normals drawn ahead for a short step are the first ones
+    a longer step reads (the fleet draws in blocks, a single simulator as it goes)."""
+    robot, lab = _laser_only("pioneer3dx"), load_world("lab")
+    fleet = Fleet(robot, lab, POSES[:2], seeds=[3, 4])
+    sims = [Simulator(robot, lab, seed=s, pose=p) for s, p in zip([3, 4], POSES[:2], strict=True)]
+    for seconds in (0.02, 0.3, 2.5, 0.01, 4.0, 0.5):
+        fleet.set_wheel_speeds(0.4, 0.3)
+        fleet.run_for(seconds)
+        for i, sim in enumerate(sims):
+            sim.set_wheel_speeds(0.4, 0.3)
+            sim.run_for(seconds)
+            assert sim.latest_laser is not None
+            np.testing.assert_allclose(fleet.ranges[i], sim.latest_laser.ranges, rtol=0, atol=1e-9)
+            truth = sim.ground_truth
+            np.testing.assert_allclose(
+                fleet.poses[i], (truth.x, truth.y, truth.theta), rtol=0, atol=1e-9
+            )
+
+
 def test_fleet_rejects_mismatched_inputs() -> None:
     robot, lab = _laser_only("pioneer3dx"), load_world("lab")
     with pytest.raises(ValueError, match="at least one robot"):

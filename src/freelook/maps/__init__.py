@@ -15,7 +15,13 @@ from freelook.maps._loaders import (
     load_world,
 )
 from freelook.maps._model import KeepOut, Place, World, WorldObject
-from freelook.maps._raycast import cast_rays, cast_rays_from, cast_rays_reference
+from freelook.maps._raycast import (
+    cast_beams,
+    cast_rays,
+    cast_rays_from,
+    cast_rays_reference,
+    clearance_of,
+)
 from freelook.maps._start import FreeSpace, choose_start, footprint_free
 
 __all__ = [
@@ -25,10 +31,12 @@ __all__ = [
     "World",
     "WorldObject",
     "builtin_worlds",
+    "cast_beams",
     "cast_rays",
     "cast_rays_from",
     "cast_rays_reference",
     "choose_start",
+    "clearance_of",
     "footprint_free",
     "load_aria_map",
     "load_ros_map",

@@ -13,7 +13,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["cast_rays", "cast_rays_from", "cast_rays_reference"]
+__all__ = ["cast_beams", "cast_rays", "cast_rays_from", "cast_rays_reference", "clearance_of"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -89,7 +89,7 @@ def _cast(
 
 
 @numba.njit(cache=True, nogil=True)
-def _cast_at(
+def cast_beams(
     grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     ox: float,
@@ -101,7 +101,8 @@ def _cast_at(
     max_range: float,
     out: npt.NDArray[np.float64],
 ) -> None:
-    """:func:`_cast` from one start point (its one-element arrays made here, not in Python)."""
+    """:func:`cast_rays` for compiled callers: the beams from one start point, given the grid's
+    :func:`clearance_of` (its one-element start arrays made here, not in Python)."""
     xs = np.empty(1)
     ys = np.empty(1)
     xs[0] = x
@@ -121,7 +122,8 @@ def clearance_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
 _CLEARANCE: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = {}
 
 
-def _clearance_for(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+def clearance_of(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+    """:func:`clearance_map` of ``grid``, computed once per grid object."""
     cached = _CLEARANCE.get(id(grid))
     if cached is None or cached[0] is not grid:
         cached = (grid, clearance_map(grid))
@@ -141,9 +143,9 @@ def cast_rays(
 ) -> npt.NDArray[np.float64]:
     """Distance from (x, y) along each world-frame angle to the first occupied cell."""
     result = np.empty(angles.shape[0]) if out is None else out
-    _cast_at(
+    cast_beams(
         grid,
-        _clearance_for(grid),
+        clearance_of(grid),
         origin[0],
         origin[1],
         resolution,
@@ -169,7 +171,7 @@ def cast_rays_from(
     result = np.empty(angles.shape[0])
     _cast(
         grid,
-        _clearance_for(grid),
+        clearance_of(grid),
         origin[0],
         origin[1],
         resolution,

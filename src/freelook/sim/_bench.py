@@ -50,7 +50,7 @@ IRSIM_MS_PER_ROBOT_STEP = 0.14
 @benchmark("sim.fleet_100")
 def fleet_100() -> Case:
     """One simulated second of 100 pioneer3dx in ``lab`` with their lasers (181 beams, 75 Hz),
-    driven by a wall-avoiding rule every 0.1 s, the lasers cast on one thread per core.
+    driven by a wall-avoiding rule every 0.1 s, stepped on one thread per core.
     Baseline: the same 100 robots as 100 single-robot simulators on one lock-step runtime."""
     import numpy as np
 

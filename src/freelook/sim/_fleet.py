@@ -1,14 +1,15 @@
 """Many robots of one description in one world, stepped together.
 
-The vehicles' states are rows of one array, so every physics step between two laser events is
-one compiled call for the whole fleet, and every laser event is one ray-cast call for all the
-robots' beams. Robot i draws its noise from the same per-component streams a
-:class:`~freelook.sim.Simulator` seeded with ``seeds[i]`` would, on the same virtual time line
-(physics from t = 0 every ``physics_period``, laser scans every 1/rate from one period on), so
-each robot of a fleet moves and scans exactly as that robot alone would.
+The vehicles' states are rows of one array, and advancing the fleet to a time is one compiled
+call: every robot's physics steps and laser scans up to then, the same kernels the
+single-robot vehicle and laser run. Robot i draws its noise from the same per-component
+streams a :class:`~freelook.sim.Simulator` seeded with ``seeds[i]`` would (drawn ahead in
+blocks, read in order), on the same virtual time line (physics from t = 0 every
+``physics_period``, laser scans every 1/rate from one period on), so each robot of a fleet
+moves and scans exactly as that robot alone would.
 
-With ``workers`` > 1 the lasers are cast on that many threads, each on its share of the
-robots; the results do not depend on how many.
+With ``workers`` > 1 that call runs on that many threads, each on its share of the robots;
+the results do not depend on how many.
 
 The robots do not see or touch each other: each drives and scans against the world's grid.
 The fleet carries a drive and a laser; sonar, gyro and camera stay with the single-robot
@@ -26,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
-from freelook.maps import World, cast_rays_from
+from freelook.maps import World, cast_beams, clearance_of
 from freelook.sim.vehicle import StateColumn as Col
 from freelook.sim.vehicle import Vehicle, draws_noise, step_vehicles
 
@@ -37,29 +38,108 @@ _X, _Y, _THETA = Col.X, Col.Y, Col.THETA  # module constants: the kernel below r
 
 
 @numba.njit(cache=True, nogil=True)
-def _laser_rays(
+def _advance(
     state: npt.NDArray[np.float64],
-    mount_forward: float,
-    mount_left: float,
+    robots: tuple[int, int],
+    params: npt.NDArray[np.float64],
+    grid: npt.NDArray[np.bool_],
+    points: npt.NDArray[np.float64],
+    motion_noise: npt.NDArray[np.float64],
+    motion_at: npt.NDArray[np.int64],
+    schedule: npt.NDArray[np.int64],
+    dt: float,
+    clearance: npt.NDArray[np.float32],
+    world: tuple[float, float, float],
+    laser: tuple[float, float, float, float, float],
     angles: npt.NDArray[np.float64],
-    xs: npt.NDArray[np.float64],
-    ys: npt.NDArray[np.float64],
-    world_angles: npt.NDArray[np.float64],
+    beam_noise: npt.NDArray[np.float64],
+    beam_at: npt.NDArray[np.int64],
+    ranges: npt.NDArray[np.float64],
 ) -> None:
-    """Start point and world-frame angle of every beam of every robot (robot-major)."""
+    """Robots ``robots[0]`` to ``robots[1]`` (exclusive) through ``schedule``: that many physics
+    steps before each laser scan, the last entry's steps followed by none.
+
+    A robot's physics and scans are those of :class:`~freelook.sim.vehicle.Vehicle` and
+    :class:`~freelook.sim.sensors.Laser`: the same kernels on the same numbers, its standard
+    normals read in order from its rows of ``motion_noise`` and ``beam_noise``, from
+    ``motion_at[i]`` and ``beam_at[i]`` (advanced here). ``ranges[i]`` ends as its last scan.
+    """
+    ox, oy, resolution = world
+    mount_forward, mount_left, range_min, range_max, noise_std = laser
     beams = angles.shape[0]
-    for i in range(state.shape[0]):
-        x = state[i, _X]
-        y = state[i, _Y]
-        theta = state[i, _THETA]
-        c = math.cos(theta)
-        s = math.sin(theta)
-        lx = x + c * mount_forward - s * mount_left
-        ly = y + s * mount_forward + c * mount_left
-        for k in range(beams):
-            xs[i * beams + k] = lx
-            ys[i * beams + k] = ly
-            world_angles[i * beams + k] = angles[k] + theta
+    world_angles = np.empty(beams)
+    scan = np.empty(beams)
+    scans = schedule.shape[0] - 1
+    for i in range(robots[0], robots[1]):
+        row = state[i : i + 1]
+        for event in range(scans + 1):
+            steps = schedule[event]
+            if steps > 0:
+                at = motion_at[i]
+                step_vehicles(row, params, grid, points, motion_noise[i : i + 1, at:], steps, dt)
+                if motion_noise.shape[1] > 0:
+                    motion_at[i] = at + steps
+            if event == scans:
+                break
+            x, y, theta = row[0, _X], row[0, _Y], row[0, _THETA]
+            c = math.cos(theta)
+            s = math.sin(theta)
+            lx = x + c * mount_forward - s * mount_left
+            ly = y + s * mount_forward + c * mount_left
+            for k in range(beams):
+                world_angles[k] = angles[k] + theta
+            cast_beams(grid, clearance, ox, oy, resolution, lx, ly, world_angles, range_max, scan)
+            at = beam_at[i]
+            for k in range(beams):
+                r = scan[k]
+                if noise_std > 0 and r < range_max:
+                    r = r + noise_std * beam_noise[i, at]
+                    at += 1
+                ranges[i, k] = min(max(r, range_min), range_max)
+            beam_at[i] = at
+
+
+class _Normals:
+    """Standard normals drawn ahead from one generator per robot, read in order by a kernel.
+
+    Drawing a generator's normals in blocks gives the numbers one-at-a-time draws would, so a
+    robot reading its row sees what its own simulator would have drawn. :meth:`fit` (one
+    thread) makes room; :meth:`top_up` (one thread per disjoint set of rows) draws.
+    """
+
+    def __init__(self, rngs: list[np.random.Generator], active: bool) -> None:
+        self.rngs = rngs
+        self.active = active
+        self.rows = np.zeros((len(rngs), 0))
+        self.at = np.zeros(len(rngs), dtype=np.int64)
+
+    def fit(self, need: int) -> None:
+        """Room for ``need`` unread numbers in every row (kept unread numbers move along)."""
+        if not self.active or self.rows.shape[1] >= need:
+            return
+        grown = np.empty((len(self.rngs), max(4 * need, 4096)))
+        for i, at in enumerate(self.at.tolist()):
+            kept = self.rows.shape[1] - at
+            grown[i, :kept] = self.rows[i, at:]
+            self.at[i] = 0
+            self._draw(grown, i, kept)
+        self.rows = grown
+
+    def top_up(self, robots: range, need: int) -> None:
+        """Every row of ``robots`` with ``need`` unread numbers (its unread ones first)."""
+        if not self.active:
+            return
+        width = self.rows.shape[1]
+        for i in robots:
+            at = int(self.at[i])
+            if width - at < need:
+                kept = width - at
+                self.rows[i, :kept] = self.rows[i, at:]
+                self.at[i] = 0
+                self._draw(self.rows, i, kept)
+
+    def _draw(self, rows: npt.NDArray[np.float64], i: int, start: int) -> None:
+        self.rngs[i].standard_normal(out=rows[i, start:])
 
 
 class Fleet:
@@ -74,7 +154,7 @@ class Fleet:
         physics_period: float = 0.005,
         workers: int = 1,
     ) -> None:
-        """``workers`` > 1 casts the lasers on that many threads (one core each at best);
+        """``workers`` > 1 steps the robots on that many threads (one core each at best);
         :meth:`close` (or a ``with`` block) stops them."""
         if not poses:
             raise ValueError("a fleet needs at least one robot")
@@ -93,36 +173,43 @@ class Fleet:
             Vehicle(config, world, np.random.default_rng(s[0]), pose)
             for s, pose in zip(streams, poses, strict=True)
         ]
-        self._vehicle_rngs = [v.rng for v in vehicles]
         self._params = vehicles[0].params
         self._points = vehicles[0].points
-        self._noisy = draws_noise(self._params)
         self._grid = world.obstacles()
+        self._clearance = clearance_of(self._grid)
+        self._world = (world.origin[0], world.origin[1], world.resolution)
         self.state = np.vstack([v.state_array for v in vehicles])
         self._physics_us = round(physics_period * _US)
         self.physics_period = physics_period
         self._now_us = 0
         self._next_physics_us = 0
-        self._noise = np.zeros((n, 0))
+        self._motion_noise = _Normals([v.rng for v in vehicles], draws_noise(self._params))
         laser = config.laser
-        self._laser_rngs = [np.random.default_rng(s[1]) for s in streams]
+        self._laser = (0.0, 0.0, 0.0, 0.0, 0.0)  # what the kernel reads of the laser
+        if laser is not None:
+            self._laser = (
+                laser.mount_forward,
+                laser.mount_left,
+                laser.range_min,
+                laser.range_max,
+                laser.noise_std,
+            )
+        laser_rngs = [np.random.default_rng(s[1]) for s in streams]
+        self._beam_noise = _Normals(laser_rngs, laser is not None and laser.noise_std > 0)
         self._laser_us = round(_US / laser.rate_hz) if laser is not None else 0
         self._next_laser_us = self._laser_us
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
         self.angles = np.linspace(-half, half, beams)
-        self._xs = np.empty(n * beams)
-        self._ys = np.empty(n * beams)
-        self._world_angles = np.empty(n * beams)
         #: The newest scan of every robot (row i: robot i), range_max where nothing was hit.
         self.ranges = np.full((n, beams), laser.range_max if laser is not None else 0.0)
         #: When :attr:`ranges` was scanned (s); None before the first scan.
         self.scan_stamp: float | None = None
         self.scans = 0
-        # the robots split into contiguous shares, one per ray-casting worker
+        # the robots split into contiguous shares, one per worker
         shares = np.array_split(np.arange(n), max(1, min(workers, n)))
-        self._parts = [slice(s[0] * beams, (s[-1] + 1) * beams) for s in shares]
-        self._pool = ThreadPoolExecutor(len(shares), "fleet-laser") if len(shares) > 1 else None
+        self._shares = [range(int(share[0]), int(share[-1]) + 1) for share in shares]
+        self._pool = ThreadPoolExecutor(len(shares), "fleet") if len(shares) > 1 else None
 
     def __len__(self) -> int:
         return int(self.state.shape[0])
@@ -163,71 +250,50 @@ class Fleet:
 
     # -- time --------------------------------------------------------------------------------
 
-    def _physics(self, steps: int) -> None:
-        if self._noise.shape[1] < steps:
-            self._noise = np.zeros((len(self), steps))
-        if self._noisy:
-            for i, rng in enumerate(self._vehicle_rngs):
-                self._noise[i, :steps] = rng.standard_normal(steps)
-        step_vehicles(
+    def _schedule(self, end: int) -> npt.NDArray[np.int64]:
+        """Physics steps before each laser event up to ``end`` (µs), then after the last; the
+        clocks move on to ``end``."""
+        schedule = []
+        while True:
+            laser_due = self._next_laser_us if self._laser_us else end + 1
+            horizon = min(laser_due, end)
+            steps = 0
+            if self._next_physics_us <= horizon:
+                steps = (horizon - self._next_physics_us) // self._physics_us + 1
+                self._next_physics_us += steps * self._physics_us
+            schedule.append(steps)
+            if laser_due > end:
+                return np.array(schedule, dtype=np.int64)
+            self.scan_stamp = laser_due / _US
+            self._next_laser_us += self._laser_us
+
+    def _advance(self, robots: range, schedule: npt.NDArray[np.int64]) -> None:
+        """One share of the robots through ``schedule`` (the kernel releases the GIL, and so
+        does drawing normals: shares run side by side)."""
+        scans = len(schedule) - 1
+        self._motion_noise.top_up(robots, int(schedule.sum()))
+        self._beam_noise.top_up(robots, scans * len(self.angles))
+        _advance(
             self.state,
+            (robots.start, robots.stop),
             self._params,
             self._grid,
             self._points,
-            self._noise,
-            steps,
+            self._motion_noise.rows,
+            self._motion_noise.at,
+            schedule,
             self.physics_period,
-        )
-
-    def _scan(self, now: float) -> None:
-        laser = self.config.laser
-        assert laser is not None
-        _laser_rays(
-            self.state,
-            laser.mount_forward,
-            laser.mount_left,
+            self._clearance,
+            self._world,
+            self._laser,
             self.angles,
-            self._xs,
-            self._ys,
-            self._world_angles,
+            self._beam_noise.rows,
+            self._beam_noise.at,
+            self.ranges,
         )
-        ranges = self._cast(laser.range_max).reshape(len(self), -1)
-        if laser.noise_std > 0:
-            # each robot's noise from its own stream, in beam order, added in one operation
-            hits = ranges < laser.range_max
-            counts = np.count_nonzero(hits, axis=1).tolist()
-            noise = [
-                rng.normal(0.0, laser.noise_std, count)
-                for rng, count in zip(self._laser_rngs, counts, strict=True)
-            ]
-            ranges[hits] += np.concatenate(noise)
-        np.clip(ranges, laser.range_min, laser.range_max, out=ranges)
-        self.ranges = ranges
-        self.scan_stamp = now
-        self.scans += 1
-
-    def _cast(self, range_max: float) -> npt.NDArray[np.float64]:
-        """Every beam of every robot: one ray-cast call, or one per worker on its share of
-        the robots (the kernel releases the GIL; each ray's result is the same either way)."""
-        world = self.world
-
-        def cast(part: slice) -> npt.NDArray[np.float64]:
-            return cast_rays_from(
-                self._grid,
-                world.origin,
-                world.resolution,
-                self._xs[part],
-                self._ys[part],
-                self._world_angles[part],
-                range_max,
-            )
-
-        if self._pool is None:
-            return cast(slice(None))
-        return np.concatenate(list(self._pool.map(cast, self._parts)))
 
     def close(self) -> None:
-        """Stop the ray-casting workers (a fleet with one worker has none)."""
+        """Stop the worker threads (a fleet with one worker has none)."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
@@ -239,19 +305,18 @@ class Fleet:
         self.close()
 
     def run_until(self, t: float) -> None:
-        """Advance to time ``t``: all physics steps up to each laser event in one call."""
+        """Advance to time ``t``: each robot's physics steps and laser scans in one compiled
+        call per worker."""
         end = round(t * _US)
-        while True:
-            laser_due = self._next_laser_us if self._laser_us else end + 1
-            horizon = min(laser_due, end)
-            if self._next_physics_us <= horizon:
-                steps = (horizon - self._next_physics_us) // self._physics_us + 1
-                self._physics(steps)
-                self._next_physics_us += steps * self._physics_us
-            if laser_due > end:
-                break
-            self._scan(laser_due / _US)
-            self._next_laser_us += self._laser_us
+        schedule = self._schedule(end)
+        scans = len(schedule) - 1
+        self._motion_noise.fit(int(schedule.sum()))
+        self._beam_noise.fit(scans * len(self.angles))
+        if self._pool is None:
+            self._advance(self._shares[0], schedule)
+        else:
+            list(self._pool.map(self._advance, self._shares, [schedule] * len(self._shares)))
+        self.scans += scans
         self._now_us = max(self._now_us, end)
 
     def run_for(self, seconds: float) -> None:
