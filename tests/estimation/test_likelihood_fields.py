@@ -32,7 +32,7 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
     r = (np.arange(rows * up) + 0.5) / up - 0.5
     c = (np.arange(cols * up) + 0.5) / up - 0.5
     fine = map_coordinates(distance, np.meshgrid(r, c, indexing="ij"), order=1, mode="nearest")
-    z_hit, z_rand = mcl._field[3], mcl._field[4]
+    z_hit, z_rand = mcl._z_hit, mcl._z_rand
 
     def field(sigma: float) -> npt.NDArray[np.float32]:
         table: npt.NDArray[np.float32] = np.log(
@@ -54,11 +54,26 @@ def test_filters_on_one_map_share_its_tables_and_other_maps_get_their_own() -> N
     _mcl._TABLES.clear()
     first = MonteCarloLocalization.for_robot(lab, config, seed=1)
     built = first._table.copy()
-    second = MonteCarloLocalization.for_robot(lab, config, seed=2)
-    assert second._table is first._table  # built once for the map
+    second = MonteCarloLocalization.for_robot(load_world("lab"), config, seed=2)
+    assert second._table is first._table  # built once for the map, however often it is loaded
     assert second._coarse_table is first._coarse_table
     assert second._coarse_table is not second._table
     other = MonteCarloLocalization.for_robot(square, config, seed=1)
     assert other._table.shape != first._table.shape
     _mcl._TABLES.clear()
     assert np.array_equal(MonteCarloLocalization.for_robot(lab, config, seed=3)._table, built)
+
+
+def test_a_map_differing_in_one_cell_gets_its_own_table() -> None:
+    from dataclasses import replace
+
+    config = load_robot("pioneer3dx")
+    lab = load_world("lab")
+    occupancy = lab.occupancy.copy()
+    rows, cols = occupancy.shape
+    occupancy[rows // 2, cols // 2] = not occupancy[rows // 2, cols // 2]
+    changed = replace(lab, occupancy=occupancy, _obstacles=None)
+    table = MonteCarloLocalization.for_robot(lab, config, seed=1)._table
+    other = MonteCarloLocalization.for_robot(changed, config, seed=1)._table
+    assert other is not table
+    assert not np.array_equal(other, table)

@@ -29,7 +29,7 @@ from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angles
-from freelook.maps import FreeSpace, World
+from freelook.maps import FreeSpace, World, grid_key
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate", "SearchPhase"]
 
@@ -262,32 +262,44 @@ def _compile_kernels() -> None:
     _systematic(np.full(4, 0.25), 0.5, np.empty(4, dtype=np.int64))
 
 
-_POSSIBLE: dict[tuple[int, float], tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+_POSSIBLE: dict[tuple[object, ...], npt.NDArray[np.bool_]] = {}
 
 
 def _possible_cells(world: World, room: float) -> npt.NDArray[np.bool_]:
     """Cells a robot can stand on: known free, ``room`` from any obstacle, inside the building
-    (an ARIA map's grid also covers the ground around it); every free cell if none qualifies."""
+    (an ARIA map's grid also covers the ground around it); every free cell if none qualifies.
+    Computed once per map (by content: each trial of an experiment loads its map anew)."""
     grid = world.obstacles()
-    key = (id(grid), room)
-    cached = _POSSIBLE.get(key)
-    if cached is None or cached[0] is not grid:
+    key = (grid_key(grid), grid_key(world.known_free()), room)
+    possible = _POSSIBLE.get(key)
+    if possible is None:
         possible = FreeSpace(world).mask(room) if room > 0 else world.known_free()
         if not possible.any():
             possible = ~grid
-        cached = (grid, possible)
         if len(_POSSIBLE) >= 8:  # a few maps at a time; the oldest goes
             del _POSSIBLE[next(iter(_POSSIBLE))]
-        _POSSIBLE[key] = cached
-    return cached[1]
+        _POSSIBLE[key] = possible
+    return possible
 
 
-#: likelihood tables by (map grid, its resolution, sigma, z_hit, z_rand): many filters on one
-#: map (trials of an experiment, one after another) build each table once; never written
+def _signed_distance(world: World) -> npt.NDArray[np.float64]:
+    """Distance from each cell centre to the nearest obstacle face: positive in free space,
+    negative inside obstacles, so the interpolated field is zero on the face itself (an
+    unsigned field would peak inside the wall and pull the pose off it)."""
+    grid = world.obstacles()
+    half = world.resolution / 2
+    distance: npt.NDArray[np.float64] = np.where(
+        grid,
+        half - distance_transform_edt(grid) * world.resolution,
+        distance_transform_edt(~grid) * world.resolution - half,
+    )
+    return distance
+
+
+#: likelihood tables by (map content, its resolution, sigma, z_hit, z_rand): many filters on
+#: one map (trials of an experiment, one after another) build each table once; never written
 #: (left writeable: numba compiles a read-only array's kernels anew)
-_TABLES: dict[
-    tuple[int, float, float, float, float], tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]
-] = {}
+_TABLES: dict[tuple[object, ...], npt.NDArray[np.float32]] = {}
 
 
 class MonteCarloLocalization:
@@ -318,35 +330,23 @@ class MonteCarloLocalization:
         self.range_max = range_max
         self.temperature = temperature
         self.alphas = alphas
-        grid = world.obstacles()
-        # signed distance from a cell centre to the nearest obstacle face: positive in free
-        # space, negative inside obstacles, so the interpolated field is zero on the face
-        # itself (an unsigned field would peak inside the wall and pull the pose off it)
-        half = world.resolution / 2
-        distance = np.where(
-            grid,
-            half - distance_transform_edt(grid) * world.resolution,
-            distance_transform_edt(~grid) * world.resolution - half,
-        )
+        rows, cols = world.obstacles().shape
         # the log-likelihood is tabulated on a finer grid than the map's: interpolating it
         # between map cell centres (±half a cell from a face, where it is equal) would leave a
         # flat band a cell wide around every wall, and beam noise then pulls the pose ~1 cm
         # away from thin walls; the signed distance interpolates exactly, the likelihood not
-        rows, cols = grid.shape
         up = FIELD_UPSAMPLE
-        r = (np.arange(rows * up) + 0.5) / up - 0.5
-        c = (np.arange(cols * up) + 0.5) / up - 0.5
         self._field_resolution = world.resolution / up
-        z_rand = (1.0 - z_hit) / range_max
-
-        self._field = (distance, r, c, z_hit, z_rand)
+        self._z_hit = z_hit
+        self._z_rand = (1.0 - z_hit) / range_max
         self._table = self._log_field(sigma_hit)
         # a global search first scores against a blurred field (a pose 20 cm and a few degrees
         # off still fits, so the cloud gathers in the right basin before it sharpens); built
         # when the first search needs it, a tracking robot never does
         self._coarse: npt.NDArray[np.float32] | None = None
-        self._outside = float(math.log(z_rand))
-        self._free = np.argwhere(_possible_cells(world, room)).astype(np.int32)  # int32: cells fit
+        self._outside = float(math.log(self._z_rand))
+        self._room = room
+        self._free_cells: npt.NDArray[np.int32] | None = None  # where a search draws poses
         # the map in whole metres (each way), for grouping particles into places
         self._metres = (
             math.ceil(cols * world.resolution - 1e-9),
@@ -376,11 +376,16 @@ class MonteCarloLocalization:
         another filter) is shared.
         """
         grid = self.world.obstacles()
-        distance, r, c, z_hit, z_rand = self._field
-        key = (id(grid), self.world.resolution, sigma, z_hit, z_rand)
+        z_hit, z_rand = self._z_hit, self._z_rand
+        key = (grid_key(grid), self.world.resolution, sigma, z_hit, z_rand)
         cached = _TABLES.get(key)
-        if cached is not None and cached[0] is grid:
-            return cached[1]
+        if cached is not None:
+            return cached
+        distance = _signed_distance(self.world)
+        rows, cols = grid.shape
+        up = FIELD_UPSAMPLE
+        r = (np.arange(rows * up) + 0.5) / up - 0.5
+        c = (np.arange(cols * up) + 0.5) / up - 0.5
         table = np.empty((r.size, c.size), dtype=np.float32)
         for lo in range(0, r.size, _FIELD_BAND):
             band = slice(lo, lo + _FIELD_BAND)
@@ -390,7 +395,7 @@ class MonteCarloLocalization:
             table[band] = np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
         if len(_TABLES) >= 4:  # a map's fine and blurred tables, for two maps; the oldest goes
             del _TABLES[next(iter(_TABLES))]
-        _TABLES[key] = (grid, table)
+        _TABLES[key] = table
         return table
 
     @property
@@ -445,8 +450,17 @@ class MonteCarloLocalization:
         self._verify = 0
         self._moved_d = self._moved_a = math.inf
 
+    @property
+    def _free(self) -> npt.NDArray[np.int32]:
+        """The cells a search draws poses in (found when the first search needs them)."""
+        if self._free_cells is None:
+            possible = _possible_cells(self.world, self._room)
+            self._free_cells = np.argwhere(possible).astype(np.int32)  # int32: cells fit
+        return self._free_cells
+
     def _uniform_poses(self, n: int) -> npt.NDArray[np.float64]:
-        cells = self._free[self.rng.integers(0, len(self._free), n)]
+        free = self._free
+        cells = free[self.rng.integers(0, len(free), n)]
         res = self.world.resolution
         poses = np.empty((n, 3))
         poses[:, 0] = self.world.origin[0] + (cells[:, 1] + self.rng.random(n)) * res

@@ -21,6 +21,7 @@ from freelook.maps._raycast import (
     cast_rays_from,
     cast_rays_reference,
     clearance_of,
+    grid_key,
 )
 from freelook.maps._start import FreeSpace, choose_start, footprint_free
 
@@ -38,6 +39,7 @@ __all__ = [
     "choose_start",
     "clearance_of",
     "footprint_free",
+    "grid_key",
     "load_aria_map",
     "load_ros_map",
     "load_toml_world",

@@ -7,13 +7,22 @@ counts as no return.
 
 from __future__ import annotations
 
+import hashlib
 import math
+from typing import TypeVar
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["cast_beams", "cast_rays", "cast_rays_from", "cast_rays_reference", "clearance_of"]
+__all__ = [
+    "cast_beams",
+    "cast_rays",
+    "cast_rays_from",
+    "cast_rays_reference",
+    "clearance_of",
+    "grid_key",
+]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -119,16 +128,40 @@ def clearance_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
     return np.asarray(distance_transform_edt(~grid), dtype=np.float32)
 
 
-_CLEARANCE: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = {}
+def grid_key(grid: npt.NDArray[np.bool_]) -> tuple[tuple[int, ...], bytes]:
+    """A key equal for grids of equal shape and cells: tables computed from one serve all
+    (the same map loaded twice, by the simulator and the robot, or by one trial after
+    another)."""
+    cells = np.ascontiguousarray(grid)
+    return cells.shape, hashlib.blake2b(cells.view(np.uint8).data, digest_size=16).digest()
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_KEPT = 8  # grids a cache below remembers; the oldest goes
+_CLEARANCE_BY_ID: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = {}
+_CLEARANCE: dict[tuple[tuple[int, ...], bytes], npt.NDArray[np.float32]] = {}
 
 
 def clearance_of(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
-    """:func:`clearance_map` of ``grid``, computed once per grid object."""
-    cached = _CLEARANCE.get(id(grid))
-    if cached is None or cached[0] is not grid:
-        cached = (grid, clearance_map(grid))
-        _CLEARANCE[id(grid)] = cached
-    return cached[1]
+    """:func:`clearance_map` of ``grid``, computed once per map (the grid object is looked up
+    first: a cast should not hash its grid)."""
+    cached = _CLEARANCE_BY_ID.get(id(grid))
+    if cached is not None and cached[0] is grid:
+        return cached[1]
+    key = grid_key(grid)
+    clearance = _CLEARANCE.get(key)
+    if clearance is None:
+        clearance = clearance_map(grid)
+        _remember(_CLEARANCE, key, clearance)
+    _remember(_CLEARANCE_BY_ID, id(grid), (grid, clearance))
+    return clearance
+
+
+def _remember(cache: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(cache) >= _KEPT:
+        del cache[next(iter(cache))]
+    cache[key] = value
 
 
 def cast_rays(
