@@ -245,18 +245,19 @@ def _systematic(weights: npt.NDArray[np.float64], start: float, out: npt.NDArray
 
 @functools.cache
 def _compile_kernels() -> None:
-    """Compile (or load from numba's cache) every kernel now, on tiny inputs.
+    """Compile (or load from numba's cache) the tracking kernels now, on tiny inputs.
 
     The first call of each would otherwise compile it there and then, up to a few seconds on
-    a fresh install, in the middle of a running robot's first localization.
+    a fresh install, in the middle of a running robot's first localization. The split scorer
+    waits for the first global search: loading it starts numba's pool of worker threads (a
+    tracking robot has no use for them), and a real-time robot localizes off its control
+    path, so a first search that compiles it is late, not the robot.
     """
     poses = np.zeros((4, 3))
     scores = np.zeros(4)
     table = np.zeros((4, 4), dtype=np.float32)
     beams = np.zeros(2)
     _log_weights(poses, beams, beams, table, 0.0, 0.0, 1.0, 0.0, scores)
-    with _SPLIT_LOCK:
-        _log_weights_split(poses, beams, beams, table, 0.0, 0.0, 1.0, 0.0, scores, 2)
     _move(poses, np.zeros((4, 3)), 0.0, 0.0, 0.0, (0.0, 0.0, 0.0))
     _reweight(scores, np.full(4, 0.25), 1.0)
     _systematic(np.full(4, 0.25), 0.5, np.empty(4, dtype=np.int64))
