@@ -18,6 +18,15 @@ T = TypeVar("T")
 _JOBS = [1]
 
 
+def _one_thread() -> None:
+    """A worker process computes on one thread: the workers already fill the cores, and a
+    kernel split over threads (localization's search) would wait on the other workers' turns
+    for each of its parts. Each part's figures are the same whichever thread computes it."""
+    import numba
+
+    numba.set_num_threads(1)
+
+
 def set_jobs(jobs: int) -> None:
     """How many worker processes trials may use (1: run them in this process)."""
     _JOBS[0] = max(1, jobs)
@@ -38,7 +47,7 @@ def map_trials(
             results.append(trial(*args))
             progress(done + k + 1, total)
         return results
-    with ProcessPoolExecutor(max_workers=_JOBS[0]) as pool:
+    with ProcessPoolExecutor(max_workers=_JOBS[0], initializer=_one_thread) as pool:
         futures = [pool.submit(trial, *args) for args in arguments]
         out = []
         for k, future in enumerate(futures):
