@@ -201,7 +201,8 @@ class Fleet:
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
         self.angles = np.linspace(-half, half, beams)
-        #: The newest scan of every robot (row i: robot i), range_max where nothing was hit.
+        #: The newest scan of every robot (row i: robot i), range_max where nothing was hit;
+        #: written in place by each step (copy a row to keep it).
         self.ranges = np.full((n, beams), laser.range_max if laser is not None else 0.0)
         #: When :attr:`ranges` was scanned (s); None before the first scan.
         self.scan_stamp: float | None = None
