@@ -93,7 +93,7 @@ def experiment(
             elif world is not None:
                 _, full, small = EXPERIMENTS[each]
                 n = max(1, trials if trials is not None else (small if reduced else full))
-                result = localization_experiment(world, n, seed, progress)
+                result = localization_experiment(world, n, seed, progress, jobs)
                 result.details["trials"] = n
                 results.append(result)
             else:

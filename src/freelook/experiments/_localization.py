@@ -232,7 +232,8 @@ class MapTimings:
 
 
 def map_timings(world: str, seed: int = 0) -> MapTimings:
-    """Load ``world``, build its likelihood field, score a global search's first scan."""
+    """Load ``world``, build its likelihood field, start a global search (its free space) and
+    score its first scan."""
     config = load_robot("pioneer3dx")
     t0 = time.perf_counter()
     the_world = load_world(world)
@@ -245,8 +246,8 @@ def map_timings(world: str, seed: int = 0) -> MapTimings:
     robot.run_for(0.2)
     frame = robot.sim.latest_laser
     assert frame is not None
-    mcl.global_init()
     t3 = time.perf_counter()
+    mcl.global_init()  # finds the cells a search may start in (the map's free space)
     mcl.update(frame.ranges, force=True)
     t4 = time.perf_counter()
     x0, x1, y0, y1 = the_world.extent

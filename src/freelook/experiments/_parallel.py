@@ -1,7 +1,8 @@
 """Trials side by side: independent seeded trials spread over worker processes.
 
 Every trial is a pure function of its arguments (its seed included), so the figures are the
-same whichever process runs it and in whatever order they finish.
+same whichever process runs it, in whatever order they finish, on a machine of any number of
+cores.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
+
+from threadpoolctl import threadpool_limits
 
 from freelook.experiments._result import Progress
 
@@ -19,12 +22,14 @@ _JOBS = [1]
 
 
 def _one_thread() -> None:
-    """A worker process computes on one thread: the workers already fill the cores, and a
-    kernel split over threads (localization's search) would wait on the other workers' turns
-    for each of its parts. Each part's figures are the same whichever thread computes it."""
+    """A worker process computes on one thread: the workers already fill the cores. A kernel
+    split over threads (localization's search) would wait on the other workers' turns for
+    each of its parts, and BLAS's helper threads spin between calls on a core another worker
+    needs."""
     import numba
 
     numba.set_num_threads(1)
+    threadpool_limits(1)
 
 
 def set_jobs(jobs: int) -> None:
@@ -39,13 +44,19 @@ def map_trials(
     done: int = 0,
     total: int | None = None,
 ) -> list[T]:
-    """``trial(*a)`` for each ``a``, in order; ``progress(done + k, total)`` as they finish."""
+    """``trial(*a)`` for each ``a``, in order; ``progress(done + k, total)`` as they finish.
+
+    BLAS computes on one thread here as in the workers: split over threads, a long sum (a
+    global search's pose estimate over 20,000 particles) rounds differently, so the figures
+    would depend on the machine's cores and on ``jobs``.
+    """
     total = total if total is not None else done + len(arguments)
     if _JOBS[0] == 1 or len(arguments) < 2:
         results = []
-        for k, args in enumerate(arguments):
-            results.append(trial(*args))
-            progress(done + k + 1, total)
+        with threadpool_limits(1, user_api="blas"):
+            for k, args in enumerate(arguments):
+                results.append(trial(*args))
+                progress(done + k + 1, total)
         return results
     with ProcessPoolExecutor(max_workers=_JOBS[0], initializer=_one_thread) as pool:
         futures = [pool.submit(trial, *args) for args in arguments]

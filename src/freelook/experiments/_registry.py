@@ -15,7 +15,7 @@ from pathlib import Path
 from freelook.experiments import _localization as loc
 from freelook.experiments._arm_fuzz import arm_fuzz
 from freelook.experiments._bomb_disposal import bomb_disposal
-from freelook.experiments._parallel import set_jobs
+from freelook.experiments._parallel import map_trials, set_jobs
 from freelook.experiments._result import ExperimentResult, Progress, Row
 from freelook.experiments._tables import (
     ellipse_table,
@@ -40,13 +40,24 @@ def _localization(trials: int, seed: int, progress: Progress) -> ExperimentResul
 
 
 def localization_experiment(
-    world: str, trials: int, seed: int, progress: Progress
+    world: str, trials: int, seed: int, progress: Progress, jobs: int | None = None
 ) -> ExperimentResult:
     """Monte Carlo localization on ``world`` (a built-in name or a map file): in the lab, the
     tour from a known start and the global search on the tour; on any map, the global search
-    at random free places while the robot drives slowly, and what the map costs to set up."""
-    if world != "lab":
-        return _localization_on_map(world, trials, seed, progress)
+    at random free places while the robot drives slowly, and what the map costs to set up.
+    ``jobs`` worker processes share the trials (None: as :func:`set_jobs` last said)."""
+    if jobs is not None:
+        set_jobs(jobs)
+    try:
+        if world != "lab":
+            return _localization_on_map(world, trials, seed, progress)
+        return _localization_in_lab(trials, seed, progress)
+    finally:
+        if jobs is not None:
+            set_jobs(1)
+
+
+def _localization_in_lab(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "localization",
         "Monte Carlo localization in lab (2000 particles, 60 beams, likelihood field)",
@@ -58,12 +69,13 @@ def localization_experiment(
     errors: list[float] = []
     headings: list[float] = []
     distance = 0.0
-    for k in range(drives):
-        log = loc.localization_trial(seed + k, duration=180.0)
+    tours = map_trials(
+        loc.localization_trial, [(seed + k, 180.0) for k in range(drives)], progress, 0, total
+    )
+    for log in tours:
         errors.append(max(log.errors))
         headings.append(max(log.heading_errors))
         distance += log.distance
-        progress(k + 1, total)
     result.rows.append(
         Row(
             f"{drives} × 3-minute drive from a known start, slipping tyres: worst error",
@@ -75,11 +87,10 @@ def localization_experiment(
     )
     times: list[float] = []
     wrong = 0
-    for k in range(trials):
-        converged, log = loc.relocalization_trial(seed + k)
+    searches = [(seed + k,) for k in range(trials)]
+    for converged, log in map_trials(loc.relocalization_trial, searches, progress, drives, total):
         times.append(converged if converged is not None else math.inf)
         wrong += any(t and e > 0.5 for t, e in zip(log.trusted, log.errors, strict=True))
-        progress(drives + k + 1, total)
     within = sum(t <= 10.0 for t in times)
     finite = [t for t in times if math.isfinite(t)]
     slowest = f"{max(times):.1f} s" if math.isfinite(max(times)) else "not within 20 s"
@@ -130,11 +141,10 @@ def _localization_on_map(
     )
     times: list[float] = []
     wrong = 0
-    for k in range(trials):
-        converged, log = loc.relocalization_trial(seed + k, duration=25.0, world=world)
+    searches = [(seed + k, 25.0, None, world) for k in range(trials)]
+    for converged, log in map_trials(loc.relocalization_trial, searches, progress):
         times.append(converged if converged is not None else math.inf)
         wrong += any(t and e > 0.5 for t, e in zip(log.trusted, log.errors, strict=True))
-        progress(k + 1, trials)
     within = sum(t <= 20.0 for t in times)
     finite = [t for t in times if t <= 20.0]
     median = f", median {statistics.median(finite):.1f} s" if finite else ""
