@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,8 +30,11 @@ def experiment(
         typer.Option(help="localization only: a built-in world or a map file to localize in."),
     ] = None,
     jobs: Annotated[
-        int, typer.Option(min=1, max=64, help="Worker processes sharing the trials.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=1, max=64, help="Worker processes sharing the trials (default: one per core)."
+        ),
+    ] = None,
     robot: Annotated[
         str | None, typer.Option(help="arm-fuzz, bomb-disposal: the robot (taros, m2p2).")
     ] = None,
@@ -53,6 +57,8 @@ def experiment(
     from freelook.experiments import EXPERIMENTS, localization_experiment, run_experiment
     from freelook.maps import load_world
 
+    # the figures do not depend on it: each trial is a function of its seed alone
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     names = list(EXPERIMENTS) if name == "all" else [name]
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
