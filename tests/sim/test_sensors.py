@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
@@ -123,3 +123,28 @@ def test_noise_is_seeded() -> None:
 
     assert digest(5) == digest(5)
     assert digest(5) != digest(6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 0.05), st.integers(1, 40))
+def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scans: int) -> None:
+    """Beams cast from the mount, each return plus the next normal of the laser's stream (drawn
+    a scan's returns at a time), clipped: the compiled scan, its normals drawn ahead in blocks
+    (40 scans run past the first block)."""
+    lab = load_world("lab")
+    cfg = LaserConfig(mount_forward=0.15, mount_left=0.02, noise_std=noise, range_max=8.0)
+    laser = Laser(cfg, lab, np.random.default_rng(seed))
+    stream = np.random.default_rng(seed)
+    poses = np.random.default_rng(seed + 1)
+    for _ in range(scans):
+        x, y, th = poses.uniform(1, 17), poses.uniform(1, 13), poses.uniform(-math.pi, math.pi)
+        c, s = math.cos(th), math.sin(th)
+        lx, ly = x + c * 0.15 - s * 0.02, y + s * 0.15 + c * 0.02
+        ranges = cast_rays(
+            lab.obstacles(), lab.origin, lab.resolution, lx, ly, laser.angles + th, 8.0
+        )
+        if noise > 0:
+            hits = ranges < 8.0
+            ranges[hits] += stream.normal(0.0, noise, int(hits.sum()))
+        expected = np.clip(ranges, cfg.range_min, 8.0)
+        np.testing.assert_array_equal(laser.scan(x, y, th), expected)

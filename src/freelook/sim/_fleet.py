@@ -27,7 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
-from freelook.maps import World, cast_beams, clearance_of
+from freelook.maps import World, clearance_of
+from freelook.sim.sensors import NormalsAhead, laser_scan
 from freelook.sim.vehicle import StateColumn as Col
 from freelook.sim.vehicle import Vehicle, draws_noise, step_vehicles
 
@@ -64,11 +65,6 @@ def _advance(
     normals read in order from its rows of ``motion_noise`` and ``beam_noise``, from
     ``motion_at[i]`` and ``beam_at[i]`` (advanced here). ``ranges[i]`` ends as its last scan.
     """
-    ox, oy, resolution = world
-    mount_forward, mount_left, range_min, range_max, noise_std = laser
-    beams = angles.shape[0]
-    world_angles = np.empty(beams)
-    scan = np.empty(beams)
     scans = schedule.shape[0] - 1
     for i in range(robots[0], robots[1]):
         row = state[i : i + 1]
@@ -81,65 +77,10 @@ def _advance(
                     motion_at[i] = at + steps
             if event == scans:
                 break
-            x, y, theta = row[0, _X], row[0, _Y], row[0, _THETA]
-            c = math.cos(theta)
-            s = math.sin(theta)
-            lx = x + c * mount_forward - s * mount_left
-            ly = y + s * mount_forward + c * mount_left
-            for k in range(beams):
-                world_angles[k] = angles[k] + theta
-            cast_beams(grid, clearance, ox, oy, resolution, lx, ly, world_angles, range_max, scan)
-            at = beam_at[i]
-            for k in range(beams):
-                r = scan[k]
-                if noise_std > 0 and r < range_max:
-                    r = r + noise_std * beam_noise[i, at]
-                    at += 1
-                ranges[i, k] = min(max(r, range_min), range_max)
-            beam_at[i] = at
-
-
-class _Normals:
-    """Standard normals drawn ahead from one generator per robot, read in order by a kernel.
-
-    Drawing a generator's normals in blocks gives the numbers one-at-a-time draws would, so a
-    robot reading its row sees what its own simulator would have drawn. :meth:`fit` (one
-    thread) makes room; :meth:`top_up` (one thread per disjoint set of rows) draws.
-    """
-
-    def __init__(self, rngs: list[np.random.Generator], active: bool) -> None:
-        self.rngs = rngs
-        self.active = active
-        self.rows = np.zeros((len(rngs), 0))
-        self.at = np.zeros(len(rngs), dtype=np.int64)
-
-    def fit(self, need: int) -> None:
-        """Room for ``need`` unread numbers in every row (kept unread numbers move along)."""
-        if not self.active or self.rows.shape[1] >= need:
-            return
-        grown = np.empty((len(self.rngs), max(4 * need, 4096)))
-        for i, at in enumerate(self.at.tolist()):
-            kept = self.rows.shape[1] - at
-            grown[i, :kept] = self.rows[i, at:]
-            self.at[i] = 0
-            self._draw(grown, i, kept)
-        self.rows = grown
-
-    def top_up(self, robots: range, need: int) -> None:
-        """Every row of ``robots`` with ``need`` unread numbers (its unread ones first)."""
-        if not self.active:
-            return
-        width = self.rows.shape[1]
-        for i in robots:
-            at = int(self.at[i])
-            if width - at < need:
-                kept = width - at
-                self.rows[i, :kept] = self.rows[i, at:]
-                self.at[i] = 0
-                self._draw(self.rows, i, kept)
-
-    def _draw(self, rows: npt.NDArray[np.float64], i: int, start: int) -> None:
-        self.rngs[i].standard_normal(out=rows[i, start:])
+            pose = (row[0, _X], row[0, _Y], row[0, _THETA])
+            beam_at[i] = laser_scan(
+                grid, clearance, world, pose, laser, angles, beam_noise[i], beam_at[i], ranges[i]
+            )
 
 
 class Fleet:
@@ -183,7 +124,7 @@ class Fleet:
         self.physics_period = physics_period
         self._now_us = 0
         self._next_physics_us = 0
-        self._motion_noise = _Normals([v.rng for v in vehicles], draws_noise(self._params))
+        self._motion_noise = NormalsAhead([v.rng for v in vehicles], draws_noise(self._params))
         laser = config.laser
         self._laser = (0.0, 0.0, 0.0, 0.0, 0.0)  # what the kernel reads of the laser
         if laser is not None:
@@ -195,7 +136,7 @@ class Fleet:
                 laser.noise_std,
             )
         laser_rngs = [np.random.default_rng(s[1]) for s in streams]
-        self._beam_noise = _Normals(laser_rngs, laser is not None and laser.noise_std > 0)
+        self._beam_noise = NormalsAhead(laser_rngs, laser is not None and laser.noise_std > 0)
         self._laser_us = round(_US / laser.rate_hz) if laser is not None else 0
         self._next_laser_us = self._laser_us
         beams = laser.beams if laser is not None else 0

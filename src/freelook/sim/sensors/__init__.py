@@ -1,10 +1,19 @@
 """Simulated sensors: laser, sonar rings, rate gyro, wheel encoders (noise seeded)."""
 
-from freelook.sim.sensors._sensors import Laser, RateGyro, SonarRing, WheelEncoders
+from freelook.sim.sensors._sensors import (
+    Laser,
+    NormalsAhead,
+    RateGyro,
+    SonarRing,
+    WheelEncoders,
+    laser_scan,
+)
 
 __all__ = [
     "Laser",
+    "NormalsAhead",
     "RateGyro",
     "SonarRing",
     "WheelEncoders",
+    "laser_scan",
 ]

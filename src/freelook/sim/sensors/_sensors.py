@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_rays, cast_rays_from
+from freelook.maps import World, cast_beams, cast_rays_from, clearance_of
 
-__all__ = ["Laser", "RateGyro", "SonarRing", "WheelEncoders"]
+__all__ = ["Laser", "NormalsAhead", "RateGyro", "SonarRing", "WheelEncoders", "laser_scan"]
 
 _NO_NOISE = np.zeros(0)
 
@@ -45,6 +45,84 @@ def _noisy_clip(
         ranges[i] = min(max(r, lo), hi)
 
 
+class NormalsAhead:
+    """Standard normals drawn ahead from one generator per row, read in order by a kernel.
+
+    Drawing a generator's normals in blocks gives the numbers one-at-a-time draws would, so a
+    kernel reading a row in order sees what drawing as it goes would have given. :meth:`fit`
+    (one thread) makes room; :meth:`top_up` (one thread per disjoint set of rows) draws.
+    """
+
+    def __init__(self, rngs: list[np.random.Generator], active: bool) -> None:
+        self.rngs = rngs
+        self.active = active
+        self.rows = np.zeros((len(rngs), 0))
+        #: where each row's next unread number is (the kernels advance it)
+        self.at = np.zeros(len(rngs), dtype=np.int64)
+
+    def fit(self, need: int) -> None:
+        """Room for ``need`` unread numbers in every row (kept unread numbers move along)."""
+        if not self.active or self.rows.shape[1] >= need:
+            return
+        grown = np.empty((len(self.rngs), max(4 * need, 4096)))
+        for i, at in enumerate(self.at.tolist()):
+            kept = self.rows.shape[1] - at
+            grown[i, :kept] = self.rows[i, at:]
+            self.at[i] = 0
+            self.rngs[i].standard_normal(out=grown[i, kept:])
+        self.rows = grown
+
+    def top_up(self, rows: range, need: int) -> None:
+        """Every row of ``rows`` with ``need`` unread numbers (its unread ones first)."""
+        if not self.active:
+            return
+        width = self.rows.shape[1]
+        for i in rows:
+            at = int(self.at[i])
+            if width - at < need:
+                kept = width - at
+                self.rows[i, :kept] = self.rows[i, at:]
+                self.at[i] = 0
+                self.rngs[i].standard_normal(out=self.rows[i, kept:])
+
+
+@numba.njit(cache=True, nogil=True)
+def laser_scan(
+    grid: npt.NDArray[np.bool_],
+    clearance: npt.NDArray[np.float32],
+    world: tuple[float, float, float],
+    pose: tuple[float, float, float],
+    laser: tuple[float, float, float, float, float],
+    angles: npt.NDArray[np.float64],
+    normals: npt.NDArray[np.float64],
+    at: int,
+    out: npt.NDArray[np.float64],
+) -> int:
+    """One scan into ``out``: the beams from the laser's mount on the robot at ``pose``
+    (x, y, θ) in the ``world`` grid (origin x, y, resolution), each return plus ``noise_std``
+    times the next of ``normals`` from ``at``, clipped to [range_min, range_max] (``laser``:
+    mount forward, mount left, range_min, range_max, noise_std). Returns the next unread
+    normal. Compiled, so a fleet's kernel scans with it too."""
+    ox, oy, resolution = world
+    x, y, theta = pose
+    mount_forward, mount_left, range_min, range_max, noise_std = laser
+    c = math.cos(theta)
+    s = math.sin(theta)
+    lx = x + c * mount_forward - s * mount_left
+    ly = y + s * mount_forward + c * mount_left
+    world_angles = np.empty(angles.shape[0])
+    for k in range(angles.shape[0]):
+        world_angles[k] = angles[k] + theta
+    cast_beams(grid, clearance, ox, oy, resolution, lx, ly, world_angles, range_max, out)
+    for k in range(out.shape[0]):
+        r = out[k]
+        if noise_std > 0 and r < range_max:
+            r = r + noise_std * normals[at]
+            at += 1
+        out[k] = min(max(r, range_min), range_max)
+    return at
+
+
 class Laser:
     """A planar scanner at its mount offset: ``beams`` evenly over ``fov`` centred ahead."""
 
@@ -55,7 +133,19 @@ class Laser:
         half = math.radians(config.fov_deg) / 2
         self.angles = np.linspace(-half, half, config.beams)
         self._grid = world.obstacles()
-        self._world_angles = np.empty(config.beams)
+        self._clearance = clearance_of(self._grid)
+        self._world = (world.origin[0], world.origin[1], world.resolution)
+        self._laser = (
+            config.mount_forward,
+            config.mount_left,
+            config.range_min,
+            config.range_max,
+            config.noise_std,
+        )
+        # a return's noise is the next normal of the laser's own stream, as drawing one per
+        # return would give
+        self._normals = NormalsAhead([rng], config.noise_std > 0)
+        self._row = range(1)
 
     @property
     def angle_increment(self) -> float:
@@ -63,25 +153,22 @@ class Laser:
 
     def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
-        cfg = self.config
-        c, s = math.cos(theta), math.sin(theta)
-        lx = x + c * cfg.mount_forward - s * cfg.mount_left
-        ly = y + s * cfg.mount_forward + c * cfg.mount_left
-        np.add(self.angles, theta, out=self._world_angles)
-        ranges = cast_rays(
+        beams = self.angles.shape[0]
+        normals = self._normals
+        normals.fit(beams)
+        normals.top_up(self._row, beams)
+        ranges = np.empty(beams)
+        normals.at[0] = laser_scan(
             self._grid,
-            self.world.origin,
-            self.world.resolution,
-            lx,
-            ly,
-            self._world_angles,
-            cfg.range_max,
-            np.empty(self.angles.shape[0]),
+            self._clearance,
+            self._world,
+            (float(x), float(y), float(theta)),
+            self._laser,
+            self.angles,
+            normals.rows[0],
+            int(normals.at[0]),
+            ranges,
         )
-        noise = _NO_NOISE
-        if cfg.noise_std > 0:
-            noise = self.rng.normal(0.0, cfg.noise_std, _count_below(ranges, cfg.range_max))
-        _noisy_clip(ranges, cfg.range_max, noise, cfg.range_min, cfg.range_max)
         return ranges
 
 
