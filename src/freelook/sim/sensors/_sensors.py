@@ -9,40 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_beams, cast_rays_from, clearance_of
+from freelook.maps import World, cast_beams, clearance_of
 
 __all__ = ["Laser", "NormalsAhead", "RateGyro", "SonarRing", "WheelEncoders", "laser_scan"]
-
-_NO_NOISE = np.zeros(0)
-
-
-@numba.njit(cache=True, nogil=True)
-def _count_below(ranges: npt.NDArray[np.float64], limit: float) -> int:
-    """How many readings are below ``limit`` (returned something)."""
-    count = 0
-    for r in ranges:
-        if r < limit:
-            count += 1
-    return count
-
-
-@numba.njit(cache=True, nogil=True)
-def _noisy_clip(
-    ranges: npt.NDArray[np.float64],
-    limit: float,
-    noise: npt.NDArray[np.float64],
-    lo: float,
-    hi: float,
-) -> None:
-    """Add ``noise`` in order to the readings below ``limit`` (none when it is empty), then
-    clip every reading to [lo, hi]: the arithmetic of a masked add and ``np.clip``."""
-    k = 0
-    for i in range(ranges.shape[0]):
-        r = ranges[i]
-        if noise.shape[0] > 0 and r < limit:
-            r = r + noise[k]
-            k += 1
-        ranges[i] = min(max(r, lo), hi)
 
 
 class NormalsAhead:
@@ -172,6 +141,47 @@ class Laser:
         return ranges
 
 
+@numba.njit(cache=True, nogil=True)
+def _sonar_read(
+    grid: npt.NDArray[np.bool_],
+    clearance: npt.NDArray[np.float32],
+    world: tuple[float, float, float],
+    pose: tuple[float, float, float],
+    mounts: npt.NDArray[np.float64],
+    bearings: npt.NDArray[np.float64],
+    offsets: npt.NDArray[np.float64],
+    noise: tuple[float, float],
+    normals: npt.NDArray[np.float64],
+    at: int,
+    out: npt.NDArray[np.float64],
+) -> int:
+    """Each transducer's nearest echo over its cone's rays into ``out``: from its mount
+    (``mounts[k]``: x, y on the robot), ``offsets`` about its bearing, plus ``noise_std`` times
+    the next of ``normals`` when something echoes, clipped to [0, range_max] (``noise``:
+    range_max, noise_std). Returns the next unread normal."""
+    ox, oy, resolution = world
+    x, y, theta = pose
+    range_max, noise_std = noise
+    c = math.cos(theta)
+    s = math.sin(theta)
+    rays = offsets.shape[0]
+    angles = np.empty(rays)
+    ranges = np.empty(rays)
+    for k in range(bearings.shape[0]):
+        sx = x + c * mounts[k, 0] - s * mounts[k, 1]
+        sy = y + s * mounts[k, 0] + c * mounts[k, 1]
+        bearing = theta + bearings[k]
+        for j in range(rays):
+            angles[j] = bearing + offsets[j]
+        cast_beams(grid, clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
+        r = ranges.min()
+        if noise_std > 0 and r < range_max:
+            r = r + noise_std * normals[at]
+            at += 1
+        out[k] = min(max(r, 0.0), range_max)
+    return at
+
+
 class SonarRing:
     """Front and rear rings; each transducer returns the nearest echo within its cone."""
 
@@ -185,32 +195,38 @@ class SonarRing:
         # transducers sit on a ring of the configured radius around the centre
         self.mount_x = config.ring_radius * np.cos(self.bearings)
         self.mount_y = config.ring_radius * np.sin(self.bearings)
+        self._mounts = np.column_stack((self.mount_x, self.mount_y))
         half = math.radians(config.cone_deg) / 2
         self._offsets = np.linspace(-half, half, self.RAYS_PER_CONE)
         self._grid = world.obstacles()
+        self._clearance = clearance_of(self._grid)
+        self._world = (world.origin[0], world.origin[1], world.resolution)
+        self._noise = (config.range_max, config.noise_std)
+        # an echo's noise is the next normal of the ring's own stream, as drawing one per echo
+        # would give
+        self._normals = NormalsAhead([rng], config.noise_std > 0)
+        self._row = range(1)
 
     def read(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
-        cfg = self.config
-        c, s = math.cos(theta), math.sin(theta)
-        n, m = len(self.bearings), self.RAYS_PER_CONE
-        sx = np.repeat(x + c * self.mount_x - s * self.mount_y, m)
-        sy = np.repeat(y + s * self.mount_x + c * self.mount_y, m)
-        angles = (theta + self.bearings)[:, None] + self._offsets[None, :]
-        rays = cast_rays_from(
+        transducers = self.bearings.shape[0]
+        normals = self._normals
+        normals.fit(transducers)
+        normals.top_up(self._row, transducers)
+        out = np.empty(transducers)
+        normals.at[0] = _sonar_read(
             self._grid,
-            self.world.origin,
-            self.world.resolution,
-            sx,
-            sy,
-            angles.ravel(),
-            cfg.range_max,
+            self._clearance,
+            self._world,
+            (float(x), float(y), float(theta)),
+            self._mounts,
+            self.bearings,
+            self._offsets,
+            self._noise,
+            normals.rows[0],
+            int(normals.at[0]),
+            out,
         )
-        out: npt.NDArray[np.float64] = rays.reshape(n, m).min(axis=1)
-        noise = _NO_NOISE
-        if cfg.noise_std > 0:
-            noise = self.rng.normal(0.0, cfg.noise_std, _count_below(out, cfg.range_max))
-        _noisy_clip(out, cfg.range_max, noise, 0.0, cfg.range_max)
         return out
 
 
