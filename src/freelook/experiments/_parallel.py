@@ -29,7 +29,7 @@ def _one_thread() -> None:
     import numba
 
     numba.set_num_threads(1)
-    threadpool_limits(1)
+    threadpool_limits(1, user_api="blas")
 
 
 def set_jobs(jobs: int) -> None:

@@ -54,6 +54,14 @@ class NormalsAhead:
                 self.at[i] = 0
                 self.rngs[i].standard_normal(out=self.rows[i, kept:])
 
+    def ready(self, need: int) -> tuple[npt.NDArray[np.float64], int]:
+        """One stream's row with ``need`` unread numbers, and where they start (a sensor's
+        kernel reads from there and its caller stores where it stopped in ``at[0]``)."""
+        if self.active and self.rows.shape[1] - int(self.at[0]) < need:
+            self.fit(need)
+            self.top_up(range(1), need)
+        return self.rows[0], int(self.at[0])
+
 
 @numba.njit(cache=True, nogil=True)
 def laser_scan(
@@ -114,7 +122,6 @@ class Laser:
         # a return's noise is the next normal of the laser's own stream, as drawing one per
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
-        self._row = range(1)
 
     @property
     def angle_increment(self) -> float:
@@ -123,19 +130,17 @@ class Laser:
     def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
         beams = self.angles.shape[0]
-        normals = self._normals
-        normals.fit(beams)
-        normals.top_up(self._row, beams)
+        normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
-        normals.at[0] = laser_scan(
+        self._normals.at[0] = laser_scan(
             self._grid,
             self._clearance,
             self._world,
             (float(x), float(y), float(theta)),
             self._laser,
             self.angles,
-            normals.rows[0],
-            int(normals.at[0]),
+            normals,
+            at,
             ranges,
         )
         return ranges
@@ -205,16 +210,13 @@ class SonarRing:
         # an echo's noise is the next normal of the ring's own stream, as drawing one per echo
         # would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
-        self._row = range(1)
 
     def read(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
         transducers = self.bearings.shape[0]
-        normals = self._normals
-        normals.fit(transducers)
-        normals.top_up(self._row, transducers)
+        normals, at = self._normals.ready(transducers)
         out = np.empty(transducers)
-        normals.at[0] = _sonar_read(
+        self._normals.at[0] = _sonar_read(
             self._grid,
             self._clearance,
             self._world,
@@ -223,8 +225,8 @@ class SonarRing:
             self.bearings,
             self._offsets,
             self._noise,
-            normals.rows[0],
-            int(normals.at[0]),
+            normals,
+            at,
             out,
         )
         return out
