@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from freelook.config import RobotConfig
 from freelook.maps import World, clearance_of
-from freelook.sim.sensors import NormalsAhead, laser_scan
+from freelook.sim.sensors import NormalsAhead, laser_params, laser_scan
 from freelook.sim.vehicle import StateColumn as Col
 from freelook.sim.vehicle import Vehicle, draws_noise, step_vehicles
 
@@ -126,15 +126,7 @@ class Fleet:
         self._next_physics_us = 0
         self._motion_noise = NormalsAhead([v.rng for v in vehicles], draws_noise(self._params))
         laser = config.laser
-        self._laser = (0.0, 0.0, 0.0, 0.0, 0.0)  # what the kernel reads of the laser
-        if laser is not None:
-            self._laser = (
-                laser.mount_forward,
-                laser.mount_left,
-                laser.range_min,
-                laser.range_max,
-                laser.noise_std,
-            )
+        self._laser = laser_params(laser) if laser is not None else (0.0, 0.0, 0.0, 0.0, 0.0)
         laser_rngs = [np.random.default_rng(s[1]) for s in streams]
         self._beam_noise = NormalsAhead(laser_rngs, laser is not None and laser.noise_std > 0)
         self._laser_us = round(_US / laser.rate_hz) if laser is not None else 0

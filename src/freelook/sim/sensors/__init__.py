@@ -6,6 +6,7 @@ from freelook.sim.sensors._sensors import (
     RateGyro,
     SonarRing,
     WheelEncoders,
+    laser_params,
     laser_scan,
 )
 
@@ -15,5 +16,6 @@ __all__ = [
     "RateGyro",
     "SonarRing",
     "WheelEncoders",
+    "laser_params",
     "laser_scan",
 ]

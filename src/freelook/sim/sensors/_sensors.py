@@ -11,7 +11,15 @@ import numpy.typing as npt
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
 from freelook.maps import World, cast_beams, clearance_of
 
-__all__ = ["Laser", "NormalsAhead", "RateGyro", "SonarRing", "WheelEncoders", "laser_scan"]
+__all__ = [
+    "Laser",
+    "NormalsAhead",
+    "RateGyro",
+    "SonarRing",
+    "WheelEncoders",
+    "laser_params",
+    "laser_scan",
+]
 
 
 class NormalsAhead:
@@ -63,6 +71,17 @@ class NormalsAhead:
         return self.rows[0], int(self.at[0])
 
 
+def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float]:
+    """What :func:`laser_scan` reads of a laser's description, in its order."""
+    return (
+        config.mount_forward,
+        config.mount_left,
+        config.range_min,
+        config.range_max,
+        config.noise_std,
+    )
+
+
 @numba.njit(cache=True, nogil=True)
 def laser_scan(
     grid: npt.NDArray[np.bool_],
@@ -112,13 +131,7 @@ class Laser:
         self._grid = world.obstacles()
         self._clearance = clearance_of(self._grid)
         self._world = (world.origin[0], world.origin[1], world.resolution)
-        self._laser = (
-            config.mount_forward,
-            config.mount_left,
-            config.range_min,
-            config.range_max,
-            config.noise_std,
-        )
+        self._laser = laser_params(config)
         # a return's noise is the next normal of the laser's own stream, as drawing one per
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
