@@ -39,6 +39,29 @@ def test_lockstep_rejects_bad_jobs() -> None:
     runtime.add_periodic("x", 0.1, lambda t: None)
     with pytest.raises(ValueError, match="already registered"):
         runtime.add_periodic("x", 0.1, lambda t: None)
+    for phase in (-0.01, float("nan")):
+        with pytest.raises(ValueError, match="phase of 'y'"):
+            runtime.add_periodic("y", 0.1, lambda t: None, phase=phase)
+
+
+def test_lockstep_job_added_by_a_callback_fires_after_it() -> None:
+    """A job registered from inside a callback, due at that very instant, fires after the
+    running one, and neither is lost or fired twice."""
+    runtime = LockstepRuntime()
+    log: list[tuple[str, float]] = []
+
+    def a(t: float) -> None:
+        log.append(("a", t))
+        if t == 0.2:
+            runtime.add_periodic("late", 0.1, lambda t: log.append(("late", t)))
+            runtime.remove("b")
+
+    runtime.add_periodic("a", 0.1, a)
+    runtime.add_periodic("b", 0.1, lambda t: log.append(("b", t)))
+    runtime.run_until(0.4)
+    names = [n for n, _ in log]
+    assert names == ["a", "b", "a", "b", "a", "late", "a", "late", "a", "late"]
+    assert [t for n, t in log if n == "late"] == pytest.approx([0.2, 0.3, 0.4])
 
 
 def test_realtime_runtime_fires_the_same_jobs() -> None:

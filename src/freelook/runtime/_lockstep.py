@@ -53,10 +53,12 @@ class LockstepRuntime:
     def add_periodic(
         self, name: str, period: float, callback: Callable[[float], None], phase: float = 0.0
     ) -> Job:
-        """Call ``callback(now)`` every ``period`` seconds, first at now + ``phase``."""
+        """Call ``callback(now)`` every ``period`` seconds, first at now + ``phase`` (≥ 0)."""
         period_us = round(period * _US)
         if period_us <= 0:
             raise ValueError(f"period of {name!r} must be ≥ 1 µs, got {period}")
+        if not phase >= 0.0:  # a job cannot start in the past (NaN is refused too)
+            raise ValueError(f"phase of {name!r} must be ≥ 0 s, got {phase}")
         if name in self.jobs:
             raise ValueError(f"a job named {name!r} is already registered")
         job = Job(self._now_us + round(phase * _US), self._count, period_us, name, callback)
@@ -74,14 +76,17 @@ class LockstepRuntime:
         end_us = round(t * _US)
         queue = self._queue
         while queue and queue[0][0] <= end_us:
-            due, _, job = heapq.heappop(queue)
+            due, order, job = queue[0]
             if not job.active:
+                heapq.heappop(queue)
                 continue
             self._now_us = due
             job.callback(due / _US)
             job.fired += 1
             job.due_us = due + job.period_us
-            heapq.heappush(queue, (job.due_us, job.order, job))
+            # the job is still first: a job its callback added is due no earlier and was
+            # registered later, so one sift replaces the pop and the push
+            heapq.heapreplace(queue, (job.due_us, order, job))
         self._now_us = max(self._now_us, end_us)
 
     def run_for(self, duration: float) -> None:
