@@ -101,3 +101,24 @@ def test_the_compiled_sonar_cone_points_are_numpy_s_to_the_bit(
     echoes = int(np.count_nonzero(scan.ranges < 5.0))
     assert np.array_equal(axes, expected[2 * echoes : 3 * echoes])
     assert np.array_equal(axes, scan.points())  # the cones' axes are the echoes themselves
+
+
+def test_one_cache_follows_readings_whose_columns_change_type_length_and_arrays() -> None:
+    """The fixed columns are checked once per set of arrays: readings in float32, a sensor
+    whose bearings are replaced by shorter or float32 ones, and a return to the first layout
+    are each worked out as numpy would, through the same cache."""
+    bearings, origin = np.linspace(-1.0, 1.0, 9), np.full(9, 0.1)
+    short, short_origin = bearings[:8].copy(), origin[:8].copy()
+    readings = [
+        (np.linspace(1.0, 5.0, 9), bearings, origin),
+        (np.linspace(1.0, 4.0, 9).astype(np.float32), bearings, origin),
+        (np.linspace(1.0, 4.0, 8), short, short_origin),
+        (np.full(9, 2.0), bearings.astype(np.float32), origin),
+        (np.full(9, 2.5), bearings + 0.3, origin),
+        (np.full(9, 3.0), bearings, origin),
+    ]
+    cache = ScanPoints()
+    for stamp, (ranges, beams, xy) in enumerate(readings):
+        scan = RangeScan(float(stamp), ranges, beams, xy, xy, 5.0)
+        assert np.array_equal(cache.laser(scan), scan.points()), stamp
+        assert np.array_equal(cache.sonar(scan, 0.2)[0], _cone_points_numpy(scan, 0.2)), stamp

@@ -93,6 +93,38 @@ def _plain(columns: tuple[_Array, ...]) -> bool:
     )
 
 
+class _Layout:
+    """A sensor's fixed columns (bearings and beam origins) as the compiled passes take them.
+
+    A HAL hands the same three arrays with every reading of a sensor (:meth:`ScanPoints._same`
+    relies on it too), so they are checked and made contiguous once; each reading then has
+    only its ranges to check.
+    """
+
+    __slots__ = ("bearings", "columns", "origin_x", "origin_y")
+
+    def __init__(self, scan: RangeScan) -> None:
+        self.bearings, self.origin_x, self.origin_y = scan.bearings, scan.origin_x, scan.origin_y
+        fixed = (scan.bearings, scan.origin_x, scan.origin_y)
+        self.columns: tuple[_Array, _Array, _Array] | None = (
+            (_f64(fixed[0]), _f64(fixed[1]), _f64(fixed[2])) if _plain(fixed) else None
+        )
+
+    def fits(self, scan: RangeScan) -> bool:
+        return (
+            scan.bearings is self.bearings
+            and scan.origin_x is self.origin_x
+            and scan.origin_y is self.origin_y
+        )
+
+    def compiled_input(self, scan: RangeScan) -> tuple[_Array, _Array, _Array, _Array] | None:
+        """(ranges, bearings, x, y) for a compiled pass, or None: numpy's form takes it."""
+        columns, ranges = self.columns, scan.ranges
+        if columns is None or ranges.dtype != np.float64 or len(ranges) != len(columns[0]):
+            return None
+        return _f64(ranges), columns[0], columns[1], columns[2]
+
+
 class ScanPoints:
     """Robot-frame points of the newest laser scan and sonar reading (callers only read them)."""
 
@@ -102,6 +134,13 @@ class ScanPoints:
         _cone_points(one, one, one, one, 2.0, 0.1)
         self._laser: tuple[RangeScan, _Array] | None = None
         self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
+        self._layouts: dict[str, _Layout] = {}
+
+    def _layout(self, sensor: str, scan: RangeScan) -> _Layout:
+        layout = self._layouts.get(sensor)
+        if layout is None or not layout.fits(scan):
+            layout = self._layouts[sensor] = _Layout(scan)
+        return layout
 
     @staticmethod
     def _same(scan: RangeScan, seen: RangeScan) -> bool:
@@ -131,10 +170,9 @@ class ScanPoints:
         if scan is None:
             return _NONE
         if self._laser is None or not self._same(scan, self._laser[0]):
-            columns = (scan.ranges, scan.bearings, scan.origin_x, scan.origin_y)
-            if _plain(columns):
-                ranges, bearings, ox, oy = (_f64(column) for column in columns)
-                points = _hit_points(ranges, bearings, ox, oy, float(scan.range_max))
+            compiled = self._layout("laser", scan).compiled_input(scan)
+            if compiled is not None:
+                points = _hit_points(*compiled, float(scan.range_max))
             else:  # other types and shapes as numpy has them
                 points = scan.points()
             points.flags.writeable = False
@@ -150,10 +188,9 @@ class ScanPoints:
         if scan is None:
             return _NONE, _NONE
         if self._sonar is None or self._sonar[1] != half or not self._same(scan, self._sonar[0]):
-            columns = (scan.ranges, scan.bearings, scan.origin_x, scan.origin_y)
-            if _plain(columns):
-                ranges, bearings, ox, oy = (_f64(column) for column in columns)
-                points = _cone_points(ranges, bearings, ox, oy, float(scan.range_max), float(half))
+            compiled = self._layout("sonar", scan).compiled_input(scan)
+            if compiled is not None:
+                points = _cone_points(*compiled, float(scan.range_max), float(half))
             else:  # other types and shapes as numpy has them
                 points = _cone_points_numpy(scan, half)
             echoes = len(points) // 5
