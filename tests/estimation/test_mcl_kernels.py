@@ -9,7 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.ndimage import map_coordinates
 
-from freelook.estimation._mcl import _log_weights, _log_weights_split, _move, _systematic
+from freelook.estimation._mcl import (
+    SCATTER_CELL,
+    SCATTER_HEADINGS,
+    _log_weights,
+    _log_weights_ordered,
+    _log_weights_ordered_split,
+    _log_weights_split,
+    _move,
+    _scatter_order,
+    _systematic,
+)
 
 seeds = st.integers(0, 2**32 - 1)
 
@@ -88,3 +98,38 @@ def test_motion_is_rotate_translate_rotate(
         ],
         atol=1e-12,
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, st.integers(1, 600), st.integers(1, 40))
+def test_scores_sorted_by_heading_and_place_equal_the_plain_ones_to_the_bit(
+    seed: int, count: int, beams: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    table = rng.normal(-2.0, 1.0, (60, 80)).astype(np.float32)
+    resolution, origin, outside = 0.05, (-0.5, 0.3), -7.0
+    # poses over the map and beyond its edges, headings of any turn count
+    particles = np.column_stack(
+        [rng.uniform(-1.0, 4.0, count), rng.uniform(-0.5, 3.5, count), rng.uniform(-9, 9, count)]
+    )
+    bx, by = rng.uniform(-1.5, 1.5, beams), rng.uniform(-1.5, 1.5, beams)
+    plain = np.empty(count)
+    _log_weights(particles, bx, by, table, *origin, resolution, outside, plain)
+
+    order = _scatter_order(particles, *origin, SCATTER_CELL, 8, 6)
+    assert np.array_equal(np.sort(order), np.arange(count))  # each particle once
+    place = np.floor((particles[order, 1] - origin[1]) / SCATTER_CELL)
+    heading = np.floor(particles[order, 2] / (2 * math.pi) * SCATTER_HEADINGS) % SCATTER_HEADINGS
+    key = heading * 6 + np.clip(place, 0, 5)
+    assert np.all(np.diff(key) >= 0)  # heading bin first, then row of places
+
+    sorted_scores = np.full(count, np.nan)
+    _log_weights_ordered(
+        particles, order, bx, by, table, *origin, resolution, outside, sorted_scores
+    )
+    np.testing.assert_array_equal(sorted_scores.view(np.int64), plain.view(np.int64))
+    split = np.full(count, np.nan)
+    _log_weights_ordered_split(
+        particles, order, bx, by, table, *origin, resolution, outside, split, 3
+    )
+    np.testing.assert_array_equal(split.view(np.int64), plain.view(np.int64))

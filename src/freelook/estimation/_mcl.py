@@ -2,9 +2,10 @@
 
 The map's distance transform is computed once into a table of per-beam log-likelihoods
 (a Gaussian around obstacles mixed with a uniform floor), so a sensor update is a gather per
-particle and beam — compiled; a global search's large cloud is split across cores. Updates are
-motion-triggered (like AMCL's update_min_d / update_min_a); low-variance resampling runs when
-the effective sample size drops.
+particle and beam — compiled; a global search's large cloud is split across cores, and its
+uniform candidates are scored sorted by heading and place, so their lookups stay local. Updates
+are motion-triggered (like AMCL's update_min_d / update_min_a); low-variance resampling runs
+when the effective sample size drops.
 
 :meth:`global_init` recovers from a wrong pose in stages: the first scan picks the cloud from
 many uniform candidates; a blurred field gathers it into a few places; each place is refined on
@@ -38,6 +39,12 @@ _SPLIT_LOCK = threading.Lock()
 FIELD_UPSAMPLE = 4  # likelihood-field cells per map cell (each way)
 _FIELD_BAND = 64  # rows of the likelihood field computed at a time
 SPLIT_PARTICLES = 8000  # clouds this large are scored on every core (a global search's)
+# poses drawn uniformly over the map are scored in an order that keeps the table lookups local:
+# sorted by heading and place, then all beams of a chunk of neighbours before the next chunk
+SCATTER_HEADINGS = 64  # heading bins
+SCATTER_CELL = 0.5  # m, side of a place (larger on a map of more than SCATTER_PLACES of them)
+SCATTER_PLACES = 4096  # bounds the sort's buckets (× SCATTER_HEADINGS) on a large map
+SCATTER_CHUNK = 128  # poses scored together, beam by beam
 ROUGHEN_XY = 0.003  # m
 ROUGHEN_THETA = math.radians(0.1)
 # while searching, each resampling spreads the copies wider, so a cloud that settled near (not
@@ -188,6 +195,118 @@ def _log_weights_split(
 
 
 @numba.njit(cache=True, nogil=True)
+def _scatter_order(
+    particles: npt.NDArray[np.float64],
+    ox: float,
+    oy: float,
+    cell: float,
+    nx: int,
+    ny: int,
+) -> npt.NDArray[np.int64]:
+    """The particles' indices sorted by heading bin, then place (``cell`` squares, row, then
+    column), all in one counting sort; a pose off the map counts to the edge place."""
+    n = particles.shape[0]
+    buckets = SCATTER_HEADINGS * ny * nx
+    key = np.empty(n, dtype=np.int64)
+    start = np.zeros(buckets + 1, dtype=np.int64)
+    for p in range(n):
+        col = min(max(math.floor((particles[p, 0] - ox) / cell), 0), nx - 1)
+        row = min(max(math.floor((particles[p, 1] - oy) / cell), 0), ny - 1)
+        heading = math.floor(particles[p, 2] / (2.0 * math.pi) * SCATTER_HEADINGS)
+        key[p] = ((heading % SCATTER_HEADINGS) * ny + row) * nx + col
+        start[key[p] + 1] += 1
+    for b in range(buckets):
+        start[b + 1] += start[b]
+    order = np.empty(n, dtype=np.int64)
+    for p in range(n):
+        order[start[key[p]]] = p
+        start[key[p]] += 1
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_weights_ordered(
+    particles: npt.NDArray[np.float64],
+    order: npt.NDArray[np.int64],
+    bx: npt.NDArray[np.float64],
+    by: npt.NDArray[np.float64],
+    table: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    outside: float,
+    out: npt.NDArray[np.float64],
+) -> None:
+    """:func:`_log_weights` of the particles ``order`` lists, visited in that order, into their
+    places in ``out`` (the others are left alone).
+
+    Each particle's beams are summed in the same order with the same arithmetic, so every
+    score is the same to the bit. Uniform candidates spread their lookups over the whole table
+    (cache- and TLB-miss bound); scored a chunk of neighbours at a time, beam by beam, the
+    lookups of one beam and the next fall in nearby patches.
+    """
+    rows, cols = table.shape
+    inv = 1.0 / resolution
+    n = order.shape[0]
+    c = np.empty(n)
+    s = np.empty(n)
+    gx0 = np.empty(n)
+    gy0 = np.empty(n)
+    total = np.zeros(n)
+    for q in range(n):
+        p = order[q]
+        c[q] = math.cos(particles[p, 2])
+        s[q] = math.sin(particles[p, 2])
+        gx0[q] = (particles[p, 0] - ox) * inv - 0.5
+        gy0[q] = (particles[p, 1] - oy) * inv - 0.5
+    for lo in range(0, n, SCATTER_CHUNK):
+        hi = min(n, lo + SCATTER_CHUNK)
+        for k in range(bx.shape[0]):
+            ax = bx[k] * inv
+            ay = by[k] * inv
+            for q in range(lo, hi):
+                gx = gx0[q] + c[q] * ax - s[q] * ay
+                gy = gy0[q] + s[q] * ax + c[q] * ay
+                j = math.floor(gx)
+                i = math.floor(gy)
+                if 0 <= i < rows - 1 and 0 <= j < cols - 1:
+                    fx = gx - j
+                    fy = gy - i
+                    total[q] += (1.0 - fy) * (
+                        (1.0 - fx) * table[i, j] + fx * table[i, j + 1]
+                    ) + fy * ((1.0 - fx) * table[i + 1, j] + fx * table[i + 1, j + 1])
+                else:
+                    total[q] += outside
+    for q in range(n):
+        out[order[q]] = total[q]
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _log_weights_ordered_split(
+    particles: npt.NDArray[np.float64],
+    order: npt.NDArray[np.int64],
+    bx: npt.NDArray[np.float64],
+    by: npt.NDArray[np.float64],
+    table: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    outside: float,
+    out: npt.NDArray[np.float64],
+    parts: int,
+) -> None:
+    """:func:`_log_weights_ordered` on ``parts`` slices of ``order`` at once, one per core."""
+    n = order.shape[0]
+    size = (n + parts - 1) // parts
+    for part in numba.prange(parts):
+        lo = part * size
+        hi = min(n, lo + size)
+        _log_weights_ordered(
+            particles, order[lo:hi], bx, by, table, ox, oy, resolution, outside, out
+        )
+
+
+@numba.njit(cache=True, nogil=True)
 def _move(
     particles: npt.NDArray[np.float64],
     noise: npt.NDArray[np.float64],
@@ -248,10 +367,10 @@ def _compile_kernels() -> None:
     """Compile (or load from numba's cache) the tracking kernels now, on tiny inputs.
 
     The first call of each would otherwise compile it there and then, up to a few seconds on
-    a fresh install, in the middle of a running robot's first localization. The split scorer
-    waits for the first global search: loading it starts numba's pool of worker threads (a
-    tracking robot has no use for them), and a real-time robot localizes off its control
-    path, so a first search that compiles it is late, not the robot.
+    a fresh install, in the middle of a running robot's first localization. The split and
+    sorted scorers wait for the first global search: loading the split one starts numba's pool
+    of worker threads (a tracking robot has no use for them), and a real-time robot localizes
+    off its control path, so a first search that compiles them is late, not the robot.
     """
     poses = np.zeros((4, 3))
     scores = np.zeros(4)
@@ -352,6 +471,14 @@ class MonteCarloLocalization:
         self._metres = (
             math.ceil(cols * world.resolution - 1e-9),
             math.ceil(rows * world.resolution - 1e-9),
+        )
+        # the map in places (side, count each way), for sorting uniform candidates
+        width, height = cols * world.resolution, rows * world.resolution
+        cell = max(SCATTER_CELL, math.sqrt(width * height / SCATTER_PLACES))
+        self._scatter_places = (
+            cell,
+            math.ceil(width / cell - 1e-9),
+            math.ceil(height / cell - 1e-9),
         )
         n = config.mcl_particles
         self.particles = np.zeros((n, 3))
@@ -478,7 +605,7 @@ class MonteCarloLocalization:
         """
         n = len(self.particles)
         candidates = self._uniform_poses(SEARCH_CANDIDATES * n)
-        logw = self._score(candidates, bx, by, self._coarse_table)
+        logw = self._score(candidates, bx, by, self._coarse_table, scattered=True)
         logw /= 10.0 * self.temperature
         w = np.exp(logw - logw.max())
         self.weights = w / w.sum()
@@ -492,19 +619,34 @@ class MonteCarloLocalization:
         by: npt.NDArray[np.float64],
         table: npt.NDArray[np.float32],
         out: npt.NDArray[np.float64] | None = None,
+        scattered: bool = False,
     ) -> npt.NDArray[np.float64]:
-        """Each pose's summed beam log-likelihood on ``table`` (into ``out`` when given)."""
+        """Each pose's summed beam log-likelihood on ``table`` (into ``out`` when given).
+
+        ``scattered``: the poses are spread over the whole map (uniform candidates), so they
+        are scored sorted by heading and place (the same scores, sooner).
+        """
         if out is None:
             out = np.empty(len(poses))
         ox, oy = self.world.origin
-        args = (poses, bx, by, table, ox, oy, self._field_resolution, self._outside, out)
+        res, outside = self._field_resolution, self._outside
         cores = numba.get_num_threads()
-        if len(poses) < SPLIT_PARTICLES or cores < 2:
-            _log_weights(*args)
-        else:
+        split = len(poses) >= SPLIT_PARTICLES and cores >= 2
+        if scattered:
+            order = _scatter_order(poses, ox, oy, *self._scatter_places)
+            if split:
+                with _SPLIT_LOCK:
+                    _log_weights_ordered_split(
+                        poses, order, bx, by, table, ox, oy, res, outside, out, cores
+                    )
+            else:
+                _log_weights_ordered(poses, order, bx, by, table, ox, oy, res, outside, out)
+        elif split:
             # numba's default thread pool takes one parallel call at a time
             with _SPLIT_LOCK:
-                _log_weights_split(*args, cores)
+                _log_weights_split(poses, bx, by, table, ox, oy, res, outside, out, cores)
+        else:
+            _log_weights(poses, bx, by, table, ox, oy, res, outside, out)
         return out
 
     def _cells(self, poses: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
@@ -586,7 +728,7 @@ class MonteCarloLocalization:
             np.abs(wrap_angles(candidates[:, 2] - place.theta)) > math.radians(30)
         )
         candidates = candidates[far]
-        coarse = self._score(candidates, bx, by, self._coarse_table)
+        coarse = self._score(candidates, bx, by, self._coarse_table, scattered=True)
         # the best candidate of each 1 m × 1 m × 45° cell, then the best cells
         octant = np.floor((candidates[:, 2] + math.pi) / (math.pi / 4)).astype(np.int64) % 8
         cells = self._cells(candidates) * 8 + octant
