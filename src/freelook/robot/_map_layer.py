@@ -36,6 +36,8 @@ class MapLayer:
         self.reach = reach
         self._grid = robot_map.obstacles()
         self._angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
+        # each ray's direction in the robot frame, worked out once (the rays never turn in it)
+        self._cos, self._sin = np.cos(self._angles), np.sin(self._angles)
         outlines: list[npt.NDArray[np.float64]] = []
         owners: list[npt.NDArray[np.int64]] = []
         for index, area in enumerate(robot_map.keep_out):
@@ -66,8 +68,8 @@ class MapLayer:
             self.reach,
         )
         hit = ranges < self.reach
-        local = self._angles[hit]
-        return np.column_stack((ranges[hit] * np.cos(local), ranges[hit] * np.sin(local)))
+        near = ranges[hit]
+        return np.column_stack((near * self._cos[hit], near * self._sin[hit]))
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but
