@@ -79,6 +79,10 @@ __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
 _STOPPING = SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
+# e-stop, watchdog and a lost connection hold the camera as well as the chassis
+_HOLDING = SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE
+# under these a Free Look command's wheels give way to the filter's stopping command
+_BRAKING = SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
 DEFAULT_AUTHORITY = 10
 
 
@@ -641,8 +645,7 @@ class RobotCore:
             flags |= SafetyFlags.HARDWARE
             decision = dataclasses.replace(decision, v=0.0, omega=0.0, scale=0.0, flags=flags)
         scale = decision.scale
-        # e-stop, watchdog and a lost connection hold the camera as well as the chassis
-        held = bool(flags & (SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE))
+        held = bool(flags & _HOLDING)
         v, omega = decision.v, decision.omega
         if free_look is not None:
             # the share of the camera command carried out: the reference integrates only that,
@@ -651,7 +654,7 @@ class RobotCore:
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = flc.v_left * scale, flc.v_right * scale
             pan_rate *= scale
-            if flags & (SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE):
+            if flags & _BRAKING:
                 stop = tank_control(v, omega, d)
                 v_left, v_right = stop.v_left, stop.v_right
         else:
