@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
+from freelook.safety._kernels import nearest_squared
 from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
 
 ROBOT = load_robot("pioneer3dx")
@@ -123,7 +124,7 @@ class _NumpyApproach:
         f = self.f
         return np.minimum(f._half_l - np.abs(px - f._cx), f._half_w - np.abs(py))
 
-    def first_hit(self, v: float, omega: float, points: _Array, group: int) -> int | None:
+    def arc(self, v: float, omega: float) -> tuple[_Array, _Array, _Array, _Array]:
         t = self.f._t
         theta = omega * t
         if abs(omega) < 1e-9:
@@ -131,7 +132,10 @@ class _NumpyApproach:
         else:
             x = v / omega * np.sin(theta)
             y = v / omega * (1.0 - np.cos(theta))
-        c, s = np.cos(theta), np.sin(theta)
+        return x, y, np.cos(theta), np.sin(theta)
+
+    def first_hit(self, v: float, omega: float, points: _Array, group: int) -> int | None:
+        x, y, c, s = self.arc(v, omega)
         dx = points[None, :, 0] - x[:, None]
         dy = points[None, :, 1] - y[:, None]
         px = c[:, None] * dx + s[:, None] * dy
@@ -201,3 +205,48 @@ def test_the_memory_s_points_outside_the_laser_s_view_match_numpy() -> None:
         seen = (origin, first, last)
         expected = _memory_points_numpy(memory, odometry, seen)
         assert np.array_equal(memory.points(odometry, 1.0, seen), expected)
+
+
+def _nearest_numpy(points: _Array, prior: _Array, side: int, rear: float, front: float) -> float:
+    """The zone rule's nearest squared distance as numpy had it: stack, select, einsum, min."""
+    every = np.vstack((points, prior))
+    if side:
+        every = every[every[:, 0] >= rear] if side > 0 else every[every[:, 0] <= front]
+    if not len(every):
+        return math.inf
+    return float(np.min(np.einsum("ij,ij->i", every, every)))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=300, deadline=None)
+@given(
+    points=st.lists(st.tuples(coordinate, coordinate), max_size=30),
+    prior=st.lists(st.tuples(coordinate, coordinate), max_size=30),
+    strange=st.lists(st.tuples(odd, coordinate), max_size=3),
+    side=st.sampled_from([-1, 0, 1]),
+    scale=st.sampled_from([1.0, 1e-160, 1e150, 1.0 + 2**-30]),
+)
+def test_the_nearest_point_is_numpy_s_to_the_bit(
+    points: list[tuple[float, float]],
+    prior: list[tuple[float, float]],
+    strange: list[tuple[float, float]],
+    side: int,
+    scale: float,
+) -> None:
+    live = np.array(points + strange, dtype=float).reshape(-1, 2) * scale
+    remembered = np.array(prior + [(y, x) for x, y in strange], dtype=float).reshape(-1, 2)
+    expected = _nearest_numpy(live, remembered, side, -0.2, 0.3)
+    got = nearest_squared(live, remembered, side, -0.2, 0.3)
+    assert np.float64(got).tobytes() == np.float64(expected).tobytes() or (
+        math.isnan(got) and math.isnan(expected)
+    )
+
+
+def test_a_remembered_arc_is_the_one_computed_afresh() -> None:
+    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
+    fresh = _NumpyApproach(f)
+    commands = [(v, w) for v in (0.5, 0.0, -0.0, -0.3) for w in (0.0, -0.0, 1e-10, 0.7, -0.7)]
+    for v, omega in commands * 3:  # -0.0 and 0.0 are equal keys, but not the same arc
+        got = f._arc(v, omega)
+        expected = fresh.arc(v, omega)
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(got, expected, strict=True))

@@ -26,10 +26,15 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
-from freelook.safety._kernels import approach_hit, compile_kernels, max_depth
+from freelook.safety._kernels import approach_hit, compile_kernels, max_depth, nearest_squared
 from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
+
+_Array = npt.NDArray[np.float64]
+#: (x, y, cos, sin) of the robot's pose at each sample of an arc
+_Arc = tuple[_Array, _Array, _Array, _Array]
+_NO_POINTS: _Array = np.zeros((0, 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +65,20 @@ def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float
     return s
 
 
+# the flags as plain ints: a cycle combines them as ints and makes one SafetyFlags at the
+# end (each operation on an enum flag builds an enum member, a few microseconds a cycle)
+_ZONE = int(SafetyFlags.ZONE)
+_APPROACH = int(SafetyFlags.APPROACH)
+_WATCHDOG = int(SafetyFlags.WATCHDOG)
+_ESTOP = int(SafetyFlags.ESTOP)
+_BUMPER = int(SafetyFlags.BUMPER)
+
 # the flags whose change is an event of its own, and its name
 _FLAG_EVENTS = (
-    (SafetyFlags.ESTOP, "estop"),
-    (SafetyFlags.WATCHDOG, "watchdog"),
-    (SafetyFlags.BUMPER, "bumper"),
-    (SafetyFlags.APPROACH, "approach"),
+    (_ESTOP, "estop"),
+    (_WATCHDOG, "watchdog"),
+    (_BUMPER, "bumper"),
+    (_APPROACH, "approach"),
 )
 
 
@@ -93,12 +106,14 @@ class SafetyFilter:
         self._half_l = footprint.length / 2 + safety.approach_margin
         self._half_w = footprint.width / 2 + safety.approach_margin
         self._cx = footprint.center_forward
+        # the sampled arcs of the last commands: an operator's command repeats for many cycles
+        self._arcs: dict[tuple[float, float, float, float], _Arc] = {}
         self.last_command_time: float | None = None
         # per group of points (0: the live sensors, 1: memory and map)
         self._recent_depth: tuple[deque[float], deque[float]] = (deque(maxlen=15), deque(maxlen=15))
         self.estop = False
         self._watchdog_tripped = False
-        self._state: tuple[int, SafetyFlags] = (-1, SafetyFlags.NONE)
+        self._state: tuple[int, int] = (-1, 0)  # (acting zone, flags) of the last cycle
         self._last_v = 0.0
         self._last_omega = 0.0
         self._last_time: float | None = None
@@ -137,16 +152,7 @@ class SafetyFilter:
     ) -> float:
         if len(points) == 0 or (v == 0.0 and omega == 0.0):
             return 1.0
-        t = self._t
-        theta = omega * t
-        # pose of the robot at each sample, in the current robot frame (exact arcs)
-        if abs(omega) < 1e-9:
-            x = v * t
-            y = np.zeros_like(t)
-        else:
-            x = v / omega * np.sin(theta)
-            y = v / omega * (1.0 - np.cos(theta))
-        c, s = np.cos(theta), np.sin(theta)
+        x, y, c, s = self._arc(v, omega)
         points = np.ascontiguousarray(points, dtype=np.float64)
         deepest = max_depth(points, self._half_l, self._half_w, self._cx)
         # motion may not take any point deeper into the margin than the deepest one is now:
@@ -177,19 +183,51 @@ class SafetyFilter:
             scale = max(scale, min(1.0, math.sqrt(2.0 * a_ang * room) / abs(omega)))
         return scale
 
+    def _arc(self, v: float, omega: float) -> _Arc:
+        """The robot's pose at each sample time along the arc of (v, ω), in the current robot
+        frame (exact arcs); kept for the next cycles, keyed by the values with their signs
+        (−0.0 and 0.0 are equal keys, not equal arcs)."""
+        key = (v, omega, math.copysign(1.0, v), math.copysign(1.0, omega))
+        arc = self._arcs.get(key)
+        if arc is None:
+            t = self._t
+            theta = omega * t
+            if abs(omega) < 1e-9:
+                x = v * t
+                y = np.zeros_like(t)
+            else:
+                x = v / omega * np.sin(theta)
+                y = v / omega * (1.0 - np.cos(theta))
+            arc = (x, y, np.cos(theta), np.sin(theta))
+            if len(self._arcs) >= 32:  # a ramp's every speed once: keep only the recent ones
+                self._arcs.clear()
+            self._arcs[key] = arc
+        return arc
+
     def zone_of(self, v: float, points: npt.NDArray[np.float64]) -> tuple[int, float]:
         """(zone index or −1, clearance) from the points that matter for this motion."""
-        if len(points) == 0:
+        return self._zone(v, points, None)
+
+    def _zone(self, v: float, points: _Array, prior: _Array | None) -> tuple[int, float]:
+        """:meth:`zone_of` the points and the prior ones together, without stacking them (the
+        nearest of both is the nearest of the stack, each row's norm rounded alike)."""
+        if len(points) == 0 and (prior is None or len(prior) == 0):
             return -1, math.inf
-        considered = points
+        side = 0
         if self.config.zone_rule == "direction" and abs(v) > 1e-3:
-            rear = self._cx - self.footprint.length / 2
-            front = self._cx + self.footprint.length / 2
-            ahead = points[:, 0] >= rear if v > 0 else points[:, 0] <= front
-            considered = points[ahead]
-            if len(considered) == 0:
-                return -1, math.inf
-        clearance = float(np.sqrt(np.min(np.einsum("ij,ij->i", considered, considered))))
+            side = 1 if v > 0 else -1
+        rear = self._cx - self.footprint.length / 2
+        front = self._cx + self.footprint.length / 2
+        squared = nearest_squared(
+            np.ascontiguousarray(points, dtype=np.float64),
+            _NO_POINTS if prior is None else np.ascontiguousarray(prior, dtype=np.float64),
+            side,
+            rear,
+            front,
+        )
+        if squared == math.inf:  # nothing counted (or only points at infinity, the same)
+            return -1, math.inf
+        clearance = math.sqrt(squared)
         for index, (boundary, _, _) in enumerate(self._zones):  # innermost first
             if clearance < boundary:
                 return index, clearance
@@ -212,12 +250,11 @@ class SafetyFilter:
         ``prior`` ones (remembered readings, the map), robot frame."""
         dt = 0.0 if self._last_time is None else max(0.0, now - self._last_time)
         self._last_time = now
-        flags = SafetyFlags.NONE
+        flags = 0
         in_v, in_omega = v, omega
-        every = points if prior is None or len(prior) == 0 else np.vstack((points, prior))
-        zone, clearance = self.zone_of(v, every)
+        zone, clearance = self._zone(v, points, prior)
         if self.estop:
-            flags |= SafetyFlags.ESTOP
+            flags |= _ESTOP
             v = omega = 0.0
         else:
             silent = (
@@ -226,7 +263,7 @@ class SafetyFilter:
             )
             if silent:
                 # controlled stop: ramp what the robot was last told down at the limit
-                flags |= SafetyFlags.WATCHDOG
+                flags |= _WATCHDOG
                 last_v, last_omega = self._last_v, self._last_omega
                 if not self._watchdog_tripped and measured is not None:
                     # brake from what the robot is doing, if that is slower than its command
@@ -246,17 +283,17 @@ class SafetyFilter:
             else:
                 self._watchdog_tripped = False
             if (bumper_front and v > 0) or (bumper_rear and v < 0):
-                flags |= SafetyFlags.BUMPER
+                flags |= _BUMPER
                 v = 0.0
             if zone >= 0:
                 _, v_max, w_max = self._zones[zone]
                 s = limit_ratio(v, omega, v_max, w_max)
                 if s < 1.0:
-                    flags |= SafetyFlags.ZONE
+                    flags |= _ZONE
                     v, omega = v * s, omega * s
             s = self.approach_scale(v, omega, points, prior)
             if s < 1.0:
-                flags |= SafetyFlags.APPROACH
+                flags |= _APPROACH
                 v, omega = v * s, omega * s
         self._last_v, self._last_omega = v, omega
         scale = 1.0
@@ -265,14 +302,18 @@ class SafetyFilter:
         elif abs(in_omega) > 1e-12:
             scale = abs(omega) / abs(in_omega)
         events = self._events(now, zone, flags, clearance)
-        acting = zone if flags & SafetyFlags.ZONE else -1
-        return SafetyDecision(v, omega, min(1.0, scale), acting, flags, clearance, events)
+        acting = zone if flags & _ZONE else -1
+        return SafetyDecision(
+            v, omega, min(1.0, scale), acting, SafetyFlags(flags), clearance, events
+        )
 
     def _events(
-        self, now: float, zone: int, flags: SafetyFlags, clearance: float
+        self, now: float, zone: int, flags: int, clearance: float
     ) -> tuple[SafetyEvent, ...]:
         previous_zone, previous_flags = self._state
-        acting_zone = zone if flags & SafetyFlags.ZONE else -1
+        acting_zone = zone if flags & _ZONE else -1
+        if flags == previous_flags and acting_zone == previous_zone:
+            return ()  # most cycles: nothing changed
         self._state = (acting_zone, flags)
         events = []
         for flag, kind in _FLAG_EVENTS if flags != previous_flags else ():

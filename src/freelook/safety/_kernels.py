@@ -25,6 +25,7 @@ __all__ = [
     "compile_kernels",
     "in_cones",
     "max_depth",
+    "nearest_squared",
     "outside_sweep",
     "to_frame",
 ]
@@ -217,6 +218,35 @@ def approach_hit(
     return -1
 
 
+@numba.njit(cache=True, nogil=True)
+def _nearest_in(points: _Array, side: int, rear: float, front: float, best: float) -> float:
+    """:func:`nearest_squared` over one array, from ``best`` so far."""
+    for i in range(points.shape[0]):
+        px = points[i, 0]
+        # the numpy form's mask: x ≥ rear moving forward, x ≤ front backing (NaN x: left out)
+        if (side > 0 and not px >= rear) or (side < 0 and not px <= front):
+            continue
+        py = points[i, 1]
+        squared = px * px + py * py
+        if squared != squared:
+            return math.nan
+        if squared < best:
+            best = squared
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def nearest_squared(points: _Array, prior: _Array, side: int, rear: float, front: float) -> float:
+    """The smallest squared distance from the centre over both arrays' points, as
+    ``np.min(np.einsum("ij,ij->i", p, p))`` of the stacked points that count gives it (its
+    rows are ``x·x + y·y``): all of them for ``side`` 0, those with x ≥ ``rear`` for 1, with
+    x ≤ ``front`` for −1. NaN if any counted is NaN (numpy's min), inf when none counts."""
+    best = _nearest_in(points, side, rear, front, math.inf)
+    if best != best:
+        return best
+    return _nearest_in(prior, side, rear, front, best)
+
+
 def compile_kernels() -> None:
     """Compile every loop now (or load it from numba's cache), at start-up: compiled in the
     first control cycle, they would hold the first command back for a quarter of a second."""
@@ -228,4 +258,5 @@ def compile_kernels() -> None:
     in_cones(points, one, one, one, one, 0.1, 0.1, out, doubt)
     outside_sweep(points, 0.0, 0.0, -1.0, 1.0, out, doubt)
     max_depth(points, 0.2, 0.1, 0.0)
+    nearest_squared(points, points, 0, 0.0, 0.0)
     approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)
