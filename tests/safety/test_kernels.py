@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
-from freelook.safety._kernels import nearest_squared
+from freelook.safety._kernels import approach_hit, nearest_squared
 from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
 
 ROBOT = load_robot("pioneer3dx")
@@ -205,6 +205,76 @@ def test_the_memory_s_points_outside_the_laser_s_view_match_numpy() -> None:
         seen = (origin, first, last)
         expected = _memory_points_numpy(memory, odometry, seen)
         assert np.array_equal(memory.points(odometry, 1.0, seen), expected)
+
+
+def _approach_hit_numpy(
+    points: _Array,
+    arc: tuple[_Array, _Array, _Array, _Array],
+    base: float,
+    half_l: float,
+    half_w: float,
+    cx: float,
+) -> int:
+    """:func:`approach_hit` in numpy: every sample against every point."""
+    x, y, c, s = arc
+
+    def depth(px: _Array, py: _Array) -> _Array:
+        return np.minimum(half_l - np.abs(px - cx), half_w - np.abs(py))
+
+    dx = points[None, :, 0] - x[:, None]
+    dy = points[None, :, 1] - y[:, None]
+    px = c[:, None] * dx + s[:, None] * dy
+    py = -s[:, None] * dx + c[:, None] * dy
+    allowed = np.maximum(base, depth(points[:, 0], points[:, 1])) + 1e-4
+    hit = (depth(px, py) > allowed[None, :]).any(axis=1)
+    return int(np.argmax(hit)) if hit.any() else -1
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_the_approach_loop_leaves_out_no_point_it_could_hit() -> None:
+    rng = np.random.default_rng(5)
+    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
+    half_l, half_w, cx = f._half_l, f._half_w, f._cx
+    corner = math.hypot(abs(cx) + half_l, half_w)
+    hits = 0
+    for trial in range(300):
+        v = float(rng.choice([0.0, rng.uniform(-1.5, 1.5), 1e300, math.nan]))
+        omega = float(rng.choice([0.0, -0.0, rng.uniform(-2.0, 2.0), math.inf]))
+        arc = f._arc(v, omega)
+        x, y, c, s = arc
+        base = float(rng.choice([0.0, 0.025, rng.uniform(0.0, 0.03), -0.01, math.nan]))
+        # points just deeper than allowed (or just not) in the posed footprint's corners and
+        # along its edges, at any sample and at the furthest ones: the points a cut-off too
+        # near would wrongly leave out ...
+        # (all at one sample in most trials: else the earliest would decide every trial)
+        k = np.full(60, rng.choice([len(x) - 1, rng.integers(0, len(x))]))
+        if trial % 4 == 0:
+            k = rng.integers(0, len(x), 60)
+        allowed = (base if base == base else 0.0) + 1e-4
+        depth = allowed + rng.choice([0.0, 1e-12, -1e-12, 1e-6, 1e-3], 60)
+        lx = cx + rng.choice([-1.0, 1.0], 60) * (half_l - depth)
+        ly = rng.choice([-1.0, 1.0], 60) * (half_w - depth)
+        edge = rng.random(60) < 0.3
+        ly[edge] *= rng.uniform(0.0, 1.0, int(edge.sum()))
+        posed = np.column_stack((x[k] + c[k] * lx - s[k] * ly, y[k] + s[k] * lx + c[k] * ly))
+        # ... points about the loop's cut-off distance, and anywhere
+        reach = float(np.max(np.hypot(x, y)))
+        radius = (reach + corner) * (1.0 + rng.choice([0.0, 1e-7, 1e-6, 2e-6], 30))
+        angle = rng.uniform(-math.pi, math.pi, 30)
+        ring = np.column_stack((radius * np.cos(angle), radius * np.sin(angle)))
+        points = np.vstack((posed, ring, rng.normal(0, 1.5, (30, 2))))
+        if trial % 10 == 0:
+            points[rng.integers(0, len(points), 3)] = [
+                [math.nan, 0.0],
+                [math.inf, 1.0],
+                [0.0, -math.inf],
+            ]
+        points = points[rng.permutation(len(points))[: int(rng.integers(1, len(points) + 1))]]
+        expected = _approach_hit_numpy(points, arc, base, half_l, half_w, cx)
+        got = approach_hit(np.ascontiguousarray(points), *arc, base, half_l, half_w, cx)
+        assert got == expected
+        hits += got >= 0
+    assert hits > 50  # the loop was tested where points hit, not only where none does
 
 
 def _nearest_numpy(points: _Array, prior: _Array, side: int, rear: float, front: float) -> float:

@@ -200,20 +200,42 @@ def approach_hit(
     cx: float,
 ) -> int:
     """The first sample k where the footprint posed at (x[k], y[k], cos c[k], sin s[k]) takes
-    a point deeper than max(base, its depth now) + 1e-4; −1 when none does."""
+    a point deeper than max(base, its depth now) + 1e-4; −1 when none does.
+
+    With ``base`` ≥ 0 every allowed depth is above 0, so only a point inside the footprint
+    can be hit: one within the furthest pose's distance plus the footprint's reach from the
+    centre. Points clearly further (by a millionth, far above the rounding of the rotation)
+    are left out of the samples × points loop; which sample hits first does not change."""
     n = points.shape[0]
-    allowed = np.empty(n)
-    for i in range(n):
-        now = _depth(points[i, 0], points[i, 1], half_l, half_w, cx)
-        # np.maximum(base, now): NaN wins
-        allowed[i] = (now if now != now or now > base else base) + 1e-4
+    reach = 0.0  # the furthest pose from here (NaN if any pose is NaN: then none is left out)
     for k in range(x.shape[0]):
-        for i in range(n):
+        r = math.hypot(x[k], y[k])
+        if r != r:
+            reach = math.nan
+            break
+        if r > reach:
+            reach = r
+    corner = math.hypot(abs(cx) + abs(half_l), abs(half_w))
+    bound = (reach + corner) * (1.0 + 1e-6) + 1e-6 if base >= 0.0 else math.nan
+    near = np.empty(n, dtype=np.int64)
+    allowed = np.empty(n)
+    m = 0
+    for i in range(n):
+        if math.hypot(points[i, 0], points[i, 1]) > bound:
+            continue
+        now = _depth(points[i, 0], points[i, 1], half_l, half_w, cx)
+        near[m] = i
+        # np.maximum(base, now): NaN wins
+        allowed[m] = (now if now != now or now > base else base) + 1e-4
+        m += 1
+    for k in range(x.shape[0]):
+        for j in range(m):
+            i = near[j]
             dx = points[i, 0] - x[k]
             dy = points[i, 1] - y[k]
             px = c[k] * dx + s[k] * dy
             py = -s[k] * dx + c[k] * dy
-            if _depth(px, py, half_l, half_w, cx) > allowed[i]:
+            if _depth(px, py, half_l, half_w, cx) > allowed[j]:
                 return k
     return -1
 
