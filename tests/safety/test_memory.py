@@ -103,3 +103,15 @@ def test_a_sonar_that_now_hears_further_clears_what_its_cone_remembered() -> Non
     cone = (np.array([0.0]), np.array([0.0]), np.array([0.0]), np.array([0.5]))
     memory.clear_in_cones(Pose(0.5, 0.0, 0.0), cone, math.radians(7.5))
     assert len(memory.points(Pose(0.5, 0.0, 0.0), 1.5)) == 2
+
+
+def test_points_age_out_one_by_one_between_observations() -> None:
+    memory = ObstacleMemory(seconds=1.0, reach=5.0)
+    here = Pose(0.0, 0.0, 0.0)
+    for k in range(5):  # a point a sample, 0.1 s apart, each in a cell of its own
+        memory.observe(np.array([[1.0 + 0.2 * k, 0.0]]), np.zeros((0, 2)), here, 0.1 * k)
+    stamps = memory._stamp.copy()
+    for now in np.linspace(0.95, 1.45, 26):
+        # exactly those younger than a second, however long since the last look at them
+        expected = int((stamps > now - 1.0).sum())
+        assert len(memory.points(here, float(now))) == expected

@@ -82,12 +82,14 @@ def in_sonar_cones(
     """
     if not len(points) or not len(sonar[0]):
         return np.zeros(len(points), dtype=bool)
-    if len({len(column) for column in sonar}) != 1:
+    ox, oy, bearing, reach = sonar
+    n = len(ox)
+    if len(oy) != n or len(bearing) != n or len(reach) != n:
         return _in_sonar_cones_numpy(points, sonar, half_cone, tolerance)
     out = np.empty(len(points), dtype=bool)
     doubt = np.empty(len(points), dtype=bool)
     points = _f64(points)
-    ox, oy, bearing, reach = (_f64(column) for column in sonar)
+    ox, oy, bearing, reach = _f64(ox), _f64(oy), _f64(bearing), _f64(reach)
     if in_cones(points, ox, oy, bearing, reach, float(half_cone), tolerance, out, doubt):
         out[doubt] = _in_sonar_cones_numpy(points[doubt], sonar, half_cone, tolerance)
     return out
@@ -121,6 +123,8 @@ class ObstacleMemory:
         self._xy = np.zeros((0, 2))
         self._stamp = np.zeros(0)
         self._laser = np.zeros(0, dtype=bool)
+        # no stamp is older (a bound kept as points go, so most cycles need not look at them)
+        self._oldest = math.inf
         self._last_sample: float | None = None
         # (odometry, the point array they were computed from, the points in the robot frame):
         # one cycle's clearing and reading all look from the same odometry
@@ -154,6 +158,7 @@ class ObstacleMemory:
         code = (keys[:, 0] * 1_000_003 + keys[:, 1]) * 2 + is_laser
         _, first = np.unique(code, return_index=True)
         self._xy, self._stamp, self._laser = xy[first], stamp[first], is_laser[first]
+        self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
 
     def clear_seen_through(
         self,
@@ -167,7 +172,9 @@ class ObstacleMemory:
         if not self._laser.any():
             return
         passed = seen_through(self._to_robot(odometry), bearings, ranges, origin, tolerance)
-        self._keep(~(self._laser & passed))
+        passed &= self._laser
+        if passed.any():
+            self._keep(~passed)
 
     def clear_in_cones(
         self,
@@ -181,7 +188,11 @@ class ObstacleMemory:
 
         ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
         """
-        self._keep(~in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance))
+        if not len(self._xy):
+            return
+        inside = in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance)
+        if inside.any():
+            self._keep(~inside)
 
     def points(
         self,
@@ -194,9 +205,12 @@ class ObstacleMemory:
         ``seen`` = (origin, first bearing, last bearing) of a laser sweeping now: points in its
         view are left out, since the laser reports what is there itself.
         """
-        young = self._stamp > now - self.seconds
-        if not young.all():
-            self._keep(young)
+        threshold = now - self.seconds
+        if not self._oldest > threshold:  # (NaN: look)
+            young = self._stamp > threshold
+            if not young.all():
+                self._keep(young)
+            self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
         local = self._to_robot(odometry)
         if seen is None:
             return local.copy()
