@@ -320,3 +320,47 @@ def test_a_remembered_arc_is_the_one_computed_afresh() -> None:
         got = f._arc(v, omega)
         expected = fresh.arc(v, omega)
         assert all(a.tobytes() == b.tobytes() for a, b in zip(got, expected, strict=True))
+
+
+def _state(memory: ObstacleMemory) -> tuple[bytes, bytes, bytes]:
+    return memory._xy.tobytes(), memory._stamp.tobytes(), memory._laser.tobytes()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_the_memory_s_update_is_numpy_s_to_the_bit() -> None:
+    rng = np.random.default_rng(6)
+    for trial in range(60):
+        cell = float(rng.choice([0.05, 0.1, 0.03]))
+        compiled = ObstacleMemory(seconds=1.0, reach=float(rng.uniform(0.5, 4.0)), cell=cell)
+        reference = ObstacleMemory(compiled.seconds, compiled.reach, cell)
+        odometry = Pose(*rng.normal(0, 2, 2), float(rng.uniform(-4, 4)))
+        for step in range(25):
+            now = 0.1 * step + float(rng.choice([0.0, 1e-12]))
+            # a wall seen again and again (the same cells), scattered echoes, and readings on
+            # cell edges and at the reach
+            laser = rng.normal(0, 1.5, (int(rng.integers(0, 60)), 2))
+            laser[: len(laser) // 2] = np.round(laser[: len(laser) // 2] / cell) * cell
+            sonar = rng.normal(0, 2.0, (int(rng.integers(0, 17)), 2))
+            if len(sonar) and trial % 3 == 0:
+                angle = rng.uniform(-math.pi, math.pi, len(sonar))
+                sonar = compiled.reach * np.column_stack((np.cos(angle), np.sin(angle)))
+            if trial % 7 == 0 and len(laser) > 3:
+                laser[:3] = [[math.nan, 0.0], [math.inf, 1.0], [1e300, 0.0]]
+            odometry = Pose(
+                odometry.x + float(rng.normal(0, 0.05)),
+                odometry.y + float(rng.normal(0, 0.05)),
+                odometry.theta + float(rng.normal(0, 0.1)),
+            )
+            compiled.observe(laser, sonar, odometry, now)
+            reference._observe_numpy(np.vstack((laser, sonar)), len(laser), odometry, now)
+            assert _state(compiled) == _state(reference)
+
+
+def test_cells_beyond_the_codes_range_are_left_to_numpy() -> None:
+    far = Pose(1e15, -1e15, 0.3)  # cell indices near 2**64: the codes would overflow
+    compiled, reference = ObstacleMemory(10.0, 5.0), ObstacleMemory(10.0, 5.0)
+    laser = np.random.default_rng(7).normal(0, 1, (40, 2))
+    compiled.observe(laser, np.zeros((0, 2)), far, 0.0)
+    reference._observe_numpy(laser, len(laser), far, 0.0)
+    assert _state(compiled) == _state(reference)
+    assert len(compiled) > 0

@@ -27,6 +27,7 @@ __all__ = [
     "max_depth",
     "nearest_squared",
     "outside_sweep",
+    "remember",
     "to_frame",
 ]
 
@@ -269,6 +270,77 @@ def nearest_squared(points: _Array, prior: _Array, side: int, rear: float, front
     return _nearest_in(prior, side, rear, front, best)
 
 
+#: Cell indices at least this large are left to the numpy form: their codes could overflow.
+_CELL_LIMIT = 2.0**40
+
+
+@numba.njit(cache=True, nogil=True)
+def remember(
+    fresh: _Array,
+    laser_count: int,
+    xy: _Array,
+    stamp: _Array,
+    laser: _Mask,
+    pose: _Array,
+    since: float,
+    reach: float,
+    cell: float,
+    out_xy: _Array,
+    out_stamp: _Array,
+    out_laser: _Mask,
+) -> int:
+    """The obstacle memory's update, as its numpy form makes it: the ``fresh`` readings (robot
+    frame, the first ``laser_count`` the laser's) placed at ``pose`` = (x, y, cos, sin) and
+    stamped ``pose``'s time, before the remembered ``xy``, ``stamp``, ``laser``; those newer
+    than ``since`` and nearer than ``reach`` kept; of them the first in each grid cell and
+    source, in the order of their codes (a stable sort: ``np.unique``'s first indices).
+    Writes the ``out_*`` arrays and returns how many; −1 when a cell index is too large for
+    the codes' int64 (the caller takes the numpy form then)."""
+    x, y, c, s, now = pose[0], pose[1], pose[2], pose[3], pose[4]
+    n_fresh = fresh.shape[0]
+    n = n_fresh + xy.shape[0]
+    near_xy = np.empty((n, 2))
+    near_stamp = np.empty(n)
+    near_laser = np.empty(n, dtype=np.bool_)
+    code = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if i < n_fresh:
+            wx = x + c * fresh[i, 0] - s * fresh[i, 1]
+            wy = y + s * fresh[i, 0] + c * fresh[i, 1]
+            when = now
+            is_laser = i < laser_count
+        else:
+            wx = xy[i - n_fresh, 0]
+            wy = xy[i - n_fresh, 1]
+            when = stamp[i - n_fresh]
+            is_laser = laser[i - n_fresh]
+        if not (when > since and math.hypot(wx - x, wy - y) < reach):
+            continue
+        k0 = np.floor(wx / cell)
+        k1 = np.floor(wy / cell)
+        if not (abs(k0) < _CELL_LIMIT and abs(k1) < _CELL_LIMIT):
+            return -1
+        code[m] = (int(k0) * 1_000_003 + int(k1)) * 2 + (1 if is_laser else 0)
+        near_xy[m, 0] = wx
+        near_xy[m, 1] = wy
+        near_stamp[m] = when
+        near_laser[m] = is_laser
+        m += 1
+    order = np.argsort(code[:m], kind="mergesort")
+    kept = 0
+    for r in range(m):
+        i = order[r]
+        if r > 0 and code[i] == code[order[r - 1]]:
+            continue
+        out_xy[kept, 0] = near_xy[i, 0]
+        out_xy[kept, 1] = near_xy[i, 1]
+        out_stamp[kept] = near_stamp[i]
+        out_laser[kept] = near_laser[i]
+        kept += 1
+    return kept
+
+
 def compile_kernels() -> None:
     """Compile every loop now (or load it from numba's cache), at start-up: compiled in the
     first control cycle, they would hold the first command back for a quarter of a second."""
@@ -281,4 +353,7 @@ def compile_kernels() -> None:
     outside_sweep(points, 0.0, 0.0, -1.0, 1.0, out, doubt)
     max_depth(points, 0.2, 0.1, 0.0)
     nearest_squared(points, points, 0, 0.0, 0.0)
+    remember(
+        points, 1, points, one, out, np.ones(5), 0.0, 1.0, 0.1, points.copy(), one.copy(), doubt
+    )
     approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.safety._kernels import beyond_beams, in_cones, outside_sweep, to_frame
+from freelook.safety._kernels import beyond_beams, in_cones, outside_sweep, remember, to_frame
 
 __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 
@@ -143,13 +143,42 @@ class ObstacleMemory:
         x, y, theta = odometry
         c, s = math.cos(theta), math.sin(theta)
         fresh = np.vstack((laser, sonar))
+        if fresh.dtype == np.float64 and self._xy.dtype == np.float64:
+            # compiled: the numpy form's arithmetic, one pass (with its sort for the cells)
+            n = len(fresh) + len(self._xy)
+            xy, stamp, is_laser = np.empty((n, 2)), np.empty(n), np.empty(n, dtype=bool)
+            kept = remember(
+                np.ascontiguousarray(fresh),
+                len(laser),
+                _f64(self._xy),
+                _f64(self._stamp),
+                np.ascontiguousarray(self._laser),
+                np.array((x, y, c, s, now), dtype=np.float64),
+                now - self.seconds,
+                float(self.reach),
+                float(self.cell),
+                xy,
+                stamp,
+                is_laser,
+            )
+            if kept >= 0:
+                self._xy, self._stamp, self._laser = xy[:kept], stamp[:kept], is_laser[:kept]
+                self._oldest = float(self._stamp.min()) if kept else math.inf
+                return
+        self._observe_numpy(fresh, len(laser), odometry, now)
+
+    def _observe_numpy(self, fresh: _Array, laser_count: int, odometry: Pose, now: float) -> None:
+        """:meth:`observe` in numpy (the compiled update's reference, and its fallback)."""
+        x, y, theta = odometry
+        c, s = math.cos(theta), math.sin(theta)
+        sonar_count = len(fresh) - laser_count
         world = np.column_stack(
             (x + c * fresh[:, 0] - s * fresh[:, 1], y + s * fresh[:, 0] + c * fresh[:, 1])
         )
         xy = np.vstack((world, self._xy))
         stamp = np.concatenate((np.full(len(fresh), now), self._stamp))
         is_laser = np.concatenate(
-            (np.ones(len(laser), dtype=bool), np.zeros(len(sonar), dtype=bool), self._laser)
+            (np.ones(laser_count, dtype=bool), np.zeros(sonar_count, dtype=bool), self._laser)
         )
         near = (stamp > now - self.seconds) & (np.hypot(xy[:, 0] - x, xy[:, 1] - y) < self.reach)
         xy, stamp, is_laser = xy[near], stamp[near], is_laser[near]
