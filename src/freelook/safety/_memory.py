@@ -198,11 +198,13 @@ class ObstacleMemory:
         tolerance: float = 0.1,
     ) -> None:
         """Forget remembered laser points that a laser sweep (sorted bearings) now passes."""
-        if not self._laser.any():
+        # np.count_nonzero, not .any(): the same answer for a mask, without a reduction's
+        # set-up (a few microseconds, several times a cycle)
+        if not np.count_nonzero(self._laser):
             return
         passed = seen_through(self._to_robot(odometry), bearings, ranges, origin, tolerance)
         passed &= self._laser
-        if passed.any():
+        if np.count_nonzero(passed):
             self._keep(~passed)
 
     def clear_in_cones(
@@ -220,7 +222,7 @@ class ObstacleMemory:
         if not len(self._xy):
             return
         inside = in_sonar_cones(self._to_robot(odometry), sonar, half_cone, tolerance)
-        if inside.any():
+        if np.count_nonzero(inside):
             self._keep(~inside)
 
     def points(
@@ -237,7 +239,7 @@ class ObstacleMemory:
         threshold = now - self.seconds
         if not self._oldest > threshold:  # (NaN: look)
             young = self._stamp > threshold
-            if not young.all():
+            if np.count_nonzero(young) != len(young):
                 self._keep(young)
             self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
         local = self._to_robot(odometry)
@@ -254,7 +256,7 @@ class ObstacleMemory:
 
     def _keep(self, keep: npt.NDArray[np.bool_]) -> None:
         """Keep only the points ``keep`` marks (and their robot-frame copies)."""
-        if keep.all():
+        if np.count_nonzero(keep) == len(keep):
             return
         before, cached = self._xy, self._local
         self._xy, self._stamp, self._laser = self._xy[keep], self._stamp[keep], self._laser[keep]
