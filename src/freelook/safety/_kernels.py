@@ -103,9 +103,14 @@ def in_cones(
     sonars = ox.shape[0]
     cb = np.empty(sonars)
     sb = np.empty(sonars)
+    near = np.empty(sonars)
+    # squared distances above this are clearly beyond the reach (inf: the test does not apply)
+    beyond = np.empty(sonars)
     for j in range(sonars):
         cb[j] = math.cos(bearing[j])
         sb[j] = math.sin(bearing[j])
+        near[j] = reach[j] - tolerance
+        beyond[j] = near[j] * near[j] * (1.0 + 1e-12) if near[j] > 0.0 else math.inf
     fast = _CONE_BAND < half_cone < math.pi - _CONE_BAND
     cos_in = math.cos(half_cone - _CONE_BAND)  # cosines above: clearly inside
     cos_out = math.cos(half_cone + _CONE_BAND)  # below: clearly outside
@@ -117,16 +122,16 @@ def in_cones(
             dx = points[i, 0] - ox[j]
             dy = points[i, 1] - oy[j]
             squared = dx * dx + dy * dy
-            # clearly behind the transducer or clearly beyond its reach: outside, as the exact
+            # clearly beyond its reach or clearly behind the transducer: outside, as the exact
             # tests below would find, without their square root (within 1e-12 relative of the
-            # reach, or within 2e-6 of the transducer, they decide)
+            # reach, or within 2e-6 of the transducer, they decide); the reach first, the one
+            # that needs no more arithmetic
+            if squared > beyond[j]:
+                continue
             if behind_out and squared > 4e-12 and cb[j] * dx + sb[j] * dy <= 0.0:
                 continue
-            near = reach[j] - tolerance
-            if near > 0.0 and squared > near * near * (1.0 + 1e-12):
-                continue
             h = math.hypot(dx, dy)
-            if not h < near:
+            if not h < near[j]:
                 continue
             if fast and h > 1e-6:
                 r = (cb[j] * dx + sb[j] * dy) / h
