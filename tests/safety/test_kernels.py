@@ -364,3 +364,34 @@ def test_cells_beyond_the_codes_range_are_left_to_numpy() -> None:
     reference._observe_numpy(laser, len(laser), far, 0.0)
     assert _state(compiled) == _state(reference)
     assert len(compiled) > 0
+
+
+def _zone_numpy(f: SafetyFilter, v: float, points: _Array) -> tuple[int, float]:
+    """The zone rule as numpy had it, on the stacked points."""
+    if len(points) == 0:
+        return -1, math.inf
+    considered = points
+    if f.config.zone_rule == "direction" and abs(v) > 1e-3:
+        rear = f._cx - f.footprint.length / 2
+        front = f._cx + f.footprint.length / 2
+        considered = points[points[:, 0] >= rear if v > 0 else points[:, 0] <= front]
+        if len(considered) == 0:
+            return -1, math.inf
+    clearance = float(np.sqrt(np.min(np.einsum("ij,ij->i", considered, considered))))
+    for index, (boundary, _, _) in enumerate(f._zones):
+        if clearance < boundary:
+            return index, clearance
+    return -1, clearance
+
+
+@pytest.mark.parametrize("rule", ["nearest", "direction"])
+def test_the_zone_of_live_and_prior_points_is_that_of_their_stack(rule: str) -> None:
+    rng = np.random.default_rng(8)
+    safety = ROBOT.safety.model_copy(update={"zone_rule": rule})
+    f = SafetyFilter(safety, ROBOT.footprint, ROBOT.drive)
+    for _ in range(500):
+        live = rng.normal(0, 1.2, (int(rng.integers(0, 40)), 2))
+        prior = rng.normal(0, 1.2, (int(rng.integers(0, 40)), 2))
+        v = float(rng.choice([0.0, 1e-3, -1e-3, rng.uniform(-1, 1)]))
+        expected = _zone_numpy(f, v, np.vstack((live, prior)))
+        assert f._zone(v, live, prior if len(prior) or rng.random() < 0.5 else None) == expected
