@@ -24,11 +24,20 @@ _NONE.flags.writeable = False
 
 
 @numba.njit(cache=True, nogil=True)
-def _hit_points(
-    ranges: _Array, bearings: _Array, ox: _Array, oy: _Array, range_max: float
-) -> _Array:
-    """:meth:`RangeScan.points` in one compiled pass (the same sums and products, and the
-    C library's sine and cosine, which numpy's are here: the tests hold them equal)."""
+def _unit_vectors(bearings: _Array) -> _Array:
+    """(cos, sin) of each bearing, rows: the C library's sine and cosine, which numpy's are
+    here (the tests hold the points made from them to numpy's form)."""
+    out = np.empty((bearings.shape[0], 2))
+    for k in range(bearings.shape[0]):
+        out[k, 0] = math.cos(bearings[k])
+        out[k, 1] = math.sin(bearings[k])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _hit_points(ranges: _Array, units: _Array, ox: _Array, oy: _Array, range_max: float) -> _Array:
+    """:meth:`RangeScan.points` in one compiled pass (the same sums and products), each beam's
+    direction given as its unit vector."""
     hits = 0
     for k in range(ranges.shape[0]):
         if ranges[k] < range_max:
@@ -38,32 +47,35 @@ def _hit_points(
     for k in range(ranges.shape[0]):
         r = ranges[k]
         if r < range_max:
-            out[n, 0] = ox[k] + r * math.cos(bearings[k])
-            out[n, 1] = oy[k] + r * math.sin(bearings[k])
+            out[n, 0] = ox[k] + r * units[k, 0]
+            out[n, 1] = oy[k] + r * units[k, 1]
             n += 1
     return out
 
 
 @numba.njit(cache=True, nogil=True)
 def _cone_points(
-    ranges: _Array, bearings: _Array, ox: _Array, oy: _Array, range_max: float, half: float
+    ranges: _Array,
+    units: npt.NDArray[np.float64],
+    ox: _Array,
+    oy: _Array,
+    range_max: float,
 ) -> _Array:
-    """:func:`_cone_points_numpy` in one compiled pass: five points across each echoing
-    cone (offset by −half, −half/2, 0, half/2, half), offset-major."""
-    offsets = (-half, -half / 2, 0.0, half / 2, half)
+    """:func:`_cone_points_numpy` in one compiled pass: points across each echoing cone,
+    offset-major (``units[i]``: the unit vectors of every transducer's bearing plus the i-th
+    offset, −half, −half/2, 0, half/2, half)."""
     hits = 0
     for k in range(ranges.shape[0]):
         if ranges[k] < range_max:
             hits += 1
-    out = np.empty((5 * hits, 2))
+    out = np.empty((units.shape[0] * hits, 2))
     n = 0
-    for offset in offsets:
+    for i in range(units.shape[0]):
         for k in range(ranges.shape[0]):
             r = ranges[k]
             if r < range_max:
-                bearing = bearings[k] + offset
-                out[n, 0] = ox[k] + r * math.cos(bearing)
-                out[n, 1] = oy[k] + r * math.sin(bearing)
+                out[n, 0] = ox[k] + r * units[i, k, 0]
+                out[n, 1] = oy[k] + r * units[i, k, 1]
                 n += 1
     return out
 
@@ -101,7 +113,7 @@ class _Layout:
     only its ranges to check.
     """
 
-    __slots__ = ("bearings", "columns", "origin_x", "origin_y")
+    __slots__ = ("bearings", "columns", "cones", "origin_x", "origin_y", "units")
 
     def __init__(self, scan: RangeScan) -> None:
         self.bearings, self.origin_x, self.origin_y = scan.bearings, scan.origin_x, scan.origin_y
@@ -109,6 +121,22 @@ class _Layout:
         self.columns: tuple[_Array, _Array, _Array] | None = (
             (_f64(fixed[0]), _f64(fixed[1]), _f64(fixed[2])) if _plain(fixed) else None
         )
+        # the beams' directions, and a sonar's cone directions by half-angle, worked out once
+        self.units = _unit_vectors(self.columns[0]) if self.columns is not None else _NONE
+        self.cones: dict[float, npt.NDArray[np.float64]] = {}
+
+    def cone_units(self, half: float) -> npt.NDArray[np.float64]:
+        """The unit vectors of each bearing turned by −half, −half/2, 0, half/2 and half."""
+        units = self.cones.get(half)
+        if units is None:
+            assert self.columns is not None
+            bearings = self.columns[0]
+            offsets = (-half, -half / 2, 0.0, half / 2, half)
+            units = np.stack([_unit_vectors(bearings + offset) for offset in offsets])
+            if len(self.cones) >= 8:  # a sonar has one cone angle; a few at most
+                self.cones.clear()
+            self.cones[half] = units
+        return units
 
     def fits(self, scan: RangeScan) -> bool:
         return (
@@ -130,8 +158,9 @@ class ScanPoints:
 
     def __init__(self) -> None:
         one = np.ones(1)
-        _hit_points(one, one, one, one, 2.0)  # compiled now, not in the first control cycle
-        _cone_points(one, one, one, one, 2.0, 0.1)
+        units = _unit_vectors(one)  # compiled now, not in the first control cycle
+        _hit_points(one, units, one, one, 2.0)
+        _cone_points(one, units[None], one, one, 2.0)
         self._laser: tuple[RangeScan, _Array] | None = None
         self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
         self._layouts: dict[str, _Layout] = {}
@@ -170,9 +199,11 @@ class ScanPoints:
         if scan is None:
             return _NONE
         if self._laser is None or not self._same(scan, self._laser[0]):
-            compiled = self._layout("laser", scan).compiled_input(scan)
+            layout = self._layout("laser", scan)
+            compiled = layout.compiled_input(scan)
             if compiled is not None:
-                points = _hit_points(*compiled, float(scan.range_max))
+                ranges, _, ox, oy = compiled
+                points = _hit_points(ranges, layout.units, ox, oy, float(scan.range_max))
             else:  # other types and shapes as numpy has them
                 points = scan.points()
             points.flags.writeable = False
@@ -188,9 +219,12 @@ class ScanPoints:
         if scan is None:
             return _NONE, _NONE
         if self._sonar is None or self._sonar[1] != half or not self._same(scan, self._sonar[0]):
-            compiled = self._layout("sonar", scan).compiled_input(scan)
+            layout = self._layout("sonar", scan)
+            compiled = layout.compiled_input(scan)
             if compiled is not None:
-                points = _cone_points(*compiled, float(scan.range_max), float(half))
+                ranges, _, ox, oy = compiled
+                units = layout.cone_units(float(half))
+                points = _cone_points(ranges, units, ox, oy, float(scan.range_max))
             else:  # other types and shapes as numpy has them
                 points = _cone_points_numpy(scan, half)
             echoes = len(points) // 5
