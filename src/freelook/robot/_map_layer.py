@@ -17,13 +17,47 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.maps import World, cast_rays
+from freelook.maps import World, cast_beams, clearance_of
 
 __all__ = ["MapLayer"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _wall_points(
+    grid: npt.NDArray[np.bool_],
+    clearance: npt.NDArray[np.float32],
+    world: tuple[float, float, float],
+    pose: tuple[float, float, float],
+    angles: npt.NDArray[np.float64],
+    units: npt.NDArray[np.float64],
+    reach: float,
+    ranges: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """The rays (robot-frame ``angles``, their ``units`` vectors) cast from ``pose`` in the
+    map (``world``: origin x, y, resolution), as the robot-frame points of those that hit
+    within ``reach``; ``ranges`` is scratch for the cast."""
+    x, y, theta = pose
+    headings = np.empty(angles.shape[0])
+    for k in range(angles.shape[0]):
+        headings[k] = theta + angles[k]
+    cast_beams(grid, clearance, world[0], world[1], world[2], x, y, headings, reach, ranges)
+    hits = 0
+    for k in range(ranges.shape[0]):
+        if ranges[k] < reach:
+            hits += 1
+    out = np.empty((hits, 2))
+    n = 0
+    for k in range(ranges.shape[0]):
+        if ranges[k] < reach:
+            out[n, 0] = ranges[k] * units[k, 0]
+            out[n, 1] = ranges[k] * units[k, 1]
+            n += 1
+    return out
 
 
 class MapLayer:
@@ -35,9 +69,13 @@ class MapLayer:
         self.map = robot_map
         self.reach = reach
         self._grid = robot_map.obstacles()
+        self._clearance = clearance_of(self._grid)
+        self._world = (robot_map.origin[0], robot_map.origin[1], robot_map.resolution)
         self._angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
         # each ray's direction in the robot frame, worked out once (the rays never turn in it)
-        self._cos, self._sin = np.cos(self._angles), np.sin(self._angles)
+        self._units = np.column_stack((np.cos(self._angles), np.sin(self._angles)))
+        self._ranges = np.empty(rays)
+        self.wall_points(Pose(*robot_map.origin, 0.0))  # compiled now, not in the first cycle
         outlines: list[npt.NDArray[np.float64]] = []
         owners: list[npt.NDArray[np.int64]] = []
         for index, area in enumerate(robot_map.keep_out):
@@ -58,18 +96,16 @@ class MapLayer:
     def wall_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """The map's walls within ``reach`` of ``pose`` (robot frame), one point per ray."""
         x, y, theta = pose
-        ranges = cast_rays(
+        return _wall_points(
             self._grid,
-            self.map.origin,
-            self.map.resolution,
-            x,
-            y,
-            theta + self._angles,
-            self.reach,
+            self._clearance,
+            self._world,
+            (float(x), float(y), float(theta)),
+            self._angles,
+            self._units,
+            float(self.reach),
+            self._ranges,
         )
-        hit = ranges < self.reach
-        near = ranges[hit]
-        return np.column_stack((near * self._cos[hit], near * self._sin[hit]))
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but
