@@ -518,7 +518,7 @@ class RobotCore:
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
         half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
         sonar_points, sonar_axes = self._scan_points.sonar(sonar, half)
-        live = np.vstack((laser_points, sonar_points))
+        live = np.concatenate((laser_points, sonar_points))  # both N×2
         cones = (
             (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
             if sonar is not None
@@ -548,7 +548,7 @@ class RobotCore:
             if cones is not None:
                 absent |= in_sonar_cones(walls, cones, half)
             clouds += [walls[~absent], self.map_layer.keep_out_points(pose)]
-        return live, np.vstack(clouds) if clouds else np.zeros((0, 2))
+        return live, np.concatenate(clouds) if clouds else np.zeros((0, 2))
 
     def _mode_command(self, now: float) -> tuple[float, float, float, float]:
         """(v, ω, pan rate, tilt rate) the current mode asks for (Free Look aside)."""
