@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import load_robot
 from freelook.estimation import HeadingKalmanFilter
+from freelook.geometry import wrap_angle
 
 ARW = math.radians(0.3) / 60.0  # rad/√s, the MEMS gyro of the robot configs
 
@@ -178,3 +180,70 @@ def test_an_encoder_interval_that_does_not_match_the_gyros_is_not_used() -> None
     assert not kf.update_encoder_rate(0.0, 0.02)  # nothing left to pair with
     kf.predict(0.1, 0.02)
     assert kf.update_encoder_rate(0.1, 0.02)
+
+
+class _PlainFilter(HeadingKalmanFilter):
+    """The filter's steps in their plain form (a fresh F each step, element reads, np.outer),
+    which the filter's own steps must match to the bit."""
+
+    @property
+    def rate(self) -> float:
+        if self._standing:
+            return 0.0
+        return (self._last_gyro - float(self.x[1])) / (1.0 + float(self.x[2]))
+
+    def predict(self, gyro_rate: float, dt: float) -> None:
+        if self._pending is not None:
+            self._clear_window()
+        self._last_gyro = gyro_rate
+        self._standing = False
+        self._pending = (gyro_rate, dt)
+        gain = 1.0 / (1.0 + float(self.x[2]))
+        rate = (gyro_rate - float(self.x[1])) * gain
+        self.x[0] = wrap_angle(float(self.x[0]) + rate * dt)
+        F = np.array([[1.0, -dt * gain, -rate * dt * gain], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        P = F @ self.P @ F.T
+        P[0, 0] += self.gyro_noise**2 * dt
+        P[1, 1] += self.bias_walk**2 * dt
+        P[2, 2] += self.scale_walk**2 * dt
+        self.P = P
+
+    def _apply(
+        self,
+        H: npt.NDArray[np.float64],
+        PH: npt.NDArray[np.float64],
+        s: float,
+        variance: float,
+        innovation: float,
+    ) -> None:
+        K = PH / s
+        self.x = self.x + K * innovation
+        self.x[0] = wrap_angle(float(self.x[0]))
+        A = np.eye(3) - np.outer(K, H)
+        P = A @ self.P @ A.T + variance * np.outer(K, K)
+        self.P = 0.5 * (P + P.T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(-math.pi, math.pi))
+def test_the_filters_steps_match_their_plain_form_to_the_bit(seed: int, heading: float) -> None:
+    rng = np.random.default_rng(seed)
+    window = float(rng.choice([0.0, 0.06, 0.2]))
+    fast, plain = HeadingKalmanFilter(heading, window=window), _PlainFilter(heading, window=window)
+    for _ in range(60):
+        rate, dt = float(rng.normal(0.0, 1.0)), float(rng.uniform(0.002, 0.1))
+        fast.predict(rate, dt)
+        plain.predict(rate, dt)
+        if rng.random() < 0.8:
+            encoder = rate * float(rng.normal(1.0, 0.05))
+            standing = bool(rng.random() < 0.2)
+            assert fast.update_encoder_rate(encoder, dt, standing=standing) == (
+                plain.update_encoder_rate(encoder, dt, standing=standing)
+            )
+        if rng.random() < 0.1:
+            measured, variance = float(rng.uniform(-4.0, 4.0)), float(rng.uniform(1e-6, 0.1))
+            fast.correct_heading(measured, variance)
+            plain.correct_heading(measured, variance)
+        assert fast.x.tobytes() == plain.x.tobytes()
+        assert fast.P.tobytes() == plain.P.tobytes()
+        assert fast.rate.hex() == plain.rate.hex()

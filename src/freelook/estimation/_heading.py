@@ -70,6 +70,8 @@ class HeadingKalmanFilter:
         # the gyro sample awaiting its encoder reading, and the window gathered so far
         self._pending: tuple[float, float] | None = None
         self._window_gyro = self._window_tracks = self._window_slip = self._window_time = 0.0
+        # the prediction's Jacobian, filled in place each step (its last two rows never change)
+        self._F = np.eye(3)
 
     @classmethod
     def for_robot(cls, config: RobotConfig, heading: float = 0.0) -> HeadingKalmanFilter:
@@ -116,7 +118,10 @@ class HeadingKalmanFilter:
         then bias and noise, which would only make a camera that compensates for it jitter)."""
         if self._standing:
             return 0.0
-        return (self._last_gyro - float(self.x[1])) / (1.0 + float(self.x[2]))
+        bias: float
+        scale: float
+        _, bias, scale = self.x.tolist()
+        return (self._last_gyro - bias) / (1.0 + scale)
 
     def predict(self, gyro_rate: float, dt: float) -> None:
         """Integrate one gyro sample (the mean rate over ``dt`` seconds)."""
@@ -127,10 +132,14 @@ class HeadingKalmanFilter:
         self._last_gyro = gyro_rate
         self._standing = False
         self._pending = (gyro_rate, dt)
-        gain = 1.0 / (1.0 + float(self.x[2]))
-        rate = (gyro_rate - float(self.x[1])) * gain
-        self.x[0] = wrap_angle(float(self.x[0]) + rate * dt)
-        F = np.array([[1.0, -dt * gain, -rate * dt * gain], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        theta, bias, scale = self.x.tolist()
+        gain = 1.0 / (1.0 + scale)
+        rate = (gyro_rate - bias) * gain
+        self.x[0] = wrap_angle(theta + rate * dt)
+        # F = [[1, -dt·gain, -rate·dt·gain], [0, 1, 0], [0, 0, 1]], its first row set in place
+        F = self._F
+        F[0, 1] = -dt * gain
+        F[0, 2] = -rate * dt * gain
         P = F @ self.P @ F.T
         P[0, 0] += self.gyro_noise**2 * dt
         P[1, 1] += self.bias_walk**2 * dt
@@ -174,7 +183,8 @@ class HeadingKalmanFilter:
         # regressor and shrink the scale-factor estimate toward zero)
         T = self._window_time
         gyro, tracks = self._window_gyro / T, self._window_tracks / T
-        gyro_scale = 1.0 + float(self.x[2])
+        _, bias, scale = self.x.tolist()
+        gyro_scale = 1.0 + scale
         H = np.array([0.0, 1.0, tracks])
         variance = (
             gyro_scale**2
@@ -188,7 +198,7 @@ class HeadingKalmanFilter:
         self._clear_window()
         PH = self.P @ H
         s = float(H @ PH) + variance
-        innovation = gyro - float(self.x[1]) - gyro_scale * tracks
+        innovation = gyro - bias - gyro_scale * tracks
         if innovation * innovation > self.gate**2 * s:
             self.refused += 1
             return False
@@ -225,10 +235,15 @@ class HeadingKalmanFilter:
         variance: float,
         innovation: float,
     ) -> None:
-        """Kalman update in Joseph form (keeps P symmetric and positive)."""
+        """Kalman update in Joseph form (keeps P symmetric and positive).
+
+        The outer products are broadcast products (np.outer's own, without its reshaping).
+        """
         K = PH / s
-        self.x = self.x + K * innovation
-        self.x[0] = wrap_angle(float(self.x[0]))
-        A = _I3 - np.outer(K, H)
-        P = A @ self.P @ A.T + variance * np.outer(K, K)
+        x = self.x + K * innovation
+        x[0] = wrap_angle(float(x[0]))
+        self.x = x
+        column = K[:, np.newaxis]
+        A = _I3 - column * H
+        P = A @ self.P @ A.T + variance * (column * K)
         self.P = 0.5 * (P + P.T)
