@@ -49,32 +49,40 @@ class Odometry:
         self, left: int, right: int, now: float, yaw_increment: float | None = None
     ) -> OdometryEstimate:
         """Advance with new cumulative counts; ``yaw_increment`` replaces the encoder one."""
-        if self._last is None:
-            self._last = (left, right, now)
-            self.stamp = now
-            return self.estimate()
-        l0, r0, t0 = self._last
+        self.advance_counts(left, right, now, yaw_increment)
+        return self.estimate()
+
+    def advance_counts(
+        self, left: int, right: int, now: float, yaw_increment: float | None = None
+    ) -> None:
+        """:meth:`update` without building its estimate (the control cycle reads the pose)."""
+        last = self._last
         self._last = (left, right, now)
-        dl = (left - l0) * self.metres_per_count
-        dr = (right - r0) * self.metres_per_count
+        if last is None:
+            self.stamp = now
+            return
+        l0, r0, t0 = last
+        metres_per_count = self.metres_per_count
+        dl = (left - l0) * metres_per_count
+        dr = (right - r0) * metres_per_count
         ds = 0.5 * (dl + dr)
         encoder_dth = (dr - dl) / self.track_width
         dth = encoder_dth if yaw_increment is None else yaw_increment
+        theta = self.theta
         if abs(dth) < 1e-9:
-            self.x += ds * math.cos(self.theta + 0.5 * dth)
-            self.y += ds * math.sin(self.theta + 0.5 * dth)
+            self.x += ds * math.cos(theta + 0.5 * dth)
+            self.y += ds * math.sin(theta + 0.5 * dth)
         else:
             radius = ds / dth
-            self.x += radius * (math.sin(self.theta + dth) - math.sin(self.theta))
-            self.y -= radius * (math.cos(self.theta + dth) - math.cos(self.theta))
-        self.theta = wrap_angle(self.theta + dth)
+            self.x += radius * (math.sin(theta + dth) - math.sin(theta))
+            self.y -= radius * (math.cos(theta + dth) - math.cos(theta))
+        self.theta = wrap_angle(theta + dth)
         dt = now - t0
         if dt > 0:
             self.v = ds / dt
             self.omega = encoder_dth / dt
         self.distance += abs(ds)
         self.stamp = now
-        return self.estimate()
 
     def advance(self, step: tuple[float, float, float], now: float, v: float) -> OdometryEstimate:
         """Advance by a motion ``step`` (forward, left, turn) in the robot's frame, as a base

@@ -49,6 +49,49 @@ class LocalizationResult:
     searching: bool
 
 
+def _moved_on(
+    pose: tuple[float, float, float],
+    then: tuple[float, float, float],
+    now: tuple[float, float, float],
+) -> Pose:
+    """``pose`` moved on by the odometry from ``then`` to ``now``.
+
+    ``Pose(*pose).compose(Pose(*then).relative(now))`` written out in floats (the same
+    operations in the same order), without the intermediate poses.
+    """
+    tx, ty, ttheta = then
+    c, s = math.cos(ttheta), math.sin(ttheta)
+    dx, dy = now[0] - tx, now[1] - ty
+    fx, fy = c * dx + s * dy, -s * dx + c * dy  # the odometry since, in the frame of then
+    turn = wrap_angle(now[2] - ttheta)
+    px, py, ptheta = pose
+    c, s = math.cos(ptheta), math.sin(ptheta)
+    return Pose(px + c * fx - s * fy, py + s * fx + c * fy, wrap_angle(ptheta + turn))
+
+
+def _moved_back(
+    pose: tuple[float, float, float],
+    then: tuple[float, float, float],
+    now: tuple[float, float, float],
+) -> Pose:
+    """``pose`` moved back by the odometry from ``then`` to ``now``.
+
+    ``Pose(*pose).compose(Pose(*then).relative(now).inverse())`` written out in floats (the
+    same operations in the same order), without the intermediate poses.
+    """
+    tx, ty, ttheta = then
+    c, s = math.cos(ttheta), math.sin(ttheta)
+    dx, dy = now[0] - tx, now[1] - ty
+    sx, sy = c * dx + s * dy, -s * dx + c * dy  # the odometry since, in the frame of then
+    turn = wrap_angle(now[2] - ttheta)
+    c, s = math.cos(turn), math.sin(turn)
+    bx, by = -c * sx - s * sy, s * sx - c * sy  # its inverse
+    back = wrap_angle(-turn)
+    px, py, ptheta = pose
+    c, s = math.cos(ptheta), math.sin(ptheta)
+    return Pose(px + c * bx - s * by, py + s * bx + c * by, wrap_angle(ptheta + back))
+
+
 class StateEstimator:
     """Odometry, heading and localized pose of one robot, from its HAL and its map."""
 
@@ -111,13 +154,13 @@ class StateEstimator:
 
     def update(self) -> float:
         """Read the sensors, advance odometry and heading; returns the yaw rate estimate."""
-        yaw_rate = self.yaw_rate
+        hw = self.hw
         encoder = self._encoder_rate()
-        encoder_rate = encoder[0] if encoder is not None else None
         heading_increment = None
-        gyro = self.hw.gyro.latest() if self.hw.gyro else None
+        gyro = hw.gyro.latest() if hw.gyro else None
+        heading = self.heading
         if (
-            self.heading is not None
+            heading is not None
             and gyro is not None
             and (self._last_gyro_stamp is None or gyro.stamp > self._last_gyro_stamp)
         ):
@@ -129,23 +172,27 @@ class StateEstimator:
                 if self._last_gyro_angle is not None and dt > 0:
                     rate = (gyro.angle - self._last_gyro_angle) / dt
                 self._last_gyro_angle = gyro.angle
-            before = self.heading.heading
+            before = heading.heading
             if dt > 0:
-                self.heading.predict(rate, dt)
+                heading.predict(rate, dt)
                 if encoder is not None:
                     # over the encoders' own interval: the filter pairs it with the gyro's
                     rate_enc, dt_enc, standing = encoder
-                    self.heading.update_encoder_rate(rate_enc, dt_enc, standing=standing)
-            heading_increment = wrap_angle(self.heading.heading - before)
-            yaw_rate = self.heading.rate
-        elif encoder_rate is not None:
-            yaw_rate = encoder_rate
-        enc = self.hw.encoders.latest() if self.hw.encoders else None
-        before_pose = Pose(*self.odometry.pose)
+                    heading.update_encoder_rate(rate_enc, dt_enc, standing=standing)
+            heading_increment = wrap_angle(heading.heading - before)
+            yaw_rate = heading.rate
+        elif encoder is not None:
+            yaw_rate = encoder[0]
+        else:
+            # neither the filter nor the odometry has moved since the cycle began
+            yaw_rate = self.yaw_rate
+        enc = hw.encoders.latest() if hw.encoders else None
+        odometry = self.odometry
+        before_pose = odometry.pose
         if enc is not None:
-            self.odometry.update(enc.left, enc.right, enc.stamp, heading_increment)
+            odometry.advance_counts(enc.left, enc.right, enc.stamp, heading_increment)
             self._moved(before_pose, enc.stamp)
-        elif self.hw.odometer is not None:
+        elif hw.odometer is not None:
             yaw_rate = self._odometer(before_pose, heading_increment, yaw_rate)
         return yaw_rate
 
@@ -164,7 +211,9 @@ class StateEstimator:
         rate = counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
         return rate, dt, enc.left == previous[1] and enc.right == previous[2]
 
-    def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
+    def _odometer(
+        self, before: tuple[float, float, float], heading_increment: float | None, yaw_rate: float
+    ) -> float:
         """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
         assert self.hw.odometer is not None
         sample = self.hw.odometer.latest()
@@ -183,10 +232,11 @@ class StateEstimator:
             return (sample.v_right - sample.v_left) / self.config.drive.track_width
         return yaw_rate
 
-    def _moved(self, before: Pose, stamp: float) -> None:
-        self._odometry_history.append((stamp, *self.odometry.pose))
+    def _moved(self, before: tuple[float, float, float], stamp: float) -> None:
+        now = self.odometry.pose
+        self._odometry_history.append((stamp, *now))
         # carry the localized pose forward by the odometry increment
-        self.pose = self.pose.compose(before.relative(self.odometry.pose))
+        self.pose = _moved_on(self.pose, before, now)
 
     # -- localization ------------------------------------------------------------------------
 
@@ -218,8 +268,7 @@ class StateEstimator:
         # odometry when the scan was taken (a scan newer than the last control cycle takes
         # that cycle's odometry); the pose then is the pose now moved back by the odometry since
         at_scan = self._odometry_at(scan.stamp)
-        since = at_scan.relative(self.odometry.pose)
-        pose_at_scan = self.pose.compose(since.inverse())
+        pose_at_scan = _moved_back(self.pose, at_scan, self.odometry.pose)
         increment = self._mcl_odom.relative(at_scan)
         self._mcl_odom = at_scan
         search = self._search_requested
