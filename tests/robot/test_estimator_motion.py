@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from freelook.config import load_robot
 from freelook.estimation import Odometry
 from freelook.geometry import Pose
-from freelook.robot._estimator import _moved_back, _moved_on
+from freelook.robot._estimator import StateEstimator, _moved_back, _moved_on
+from freelook.robot.hal import EncoderSample, GyroSample, RobotHardware
 
 coordinates = st.floats(-1e3, 1e3)
 angles = st.floats(-10.0, 10.0) | st.sampled_from([0.0, -0.0, math.pi, -math.pi])
@@ -59,3 +63,35 @@ def test_advancing_by_counts_leaves_the_state_an_update_leaves() -> None:
         advanced.advance_counts(left, right, 0.02 * k, yaw)
         assert estimate == advanced.estimate()
         assert updated.distance == advanced.distance
+
+
+@dataclass
+class _Device:
+    """A sensor whose newest sample the test sets."""
+
+    sample: GyroSample | EncoderSample | None = None
+
+    def latest(self) -> GyroSample | EncoderSample | None:
+        return self.sample
+
+
+@pytest.mark.parametrize("use_gyro", [True, False])
+def test_a_cycle_without_new_readings_reports_the_rate_it_began_with(use_gyro: bool) -> None:
+    gyro, encoders = _Device(), _Device()
+    hardware = RobotHardware(drive=None, encoders=encoders, gyro=gyro)  # type: ignore[arg-type]
+    estimator = StateEstimator(
+        load_robot("pioneer3dx"),
+        hardware,
+        None,
+        start_pose=(1.0, 2.0, 0.5),
+        use_gyro=use_gyro,
+        use_localization=False,
+        seed=0,
+    )
+    for k in range(1, 30):
+        gyro.sample = GyroSample(0.02 * k, 0.3 + 0.01 * k)
+        encoders.sample = EncoderSample(0.02 * k, 40 * k, 47 * k + k * k)
+        estimator.update()
+    for _ in range(3):  # the samples stay as they were
+        before = estimator.yaw_rate
+        assert estimator.update() == before != 0.0
