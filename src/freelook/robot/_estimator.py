@@ -49,49 +49,6 @@ class LocalizationResult:
     searching: bool
 
 
-def _moved_on(
-    pose: tuple[float, float, float],
-    then: tuple[float, float, float],
-    now: tuple[float, float, float],
-) -> Pose:
-    """``pose`` moved on by the odometry from ``then`` to ``now``.
-
-    ``Pose(*pose).compose(Pose(*then).relative(now))`` written out in floats (the same
-    operations in the same order), without the intermediate poses.
-    """
-    tx, ty, ttheta = then
-    c, s = math.cos(ttheta), math.sin(ttheta)
-    dx, dy = now[0] - tx, now[1] - ty
-    fx, fy = c * dx + s * dy, -s * dx + c * dy  # the odometry since, in the frame of then
-    turn = wrap_angle(now[2] - ttheta)
-    px, py, ptheta = pose
-    c, s = math.cos(ptheta), math.sin(ptheta)
-    return Pose(px + c * fx - s * fy, py + s * fx + c * fy, wrap_angle(ptheta + turn))
-
-
-def _moved_back(
-    pose: tuple[float, float, float],
-    then: tuple[float, float, float],
-    now: tuple[float, float, float],
-) -> Pose:
-    """``pose`` moved back by the odometry from ``then`` to ``now``.
-
-    ``Pose(*pose).compose(Pose(*then).relative(now).inverse())`` written out in floats (the
-    same operations in the same order), without the intermediate poses.
-    """
-    tx, ty, ttheta = then
-    c, s = math.cos(ttheta), math.sin(ttheta)
-    dx, dy = now[0] - tx, now[1] - ty
-    sx, sy = c * dx + s * dy, -s * dx + c * dy  # the odometry since, in the frame of then
-    turn = wrap_angle(now[2] - ttheta)
-    c, s = math.cos(turn), math.sin(turn)
-    bx, by = -c * sx - s * sy, s * sx - c * sy  # its inverse
-    back = wrap_angle(-turn)
-    px, py, ptheta = pose
-    c, s = math.cos(ptheta), math.sin(ptheta)
-    return Pose(px + c * bx - s * by, py + s * bx + c * by, wrap_angle(ptheta + back))
-
-
 class StateEstimator:
     """Odometry, heading and localized pose of one robot, from its HAL and its map."""
 
@@ -236,7 +193,7 @@ class StateEstimator:
         now = self.odometry.pose
         self._odometry_history.append((stamp, *now))
         # carry the localized pose forward by the odometry increment
-        self.pose = _moved_on(self.pose, before, now)
+        self.pose = self.pose.compose(Pose(*before).relative(now))
 
     # -- localization ------------------------------------------------------------------------
 
@@ -268,7 +225,8 @@ class StateEstimator:
         # odometry when the scan was taken (a scan newer than the last control cycle takes
         # that cycle's odometry); the pose then is the pose now moved back by the odometry since
         at_scan = self._odometry_at(scan.stamp)
-        pose_at_scan = _moved_back(self.pose, at_scan, self.odometry.pose)
+        since = at_scan.relative(self.odometry.pose)
+        pose_at_scan = self.pose.compose(since.inverse())
         increment = self._mcl_odom.relative(at_scan)
         self._mcl_odom = at_scan
         search = self._search_requested
