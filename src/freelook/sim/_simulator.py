@@ -131,8 +131,7 @@ class Simulator:
         self._arm_due += dt * steps
         if self._arm_due < ARM_PERIOD - 1e-9:
             return
-        v = self.vehicle
-        self.arm.set_base_pose(v.x, v.y, v.theta)
+        self.arm.set_base_pose(*self.vehicle.pose())
         while self._arm_due >= ARM_PERIOD - 1e-9:
             self.arm.step(ARM_PERIOD)
             self._arm_due -= ARM_PERIOD
@@ -147,8 +146,7 @@ class Simulator:
         if self.laser is None:
             return
         self._catch_up(now)
-        v = self.vehicle
-        frame = LaserFrame(now, self.laser.scan(v.x, v.y, v.theta))
+        frame = LaserFrame(now, self.laser.scan(*self.vehicle.pose()))
         self.latest_laser = frame
         for listener in self.on_laser:
             listener(frame)
@@ -157,16 +155,16 @@ class Simulator:
         if self.sonar is None:
             return
         self._catch_up(now)
-        v = self.vehicle
-        self.latest_sonar = SonarFrame(now, self.sonar.read(v.x, v.y, v.theta))
+        self.latest_sonar = SonarFrame(now, self.sonar.read(*self.vehicle.pose()))
 
     def sample_gyro(self, now: float) -> None:
         dt = now - self._gyro_time
         if self.gyro is None or dt <= 0:
             return
         self._catch_up(now)
-        true_rate = (self.vehicle.rotation - self._gyro_rotation) / dt
-        self._gyro_rotation = self.vehicle.rotation
+        rotation = self.vehicle.rotation
+        true_rate = (rotation - self._gyro_rotation) / dt
+        self._gyro_rotation = rotation
         self._gyro_time = now
         rate = self.gyro.measure(true_rate, dt)
         self.gyro_angle += rate * dt
@@ -174,7 +172,7 @@ class Simulator:
 
     def sample_encoders(self, now: float) -> None:
         self._catch_up(now)
-        left, right = self.encoders.update(self.vehicle.left_distance, self.vehicle.right_distance)
+        left, right = self.encoders.update(*self.vehicle.wheel_distances())
         self.latest_encoders = (now, left, right)
 
     def attach(self, runtime: Runtime, prefix: str = "sim") -> None:

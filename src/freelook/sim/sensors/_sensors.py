@@ -65,10 +65,12 @@ class NormalsAhead:
     def ready(self, need: int) -> tuple[npt.NDArray[np.float64], int]:
         """One stream's row with ``need`` unread numbers, and where they start (a sensor's
         kernel reads from there and its caller stores where it stopped in ``at[0]``)."""
-        if self.active and self.rows.shape[1] - int(self.at[0]) < need:
+        at: int = self.at.item(0)
+        if self.active and self.rows.shape[1] - at < need:
             self.fit(need)
             self.top_up(range(1), need)
-        return self.rows[0], int(self.at[0])
+            at = self.at.item(0)
+        return self.rows[0], at
 
 
 def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float]:

@@ -43,17 +43,18 @@ class VehicleState:
 
 def _field(column: int, doc: str) -> property:
     def get(self: Vehicle) -> float:
-        return float(self._state[0, column])
+        value: float = self._row.item(column)  # the double as a Python float, no scalar made
+        return value
 
     def set_(self: Vehicle, value: float) -> None:
-        self._state[0, column] = value
+        self._row[column] = value
 
     return property(get, set_, doc=doc)
 
 
 def _flag(column: int, doc: str) -> property:
     def get(self: Vehicle) -> bool:
-        return bool(self._state[0, column] != 0.0)
+        return bool(self._row.item(column) != 0.0)
 
     return property(get, doc=doc)
 
@@ -112,6 +113,7 @@ class Vehicle:
         #: The state row the kernel steps (shape 1 × STATE_SIZE); the attributes read it.
         self.state_array = np.zeros((1, ph.STATE_SIZE))
         self._state = self.state_array
+        self._row = self.state_array[0]  # a view: what the attributes read and write
         self._no_noise = np.zeros((1, 0))
         x, y, theta = pose if pose is not None else world.start
         self.x, self.y, self.theta = x, y, theta
@@ -169,6 +171,26 @@ class Vehicle:
         """Advance the physics by ``steps`` steps of ``dt`` seconds each, in one compiled call."""
         noise = self.rng.standard_normal((1, steps)) if self._noisy else self._no_noise
         ph.step_vehicles(self._state, self.params, self._grid, self._points, noise, steps, dt)
+
+    def pose(self) -> tuple[float, float, float]:
+        """(x, y, θ) in one read."""
+        row = self._row
+        return row.item(ph.X), row.item(ph.Y), row.item(ph.THETA)
+
+    def pan_tilt(self) -> tuple[float, float]:
+        """(pan, tilt), rad, in one read."""
+        row = self._row
+        return row.item(ph.PAN), row.item(ph.TILT)
+
+    def bumpers(self) -> tuple[bool, bool]:
+        """(front, rear): whether the last step pressed each bumper, in one read."""
+        row = self._row
+        return row.item(ph.BUMPER_FRONT) != 0.0, row.item(ph.BUMPER_REAR) != 0.0
+
+    def wheel_distances(self) -> tuple[float, float]:
+        """(left, right): what each wheel surface travelled, m (what encoders count)."""
+        row = self._row
+        return row.item(ph.LEFT_DISTANCE), row.item(ph.RIGHT_DISTANCE)
 
     def state(self) -> VehicleState:
         s = self._state[0].tolist()
