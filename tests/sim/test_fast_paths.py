@@ -1,12 +1,64 @@
-"""The simulator's fast paths held to the plain forms to the bit: the vehicle's one-read
-accessors."""
+"""The simulator's fast paths held to the plain forms to the bit: slip noise drawn ahead in
+blocks, the vehicle's one-read accessors."""
 
 from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from freelook.config import load_robot
 from freelook.maps import load_world
 from freelook.sim import Simulator
+from freelook.sim.vehicle import Vehicle
 from freelook.sim.vehicle import _physics as ph
+
+
+def test_a_block_of_normals_is_the_draws_one_at_a_time() -> None:
+    """What drawing ahead rests on: one generator's normals in one block are its normals
+    drawn singly or a few at a time, in the same order."""
+    piecewise = np.random.default_rng(3)
+    singles = [float(piecewise.standard_normal()) for _ in range(300)]
+    rows = [piecewise.standard_normal((1, k)) for k in (1, 7, 100)]
+    block = np.random.default_rng(3).standard_normal(408)
+    assert block[:300].tobytes() == np.array(singles).tobytes()
+    assert block[300:].tobytes() == np.concatenate(rows, axis=1).tobytes()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(
+        st.tuples(st.integers(1, 400), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6)), max_size=12
+    ),
+)
+def test_slip_noise_drawn_ahead_is_a_draw_per_step_call(
+    seed: int, calls: list[tuple[int, float, float]]
+) -> None:
+    """Each call's steps read the next normals of the vehicle's stream, as drawing
+    ``(1, steps)`` normals per call did (calls of many steps cross the blocks' ends)."""
+    robot, world = load_robot("taros"), load_world("lab")
+    vehicle = Vehicle(robot, world, np.random.default_rng(seed), (8.0, 8.0, 0.3))
+    assert ph.draws_noise(vehicle.params)
+    plain = vehicle.state_array.copy()
+    rng = np.random.default_rng(seed)
+    for steps, left, right in calls:
+        vehicle.command_wheels(left, right)
+        plain[0, ph.CMD_LEFT], plain[0, ph.CMD_RIGHT] = vehicle.cmd_left, vehicle.cmd_right
+        vehicle.step(0.005, steps)
+        noise = rng.standard_normal((1, steps))
+        ph.step_vehicles(
+            plain, vehicle.params, world.obstacles(), vehicle.points, noise, steps, 0.005
+        )
+        assert vehicle.state_array.tobytes() == plain.tobytes()
+
+
+def test_a_vehicle_not_stepped_leaves_its_generator_alone() -> None:
+    """A fleet takes its vehicles' generators for its own draws."""
+    rng = np.random.default_rng(5)
+    before = rng.bit_generator.state
+    Vehicle(load_robot("taros"), load_world("lab"), rng, (8.0, 8.0, 0.0))
+    assert rng.bit_generator.state == before
 
 
 def test_one_read_accessors_are_the_attributes() -> None:

@@ -115,6 +115,11 @@ class Vehicle:
         self._state = self.state_array
         self._row = self.state_array[0]  # a view: what the attributes read and write
         self._no_noise = np.zeros((1, 0))
+        # the slip noise, drawn from ``rng`` in blocks ahead of the steps that read it (a
+        # block gives the numbers one draw per step would); the first block is drawn by the
+        # first step, so a vehicle that is never stepped leaves ``rng`` untouched
+        self._noise_ahead = self._no_noise
+        self._noise_at = 0
         x, y, theta = pose if pose is not None else world.start
         self.x, self.y, self.theta = x, y, theta
         if self.collides(x, y, theta):
@@ -168,9 +173,29 @@ class Vehicle:
         )
 
     def step(self, dt: float, steps: int = 1) -> None:
-        """Advance the physics by ``steps`` steps of ``dt`` seconds each, in one compiled call."""
-        noise = self.rng.standard_normal((1, steps)) if self._noisy else self._no_noise
+        """Advance the physics by ``steps`` steps of ``dt`` seconds each, in one compiled call.
+
+        Each step's slip normal is the next of ``rng``'s stream, as drawing ``(1, steps)``
+        normals at every call would give; they are drawn ahead in blocks.
+        """
+        noise = self._no_noise
+        if self._noisy:
+            at = self._noise_at
+            if self._noise_ahead.shape[1] - at < steps:
+                self._draw_noise_ahead(steps)
+                at = 0
+            self._noise_at = at + steps
+            noise = self._noise_ahead[:, at : at + steps]
         ph.step_vehicles(self._state, self.params, self._grid, self._points, noise, steps, dt)
+
+    def _draw_noise_ahead(self, need: int) -> None:
+        """A new block of normals: the unread ones first, then at least ``need`` in all."""
+        kept = self._noise_ahead[0, self._noise_at :]
+        block = np.empty((1, max(1024, 4 * need)))
+        block[0, : kept.shape[0]] = kept
+        self.rng.standard_normal(out=block[0, kept.shape[0] :])
+        self._noise_ahead = block
+        self._noise_at = 0
 
     def pose(self) -> tuple[float, float, float]:
         """(x, y, θ) in one read."""
