@@ -1,15 +1,18 @@
-"""The simulator's fast paths held to the plain forms to the bit: slip noise drawn ahead in
-blocks, the vehicle's one-read accessors."""
+"""The simulator's fast paths held to the plain forms to the bit: slip noise and gyro normals
+drawn ahead in blocks, the vehicle's one-read accessors."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freelook.config import load_robot
+from freelook.config import GyroConfig, load_robot
 from freelook.maps import load_world
 from freelook.sim import Simulator
+from freelook.sim.sensors import RateGyro
 from freelook.sim.vehicle import Vehicle
 from freelook.sim.vehicle import _physics as ph
 
@@ -59,6 +62,44 @@ def test_a_vehicle_not_stepped_leaves_its_generator_alone() -> None:
     before = rng.bit_generator.state
     Vehicle(load_robot("taros"), load_world("lab"), rng, (8.0, 8.0, 0.0))
     assert rng.bit_generator.state == before
+
+
+class _PlainGyro:
+    """The gyro drawing its two normals per sample as it goes."""
+
+    def __init__(self, config: GyroConfig, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.bias = math.radians(rng.uniform(-config.turn_on_bias_deg_s, config.turn_on_bias_deg_s))
+        self.scale = 1.0 + rng.uniform(-config.scale_factor_error, config.scale_factor_error)
+        self.arw = math.radians(config.angle_random_walk_deg_sqrt_h) / 60.0
+        self.bias_walk = math.radians(config.bias_instability_deg_h) / 3600.0 / math.sqrt(3600.0)
+
+    def measure(self, true_rate: float, dt: float) -> float:
+        self.bias += self.bias_walk * math.sqrt(dt) * float(self.rng.standard_normal())
+        noise = self.arw / math.sqrt(dt) * float(self.rng.standard_normal())
+        return self.scale * true_rate + self.bias + noise
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(
+        st.tuples(st.floats(-3.0, 3.0), st.sampled_from([0.01, 0.02, 0.005, 0.0137])),
+        max_size=700,
+    ),
+)
+def test_gyro_samples_are_the_draw_as_you_go_form_to_the_bit(
+    seed: int, samples: list[tuple[float, float]]
+) -> None:
+    cfg = GyroConfig()
+    gyro, plain = (
+        RateGyro(cfg, np.random.default_rng(seed)),
+        _PlainGyro(cfg, np.random.default_rng(seed)),
+    )
+    assert (gyro.bias, gyro.scale) == (plain.bias, plain.scale)
+    for rate, dt in samples:
+        assert gyro.measure(rate, dt).hex() == plain.measure(rate, dt).hex()
+        assert gyro.bias.hex() == plain.bias.hex()
 
 
 def test_one_read_accessors_are_the_attributes() -> None:

@@ -259,13 +259,29 @@ class RateGyro:
         # bias-instability figure over an hour
         self._arw = math.radians(config.angle_random_walk_deg_sqrt_h) / 60.0
         self._bias_walk = math.radians(config.bias_instability_deg_h) / 3600.0 / math.sqrt(3600.0)
+        # each sample's two normals (bias step, then noise) are the next of ``rng``'s stream,
+        # drawn ahead in blocks (a block gives the numbers one draw at a time would)
+        self._normals: list[float] = []
+        self._next = 0
+        # the factors of the last period (samples come at a fixed rate)
+        self._dt = math.nan
+        self._bias_factor = self._noise_factor = math.nan
 
     def measure(self, true_rate: float, dt: float) -> float:
         """One sample averaged over ``dt`` seconds (rad/s); advances the bias state."""
         if dt <= 0:
             raise ValueError(f"gyro sample period must be > 0, got {dt}")
-        self.bias += self._bias_walk * math.sqrt(dt) * float(self.rng.standard_normal())
-        noise = self._arw / math.sqrt(dt) * float(self.rng.standard_normal())
+        normals, at = self._normals, self._next
+        if len(normals) - at < 2:
+            normals = self._normals = normals[at:] + self.rng.standard_normal(512).tolist()
+            at = 0
+        self._next = at + 2
+        if dt != self._dt:
+            self._dt = dt
+            self._bias_factor = self._bias_walk * math.sqrt(dt)
+            self._noise_factor = self._arw / math.sqrt(dt)
+        self.bias += self._bias_factor * normals[at]
+        noise = self._noise_factor * normals[at + 1]
         return self.scale * true_rate + self.bias + noise
 
 
