@@ -17,7 +17,7 @@ from freelook.robot.hal import (
     RangeScan,
     RobotHardware,
 )
-from freelook.sim import Simulator
+from freelook.sim import LaserFrame, Simulator, SonarFrame
 from freelook.sim.camera import Camera, LinkCamera, ThermalCamera
 
 __all__ = ["simulated_hardware"]
@@ -57,8 +57,7 @@ class _PanTilt:
         self._sim.set_pan_tilt_rates(pan_rate, tilt_rate)
 
     def state(self) -> PanTiltState:
-        v = self._sim.vehicle
-        return PanTiltState(self._sim.now, v.pan, v.tilt)
+        return PanTiltState(self._sim.now, *self._sim.vehicle.pan_tilt())
 
 
 class _Laser:
@@ -73,14 +72,21 @@ class _Laser:
         self._ox = np.full(n, cfg.mount_forward)
         self._oy = np.full(n, cfg.mount_left)
         self._range_max = cfg.range_max
+        self._last: tuple[LaserFrame, RangeScan] | None = None  # a frame and its scan
 
     def latest(self) -> RangeScan | None:
+        """The newest frame's scan (the same object until the simulator scans again)."""
         frame = self._sim.latest_laser
         if frame is None:
             return None
-        return RangeScan(
+        last = self._last
+        if last is not None and last[0] is frame:
+            return last[1]
+        scan = RangeScan(
             frame.stamp, frame.ranges, self._bearings, self._ox, self._oy, self._range_max
         )
+        self._last = (frame, scan)
+        return scan
 
 
 class _Sonar:
@@ -93,28 +99,46 @@ class _Sonar:
         self._ox = sim.sonar.mount_x.copy()
         self._oy = sim.sonar.mount_y.copy()
         self._range_max = sim.sonar.config.range_max
+        self._last: tuple[SonarFrame, RangeScan] | None = None  # a frame and its scan
 
     def latest(self) -> RangeScan | None:
+        """The newest frame's scan (the same object until the simulator reads again)."""
         frame = self._sim.latest_sonar
         if frame is None:
             return None
-        return RangeScan(
+        last = self._last
+        if last is not None and last[0] is frame:
+            return last[1]
+        scan = RangeScan(
             frame.stamp, frame.ranges, self._bearings, self._ox, self._oy, self._range_max
         )
+        self._last = (frame, scan)
+        return scan
 
 
 class _Gyro:
     def __init__(self, sim: Simulator) -> None:
         self._sim = sim
+        self._last: tuple[tuple[float, float], float, GyroSample] | None = None
 
     def latest(self) -> GyroSample | None:
+        """The newest sample (the same object while the sample and the angle are the same)."""
         sample = self._sim.latest_gyro
-        return None if sample is None else GyroSample(sample[0], sample[1], self._sim.gyro_angle)
+        if sample is None:
+            return None
+        angle = self._sim.gyro_angle
+        last = self._last
+        if last is not None and last[0] is sample and last[1] is angle:
+            return last[2]
+        reading = GyroSample(sample[0], sample[1], angle)
+        self._last = (sample, angle, reading)
+        return reading
 
 
 class _Encoders:
     def __init__(self, sim: Simulator) -> None:
         self._sim = sim
+        self._last: tuple[tuple[float, int, int], EncoderSample] | None = None
 
     @property
     def counts_per_rev(self) -> int:
@@ -125,17 +149,32 @@ class _Encoders:
         return self._sim.encoders.wheel_diameter
 
     def latest(self) -> EncoderSample | None:
+        """The newest sample (the same object until the simulator samples again)."""
         sample = self._sim.latest_encoders
-        return None if sample is None else EncoderSample(*sample)
+        if sample is None:
+            return None
+        last = self._last
+        if last is not None and last[0] is sample:
+            return last[1]
+        reading = EncoderSample(*sample)
+        self._last = (sample, reading)
+        return reading
 
 
 class _Bumpers:
     def __init__(self, sim: Simulator) -> None:
         self._sim = sim
+        self._last: BumperState | None = None
 
     def latest(self) -> BumperState:
-        v = self._sim.vehicle
-        return BumperState(self._sim.now, v.bumper_front, v.bumper_rear)
+        """The bumpers now (the same object while the time and both bumpers are the same)."""
+        now = self._sim.now
+        front, rear = self._sim.vehicle.bumpers()
+        last = self._last
+        if last is not None and last.stamp is now and last.front == front and last.rear == rear:
+            return last
+        self._last = BumperState(now, front, rear)
+        return self._last
 
 
 class _Camera:
