@@ -145,7 +145,7 @@ class StateEstimator:
             yaw_rate = self.yaw_rate
         enc = hw.encoders.latest() if hw.encoders else None
         odometry = self.odometry
-        before_pose = odometry.pose
+        before_pose = Pose(*odometry.pose)
         if enc is not None:
             odometry.advance_counts(enc.left, enc.right, enc.stamp, heading_increment)
             self._moved(before_pose, enc.stamp)
@@ -168,9 +168,7 @@ class StateEstimator:
         rate = counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
         return rate, dt, enc.left == previous[1] and enc.right == previous[2]
 
-    def _odometer(
-        self, before: tuple[float, float, float], heading_increment: float | None, yaw_rate: float
-    ) -> float:
+    def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
         """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
         assert self.hw.odometer is not None
         sample = self.hw.odometer.latest()
@@ -189,11 +187,11 @@ class StateEstimator:
             return (sample.v_right - sample.v_left) / self.config.drive.track_width
         return yaw_rate
 
-    def _moved(self, before: tuple[float, float, float], stamp: float) -> None:
+    def _moved(self, before: Pose, stamp: float) -> None:
         now = self.odometry.pose
         self._odometry_history.append((stamp, *now))
         # carry the localized pose forward by the odometry increment
-        self.pose = self.pose.compose(Pose(*before).relative(now))
+        self.pose = self.pose.compose(before.relative(now))
 
     # -- localization ------------------------------------------------------------------------
 

@@ -145,12 +145,13 @@ class _Layout:
             and scan.origin_y is self.origin_y
         )
 
-    def compiled_input(self, scan: RangeScan) -> tuple[_Array, _Array, _Array, _Array] | None:
-        """(ranges, bearings, x, y) for a compiled pass, or None: numpy's form takes it."""
+    def compiled_input(self, scan: RangeScan) -> tuple[_Array, _Array, _Array] | None:
+        """(ranges, beam origin x, y) for a compiled pass (the directions are :attr:`units`),
+        or None: numpy's form takes it."""
         columns, ranges = self.columns, scan.ranges
         if columns is None or ranges.dtype != np.float64 or len(ranges) != len(columns[0]):
             return None
-        return _f64(ranges), columns[0], columns[1], columns[2]
+        return _f64(ranges), columns[1], columns[2]
 
 
 class ScanPoints:
@@ -202,7 +203,7 @@ class ScanPoints:
             layout = self._layout("laser", scan)
             compiled = layout.compiled_input(scan)
             if compiled is not None:
-                ranges, _, ox, oy = compiled
+                ranges, ox, oy = compiled
                 points = _hit_points(ranges, layout.units, ox, oy, float(scan.range_max))
             else:  # other types and shapes as numpy has them
                 points = scan.points()
@@ -222,7 +223,7 @@ class ScanPoints:
             layout = self._layout("sonar", scan)
             compiled = layout.compiled_input(scan)
             if compiled is not None:
-                ranges, _, ox, oy = compiled
+                ranges, ox, oy = compiled
                 units = layout.cone_units(float(half))
                 points = _cone_points(ranges, units, ox, oy, float(scan.range_max))
             else:  # other types and shapes as numpy has them
