@@ -121,3 +121,29 @@ def test_a_search_gathered_on_one_of_two_identical_places_does_not_end() -> None
             mcl.weights[:] = 1.0 / n
     assert mcl.searching
     assert mcl.challenges >= 1
+
+
+def test_odometry_moves_the_particles_once_per_update_by_the_composed_steps() -> None:
+    # AMCL's motion update: the steps between two updates are composed, and the motion model
+    # is sampled once, with their sum, when the next scan is weighed
+    pose = (3.0, 3.0, 0.3)
+    mcl, ranges = _setup("lab", pose)
+    mcl.alphas = (0.0, 0.0, 0.0, 0.0)  # no motion noise: the particles move by the odometry
+    mcl.initialize(*pose, std_xy=0.0, std_theta=0.0)
+    before = mcl.particles.copy()
+    state = mcl.rng.bit_generator.state
+    steps = [(0.05, 0.0, 0.1)] * 10 + [(-0.02, 0.01, -0.05)] * 4
+    for step in steps:
+        mcl.predict(*step)
+    assert np.array_equal(mcl.particles, before)  # nothing moves between updates
+    assert mcl.rng.bit_generator.state == state  # and nothing is drawn
+    x, y, theta = pose
+    for dx, dy, dtheta in steps:
+        c, s = math.cos(theta), math.sin(theta)
+        x, y = x + c * dx - s * dy, y + s * dx + c * dy
+        theta += dtheta
+    assert mcl.update(ranges)  # moved far enough to update
+    moved = mcl.particles
+    assert np.allclose(moved[:, 0], x, atol=1e-12)
+    assert np.allclose(moved[:, 1], y, atol=1e-12)
+    assert np.allclose(np.vectorize(wrap_angle)(moved[:, 2] - theta), 0.0, atol=1e-12)

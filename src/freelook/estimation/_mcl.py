@@ -4,8 +4,9 @@ The map's distance transform is computed once into a table of per-beam log-likel
 (a Gaussian around obstacles mixed with a uniform floor), so a sensor update is a gather per
 particle and beam — compiled; a global search's large cloud is split across cores, and its
 uniform candidates are scored sorted by heading and place, so their lookups stay local. Updates
-are motion-triggered (like AMCL's update_min_d / update_min_a); low-variance resampling runs
-when the effective sample size drops.
+are motion-triggered (like AMCL's update_min_d / update_min_a), and so is the motion model:
+odometry steps are composed between updates and sampled once, when the next scan is weighed.
+Low-variance resampling runs when the effective sample size drops.
 
 :meth:`global_init` recovers from a wrong pose in stages: the first scan picks the cloud from
 many uniform candidates; a blurred field gathers it into a few places; each place is refined on
@@ -488,6 +489,8 @@ class MonteCarloLocalization:
         self._noise = np.empty((n, 3))  # the motion model's draws, reused from step to step
         self._moved_d = math.inf
         self._moved_a = math.inf
+        # the odometry since the last update, composed, not yet applied to the particles
+        self._pending = (0.0, 0.0, 0.0)
         self.updates = 0
         self.fit = 0.0  # mean log-likelihood per beam at the last update
         self._phase = SearchPhase.TRACKING
@@ -562,6 +565,7 @@ class MonteCarloLocalization:
         self.particles[:, 2] = theta + self.rng.normal(0, std_theta, n)
         self.weights.fill(1.0 / n)
         self._moved_d = self._moved_a = math.inf
+        self._pending = (0.0, 0.0, 0.0)
 
     def global_init(self) -> None:
         """Spread particles uniformly over free space (recovery from a wrong pose).
@@ -578,6 +582,7 @@ class MonteCarloLocalization:
         self._poor_fits = 0
         self._verify = 0
         self._moved_d = self._moved_a = math.inf
+        self._pending = (0.0, 0.0, 0.0)  # the new poses are drawn anywhere: no motion to add
 
     @property
     def _free(self) -> npt.NDArray[np.int32]:
@@ -778,7 +783,24 @@ class MonteCarloLocalization:
     # -- filter ------------------------------------------------------------------------------
 
     def predict(self, dx: float, dy: float, dtheta: float) -> None:
-        """Odometry increment in the robot frame at the start of the step (sample_motion_model)."""
+        """Odometry increment in the robot frame at the start of the step.
+
+        The increments are composed and the motion model is sampled once, with their sum,
+        just before the next update weighs the particles (AMCL's way): between updates no
+        measurement looks at the particles, and a robot standing still moves none of them.
+        """
+        if abs(dx) < 1e-9 and abs(dy) < 1e-9 and abs(dtheta) < 1e-9:
+            return
+        px, py, pth = self._pending
+        c, s = math.cos(pth), math.sin(pth)
+        self._pending = (px + c * dx - s * dy, py + s * dx + c * dy, wrap_angle(pth + dtheta))
+        self._moved_d += math.hypot(dx, dy)
+        self._moved_a += abs(dtheta)
+
+    def _apply_motion(self) -> None:
+        """Move the particles by the odometry since the last update (sample_motion_model)."""
+        dx, dy, dtheta = self._pending
+        self._pending = (0.0, 0.0, 0.0)
         trans = math.hypot(dx, dy)
         if trans < 1e-9 and abs(dtheta) < 1e-9:
             return
@@ -797,8 +819,6 @@ class MonteCarloLocalization:
             self._noise = np.empty_like(self.particles)
         noise = self.rng.standard_normal(out=self._noise)  # the draws of a fresh (n, 3) array
         _move(self.particles, noise, rot1, trans, rot2, spread)
-        self._moved_d += abs(trans)
-        self._moved_a += abs(dtheta)
 
     def update(self, ranges: npt.NDArray[np.float64], force: bool = False) -> bool:
         """Weight by the scan (when moved enough); returns whether an update happened."""
@@ -817,12 +837,14 @@ class MonteCarloLocalization:
         b = self.beam_angles[pick]
         bx = self.mount[0] + r * np.cos(b)
         by = self.mount[1] + r * np.sin(b)
-        if self._phase is SearchPhase.SCREENING:
+        if self._phase is SearchPhase.SCREENING:  # the poses are drawn afresh, where they fit
+            self._pending = (0.0, 0.0, 0.0)
             self._phase = SearchPhase.COARSE
             self._screen_candidates(bx, by)
             self._moved_d = self._moved_a = 0.0
             self.updates += 1
             return True
+        self._apply_motion()
         coarse = self._phase is SearchPhase.COARSE
         self._score(
             self.particles, bx, by, self._coarse_table if coarse else self._table, self._logw
