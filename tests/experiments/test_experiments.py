@@ -82,3 +82,21 @@ def test_markdown_rewrites_one_experiments_section_in_place(tmp_path: Path) -> N
     assert "| row | 1 | 3 | ≤ 2 | **no** | seed 2 |" in text
     assert "| row | 1 | 2 |" not in text
     assert text.count("## Second") == 1
+
+
+def test_markdown_closes_every_section_with_one_blank_line(tmp_path: Path) -> None:
+    # a table followed straight by the next section's marker runs on into it
+    from freelook.cli._experiment import write_markdown
+    from freelook.experiments import ExperimentResult
+
+    out = tmp_path / "results.md"
+    out.write_text(
+        "# Results\n<!-- experiment: a -->\n## A\n\n| x |\n|---|\n| 1 |\n"
+        "<!-- experiment: b -->\n## B\n\n| y |\n\n\n\n<!-- experiment: c -->\n## C\n"
+    )
+    write_markdown(out, [ExperimentResult("c", "C again", "paper C", "freelook experiment c")])
+    text = out.read_text()
+    assert "| 1 |\n\n<!-- experiment: b -->" in text
+    assert "| y |\n\n<!-- experiment: c -->" in text
+    write_markdown(out, [ExperimentResult("c", "C again", "paper C", "freelook experiment c")])
+    assert out.read_text() == text  # rewriting a section changes nothing else

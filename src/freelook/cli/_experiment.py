@@ -220,7 +220,11 @@ def write_markdown(path: Path, results: list[ExperimentResult]) -> None:
         sections[result.name] = _section(result)[1:]
     lines = list(_HEADER)
     for name in order:
-        lines += [f"<!-- experiment: {name} -->", *sections[name]]
+        body = sections[name]
+        while body and not body[-1].strip():
+            body = body[:-1]
+        # one blank line closes each section: a table runs on into the next line otherwise
+        lines += [f"<!-- experiment: {name} -->", *body, ""]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
 
