@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_rays, cast_rays_reference, load_world
+from freelook.maps import (
+    World,
+    cast_fan,
+    cast_rays,
+    cast_rays_reference,
+    clearance_of,
+    load_world,
+)
 from freelook.sim.sensors import (
     Laser,
     RateGyro,
@@ -128,21 +135,22 @@ def test_noise_is_seeded() -> None:
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.floats(0.0, 0.05), st.integers(1, 40))
 def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scans: int) -> None:
-    """Beams cast from the mount, each return plus the next normal of the laser's stream (drawn
-    a scan's returns at a time), clipped: the compiled scan, its normals drawn ahead in blocks
-    (40 scans run past the first block)."""
+    """The laser's fan cast from the mount, each return plus the next normal of the laser's
+    stream (drawn a scan's returns at a time), clipped: the compiled scan, its normals drawn
+    ahead in blocks (40 scans run past the first block)."""
     lab = load_world("lab")
     cfg = LaserConfig(mount_forward=0.15, mount_left=0.02, noise_std=noise, range_max=8.0)
     laser = Laser(cfg, lab, np.random.default_rng(seed))
     stream = np.random.default_rng(seed)
     poses = np.random.default_rng(seed + 1)
+    clearance = clearance_of(lab.obstacles())
+    units = np.column_stack((np.cos(laser.angles), np.sin(laser.angles)))
     for _ in range(scans):
         x, y, th = poses.uniform(1, 17), poses.uniform(1, 13), poses.uniform(-math.pi, math.pi)
         c, s = math.cos(th), math.sin(th)
         lx, ly = x + c * 0.15 - s * 0.02, y + s * 0.15 + c * 0.02
-        ranges = cast_rays(
-            lab.obstacles(), lab.origin, lab.resolution, lx, ly, laser.angles + th, 8.0
-        )
+        ranges = np.empty(len(units))
+        cast_fan(clearance, *lab.origin, lab.resolution, lx, ly, th, units, 8.0, ranges)
         if noise > 0:
             hits = ranges < 8.0
             ranges[hits] += stream.normal(0.0, noise, int(hits.sum()))

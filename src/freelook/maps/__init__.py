@@ -17,6 +17,7 @@ from freelook.maps._loaders import (
 from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raycast import (
     cast_beams,
+    cast_fan,
     cast_rays,
     cast_rays_from,
     cast_rays_reference,
@@ -33,6 +34,7 @@ __all__ = [
     "WorldObject",
     "builtin_worlds",
     "cast_beams",
+    "cast_fan",
     "cast_rays",
     "cast_rays_from",
     "cast_rays_reference",

@@ -1,8 +1,10 @@
-"""Ray casting against an occupancy grid: a compiled kernel and a plain-Python reference.
+"""Ray casting against an occupancy grid: compiled kernels and a plain-Python reference.
 
-The kernel jumps through open space by the distance transform (sphere tracing) and walks cell
-by cell near obstacles, so a beam costs a few dozen steps however long it is. Leaving the grid
-counts as no return.
+A beam jumps through open space by the grid's clearance table (sphere tracing) and walks cell
+by cell near obstacles, so it costs a few dozen steps however long it is. The distance to the
+hit is the crossing of the hit cell's boundary worked out from that boundary alone, so how the
+beam got there (which jumps, which walk) never changes a bit of it: the ranges are those of a
+walk through every cell. Leaving the grid counts as no return.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy.typing as npt
 
 __all__ = [
     "cast_beams",
+    "cast_fan",
     "cast_rays",
     "cast_rays_from",
     "cast_rays_reference",
@@ -24,10 +27,122 @@ __all__ = [
     "grid_key",
 ]
 
+# A beam jumps from a cell whose clearance is at least this (cells), walks otherwise: a shorter
+# jump costs more than the cell steps it saves.
+_JUMP_FROM = 1.5
+# Each jump stops this far (cells) short of its clearance: more than float32's rounding of it.
+_JUMP_MARGIN = 0.01
+# What a beam is doing: still going, or done (hit an obstacle cell, or left the grid or reach).
+_GOING, _HIT, _MISSED = 0, 1, 2
+# A beam before its first move: (what it is doing, walking, t, i, j, bx, by, t_x, t_y).
+_START = (_GOING, False, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ray(
+    gx: float, gy: float, dx: float, dy: float, limit: float
+) -> tuple[float, float, float, float, float, float, int, int, float]:
+    """A beam's fixed numbers: start (gx, gy) and unit direction (dx, dy) in grid cells, their
+    reciprocals, the cell steps and the reach (cells)."""
+    inv_x = 1.0 / dx if dx != 0.0 else 0.0
+    inv_y = 1.0 / dy if dy != 0.0 else 0.0
+    return (gx, gy, dx, dy, inv_x, inv_y, 1 if dy > 0.0 else -1, 1 if dx > 0.0 else -1, limit)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _step(
+    clearance: npt.NDArray[np.float32],
+    ray: tuple[float, float, float, float, float, float, int, int, float],
+    beam: tuple[int, bool, float, int, int, float, float, float, float],
+) -> tuple[int, bool, float, int, int, float, float, float, float]:
+    """One move of a beam: a jump by the clearance of the cell it is in, or, near an obstacle,
+    one cell of a walk whose crossings are worked out from the boundary crossed. ``t`` is the
+    distance travelled (cells), the hit's when done."""
+    gx, gy, dx, dy, inv_x, inv_y, step_i, step_j, limit = ray
+    _, walking, t, i, j, bx, by, t_x, t_y = beam
+    rows, cols = clearance.shape
+    if not walking:
+        py = gy + dy * t
+        px = gx + dx * t
+        if not (py >= 0.0 and px >= 0.0):  # before the grid's origin, or not a number
+            return (_MISSED, walking, t, i, j, bx, by, t_x, t_y)
+        i = int(py)  # the floor, for a point at or past the grid's origin
+        j = int(px)
+        if i >= rows or j >= cols:
+            return (_MISSED, walking, t, i, j, bx, by, t_x, t_y)
+        c = clearance[i, j]
+        if c < 0.0:
+            return (_HIT, walking, t, i, j, bx, by, t_x, t_y)
+        if c >= _JUMP_FROM:
+            t += c - _JUMP_MARGIN
+            return (_MISSED if t > limit else _GOING, walking, t, i, j, bx, by, t_x, t_y)
+        bx = float(j + 1 if dx > 0.0 else j)
+        by = float(i + 1 if dy > 0.0 else i)
+        t_x = (bx - gx) * inv_x if dx != 0.0 else 1e30
+        t_y = (by - gy) * inv_y if dy != 0.0 else 1e30
+        return (_GOING, True, t, i, j, bx, by, t_x, t_y)
+    # a crossing a jump landed past (the beam on a cell's boundary) does not take it back
+    if t_x < t_y:
+        t = max(t, t_x)
+        j += step_j
+        bx += step_j
+        t_x = (bx - gx) * inv_x
+    else:
+        t = max(t, t_y)
+        i += step_i
+        by += step_i
+        t_y = (by - gy) * inv_y
+    if t > limit or i < 0 or j < 0 or i >= rows or j >= cols:
+        return (_MISSED, walking, t, i, j, bx, by, t_x, t_y)
+    c = clearance[i, j]
+    if c < 0.0:
+        return (_HIT, walking, t, i, j, bx, by, t_x, t_y)
+    if c >= _JUMP_FROM:
+        t += c - _JUMP_MARGIN
+        return (_MISSED if t > limit else _GOING, False, t, i, j, bx, by, t_x, t_y)
+    return (_GOING, walking, t, i, j, bx, by, t_x, t_y)
+
+
+@numba.njit(cache=True, nogil=True)
+def _trace(
+    clearance: npt.NDArray[np.float32],
+    gx: npt.NDArray[np.float64],
+    gy: npt.NDArray[np.float64],
+    dx: npt.NDArray[np.float64],
+    dy: npt.NDArray[np.float64],
+    limit: float,
+    resolution: float,
+    max_range: float,
+    out: npt.NDArray[np.float64],
+) -> None:
+    """Beam k from (``gx[k]``, ``gy[k]``), or from the one start, along (``dx[k]``, ``dy[k]``),
+    in grid cells: its range (m) into ``out[k]``, ``max_range`` where nothing is hit.
+
+    Three beams move in turn: each move waits on the last (a cell's clearance decides the
+    next), and a core works on one beam while another's read is on its way."""
+    n = dx.shape[0]
+    single = gx.shape[0] == 1
+    for k in range(0, n, 3):
+        ka, kb, kc = k, min(k + 1, n - 1), min(k + 2, n - 1)
+        oa, ob, oc = (0, 0, 0) if single else (ka, kb, kc)
+        ray_a = _ray(gx[oa], gy[oa], dx[ka], dy[ka], limit)
+        ray_b = _ray(gx[ob], gy[ob], dx[kb], dy[kb], limit)
+        ray_c = _ray(gx[oc], gy[oc], dx[kc], dy[kc], limit)
+        a = b = c = _START
+        while a[0] == _GOING or b[0] == _GOING or c[0] == _GOING:
+            if a[0] == _GOING:
+                a = _step(clearance, ray_a, a)
+            if b[0] == _GOING:
+                b = _step(clearance, ray_b, b)
+            if c[0] == _GOING:
+                c = _step(clearance, ray_c, c)
+        out[ka] = max_range if a[0] == _MISSED else min(a[2] * resolution, max_range)
+        out[kb] = max_range if b[0] == _MISSED else min(b[2] * resolution, max_range)
+        out[kc] = max_range if c[0] == _MISSED else min(c[2] * resolution, max_range)
+
 
 @numba.njit(cache=True, nogil=True)
 def _cast(
-    grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     ox: float,
     oy: float,
@@ -38,68 +153,24 @@ def _cast(
     max_range: float,
     out: npt.NDArray[np.float64],
 ) -> None:
-    """Sphere tracing through free space, exact cell walking near obstacles.
-
-    ``clearance[i, j]`` is the distance (cells) from cell (i, j)'s centre to the nearest
-    obstacle cell centre. From any point within a cell, obstacle cells are at least
-    clearance − 1.5 cells away (half-diagonals of both cells); the ray jumps a cell less.
-    """
-    rows, cols = grid.shape
-    limit = max_range / resolution
-    single = xs.shape[0] == 1
-    for k in range(angles.shape[0]):
-        o = 0 if single else k
-        gx = (xs[o] - ox) / resolution
-        gy = (ys[o] - oy) / resolution
-        dx = math.cos(angles[k])
-        dy = math.sin(angles[k])
-        step_j = 1 if dx > 0.0 else -1
-        step_i = 1 if dy > 0.0 else -1
-        t_delta_x = abs(1.0 / dx) if dx != 0.0 else 1e30
-        t_delta_y = abs(1.0 / dy) if dy != 0.0 else 1e30
-        t = 0.0
-        result = max_range
-        while True:
-            # (re)start a cell walk at distance t along the ray
-            px = gx + dx * t
-            py = gy + dy * t
-            i = math.floor(py)
-            j = math.floor(px)
-            if i < 0 or j < 0 or i >= rows or j >= cols:
-                break
-            if grid[i, j]:
-                result = t * resolution
-                break
-            t_max_x = t + ((j + 1 - px) if dx > 0.0 else (px - j)) * t_delta_x
-            t_max_y = t + ((i + 1 - py) if dy > 0.0 else (py - i)) * t_delta_y
-            jumped = False
-            while True:
-                c = clearance[i, j]
-                if c > 4.0:
-                    t = max(t, min(t_max_x, t_max_y)) + c - 2.5
-                    jumped = True
-                    break
-                if t_max_x < t_max_y:
-                    t = t_max_x
-                    t_max_x += t_delta_x
-                    j += step_j
-                else:
-                    t = t_max_y
-                    t_max_y += t_delta_y
-                    i += step_i
-                if t > limit or i < 0 or j < 0 or i >= rows or j >= cols:
-                    break
-                if grid[i, j]:
-                    result = t * resolution
-                    break
-            if not jumped or t > limit:
-                break
-        out[k] = min(result, max_range)
+    """Each beam from (``xs[k]``, ``ys[k]``), or from the one start point, at world-frame
+    ``angles[k]``: its range, ``max_range`` where nothing is hit."""
+    n = angles.shape[0]
+    gx = np.empty(xs.shape[0])
+    gy = np.empty(xs.shape[0])
+    for k in range(xs.shape[0]):
+        gx[k] = (xs[k] - ox) / resolution
+        gy[k] = (ys[k] - oy) / resolution
+    dx = np.empty(n)
+    dy = np.empty(n)
+    for k in range(n):
+        dx[k] = math.cos(angles[k])
+        dy[k] = math.sin(angles[k])
+    _trace(clearance, gx, gy, dx, dy, max_range / resolution, resolution, max_range, out)
 
 
 @numba.njit(cache=True, nogil=True)
 def cast_beams(
-    grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     ox: float,
     oy: float,
@@ -110,22 +181,59 @@ def cast_beams(
     max_range: float,
     out: npt.NDArray[np.float64],
 ) -> None:
-    """:func:`cast_rays` for compiled callers: the beams from one start point, given the grid's
-    :func:`clearance_of` (its one-element start arrays made here, not in Python)."""
+    """:func:`cast_rays` for compiled callers: the beams from one start point at world-frame
+    ``angles``, against the grid's :func:`clearance_of` (grid origin ``ox``, ``oy``)."""
     xs = np.empty(1)
     ys = np.empty(1)
     xs[0] = x
     ys[0] = y
-    _cast(grid, clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
+    _cast(clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def cast_fan(
+    clearance: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    x: float,
+    y: float,
+    heading: float,
+    units: npt.NDArray[np.float64],
+    max_range: float,
+    out: npt.NDArray[np.float64],
+) -> None:
+    """:func:`cast_beams` for a sensor's fixed fan: each beam's unit vector in the sensor's
+    frame (``units[k]``: cos, sin of its angle, worked out once) turned by ``heading``, not a
+    cosine and sine per beam. At heading 0 the ranges are :func:`cast_beams`' to the bit."""
+    c = math.cos(heading)
+    s = math.sin(heading)
+    n = units.shape[0]
+    gx = np.empty(1)
+    gy = np.empty(1)
+    gx[0] = (x - ox) / resolution
+    gy[0] = (y - oy) / resolution
+    dx = np.empty(n)
+    dy = np.empty(n)
+    for k in range(n):
+        dx[k] = units[k, 0] * c - units[k, 1] * s
+        dy[k] = units[k, 1] * c + units[k, 0] * s
+    _trace(clearance, gx, gy, dx, dy, max_range / resolution, resolution, max_range, out)
 
 
 def clearance_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
-    """Distance (cells) from each cell centre to the nearest obstacle cell centre."""
-    from scipy.ndimage import distance_transform_edt
+    """How far (cells) a beam may go from anywhere in each free cell without touching an
+    obstacle cell: the distance between the two cells' squares, which is the distance from the
+    cell's centre to the nearest centre of the obstacles grown by a cell each way. -1 on an
+    obstacle cell."""
+    from scipy.ndimage import binary_dilation, distance_transform_edt
 
     if not grid.any():
         return np.full(grid.shape, 1e9, dtype=np.float32)
-    return np.asarray(distance_transform_edt(~grid), dtype=np.float32)
+    grown = binary_dilation(grid, structure=np.ones((3, 3), dtype=bool))
+    clearance = np.asarray(distance_transform_edt(~grown), dtype=np.float32)
+    clearance[grid] = -1.0
+    return clearance
 
 
 def grid_key(grid: npt.NDArray[np.bool_]) -> tuple[tuple[int, ...], bytes]:
@@ -177,7 +285,6 @@ def cast_rays(
     """Distance from (x, y) along each world-frame angle to the first occupied cell."""
     result = np.empty(angles.shape[0]) if out is None else out
     cast_beams(
-        grid,
         clearance_of(grid),
         origin[0],
         origin[1],
@@ -203,7 +310,6 @@ def cast_rays_from(
     """Like :func:`cast_rays` with one start point per ray."""
     result = np.empty(angles.shape[0])
     _cast(
-        grid,
         clearance_of(grid),
         origin[0],
         origin[1],

@@ -22,30 +22,25 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.maps import World, cast_beams, clearance_of
+from freelook.maps import World, cast_fan, clearance_of
 
 __all__ = ["MapLayer"]
 
 
 @numba.njit(cache=True, nogil=True)
 def _wall_points(
-    grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
-    angles: npt.NDArray[np.float64],
     units: npt.NDArray[np.float64],
     reach: float,
     ranges: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
-    """The rays (robot-frame ``angles``, their ``units`` vectors) cast from ``pose`` in the
-    map (``world``: origin x, y, resolution), as the robot-frame points of those that hit
-    within ``reach``; ``ranges`` is scratch for the cast."""
+    """The rays (their robot-frame ``units`` vectors) cast from ``pose`` in the map (``world``:
+    origin x, y, resolution), as the robot-frame points of those that hit within ``reach``;
+    ``ranges`` is scratch for the cast."""
     x, y, theta = pose
-    headings = np.empty(angles.shape[0])
-    for k in range(angles.shape[0]):
-        headings[k] = theta + angles[k]
-    cast_beams(grid, clearance, world[0], world[1], world[2], x, y, headings, reach, ranges)
+    cast_fan(clearance, world[0], world[1], world[2], x, y, theta, units, reach, ranges)
     hits = 0
     for k in range(ranges.shape[0]):
         if ranges[k] < reach:
@@ -68,12 +63,11 @@ class MapLayer:
     ) -> None:
         self.map = robot_map
         self.reach = reach
-        self._grid = robot_map.obstacles()
-        self._clearance = clearance_of(self._grid)
+        self._clearance = clearance_of(robot_map.obstacles())
         self._world = (robot_map.origin[0], robot_map.origin[1], robot_map.resolution)
-        self._angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
+        angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
         # each ray's direction in the robot frame, worked out once (the rays never turn in it)
-        self._units = np.column_stack((np.cos(self._angles), np.sin(self._angles)))
+        self._units = np.column_stack((np.cos(angles), np.sin(angles)))
         self._ranges = np.empty(rays)
         self.wall_points(Pose(*robot_map.origin, 0.0))  # compiled now, not in the first cycle
         outlines: list[npt.NDArray[np.float64]] = []
@@ -97,11 +91,9 @@ class MapLayer:
         """The map's walls within ``reach`` of ``pose`` (robot frame), one point per ray."""
         x, y, theta = pose
         return _wall_points(
-            self._grid,
             self._clearance,
             self._world,
             (float(x), float(y), float(theta)),
-            self._angles,
             self._units,
             float(self.reach),
             self._ranges,

@@ -52,7 +52,7 @@ def _advance(
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     laser: tuple[float, float, float, float, float],
-    angles: npt.NDArray[np.float64],
+    units: npt.NDArray[np.float64],
     beam_noise: npt.NDArray[np.float64],
     beam_at: npt.NDArray[np.int64],
     ranges: npt.NDArray[np.float64],
@@ -79,7 +79,7 @@ def _advance(
                 break
             pose = (row[0, _X], row[0, _Y], row[0, _THETA])
             beam_at[i] = laser_scan(
-                grid, clearance, world, pose, laser, angles, beam_noise[i], beam_at[i], ranges[i]
+                clearance, world, pose, laser, units, beam_noise[i], beam_at[i], ranges[i]
             )
 
 
@@ -134,6 +134,7 @@ class Fleet:
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
         self.angles = np.linspace(-half, half, beams)
+        self._units = np.column_stack((np.cos(self.angles), np.sin(self.angles)))
         #: The newest scan of every robot (row i: robot i), range_max where nothing was hit;
         #: written in place by each step (copy a row to keep it).
         self.ranges = np.full((n, beams), laser.range_max if laser is not None else 0.0)
@@ -220,7 +221,7 @@ class Fleet:
             self._clearance,
             self._world,
             self._laser,
-            self.angles,
+            self._units,
             self._beam_noise.rows,
             self._beam_noise.at,
             self.ranges,

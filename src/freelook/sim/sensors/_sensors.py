@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_beams, clearance_of
+from freelook.maps import World, cast_beams, cast_fan, clearance_of
 
 __all__ = [
     "Laser",
@@ -86,20 +86,20 @@ def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float
 
 @numba.njit(cache=True, nogil=True)
 def laser_scan(
-    grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
     laser: tuple[float, float, float, float, float],
-    angles: npt.NDArray[np.float64],
+    units: npt.NDArray[np.float64],
     normals: npt.NDArray[np.float64],
     at: int,
     out: npt.NDArray[np.float64],
 ) -> int:
-    """One scan into ``out``: the beams from the laser's mount on the robot at ``pose``
-    (x, y, θ) in the ``world`` grid (origin x, y, resolution), each return plus ``noise_std``
-    times the next of ``normals`` from ``at``, clipped to [range_min, range_max] (``laser``:
-    mount forward, mount left, range_min, range_max, noise_std). Returns the next unread
+    """One scan into ``out``: the beams (their unit vectors ``units`` in the robot's frame)
+    from the laser's mount on the robot at ``pose`` (x, y, θ) in the ``world`` grid (origin x,
+    y, resolution; ``clearance`` its :func:`~freelook.maps.clearance_of`), each return plus
+    ``noise_std`` times the next of ``normals`` from ``at``, clipped to [range_min, range_max]
+    (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next unread
     normal. Compiled, so a fleet's kernel scans with it too."""
     ox, oy, resolution = world
     x, y, theta = pose
@@ -108,10 +108,7 @@ def laser_scan(
     s = math.sin(theta)
     lx = x + c * mount_forward - s * mount_left
     ly = y + s * mount_forward + c * mount_left
-    world_angles = np.empty(angles.shape[0])
-    for k in range(angles.shape[0]):
-        world_angles[k] = angles[k] + theta
-    cast_beams(grid, clearance, ox, oy, resolution, lx, ly, world_angles, range_max, out)
+    cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, out)
     for k in range(out.shape[0]):
         r = out[k]
         if noise_std > 0 and r < range_max:
@@ -130,8 +127,8 @@ class Laser:
         self.rng = rng
         half = math.radians(config.fov_deg) / 2
         self.angles = np.linspace(-half, half, config.beams)
-        self._grid = world.obstacles()
-        self._clearance = clearance_of(self._grid)
+        self._units = np.column_stack((np.cos(self.angles), np.sin(self.angles)))
+        self._clearance = clearance_of(world.obstacles())
         self._world = (world.origin[0], world.origin[1], world.resolution)
         self._laser = laser_params(config)
         # a return's noise is the next normal of the laser's own stream, as drawing one per
@@ -148,12 +145,11 @@ class Laser:
         normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
         self._normals.at[0] = laser_scan(
-            self._grid,
             self._clearance,
             self._world,
             (float(x), float(y), float(theta)),
             self._laser,
-            self.angles,
+            self._units,
             normals,
             at,
             ranges,
@@ -163,7 +159,6 @@ class Laser:
 
 @numba.njit(cache=True, nogil=True)
 def _sonar_read(
-    grid: npt.NDArray[np.bool_],
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
@@ -193,7 +188,7 @@ def _sonar_read(
         bearing = theta + bearings[k]
         for j in range(rays):
             angles[j] = bearing + offsets[j]
-        cast_beams(grid, clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
+        cast_beams(clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
         r = ranges.min()
         if noise_std > 0 and r < range_max:
             r = r + noise_std * normals[at]
@@ -218,8 +213,7 @@ class SonarRing:
         self._mounts = np.column_stack((self.mount_x, self.mount_y))
         half = math.radians(config.cone_deg) / 2
         self._offsets = np.linspace(-half, half, self.RAYS_PER_CONE)
-        self._grid = world.obstacles()
-        self._clearance = clearance_of(self._grid)
+        self._clearance = clearance_of(world.obstacles())
         self._world = (world.origin[0], world.origin[1], world.resolution)
         self._noise = (config.range_max, config.noise_std)
         # an echo's noise is the next normal of the ring's own stream, as drawing one per echo
@@ -232,7 +226,6 @@ class SonarRing:
         normals, at = self._normals.ready(transducers)
         out = np.empty(transducers)
         self._normals.at[0] = _sonar_read(
-            self._grid,
             self._clearance,
             self._world,
             (float(x), float(y), float(theta)),
