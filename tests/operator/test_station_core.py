@@ -15,6 +15,8 @@ from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
     Accepted,
+    ControlGrant,
+    ControlReject,
     ControlRequest,
     EStop,
     FreeLookCommand,
@@ -22,6 +24,7 @@ from freelook.link import (
     LinkSession,
     ModeChange,
     NativeCodec,
+    RejectReason,
     SetTransmissionSpacing,
     TankCommand,
     ThesisCodec,
@@ -100,6 +103,23 @@ def test_control_is_renewed_about_once_a_second() -> None:
     assert core.start() == [ControlRequest(1, 10)]
     sent = [m for k in range(40) for m in core.periodic(k * 0.047)]
     assert sent.count(ControlRequest(1, 10)) == 2
+
+
+def test_a_refusal_stands_while_the_robot_grants_other_stations() -> None:
+    core = station()
+    core.start()
+    core.drive()
+    core.on_link_message(ControlReject(1, RejectReason.NOT_HOLDER), 1.0)
+    assert core.refused_control
+    assert not core.in_control
+    core.on_link_message(ControlGrant(2, 10), 1.5)  # station 2 renews its hold, heard on the bus
+    assert core.refused_control
+    assert not core.in_control
+    core.on_link_message(ControlReject(2, RejectReason.NOT_HOLDER), 1.6)  # not ours
+    assert core.refused_control
+    core.on_link_message(ControlGrant(1, 10), 2.0)
+    assert core.in_control
+    assert not core.refused_control
 
 
 def test_the_last_browser_leaving_stops_transmissions_so_the_watchdog_stops_the_robot() -> None:

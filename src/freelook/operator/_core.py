@@ -158,8 +158,11 @@ class StationCore:
         elif isinstance(message, PositionReport):
             self.position = message
         elif isinstance(message, ControlGrant):
+            # on a shared bus the robot's grants to other stations reach this one too: they
+            # say who holds it, and leave this station's refusal standing
             self.in_control = message.station == self.station
-            self.refused_control = False
+            if self.in_control:
+                self.refused_control = False
         elif isinstance(message, ControlReject) and message.station == self.station:
             self.in_control = False
             self.refused_control = True
