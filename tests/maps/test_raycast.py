@@ -153,3 +153,17 @@ def test_a_turned_fan_is_the_beams_at_its_angles(seed: int, heading: float) -> N
     close = np.abs(fan - beams) <= 1e-9
     assert close.mean() > 0.99
     assert np.all(np.abs(fan - beams) <= resolution * math.sqrt(2))
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [(1e30, 5.0), (5.0, -1e30), (-1e300, 1e300), (math.inf, 5.0), (math.nan, 5.0), (5.0, -0.0)],
+)
+def test_a_start_far_off_the_grid_or_not_a_number_sees_nothing(x: float, y: float) -> None:
+    lab = load_world("lab")
+    angles = np.linspace(-math.pi, math.pi, 16)
+    ranges = cast_rays(lab.obstacles(), lab.origin, lab.resolution, x, y, angles, 30.0)
+    if x == 5.0 and y == 0.0:  # on the grid's edge, in the wall round lab
+        assert np.all(ranges == 0.0)
+    else:
+        assert np.all(ranges == 30.0)

@@ -61,15 +61,16 @@ def _step(
     gx, gy, dx, dy, inv_x, inv_y, step_i, step_j, limit = ray
     _, walking, t, i, j, bx, by, t_x, t_y = beam
     rows, cols = clearance.shape
+    rows_f, cols_f = float(rows), float(cols)
     if not walking:
         py = gy + dy * t
         px = gx + dx * t
-        if not (py >= 0.0 and px >= 0.0):  # before the grid's origin, or not a number
+        # off the grid, or not a number: compared before converting, so no start however far
+        # off makes an index
+        if not (py >= 0.0 and px >= 0.0 and py < rows_f and px < cols_f):
             return (_MISSED, walking, t, i, j, bx, by, t_x, t_y)
-        i = int(py)  # the floor, for a point at or past the grid's origin
+        i = int(py)  # the floor, on the grid
         j = int(px)
-        if i >= rows or j >= cols:
-            return (_MISSED, walking, t, i, j, bx, by, t_x, t_y)
         c = clearance[i, j]
         if c < 0.0:
             return (_HIT, walking, t, i, j, bx, by, t_x, t_y)
