@@ -137,7 +137,8 @@ def test_noise_is_seeded() -> None:
 def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scans: int) -> None:
     """The laser's fan cast from the mount, each return plus the next normal of the laser's
     stream (drawn a scan's returns at a time), clipped: the compiled scan, its normals drawn
-    ahead in blocks (40 scans run past the first block)."""
+    ahead in blocks (40 scans run past the first block), its cast kept while the robot stands
+    (each pose is held for one to three scans)."""
     lab = load_world("lab")
     cfg = LaserConfig(mount_forward=0.15, mount_left=0.02, noise_std=noise, range_max=8.0)
     laser = Laser(cfg, lab, np.random.default_rng(seed))
@@ -145,8 +146,13 @@ def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scan
     poses = np.random.default_rng(seed + 1)
     clearance = clearance_of(lab.obstacles())
     units = np.column_stack((np.cos(laser.angles), np.sin(laser.angles)))
+    held = 0
     for _ in range(scans):
-        x, y, th = poses.uniform(1, 17), poses.uniform(1, 13), poses.uniform(-math.pi, math.pi)
+        if held == 0:
+            x, y = poses.uniform(1, 17), poses.uniform(1, 13)
+            th = poses.uniform(-math.pi, math.pi)
+            held = int(poses.integers(1, 4))
+        held -= 1
         c, s = math.cos(th), math.sin(th)
         lx, ly = x + c * 0.15 - s * 0.02, y + s * 0.15 + c * 0.02
         ranges = np.empty(len(units))
@@ -163,7 +169,8 @@ def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scan
 def test_sonar_readings_are_the_numpy_form_to_the_bit(seed: int, noise: float, reads: int) -> None:
     """Each transducer's nearest echo of five rays over its cone from its mount, plus the next
     normal of the ring's stream when something echoes, clipped: the compiled read, its normals
-    drawn ahead in blocks (300 reads of 16 run past the first)."""
+    drawn ahead in blocks (300 reads of 16 run past the first), its cast kept while the robot
+    stands (each pose is held for one to three reads)."""
     lab = load_world("lab")
     cfg = SonarConfig(noise_std=noise, range_max=5.0)
     sonar = SonarRing(cfg, lab, np.random.default_rng(seed))
@@ -171,8 +178,13 @@ def test_sonar_readings_are_the_numpy_form_to_the_bit(seed: int, noise: float, r
     poses = np.random.default_rng(seed + 1)
     half = math.radians(cfg.cone_deg) / 2
     offsets = np.linspace(-half, half, SonarRing.RAYS_PER_CONE)
+    held = 0
     for _ in range(reads):
-        x, y, th = poses.uniform(1, 17), poses.uniform(1, 13), poses.uniform(-math.pi, math.pi)
+        if held == 0:
+            x, y = poses.uniform(1, 17), poses.uniform(1, 13)
+            th = poses.uniform(-math.pi, math.pi)
+            held = int(poses.integers(1, 4))
+        held -= 1
         c, s = math.cos(th), math.sin(th)
         sx = x + c * sonar.mount_x - s * sonar.mount_y
         sy = y + s * sonar.mount_x + c * sonar.mount_y

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import struct
 
 import numba
 import numpy as np
@@ -20,6 +21,8 @@ __all__ = [
     "laser_params",
     "laser_scan",
 ]
+
+_POSE = struct.Struct("3d")
 
 
 class NormalsAhead:
@@ -73,6 +76,28 @@ class NormalsAhead:
         return self.rows[0], at
 
 
+class LastCast:
+    """A sensor's exact returns from the last pose it cast from.
+
+    A robot standing still (held at a wall, stopped by its watchdog: a third of the scans of
+    a reckless trial) is cast from once; each scan draws its noise afresh, so the readings
+    are those of casting every time.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.ranges = np.empty(size)
+        self._pose = b""
+
+    def stale(self, pose: tuple[float, float, float]) -> bool:
+        """Whether ``pose`` differs from the last one asked about (then it becomes that one
+        and ``ranges`` must be cast again). Compared as bytes: −0.0 is not 0.0 here."""
+        key = _POSE.pack(*pose)
+        if key == self._pose:
+            return False
+        self._pose = key
+        return True
+
+
 def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float]:
     """What :func:`laser_scan` reads of a laser's description, in its order."""
     return (
@@ -82,6 +107,46 @@ def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float
         config.range_max,
         config.noise_std,
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _laser_cast(
+    clearance: npt.NDArray[np.float32],
+    world: tuple[float, float, float],
+    pose: tuple[float, float, float],
+    laser: tuple[float, float, float, float, float],
+    units: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> None:
+    """The beams' exact returns into ``out`` (see :func:`laser_scan`), no noise, no clipping."""
+    ox, oy, resolution = world
+    x, y, theta = pose
+    mount_forward, mount_left, _, range_max, _ = laser
+    c = math.cos(theta)
+    s = math.sin(theta)
+    lx = x + c * mount_forward - s * mount_left
+    ly = y + s * mount_forward + c * mount_left
+    cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def _laser_noise(
+    cast: npt.NDArray[np.float64],
+    laser: tuple[float, float, float, float, float],
+    normals: npt.NDArray[np.float64],
+    at: int,
+    out: npt.NDArray[np.float64],
+) -> int:
+    """``cast``'s returns with noise, clipped, into ``out`` (may be ``cast``) as
+    :func:`laser_scan` makes them; returns the next unread normal."""
+    _, _, range_min, range_max, noise_std = laser
+    for k in range(out.shape[0]):
+        r = cast[k]
+        if noise_std > 0 and r < range_max:
+            r = r + noise_std * normals[at]
+            at += 1
+        out[k] = min(max(r, range_min), range_max)
+    return at
 
 
 @numba.njit(cache=True, nogil=True)
@@ -101,21 +166,8 @@ def laser_scan(
     ``noise_std`` times the next of ``normals`` from ``at``, clipped to [range_min, range_max]
     (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next unread
     normal. Compiled, so a fleet's kernel scans with it too."""
-    ox, oy, resolution = world
-    x, y, theta = pose
-    mount_forward, mount_left, range_min, range_max, noise_std = laser
-    c = math.cos(theta)
-    s = math.sin(theta)
-    lx = x + c * mount_forward - s * mount_left
-    ly = y + s * mount_forward + c * mount_left
-    cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, out)
-    for k in range(out.shape[0]):
-        r = out[k]
-        if noise_std > 0 and r < range_max:
-            r = r + noise_std * normals[at]
-            at += 1
-        out[k] = min(max(r, range_min), range_max)
-    return at
+    _laser_cast(clearance, world, pose, laser, units, out)
+    return _laser_noise(out, laser, normals, at, out)
 
 
 class Laser:
@@ -134,6 +186,7 @@ class Laser:
         # a return's noise is the next normal of the laser's own stream, as drawing one per
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
+        self._cast = LastCast(config.beams)
 
     @property
     def angle_increment(self) -> float:
@@ -141,42 +194,33 @@ class Laser:
 
     def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
+        pose = (float(x), float(y), float(theta))
+        if self._cast.stale(pose):
+            _laser_cast(
+                self._clearance, self._world, pose, self._laser, self._units, self._cast.ranges
+            )
         beams = self.angles.shape[0]
         normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
-        self._normals.at[0] = laser_scan(
-            self._clearance,
-            self._world,
-            (float(x), float(y), float(theta)),
-            self._laser,
-            self._units,
-            normals,
-            at,
-            ranges,
-        )
+        self._normals.at[0] = _laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
         return ranges
 
 
 @numba.njit(cache=True, nogil=True)
-def _sonar_read(
+def _sonar_cast(
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
     mounts: npt.NDArray[np.float64],
     bearings: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.float64],
-    noise: tuple[float, float],
-    normals: npt.NDArray[np.float64],
-    at: int,
+    range_max: float,
     out: npt.NDArray[np.float64],
-) -> int:
-    """Each transducer's nearest echo over its cone's rays into ``out``: from its mount
-    (``mounts[k]``: x, y on the robot), ``offsets`` about its bearing, plus ``noise_std`` times
-    the next of ``normals`` when something echoes, clipped to [0, range_max] (``noise``:
-    range_max, noise_std). Returns the next unread normal."""
+) -> None:
+    """Each transducer's nearest echo over its cone's rays into ``out``, exact: from its
+    mount (``mounts[k]``: x, y on the robot), ``offsets`` about its bearing."""
     ox, oy, resolution = world
     x, y, theta = pose
-    range_max, noise_std = noise
     c = math.cos(theta)
     s = math.sin(theta)
     rays = offsets.shape[0]
@@ -189,7 +233,23 @@ def _sonar_read(
         for j in range(rays):
             angles[j] = bearing + offsets[j]
         cast_beams(clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
-        r = ranges.min()
+        out[k] = ranges.min()
+
+
+@numba.njit(cache=True, nogil=True)
+def _sonar_noise(
+    cast: npt.NDArray[np.float64],
+    noise: tuple[float, float],
+    normals: npt.NDArray[np.float64],
+    at: int,
+    out: npt.NDArray[np.float64],
+) -> int:
+    """``cast``'s echoes into ``out``, plus ``noise_std`` times the next of ``normals`` when
+    something echoes, clipped to [0, range_max] (``noise``: range_max, noise_std). Returns
+    the next unread normal."""
+    range_max, noise_std = noise
+    for k in range(out.shape[0]):
+        r = cast[k]
         if noise_std > 0 and r < range_max:
             r = r + noise_std * normals[at]
             at += 1
@@ -219,24 +279,25 @@ class SonarRing:
         # an echo's noise is the next normal of the ring's own stream, as drawing one per echo
         # would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
+        self._cast = LastCast(len(self.bearings))
 
     def read(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
-        transducers = self.bearings.shape[0]
-        normals, at = self._normals.ready(transducers)
-        out = np.empty(transducers)
-        self._normals.at[0] = _sonar_read(
-            self._clearance,
-            self._world,
-            (float(x), float(y), float(theta)),
-            self._mounts,
-            self.bearings,
-            self._offsets,
-            self._noise,
-            normals,
-            at,
-            out,
-        )
+        pose = (float(x), float(y), float(theta))
+        if self._cast.stale(pose):
+            _sonar_cast(
+                self._clearance,
+                self._world,
+                pose,
+                self._mounts,
+                self.bearings,
+                self._offsets,
+                self._noise[0],
+                self._cast.ranges,
+            )
+        normals, at = self._normals.ready(self.bearings.shape[0])
+        out = np.empty(self.bearings.shape[0])
+        self._normals.at[0] = _sonar_noise(self._cast.ranges, self._noise, normals, at, out)
         return out
 
 
