@@ -74,13 +74,17 @@ def test_in_sonar_cones_matches_numpy_on_random_and_edge_points() -> None:
         half = float(rng.choice([math.radians(config.cone_deg) / 2, rng.uniform(0, math.pi)]))
         j = rng.integers(0, n, 80)
         # on a cone's sides (and a hair either side), on its axis, at its apex, anywhere
+        # (a hair: within the bounds the arctangent decides; 5e-7 and 2e-6 rad: within and
+        # beyond the band the cosine decides)
         side = bearing[j] + rng.choice([-1.0, 1.0], 80) * (
-            half + rng.choice([0, 1e-12, -1e-12], 80)
+            half + rng.choice([0, 1e-12, -1e-12, 5e-7, -5e-7, 2e-6, -2e-6], 80)
         )
         radius = rng.uniform(0.0, 6.0, 80)
         # a third at the reach less the tolerance (and a hair either side), some on the axis
         edge = rng.random(80) < 0.3
-        radius[edge] = reach[j][edge] - 0.1 + rng.choice([0, 1e-12, -1e-12, 1e-15], edge.sum())
+        # (and at the relative 1e-9 within which squares leave the reach to the square root)
+        hair = rng.choice([0, 1e-12, -1e-12, 1e-15, 1e-9, -1e-9, -3e-9], edge.sum())
+        radius[edge] = (reach[j][edge] - 0.1) * (1.0 + hair)
         axis = rng.random(80) < 0.2
         side[axis] = bearing[j][axis]
         points = np.column_stack((ox[j] + radius * np.cos(side), oy[j] + radius * np.sin(side)))
@@ -193,13 +197,17 @@ def _memory_points_numpy(memory: ObstacleMemory, odometry: Pose, seen: tuple) ->
 
 def test_the_memory_s_points_outside_the_laser_s_view_match_numpy() -> None:
     rng = np.random.default_rng(4)
-    for _ in range(100):
+    for _ in range(300):
         memory = ObstacleMemory(seconds=100.0, reach=50.0)
         odometry = Pose(*rng.normal(0, 1, 2), float(rng.uniform(-4, 4)))
         origin = (0.2, 0.0)
-        first, last = -math.pi / 2, math.pi / 2
-        # robot-frame points at the sweep's ends exactly, and anywhere
-        angles = np.concatenate((np.full(20, first), np.full(20, last), rng.uniform(-4, 4, 40)))
+        # the Pioneer's half-plane, and sweeps narrower, wider than π, and past ±π
+        first = float(rng.choice([-math.pi / 2, rng.uniform(-3.5, 0.5)]))
+        last = first + float(rng.choice([math.pi, rng.uniform(0.0, 2 * math.pi + 0.5)]))
+        # robot-frame points at the sweep's ends exactly, a hair off them (within and beyond
+        # the band that leaves a point to its arctangent), and anywhere
+        ends = rng.choice([first, last], 60) + rng.choice([0, 1e-12, -1e-12, 5e-7, -2e-6], 60)
+        angles = np.concatenate((ends, rng.uniform(-4, 4, 40)))
         local = _edge_points(origin, angles, rng.uniform(0.0, 4.0, len(angles)))
         memory.observe(np.zeros((0, 2)), local, odometry, 0.0)
         seen = (origin, first, last)

@@ -39,6 +39,43 @@ _Mask = npt.NDArray[np.bool_]
 _DOUBT = 1e-9
 #: A cone's test by cosine decides points further than this (radians) from the cone's side.
 _CONE_BAND = 1e-6
+#: No wedge: every point is placed by its arctangent.
+_NONE = (1.0, 0.0, 1.0, 0.0, 0)
+
+
+#: A point further than this (radians, as the sine of its angle off an edge) to one side of a
+#: sweep's edge is on that side without its arctangent: a thousand times ``_DOUBT``.
+_EDGE_BAND = 1e-6
+
+
+@numba.njit(cache=True, nogil=True)
+def _wedge(lo: float, hi: float) -> tuple[float, float, float, float, int]:
+    """The edges of the bearings [lo, hi] as unit vectors (lo's, hi's) and how points may be
+    placed against it without an arctangent: 0 not at all (the wedge reaches ±π, where
+    ``atan2`` wraps, or is all round), 1 a wedge of at most π (inside: left of lo's edge and
+    right of hi's), 2 a wider one (outside: right of lo's edge and left of hi's)."""
+    span = hi - lo
+    if not (-math.pi + _EDGE_BAND < lo and hi < math.pi - _EDGE_BAND and span >= 0.0):
+        return 1.0, 0.0, 1.0, 0.0, 0
+    kind = 1 if span <= math.pi else 2
+    return math.cos(lo), math.sin(lo), math.cos(hi), math.sin(hi), kind
+
+
+@numba.njit(cache=True, nogil=True)
+def _side(dx: float, dy: float, edges: tuple[float, float, float, float, int]) -> int:
+    """Where (dx, dy) lies against a :func:`_wedge`: 1 clearly inside, −1 clearly outside,
+    0 near an edge, at the origin, not finite, or a wedge that cannot tell."""
+    lc, ls, hc, hs, kind = edges
+    if kind == 0:
+        return 0
+    band = _EDGE_BAND * (abs(dx) + abs(dy))
+    left_of_lo = lc * dy - ls * dx  # |p| sin(angle from lo's edge to p)
+    right_of_hi = hs * dx - hc * dy  # |p| sin(angle from p to hi's edge)
+    if not (abs(left_of_lo) > band and abs(right_of_hi) > band):
+        return 0  # near an edge's line (or NaN, or the origin)
+    if kind == 1:
+        return 1 if left_of_lo > 0.0 and right_of_hi > 0.0 else -1
+    return -1 if left_of_lo < 0.0 and right_of_hi < 0.0 else 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -67,9 +104,15 @@ def beyond_beams(
     are in doubt (their beam's rounding too close to call)."""
     doubtful = 0
     beams = ranges.shape[0]
+    # bearings that round to no beam lie clearly beyond the outer beams' half steps
+    edges = _wedge(first - 0.5 * step, first + (beams - 0.5) * step) if step > 0.0 else _NONE
     for i in range(points.shape[0]):
         dx = points[i, 0] - ox
         dy = points[i, 1] - oy
+        if _side(dx, dy, edges) < 0:
+            out[i] = False
+            doubt[i] = False
+            continue
         q = (math.atan2(dy, dx) - first) / step
         out[i] = False
         doubt[i] = False
@@ -98,7 +141,9 @@ def in_cones(
     """Which points lie in a cone nearer than its reach; returns how many are in doubt.
 
     Most points are decided by the cosine of their angle off the cone's axis, without an
-    arctangent: clearly in or clearly out by ``_CONE_BAND`` radians; the rest by the angle."""
+    arctangent: clearly in or clearly out by ``_CONE_BAND`` radians; the rest by the angle.
+    Of a narrow cone, points clearly nearer than the reach and clearly off the band are
+    decided by squares, without a square root either."""
     doubtful = 0
     sonars = ox.shape[0]
     cb = np.empty(sonars)
@@ -106,15 +151,21 @@ def in_cones(
     near = np.empty(sonars)
     # squared distances above this are clearly beyond the reach (inf: the test does not apply)
     beyond = np.empty(sonars)
+    # squared distances below this are clearly within the reach (−1: none is)
+    within = np.empty(sonars)
     for j in range(sonars):
         cb[j] = math.cos(bearing[j])
         sb[j] = math.sin(bearing[j])
         near[j] = reach[j] - tolerance
         beyond[j] = near[j] * near[j] * (1.0 + 1e-12) if near[j] > 0.0 else math.inf
+        within[j] = near[j] * near[j] * (1.0 - 1e-9) if near[j] > 0.0 else -1.0
     fast = _CONE_BAND < half_cone < math.pi - _CONE_BAND
     cos_in = math.cos(half_cone - _CONE_BAND)  # cosines above: clearly inside
     cos_out = math.cos(half_cone + _CONE_BAND)  # below: clearly outside
     behind_out = fast and cos_out > 0.0  # a cone narrower than a half-plane
+    # the same bounds on the squared cosine, widened by far more than the squares' rounding
+    cos_in_squared = cos_in * cos_in * (1.0 + 1e-9)
+    cos_out_squared = cos_out * cos_out * (1.0 - 1e-9)
     for i in range(points.shape[0]):
         inside = False
         unsure = False
@@ -128,8 +179,16 @@ def in_cones(
             # that needs no more arithmetic
             if squared > beyond[j]:
                 continue
-            if behind_out and squared > 4e-12 and cb[j] * dx + sb[j] * dy <= 0.0:
-                continue
+            if behind_out and squared > 4e-12:
+                ahead = cb[j] * dx + sb[j] * dy
+                if ahead <= 0.0:
+                    continue
+                if squared < within[j]:  # h < near[j], and r = ahead / h is clear of the band
+                    if ahead * ahead < cos_out_squared * squared:
+                        continue
+                    if ahead * ahead > cos_in_squared * squared:
+                        inside = True
+                        break
             h = math.hypot(dx, dy)
             if not h < near[j]:
                 continue
@@ -161,8 +220,16 @@ def outside_sweep(
     """Which points lie outside the bearings [first, last] seen from (ox, oy); returns how
     many are in doubt."""
     doubtful = 0
+    edges = _wedge(first, last)
     for i in range(points.shape[0]):
-        b = math.atan2(points[i, 1] - oy, points[i, 0] - ox)
+        dx = points[i, 0] - ox
+        dy = points[i, 1] - oy
+        side = _side(dx, dy, edges)
+        if side != 0:
+            out[i] = side < 0
+            doubt[i] = False
+            continue
+        b = math.atan2(dy, dx)
         out[i] = b < first or b > last
         doubt[i] = not (abs(b - first) > _DOUBT and abs(b - last) > _DOUBT)
         if doubt[i]:
