@@ -19,6 +19,8 @@ from freelook.robot.hal import RangeScan
 __all__ = ["ScanPoints"]
 
 _Array = npt.NDArray[np.float64]
+#: a reading kept for comparing the next with it: a copy of the scan, and its ranges' bits
+_Seen = tuple[RangeScan, bytes]
 _NONE = np.zeros((0, 2))
 _NONE.flags.writeable = False
 
@@ -162,8 +164,8 @@ class ScanPoints:
         units = _unit_vectors(one)  # compiled now, not in the first control cycle
         _hit_points(one, units, one, one, 2.0)
         _cone_points(one, units[None], one, one, 2.0)
-        self._laser: tuple[RangeScan, _Array] | None = None
-        self._sonar: tuple[RangeScan, float, tuple[_Array, _Array]] | None = None
+        self._laser: tuple[_Seen, _Array] | None = None
+        self._sonar: tuple[_Seen, float, tuple[_Array, _Array]] | None = None
         self._layouts: dict[str, _Layout] = {}
 
     def _layout(self, sensor: str, scan: RangeScan) -> _Layout:
@@ -173,20 +175,27 @@ class ScanPoints:
         return layout
 
     @staticmethod
-    def _same(scan: RangeScan, seen: RangeScan) -> bool:
-        return scan is seen or (
-            scan.stamp == seen.stamp  # a new stamp: worked out again (the same if it is not new)
-            and scan.bearings is seen.bearings
-            and scan.origin_x is seen.origin_x
-            and scan.origin_y is seen.origin_y
-            and scan.range_max == seen.range_max
-            and np.array_equal(scan.ranges, seen.ranges)
+    def _same(scan: RangeScan, seen: _Seen) -> bool:
+        """Whether ``scan`` is the reading seen last: the same stamp, layout and range bits
+        (bits, not values: a reading equal to the last only as −0.0 is to 0.0 is worked out
+        again, and then gives what it would have)."""
+        kept, bits = seen
+        return scan is kept or (
+            scan.stamp == kept.stamp  # a new stamp: worked out again (the same if it is not new)
+            and scan.bearings is kept.bearings
+            and scan.origin_x is kept.origin_x
+            and scan.origin_y is kept.origin_y
+            and scan.range_max == kept.range_max
+            and scan.ranges.dtype == kept.ranges.dtype
+            and scan.ranges.shape == kept.ranges.shape
+            and scan.ranges.tobytes() == bits
         )
 
     @staticmethod
-    def _kept(scan: RangeScan) -> RangeScan:
-        """``scan`` with a copy of its ranges (a HAL may refill its buffer in place)."""
-        return RangeScan(
+    def _kept(scan: RangeScan) -> _Seen:
+        """``scan`` with a copy of its ranges, and their bits (a HAL may refill its buffer in
+        place)."""
+        kept = RangeScan(
             scan.stamp,
             scan.ranges.copy(),
             scan.bearings,
@@ -194,6 +203,7 @@ class ScanPoints:
             scan.origin_y,
             scan.range_max,
         )
+        return kept, kept.ranges.tobytes()
 
     def laser(self, scan: RangeScan | None) -> _Array:
         """The hit points of ``scan`` (:meth:`RangeScan.points`)."""
