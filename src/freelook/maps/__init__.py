@@ -23,6 +23,7 @@ from freelook.maps._raycast import (
     cast_rays_reference,
     clearance_of,
     grid_key,
+    unit_vectors,
 )
 from freelook.maps._start import FreeSpace, choose_start, footprint_free
 
@@ -46,4 +47,5 @@ __all__ = [
     "load_ros_map",
     "load_toml_world",
     "load_world",
+    "unit_vectors",
 ]

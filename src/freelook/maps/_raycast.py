@@ -25,6 +25,7 @@ __all__ = [
     "cast_rays_reference",
     "clearance_of",
     "grid_key",
+    "unit_vectors",
 ]
 
 # A beam jumps from a cell whose clearance is at least this (cells), walks otherwise: a shorter
@@ -189,6 +190,13 @@ def cast_beams(
     xs[0] = x
     ys[0] = y
     _cast(clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
+
+
+def unit_vectors(angles: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The rows (cos, sin) of ``angles``: a fixed fan's beams as :func:`cast_fan` takes them,
+    worked out once (the fan turns with the robot, its beams never turn in it)."""
+    units: npt.NDArray[np.float64] = np.column_stack((np.cos(angles), np.sin(angles)))
+    return units
 
 
 @numba.njit(cache=True, nogil=True)

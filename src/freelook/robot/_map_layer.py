@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.maps import World, cast_fan, clearance_of
+from freelook.maps import World, cast_fan, clearance_of, unit_vectors
 
 __all__ = ["MapLayer"]
 
@@ -67,7 +67,7 @@ class MapLayer:
         self._world = (robot_map.origin[0], robot_map.origin[1], robot_map.resolution)
         angles = np.linspace(-math.pi, math.pi, rays, endpoint=False)
         # each ray's direction in the robot frame, worked out once (the rays never turn in it)
-        self._units = np.column_stack((np.cos(angles), np.sin(angles)))
+        self._units = unit_vectors(angles)
         self._ranges = np.empty(rays)
         self.wall_points(Pose(*robot_map.origin, 0.0))  # compiled now, not in the first cycle
         outlines: list[npt.NDArray[np.float64]] = []

@@ -9,6 +9,11 @@ a few ulps from the C library's. So the loops decide every point whose answer a 
 cannot change, and flag the rest (within ``_DOUBT`` of a beam's rounding edge, a cone's side
 or a sweep's end, or not finite) for the caller to recompute with the numpy form. The answers
 are the numpy forms', bit for bit; the equivalence tests hold them to it.
+
+Most points are far from any edge, and those need no arctangent or square root at all: a
+point clearly to one side of a sweep's edges is placed by cross products, and one clearly
+within a narrow cone's reach and clear of its side by squares. Only the few near an edge are
+worked out as the numpy form does.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
-from freelook.maps import World, clearance_of
+from freelook.maps import World, clearance_of, unit_vectors
 from freelook.sim.sensors import NormalsAhead, laser_params, laser_scan
 from freelook.sim.vehicle import StateColumn as Col
 from freelook.sim.vehicle import Vehicle, draws_noise, step_vehicles
@@ -79,7 +79,16 @@ def _advance(
                 break
             pose = (row[0, _X], row[0, _Y], row[0, _THETA])
             beam_at[i] = laser_scan(
-                clearance, world, pose, laser, units, beam_noise[i], beam_at[i], ranges[i]
+                clearance,
+                world,
+                pose,
+                laser,
+                units,
+                True,
+                ranges[i],
+                beam_noise[i],
+                beam_at[i],
+                ranges[i],
             )
 
 
@@ -134,7 +143,7 @@ class Fleet:
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
         self.angles = np.linspace(-half, half, beams)
-        self._units = np.column_stack((np.cos(self.angles), np.sin(self.angles)))
+        self._units = unit_vectors(self.angles)
         #: The newest scan of every robot (row i: robot i), range_max where nothing was hit;
         #: written in place by each step (copy a row to keep it).
         self.ranges = np.full((n, beams), laser.range_max if laser is not None else 0.0)

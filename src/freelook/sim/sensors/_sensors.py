@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_beams, cast_fan, clearance_of
+from freelook.maps import World, cast_beams, cast_fan, clearance_of, unit_vectors
 
 __all__ = [
     "Laser",
@@ -76,7 +76,7 @@ class NormalsAhead:
         return self.rows[0], at
 
 
-class LastCast:
+class _LastCast:
     """A sensor's exact returns from the last pose it cast from.
 
     A robot standing still (held at a wall, stopped by its watchdog: a third of the scans of
@@ -110,52 +110,14 @@ def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float
 
 
 @numba.njit(cache=True, nogil=True)
-def _laser_cast(
-    clearance: npt.NDArray[np.float32],
-    world: tuple[float, float, float],
-    pose: tuple[float, float, float],
-    laser: tuple[float, float, float, float, float],
-    units: npt.NDArray[np.float64],
-    out: npt.NDArray[np.float64],
-) -> None:
-    """The beams' exact returns into ``out`` (see :func:`laser_scan`), no noise, no clipping."""
-    ox, oy, resolution = world
-    x, y, theta = pose
-    mount_forward, mount_left, _, range_max, _ = laser
-    c = math.cos(theta)
-    s = math.sin(theta)
-    lx = x + c * mount_forward - s * mount_left
-    ly = y + s * mount_forward + c * mount_left
-    cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, out)
-
-
-@numba.njit(cache=True, nogil=True)
-def _laser_noise(
-    cast: npt.NDArray[np.float64],
-    laser: tuple[float, float, float, float, float],
-    normals: npt.NDArray[np.float64],
-    at: int,
-    out: npt.NDArray[np.float64],
-) -> int:
-    """``cast``'s returns with noise, clipped, into ``out`` (may be ``cast``) as
-    :func:`laser_scan` makes them; returns the next unread normal."""
-    _, _, range_min, range_max, noise_std = laser
-    for k in range(out.shape[0]):
-        r = cast[k]
-        if noise_std > 0 and r < range_max:
-            r = r + noise_std * normals[at]
-            at += 1
-        out[k] = min(max(r, range_min), range_max)
-    return at
-
-
-@numba.njit(cache=True, nogil=True)
 def laser_scan(
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
     laser: tuple[float, float, float, float, float],
     units: npt.NDArray[np.float64],
+    cast_again: bool,
+    cast: npt.NDArray[np.float64],
     normals: npt.NDArray[np.float64],
     at: int,
     out: npt.NDArray[np.float64],
@@ -164,10 +126,26 @@ def laser_scan(
     from the laser's mount on the robot at ``pose`` (x, y, θ) in the ``world`` grid (origin x,
     y, resolution; ``clearance`` its :func:`~freelook.maps.clearance_of`), each return plus
     ``noise_std`` times the next of ``normals`` from ``at``, clipped to [range_min, range_max]
-    (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next unread
-    normal. Compiled, so a fleet's kernel scans with it too."""
-    _laser_cast(clearance, world, pose, laser, units, out)
-    return _laser_noise(out, laser, normals, at, out)
+    (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next
+    unread normal. The exact returns are cast into ``cast`` when ``cast_again`` (else they
+    are there from the same pose before); ``cast`` may be ``out``. Compiled, so a fleet's
+    kernel scans with it too."""
+    mount_forward, mount_left, range_min, range_max, noise_std = laser
+    if cast_again:
+        ox, oy, resolution = world
+        x, y, theta = pose
+        c = math.cos(theta)
+        s = math.sin(theta)
+        lx = x + c * mount_forward - s * mount_left
+        ly = y + s * mount_forward + c * mount_left
+        cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, cast)
+    for k in range(out.shape[0]):
+        r = cast[k]
+        if noise_std > 0 and r < range_max:
+            r = r + noise_std * normals[at]
+            at += 1
+        out[k] = min(max(r, range_min), range_max)
+    return at
 
 
 class Laser:
@@ -179,14 +157,14 @@ class Laser:
         self.rng = rng
         half = math.radians(config.fov_deg) / 2
         self.angles = np.linspace(-half, half, config.beams)
-        self._units = np.column_stack((np.cos(self.angles), np.sin(self.angles)))
+        self._units = unit_vectors(self.angles)
         self._clearance = clearance_of(world.obstacles())
         self._world = (world.origin[0], world.origin[1], world.resolution)
         self._laser = laser_params(config)
         # a return's noise is the next normal of the laser's own stream, as drawing one per
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
-        self._cast = LastCast(config.beams)
+        self._cast = _LastCast(config.beams)
 
     @property
     def angle_increment(self) -> float:
@@ -195,59 +173,61 @@ class Laser:
     def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
         pose = (float(x), float(y), float(theta))
-        if self._cast.stale(pose):
-            _laser_cast(
-                self._clearance, self._world, pose, self._laser, self._units, self._cast.ranges
-            )
         beams = self.angles.shape[0]
         normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
-        self._normals.at[0] = _laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
+        self._normals.at[0] = laser_scan(
+            self._clearance,
+            self._world,
+            pose,
+            self._laser,
+            self._units,
+            self._cast.stale(pose),
+            self._cast.ranges,
+            normals,
+            at,
+            ranges,
+        )
         return ranges
 
 
 @numba.njit(cache=True, nogil=True)
-def _sonar_cast(
+def _sonar_read(
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
     pose: tuple[float, float, float],
     mounts: npt.NDArray[np.float64],
     bearings: npt.NDArray[np.float64],
     offsets: npt.NDArray[np.float64],
-    range_max: float,
-    out: npt.NDArray[np.float64],
-) -> None:
-    """Each transducer's nearest echo over its cone's rays into ``out``, exact: from its
-    mount (``mounts[k]``: x, y on the robot), ``offsets`` about its bearing."""
-    ox, oy, resolution = world
-    x, y, theta = pose
-    c = math.cos(theta)
-    s = math.sin(theta)
-    rays = offsets.shape[0]
-    angles = np.empty(rays)
-    ranges = np.empty(rays)
-    for k in range(bearings.shape[0]):
-        sx = x + c * mounts[k, 0] - s * mounts[k, 1]
-        sy = y + s * mounts[k, 0] + c * mounts[k, 1]
-        bearing = theta + bearings[k]
-        for j in range(rays):
-            angles[j] = bearing + offsets[j]
-        cast_beams(clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
-        out[k] = ranges.min()
-
-
-@numba.njit(cache=True, nogil=True)
-def _sonar_noise(
-    cast: npt.NDArray[np.float64],
     noise: tuple[float, float],
+    cast_again: bool,
+    cast: npt.NDArray[np.float64],
     normals: npt.NDArray[np.float64],
     at: int,
     out: npt.NDArray[np.float64],
 ) -> int:
-    """``cast``'s echoes into ``out``, plus ``noise_std`` times the next of ``normals`` when
-    something echoes, clipped to [0, range_max] (``noise``: range_max, noise_std). Returns
-    the next unread normal."""
+    """Each transducer's nearest echo over its cone's rays into ``out``: from its mount
+    (``mounts[k]``: x, y on the robot), ``offsets`` about its bearing, plus ``noise_std`` times
+    the next of ``normals`` when something echoes, clipped to [0, range_max] (``noise``:
+    range_max, noise_std). Returns the next unread normal. The exact echoes are cast into
+    ``cast`` when ``cast_again`` (else they are there from the same pose before)."""
     range_max, noise_std = noise
+    if cast_again:
+        ox, oy, resolution = world
+        x, y, theta = pose
+        c = math.cos(theta)
+        s = math.sin(theta)
+        rays = offsets.shape[0]
+        angles = np.empty(rays)
+        ranges = np.empty(rays)
+        for k in range(bearings.shape[0]):
+            sx = x + c * mounts[k, 0] - s * mounts[k, 1]
+            sy = y + s * mounts[k, 0] + c * mounts[k, 1]
+            bearing = theta + bearings[k]
+            for j in range(rays):
+                angles[j] = bearing + offsets[j]
+            cast_beams(clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
+            cast[k] = ranges.min()
     for k in range(out.shape[0]):
         r = cast[k]
         if noise_std > 0 and r < range_max:
@@ -279,25 +259,28 @@ class SonarRing:
         # an echo's noise is the next normal of the ring's own stream, as drawing one per echo
         # would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
-        self._cast = LastCast(len(self.bearings))
+        self._cast = _LastCast(len(self.bearings))
 
     def read(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
         """Range per transducer (front ring first), ``range_max`` when nothing echoes."""
         pose = (float(x), float(y), float(theta))
-        if self._cast.stale(pose):
-            _sonar_cast(
-                self._clearance,
-                self._world,
-                pose,
-                self._mounts,
-                self.bearings,
-                self._offsets,
-                self._noise[0],
-                self._cast.ranges,
-            )
-        normals, at = self._normals.ready(self.bearings.shape[0])
-        out = np.empty(self.bearings.shape[0])
-        self._normals.at[0] = _sonar_noise(self._cast.ranges, self._noise, normals, at, out)
+        transducers = self.bearings.shape[0]
+        normals, at = self._normals.ready(transducers)
+        out = np.empty(transducers)
+        self._normals.at[0] = _sonar_read(
+            self._clearance,
+            self._world,
+            pose,
+            self._mounts,
+            self.bearings,
+            self._offsets,
+            self._noise,
+            self._cast.stale(pose),
+            self._cast.ranges,
+            normals,
+            at,
+            out,
+        )
         return out
 
 
