@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -25,34 +24,6 @@ from freelook.geometry import Pose
 from freelook.maps import World, cast_fan, clearance_of, unit_vectors
 
 __all__ = ["MapLayer"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _wall_points(
-    clearance: npt.NDArray[np.float32],
-    world: tuple[float, float, float],
-    pose: tuple[float, float, float],
-    units: npt.NDArray[np.float64],
-    reach: float,
-    ranges: npt.NDArray[np.float64],
-) -> npt.NDArray[np.float64]:
-    """The rays (their robot-frame ``units`` vectors) cast from ``pose`` in the map (``world``:
-    origin x, y, resolution), as the robot-frame points of those that hit within ``reach``;
-    ``ranges`` is scratch for the cast."""
-    x, y, theta = pose
-    cast_fan(clearance, world[0], world[1], world[2], x, y, theta, units, reach, ranges)
-    hits = 0
-    for k in range(ranges.shape[0]):
-        if ranges[k] < reach:
-            hits += 1
-    out = np.empty((hits, 2))
-    n = 0
-    for k in range(ranges.shape[0]):
-        if ranges[k] < reach:
-            out[n, 0] = ranges[k] * units[k, 0]
-            out[n, 1] = ranges[k] * units[k, 1]
-            n += 1
-    return out
 
 
 class MapLayer:
@@ -88,16 +59,30 @@ class MapLayer:
         return np.vstack((walls, keep_out)) if len(keep_out) else walls
 
     def wall_points(self, pose: Pose) -> npt.NDArray[np.float64]:
-        """The map's walls within ``reach`` of ``pose`` (robot frame), one point per ray."""
+        """The map's walls within ``reach`` of ``pose`` (robot frame), one point per ray.
+
+        The rays are cast by :func:`~freelook.maps.cast_fan` itself, the one compiled cast the
+        simulated laser runs too (each kernel holding a cast of its own costs the process
+        about half a megabyte)."""
         x, y, theta = pose
-        return _wall_points(
+        ox, oy, resolution = self._world
+        reach = float(self.reach)
+        ranges = self._ranges
+        cast_fan(
             self._clearance,
-            self._world,
-            (float(x), float(y), float(theta)),
+            ox,
+            oy,
+            resolution,
+            float(x),
+            float(y),
+            float(theta),
             self._units,
-            float(self.reach),
-            self._ranges,
+            reach,
+            ranges,
         )
+        hits = ranges < reach
+        points: npt.NDArray[np.float64] = ranges[hits, np.newaxis] * self._units[hits]
+        return points
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but

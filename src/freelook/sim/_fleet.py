@@ -79,16 +79,7 @@ def _advance(
                 break
             pose = (row[0, _X], row[0, _Y], row[0, _THETA])
             beam_at[i] = laser_scan(
-                clearance,
-                world,
-                pose,
-                laser,
-                units,
-                True,
-                ranges[i],
-                beam_noise[i],
-                beam_at[i],
-                ranges[i],
+                clearance, world, pose, laser, units, beam_noise[i], beam_at[i], ranges[i]
             )
 
 

@@ -109,6 +109,43 @@ def laser_params(config: LaserConfig) -> tuple[float, float, float, float, float
     )
 
 
+def laser_origin(
+    pose: tuple[float, float, float], laser: tuple[float, float, float, float, float]
+) -> tuple[float, float]:
+    """Where the laser's beams start: its mount (``laser``, see :func:`laser_scan`) on the
+    robot at ``pose`` (x, y, θ). Compiled callers inline it; Python gets the same numbers."""
+    x, y, theta = pose
+    mount_forward, mount_left = laser[0], laser[1]
+    c = math.cos(theta)
+    s = math.sin(theta)
+    return x + c * mount_forward - s * mount_left, y + s * mount_forward + c * mount_left
+
+
+_laser_origin = numba.njit(cache=True, nogil=True)(laser_origin)
+
+
+@numba.njit(cache=True, nogil=True)
+def laser_noise(
+    cast: npt.NDArray[np.float64],
+    laser: tuple[float, float, float, float, float],
+    normals: npt.NDArray[np.float64],
+    at: int,
+    out: npt.NDArray[np.float64],
+) -> int:
+    """The exact returns ``cast`` as the laser reads them, into ``out`` (may be ``cast``):
+    each return plus ``noise_std`` times the next of ``normals`` from ``at``, clipped to
+    [range_min, range_max] (``laser``: see :func:`laser_scan`). Returns the next unread
+    normal."""
+    _, _, range_min, range_max, noise_std = laser
+    for k in range(out.shape[0]):
+        r = cast[k]
+        if noise_std > 0 and r < range_max:
+            r = r + noise_std * normals[at]
+            at += 1
+        out[k] = min(max(r, range_min), range_max)
+    return at
+
+
 @numba.njit(cache=True, nogil=True)
 def laser_scan(
     clearance: npt.NDArray[np.float32],
@@ -116,8 +153,6 @@ def laser_scan(
     pose: tuple[float, float, float],
     laser: tuple[float, float, float, float, float],
     units: npt.NDArray[np.float64],
-    cast_again: bool,
-    cast: npt.NDArray[np.float64],
     normals: npt.NDArray[np.float64],
     at: int,
     out: npt.NDArray[np.float64],
@@ -127,25 +162,11 @@ def laser_scan(
     y, resolution; ``clearance`` its :func:`~freelook.maps.clearance_of`), each return plus
     ``noise_std`` times the next of ``normals`` from ``at``, clipped to [range_min, range_max]
     (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next
-    unread normal. The exact returns are cast into ``cast`` when ``cast_again`` (else they
-    are there from the same pose before); ``cast`` may be ``out``. Compiled, so a fleet's
-    kernel scans with it too."""
-    mount_forward, mount_left, range_min, range_max, noise_std = laser
-    if cast_again:
-        ox, oy, resolution = world
-        x, y, theta = pose
-        c = math.cos(theta)
-        s = math.sin(theta)
-        lx = x + c * mount_forward - s * mount_left
-        ly = y + s * mount_forward + c * mount_left
-        cast_fan(clearance, ox, oy, resolution, lx, ly, theta, units, range_max, cast)
-    for k in range(out.shape[0]):
-        r = cast[k]
-        if noise_std > 0 and r < range_max:
-            r = r + noise_std * normals[at]
-            at += 1
-        out[k] = min(max(r, range_min), range_max)
-    return at
+    unread normal. Compiled, so a fleet's kernel scans with it; :class:`Laser` makes the same
+    numbers from :func:`~freelook.maps.cast_fan` and :func:`laser_noise`."""
+    lx, ly = _laser_origin(pose, laser)
+    cast_fan(clearance, world[0], world[1], world[2], lx, ly, pose[2], units, laser[3], out)
+    return laser_noise(out, laser, normals, at, out)
 
 
 class Laser:
@@ -171,23 +192,31 @@ class Laser:
         return float(self.angles[1] - self.angles[0])
 
     def scan(self, x: float, y: float, theta: float) -> npt.NDArray[np.float64]:
-        """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit."""
+        """Ranges for the robot at (x, y, θ); ``range_max`` where nothing is hit.
+
+        The fan is cast by :func:`~freelook.maps.cast_fan` itself, the one compiled cast the
+        robot's map layer runs too (each kernel holding a cast of its own costs the process
+        about half a megabyte)."""
         pose = (float(x), float(y), float(theta))
+        if self._cast.stale(pose):
+            lx, ly = laser_origin(pose, self._laser)
+            ox, oy, resolution = self._world
+            cast_fan(
+                self._clearance,
+                ox,
+                oy,
+                resolution,
+                lx,
+                ly,
+                pose[2],
+                self._units,
+                self._laser[3],
+                self._cast.ranges,
+            )
         beams = self.angles.shape[0]
         normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
-        self._normals.at[0] = laser_scan(
-            self._clearance,
-            self._world,
-            pose,
-            self._laser,
-            self._units,
-            self._cast.stale(pose),
-            self._cast.ranges,
-            normals,
-            at,
-            ranges,
-        )
+        self._normals.at[0] = laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
         return ranges
 
 
