@@ -125,7 +125,7 @@ _laser_origin = numba.njit(cache=True, nogil=True)(laser_origin)
 
 
 @numba.njit(cache=True, nogil=True)
-def laser_noise(
+def _laser_noise(
     cast: npt.NDArray[np.float64],
     laser: tuple[float, float, float, float, float],
     normals: npt.NDArray[np.float64],
@@ -163,10 +163,10 @@ def laser_scan(
     ``noise_std`` times the next of ``normals`` from ``at``, clipped to [range_min, range_max]
     (``laser``: mount forward, mount left, range_min, range_max, noise_std). Returns the next
     unread normal. Compiled, so a fleet's kernel scans with it; :class:`Laser` makes the same
-    numbers from :func:`~freelook.maps.cast_fan` and :func:`laser_noise`."""
+    numbers from :func:`~freelook.maps.cast_fan` and :func:`_laser_noise`."""
     lx, ly = _laser_origin(pose, laser)
     cast_fan(clearance, world[0], world[1], world[2], lx, ly, pose[2], units, laser[3], out)
-    return laser_noise(out, laser, normals, at, out)
+    return _laser_noise(out, laser, normals, at, out)
 
 
 class Laser:
@@ -216,7 +216,7 @@ class Laser:
         beams = self.angles.shape[0]
         normals, at = self._normals.ready(beams)
         ranges = np.empty(beams)
-        self._normals.at[0] = laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
+        self._normals.at[0] = _laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
         return ranges
 
 
