@@ -19,7 +19,7 @@ from freelook.robot.hal import RangeScan
 __all__ = ["ScanPoints"]
 
 _Array = npt.NDArray[np.float64]
-#: a reading kept for comparing the next with it: a copy of the scan, and its ranges' bits
+#: a reading kept for comparing the next with it: the scan, and its ranges' bits when seen
 _Seen = tuple[RangeScan, bytes]
 _NONE = np.zeros((0, 2))
 _NONE.flags.writeable = False
@@ -178,9 +178,10 @@ class ScanPoints:
     def _same(scan: RangeScan, seen: _Seen) -> bool:
         """Whether ``scan`` is the reading seen last: the same stamp, layout and range bits
         (bits, not values: a reading equal to the last only as −0.0 is to 0.0 is worked out
-        again, and then gives what it would have)."""
+        again, and then gives what it would have; a buffer the HAL refilled in place shows
+        other bits)."""
         kept, bits = seen
-        return scan is kept or (
+        return (
             scan.stamp == kept.stamp  # a new stamp: worked out again (the same if it is not new)
             and scan.bearings is kept.bearings
             and scan.origin_x is kept.origin_x
@@ -193,17 +194,8 @@ class ScanPoints:
 
     @staticmethod
     def _kept(scan: RangeScan) -> _Seen:
-        """``scan`` with a copy of its ranges, and their bits (a HAL may refill its buffer in
-        place)."""
-        kept = RangeScan(
-            scan.stamp,
-            scan.ranges.copy(),
-            scan.bearings,
-            scan.origin_x,
-            scan.origin_y,
-            scan.range_max,
-        )
-        return kept, kept.ranges.tobytes()
+        """``scan`` and the bits of its ranges now (a HAL may refill its buffer in place)."""
+        return scan, scan.ranges.tobytes()
 
     def laser(self, scan: RangeScan | None) -> _Array:
         """The hit points of ``scan`` (:meth:`RangeScan.points`)."""
