@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization, SearchPhase
+from freelook.estimation._mcl import SCREEN_KEEP, SEARCH_CANDIDATES
 from freelook.geometry import wrap_angle
 from freelook.maps import World, load_world
 from freelook.sim import Simulator
@@ -147,3 +148,28 @@ def test_odometry_moves_the_particles_once_per_update_by_the_composed_steps() ->
     assert np.allclose(moved[:, 0], x, atol=1e-12)
     assert np.allclose(moved[:, 1], y, atol=1e-12)
     assert np.allclose(np.vectorize(wrap_angle)(moved[:, 2] - theta), 0.0, atol=1e-12)
+
+
+def test_a_search_scores_in_full_only_the_candidates_a_few_beams_find_plausible() -> None:
+    # 200,000 uniform candidates are scored on SCREEN_BEAMS beams first and only the best
+    # SCREEN_KEEP of them on the whole scan; the dropped ones must be the ones that fit badly
+    pose = (3.0, 3.0, 0.3)
+    mcl, ranges = _setup("lab", pose, seed=3)
+    mcl.global_init()
+    valid = np.flatnonzero((ranges < mcl.range_max * 0.999) & (ranges > 0.02))
+    pick = valid[np.linspace(0, len(valid) - 1, mcl.config.mcl_beams).astype(int)]
+    bx = mcl.mount[0] + ranges[pick] * np.cos(mcl.beam_angles[pick])
+    by = mcl.mount[1] + ranges[pick] * np.sin(mcl.beam_angles[pick])
+    candidates = mcl._uniform_poses(SEARCH_CANDIDATES * len(mcl.particles))
+    candidates[:5] = np.array(pose) + np.array([[0.02 * k, -0.01 * k, 0.005 * k] for k in range(5)])
+    kept, scores = mcl._screened(candidates, bx, by)
+    assert len(kept) == int(SCREEN_KEEP * len(candidates))
+    assert np.all(np.diff(kept) > 0)  # in the order they were drawn, each once
+    full = mcl._score(candidates, bx, by, mcl._coarse_table)
+    assert np.allclose(scores, full[kept], rtol=1e-12, atol=1e-9)  # kept ones on all beams
+    assert set(range(5)) <= set(kept.tolist())  # the poses at the robot
+    best = np.argsort(-full)[:1000]
+    assert np.isin(best, kept).all()
+    dropped = np.setdiff1d(np.arange(len(candidates)), kept)
+    # each dropped one fits worse than the robot's own pose by over a log-unit a beam
+    assert full[dropped].max() < full[:5].min() - len(bx)
