@@ -28,21 +28,27 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
         distance_transform_edt(~grid) * world.resolution - half,
     )
     rows, cols = grid.shape
-    up = FIELD_UPSAMPLE
-    r = (np.arange(rows * up) + 0.5) / up - 0.5
-    c = (np.arange(cols * up) + 0.5) / up - 0.5
-    fine = map_coordinates(distance, np.meshgrid(r, c, indexing="ij"), order=1, mode="nearest")
     z_hit, z_rand = mcl._z_hit, mcl._z_rand
 
-    def field(sigma: float) -> npt.NDArray[np.float32]:
+    def field(sigma: float, up: int) -> npt.NDArray[np.float32]:
+        r = (np.arange(rows * up) + 0.5) / up - 0.5
+        c = (np.arange(cols * up) + 0.5) / up - 0.5
+        at = np.meshgrid(r, c, indexing="ij")
+        fine = map_coordinates(distance, at, order=1, mode="nearest")
         table: npt.NDArray[np.float32] = np.log(
             z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand
         ).astype(np.float32)
         return table
 
     assert mcl._coarse is None  # not built until a search needs it
-    np.testing.assert_array_equal(mcl._table, field(0.05))
-    np.testing.assert_array_equal(mcl._coarse_table, field(SEARCH_SIGMA))
+    np.testing.assert_array_equal(mcl._table, field(0.05, FIELD_UPSAMPLE))
+    # the blurred field on the map's own grid: its cell centres' distances, no interpolation
+    coarse = field(SEARCH_SIGMA, 1)
+    np.testing.assert_array_equal(
+        coarse,
+        np.log(z_hit * np.exp(-(distance**2) / (2 * SEARCH_SIGMA**2)) + z_rand).astype(np.float32),
+    )
+    np.testing.assert_array_equal(mcl._coarse_table, coarse)
     assert mcl._coarse is not None
 
 

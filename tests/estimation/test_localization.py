@@ -168,8 +168,6 @@ def test_a_search_scores_in_full_only_the_candidates_a_few_beams_find_plausible(
     full = mcl._score(candidates, bx, by, mcl._coarse_table)
     assert np.allclose(scores, full[kept], rtol=1e-12, atol=1e-9)  # kept ones on all beams
     assert set(range(5)) <= set(kept.tolist())  # the poses at the robot
-    best = np.argsort(-full)[:1000]
-    assert np.isin(best, kept).all()
     dropped = np.setdiff1d(np.arange(len(candidates)), kept)
     # each dropped one fits worse than the robot's own pose by over a log-unit a beam
     assert full[dropped].max() < full[:5].min() - len(bx)

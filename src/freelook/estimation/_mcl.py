@@ -420,9 +420,9 @@ def _signed_distance(world: World) -> npt.NDArray[np.float64]:
     return distance
 
 
-#: likelihood tables by (map content, its resolution, sigma, z_hit, z_rand): many filters on
-#: one map (trials of an experiment, one after another) build each table once; never written
-#: (left writeable: numba compiles a read-only array's kernels anew)
+#: likelihood tables by (map content, its resolution, upsampling, sigma, z_hit, z_rand): many
+#: filters on one map (trials of an experiment, one after another) build each table once; never
+#: written (left writeable: numba compiles a read-only array's kernels anew)
 _TABLES: dict[tuple[object, ...], npt.NDArray[np.float32]] = {}
 
 
@@ -460,13 +460,16 @@ class MonteCarloLocalization:
         # flat band a cell wide around every wall, and beam noise then pulls the pose ~1 cm
         # away from thin walls; the signed distance interpolates exactly, the likelihood not
         up = FIELD_UPSAMPLE
-        self._field_resolution = world.resolution / up
+        self._map_cols = cols
         self._z_hit = z_hit
         self._z_rand = (1.0 - z_hit) / range_max
-        self._table = self._log_field(sigma_hit)
+        self._table = self._log_field(sigma_hit, up)
         # a global search first scores against a blurred field (a pose 20 cm and a few degrees
         # off still fits, so the cloud gathers in the right basin before it sharpens); built
-        # when the first search needs it, a tracking robot never does
+        # when the first search needs it, a tracking robot never does. It is tabulated on the
+        # map's own grid: its peak is half a metre wide, so the flat band a cell wide that
+        # interpolation leaves at a wall face changes nothing, and a table 16 times smaller
+        # stays in cache while a search scores its uniform candidates all over the map
         self._coarse: npt.NDArray[np.float32] | None = None
         self._outside = float(math.log(self._z_rand))
         self._room = room
@@ -501,8 +504,9 @@ class MonteCarloLocalization:
         self._verify = 0
         self.challenges = 0  # rival places that kept a search going
 
-    def _log_field(self, sigma: float) -> npt.NDArray[np.float32]:
-        """The log-likelihood of a beam end on the fine grid, for hit noise ``sigma``.
+    def _log_field(self, sigma: float, up: int) -> npt.NDArray[np.float32]:
+        """The log-likelihood of a beam end for hit noise ``sigma``, on a grid ``up`` times
+        finer than the map's (each way).
 
         A band of rows at a time: each cell is computed exactly as a whole-grid pass would,
         but the float64 intermediates stay a few MB instead of several full grids (which the
@@ -511,13 +515,12 @@ class MonteCarloLocalization:
         """
         grid = self.world.obstacles()
         z_hit, z_rand = self._z_hit, self._z_rand
-        key = (grid_key(grid), self.world.resolution, sigma, z_hit, z_rand)
+        key = (grid_key(grid), self.world.resolution, up, sigma, z_hit, z_rand)
         cached = _TABLES.get(key)
         if cached is not None:
             return cached
         distance = _signed_distance(self.world)
         rows, cols = grid.shape
-        up = FIELD_UPSAMPLE
         r = (np.arange(rows * up) + 0.5) / up - 0.5
         c = (np.arange(cols * up) + 0.5) / up - 0.5
         table = np.empty((r.size, c.size), dtype=np.float32)
@@ -535,7 +538,7 @@ class MonteCarloLocalization:
     @property
     def _coarse_table(self) -> npt.NDArray[np.float32]:
         if self._coarse is None:
-            self._coarse = self._log_field(SEARCH_SIGMA)
+            self._coarse = self._log_field(SEARCH_SIGMA, 1)
         return self._coarse
 
     @classmethod
@@ -666,7 +669,8 @@ class MonteCarloLocalization:
         if out is None:
             out = np.empty(len(poses))
         ox, oy = self.world.origin
-        res, outside = self._field_resolution, self._outside
+        res = self.world.resolution / (table.shape[1] // self._map_cols)  # a table cell's side
+        outside = self._outside
         cores = numba.get_num_threads()
         split = len(poses) >= SPLIT_PARTICLES and cores >= 2
         if scattered:
