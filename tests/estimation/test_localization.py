@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization, SearchPhase
-from freelook.estimation._mcl import SCREEN_KEEP, SEARCH_CANDIDATES
+from freelook.estimation._mcl import SCREEN_KEEP, SEARCH_CANDIDATES, SEARCH_STILL_UPDATES
 from freelook.geometry import wrap_angle
 from freelook.maps import World, load_world
 from freelook.sim import Simulator
@@ -171,3 +171,27 @@ def test_a_search_scores_in_full_only_the_candidates_a_few_beams_find_plausible(
     dropped = np.setdiff1d(np.arange(len(candidates)), kept)
     # each dropped one fits worse than the robot's own pose by over a log-unit a beam
     assert full[dropped].max() < full[:5].min() - len(bx)
+
+
+def test_a_search_standing_still_waits_for_motion_after_a_bounded_number_of_updates() -> None:
+    # in one of two identical rooms no view tells where the robot is: standing still, the
+    # search updates SEARCH_STILL_UPDATES times on the same view, then only when it moves
+    world = _twin_rooms()
+    config = load_robot("pioneer3dx")
+    pose = (1.5, 2.0, 0.3)
+    sim = Simulator(config, world, seed=2, pose=pose)
+    sim.sample_laser(0.0)
+    assert sim.latest_laser is not None
+    ranges = sim.latest_laser.ranges
+    mcl = MonteCarloLocalization.for_robot(world, config, seed=2)
+    mcl.global_init()
+    updated = [mcl.update(ranges, force=True) for _ in range(SEARCH_STILL_UPDATES + 20)]
+    assert mcl.searching
+    # the first scan of a search screens its candidates; then the bounded updates on one view
+    assert updated == [True] * (SEARCH_STILL_UPDATES + 1) + [False] * 19
+    particles = mcl.particles.copy()
+    assert not mcl.update(ranges, force=True)
+    assert np.array_equal(mcl.particles, particles)  # a refused update touches nothing
+    mcl.predict(mcl.config.mcl_update_min_d, 0.0, 0.0)
+    assert mcl.update(ranges)  # moved: the search goes on
+    assert mcl.update(ranges, force=True)  # and may again update on the new view

@@ -60,6 +60,7 @@ SEARCH_FINE_UPDATES = 3  # updates on the sharp field before a search may end
 SEARCH_MIN_FIT = -1.0  # mean log-likelihood per beam that ends a search (a good fit: ≈ −0.2)
 SEARCH_RESTART_AFTER = 8  # updates with a settled cloud and a poor fit before searching afresh
 SEARCH_VERIFY_UPDATES = 60  # after a search, updates during which a poor fit restarts it
+SEARCH_STILL_UPDATES = 30  # forced updates of a search on the view from one place, at most
 # a tracking cloud whose scans keep fitting poorly follows a wrong pose (a wrong start, a kidnap):
 # after this many poor updates in a row the filter searches the whole map
 TRACKING_LOST_AFTER = 12
@@ -500,6 +501,7 @@ class MonteCarloLocalization:
         self.fit = 0.0  # mean log-likelihood per beam at the last update
         self._phase = SearchPhase.TRACKING
         self._global_updates = 0
+        self._still_updates = 0  # forced updates of a search since the robot last moved
         self._poor_fits = 0
         self._verify = 0
         self.challenges = 0  # rival places that kept a search going
@@ -857,14 +859,22 @@ class MonteCarloLocalization:
         _move(self.particles, noise, rot1, trans, rot2, spread)
 
     def update(self, ranges: npt.NDArray[np.float64], force: bool = False) -> bool:
-        """Weight by the scan (when moved enough); returns whether an update happened."""
+        """Weight by the scan when moved enough, or when ``force``-d (a search standing still:
+        at most :data:`SEARCH_STILL_UPDATES` times from one place); returns whether an update
+        happened."""
         cfg = self.config
-        if (
-            not force
-            and self._moved_d < cfg.mcl_update_min_d
-            and self._moved_a < math.radians(cfg.mcl_update_min_a_deg)
-        ):
-            return False
+        moved = self._moved_d >= cfg.mcl_update_min_d or self._moved_a >= math.radians(
+            cfg.mcl_update_min_a_deg
+        )
+        if not moved:
+            # a search standing still sees one view again and again: after a few updates more
+            # of it only narrows the cloud onto what it has already seen (and costs a 20,000
+            # particle update each time), so a search that has not ended waits for motion
+            if not force or (self.searching and self._still_updates >= SEARCH_STILL_UPDATES):
+                return False
+            self._still_updates += 1
+        else:
+            self._still_updates = 0
         valid = np.flatnonzero((ranges < self.range_max * 0.999) & (ranges > 0.02))
         if len(valid) == 0:
             return False
