@@ -640,7 +640,7 @@ class MonteCarloLocalization:
         every candidate within 20 cm and 4° of the robot was kept (63 of 63).
         """
         beams = len(bx)
-        if beams <= SCREEN_BEAMS or len(candidates) < 4:
+        if beams <= SCREEN_BEAMS:
             return np.arange(len(candidates)), self._score(
                 candidates, bx, by, self._coarse_table, scattered=True
             )
