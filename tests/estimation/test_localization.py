@@ -73,9 +73,11 @@ def test_a_global_search_passes_through_its_phases_in_order_and_ends_tracking() 
     assert not mcl.searching
     mcl.global_init()
     phases = [mcl.phase]
+    sizes = {}  # particles at the first update of each stage
     for _ in range(60):
         mcl.update(ranges, force=True)
         assert mcl.searching == (mcl.phase is not SearchPhase.TRACKING)
+        sizes.setdefault(mcl.phase, len(mcl.particles))
         if mcl.phase is not phases[-1]:
             phases.append(mcl.phase)
         if not mcl.searching:
@@ -86,6 +88,10 @@ def test_a_global_search_passes_through_its_phases_in_order_and_ends_tracking() 
         SearchPhase.SHARP,
         SearchPhase.TRACKING,
     ]
+    # the blurred stage searches with ten times the particles; once gathered in a few places
+    # the sharp stage holds as many as tracking
+    n = mcl.config.mcl_particles
+    assert sizes == {SearchPhase.COARSE: 10 * n, SearchPhase.SHARP: n, SearchPhase.TRACKING: n}
 
 
 def _twin_rooms() -> World:
