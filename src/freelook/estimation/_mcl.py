@@ -732,7 +732,7 @@ class MonteCarloLocalization:
         The places are at most :data:`GATHER_CELLS` × :data:`RIVAL_PARTICLES` refined poses, so
         the stage holds the configured count, as tracking does: 20,000 particles would be ten
         copies of each, no more places (on the five real maps the 100 searches settled as
-        they did with 20,000, at a tenth of the cost).
+        they did with 20,000, with a tenth of the lookups).
         """
         groups, _ = self._refine(seeds, bx, by)
         self.particles = groups.reshape(-1, 3)
