@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import numpy.typing as npt
-from scipy import ndimage
 
 __all__ = [
     "Blob",
@@ -173,6 +172,9 @@ def detect_blobs(
     h, w = image.shape[:2]
     full_w, full_h = full_size if full_size is not None else (w, h)
     sx, sy = full_w / w, full_h / h
+    # imported here: scipy.ndimage costs a robot program ~15 MB it needs only once a task looks
+    from scipy import ndimage
+
     labels, count = ndimage.label(_mask(image, target))
     if count == 0:
         return []

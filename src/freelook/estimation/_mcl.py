@@ -27,11 +27,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 import numpy.typing as npt
-from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import EstimationConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angles
-from freelook.maps import FreeSpace, World, grid_key
+from freelook.maps import (
+    FreeSpace,
+    World,
+    distance_to_background,
+    grid_key,
+    interpolate_linear,
+)
 
 __all__ = ["MonteCarloLocalization", "PoseEstimate", "SearchPhase"]
 
@@ -415,8 +420,8 @@ def _signed_distance(world: World) -> npt.NDArray[np.float64]:
     half = world.resolution / 2
     distance: npt.NDArray[np.float64] = np.where(
         grid,
-        half - distance_transform_edt(grid) * world.resolution,
-        distance_transform_edt(~grid) * world.resolution - half,
+        half - distance_to_background(grid) * world.resolution,
+        distance_to_background(~grid) * world.resolution - half,
     )
     return distance
 
@@ -529,9 +534,7 @@ class MonteCarloLocalization:
         table = np.empty((r.size, c.size), dtype=np.float32)
         for lo in range(0, r.size, _FIELD_BAND):
             band = slice(lo, lo + _FIELD_BAND)
-            fine = map_coordinates(
-                distance, np.meshgrid(r[band], c, indexing="ij"), order=1, mode="nearest"
-            )
+            fine = interpolate_linear(distance, *np.meshgrid(r[band], c, indexing="ij"))
             table[band] = np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
         if len(_TABLES) >= 4:  # a map's fine and blurred tables, for two maps; the oldest goes
             del _TABLES[next(iter(_TABLES))]

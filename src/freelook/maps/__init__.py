@@ -7,6 +7,7 @@ localization, the operator station and reports read them too. Nothing here knows
 describes a simulated or a real place.
 """
 
+from freelook.maps._distance import distance_to_background, grow, interpolate_linear
 from freelook.maps._loaders import (
     builtin_worlds,
     load_aria_map,
@@ -41,8 +42,11 @@ __all__ = [
     "cast_rays_reference",
     "choose_start",
     "clearance_of",
+    "distance_to_background",
     "footprint_free",
     "grid_key",
+    "grow",
+    "interpolate_linear",
     "load_aria_map",
     "load_ros_map",
     "load_toml_world",

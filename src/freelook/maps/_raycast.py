@@ -17,6 +17,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from freelook.maps._distance import distance_to_background, grow
+
 __all__ = [
     "cast_beams",
     "cast_fan",
@@ -235,12 +237,9 @@ def clearance_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
     obstacle cell: the distance between the two cells' squares, which is the distance from the
     cell's centre to the nearest centre of the obstacles grown by a cell each way. -1 on an
     obstacle cell."""
-    from scipy.ndimage import binary_dilation, distance_transform_edt
-
     if not grid.any():
         return np.full(grid.shape, 1e9, dtype=np.float32)
-    grown = binary_dilation(grid, structure=np.ones((3, 3), dtype=bool))
-    clearance = np.asarray(distance_transform_edt(~grown), dtype=np.float32)
+    clearance = distance_to_background(~grow(grid)).astype(np.float32)
     clearance[grid] = -1.0
     return clearance
 

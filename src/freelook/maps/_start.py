@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import numpy.typing as npt
-from scipy.ndimage import distance_transform_edt
 
 from freelook.config import FootprintConfig
 from freelook.errors import WorldError
+from freelook.maps._distance import distance_to_background
 from freelook.maps._model import World
 from freelook.maps._raycast import cast_rays, cast_rays_from
 
@@ -37,7 +37,7 @@ class FreeSpace:
         free = world.known_free()
         # distance from each cell centre to the nearest cell that is not known free, m; a
         # disc of radius r at a cell centre is clear when r + half a cell diagonal fits
-        self.clearance = np.asarray(distance_transform_edt(free), dtype=np.float64)
+        self.clearance = distance_to_background(free)
         self.clearance *= world.resolution
         self._slack = world.resolution * math.sqrt(0.5)
         self._walls = world.obstacles()

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.control import ellipse_points
-from freelook.maps import World
+from freelook.maps import World, distance_to_background
 
 __all__ = ["Clearance", "PlannedPath", "ellipse_from", "waypoint_path"]
 
@@ -31,9 +31,7 @@ class Clearance:
         if world is None:
             return math.inf
         if self._distance is None:
-            from scipy.ndimage import distance_transform_edt
-
-            self._distance = distance_transform_edt(~world.obstacles()) * world.resolution
+            self._distance = distance_to_background(~world.obstacles()) * world.resolution
         assert self._distance is not None
         worst = math.inf
         rows, cols = world.shape

@@ -1,7 +1,7 @@
 """Memory benchmarks: resident set size of the robot program over a lock-step soak and in real
 time (``freelook robot --hardware sim``), and of ``freelook sim``, each measured in a process
-of its own beside the floor every freelook process pays (Python, numpy, scipy.ndimage and
-numba's compiler after its first call)."""
+of its own beside the floor every freelook process pays (Python, numpy and numba's compiler
+after its first call, which loads scipy.linalg for its BLAS)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ RSS_TARGET_MB = 200.0
 GROWTH_LIMIT_MB = 1.0  # after the first simulated minute, over the whole soak
 
 _FLOOR = """
-import numpy as np, numba, scipy.ndimage
+import numpy as np, numba
 numba.njit(lambda a: a.sum())(np.zeros(3))
 status = open("/proc/self/status").read()
 print(int(status.split("VmRSS:")[1].split()[0]) / 1024)
