@@ -247,3 +247,29 @@ def test_the_filters_steps_match_their_plain_form_to_the_bit(seed: int, heading:
         assert fast.x.tobytes() == plain.x.tobytes()
         assert fast.P.tobytes() == plain.P.tobytes()
         assert fast.rate.hex() == plain.rate.hex()
+
+
+_ENTRIES = st.sampled_from([0.0, -0.0, 1e-300, -1e-300, 1e-160, 3.5, -2.25, 1e300, -1e300])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_ENTRIES, st.floats(-1e3, 1e3)), min_size=9, max_size=9),
+    st.floats(-10.0, 10.0),
+    st.floats(-0.5, 0.5),
+    st.floats(1e-4, 0.5),
+)
+def test_the_compiled_prediction_is_numpys_products_to_the_bit_at_the_edges(
+    entries: list[float], rate: float, scale: float, dt: float
+) -> None:
+    """Signed zeros, underflow and overflow included: the prediction's products are
+    OpenBLAS's (each sum fused, added to zero), not a plain sum."""
+    fast, plain = HeadingKalmanFilter(0.3), _PlainFilter(0.3)
+    for kf in (fast, plain):
+        kf.P = np.array(entries).reshape(3, 3)
+        kf.x = np.array([0.3, 0.01, scale])
+    with np.errstate(all="ignore"):
+        fast.predict(rate, dt)
+        plain.predict(rate, dt)
+    assert fast.x.tobytes() == plain.x.tobytes()
+    assert fast.P.tobytes() == plain.P.tobytes()
