@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Pose", "rotation", "wrap_angle", "wrap_angles"]
+__all__ = ["Pose", "rotation", "wrap_angle", "wrap_angle_compiled", "wrap_angles"]
 
 _TWO_PI = 2.0 * math.pi
 
@@ -16,6 +17,15 @@ _TWO_PI = 2.0 * math.pi
 def wrap_angle(angle: float) -> float:
     """Wrap an angle to (−π, π], so that comparing or subtracting headings never jumps by 2π."""
     wrapped = math.fmod(angle + math.pi, _TWO_PI)
+    if wrapped <= 0.0:
+        wrapped += _TWO_PI
+    return wrapped - math.pi
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def wrap_angle_compiled(angle: float) -> float:
+    """:func:`wrap_angle` for compiled code, to the bit (fmod is exact in both)."""
+    wrapped: float = np.fmod(angle + math.pi, _TWO_PI)
     if wrapped <= 0.0:
         wrapped += _TWO_PI
     return wrapped - math.pi

@@ -35,12 +35,11 @@ from numba import types
 from numba.extending import intrinsic
 
 from freelook.config import GyroConfig, RobotConfig
-from freelook.geometry import wrap_angle
+from freelook.geometry import wrap_angle, wrap_angle_compiled
 
 __all__ = ["HeadingKalmanFilter"]
 
 _I3 = np.eye(3)
-_TWO_PI = 2.0 * math.pi
 
 
 def _fma_typed(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
@@ -75,10 +74,7 @@ def _predict(
     theta, bias, scale = x[0], x[1], x[2]
     gain = 1.0 / (1.0 + scale)
     rate = (gyro_rate - bias) * gain
-    wrapped = np.fmod(theta + rate * dt + math.pi, _TWO_PI)  # exact, as math.fmod
-    if wrapped <= 0.0:
-        wrapped += _TWO_PI
-    x[0] = wrapped - math.pi
+    x[0] = wrap_angle_compiled(theta + rate * dt)
     F = np.eye(3)
     F[0, 1] = -dt * gain
     F[0, 2] = -rate * dt * gain

@@ -70,7 +70,7 @@ def _squared_distances(mask: npt.NDArray[np.bool_], out: npt.NDArray[np.float64]
                 gap = 0
             elif gap >= 0:
                 gap += 1
-            if gap >= 0 and (out[i, j] == far or gap < out[i, j]):
+            if gap >= 0 and gap < out[i, j]:  # far exceeds every gap
                 out[i, j] = float(gap)
         for i in range(rows):
             if out[i, j] != far:

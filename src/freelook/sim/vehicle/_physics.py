@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
+from freelook.geometry import wrap_angle_compiled
 from freelook.sim.vehicle._collision import footprint_hits
 
 __all__ = ["STATE_SIZE", "StateColumn", "draws_noise", "physics_params", "step_vehicles"]
@@ -58,8 +59,6 @@ _SPREAD, _LONGITUDINAL, _SLIP_NOISE = 5, 6, 7
 _PAN_TILT, _PAN_WRAP, _PAN_LO, _PAN_HI, _TILT_LO, _TILT_HI = 8, 9, 10, 11, 12, 13
 _REACH, _OX, _OY, _RESOLUTION = 14, 15, 16, 17
 _PARAMS = 18
-
-_TWO_PI = 2.0 * math.pi
 
 
 def physics_params(
@@ -108,14 +107,6 @@ def _approach(
     if change < -limit:
         return current - limit
     return desired
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _wrap(angle: float) -> float:
-    wrapped: float = np.fmod(angle + math.pi, _TWO_PI)
-    if wrapped <= 0.0:
-        wrapped += _TWO_PI
-    return wrapped - math.pi
 
 
 @numba.njit(cache=True, nogil=True)
@@ -168,7 +159,7 @@ def step_vehicles(
             if params[_PAN_TILT] != 0.0 and (s[PAN_RATE] != 0.0 or s[TILT_RATE] != 0.0):
                 pan = s[PAN] + s[PAN_RATE] * dt
                 if params[_PAN_WRAP] != 0.0:
-                    pan = _wrap(pan)
+                    pan = wrap_angle_compiled(pan)
                 else:
                     pan = max(params[_PAN_LO], min(params[_PAN_HI], pan))
                 s[PAN] = pan
@@ -194,7 +185,7 @@ def step_vehicles(
                     break
                 x, y, theta = nx, ny, nth
                 s[ROTATION] += omega * h
-            s[X], s[Y], s[THETA] = x, y, _wrap(theta)
+            s[X], s[Y], s[THETA] = x, y, wrap_angle_compiled(theta)
             if blocked:
                 s[CONTACTS] += 1.0
                 # the motors stall against the obstacle: no further push into it
