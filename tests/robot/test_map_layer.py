@@ -1,4 +1,5 @@
-"""The map layer's wall points lie on the map's walls, where a ray from the robot meets them."""
+"""The map layer's wall points lie on the map's walls, where a ray from the robot meets them;
+those the sensors see through are left out, as the safety layer's own tests leave them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from freelook.geometry import Pose
 from freelook.maps import load_world
 from freelook.robot._map_layer import MapLayer
+from freelook.robot.hal import RangeScan
+from freelook.safety import beyond_beams
 
 
 @pytest.mark.parametrize("pose", [Pose(3.0, 3.0, 0.3), Pose(9.2, 6.0, -2.0), Pose(15.0, 11.0, 3.1)])
@@ -30,3 +33,90 @@ def test_wall_points_lie_where_each_ray_first_meets_a_wall(pose: Pose) -> None:
         for share in np.linspace(0.0, 1.0, 20, endpoint=False):
             back = share * (distance - 0.06)
             assert not grid[world.cell_of(pose.x + back * dx, pose.y + back * dy)]
+
+
+def _laser(bearings: np.ndarray, ranges: np.ndarray, origin: tuple[float, float]) -> RangeScan:
+    n = len(bearings)
+    return RangeScan(0.0, ranges, bearings, np.full(n, origin[0]), np.full(n, origin[1]), 30.0)
+
+
+def _sonar(rng: np.random.Generator, n: int) -> RangeScan:
+    return RangeScan(
+        0.0,
+        rng.uniform(0.0, 5.0, n),
+        rng.uniform(-math.pi, math.pi, n),
+        rng.normal(0.0, 0.2, n),
+        rng.normal(0.0, 0.2, n),
+        5.0,
+    )
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a.view(np.int64), b.view(np.int64)))
+
+
+def test_unseen_walls_are_the_three_calls_points_to_the_bit() -> None:
+    """The one compiled call gives the points of the wall cast, the laser's see-through and
+    the sonar cones' tests, in order and to the bit: with either sensor or none, standing
+    still (no new cast) and moving, and with walls on a beam's rounding edge or a cone's side,
+    which the numpy forms decide."""
+    world = load_world("lab")
+    layer = MapLayer(world, reach=5.0)
+    rng = np.random.default_rng(7)
+    free = np.argwhere(~world.obstacles())
+    half_cone = math.radians(15.0)
+    decided_by_numpy = 0
+    pose = Pose(3.0, 3.0, 0.3)
+    for trial in range(300):
+        # a third move (a centimetre along x, or elsewhere), a third turn on the spot, a third
+        # look again from where they stand
+        if trial % 3 == 1 and trial % 2:
+            pose = Pose(pose.x + 0.01, pose.y, pose.theta)
+        elif trial % 3 == 1:
+            row, col = free[rng.integers(len(free))]
+            x = world.origin[0] + (col + rng.random()) * world.resolution
+            y = world.origin[1] + (row + rng.random()) * world.resolution
+            pose = Pose(float(x), float(y), pose.theta)
+        elif trial % 3 == 2:
+            pose = Pose(pose.x, pose.y, float(rng.uniform(-math.pi, math.pi)))
+        walls = layer.wall_points(pose)
+        beams = int(rng.integers(2, 200))
+        step = float(rng.uniform(0.001, min(0.05, 6.0 / beams)))
+        origin = (float(rng.normal(0.1, 0.05)), float(rng.normal(0.0, 0.05)))
+        first = float(rng.uniform(-math.pi, math.pi - beams * step))
+        sonar = _sonar(rng, int(rng.integers(0, 17)))
+        if len(walls) and trial % 2:
+            # a wall on the rounding edge between two beams, and one on a cone's side
+            wall = walls[rng.integers(len(walls))]
+            bearing = math.atan2(wall[1] - origin[1], wall[0] - origin[0])
+            first = bearing - (int(rng.integers(0, beams - 1)) + 0.5) * step
+            if len(sonar.ranges):
+                wall = walls[rng.integers(len(walls))]
+                j = int(rng.integers(len(sonar.ranges)))
+                side = math.atan2(wall[1] - sonar.origin_y[j], wall[0] - sonar.origin_x[j])
+                sonar.bearings[j] = side - half_cone * rng.choice([-1.0, 1.0])
+                sonar.ranges[j] = 6.0
+        ranges = rng.uniform(0.0, 8.0, beams)
+        laser = _laser(first + step * np.arange(beams), ranges, origin)
+        doubt = np.zeros(len(walls), dtype=bool)
+        beyond_beams(walls, *origin, first, step, ranges, 0.1, np.empty(len(walls), bool), doubt)
+        decided_by_numpy += int(doubt.any())
+        for scan, cones in ((laser, sonar), (laser, None), (None, sonar), (None, None)):
+            got = layer.unseen_walls(pose, scan, cones, half_cone)
+            want = layer._unseen_walls_numpy(pose, scan, cones, half_cone)
+            assert _same(got, want), (trial, scan is None, cones is None)
+    assert decided_by_numpy >= 50  # the numpy forms' cases were met, not skipped
+
+
+def test_unseen_walls_of_sensors_of_unusual_shape_are_the_three_calls_points() -> None:
+    """Ranges and bearings of different lengths, or one beam: the three calls, as before."""
+    layer = MapLayer(load_world("lab"), reach=5.0)
+    pose = Pose(3.0, 3.0, 0.3)
+    rng = np.random.default_rng(3)
+    for laser in (
+        _laser(np.linspace(-1.5, 1.5, 181), rng.uniform(0, 8, 180), (0.1, 0.0)),
+        _laser(np.zeros(1), np.full(1, 8.0), (0.1, 0.0)),
+    ):
+        sonar = _sonar(rng, 8)
+        got = layer.unseen_walls(pose, laser, sonar, 0.2)
+        assert _same(got, layer._unseen_walls_numpy(pose, laser, sonar, 0.2))

@@ -66,13 +66,7 @@ from freelook.robot._free_look import FreeLookController
 from freelook.robot._map_layer import MapLayer
 from freelook.robot._scan_points import ScanPoints
 from freelook.robot.hal import RobotHardware
-from freelook.safety import (
-    ObstacleMemory,
-    SafetyEvent,
-    SafetyFilter,
-    in_sonar_cones,
-    seen_through,
-)
+from freelook.safety import ObstacleMemory, SafetyEvent, SafetyFilter
 from freelook.types import Mode, SafetyFlags
 
 __all__ = ["CycleOutput", "RobotCore"]
@@ -540,14 +534,8 @@ class RobotCore:
         if self.map_layer is not None and self.estimator.pose_trusted:
             # a wall the sensors see through is not there: the pose is off, or the map is old
             pose = self.estimator.pose
-            walls = self.map_layer.wall_points(pose)
-            absent = np.zeros(len(walls), dtype=bool)
-            if laser is not None:
-                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-                absent |= seen_through(walls, laser.bearings, laser.ranges, origin)
-            if cones is not None:
-                absent |= in_sonar_cones(walls, cones, half)
-            clouds += [walls[~absent], self.map_layer.keep_out_points(pose)]
+            walls = self.map_layer.unseen_walls(pose, laser, sonar, half)
+            clouds += [walls, self.map_layer.keep_out_points(pose)]
         return live, np.concatenate(clouds) if clouds else np.zeros((0, 2))
 
     def _mode_command(self, now: float) -> tuple[float, float, float, float]:

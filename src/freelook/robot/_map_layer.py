@@ -16,14 +16,102 @@ may be wrong, so the robot drops the map's walls that its sensors see through (s
 from __future__ import annotations
 
 import math
+import struct
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
 from freelook.maps import World, cast_fan, clearance_of, unit_vectors
+from freelook.robot.hal import RangeScan
+from freelook.safety import beyond_beams, in_cones, in_sonar_cones, seen_through
 
 __all__ = ["MapLayer"]
+
+_Array = npt.NDArray[np.float64]
+_Mask = npt.NDArray[np.bool_]
+_POSE = struct.Struct("<3d")
+_NONE = np.zeros(0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _unseen_walls(
+    clearance: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    x: float,
+    y: float,
+    theta: float,
+    units: _Array,
+    reach: float,
+    cast_again: bool,
+    ranges: _Array,
+    laser_x: float,
+    laser_y: float,
+    first: float,
+    step: float,
+    laser_ranges: _Array,
+    sonar_x: _Array,
+    sonar_y: _Array,
+    sonar_bearings: _Array,
+    sonar_ranges: _Array,
+    half_cone: float,
+    tolerance: float,
+    walls: _Array,
+    masks: _Mask,
+    unseen: _Array,
+) -> tuple[int, int, int]:
+    """The map's wall points (``walls[:n]``, rays cast into ``ranges`` only when
+    ``cast_again``), those neither sensor sees through (``unseen[:m]``) and how many the
+    numpy forms must decide (doubt): returns (n, m, doubt). ``masks`` rows: seen by the laser,
+    in doubt, heard by a sonar, in doubt. An empty ``laser_ranges`` or ``sonar_x``: no such
+    sensor."""
+    if cast_again:
+        cast_fan(clearance, ox, oy, resolution, x, y, theta, units, reach, ranges)
+    n = 0
+    for k in range(ranges.shape[0]):
+        if ranges[k] < reach:
+            walls[n, 0] = ranges[k] * units[k, 0]
+            walls[n, 1] = ranges[k] * units[k, 1]
+            n += 1
+    points = walls[:n]
+    seen, seen_doubt, heard, heard_doubt = masks[0], masks[1], masks[2], masks[3]
+    doubt = 0
+    if laser_ranges.shape[0] > 0:
+        doubt += beyond_beams(
+            points, laser_x, laser_y, first, step, laser_ranges, tolerance, seen, seen_doubt
+        )
+    else:
+        seen[:n] = False
+        seen_doubt[:n] = False
+    if sonar_x.shape[0] > 0:
+        doubt += in_cones(
+            points,
+            sonar_x,
+            sonar_y,
+            sonar_bearings,
+            sonar_ranges,
+            half_cone,
+            tolerance,
+            heard,
+            heard_doubt,
+        )
+    else:
+        heard[:n] = False
+        heard_doubt[:n] = False
+    m = 0
+    for i in range(n):
+        if not (seen[i] or heard[i]):
+            unseen[m, 0] = points[i, 0]
+            unseen[m, 1] = points[i, 1]
+            m += 1
+    return n, m, doubt
+
+
+def _f64(values: _Array) -> _Array:
+    return np.ascontiguousarray(values, dtype=np.float64)
 
 
 class MapLayer:
@@ -40,7 +128,15 @@ class MapLayer:
         # each ray's direction in the robot frame, worked out once (the rays never turn in it)
         self._units = unit_vectors(angles)
         self._ranges = np.empty(rays)
-        self.wall_points(Pose(*robot_map.origin, 0.0))  # compiled now, not in the first cycle
+        # unseen_walls' own casts, the pose they are from, its points and masks
+        self._unseen_ranges = np.empty(rays)
+        self._unseen_pose = b""
+        self._walls = np.empty((rays, 2))
+        self._masks = np.empty((4, rays), dtype=bool)
+        self._unseen = np.empty((rays, 2))
+        origin = Pose(*robot_map.origin, 0.0)
+        self.wall_points(origin)  # compiled now, not in the first cycle
+        self.unseen_walls(origin, None, None, 0.0)
         outlines: list[npt.NDArray[np.float64]] = []
         owners: list[npt.NDArray[np.int64]] = []
         for index, area in enumerate(robot_map.keep_out):
@@ -83,6 +179,111 @@ class MapLayer:
         hits = ranges < reach
         points: npt.NDArray[np.float64] = ranges[hits, np.newaxis] * self._units[hits]
         return points
+
+    def unseen_walls(
+        self,
+        pose: Pose,
+        laser: RangeScan | None,
+        sonar: RangeScan | None,
+        half_cone: float,
+        tolerance: float = 0.1,
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`wall_points` less those the ``laser`` sees through
+        (:func:`~freelook.safety.seen_through`) or a ``sonar`` cone (``half_cone`` wide each
+        side) hears beyond (:func:`~freelook.safety.in_sonar_cones`): a wall the sensors see
+        through is not there (the pose is off, or the map is old).
+
+        One compiled call every control cycle, the same points as those three calls; a robot
+        standing still is not cast from again."""
+        laser_odd = laser is not None and (
+            len(laser.bearings) < 2 or len(laser.ranges) != len(laser.bearings)
+        )
+        sonar_odd = sonar is not None and not (
+            len(sonar.origin_x) == len(sonar.origin_y) == len(sonar.bearings) == len(sonar.ranges)
+        )
+        if laser_odd or sonar_odd:
+            return self._unseen_walls_numpy(pose, laser, sonar, half_cone, tolerance)
+        x, y, theta = float(pose[0]), float(pose[1]), float(pose[2])
+        key = _POSE.pack(x, y, theta)  # as bytes: −0.0 is not 0.0 here
+        cast_again = key != self._unseen_pose
+        self._unseen_pose = key
+        ox, oy, resolution = self._world
+        if laser is not None:
+            laser_at = (float(laser.origin_x[0]), float(laser.origin_y[0]))
+            first = float(laser.bearings[0])
+            step = float(laser.bearings[1] - laser.bearings[0])
+            laser_ranges = _f64(laser.ranges)
+        else:
+            laser_at, first, step, laser_ranges = (0.0, 0.0), 0.0, 0.0, _NONE
+        if sonar is not None and len(sonar.ranges):
+            cones = (
+                _f64(sonar.origin_x),
+                _f64(sonar.origin_y),
+                _f64(sonar.bearings),
+                _f64(sonar.ranges),
+            )
+        else:
+            cones = (_NONE, _NONE, _NONE, _NONE)
+        n, m, doubt = _unseen_walls(
+            self._clearance,
+            ox,
+            oy,
+            resolution,
+            x,
+            y,
+            theta,
+            self._units,
+            float(self.reach),
+            cast_again,
+            self._unseen_ranges,
+            laser_at[0],
+            laser_at[1],
+            first,
+            step,
+            laser_ranges,
+            *cones,
+            float(half_cone),
+            float(tolerance),
+            self._walls,
+            self._masks,
+            self._unseen,
+        )
+        if not doubt:
+            return self._unseen[:m].copy()
+        # the numpy forms' word on the points the compiled tests leave to them
+        walls = self._walls[:n]
+        seen, seen_doubt, heard, heard_doubt = self._masks[:, :n]
+        absent = seen | heard
+        if laser is not None and seen_doubt.any():
+            absent[seen_doubt] |= seen_through(
+                walls[seen_doubt], laser.bearings, laser.ranges, laser_at, tolerance
+            )
+        if sonar is not None and heard_doubt.any():
+            cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
+            absent[heard_doubt] |= in_sonar_cones(walls[heard_doubt], cones, half_cone, tolerance)
+        unseen: npt.NDArray[np.float64] = walls[~absent]
+        return unseen
+
+    def _unseen_walls_numpy(
+        self,
+        pose: Pose,
+        laser: RangeScan | None,
+        sonar: RangeScan | None,
+        half_cone: float,
+        tolerance: float = 0.1,
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`unseen_walls` as the three calls (its reference, and its way with sensors
+        of unusual shape)."""
+        walls = self.wall_points(pose)
+        absent = np.zeros(len(walls), dtype=bool)
+        if laser is not None:
+            origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
+            absent |= seen_through(walls, laser.bearings, laser.ranges, origin, tolerance)
+        if sonar is not None:
+            cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
+            absent |= in_sonar_cones(walls, cones, half_cone, tolerance)
+        unseen: npt.NDArray[np.float64] = walls[~absent]
+        return unseen
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but
