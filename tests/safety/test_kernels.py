@@ -8,7 +8,8 @@ rounding edge, on a cone's side, at a sweep's ends, at the sensor's origin, not 
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
+from freelook.safety import _memory as memory_module
 from freelook.safety._kernels import approach_hit, nearest_squared
 from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
 
@@ -372,6 +374,139 @@ def test_cells_beyond_the_codes_range_are_left_to_numpy() -> None:
     reference._observe_numpy(laser, len(laser), far, 0.0)
     assert _state(compiled) == _state(reference)
     assert len(compiled) > 0
+
+
+class _Statuses:
+    """Counts how the compiled memory cycle ended (its status), calling it through."""
+
+    def __init__(self, kernel: Callable[..., tuple[object, ...]]) -> None:
+        self.kernel = kernel
+        self.seen: Counter[int] = Counter()
+
+    def __call__(self, *args: object) -> tuple[object, ...]:
+        out = self.kernel(*args)
+        self.seen[int(out[0])] += 1  # type: ignore[call-overload]
+        return out
+
+
+def _cycle_inputs(
+    rng: np.random.Generator, memory: ObstacleMemory, odometry: Pose, step: int
+) -> tuple[
+    _Array,
+    _Array,
+    tuple[_Array, _Array, tuple[float, float]] | None,
+    tuple[_Array, _Array, _Array, _Array] | None,
+]:
+    """A cycle's readings: points, a sweep and cones, some of them through remembered points
+    on a beam's rounding edge, at the sweep's ends or on a cone's side (for numpy to decide)."""
+    beams = int(rng.integers(2, 182))
+    span = float(rng.uniform(0.5, 2 * math.pi - 0.1))
+    origin = (float(rng.normal(0.1, 0.05)), float(rng.normal(0, 0.05)))
+    first = float(rng.uniform(-math.pi, math.pi - span))
+    cones_n = int(rng.integers(0, 17))
+    cone_x, cone_y = rng.normal(0, 0.2, cones_n), rng.normal(0, 0.2, cones_n)
+    cone_bearing = rng.uniform(-math.pi, math.pi, cones_n)
+    cone_reach = rng.uniform(0.0, 5.0, cones_n)
+    if len(memory) and step % 2:
+        c, s = math.cos(odometry.theta), math.sin(odometry.theta)
+        dx, dy = memory._xy[:, 0] - odometry.x, memory._xy[:, 1] - odometry.y
+        local = np.column_stack((c * dx + s * dy, -s * dx + c * dy))
+        k = int(rng.integers(len(local)))
+        bearing = math.atan2(local[k, 1] - origin[1], local[k, 0] - origin[0])
+        edge = step % 3
+        if edge == 0:  # on the rounding edge between two beams
+            first = bearing - (int(rng.integers(0, beams - 1)) + 0.5) * span / (beams - 1)
+        elif edge == 1:  # at the sweep's first or last bearing
+            first = bearing if rng.random() < 0.5 else bearing - span
+        if cones_n:
+            k = int(rng.integers(len(local)))
+            j = int(rng.integers(cones_n))
+            side = math.atan2(local[k, 1] - cone_y[j], local[k, 0] - cone_x[j])
+            cone_bearing[j] = side + rng.choice([-1.0, 1.0]) * math.radians(15.0)
+            cone_reach[j] = 6.0
+    bearings = np.linspace(first, first + span, beams)
+    ranges = rng.uniform(0.0, 6.0, beams)
+    ranges[rng.random(beams) < 0.2] = 30.0
+    hits = ranges < 30.0
+    laser = np.column_stack(
+        (
+            origin[0] + ranges[hits] * np.cos(bearings[hits]),
+            origin[1] + ranges[hits] * np.sin(bearings[hits]),
+        )
+    )
+    sonar = cone_reach[:, None] * np.column_stack((np.cos(cone_bearing), np.sin(cone_bearing)))
+    sweep = (bearings, ranges, origin) if step % 5 != 4 else None
+    cones = (cone_x, cone_y, cone_bearing, cone_reach) if step % 7 != 6 else None
+    return laser, sonar, sweep, cones
+
+
+def test_the_memory_s_cycle_is_its_steps_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One compiled call leaves the memory and returns the points its steps do (the laser's
+    clearing, the cones', taking in, ageing, the sweep's view), with either sensor or none,
+    and hands what is in doubt to the numpy forms as they would."""
+    statuses = _Statuses(memory_module.memory_cycle)
+    monkeypatch.setattr(memory_module, "memory_cycle", statuses)
+    rng = np.random.default_rng(11)
+    half_cone = math.radians(15.0)
+    for trial in range(40):
+        # half of them on a binary time line, where a point's age reaches the limit exactly
+        exact = trial % 2 == 0
+        seconds = 0.28125 if exact else float(rng.uniform(0.2, 1.0))
+        compiled = ObstacleMemory(seconds, reach=3.0)
+        reference = ObstacleMemory(compiled.seconds, compiled.reach)
+        odometry = Pose(*rng.normal(0, 2, 2), float(rng.uniform(-4, 4)))
+        for step in range(40):
+            now = 0.03125 * step if exact else 0.02 * step + 0.001 * trial
+            if step % 9 != 8:  # the robot stands still now and then
+                odometry = Pose(
+                    odometry.x + float(rng.normal(0, 0.03)),
+                    odometry.y + float(rng.normal(0, 0.03)),
+                    odometry.theta + float(rng.normal(0, 0.05)),
+                )
+            laser, sonar, sweep, cones = _cycle_inputs(rng, reference, odometry, step)
+            got = compiled.update(odometry, now, laser, sonar, sweep, cones, half_cone)
+            want = reference._update_steps(
+                odometry, now, laser, sonar, sweep, cones, half_cone, 0.1
+            )
+            assert got.shape == want.shape, (trial, step)
+            assert got.tobytes() == want.tobytes(), (trial, step)
+            assert _state(compiled) == _state(reference), (trial, step)
+    # every way through was taken: done, a clearing in doubt, the sweep's ends in doubt
+    assert statuses.seen[0] > 100
+    assert statuses.seen[1] > 10
+    assert statuses.seen[3] > 10
+
+
+def test_the_memory_s_cycle_leaves_cells_beyond_the_codes_range_to_numpy() -> None:
+    far = Pose(1e15, -1e15, 0.3)
+    compiled, reference = ObstacleMemory(10.0, 5.0), ObstacleMemory(10.0, 5.0)
+    laser = np.random.default_rng(8).normal(0, 1, (40, 2))
+    sweep = (np.linspace(-1.5, 1.5, 181), np.full(181, 2.0), (0.1, 0.0))
+    for now in (0.0, 0.05, 0.1, 0.2):
+        got = compiled.update(far, now, laser, np.zeros((0, 2)), sweep, None, 0.2)
+        want = reference._update_steps(far, now, laser, np.zeros((0, 2)), sweep, None, 0.2, 0.1)
+        assert got.tobytes() == want.tobytes()
+        assert _state(compiled) == _state(reference)
+    assert len(compiled) > 0
+
+
+def test_the_memory_s_cycle_with_sensors_of_unusual_shape_takes_the_steps() -> None:
+    """A sweep of one beam, or with a range more or less than its bearings: the steps."""
+    rng = np.random.default_rng(9)
+    compiled, reference = ObstacleMemory(10.0, 3.0), ObstacleMemory(10.0, 3.0)
+    laser = rng.normal(0, 1, (30, 2))
+    odometry = Pose(1.0, 2.0, 0.5)
+    sweeps = [
+        (np.linspace(-1.5, 1.5, 181), rng.uniform(0, 4, 182), (0.1, 0.0)),
+        (np.zeros(1), np.full(1, 3.0), (0.1, 0.0)),
+    ]
+    cones = (np.zeros(3), np.zeros(3), np.array((0.0, 1.0, 2.0)), np.ones(3))
+    for k, sweep in enumerate(sweeps):
+        for c in (cones, None):
+            got = compiled.update(odometry, 0.1 * k, laser, laser[:3], sweep, c, 0.2)
+            want = reference._update_steps(odometry, 0.1 * k, laser, laser[:3], sweep, c, 0.2, 0.1)
+            assert got.tobytes() == want.tobytes()
+            assert _state(compiled) == _state(reference)
 
 
 def _zone_numpy(f: SafetyFilter, v: float, points: _Array) -> tuple[int, float]:

@@ -520,17 +520,15 @@ class RobotCore:
         )
         clouds = []
         if self.memory is not None:
+            sweep = (
+                (laser.bearings, laser.ranges, (float(laser.origin_x[0]), float(laser.origin_y[0])))
+                if laser is not None
+                else None
+            )
             odometry = Pose(*self.estimator.odometry.pose)
-            seen = None
-            if laser is not None:
-                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-                self.memory.clear_seen_through(odometry, laser.bearings, laser.ranges, origin)
-                seen = (origin, float(laser.bearings[0]), float(laser.bearings[-1]))
-            if cones is not None:
-                self.memory.clear_in_cones(odometry, cones, half)
-            if self.memory.due(self.now):
-                self.memory.observe(laser_points, sonar_axes, odometry, self.now)
-            clouds.append(self.memory.points(odometry, self.now, seen))
+            clouds.append(
+                self.memory.update(odometry, self.now, laser_points, sonar_axes, sweep, cones, half)
+            )
         if self.map_layer is not None and self.estimator.pose_trusted:
             # a wall the sensors see through is not there: the pose is off, or the map is old
             pose = self.estimator.pose

@@ -30,6 +30,7 @@ __all__ = [
     "compile_kernels",
     "in_cones",
     "max_depth",
+    "memory_cycle",
     "nearest_squared",
     "outside_sweep",
     "remember",
@@ -418,6 +419,149 @@ def remember(
     return kept
 
 
+@numba.njit(cache=True, nogil=True)
+def _compact(
+    keep: _Mask, xy: _Array, stamp: _Array, laser: _Mask, local: _Array
+) -> tuple[_Array, _Array, _Mask, _Array]:
+    """The rows ``keep`` marks of the four arrays (copies, in order)."""
+    m = 0
+    for i in range(keep.shape[0]):
+        m += keep[i]
+    out_xy = np.empty((m, 2))
+    out_stamp = np.empty(m)
+    out_laser = np.empty(m, dtype=np.bool_)
+    out_local = np.empty((m, 2))
+    k = 0
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            out_xy[k, 0] = xy[i, 0]
+            out_xy[k, 1] = xy[i, 1]
+            out_stamp[k] = stamp[i]
+            out_laser[k] = laser[i]
+            out_local[k, 0] = local[i, 0]
+            out_local[k, 1] = local[i, 1]
+            k += 1
+    return out_xy, out_stamp, out_laser, out_local
+
+
+@numba.njit(cache=True, nogil=True)
+def memory_cycle(
+    xy: _Array,
+    stamp: _Array,
+    laser: _Mask,
+    x: float,
+    y: float,
+    c: float,
+    s: float,
+    now: float,
+    sweep: _Array,
+    ranges: _Array,
+    sonar_x: _Array,
+    sonar_y: _Array,
+    sonar_bearings: _Array,
+    sonar_ranges: _Array,
+    tolerance: float,
+    half_cone: float,
+    seconds: float,
+    reach: float,
+    cell: float,
+    fresh: _Array,
+    laser_count: int,
+    due: bool,
+) -> tuple[int, _Array, _Array, _Mask, _Array, _Array, _Mask, _Mask, float]:
+    """The obstacle memory's control cycle, as its steps make it one by one: the remembered
+    laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
+    its reading; the ``fresh`` readings taken in when ``due`` (:func:`remember`); the old
+    forgotten; the rest in the robot frame, and those outside the sweep's view.
+
+    The odometry is (x, y) with heading cos ``c``, sin ``s``, at ``now``; ``sweep`` = the
+    laser's origin (x, y), first bearing, step, last bearing (``ranges`` empty: no laser); an
+    empty ``sonar_x``: no sonar.
+
+    Returns (status, xy, stamp, laser, local, points, outside, doubt, oldest stamp). Status
+    0: done; ``points`` are those outside the sweep's view, unless one is in ``doubt`` (then
+    status 3: the caller's arctangent decides those, and the rest of ``outside`` stands).
+    Status 1: a point's clearing is in doubt, and nothing was done (the caller takes the steps
+    one by one). Status 2: the arrays are the memory cleared, but the fresh readings' cells
+    are too large for :func:`remember` (the caller takes them in with numpy).
+    """
+    n = xy.shape[0]
+    local = np.empty((n, 2))
+    to_frame(xy, x, y, c, s, local)
+    keep = np.ones(n, dtype=np.bool_)
+    hit = np.empty(n, dtype=np.bool_)
+    unsure = np.empty(n, dtype=np.bool_)
+    lasers = 0
+    for i in range(n):
+        lasers += laser[i]
+    if ranges.shape[0] > 0 and lasers > 0:
+        beyond_beams(local, sweep[0], sweep[1], sweep[2], sweep[3], ranges, tolerance, hit, unsure)
+        for i in range(n):
+            if laser[i]:
+                if unsure[i]:
+                    return 1, xy, stamp, laser, local, local, keep, keep, 0.0
+                keep[i] = not hit[i]
+    if sonar_x.shape[0] > 0 and n > 0:
+        in_cones(
+            local, sonar_x, sonar_y, sonar_bearings, sonar_ranges, half_cone, tolerance, hit, unsure
+        )
+        for i in range(n):
+            if keep[i]:
+                if unsure[i]:
+                    return 1, xy, stamp, laser, local, local, keep, keep, 0.0
+                keep[i] = not hit[i]
+    xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
+    if due:
+        m = fresh.shape[0] + xy.shape[0]
+        out_xy, out_stamp, out_laser = np.empty((m, 2)), np.empty(m), np.empty(m, dtype=np.bool_)
+        pose = np.array((x, y, c, s, now))
+        kept = remember(
+            fresh,
+            laser_count,
+            xy,
+            stamp,
+            laser,
+            pose,
+            now - seconds,
+            reach,
+            cell,
+            out_xy,
+            out_stamp,
+            out_laser,
+        )
+        if kept < 0:
+            return 2, xy, stamp, laser, local, local, keep, keep, 0.0
+        xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
+        local = np.empty((kept, 2))
+        to_frame(xy, x, y, c, s, local)
+    young = np.empty(xy.shape[0], dtype=np.bool_)
+    oldest = math.inf
+    for i in range(xy.shape[0]):
+        young[i] = stamp[i] > now - seconds
+        if young[i] and stamp[i] < oldest:
+            oldest = stamp[i]
+    xy, stamp, laser, local = _compact(young, xy, stamp, laser, local)
+    m = xy.shape[0]
+    outside = np.ones(m, dtype=np.bool_)
+    doubt = np.zeros(m, dtype=np.bool_)
+    status = 0
+    if ranges.shape[0] > 0 and outside_sweep(
+        local, sweep[0], sweep[1], sweep[2], sweep[4], outside, doubt
+    ):
+        status = 3
+    count = 0
+    for i in range(m):
+        count += outside[i]
+    points = np.empty((count, 2))
+    k = 0
+    for i in range(m):
+        if outside[i]:
+            points[k, 0] = local[i, 0]
+            points[k, 1] = local[i, 1]
+            k += 1
+    return status, xy, stamp, laser, local, points, outside, doubt, oldest
+
+
 def compile_kernels() -> None:
     """Compile every loop now (or load it from numba's cache), at start-up: compiled in the
     first control cycle, they would hold the first command back for a quarter of a second."""
@@ -434,3 +578,28 @@ def compile_kernels() -> None:
         points, 1, points, one, out, np.ones(5), 0.0, 1.0, 0.1, points.copy(), one.copy(), doubt
     )
     approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)
+    sweep = np.array((0.0, 0.0, -1.0, 0.1, 1.0))
+    memory_cycle(
+        points,
+        one,
+        out,
+        0.0,
+        0.0,
+        1.0,
+        0.0,
+        1.0,
+        sweep,
+        one,
+        one,
+        one,
+        one,
+        one,
+        0.1,
+        0.2,
+        1.0,
+        1.0,
+        0.1,
+        points,
+        1,
+        True,
+    )

@@ -17,11 +17,21 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.safety._kernels import beyond_beams, in_cones, outside_sweep, remember, to_frame
+from freelook.safety._kernels import (
+    beyond_beams,
+    in_cones,
+    memory_cycle,
+    outside_sweep,
+    remember,
+    to_frame,
+)
 
 __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 
 _Array = npt.NDArray[np.float64]
+_Cones = tuple[_Array, _Array, _Array, _Array]
+_NONE = np.zeros(0)
+_NO_POINTS = np.zeros((0, 2))
 
 
 def _f64(values: _Array) -> _Array:
@@ -136,6 +146,124 @@ class ObstacleMemory:
     def due(self, now: float) -> bool:
         """Whether it is time to take in the current readings (every ``sample_period``)."""
         return self._last_sample is None or now - self._last_sample >= self.sample_period
+
+    def update(
+        self,
+        odometry: Pose,
+        now: float,
+        laser_points: _Array,
+        sonar_points: _Array,
+        sweep: tuple[_Array, _Array, tuple[float, float]] | None,
+        cones: _Cones | None,
+        half_cone: float,
+        tolerance: float = 0.1,
+    ) -> _Array:
+        """A control cycle's work at ``odometry``: forget what the laser's ``sweep`` (sorted
+        bearings, ranges, origin) sees through and what the sonar ``cones`` hear beyond
+        (:meth:`clear_seen_through`, :meth:`clear_in_cones`), take in this moment's readings
+        when :meth:`due` (:meth:`observe`), and return the :meth:`points` outside the sweep's
+        view. One compiled call, the same memory and points as those steps one by one."""
+        usual = (
+            laser_points.dtype == np.float64
+            and sonar_points.dtype == np.float64
+            and self._xy.dtype == np.float64
+            and (sweep is None or 2 <= len(sweep[0]) == len(sweep[1]))
+            and (cones is None or len(cones[0]) == len(cones[1]) == len(cones[2]) == len(cones[3]))
+        )
+        if not usual:
+            return self._update_steps(
+                odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
+            )
+        x, y, theta = odometry
+        if sweep is not None:
+            bearings, ranges, (ox, oy) = sweep
+            first, last = float(bearings[0]), float(bearings[-1])
+            view = np.array((ox, oy, first, float(bearings[1] - bearings[0]), last))
+            ranges = _f64(ranges)
+        else:
+            view, ranges = _NONE, _NONE
+        sonar_x, sonar_y, sonar_bearings, sonar_ranges = (
+            (_f64(cones[0]), _f64(cones[1]), _f64(cones[2]), _f64(cones[3]))
+            if cones is not None
+            else (_NONE, _NONE, _NONE, _NONE)
+        )
+        due = self.due(now)
+        fresh = np.vstack((laser_points, sonar_points)) if due else _NO_POINTS
+        status, xy, stamp, laser, local, points, outside, doubt, oldest = memory_cycle(
+            _f64(self._xy),
+            _f64(self._stamp),
+            np.ascontiguousarray(self._laser),
+            float(x),
+            float(y),
+            math.cos(theta),
+            math.sin(theta),
+            float(now),
+            view,
+            ranges,
+            sonar_x,
+            sonar_y,
+            sonar_bearings,
+            sonar_ranges,
+            float(tolerance),
+            float(half_cone),
+            self.seconds,
+            self.reach,
+            self.cell,
+            fresh,
+            len(laser_points),
+            due,
+        )
+        if status == 1:  # a clearing in doubt: the numpy forms decide, step by step
+            return self._update_steps(
+                odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
+            )
+        self._xy, self._stamp, self._laser = xy, stamp, laser
+        self._local = (odometry, xy, local)
+        seen = (view[0], view[1], view[2], view[4]) if sweep is not None else None
+        if status == 2:  # cells too large for the compiled codes
+            self._last_sample = now
+            self._observe_numpy(fresh, len(laser_points), odometry, now)
+            return self._seen_points(odometry, now, seen)
+        if due:
+            self._last_sample = now
+        self._oldest = oldest
+        if status == 3:  # near the sweep's ends: the arctangent decides, as in :meth:`points`
+            near = local[doubt]
+            bearing = np.arctan2(near[:, 1] - view[1], near[:, 0] - view[0])
+            outside[doubt] = (bearing < view[2]) | (bearing > view[4])
+            points = local[outside]
+        return points
+
+    def _update_steps(
+        self,
+        odometry: Pose,
+        now: float,
+        laser_points: _Array,
+        sonar_points: _Array,
+        sweep: tuple[_Array, _Array, tuple[float, float]] | None,
+        cones: _Cones | None,
+        half_cone: float,
+        tolerance: float,
+    ) -> _Array:
+        """:meth:`update` one step at a time (its reference, and its way in doubt)."""
+        seen = None
+        if sweep is not None:
+            bearings, ranges, origin = sweep
+            self.clear_seen_through(odometry, bearings, ranges, origin, tolerance)
+            seen = (origin[0], origin[1], float(bearings[0]), float(bearings[-1]))
+        if cones is not None:
+            self.clear_in_cones(odometry, cones, half_cone, tolerance)
+        if self.due(now):
+            self.observe(laser_points, sonar_points, odometry, now)
+        return self._seen_points(odometry, now, seen)
+
+    def _seen_points(
+        self, odometry: Pose, now: float, seen: tuple[float, float, float, float] | None
+    ) -> _Array:
+        if seen is None:
+            return self.points(odometry, now)
+        ox, oy, first, last = seen
+        return self.points(odometry, now, ((ox, oy), first, last))
 
     def observe(self, laser: _Array, sonar: _Array, odometry: Pose, now: float) -> None:
         """Remember this moment's readings (robot frame) at ``odometry``; forget the old."""
