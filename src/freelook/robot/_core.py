@@ -72,11 +72,14 @@ from freelook.types import Mode, SafetyFlags
 __all__ = ["CycleOutput", "RobotCore"]
 
 _ANY_STATION = 0
-_STOPPING = SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
+# (as plain ints: each operation on an enum flag builds an enum member)
+_STOPPING = int(
+    SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
+)
 # e-stop, watchdog and a lost connection hold the camera as well as the chassis
-_HOLDING = SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE
+_HOLDING = int(SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE)
 # under these a Free Look command's wheels give way to the filter's stopping command
-_BRAKING = SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
+_BRAKING = int(SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE)
 DEFAULT_AUTHORITY = 10
 
 
@@ -631,7 +634,8 @@ class RobotCore:
             flags |= SafetyFlags.HARDWARE
             decision = dataclasses.replace(decision, v=0.0, omega=0.0, scale=0.0, flags=flags)
         scale = decision.scale
-        held = bool(flags & _HOLDING)
+        bits = int(flags)
+        held = bool(bits & _HOLDING)
         v, omega = decision.v, decision.omega
         if free_look is not None:
             # the share of the camera command carried out: the reference integrates only that,
@@ -640,7 +644,7 @@ class RobotCore:
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = flc.v_left * scale, flc.v_right * scale
             pan_rate *= scale
-            if flags & _BRAKING:
+            if bits & _BRAKING:
                 stop = tank_control(v, omega, d)
                 v_left, v_right = stop.v_left, stop.v_right
         else:
@@ -655,7 +659,7 @@ class RobotCore:
         if self.arm is not None:  # every cycle: nothing reaches the joints unchecked
             self.arm.step(now, active=self.mode in (Mode.ARM, Mode.AUTONOMY), held=held)
         # the task's sideways speed scaled as the rest of its command was (zero when stopped)
-        vy = vy * min(scale, 1.0) if not flags & _STOPPING else 0.0
+        vy = vy * min(scale, 1.0) if not bits & _STOPPING else 0.0
         if self.hw.drive.kind == "holonomic":
             self.hw.drive.command_twist(v, vy, omega)
         else:
