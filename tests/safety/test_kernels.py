@@ -441,9 +441,9 @@ def _cycle_inputs(
 
 
 def test_the_memory_s_cycle_is_its_steps_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One compiled call leaves the memory and returns the points its steps do (the laser's
-    clearing, the cones', taking in, ageing, the sweep's view), with either sensor or none,
-    and hands what is in doubt to the numpy forms as they would."""
+    """One compiled call leaves the memory and returns the points its steps in numpy do (the
+    laser's clearing, the cones', taking in, ageing, the sweep's view), with either sensor or
+    none, and hands what is in doubt to the numpy forms."""
     statuses = _Statuses(memory_module.memory_cycle)
     monkeypatch.setattr(memory_module, "memory_cycle", statuses)
     rng = np.random.default_rng(11)
@@ -465,7 +465,7 @@ def test_the_memory_s_cycle_is_its_steps_to_the_bit(monkeypatch: pytest.MonkeyPa
                 )
             laser, sonar, sweep, cones = _cycle_inputs(rng, reference, odometry, step)
             got = compiled.update(odometry, now, laser, sonar, sweep, cones, half_cone)
-            want = reference._update_steps(
+            want = reference._update_numpy(
                 odometry, now, laser, sonar, sweep, cones, half_cone, 0.1
             )
             assert got.shape == want.shape, (trial, step)
@@ -484,7 +484,7 @@ def test_the_memory_s_cycle_leaves_cells_beyond_the_codes_range_to_numpy() -> No
     sweep = (np.linspace(-1.5, 1.5, 181), np.full(181, 2.0), (0.1, 0.0))
     for now in (0.0, 0.05, 0.1, 0.2):
         got = compiled.update(far, now, laser, np.zeros((0, 2)), sweep, None, 0.2)
-        want = reference._update_steps(far, now, laser, np.zeros((0, 2)), sweep, None, 0.2, 0.1)
+        want = reference._update_numpy(far, now, laser, np.zeros((0, 2)), sweep, None, 0.2, 0.1)
         assert got.tobytes() == want.tobytes()
         assert _state(compiled) == _state(reference)
     assert len(compiled) > 0
@@ -504,7 +504,7 @@ def test_the_memory_s_cycle_with_sensors_of_unusual_shape_takes_the_steps() -> N
     for k, sweep in enumerate(sweeps):
         for c in (cones, None):
             got = compiled.update(odometry, 0.1 * k, laser, laser[:3], sweep, c, 0.2)
-            want = reference._update_steps(odometry, 0.1 * k, laser, laser[:3], sweep, c, 0.2, 0.1)
+            want = reference._update_numpy(odometry, 0.1 * k, laser, laser[:3], sweep, c, 0.2, 0.1)
             assert got.tobytes() == want.tobytes()
             assert _state(compiled) == _state(reference)
 

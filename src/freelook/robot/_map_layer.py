@@ -250,17 +250,20 @@ class MapLayer:
         )
         if not doubt:
             return self._unseen[:m].copy()
-        # the numpy forms' word on the points the compiled tests leave to them
+        # the numpy forms' word on the points the compiled tests leave to them (numpy alone:
+        # a compiled loop loaded for this would stall the cycle and cost the process memory)
         walls = self._walls[:n]
         seen, seen_doubt, heard, heard_doubt = self._masks[:, :n]
         absent = seen | heard
         if laser is not None and seen_doubt.any():
             absent[seen_doubt] |= seen_through(
-                walls[seen_doubt], laser.bearings, laser.ranges, laser_at, tolerance
+                walls[seen_doubt], laser.bearings, laser.ranges, laser_at, tolerance, compiled=False
             )
         if sonar is not None and heard_doubt.any():
             cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
-            absent[heard_doubt] |= in_sonar_cones(walls[heard_doubt], cones, half_cone, tolerance)
+            absent[heard_doubt] |= in_sonar_cones(
+                walls[heard_doubt], cones, half_cone, tolerance, compiled=False
+            )
         unseen: npt.NDArray[np.float64] = walls[~absent]
         return unseen
 
@@ -272,16 +275,18 @@ class MapLayer:
         half_cone: float,
         tolerance: float = 0.1,
     ) -> npt.NDArray[np.float64]:
-        """:meth:`unseen_walls` as the three calls (its reference, and its way with sensors
-        of unusual shape)."""
+        """:meth:`unseen_walls` as the three calls, the tests in numpy (its reference, and its
+        way with sensors of unusual shape)."""
         walls = self.wall_points(pose)
         absent = np.zeros(len(walls), dtype=bool)
         if laser is not None:
             origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-            absent |= seen_through(walls, laser.bearings, laser.ranges, origin, tolerance)
+            absent |= seen_through(
+                walls, laser.bearings, laser.ranges, origin, tolerance, compiled=False
+            )
         if sonar is not None:
             cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
-            absent |= in_sonar_cones(walls, cones, half_cone, tolerance)
+            absent |= in_sonar_cones(walls, cones, half_cone, tolerance, compiled=False)
         unseen: npt.NDArray[np.float64] = walls[~absent]
         return unseen
 

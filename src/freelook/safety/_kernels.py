@@ -563,43 +563,18 @@ def memory_cycle(
 
 
 def compile_kernels() -> None:
-    """Compile every loop now (or load it from numba's cache), at start-up: compiled in the
-    first control cycle, they would hold the first command back for a quarter of a second."""
+    """Compile the loops a control cycle runs now (or load them from numba's cache), at
+    start-up: compiled in the first control cycle, they would hold the first command back for
+    a quarter of a second. The loops the cycle's own calls hold (the sweep's and the cones'
+    tests, the memory's intake) are compiled only where called alone, by callers outside the
+    control cycle: the cycle hands what its calls leave in doubt to the numpy forms, so the
+    robot program does not carry each loop twice."""
     points = np.zeros((1, 2))
     one = np.ones(1)
-    out, doubt = np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.bool_)
-    to_frame(points, 0.0, 0.0, 1.0, 0.0, np.empty((1, 2)))
-    beyond_beams(points, 0.0, 0.0, -1.0, 0.1, one, 0.1, out, doubt)
-    in_cones(points, one, one, one, one, 0.1, 0.1, out, doubt)
-    outside_sweep(points, 0.0, 0.0, -1.0, 1.0, out, doubt)
+    out = np.zeros(1, dtype=np.bool_)
     max_depth(points, 0.2, 0.1, 0.0)
     nearest_squared(points, points, 0, 0.0, 0.0)
-    remember(
-        points, 1, points, one, out, np.ones(5), 0.0, 1.0, 0.1, points.copy(), one.copy(), doubt
-    )
     approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)
     sweep = np.array((0.0, 0.0, -1.0, 0.1, 1.0))
-    memory_cycle(
-        points,
-        one,
-        out,
-        0.0,
-        0.0,
-        1.0,
-        0.0,
-        1.0,
-        sweep,
-        one,
-        one,
-        one,
-        one,
-        one,
-        0.1,
-        0.2,
-        1.0,
-        1.0,
-        0.1,
-        points,
-        1,
-        True,
-    )
+    cycle = (0.0, 0.0, 1.0, 0.0, 1.0, sweep, one, one, one, one, one, 0.1, 0.2, 1.0, 1.0, 0.1)
+    memory_cycle(points, one, out, *cycle, points, 1, True)

@@ -44,12 +44,17 @@ def seen_through(
     ranges: _Array,
     origin: tuple[float, float],
     tolerance: float = 0.1,
+    *,
+    compiled: bool = True,
 ) -> npt.NDArray[np.bool_]:
     """Which points (robot frame) a laser sweep (sorted bearings) now passes beyond: nothing
-    is there, or the laser would have stopped at it."""
+    is there, or the laser would have stopped at it.
+
+    ``compiled=False``: numpy alone, the same answers without the compiled loop (for a
+    control cycle that must not wait for its first compile)."""
     if len(bearings) < 2 or not len(points):
         return np.zeros(len(points), dtype=bool)
-    if len(ranges) != len(bearings):
+    if len(ranges) != len(bearings) or not compiled:
         return _seen_through_numpy(points, bearings, ranges, origin, tolerance)
     out = np.empty(len(points), dtype=bool)
     doubt = np.empty(len(points), dtype=bool)
@@ -84,17 +89,20 @@ def in_sonar_cones(
     sonar: tuple[_Array, _Array, _Array, _Array],
     half_cone: float,
     tolerance: float = 0.1,
+    *,
+    compiled: bool = True,
 ) -> npt.NDArray[np.bool_]:
     """Which points (robot frame) lie inside a sonar's cone nearer than its reading: the sonar
     hears the nearest echo in its cone, so nothing is there.
 
-    ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
+    ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame;
+    ``compiled=False``: numpy alone, as :func:`seen_through`.
     """
     if not len(points) or not len(sonar[0]):
         return np.zeros(len(points), dtype=bool)
     ox, oy, bearing, reach = sonar
     n = len(ox)
-    if len(oy) != n or len(bearing) != n or len(reach) != n:
+    if len(oy) != n or len(bearing) != n or len(reach) != n or not compiled:
         return _in_sonar_cones_numpy(points, sonar, half_cone, tolerance)
     out = np.empty(len(points), dtype=bool)
     doubt = np.empty(len(points), dtype=bool)
@@ -171,7 +179,7 @@ class ObstacleMemory:
             and (cones is None or len(cones[0]) == len(cones[1]) == len(cones[2]) == len(cones[3]))
         )
         if not usual:
-            return self._update_steps(
+            return self._update_numpy(
                 odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
             )
         x, y, theta = odometry
@@ -214,16 +222,15 @@ class ObstacleMemory:
             due,
         )
         if status == 1:  # a clearing in doubt: the numpy forms decide, step by step
-            return self._update_steps(
+            return self._update_numpy(
                 odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
             )
         self._xy, self._stamp, self._laser = xy, stamp, laser
         self._local = (odometry, xy, local)
-        seen = (view[0], view[1], view[2], view[4]) if sweep is not None else None
         if status == 2:  # cells too large for the compiled codes
             self._last_sample = now
             self._observe_numpy(fresh, len(laser_points), odometry, now)
-            return self._seen_points(odometry, now, seen)
+            return self._view_numpy(odometry, now, sweep)
         if due:
             self._last_sample = now
         self._oldest = oldest
@@ -234,7 +241,7 @@ class ObstacleMemory:
             points = local[outside]
         return points
 
-    def _update_steps(
+    def _update_numpy(
         self,
         odometry: Pose,
         now: float,
@@ -245,25 +252,65 @@ class ObstacleMemory:
         half_cone: float,
         tolerance: float,
     ) -> _Array:
-        """:meth:`update` one step at a time (its reference, and its way in doubt)."""
-        seen = None
-        if sweep is not None:
+        """:meth:`update` in numpy, one step at a time: its reference, and its way in doubt
+        (no compiled loop but the cycle's own is ever needed, so none is loaded for this)."""
+        if sweep is not None and np.count_nonzero(self._laser):
             bearings, ranges, origin = sweep
-            self.clear_seen_through(odometry, bearings, ranges, origin, tolerance)
-            seen = (origin[0], origin[1], float(bearings[0]), float(bearings[-1]))
-        if cones is not None:
-            self.clear_in_cones(odometry, cones, half_cone, tolerance)
+            local = self._to_robot_numpy(odometry)
+            passed = seen_through(local, bearings, ranges, origin, tolerance, compiled=False)
+            self._forget(passed & self._laser)
+        if cones is not None and len(self._xy):
+            local = self._to_robot_numpy(odometry)
+            self._forget(in_sonar_cones(local, cones, half_cone, tolerance, compiled=False))
         if self.due(now):
-            self.observe(laser_points, sonar_points, odometry, now)
-        return self._seen_points(odometry, now, seen)
+            self._last_sample = now
+            self._observe_numpy(
+                np.vstack((laser_points, sonar_points)), len(laser_points), odometry, now
+            )
+        return self._view_numpy(odometry, now, sweep)
 
-    def _seen_points(
-        self, odometry: Pose, now: float, seen: tuple[float, float, float, float] | None
+    def _forget(self, gone: npt.NDArray[np.bool_]) -> None:
+        if np.count_nonzero(gone):
+            keep = ~gone
+            self._xy, self._stamp, self._laser = (
+                self._xy[keep],
+                self._stamp[keep],
+                self._laser[keep],
+            )
+            self._local = None
+
+    def _to_robot_numpy(self, odometry: Pose) -> _Array:
+        """The remembered points in the robot frame at ``odometry``, in numpy (the compiled
+        loop's arithmetic)."""
+        x, y, theta = odometry
+        c, s = math.cos(theta), math.sin(theta)
+        dx, dy = self._xy[:, 0] - x, self._xy[:, 1] - y
+        return np.column_stack((c * dx + s * dy, -s * dx + c * dy))
+
+    def _view_numpy(
+        self,
+        odometry: Pose,
+        now: float,
+        sweep: tuple[_Array, _Array, tuple[float, float]] | None,
     ) -> _Array:
-        if seen is None:
-            return self.points(odometry, now)
-        ox, oy, first, last = seen
-        return self.points(odometry, now, ((ox, oy), first, last))
+        """:meth:`points` in numpy: the young ones, outside the ``sweep``'s view."""
+        young = self._stamp > now - self.seconds
+        if np.count_nonzero(young) != len(young):
+            self._xy, self._stamp, self._laser = (
+                self._xy[young],
+                self._stamp[young],
+                self._laser[young],
+            )
+            self._local = None
+        self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
+        local = self._to_robot_numpy(odometry)
+        if sweep is None:
+            return local
+        bearings, _, (ox, oy) = sweep
+        bearing = np.arctan2(local[:, 1] - oy, local[:, 0] - ox)
+        outside = (bearing < float(bearings[0])) | (bearing > float(bearings[-1]))
+        points: _Array = local[outside]
+        return points
 
     def observe(self, laser: _Array, sonar: _Array, odometry: Pose, now: float) -> None:
         """Remember this moment's readings (robot frame) at ``odometry``; forget the old."""
