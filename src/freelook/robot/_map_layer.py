@@ -31,7 +31,7 @@ __all__ = ["MapLayer"]
 
 _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
-_POSE = struct.Struct("<3d")
+_CAST_KEY = struct.Struct("<4d")  # x, y, θ, reach
 _NONE = np.zeros(0)
 
 
@@ -128,9 +128,9 @@ class MapLayer:
         # each ray's direction in the robot frame, worked out once (the rays never turn in it)
         self._units = unit_vectors(angles)
         self._ranges = np.empty(rays)
-        # unseen_walls' own casts, the pose they are from, its points and masks
+        # unseen_walls' own casts, the pose and reach they are from, its points and masks
         self._unseen_ranges = np.empty(rays)
-        self._unseen_pose = b""
+        self._unseen_cast = b""
         self._walls = np.empty((rays, 2))
         self._masks = np.empty((4, rays), dtype=bool)
         self._unseen = np.empty((rays, 2))
@@ -204,9 +204,10 @@ class MapLayer:
         if laser_odd or sonar_odd:
             return self._unseen_walls_numpy(pose, laser, sonar, half_cone, tolerance)
         x, y, theta = float(pose[0]), float(pose[1]), float(pose[2])
-        key = _POSE.pack(x, y, theta)  # as bytes: −0.0 is not 0.0 here
-        cast_again = key != self._unseen_pose
-        self._unseen_pose = key
+        reach = float(self.reach)
+        key = _CAST_KEY.pack(x, y, theta, reach)  # as bytes: −0.0 is not 0.0 here
+        cast_again = key != self._unseen_cast
+        self._unseen_cast = key
         ox, oy, resolution = self._world
         if laser is not None:
             laser_at = (float(laser.origin_x[0]), float(laser.origin_y[0]))
@@ -233,7 +234,7 @@ class MapLayer:
             y,
             theta,
             self._units,
-            float(self.reach),
+            reach,
             cast_again,
             self._unseen_ranges,
             laser_at[0],
