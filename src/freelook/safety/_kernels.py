@@ -423,10 +423,13 @@ def remember(
 def _compact(
     keep: _Mask, xy: _Array, stamp: _Array, laser: _Mask, local: _Array
 ) -> tuple[_Array, _Array, _Mask, _Array]:
-    """The rows ``keep`` marks of the four arrays (copies, in order)."""
+    """The rows ``keep`` marks of the four arrays (copies, in order; the arrays themselves when
+    it marks them all, as most cycles do)."""
     m = 0
     for i in range(keep.shape[0]):
         m += keep[i]
+    if m == keep.shape[0]:
+        return xy, stamp, laser, local
     out_xy = np.empty((m, 2))
     out_stamp = np.empty(m)
     out_laser = np.empty(m, dtype=np.bool_)
