@@ -48,6 +48,7 @@ SUITES: tuple[str, ...] = (
     "freelook.operator._bench_station",
     "freelook.operator._bench_foxglove",
     "freelook.record._bench",
+    "freelook.experiments._bench",
 )
 
 

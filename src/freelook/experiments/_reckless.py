@@ -25,7 +25,10 @@ from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
 from freelook.link import SafetyFlags, VelocityCommand
 
-__all__ = ["RecklessCondition", "RecklessResult", "reckless_trial"]
+__all__ = ["RecklessCondition", "RecklessResult", "ZoneRule", "reckless_trial"]
+
+#: the thesis's zones from the nearest reading all round, or freelook's direction-aware ones
+ZoneRule = Literal["nearest", "direction"]
 
 
 class RecklessCondition(Enum):
@@ -90,7 +93,7 @@ def reckless_trial(
     cut_link: bool,
     condition: RecklessCondition = RecklessCondition.SENSORS,
     duration: float = 20.0,
-    zone_rule: Literal["nearest", "direction"] = "nearest",
+    zone_rule: ZoneRule = "nearest",
 ) -> RecklessResult:
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
     the thesis's zones from the nearest reading all round, or freelook's direction-aware ones."""

@@ -11,14 +11,22 @@ from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._ellipse import ellipse_trial
 from freelook.experiments._parallel import map_trials
-from freelook.experiments._reckless import RecklessCondition, RecklessResult, reckless_trial
+from freelook.experiments._reckless import (
+    RecklessCondition,
+    RecklessResult,
+    ZoneRule,
+    reckless_trial,
+)
 from freelook.experiments._result import ExperimentResult, Progress, Row
 from freelook.link import Impairments
 
 __all__ = [
+    "RecklessJob",
     "ellipse_table",
     "flc_figures_table",
     "packet_drop_table",
+    "reckless_jobs",
+    "reckless_sections",
     "reckless_table",
     "square_laps_table",
     "translation_table",
@@ -255,6 +263,30 @@ def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     return result
 
 
+#: one reckless trial's arguments: seed, link cut, what the robot knows, seconds, zone rule
+RecklessJob = tuple[int, bool, RecklessCondition, float, ZoneRule]
+
+
+def reckless_sections(trials: int) -> list[tuple[RecklessCondition, ZoneRule, int]]:
+    """The reckless experiment's sections: what the robot knows, its zone rule, how many trials
+    (the thesis's zones in each condition, then freelook's direction-aware zones on a quarter)."""
+    return [
+        (RecklessCondition.SENSORS, "nearest", trials),
+        (RecklessCondition.LOCALIZED_MAP, "nearest", trials),
+        (RecklessCondition.ODOMETRY_MAP, "nearest", trials),
+        (RecklessCondition.SENSORS, "direction", max(1, trials // 4)),
+    ]
+
+
+def reckless_jobs(trials: int, seed: int) -> list[RecklessJob]:
+    """Every trial of :func:`reckless_table`, section by section; the odd ones cut the link."""
+    return [
+        (seed + k, k % 2 == 1, condition, 20.0, rule)
+        for condition, rule, n in reckless_sections(trials)
+        for k in range(n)
+    ]
+
+
 def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "reckless",
@@ -262,18 +294,8 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
         "seed 004 §7.1.4",
         "",
     )
-    conditions: list[tuple[RecklessCondition, str, int]] = [
-        (RecklessCondition.SENSORS, "nearest", trials),
-        (RecklessCondition.LOCALIZED_MAP, "nearest", trials),
-        (RecklessCondition.ODOMETRY_MAP, "nearest", trials),
-        (RecklessCondition.SENSORS, "direction", max(1, trials // 4)),
-    ]
-    jobs = [
-        (seed + k, k % 2 == 1, condition, 20.0, rule)
-        for condition, rule, n in conditions
-        for k in range(n)
-    ]
-    runs = iter(map_trials(reckless_trial, jobs, progress))
+    conditions = reckless_sections(trials)
+    runs = iter(map_trials(reckless_trial, reckless_jobs(trials, seed), progress))
     for condition, rule, n in conditions:
         done: list[RecklessResult] = [next(runs) for _ in range(n)]
         collisions = sum(r.collided for r in done)

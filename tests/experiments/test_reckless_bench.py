@@ -1,0 +1,51 @@
+"""The reckless run's projection: the experiment's own trials, scaled section by section."""
+
+from __future__ import annotations
+
+import pytest
+
+from freelook.experiments._bench import projected_wall, reckless_sample, trial_cpu_seconds
+from freelook.experiments._reckless import RecklessCondition
+from freelook.experiments._tables import reckless_jobs, reckless_sections
+
+
+def test_the_job_list_is_the_tables_sections_in_order_with_every_other_link_cut() -> None:
+    jobs = reckless_jobs(8, seed=5)
+    sections = reckless_sections(8)
+    assert [n for _, _, n in sections] == [8, 8, 8, 2]
+    start = 0
+    for condition, rule, n in sections:
+        part = jobs[start : start + n]
+        assert [job[0] for job in part] == list(range(5, 5 + n))  # seeds from the first
+        assert [job[1] for job in part] == [k % 2 == 1 for k in range(n)]
+        assert {(job[2], job[4]) for job in part} == {(condition, rule)}
+        start += n
+    assert start == len(jobs)
+
+
+def test_the_sample_takes_each_section_in_proportion() -> None:
+    sample, trials = reckless_sample(1000)
+    assert trials == {
+        "sensors_nearest": 1000,
+        "localized_map_nearest": 1000,
+        "odometry_map_nearest": 1000,
+        "sensors_direction": 250,
+    }
+    assert len(sample) == 130
+    jobs = reckless_jobs(1000, seed=1)
+    assert all(job in jobs for job in sample)
+    assert sum(job[1] for job in sample) == 65  # half of them cut the link, as in the run
+
+
+def test_the_projection_scales_each_section_and_shares_it_over_the_cores() -> None:
+    cpu = {"sensors": 0.1, "localized": 0.4}
+    trials = {"sensors": 1000, "localized": 500}
+    assert projected_wall(cpu, trials, cores=2) == pytest.approx((100 + 200) / 2)
+    assert projected_wall(cpu, trials, cores=1) == pytest.approx(300)
+    with pytest.raises(KeyError):  # a section with no sampled trial is not silently free
+        projected_wall({"sensors": 0.1}, trials, cores=2)
+
+
+def test_a_timed_trial_reports_its_cpu_seconds() -> None:
+    seconds = trial_cpu_seconds(3, True, RecklessCondition.SENSORS, 8.0, "nearest")
+    assert seconds > 0.0
