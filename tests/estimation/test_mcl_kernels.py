@@ -52,6 +52,66 @@ def test_scores_are_bilinear_lookups_of_each_beam_end(seed: int, count: int, bea
     np.testing.assert_array_equal(split, out)
 
 
+def _scalar_scores(
+    particles: np.ndarray,
+    bx: np.ndarray,
+    by: np.ndarray,
+    table: np.ndarray,
+    origin: tuple[float, float],
+    resolution: float,
+    outside: float,
+) -> np.ndarray:
+    """The lookup one particle and one beam at a time, in Python's own doubles."""
+    rows, cols = table.shape
+    inv = 1.0 / resolution
+    scores = []
+    for x, y, theta in particles.tolist():
+        c, s = math.cos(theta), math.sin(theta)
+        gx0, gy0 = (x - origin[0]) * inv - 0.5, (y - origin[1]) * inv - 0.5
+        total = 0.0
+        for ex, ey in zip(bx.tolist(), by.tolist(), strict=True):
+            ax, ay = ex * inv, ey * inv
+            gx = gx0 + c * ax - s * ay
+            gy = gy0 + s * ax + c * ay
+            j, i = math.floor(gx), math.floor(gy)
+            if 0 <= i < rows - 1 and 0 <= j < cols - 1:
+                fx, fy = gx - j, gy - i
+                t00, t01 = float(table[i, j]), float(table[i, j + 1])
+                t10, t11 = float(table[i + 1, j]), float(table[i + 1, j + 1])
+                total += (1.0 - fy) * ((1.0 - fx) * t00 + fx * t01) + fy * (
+                    (1.0 - fx) * t10 + fx * t11
+                )
+            else:
+                total += outside
+        scores.append(total)
+    return np.array(scores)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, st.integers(1, 70), st.integers(1, 12))
+def test_eight_particles_at_a_time_score_as_one_at_a_time_to_the_bit(
+    seed: int, count: int, beams: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    rows, cols = 9, 13
+    table = rng.normal(-2.0, 1.0, (rows, cols)).astype(np.float32)
+    resolution, origin, outside = 0.1, (-0.5, 0.3), -7.0
+    # poses over the table and beyond it, some with end points exactly on the cell centres
+    # that bound the table (the first and the last that still have four cells)
+    particles = np.column_stack(
+        [rng.uniform(-1.2, 1.2, count), rng.uniform(-0.4, 1.5, count), rng.uniform(-4, 4, count)]
+    )
+    bx, by = rng.uniform(-0.6, 0.6, beams), rng.uniform(-0.6, 0.6, beams)
+    edges = [(0.0, 0.0), (cols - 2, rows - 2), (cols - 2 + 1e-12, 0.5), (cols - 1, 1.0)]
+    for k, (gx, gy) in enumerate(edges[: min(count, len(edges))]):
+        particles[k] = (origin[0] + (gx + 0.5) * resolution, origin[1] + (gy + 0.5) * resolution, 0)
+    bx[0] = by[0] = 0.0
+    out = np.empty(count)
+    _log_weights(particles, bx, by, table, *origin, resolution, outside, out)
+    expected = _scalar_scores(particles, bx, by, table, origin, resolution, outside)
+    np.testing.assert_array_equal(out.view(np.int64), expected.view(np.int64))
+
+
 @settings(max_examples=60, deadline=None)
 @given(seeds, st.integers(1, 500), st.integers(1, 500))
 def test_systematic_resampling_matches_the_sorted_search(seed: int, size: int, count: int) -> None:

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import EstimationConfig, RobotConfig
+from freelook.estimation._lookup import LANES, lookup_lanes
 from freelook.geometry import wrap_angle, wrap_angles
 from freelook.maps import (
     FreeSpace,
@@ -50,7 +51,7 @@ SPLIT_PARTICLES = 8000  # clouds this large are scored on every core (a global s
 SCATTER_HEADINGS = 64  # heading bins
 SCATTER_CELL = 0.5  # m, side of a place (larger on a map of more than SCATTER_PLACES of them)
 SCATTER_PLACES = 4096  # bounds the sort's buckets (× SCATTER_HEADINGS) on a large map
-SCATTER_CHUNK = 128  # poses scored together, beam by beam
+SCATTER_CHUNK = 128  # poses scored together, beam by beam (whole groups of LANES)
 ROUGHEN_XY = 0.003  # m
 ROUGHEN_THETA = math.radians(0.1)
 # while searching, each resampling spreads the copies wider, so a cloud that settled near (not
@@ -146,39 +147,30 @@ def _log_weights(
 
     Beam by beam across all particles: one beam's end points from a cloud fall in a small
     patch of the table, so the lookups stay in cache (particle by particle was twice as slow).
+    Eight particles are looked up at once (:func:`lookup_lanes`: the same scores, in half the
+    time of one at a time).
     """
     rows, cols = table.shape
     inv = 1.0 / resolution
     n = particles.shape[0]
-    c = np.empty(n)
-    s = np.empty(n)
-    gx0 = np.empty(n)
-    gy0 = np.empty(n)
+    wide = -(-n // LANES) * LANES  # whole groups of lanes; the padding's scores are dropped
+    c, s, gx0, gy0 = np.zeros(wide), np.zeros(wide), np.zeros(wide), np.zeros(wide)
+    total = np.zeros(wide)
     for p in range(n):
         c[p] = math.cos(particles[p, 2])
         s[p] = math.sin(particles[p, 2])
         # table coordinates relative to cell centres
         gx0[p] = (particles[p, 0] - ox) * inv - 0.5
         gy0[p] = (particles[p, 1] - oy) * inv - 0.5
-        out[p] = 0.0
     for k in range(bx.shape[0]):
         ax = bx[k] * inv
         ay = by[k] * inv
-        for p in range(n):
+        for p in range(0, wide, LANES):
             # bilinear interpolation between cell centres: the field is continuous, so a beam
             # ending on a wall face scores the same from either side of the wall
-            gx = gx0[p] + c[p] * ax - s[p] * ay
-            gy = gy0[p] + s[p] * ax + c[p] * ay
-            j = math.floor(gx)
-            i = math.floor(gy)
-            if 0 <= i < rows - 1 and 0 <= j < cols - 1:
-                fx = gx - j
-                fy = gy - i
-                out[p] += (1.0 - fy) * ((1.0 - fx) * table[i, j] + fx * table[i, j + 1]) + fy * (
-                    (1.0 - fx) * table[i + 1, j] + fx * table[i + 1, j + 1]
-                )
-            else:
-                out[p] += outside
+            lookup_lanes(total, gx0, gy0, c, s, p, ax, ay, table, rows, cols, outside)
+    for p in range(n):
+        out[p] = total[p]
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -252,41 +244,27 @@ def _log_weights_ordered(
     Each particle's beams are summed in the same order with the same arithmetic, so every
     score is the same to the bit. Uniform candidates spread their lookups over the whole table
     (cache- and TLB-miss bound); scored a chunk of neighbours at a time, beam by beam, the
-    lookups of one beam and the next fall in nearby patches. The lookup is written out here as
-    in :func:`_log_weights`: shared as a compiled function, both kernels ran at half speed.
+    lookups of one beam and the next fall in nearby patches.
     """
     rows, cols = table.shape
     inv = 1.0 / resolution
     n = order.shape[0]
-    c = np.empty(n)
-    s = np.empty(n)
-    gx0 = np.empty(n)
-    gy0 = np.empty(n)
-    total = np.zeros(n)
+    wide = -(-n // LANES) * LANES  # whole groups of lanes; the padding's scores are dropped
+    c, s, gx0, gy0 = np.zeros(wide), np.zeros(wide), np.zeros(wide), np.zeros(wide)
+    total = np.zeros(wide)
     for q in range(n):
         p = order[q]
         c[q] = math.cos(particles[p, 2])
         s[q] = math.sin(particles[p, 2])
         gx0[q] = (particles[p, 0] - ox) * inv - 0.5
         gy0[q] = (particles[p, 1] - oy) * inv - 0.5
-    for lo in range(0, n, SCATTER_CHUNK):
-        hi = min(n, lo + SCATTER_CHUNK)
+    for lo in range(0, wide, SCATTER_CHUNK):
+        hi = min(wide, lo + SCATTER_CHUNK)
         for k in range(bx.shape[0]):
             ax = bx[k] * inv
             ay = by[k] * inv
-            for q in range(lo, hi):
-                gx = gx0[q] + c[q] * ax - s[q] * ay
-                gy = gy0[q] + s[q] * ax + c[q] * ay
-                j = math.floor(gx)
-                i = math.floor(gy)
-                if 0 <= i < rows - 1 and 0 <= j < cols - 1:
-                    fx = gx - j
-                    fy = gy - i
-                    total[q] += (1.0 - fy) * (
-                        (1.0 - fx) * table[i, j] + fx * table[i, j + 1]
-                    ) + fy * ((1.0 - fx) * table[i + 1, j] + fx * table[i + 1, j + 1])
-                else:
-                    total[q] += outside
+            for q in range(lo, hi, LANES):
+                lookup_lanes(total, gx0, gy0, c, s, q, ax, ay, table, rows, cols, outside)
     for q in range(n):
         out[order[q]] = total[q]
 
