@@ -96,6 +96,38 @@ def test_in_sonar_cones_matches_numpy_on_random_and_edge_points() -> None:
         assert np.array_equal(got, _in_sonar_cones_numpy(points, sonar, half, 0.1))
 
 
+def test_far_points_tested_only_against_their_sector_s_cones_get_the_numpy_answers() -> None:
+    """The robot's own ring, and the same transducers facing up to 80° off the line from the
+    centre (as on a box-shaped body's corners): points on every cone's sides as seen from its
+    transducer and round the whole circle, from inside the ring to well beyond the distance at
+    which a point's sector picks the cones it is tested against."""
+    config = ROBOT.sonar
+    assert config is not None
+    rng = np.random.default_rng(5)
+    mounted = np.radians(np.array(config.front_deg + config.rear_deg, dtype=np.float64))
+    ox, oy = config.ring_radius * np.cos(mounted), config.ring_radius * np.sin(mounted)
+    half = math.radians(config.cone_deg) / 2
+    far = 3.0 * config.ring_radius
+    for turned in (0.0, math.radians(80.0)):
+        bearing = mounted + rng.uniform(-turned, turned, len(mounted))
+        for reach in (0.5, 5.0):
+            sonar = (ox, oy, bearing, np.full(len(ox), reach))
+            j = rng.integers(0, len(ox), 3000)
+            side = bearing[j] + rng.choice([-1.0, 1.0], 3000) * (half + rng.normal(0, 1e-3, 3000))
+            radius = rng.uniform(0.3 * far, reach + 0.2, 3000)
+            around = rng.uniform(-math.pi, math.pi, 3000)
+            points = np.vstack(
+                (
+                    np.column_stack((ox[j] + radius * np.cos(side), oy[j] + radius * np.sin(side))),
+                    np.column_stack((radius * np.cos(around), radius * np.sin(around))),
+                )
+            )
+            got = in_sonar_cones(points, sonar, half)
+            assert got.any()
+            assert not got.all()
+            assert np.array_equal(got, _in_sonar_cones_numpy(points, sonar, half, 0.1))
+
+
 # numpy warns of the non-finite values, in both forms (the compiled one asks numpy then)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @settings(max_examples=200, deadline=None)

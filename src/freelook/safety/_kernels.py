@@ -132,6 +132,68 @@ def beyond_beams(
     return doubtful
 
 
+#: Sectors of bearing round the points' origin, by which a far point finds the cones it may
+#: lie in (a bit each in an int64: rings of up to 64 transducers are sorted so).
+_SECTORS = 64
+#: A point this many times further from the origin than the furthest transducer is seen from
+#: each transducer at most asin(1/3) ≈ 19.5° off its bearing from the origin.
+_FAR = 3.0
+#: Radians added to the widest a far point's bearing may differ and still fall in a cone: far
+#: beyond the rounding of the sectors' arithmetic and the cones' own bands (1e-6, 1e-9).
+_SECTOR_MARGIN = 1e-3
+
+
+@numba.njit(cache=True, nogil=True)
+def _diamond(x: float, y: float) -> float:
+    """A stand-in for the bearing of (x, y) in [0, 4), rising with it from bearing 0 round to
+    2π (a quarter turn per unit), without an arctangent; NaN for a point not finite."""
+    if y >= 0.0:
+        return y / (x + y) if x >= 0.0 else 1.0 - x / (y - x)
+    return 2.0 - y / (-x - y) if x < 0.0 else 3.0 + x / (x - y)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sector(x: float, y: float) -> int:
+    """Which of the :data:`_SECTORS` equal spans of :func:`_diamond` holds (x, y)."""
+    return min(int(_diamond(x, y) * (_SECTORS / 4.0)), _SECTORS - 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _cone_sectors(
+    ox: _Array, oy: _Array, cb: _Array, sb: _Array, half_cone: float
+) -> tuple[npt.NDArray[np.int64], float]:
+    """For each sector, the cones (a bit each) a point in it at least the returned distance
+    from the origin may lie in; the distance is infinite when no sector is narrower than all.
+
+    Seen from a transducer at most ρ from the origin, a point r ≥ 3ρ away lies at most
+    asin(ρ/r) ≤ asin(1/3) off its bearing from the origin (the angle at the point in the
+    triangle origin–transducer–point, opposite the shortest side). A cone then holds it only
+    if that bearing is within half the cone plus asin(1/3) of the cone's axis: each cone
+    marks the sectors that window crosses (a margin wider).
+    """
+    sonars = ox.shape[0]
+    rho = 0.0
+    for j in range(sonars):
+        rho = max(rho, math.hypot(ox[j], oy[j]))
+    masks = np.zeros(_SECTORS, dtype=np.int64)
+    window = half_cone + math.asin(1.0 / _FAR) + _SECTOR_MARGIN
+    if sonars > 63 or not window < math.pi / 2 or not rho < 1e6:
+        return masks, math.inf
+    cw = math.cos(window)
+    sw = math.sin(window)
+    for j in range(sonars):
+        # the window's edges: the axis turned by ∓window (its sectors run anticlockwise)
+        lo = _sector(cb[j] * cw + sb[j] * sw, sb[j] * cw - cb[j] * sw)
+        hi = _sector(cb[j] * cw - sb[j] * sw, sb[j] * cw + cb[j] * sw)
+        k = lo
+        while True:
+            masks[k] |= np.int64(1) << j
+            if k == hi:
+                break
+            k = (k + 1) % _SECTORS
+    return masks, max(_FAR * rho, 1e-6)
+
+
 @numba.njit(cache=True, nogil=True)
 def in_cones(
     points: _Array,
@@ -149,7 +211,9 @@ def in_cones(
     Most points are decided by the cosine of their angle off the cone's axis, without an
     arctangent: clearly in or clearly out by ``_CONE_BAND`` radians; the rest by the angle.
     Of a narrow cone, points clearly nearer than the reach and clearly off the band are
-    decided by squares, without a square root either."""
+    decided by squares, without a square root either. A point far from the origin is tested
+    only against the cones its sector of bearing may lie in (:func:`_cone_sectors`): the
+    others hold it nowhere near their sides, so it is outside them and in no doubt."""
     doubtful = 0
     sonars = ox.shape[0]
     cb = np.empty(sonars)
@@ -172,10 +236,21 @@ def in_cones(
     # the same bounds on the squared cosine, widened by far more than the squares' rounding
     cos_in_squared = cos_in * cos_in * (1.0 + 1e-9)
     cos_out_squared = cos_out * cos_out * (1.0 - 1e-9)
+    sectors, far = _cone_sectors(ox, oy, cb, sb, half_cone)
+    far_squared = far * far
+    everyone = np.int64(-1)
     for i in range(points.shape[0]):
         inside = False
         unsure = False
+        px, py = points[i, 0], points[i, 1]
+        # not finite: NaN and inf fail the first test or the second
+        square = px * px + py * py
+        maybe = everyone
+        if square >= far_squared and square < math.inf:
+            maybe = sectors[_sector(px, py)]
         for j in range(sonars):
+            if not (maybe >> j) & 1:
+                continue
             dx = points[i, 0] - ox[j]
             dy = points[i, 1] - oy[j]
             squared = dx * dx + dy * dy
