@@ -72,6 +72,7 @@ def sim(
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
+    from freelook.hardware import compile_ahead
     from freelook.maps import choose_start, load_world
     from freelook.operator import SessionOptions, default_run_path, run_session
 
@@ -99,6 +100,9 @@ def sim(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
+    if robots == 1 and stations == 1:
+        # a first run compiles in a child, so this process holds no compiler's memory
+        compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if robots > 1 or stations > 1:

@@ -64,7 +64,7 @@ def robot(
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.hardware import open_robot_server
+    from freelook.hardware import compile_ahead, open_robot_server
     from freelook.link import KeyRing, derive_key, key_from_env
     from freelook.robot import ServerOptions
 
@@ -90,6 +90,13 @@ def robot(
                 peer=_address(peer) if peer else None,
                 keys=ring,
             )
+            start_pose = parse_start(start)
+            # a first run compiles in a child, so this process holds no compiler's memory
+            compile_ahead(
+                config,
+                camera=options.camera and hardware == "sim",
+                notify=lambda line: typer.echo(line, err=True),
+            )
             server, description = await open_robot_server(
                 config,
                 hardware,
@@ -97,7 +104,7 @@ def robot(
                 world=world,
                 robot_map=robot_map,
                 seed=seed,
-                start=parse_start(start),
+                start=start_pose,
             )
         except FreelookError as err:
             typer.echo(str(err), err=True)

@@ -47,7 +47,8 @@ async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subpro
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert process.stdout is not None
-    async with asyncio.timeout(30):
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    async with asyncio.timeout(120):
         while True:
             line = (await process.stdout.readline()).decode()
             assert line, "freelook robot ended before serving"

@@ -1,0 +1,140 @@
+"""Compiling ahead: the robot program's compiled loops built in a child process first.
+
+numba compiles a loop when it first runs and caches it on disk; a process that compiled keeps
+LLVM's memory for good. A robot program's first run after an install or an upgrade compiles
+everything it runs (on the simulator with its camera, 312 MB where a run from the cache holds
+197 MB), and would keep that for its whole life, past the 200 MB it is held to. So
+``freelook robot`` first runs the robot program on the simulator for a few seconds in a child
+process: every loop the program runs (a global search's and the camera's included) is then in
+the cache, and the robot's own process only loads them. A stamp beside numba's cache says that
+was done for this code, these versions and this robot, so later starts go straight on.
+
+Run as ``python -m freelook.hardware._ahead [--camera]`` with the robot's config as JSON on
+standard input (the child's side).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import llvmlite
+import numba
+import numpy as np
+
+import freelook
+from freelook.config import RobotConfig
+
+__all__ = ["compile_ahead", "stamp_path"]
+
+#: s a child may take: a first compile of everything takes about 30 s on a 2-core machine
+CHILD_TIMEOUT = 900.0
+#: s of driving before and after the global search starts (each loop runs at least once)
+_DRIVE = 2.0
+
+
+def _cache_dir() -> Path:
+    """Where numba caches freelook's loops (``NUMBA_CACHE_DIR``, else beside the sources when
+    they are writable, as numba does), or a user cache directory when neither is."""
+    configured = str(getattr(numba.config, "CACHE_DIR", "") or "")  # set from the environment
+    if configured:
+        return Path(configured)
+    package = Path(freelook.__file__).parent
+    if os.access(package, os.W_OK):
+        return package / "__pycache__"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "freelook"
+
+
+def _sources() -> bytes:
+    """Every source file of the package by path, size and modification time (numba keys its
+    cache by the same)."""
+    package = Path(freelook.__file__).parent
+    lines = []
+    for path in sorted(package.rglob("*.py")):
+        info = path.stat()
+        lines.append(f"{path.relative_to(package)} {info.st_size} {info.st_mtime_ns}")
+    return "\n".join(lines).encode()
+
+
+def stamp_path(config: RobotConfig, camera: bool) -> Path:
+    """The stamp that says this robot's loops were compiled ahead for this code and these
+    versions (it exists once they were)."""
+    digest = hashlib.sha256()
+    versions = (sys.version, platform.machine(), numba.__version__, llvmlite.__version__)
+    digest.update(repr((versions, np.__version__, camera)).encode())
+    digest.update(config.model_dump_json().encode())
+    digest.update(_sources())
+    return _cache_dir() / f"freelook-compiled-{digest.hexdigest()[:32]}"
+
+
+def compile_ahead(
+    config: RobotConfig, *, camera: bool, notify: Callable[[str], None] | None = None
+) -> bool:
+    """Compile the robot program's loops in a child process unless the stamp says they are in
+    numba's cache already; returns whether a child compiled. A child that fails leaves no
+    stamp, and the robot compiles as it starts, as it would have without this."""
+    stamp = stamp_path(config, camera)
+    if stamp.exists():
+        return False
+    say = notify or (lambda _: None)
+    say("compiling the robot program's loops ahead, once for this install (about a minute)")
+    command = [sys.executable, "-m", "freelook.hardware._ahead"] + (["--camera"] if camera else [])
+    try:
+        child = subprocess.run(
+            command,
+            input=config.model_dump_json(),
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        say(f"compiling ahead failed ({err}); the robot compiles as it starts")
+        return False
+    if child.returncode != 0:
+        last = child.stderr.strip().splitlines()[-1:] or [f"exit status {child.returncode}"]
+        say(f"compiling ahead failed ({last[0]}); the robot compiles as it starts")
+        return False
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=stamp.parent, delete=False) as out:
+            out.write(f"{config.name}\n")
+        os.replace(out.name, stamp)
+    except OSError as err:  # a read-only cache: compiled all the same, asked again next time
+        say(f"could not write {stamp} ({err})")
+    return True
+
+
+def _run_program(config: RobotConfig, camera: bool) -> None:
+    """The child: the robot program on the simulator in the lab, driving, then searching the
+    map from scratch while it drives on, its cameras captured now and then."""
+    from freelook.hardware.sim import SimulatedRobot
+    from freelook.link import VelocityCommand
+    from freelook.maps import choose_start, load_world
+
+    world = load_world("lab")
+    robot = SimulatedRobot(config, world, pose=choose_start(world, config.footprint), camera=camera)
+    period = config.link.operator_tx_spacing
+    cameras = [robot.hardware.camera] if robot.hardware.camera is not None else []
+    cameras += list(robot.hardware.stream_cameras.values())
+    for phase in range(2):
+        if phase == 1:
+            robot.core.global_localization()
+        for k in range(round(_DRIVE / period)):
+            robot.send(VelocityCommand(0.3, 0.4 if phase == 0 else -0.4))
+            robot.run_for(period)
+            if k % 10 == 0:
+                for device in cameras:
+                    device.capture()
+    robot.close()
+
+
+if __name__ == "__main__":
+    _run_program(RobotConfig.model_validate_json(sys.stdin.read()), "--camera" in sys.argv[1:])
