@@ -34,7 +34,7 @@ def test_a_first_start_compiles_in_a_child_once_and_later_starts_go_straight_on(
     notes: list[str] = []
     assert compile_ahead(config, camera=True, notify=notes.append)
     assert notes == [
-        "compiling the robot program's loops ahead, once for this install (about a minute)"
+        "compiling the robot program's loops ahead, once for this install (half a minute or more)"
     ]
     assert stamp_path(config, camera=True).exists()
     # the loops a running robot reaches only later are there too: the camera's, the global

@@ -33,7 +33,7 @@ from freelook.config import RobotConfig
 
 __all__ = ["compile_ahead", "stamp_path"]
 
-#: s a child may take: a first compile of everything takes about 30 s on a 2-core machine
+#: s a child may take: a first compile of everything took 20–25 s on a 2-core machine
 CHILD_TIMEOUT = 900.0
 #: s of driving before and after the global search starts (each loop runs at least once)
 _DRIVE = 2.0
@@ -84,7 +84,7 @@ def compile_ahead(
     if stamp.exists():
         return False
     say = notify or (lambda _: None)
-    say("compiling the robot program's loops ahead, once for this install (about a minute)")
+    say("compiling the robot program's loops ahead, once for this install (half a minute or more)")
     command = [sys.executable, "-m", "freelook.hardware._ahead"] + (["--camera"] if camera else [])
     try:
         child = subprocess.run(
