@@ -10,6 +10,7 @@ import itertools
 import time
 from dataclasses import dataclass
 
+import pytest
 from test_serial_link import radio_pair  # type: ignore[import-not-found]
 
 from freelook.config import load_robot
@@ -19,6 +20,8 @@ from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
 from freelook.web import BrowserSlot
+
+pytestmark = pytest.mark.realtime
 
 BAUD = 921600
 SECONDS = 3.0

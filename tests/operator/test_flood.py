@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from freelook.operator._flood import flood_trial
+
+pytestmark = pytest.mark.realtime
 
 
 def test_a_wrong_key_flood_stops_nothing_and_the_operator_keeps_its_telemetry() -> None:

@@ -19,6 +19,8 @@ from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
 
+pytestmark = pytest.mark.realtime
+
 
 @contextlib.contextmanager
 def radio_pair(corrupt_every: int = 0, baud: int | None = None) -> Iterator[tuple[str, str]]:

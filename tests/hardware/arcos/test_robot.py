@@ -42,6 +42,8 @@ from freelook.hardware.arcos import (
 from freelook.robot import ServerOptions
 from freelook.robot.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
 
+pytestmark = pytest.mark.realtime
+
 LIMIT = 5.0  # no scenario may take longer than this
 
 

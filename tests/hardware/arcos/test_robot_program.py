@@ -19,6 +19,8 @@ from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpo
 from freelook.robot import ServerOptions
 from freelook.types import SafetyFlags
 
+pytestmark = pytest.mark.realtime
+
 
 def _free_udp_port() -> int:
     import socket
