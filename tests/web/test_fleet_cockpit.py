@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import ANNOUNCED_URL, Sim, free_port, start_sim  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.browser

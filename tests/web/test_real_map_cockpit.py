@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Sim, start_sim  # type: ignore[import-not-found]
 from test_cockpit import open_cockpit, screenshot_path, wait_until  # type: ignore[import-not-found]
+
+from conftest import Sim, start_sim  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.browser
 

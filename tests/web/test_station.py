@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import Sim, start_sim  # type: ignore[import-not-found]
 from PIL import Image
 from test_cockpit import screenshot_path  # type: ignore[import-not-found]
 
+from conftest import Sim, start_sim  # type: ignore[import-not-found]
 from freelook.station import hit_from_view
 
 IWER = Path(__file__).parents[2] / "node_modules" / "iwer" / "build" / "iwer.min.js"
