@@ -20,7 +20,6 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -104,9 +103,7 @@ def compile_ahead(
         return False
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=stamp.parent, delete=False) as out:
-            out.write(f"{config.name}\n")
-        os.replace(out.name, stamp)
+        stamp.touch()
     except OSError as err:  # a read-only cache: compiled all the same, asked again next time
         say(f"could not write {stamp} ({err})")
     return True
@@ -117,10 +114,9 @@ def _run_program(config: RobotConfig, camera: bool) -> None:
     map from scratch while it drives on, its cameras captured now and then."""
     from freelook.hardware.sim import SimulatedRobot
     from freelook.link import VelocityCommand
-    from freelook.maps import choose_start, load_world
+    from freelook.maps import load_world
 
-    world = load_world("lab")
-    robot = SimulatedRobot(config, world, pose=choose_start(world, config.footprint), camera=camera)
+    robot = SimulatedRobot(config, load_world("lab"), camera=camera)  # at the lab's start
     period = config.link.operator_tx_spacing
     cameras = [robot.hardware.camera] if robot.hardware.camera is not None else []
     cameras += list(robot.hardware.stream_cameras.values())

@@ -101,6 +101,23 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+def _robot_command() -> list[str]:
+    """``freelook robot --hardware sim`` on a free loopback port, unauthenticated."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    freelook = Path(sys.executable).with_name("freelook")
+    return [
+        str(freelook),
+        "robot",
+        "--hardware",
+        "sim",
+        "--insecure",
+        "--listen",
+        f"udp://127.0.0.1:{port}",
+    ]
+
+
 @benchmark_with_options("memory.robot_realtime")
 def robot_realtime(options: BenchOptions) -> Case:
     """``freelook robot --hardware sim`` (pioneer3dx in lab, MCL, safety, every sensor) in real
@@ -109,14 +126,11 @@ def robot_realtime(options: BenchOptions) -> Case:
     figures: dict[str, float] = {}
 
     def run() -> None:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # a free loopback port
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        freelook = Path(sys.executable).with_name("freelook")
-        command = [str(freelook), "robot", "--hardware", "sim", "--insecure"]
-        command += ["--listen", f"udp://127.0.0.1:{port}"]
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            _robot_command(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         samples: list[tuple[float, float]] = []
         start = time.monotonic()
@@ -164,16 +178,10 @@ def robot_first_run() -> Case:
     figures: dict[str, float] = {}
 
     def run() -> None:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # a free loopback port
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        freelook = Path(sys.executable).with_name("freelook")
-        command = [str(freelook), "robot", "--hardware", "sim", "--insecure"]
-        command += ["--listen", f"udp://127.0.0.1:{port}"]
         with tempfile.TemporaryDirectory() as cache:
             start = time.monotonic()
             process = subprocess.Popen(
-                command,
+                _robot_command(),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
