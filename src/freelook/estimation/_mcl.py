@@ -621,15 +621,18 @@ class MonteCarloLocalization:
         and only the best :data:`SCREEN_KEEP` of them on the rest: most uniform poses fit
         nothing, and a few beams tell so (2.3 times fewer lookups). From 20 random lab poses,
         every candidate within 20 cm and 4° of the robot was kept (63 of 63).
+
+        The few beams are scored in the candidates' own order: sorting them by place costs a
+        random gather and scatter per candidate, more than a dozen lookups each win back
+        (200,000 candidates in the lab, 17.3 ms sorted, 10.9 ms not; sorted won only from 48
+        beams on, and by at most a tenth on tables up to 32 MB).
         """
         beams = len(bx)
         if beams <= SCREEN_BEAMS:
-            return np.arange(len(candidates)), self._score(
-                candidates, bx, by, self._coarse_table, scattered=True
-            )
+            return np.arange(len(candidates)), self._score(candidates, bx, by, self._coarse_table)
         first = np.zeros(beams, dtype=bool)
         first[np.linspace(0, beams - 1, SCREEN_BEAMS).astype(np.int64)] = True
-        part = self._score(candidates, bx[first], by[first], self._coarse_table, scattered=True)
+        part = self._score(candidates, bx[first], by[first], self._coarse_table)
         count = max(1, int(SCREEN_KEEP * len(candidates)))
         kept = np.sort(np.argpartition(-part, count - 1)[:count])
         rest = self._score(
