@@ -224,6 +224,26 @@ class _PlainFilter(HeadingKalmanFilter):
         P[2, 2] += self.scale_walk**2 * dt
         self.P = P
 
+    def _update_window(self) -> bool:
+        T = self._window_time
+        gyro, tracks = self._window_gyro / T, self._window_tracks / T
+        _, bias, scale = self.x.tolist()
+        gyro_scale = 1.0 + scale
+        H = np.array([0.0, 1.0, tracks])
+        variance = (
+            gyro_scale**2 * (self.encoder_resolution**2 / 3.0 + self._window_slip) / T**2
+            + self.gyro_noise**2 / T
+        )
+        self._clear_window()
+        PH = self.P @ H
+        s = float(H @ PH) + variance
+        innovation = gyro - bias - gyro_scale * tracks
+        if innovation * innovation > self.gate**2 * s:
+            self.refused += 1
+            return False
+        self._apply(H, PH, s, variance, innovation)
+        return True
+
     def _apply(
         self,
         H: npt.NDArray[np.float64],
@@ -291,3 +311,30 @@ def test_the_compiled_prediction_is_numpys_products_to_the_bit_at_the_edges(
         plain.predict(rate, dt)
     assert fast.x.tobytes() == plain.x.tobytes()
     assert fast.P.tobytes() == plain.P.tobytes()
+
+
+@_NUMPY_FUSES
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_ENTRIES, st.floats(-1e3, 1e3)), min_size=9, max_size=9),
+    st.one_of(_ENTRIES, st.floats(-3.0, 3.0)),
+    st.one_of(_ENTRIES, st.floats(-3.0, 3.0)),
+    st.floats(-0.5, 0.5),
+    st.floats(0.01, 0.5),
+)
+def test_the_compiled_window_update_is_numpys_to_the_bit_at_the_edges(
+    entries: list[float], gyro: float, tracks: float, scale: float, window: float
+) -> None:
+    """Signed zeros, underflow and overflow included: P·H and H·(P·H) are OpenBLAS's gemv
+    and dot (each sum fused, added to zero), A·P·Aᵀ its 3 × 3 products."""
+    fast, plain = HeadingKalmanFilter(0.3), _PlainFilter(0.3)
+    for kf in (fast, plain):
+        kf.P = np.array(entries).reshape(3, 3)
+        kf.x = np.array([0.3, 0.01, scale])
+        kf._window_gyro, kf._window_tracks = gyro * window, tracks * window
+        kf._window_slip, kf._window_time = 1e-6, window
+    with np.errstate(all="ignore"):
+        assert fast._update_window() == plain._update_window()
+    assert fast.x.tobytes() == plain.x.tobytes()
+    assert fast.P.tobytes() == plain.P.tobytes()
+    assert fast.refused == plain.refused

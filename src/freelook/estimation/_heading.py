@@ -90,11 +90,64 @@ def _predict(
     P[2, 2] += noise[2] * noise[2] * dt
 
 
+@numba.njit(cache=True, nogil=True)
+def _window_update(
+    x: npt.NDArray[np.float64],
+    P: npt.NDArray[np.float64],
+    gyro: float,
+    tracks: float,
+    variance: float,
+    gate_squared: float,
+) -> bool:
+    """A window's Kalman update of ``x`` and ``P`` (in place) with H = (0, 1, ``tracks``): the
+    gyro's mean rate ``gyro`` against (1 + s)·tracks + b; False (nothing changed) when the
+    innovation lies beyond the gate.
+
+    As :meth:`HeadingKalmanFilter._apply` gives it in numpy, Joseph form: P·H and H·(P·H) as
+    OpenBLAS's gemv and dot (each sum fused, added to zero), the products A·P·Aᵀ as in
+    :func:`_predict`, the rest element by element in numpy's order.
+    """
+    bias, scale = x[1], x[2]
+    gyro_scale = 1.0 + scale
+    h = (0.0, 1.0, tracks)
+    PH = np.empty(3)
+    for i in range(3):
+        PH[i] = _fma(P[i, 2], h[2], _fma(P[i, 1], h[1], P[i, 0] * h[0])) + 0.0
+    s = (_fma(h[2], PH[2], _fma(h[1], PH[1], h[0] * PH[0])) + 0.0) + variance
+    innovation = gyro - bias - gyro_scale * tracks
+    if innovation * innovation > gate_squared * s:
+        return False
+    K = np.empty(3)
+    for i in range(3):
+        K[i] = PH[i] / s
+    for i in range(3):
+        x[i] = x[i] + K[i] * innovation
+    x[0] = wrap_angle_compiled(x[0])
+    A = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            A[i, j] = (1.0 if i == j else 0.0) - K[i] * h[j]
+    AP = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            AP[i, j] = _fma(A[i, 2], P[2, j], _fma(A[i, 1], P[1, j], A[i, 0] * P[0, j])) + 0.0
+    Q = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            Q[i, j] = _fma(AP[i, 2], A[j, 2], _fma(AP[i, 1], A[j, 1], AP[i, 0] * A[j, 0])) + 0.0
+            Q[i, j] = Q[i, j] + variance * (K[i] * K[j])
+    for i in range(3):
+        for j in range(3):
+            P[i, j] = 0.5 * (Q[i, j] + Q[j, i])
+    return True
+
+
 @functools.cache
 def _compile_kernels() -> None:
-    """Compile (or load from numba's cache) the prediction when the first filter is built, not
-    in a running robot's first control cycle."""
+    """Compile (or load from numba's cache) the prediction and the window's update when the
+    first filter is built, not in a running robot's first control cycle."""
     _predict(np.zeros(3), np.eye(3), 0.0, 0.01, (0.0, 0.0, 0.0))
+    _window_update(np.zeros(3), np.eye(3), 0.0, 0.0, 1.0, 25.0)
 
 
 class HeadingKalmanFilter:
@@ -234,9 +287,7 @@ class HeadingKalmanFilter:
         # regressor and shrink the scale-factor estimate toward zero)
         T = self._window_time
         gyro, tracks = self._window_gyro / T, self._window_tracks / T
-        _, bias, scale = self.x.tolist()
-        gyro_scale = 1.0 + scale
-        H = np.array([0.0, 1.0, tracks])
+        gyro_scale = 1.0 + float(self.x[2])
         variance = (
             gyro_scale**2
             * (
@@ -247,13 +298,10 @@ class HeadingKalmanFilter:
             + self.gyro_noise**2 / T
         )
         self._clear_window()
-        PH = self.P @ H
-        s = float(H @ PH) + variance
-        innovation = gyro - bias - gyro_scale * tracks
-        if innovation * innovation > self.gate**2 * s:
+        # compiled: a dozen numpy operations on 3 × 3 arrays were 28 µs a window
+        if not _window_update(self.x, self.P, gyro, tracks, variance, float(self.gate**2)):
             self.refused += 1
             return False
-        self._apply(H, PH, s, variance, innovation)
         return True
 
     def _clear_window(self) -> None:
