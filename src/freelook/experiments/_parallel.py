@@ -36,8 +36,8 @@ def _keep_freed_memory() -> bool:
 
     A global search allocates and frees arrays of megabytes (200,000 candidate poses) many
     times a trial; by default each comes from fresh pages, which the kernel zeroes on first
-    touch: 5,000 page faults and 10 ms of system time a trial. Returns False where the C
-    library has no ``mallopt`` (not glibc)."""
+    touch: 5,000 page faults and 10 ms of system time in a reckless trial from a wrong start.
+    Returns False where the C library has no ``mallopt`` (not glibc)."""
     path = ctypes.util.find_library("c")
     if path is None:
         return False
