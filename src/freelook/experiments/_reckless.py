@@ -12,6 +12,7 @@ turns, half the trials with the link cut mid-run. The robot's safety works from:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from enum import Enum
@@ -88,6 +89,15 @@ def _robot(
             continue
 
 
+@functools.cache
+def _pioneer(zone_rule: ZoneRule) -> RobotConfig:
+    """The Pioneer 3-DX with ``zone_rule``, read once per process (the description is frozen)."""
+    config = load_robot("pioneer3dx")
+    return config.model_copy(
+        update={"safety": config.safety.model_copy(update={"zone_rule": zone_rule})}
+    )
+
+
 def reckless_trial(
     seed: int,
     cut_link: bool,
@@ -97,10 +107,7 @@ def reckless_trial(
 ) -> RecklessResult:
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
     the thesis's zones from the nearest reading all round, or freelook's direction-aware ones."""
-    config = load_robot("pioneer3dx")
-    config = config.model_copy(
-        update={"safety": config.safety.model_copy(update={"zone_rule": zone_rule})}
-    )
+    config = _pioneer(zone_rule)
     rng = np.random.default_rng(seed)
     robot = _robot(seed, condition, rng, config)
     v_max = config.drive.max_wheel_speed
