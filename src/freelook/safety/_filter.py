@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
-from freelook.safety._kernels import approach_hit, compile_kernels, max_depth, nearest_squared
+from freelook.safety._kernels import approach_hits, compile_kernels, max_depths, nearest_squared
 from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]
@@ -144,32 +144,67 @@ class SafetyFilter:
         are checked on their own, so a stale point deep in the margin cannot license an
         approach to a live one, nor the reverse.
         """
-        scale = self._group_scale(v, omega, points, 0)
-        if prior is not None:
-            scale = min(scale, self._group_scale(v, omega, prior, 1))
-        return scale
+        live_scale, prior_scale = self._scales(v, omega, points, prior)
+        return live_scale if prior is None else min(live_scale, prior_scale)
 
     def _group_scale(
         self, v: float, omega: float, points: npt.NDArray[np.float64], group: int
     ) -> float:
-        if len(points) == 0 or (v == 0.0 and omega == 0.0):
-            return 1.0
+        """:meth:`approach_scale` of one group of points alone (0: live, 1: prior)."""
+        if group == 0:
+            return self._scales(v, omega, points, None)[0]
+        return self._scales(v, omega, None, points)[1]
+
+    def _scales(
+        self,
+        v: float,
+        omega: float,
+        live: npt.NDArray[np.float64] | None,
+        prior: npt.NDArray[np.float64] | None,
+    ) -> tuple[float, float]:
+        """Each group's scale (1.0 for a group without points, or without motion): both
+        groups' depths in one compiled call, then both groups' first hits along the arc in
+        another."""
+        moving = not (v == 0.0 and omega == 0.0)
+        use_live = moving and live is not None and len(live) > 0
+        use_prior = moving and prior is not None and len(prior) > 0
+        if not (use_live or use_prior):
+            return 1.0, 1.0
         x, y, c, s = self._arc(v, omega)
-        points = np.ascontiguousarray(points, dtype=np.float64)
-        deepest = max_depth(points, self._half_l, self._half_w, self._cx)
-        # motion may not take any point deeper into the margin than the deepest one is now:
-        # that blocks approaching, and allows backing away or sliding along a close wall
-        # measured against the smallest contact depth of the last cycles, so range noise that
-        # momentarily shows a point deeper cannot ratchet the robot closer, cycle by cycle;
-        # and a point that noise shows deep now blocks only motion that takes it deeper still.
-        # No point licenses more than half the margin: a sonar echo at its shortest range,
-        # spread over its cone, lands inside the body, and must not let others come that close
-        recent = self._recent_depth[group]
-        recent.append(float(deepest))
-        base = min(max(min(recent), 0.0), self.config.approach_margin / 2)
+        live_points = np.ascontiguousarray(live, dtype=np.float64) if use_live else _NO_POINTS
+        prior_points = np.ascontiguousarray(prior, dtype=np.float64) if use_prior else _NO_POINTS
+        half_l, half_w, cx = self._half_l, self._half_w, self._cx
+        live_deepest, prior_deepest = max_depths(live_points, prior_points, half_l, half_w, cx)
+        live_base = self._base(0, live_deepest) if use_live else 0.0
+        prior_base = self._base(1, prior_deepest) if use_prior else 0.0
         # the first sample whose pose takes a point deeper than allowed (compiled: the
         # samples × points arithmetic of the numpy form, to the bit)
-        k = approach_hit(points, x, y, c, s, base, self._half_l, self._half_w, self._cx)
+        live_hit, prior_hit = approach_hits(
+            live_points, prior_points, x, y, c, s, live_base, prior_base, half_l, half_w, cx
+        )
+        return (
+            self._scale_at(live_hit, v, omega) if use_live else 1.0,
+            self._scale_at(prior_hit, v, omega) if use_prior else 1.0,
+        )
+
+    def _base(self, group: int, deepest: float) -> float:
+        """How deep into the margin the group's points may be taken: no deeper than the
+        deepest one is now.
+
+        Motion may not take any point deeper into the margin than the deepest one is now:
+        that blocks approaching, and allows backing away or sliding along a close wall;
+        measured against the smallest contact depth of the last cycles, so range noise that
+        momentarily shows a point deeper cannot ratchet the robot closer, cycle by cycle;
+        and a point that noise shows deep now blocks only motion that takes it deeper still.
+        No point licenses more than half the margin: a sonar echo at its shortest range,
+        spread over its cone, lands inside the body, and must not let others come that close.
+        """
+        recent = self._recent_depth[group]
+        recent.append(float(deepest))
+        return min(max(min(recent), 0.0), self.config.approach_margin / 2)
+
+    def _scale_at(self, k: int, v: float, omega: float) -> float:
+        """The scale that stops (v, ω) before the ``k``-th sample of the arc (1.0: no hit)."""
         if k < 0:
             return 1.0
         t_hit = float(self._t[k - 1]) if k > 0 else 0.0

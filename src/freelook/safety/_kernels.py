@@ -26,10 +26,12 @@ import numpy.typing as npt
 
 __all__ = [
     "approach_hit",
+    "approach_hits",
     "beyond_beams",
     "compile_kernels",
     "in_cones",
     "max_depth",
+    "max_depths",
     "memory_cycle",
     "nearest_squared",
     "outside_sweep",
@@ -395,6 +397,36 @@ def approach_hit(
 
 
 @numba.njit(cache=True, nogil=True)
+def max_depths(
+    live: _Array, prior: _Array, half_l: float, half_w: float, cx: float
+) -> tuple[float, float]:
+    """:func:`max_depth` of both groups of points in one call (the sensors' now, the
+    remembered and the map's)."""
+    return max_depth(live, half_l, half_w, cx), max_depth(prior, half_l, half_w, cx)
+
+
+@numba.njit(cache=True, nogil=True)
+def approach_hits(
+    live: _Array,
+    prior: _Array,
+    x: _Array,
+    y: _Array,
+    c: _Array,
+    s: _Array,
+    live_base: float,
+    prior_base: float,
+    half_l: float,
+    half_w: float,
+    cx: float,
+) -> tuple[int, int]:
+    """:func:`approach_hit` of both groups of points along one arc in one call."""
+    return (
+        approach_hit(live, x, y, c, s, live_base, half_l, half_w, cx),
+        approach_hit(prior, x, y, c, s, prior_base, half_l, half_w, cx),
+    )
+
+
+@numba.njit(cache=True, nogil=True)
 def _nearest_in(points: _Array, side: int, rear: float, front: float, best: float) -> float:
     """:func:`nearest_squared` over one array, from ``best`` so far."""
     for i in range(points.shape[0]):
@@ -650,9 +682,9 @@ def compile_kernels() -> None:
     points = np.zeros((1, 2))
     one = np.ones(1)
     out = np.zeros(1, dtype=np.bool_)
-    max_depth(points, 0.2, 0.1, 0.0)
+    max_depths(points, points, 0.2, 0.1, 0.0)
     nearest_squared(points, points, 0, 0.0, 0.0)
-    approach_hit(points, one, one, one, one, 0.0, 0.2, 0.1, 0.0)
+    approach_hits(points, points, one, one, one, one, 0.0, 0.0, 0.2, 0.1, 0.0)
     sweep = np.array((0.0, 0.0, -1.0, 0.1, 1.0))
     cycle = (0.0, 0.0, 1.0, 0.0, 1.0, sweep, one, one, one, one, one, 0.1, 0.2, 1.0, 1.0, 0.1)
     memory_cycle(points, one, out, *cycle, points, 1, True)
