@@ -97,6 +97,14 @@ class Vehicle:
         self.config = config
         self.world = world
         self.rng = rng
+        # the command limits, read once from the (frozen) description: commands come every cycle
+        self._max_wheel_speed = config.drive.max_wheel_speed
+        pt = config.pan_tilt
+        self._pan_tilt_limits = (
+            (pt.max_pan_rate, math.radians(pt.max_tilt_rate_deg), pt.has_pan, pt.has_tilt)
+            if pt is not None
+            else None
+        )
         self._grid = world.obstacles()
         fp = config.footprint
         # an outline a quarter cell outside the footprint, sampled every quarter cell: a grid
@@ -133,9 +141,10 @@ class Vehicle:
     # -- commands ----------------------------------------------------------------------------
 
     def command_wheels(self, left: float, right: float) -> None:
-        vmax = self.config.drive.max_wheel_speed
-        self.cmd_left = max(-vmax, min(vmax, left))
-        self.cmd_right = max(-vmax, min(vmax, right))
+        vmax = self._max_wheel_speed
+        row = self._row
+        row[ph.CMD_LEFT] = max(-vmax, min(vmax, left))
+        row[ph.CMD_RIGHT] = max(-vmax, min(vmax, right))
 
     def command_twist(self, vx: float, vy: float, omega: float) -> None:
         """Holonomic bases: body velocity; others: mapped to wheel speeds (vy ignored)."""
@@ -147,13 +156,13 @@ class Vehicle:
             self.command_wheels(vx - half, vx + half)
 
     def command_pan_tilt(self, pan_rate: float, tilt_rate: float) -> None:
-        pt = self.config.pan_tilt
-        if pt is None:
+        limits = self._pan_tilt_limits
+        if limits is None:
             return
-        pan_max = pt.max_pan_rate
-        tilt_max = math.radians(pt.max_tilt_rate_deg)
-        self.pan_rate_cmd = max(-pan_max, min(pan_max, pan_rate)) if pt.has_pan else 0.0
-        self.tilt_rate_cmd = max(-tilt_max, min(tilt_max, tilt_rate)) if pt.has_tilt else 0.0
+        pan_max, tilt_max, has_pan, has_tilt = limits
+        row = self._row
+        row[ph.PAN_RATE] = max(-pan_max, min(pan_max, pan_rate)) if has_pan else 0.0
+        row[ph.TILT_RATE] = max(-tilt_max, min(tilt_max, tilt_rate)) if has_tilt else 0.0
 
     # -- physics -----------------------------------------------------------------------------
 
