@@ -135,9 +135,10 @@ def reckless_trial(
         elapsed += step
         if not cut:
             continue
-        truth = robot.sim.ground_truth
+        vehicle = robot.sim.vehicle  # its speeds now, without a whole state made each cycle
+        v, omega = vehicle.v, vehicle.omega
         # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
-        wheel = abs(truth.v) + abs(truth.omega) * drive.track_width / 2
+        wheel = abs(v) + abs(omega) * drive.track_width / 2
         tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
         if bound is None and tripped:
             bound = (
@@ -147,7 +148,7 @@ def reckless_trial(
                 + 5 * drive.motor_time_constant
             )
         wheel_before = wheel
-        if stopped_at is None and abs(truth.v) < 1e-3 and abs(truth.omega) < 1e-3:
+        if stopped_at is None and abs(v) < 1e-3 and abs(omega) < 1e-3:
             stopped_at = elapsed - last_sent
     escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
     return RecklessResult(robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped)
