@@ -55,6 +55,33 @@ def _fma_typed(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
 _fma = cast(Callable[[float, float, float], float], intrinsic(_fma_typed))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
+    """a·b of two 3-vectors as OpenBLAS's small products sum it: in order, every product after
+    the first fused into the running sum, then added to zero (so a −0 comes out +0)."""
+    return _fma(a2, b2, _fma(a1, b1, a0 * b0)) + 0.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _product(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The 3 × 3 product a·b as numpy's ``a @ b`` gives it (:func:`_dot3` per entry)."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = _dot3(a[i, 0], a[i, 1], a[i, 2], b[0, j], b[1, j], b[2, j])
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _product_transposed(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
+) -> None:
+    """``out`` = a·bᵀ (3 × 3) as numpy's ``a @ b.T`` gives it (:func:`_dot3` per entry)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = _dot3(a[i, 0], a[i, 1], a[i, 2], b[j, 0], b[j, 1], b[j, 2])
+
+
 @numba.njit(cache=True, nogil=True)
 def _predict(
     x: npt.NDArray[np.float64],
@@ -66,10 +93,8 @@ def _predict(
     """One gyro sample integrated into ``x`` and ``P`` (in place); ``noise``: the random walks
     of heading, bias and scale (per √s).
 
-    ``F P Fᵀ`` as numpy's matrix products give it: each entry the sum over k in order, every
-    product after the first fused into the running sum, then added to zero (OpenBLAS's
-    small-matrix kernel adds into a zeroed result, so a −0 comes out +0); a test holds the
-    two equal to the bit, signed zeros, underflow and infinities included.
+    ``F P Fᵀ`` as numpy's matrix products give it (:func:`_dot3`); a test holds the two equal
+    to the bit, signed zeros, underflow and infinities included.
     """
     theta, bias, scale = x[0], x[1], x[2]
     gain = 1.0 / (1.0 + scale)
@@ -78,13 +103,7 @@ def _predict(
     F = np.eye(3)
     F[0, 1] = -dt * gain
     F[0, 2] = -rate * dt * gain
-    FP = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            FP[i, j] = _fma(F[i, 2], P[2, j], _fma(F[i, 1], P[1, j], F[i, 0] * P[0, j])) + 0.0
-    for i in range(3):
-        for j in range(3):
-            P[i, j] = _fma(FP[i, 2], F[j, 2], _fma(FP[i, 1], F[j, 1], FP[i, 0] * F[j, 0])) + 0.0
+    _product_transposed(_product(F, P), F, P)
     P[0, 0] += noise[0] * noise[0] * dt
     P[1, 1] += noise[1] * noise[1] * dt
     P[2, 2] += noise[2] * noise[2] * dt
@@ -103,17 +122,16 @@ def _window_update(
     gyro's mean rate ``gyro`` against (1 + s)·tracks + b; False (nothing changed) when the
     innovation lies beyond the gate.
 
-    As :meth:`HeadingKalmanFilter._apply` gives it in numpy, Joseph form: P·H and H·(P·H) as
-    OpenBLAS's gemv and dot (each sum fused, added to zero), the products A·P·Aᵀ as in
-    :func:`_predict`, the rest element by element in numpy's order.
+    As :meth:`HeadingKalmanFilter._apply` gives it in numpy, Joseph form: P·H, H·(P·H) and
+    A·P·Aᵀ as OpenBLAS sums them (:func:`_dot3`), the rest element by element in numpy's order.
     """
     bias, scale = x[1], x[2]
     gyro_scale = 1.0 + scale
     h = (0.0, 1.0, tracks)
     PH = np.empty(3)
     for i in range(3):
-        PH[i] = _fma(P[i, 2], h[2], _fma(P[i, 1], h[1], P[i, 0] * h[0])) + 0.0
-    s = (_fma(h[2], PH[2], _fma(h[1], PH[1], h[0] * PH[0])) + 0.0) + variance
+        PH[i] = _dot3(P[i, 0], P[i, 1], P[i, 2], h[0], h[1], h[2])
+    s = _dot3(h[0], h[1], h[2], PH[0], PH[1], PH[2]) + variance
     innovation = gyro - bias - gyro_scale * tracks
     if innovation * innovation > gate_squared * s:
         return False
@@ -127,14 +145,10 @@ def _window_update(
     for i in range(3):
         for j in range(3):
             A[i, j] = (1.0 if i == j else 0.0) - K[i] * h[j]
-    AP = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            AP[i, j] = _fma(A[i, 2], P[2, j], _fma(A[i, 1], P[1, j], A[i, 0] * P[0, j])) + 0.0
     Q = np.empty((3, 3))
+    _product_transposed(_product(A, P), A, Q)
     for i in range(3):
         for j in range(3):
-            Q[i, j] = _fma(AP[i, 2], A[j, 2], _fma(AP[i, 1], A[j, 1], AP[i, 0] * A[j, 0])) + 0.0
             Q[i, j] = Q[i, j] + variance * (K[i] * K[j])
     for i in range(3):
         for j in range(3):
