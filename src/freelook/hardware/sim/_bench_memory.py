@@ -101,6 +101,20 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+def _sampled_rss(
+    process: subprocess.Popen[bytes], name: str, count: int, period: float
+) -> list[float]:
+    """The RSS of ``process`` and its children (MB), ``count`` times every ``period`` s; a
+    process that exits meanwhile is an error."""
+    samples = []
+    for _ in range(count):
+        time.sleep(period)
+        if process.poll() is not None:
+            raise RuntimeError(f"{name} exited with {process.returncode}")
+        samples.append(_tree_rss_mb(process.pid))
+    return samples
+
+
 def _robot_command() -> list[str]:
     """``freelook robot --hardware sim`` on a free loopback port, unauthenticated."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
@@ -192,12 +206,7 @@ def robot_first_run() -> Case:
                 if not process.stdout.readline().startswith(b"robot "):
                     raise RuntimeError(f"freelook robot exited with {process.wait()}")
                 ready = time.monotonic() - start
-                samples = []
-                for _ in range(6):
-                    time.sleep(10.0)
-                    if process.poll() is not None:
-                        raise RuntimeError(f"freelook robot exited with {process.returncode}")
-                    samples.append(_tree_rss_mb(process.pid))
+                samples = _sampled_rss(process, "freelook robot", 6, 10.0)
             finally:
                 _stop(process)
         figures.update(
@@ -234,13 +243,8 @@ def freelook_sim() -> Case:
         process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
-        samples: list[float] = []
         try:
-            for _ in range(10):
-                time.sleep(2.0)
-                if process.poll() is not None:
-                    raise RuntimeError(f"freelook sim exited with {process.returncode}")
-                samples.append(_tree_rss_mb(process.pid))
+            samples = _sampled_rss(process, "freelook sim", 10, 2.0)
         finally:
             _stop(process)
         figures.update(end_mb=samples[-1], max_mb=max(samples), floor_mb=floor_mb())
