@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freelook.maps import cast_fan, cast_rays, clearance_of, grid_key, load_world
+from freelook.maps import cast_fan, cast_rays, clearance_of, enclosed_of, grid_key, load_world
 
 
 def test_a_map_loaded_twice_shares_its_clearance_and_a_changed_one_does_not() -> None:
@@ -167,3 +167,45 @@ def test_a_start_far_off_the_grid_or_not_a_number_sees_nothing(x: float, y: floa
         assert np.all(ranges == 0.0)
     else:
         assert np.all(ranges == 30.0)
+
+
+def _room(rows: int, cols: int) -> npt.NDArray[np.bool_]:
+    """A room walled in one cell thick, in a grid with a free margin of two cells."""
+    grid = np.zeros((rows + 4, cols + 4), dtype=bool)
+    grid[2, 2:-2] = grid[-3, 2:-2] = True
+    grid[2:-2, 2] = grid[2:-2, -3] = True
+    return grid
+
+
+def test_a_walled_in_room_is_enclosed_and_a_gap_even_at_a_corner_opens_it() -> None:
+    grid = _room(10, 14)
+    enclosed = enclosed_of(grid)
+    assert enclosed[3:-3, 3:-3].all()  # the room's inside
+    assert enclosed[grid].all()  # the walls: a beam starting in one hits at once
+    assert not enclosed[0].any()
+    assert not enclosed[:, 1].any()
+    for gap in [(2, 7), (9, -3)]:  # a door in a wall
+        doored = grid.copy()
+        doored[gap] = False
+        assert not enclosed_of(doored)[3:-3, 3:-3].any()
+    # two wall cells that touch only at their corners let a beam through between them
+    corner = _room(10, 14)
+    corner[2, 2] = False
+    assert not enclosed_of(corner)[3:-3, 3:-3].any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 0.4))
+def test_every_beam_from_an_enclosed_cell_hits_before_the_edge(seed: int, density: float) -> None:
+    """Random walls, random starts in enclosed cells, all round: no beam leaves the grid."""
+    rng = np.random.default_rng(seed)
+    grid = rng.random((24, 30)) < density
+    grid |= _room(20, 26)  # at least some enclosed cells
+    enclosed = enclosed_of(grid)
+    rows, cols = np.nonzero(enclosed)
+    angles = np.linspace(-math.pi, math.pi, 361)
+    beyond = 2.0 * math.hypot(*grid.shape)  # further than any beam inside the grid goes
+    for k in rng.integers(0, len(rows), 20):
+        x, y = cols[k] + rng.random(), rows[k] + rng.random()
+        ranges = cast_rays(grid, (0.0, 0.0), 1.0, x, y, angles, beyond)
+        assert (ranges < beyond).all()

@@ -89,7 +89,7 @@ def test_each_scan_is_paired_with_the_odometry_of_its_time() -> None:
     robot = _background_robot(seed=5)
     truth_at_scan: dict[float, float] = {}
     robot.sim.on_laser.append(
-        lambda frame: truth_at_scan.__setitem__(frame.stamp, robot.sim.ground_truth.theta)
+        lambda stamp: truth_at_scan.__setitem__(stamp, robot.sim.ground_truth.theta)
     )
     jobs: list[LocalizationJob] = []
     localize = robot.core.localize

@@ -200,3 +200,46 @@ def test_sonar_readings_are_the_numpy_form_to_the_bit(seed: int, noise: float, r
             echoes = expected < 5.0
             expected[echoes] += stream.normal(0.0, noise, int(echoes.sum()))
         np.testing.assert_array_equal(sonar.read(x, y, th), np.clip(expected, 0.0, 5.0))
+
+
+def _doored_lab() -> World:
+    """The lab with a door in its outer wall: its rooms are no longer walled in."""
+    lab = load_world("lab")
+    grid = lab.obstacles().copy()
+    rows = grid.shape[0]
+    grid[rows // 2, :] = False  # a corridor right through, to both edges
+    return World("doored lab", grid, lab.resolution, lab.origin)
+
+
+@pytest.mark.parametrize("world", [load_world("lab"), _doored_lab()], ids=["lab", "doored"])
+@pytest.mark.parametrize("noise", [0.0, 0.01])
+def test_a_scan_passed_over_draws_the_noise_its_cast_would(world: World, noise: float) -> None:
+    """Scans read one in three: each read scan is the one scanning every time gives, whether
+    the unread ones were passed over (walled in) or had to be cast (a door to the edge)."""
+    cfg = LaserConfig(mount_forward=0.17, noise_std=noise, range_max=30.0)
+    every, some = (Laser(cfg, world, np.random.default_rng(11)) for _ in range(2))
+    poses = np.random.default_rng(12)
+    passed_over = 0
+    for k in range(60):
+        x, y, th = poses.uniform(1, 17), poses.uniform(1, 13), poses.uniform(-math.pi, math.pi)
+        expected = every.scan(x, y, th)
+        if k % 3 == 2:
+            np.testing.assert_array_equal(some.scan(x, y, th), expected)
+        elif some.skip(x, y, th):
+            passed_over += 1
+        else:
+            some.scan(x, y, th)
+    walled_in = world.name == "lab"
+    assert (passed_over == 40) if walled_in else (passed_over < 40)
+
+
+def test_a_scan_is_passed_over_only_when_every_beam_surely_returns() -> None:
+    lab = load_world("lab")
+    laser = Laser(LaserConfig(range_max=30.0), lab, np.random.default_rng(1))
+    assert laser.skip(3.0, 3.0, 0.2)
+    for x, y in [(math.nan, 3.0), (3.0, math.inf), (-50.0, 3.0), (3.0, 1e300)]:
+        assert not laser.skip(x, y, 0.2)  # off the grid, or not a number: no return at all
+    assert not laser.skip(3.0, 3.0, math.nan)
+    # a laser that cannot reach across the grid may miss from anywhere
+    short = Laser(LaserConfig(range_max=8.0), lab, np.random.default_rng(1))
+    assert not short.skip(3.0, 3.0, 0.2)

@@ -23,6 +23,7 @@ from freelook.maps._raycast import (
     cast_rays_from,
     cast_rays_reference,
     clearance_of,
+    enclosed_of,
     grid_key,
     unit_vectors,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "choose_start",
     "clearance_of",
     "distance_to_background",
+    "enclosed_of",
     "footprint_free",
     "grid_key",
     "grow",

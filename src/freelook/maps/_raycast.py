@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from typing import TypeVar
 
 import numba
@@ -26,6 +27,7 @@ __all__ = [
     "cast_rays_from",
     "cast_rays_reference",
     "clearance_of",
+    "enclosed_of",
     "grid_key",
     "unit_vectors",
 ]
@@ -252,26 +254,81 @@ def grid_key(grid: npt.NDArray[np.bool_]) -> tuple[tuple[int, ...], bytes]:
     return cells.shape, hashlib.blake2b(cells.view(np.uint8).data, digest_size=16).digest()
 
 
+@numba.njit(cache=True, nogil=True)
+def _open_to_edge(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The free cells joined to the grid's edge through free cells, corners included."""
+    rows, cols = grid.shape
+    reached = np.zeros((rows, cols), dtype=np.bool_)
+    stack = np.empty(rows * cols, dtype=np.int64)  # each cell is pushed at most once
+    top = 0
+    for i in range(rows):
+        for j in range(cols):
+            edge = i == 0 or j == 0 or i == rows - 1 or j == cols - 1
+            if edge and not grid[i, j]:
+                reached[i, j] = True
+                stack[top] = i * cols + j
+                top += 1
+    while top > 0:
+        top -= 1
+        i, j = divmod(stack[top], cols)
+        for ni in range(max(i - 1, 0), min(i + 2, rows)):
+            for nj in range(max(j - 1, 0), min(j + 2, cols)):
+                if not grid[ni, nj] and not reached[ni, nj]:
+                    reached[ni, nj] = True
+                    stack[top] = ni * cols + nj
+                    top += 1
+    return reached
+
+
+def enclosed_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The cells from which every beam hits an obstacle cell before it leaves the grid: the
+    obstacle cells, and the free cells walled off from the grid's edge.
+
+    A beam's cells run from one to a neighbour (corners included); had a beam from a free cell
+    met no obstacle cell before the edge, its cells would join that cell to the edge."""
+    enclosed: npt.NDArray[np.bool_] = ~_open_to_edge(np.ascontiguousarray(grid, dtype=np.bool_))
+    return enclosed
+
+
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _KEPT = 8  # grids a cache below remembers; the oldest goes
+_GridKey = tuple[tuple[int, ...], bytes]
 _CLEARANCE_BY_ID: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = {}
-_CLEARANCE: dict[tuple[tuple[int, ...], bytes], npt.NDArray[np.float32]] = {}
+_CLEARANCE: dict[_GridKey, npt.NDArray[np.float32]] = {}
+_ENCLOSED_BY_ID: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+_ENCLOSED: dict[_GridKey, npt.NDArray[np.bool_]] = {}
 
 
 def clearance_of(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
     """:func:`clearance_map` of ``grid``, computed once per map (the grid object is looked up
     first: a cast should not hash its grid)."""
-    cached = _CLEARANCE_BY_ID.get(id(grid))
+    return _per_grid(grid, clearance_map, _CLEARANCE_BY_ID, _CLEARANCE)
+
+
+def enclosed_of(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """:func:`enclosed_map` of ``grid``, computed once per map, as :func:`clearance_of`."""
+    return _per_grid(grid, enclosed_map, _ENCLOSED_BY_ID, _ENCLOSED)
+
+
+def _per_grid(
+    grid: npt.NDArray[np.bool_],
+    compute: Callable[[npt.NDArray[np.bool_]], _V],
+    by_id: dict[int, tuple[npt.NDArray[np.bool_], _V]],
+    by_key: dict[_GridKey, _V],
+) -> _V:
+    """``compute(grid)``, kept for the grid object and for any grid of the same cells."""
+    cached = by_id.get(id(grid))
     if cached is not None and cached[0] is grid:
         return cached[1]
     key = grid_key(grid)
-    clearance = _CLEARANCE.get(key)
-    if clearance is None:
-        clearance = clearance_map(grid)
-        _remember(_CLEARANCE, key, clearance)
-    _remember(_CLEARANCE_BY_ID, id(grid), (grid, clearance))
-    return clearance
+    if key in by_key:
+        value = by_key[key]
+    else:
+        value = compute(grid)
+        _remember(by_key, key, value)
+    _remember(by_id, id(grid), (grid, value))
+    return value
 
 
 def _remember(cache: dict[_K, _V], key: _K, value: _V) -> None:

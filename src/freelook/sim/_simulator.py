@@ -75,12 +75,15 @@ class Simulator:
         #: the scene's light as the cameras see it (1: as the world's colours say)
         self.lighting = 1.0
         self.now = 0.0
-        self.latest_laser: LaserFrame | None = None
+        self._latest_laser: LaserFrame | None = None
+        # the newest scan's stamp and pose, until someone reads it (then it is cast)
+        self._unread_laser: tuple[float, tuple[float, float, float]] | None = None
         self.latest_sonar: SonarFrame | None = None
         self.latest_gyro: tuple[float, float] | None = None  # (stamp, rad/s)
         self.gyro_angle = 0.0  # rad, every sample's rate × its period, summed (delta-angle output)
         self.latest_encoders: tuple[float, int, int] | None = None  # (stamp, left, right)
-        self.on_laser: list[Callable[[LaserFrame], None]] = []
+        #: called with each scan's stamp (its ranges: :attr:`latest_laser`)
+        self.on_laser: list[Callable[[float], None]] = []
         self._gyro_rotation = 0.0
         self._gyro_time = 0.0
         self._physics_time: float | None = None
@@ -143,13 +146,29 @@ class Simulator:
             self.physics(now)
 
     def sample_laser(self, now: float) -> None:
+        """Take a scan from the pose now. It is cast when first read (:attr:`latest_laser`);
+        one no one read before the next is passed over, its noise drawn all the same, so
+        every scan read is the one casting each in turn gives."""
         if self.laser is None:
             return
         self._catch_up(now)
-        frame = LaserFrame(now, self.laser.scan(*self.vehicle.pose()))
-        self.latest_laser = frame
+        unread = self._unread_laser
+        if unread is not None and not self.laser.skip(*unread[1]):
+            self.laser.scan(*unread[1])  # its noise depends on its returns: cast it
+        self._unread_laser = (now, self.vehicle.pose())
+        self._latest_laser = None
         for listener in self.on_laser:
-            listener(frame)
+            listener(now)
+
+    @property
+    def latest_laser(self) -> LaserFrame | None:
+        """The newest scan (None before the first)."""
+        unread = self._unread_laser
+        if unread is not None:
+            assert self.laser is not None
+            self._unread_laser = None
+            self._latest_laser = LaserFrame(unread[0], self.laser.scan(*unread[1]))
+        return self._latest_laser
 
     def sample_sonar(self, now: float) -> None:
         if self.sonar is None:

@@ -10,7 +10,7 @@ from freelook.link import Message
 from freelook.maps import World, choose_start, load_world
 from freelook.robot import RobotCore, RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import LockstepRuntime, RealtimeRuntime, Runtime
-from freelook.sim import LaserFrame, Simulator
+from freelook.sim import Simulator
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
@@ -83,8 +83,8 @@ class SimulatedRobot:
     def skipped_scans(self) -> int:
         return self.program.skipped_scans
 
-    def _on_laser(self, frame: LaserFrame) -> None:
-        self.program.scan_arrived(frame.stamp)
+    def _on_laser(self, stamp: float) -> None:
+        self.program.scan_arrived(stamp)
 
     def wait_for_localization(self, timeout: float | None = None) -> None:
         self.program.wait_for_localization(timeout)

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_beams, cast_fan, clearance_of, unit_vectors
+from freelook.maps import World, cast_beams, cast_fan, clearance_of, enclosed_of, unit_vectors
 
 __all__ = [
     "Laser",
@@ -186,6 +186,12 @@ class Laser:
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
         self._cast = _LastCast(config.beams)
+        grid = world.obstacles()
+        rows, cols = grid.shape
+        # every beam from a walled-in cell returns (and draws its noise) when no beam inside
+        # the grid can run out of range: the grid's diagonal (and a cell) is within it
+        within_reach = math.hypot(rows + 1, cols + 1) * world.resolution < config.range_max
+        self._enclosed = enclosed_of(grid) if within_reach else None
 
     @property
     def angle_increment(self) -> float:
@@ -218,6 +224,27 @@ class Laser:
         ranges = np.empty(beams)
         self._normals.at[0] = _laser_noise(self._cast.ranges, self._laser, normals, at, ranges)
         return ranges
+
+    def skip(self, x: float, y: float, theta: float) -> bool:
+        """Pass over a scan no one will read: draw its noise as :meth:`scan` would, without
+        casting, and return True, when every beam surely returns (from a cell walled off from
+        the grid's edge, on a grid within the laser's reach); False, drawing nothing, when
+        that cannot be told without the cast (the caller scans)."""
+        if self._enclosed is None:
+            return False
+        lx, ly = laser_origin((float(x), float(y), float(theta)), self._laser)
+        ox, oy, resolution = self._world
+        gx, gy = (lx - ox) / resolution, (ly - oy) / resolution
+        rows, cols = self._enclosed.shape
+        # the cell the cast starts in, as it finds it (a start off the grid, or not a number,
+        # returns nothing)
+        if not (0.0 <= gy < rows and 0.0 <= gx < cols) or not self._enclosed[int(gy), int(gx)]:
+            return False
+        if self._normals.active:
+            beams = self.angles.shape[0]
+            _, at = self._normals.ready(beams)
+            self._normals.at[0] = at + beams
+        return True
 
 
 @numba.njit(cache=True, nogil=True)
