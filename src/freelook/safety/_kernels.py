@@ -111,27 +111,43 @@ def beyond_beams(
     """Which points a sweep (beam k at ``first + k·step``) passes beyond; returns how many
     are in doubt (their beam's rounding too close to call)."""
     doubtful = 0
-    beams = ranges.shape[0]
-    # bearings that round to no beam lie clearly beyond the outer beams' half steps
-    edges = _wedge(first - 0.5 * step, first + (beams - 0.5) * step) if step > 0.0 else _NONE
+    edges = _beams_wedge(first, step, ranges.shape[0])
     for i in range(points.shape[0]):
-        dx = points[i, 0] - ox
-        dy = points[i, 1] - oy
-        if _side(dx, dy, edges) < 0:
-            out[i] = False
-            doubt[i] = False
-            continue
-        q = (math.atan2(dy, dx) - first) / step
-        out[i] = False
-        doubt[i] = False
-        if not abs(q) < 1e15 or abs(q - math.floor(q) - 0.5) < _DOUBT:
-            doubt[i] = True
-            doubtful += 1
-            continue
-        k = int(np.rint(q))
-        if 0 <= k < beams:
-            out[i] = ranges[k] > math.hypot(dx, dy) + tolerance
+        out[i], doubt[i] = _beyond_beam(
+            points[i, 0] - ox, points[i, 1] - oy, edges, first, step, ranges, tolerance
+        )
+        doubtful += doubt[i]
     return doubtful
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _beams_wedge(first: float, step: float, beams: int) -> tuple[float, float, float, float, int]:
+    """The :func:`_wedge` outside which bearings round to no beam: the outer beams' half
+    steps."""
+    return _wedge(first - 0.5 * step, first + (beams - 0.5) * step) if step > 0.0 else _NONE
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _beyond_beam(
+    dx: float,
+    dy: float,
+    edges: tuple[float, float, float, float, int],
+    first: float,
+    step: float,
+    ranges: _Array,
+    tolerance: float,
+) -> tuple[bool, bool]:
+    """:func:`beyond_beams` of the point (dx, dy) from the sweep's origin: (passed beyond,
+    in doubt)."""
+    if _side(dx, dy, edges) < 0:
+        return False, False
+    q = (math.atan2(dy, dx) - first) / step
+    if not abs(q) < 1e15 or abs(q - math.floor(q) - 0.5) < _DOUBT:
+        return False, True
+    k = int(np.rint(q))
+    if 0 <= k < ranges.shape[0]:
+        return ranges[k] > math.hypot(dx, dy) + tolerance, False
+    return False, False
 
 
 #: Sectors of bearing round the points' origin, by which a far point finds the cones it may
@@ -601,16 +617,22 @@ def memory_cycle(
     keep = np.ones(n, dtype=np.bool_)
     hit = np.empty(n, dtype=np.bool_)
     unsure = np.empty(n, dtype=np.bool_)
-    lasers = 0
-    for i in range(n):
-        lasers += laser[i]
-    if ranges.shape[0] > 0 and lasers > 0:
-        beyond_beams(local, sweep[0], sweep[1], sweep[2], sweep[3], ranges, tolerance, hit, unsure)
+    if ranges.shape[0] > 0:  # the laser's points it passes beyond (the sonar's stay)
+        edges = _beams_wedge(sweep[2], sweep[3], ranges.shape[0])
         for i in range(n):
             if laser[i]:
-                if unsure[i]:
+                passed, unsure_here = _beyond_beam(
+                    local[i, 0] - sweep[0],
+                    local[i, 1] - sweep[1],
+                    edges,
+                    sweep[2],
+                    sweep[3],
+                    ranges,
+                    tolerance,
+                )
+                if unsure_here:
                     return 1, xy, stamp, laser, local, local, keep, keep, 0.0
-                keep[i] = not hit[i]
+                keep[i] = not passed
     if sonar_x.shape[0] > 0 and n > 0:
         in_cones(
             local, sonar_x, sonar_y, sonar_bearings, sonar_ranges, half_cone, tolerance, hit, unsure
