@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import GyroConfig, load_robot
-from freelook.maps import load_world
+from freelook.maps import clearance_of, load_world
 from freelook.sim import Simulator
 from freelook.sim.sensors import RateGyro
 from freelook.sim.vehicle import Vehicle
@@ -50,8 +50,9 @@ def test_slip_noise_drawn_ahead_is_a_draw_per_step_call(
         plain[0, ph.CMD_LEFT], plain[0, ph.CMD_RIGHT] = vehicle.cmd_left, vehicle.cmd_right
         vehicle.step(0.005, steps)
         noise = rng.standard_normal((1, steps))
+        grid = world.obstacles()
         ph.step_vehicles(
-            plain, vehicle.params, world.obstacles(), vehicle.points, noise, steps, 0.005
+            plain, vehicle.params, grid, clearance_of(grid), vehicle.points, noise, steps, 0.005
         )
         assert vehicle.state_array.tobytes() == plain.tobytes()
 

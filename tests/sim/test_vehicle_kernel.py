@@ -11,12 +11,14 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from freelook.config import RobotConfig, load_robot
 from freelook.geometry import wrap_angle
-from freelook.maps import World, load_world
+from freelook.maps import World, clearance_of, load_world
 from freelook.sim import Simulator
-from freelook.sim.vehicle import Vehicle, footprint_hits
+from freelook.sim.vehicle import Vehicle, footprint_clear, footprint_hits
 
 
 def _approach(
@@ -251,3 +253,32 @@ def test_on_a_lockstep_runtime_sensors_never_split_a_physics_step() -> None:
     assert sim.latest_laser is not None
     assert sim.latest_laser.stamp % 0.005 > 1e-6  # the last scan fell between two ticks
     assert sim.vehicle.state() == alone.state()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 0.3))
+def test_a_footprint_found_clear_by_its_clearance_touches_no_obstacle(
+    seed: int, density: float
+) -> None:
+    """Random walls and poses (near them, at the grid's edge, in the open): where the
+    clearance says an outline's reach is clear, no heading of the outline touches an obstacle
+    cell or leaves the grid; and the open floor is found clear."""
+    rng = np.random.default_rng(seed)
+    grid = rng.random((40, 50)) < density * rng.random((40, 50))
+    grid[10:30, 12:38] = False  # some open floor
+    world = World("random", grid, 0.05, (-0.3, 0.7))
+    vehicle = Vehicle(load_robot("pioneer3dx"), world, rng, (0.95, 1.7, 0.0))
+    points, reach = vehicle.points, float(np.hypot(*vehicle.points.T).max())
+    clearance = clearance_of(grid)
+    ox, oy = world.origin
+    found_clear = 0
+    for x, y in rng.uniform((-0.5, 0.5), (2.4, 2.8), (200, 2)):
+        if not footprint_clear(clearance, ox, oy, 0.05, x, y, reach):
+            continue
+        found_clear += 1
+        for theta in np.linspace(-math.pi, math.pi, 13):
+            assert footprint_hits(grid, ox, oy, 0.05, x, y, theta, points) == 0
+    assert footprint_clear(clearance, ox, oy, 0.05, 0.95, 1.7, reach)  # the open floor's centre
+    assert found_clear > 0
+    for odd in (math.nan, math.inf, -1e300):
+        assert not footprint_clear(clearance, ox, oy, 0.05, odd, 1.7, reach)

@@ -72,7 +72,9 @@ def _advance(
             steps = schedule[event]
             if steps > 0:
                 at = motion_at[i]
-                step_vehicles(row, params, grid, points, motion_noise[i : i + 1, at:], steps, dt)
+                step_vehicles(
+                    row, params, grid, clearance, points, motion_noise[i : i + 1, at:], steps, dt
+                )
                 if motion_noise.shape[1] > 0:
                     motion_at[i] = at + steps
             if event == scans:

@@ -1,6 +1,6 @@
 """The simulated vehicle: drive with slip, motor lag, pan-tilt, collisions and bumpers."""
 
-from freelook.sim.vehicle._collision import footprint_hits, perimeter_points
+from freelook.sim.vehicle._collision import footprint_clear, footprint_hits, perimeter_points
 from freelook.sim.vehicle._physics import (
     STATE_SIZE,
     StateColumn,
@@ -16,6 +16,7 @@ __all__ = [
     "Vehicle",
     "VehicleState",
     "draws_noise",
+    "footprint_clear",
     "footprint_hits",
     "perimeter_points",
     "physics_params",

@@ -9,7 +9,11 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["footprint_hits", "perimeter_points"]
+__all__ = ["footprint_clear", "footprint_hits", "perimeter_points"]
+
+#: Cells :func:`footprint_clear` keeps between an outline and any obstacle cell: far more than
+#: the float32 rounding of the clearance and the outline's own arithmetic.
+_CLEAR_MARGIN = 0.01
 
 
 def perimeter_points(
@@ -56,3 +60,27 @@ def footprint_hits(
         if i < 0 or j < 0 or i >= rows or j >= cols or grid[i, j]:
             flags |= 1 if bx >= 0.0 else 2
     return flags
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def footprint_clear(
+    clearance: npt.NDArray[np.float32],
+    ox: float,
+    oy: float,
+    resolution: float,
+    x: float,
+    y: float,
+    reach: float,
+) -> bool:
+    """Whether nothing within ``reach`` (m) of (x, y) lies in an obstacle cell or off the grid:
+    then :func:`footprint_hits` of an outline reaching no further from (x, y) finds no hit,
+    without a look at each of its points. ``clearance``: the grid's
+    :func:`~freelook.maps.clearance_of` (how far from anywhere in a cell no obstacle cell is).
+    False near the grid's edge, near an obstacle, or for a pose not finite."""
+    rows, cols = clearance.shape
+    gx = (x - ox) / resolution
+    gy = (y - oy) / resolution
+    r = reach / resolution + _CLEAR_MARGIN
+    if not (gx - r >= 0.0 and gy - r >= 0.0 and gx + r < cols and gy + r < rows):
+        return False
+    return bool(clearance[int(gy), int(gx)] > r)

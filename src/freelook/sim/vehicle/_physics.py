@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from freelook.config import RobotConfig
 from freelook.geometry import wrap_angle_compiled
-from freelook.sim.vehicle._collision import footprint_hits
+from freelook.sim.vehicle._collision import footprint_clear, footprint_hits
 
 __all__ = ["STATE_SIZE", "StateColumn", "draws_noise", "physics_params", "step_vehicles"]
 
@@ -57,14 +57,19 @@ class StateColumn:
 _TAU, _ACC, _DEC, _TRACK, _HOLONOMIC = 0, 1, 2, 3, 4
 _SPREAD, _LONGITUDINAL, _SLIP_NOISE = 5, 6, 7
 _PAN_TILT, _PAN_WRAP, _PAN_LO, _PAN_HI, _TILT_LO, _TILT_HI = 8, 9, 10, 11, 12, 13
-_REACH, _OX, _OY, _RESOLUTION = 14, 15, 16, 17
-_PARAMS = 18
+_REACH, _OX, _OY, _RESOLUTION, _OUTLINE_REACH = 14, 15, 16, 17, 18
+_PARAMS = 19
 
 
 def physics_params(
-    config: RobotConfig, reach: float, origin: tuple[float, float], resolution: float
+    config: RobotConfig,
+    reach: float,
+    origin: tuple[float, float],
+    resolution: float,
+    outline: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
-    """The parameter vector :func:`step_vehicles` reads, from a robot description and a grid."""
+    """The parameter vector :func:`step_vehicles` reads, from a robot description, a grid and
+    the footprint's ``outline`` (body-frame points the collision check looks at)."""
     drive, slip, pt = config.drive, config.slip, config.pan_tilt
     p = np.zeros(_PARAMS)
     p[_TAU], p[_ACC], p[_DEC] = (
@@ -86,6 +91,7 @@ def physics_params(
     p[_REACH] = reach
     p[_OX], p[_OY] = origin
     p[_RESOLUTION] = resolution
+    p[_OUTLINE_REACH] = float(np.hypot(outline[:, 0], outline[:, 1]).max()) if len(outline) else 0.0
     return p
 
 
@@ -114,12 +120,17 @@ def step_vehicles(
     state: npt.NDArray[np.float64],
     params: npt.NDArray[np.float64],
     grid: npt.NDArray[np.bool_],
+    clearance: npt.NDArray[np.float32],
     points: npt.NDArray[np.float64],
     noise: npt.NDArray[np.float64],
     steps: int,
     dt: float,
 ) -> None:
     """Advance every vehicle (one row of ``state`` each) by ``steps`` steps of ``dt`` seconds.
+
+    A sub-step's footprint ``points`` are looked at on the ``grid`` only near an obstacle or
+    the grid's edge (``clearance``: the grid's :func:`~freelook.maps.clearance_of`); elsewhere
+    none can touch one (:func:`~._collision.footprint_clear`).
 
     ``noise[i, k]`` is vehicle i's standard normal for step k (read only when its slip model
     has noise). Motion is sub-stepped so no sub-step moves the footprint by more than half a
@@ -130,6 +141,7 @@ def step_vehicles(
     holonomic = params[_HOLONOMIC] != 0.0
     spread, longitudinal, slip_noise = params[_SPREAD], params[_LONGITUDINAL], params[_SLIP_NOISE]
     reach, ox, oy, res = params[_REACH], params[_OX], params[_OY], params[_RESOLUTION]
+    outline_reach = params[_OUTLINE_REACH]
     for i in range(state.shape[0]):
         s = state[i]
         for k in range(steps):
@@ -177,7 +189,9 @@ def step_vehicles(
                 nx = x + (c * vx - sn * vy) * h
                 ny = y + (sn * vx + c * vy) * h
                 nth = theta + omega * h
-                hits = footprint_hits(grid, ox, oy, res, nx, ny, nth, points)
+                hits = 0
+                if not footprint_clear(clearance, ox, oy, res, nx, ny, outline_reach):
+                    hits = footprint_hits(grid, ox, oy, res, nx, ny, nth, points)
                 if hits:
                     front = front or (hits & 1) != 0
                     rear = rear or (hits & 2) != 0

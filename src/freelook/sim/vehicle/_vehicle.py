@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from freelook.config import RobotConfig
-from freelook.maps import World
+from freelook.maps import World, clearance_of
 from freelook.sim.vehicle import _physics as ph
 from freelook.sim.vehicle._collision import footprint_hits, perimeter_points
 
@@ -115,7 +115,10 @@ class Vehicle:
         )
         self._reach = math.hypot(abs(fp.center_forward) + fp.length / 2, fp.width / 2)
         #: What the compiled kernel reads: the parameter vector and the footprint outline.
-        self.params = ph.physics_params(config, self._reach, world.origin, world.resolution)
+        self.params = ph.physics_params(
+            config, self._reach, world.origin, world.resolution, self._points
+        )
+        self._clearance = clearance_of(self._grid)
         self.points = self._points
         self._noisy = ph.draws_noise(self.params)
         #: The state row the kernel steps (shape 1 × STATE_SIZE); the attributes read it.
@@ -195,7 +198,9 @@ class Vehicle:
                 at = 0
             self._noise_at = at + steps
             noise = self._noise_ahead[:, at : at + steps]
-        ph.step_vehicles(self._state, self.params, self._grid, self._points, noise, steps, dt)
+        ph.step_vehicles(
+            self._state, self.params, self._grid, self._clearance, self._points, noise, steps, dt
+        )
 
     def _draw_noise_ahead(self, need: int) -> None:
         """A new block of normals: the unread ones first, then at least ``need`` in all."""
