@@ -12,6 +12,7 @@ from scipy.ndimage import map_coordinates
 from freelook.estimation._mcl import (
     SCATTER_CELL,
     SCATTER_HEADINGS,
+    _best,
     _log_weights,
     _log_weights_ordered,
     _log_weights_ordered_split,
@@ -193,3 +194,18 @@ def test_scores_sorted_by_heading_and_place_equal_the_plain_ones_to_the_bit(
         particles, order, bx, by, table, *origin, resolution, outside, split, 3
     )
     np.testing.assert_array_equal(split.view(np.int64), plain.view(np.int64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([-3.0, -2.0, -1.5, 0.0, math.nan]) | st.floats(-9, 9), min_size=1),
+    st.data(),
+)
+def test_the_best_scores_are_argpartition_s_sorted(
+    scores: list[float], data: st.DataObject
+) -> None:
+    """Ties at the cut (few distinct values) and NaNs too: the same indices, in order."""
+    values = np.array(scores)
+    count = data.draw(st.integers(1, len(values)))
+    expected = np.sort(np.argpartition(-values, count - 1)[:count])
+    np.testing.assert_array_equal(_best(values, count), expected)

@@ -119,6 +119,21 @@ class _Place(NamedTuple):
     members: npt.NDArray[np.bool_]
 
 
+def _best(scores: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.int64]:
+    """The indices of the ``count`` best ``scores``, in order: those of
+    ``np.argpartition(-scores, count - 1)[:count]``, sorted. When no other score ties the
+    ``count``-th best, they are simply all the scores at least as good as it (already in
+    order, no sort of tens of thousands of indices); a tie there is left to ``argpartition``,
+    which decides which of the tied scores it keeps."""
+    worse = -scores
+    kth = np.partition(worse, count - 1)[count - 1]
+    kept = np.flatnonzero(worse <= kth)
+    if len(kept) == count:
+        return kept
+    ranked: npt.NDArray[np.int64] = np.sort(np.argpartition(worse, count - 1)[:count])
+    return ranked
+
+
 def _mean_pose(
     poses: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
 ) -> tuple[float, float, float]:
@@ -637,8 +652,7 @@ class MonteCarloLocalization:
         first = np.zeros(beams, dtype=bool)
         first[np.linspace(0, beams - 1, SCREEN_BEAMS).astype(np.int64)] = True
         part = self._score(candidates, bx[first], by[first], self._coarse_table)
-        count = max(1, int(SCREEN_KEEP * len(candidates)))
-        kept = np.sort(np.argpartition(-part, count - 1)[:count])
+        kept = _best(part, max(1, int(SCREEN_KEEP * len(candidates))))
         rest = self._score(
             candidates[kept], bx[~first], by[~first], self._coarse_table, scattered=True
         )
