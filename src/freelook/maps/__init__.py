@@ -18,6 +18,7 @@ from freelook.maps._loaders import (
 from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raycast import (
     cast_beams,
+    cast_beams_from,
     cast_fan,
     cast_rays,
     cast_rays_from,
@@ -37,6 +38,7 @@ __all__ = [
     "WorldObject",
     "builtin_worlds",
     "cast_beams",
+    "cast_beams_from",
     "cast_fan",
     "cast_rays",
     "cast_rays_from",

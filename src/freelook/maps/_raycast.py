@@ -22,6 +22,7 @@ from freelook.maps._distance import distance_to_background, grow
 
 __all__ = [
     "cast_beams",
+    "cast_beams_from",
     "cast_fan",
     "cast_rays",
     "cast_rays_from",
@@ -148,7 +149,7 @@ def _trace(
 
 
 @numba.njit(cache=True, nogil=True)
-def _cast(
+def cast_beams_from(
     clearance: npt.NDArray[np.float32],
     ox: float,
     oy: float,
@@ -160,7 +161,8 @@ def _cast(
     out: npt.NDArray[np.float64],
 ) -> None:
     """Each beam from (``xs[k]``, ``ys[k]``), or from the one start point, at world-frame
-    ``angles[k]``: its range, ``max_range`` where nothing is hit."""
+    ``angles[k]``: its range, ``max_range`` where nothing is hit (compiled callers; against
+    the grid's :func:`clearance_of`, grid origin ``ox``, ``oy``)."""
     n = angles.shape[0]
     gx = np.empty(xs.shape[0])
     gy = np.empty(xs.shape[0])
@@ -193,7 +195,7 @@ def cast_beams(
     ys = np.empty(1)
     xs[0] = x
     ys[0] = y
-    _cast(clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
+    cast_beams_from(clearance, ox, oy, resolution, xs, ys, angles, max_range, out)
 
 
 def unit_vectors(angles: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -374,7 +376,7 @@ def cast_rays_from(
 ) -> npt.NDArray[np.float64]:
     """Like :func:`cast_rays` with one start point per ray."""
     result = np.empty(angles.shape[0])
-    _cast(
+    cast_beams_from(
         clearance_of(grid),
         origin[0],
         origin[1],

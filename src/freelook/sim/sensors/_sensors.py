@@ -10,7 +10,14 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import GyroConfig, LaserConfig, SonarConfig
-from freelook.maps import World, cast_beams, cast_fan, clearance_of, enclosed_of, unit_vectors
+from freelook.maps import (
+    World,
+    cast_beams_from,
+    cast_fan,
+    clearance_of,
+    enclosed_of,
+    unit_vectors,
+)
 
 __all__ = [
     "Laser",
@@ -268,22 +275,27 @@ def _sonar_read(
     range_max, noise_std). Returns the next unread normal. The exact echoes are cast into
     ``cast`` when ``cast_again`` (else they are there from the same pose before)."""
     range_max, noise_std = noise
-    if cast_again:
+    if cast_again:  # every cone's rays in one cast, each from its transducer
         ox, oy, resolution = world
         x, y, theta = pose
         c = math.cos(theta)
         s = math.sin(theta)
-        rays = offsets.shape[0]
-        angles = np.empty(rays)
-        ranges = np.empty(rays)
-        for k in range(bearings.shape[0]):
+        transducers, rays = bearings.shape[0], offsets.shape[0]
+        xs = np.empty(transducers * rays)
+        ys = np.empty(transducers * rays)
+        angles = np.empty(transducers * rays)
+        for k in range(transducers):
             sx = x + c * mounts[k, 0] - s * mounts[k, 1]
             sy = y + s * mounts[k, 0] + c * mounts[k, 1]
             bearing = theta + bearings[k]
             for j in range(rays):
-                angles[j] = bearing + offsets[j]
-            cast_beams(clearance, ox, oy, resolution, sx, sy, angles, range_max, ranges)
-            cast[k] = ranges.min()
+                xs[k * rays + j] = sx
+                ys[k * rays + j] = sy
+                angles[k * rays + j] = bearing + offsets[j]
+        ranges = np.empty(transducers * rays)
+        cast_beams_from(clearance, ox, oy, resolution, xs, ys, angles, range_max, ranges)
+        for k in range(transducers):
+            cast[k] = ranges[k * rays : (k + 1) * rays].min()
     for k in range(out.shape[0]):
         r = cast[k]
         if noise_std > 0 and r < range_max:
