@@ -594,7 +594,7 @@ def memory_cycle(
     fresh: _Array,
     laser_count: int,
     due: bool,
-) -> tuple[int, _Array, _Array, _Mask, _Array, _Array, _Mask, _Mask, float]:
+) -> tuple[int, _Array, _Array, _Mask, _Array, _Array, float]:
     """The obstacle memory's control cycle, as its steps make it one by one: the remembered
     laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
     its reading; the ``fresh`` readings taken in when ``due`` (:func:`remember`); the old
@@ -604,12 +604,12 @@ def memory_cycle(
     laser's origin (x, y), first bearing, step, last bearing (``ranges`` empty: no laser); an
     empty ``sonar_x``: no sonar.
 
-    Returns (status, xy, stamp, laser, local, points, outside, doubt, oldest stamp). Status
-    0: done; ``points`` are those outside the sweep's view, unless one is in ``doubt`` (then
-    status 3: the caller's arctangent decides those, and the rest of ``outside`` stands).
-    Status 1: a point's clearing is in doubt, and nothing was done (the caller takes the steps
-    one by one). Status 2: the arrays are the memory cleared, but the fresh readings' cells
-    are too large for :func:`remember` (the caller takes them in with numpy).
+    Returns (status, xy, stamp, laser, local, points, oldest stamp). Status 0: done; ``points``
+    are those outside the sweep's view. Status 3: the same, but a point lies too near the
+    sweep's ends to tell (the caller's arctangents decide which are outside). Status 1: a
+    point's clearing is in doubt, and nothing was done (the caller takes the steps one by
+    one). Status 2: the arrays are the memory cleared, but the fresh readings' cells are too
+    large for :func:`remember` (the caller takes them in with numpy).
     """
     n = xy.shape[0]
     local = np.empty((n, 2))
@@ -631,7 +631,7 @@ def memory_cycle(
                     tolerance,
                 )
                 if unsure_here:
-                    return 1, xy, stamp, laser, local, local, keep, keep, 0.0
+                    return 1, xy, stamp, laser, local, local, 0.0
                 keep[i] = not passed
     if sonar_x.shape[0] > 0 and n > 0:
         in_cones(
@@ -640,7 +640,7 @@ def memory_cycle(
         for i in range(n):
             if keep[i]:
                 if unsure[i]:
-                    return 1, xy, stamp, laser, local, local, keep, keep, 0.0
+                    return 1, xy, stamp, laser, local, local, 0.0
                 keep[i] = not hit[i]
     xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
     if due:
@@ -662,7 +662,7 @@ def memory_cycle(
             out_laser,
         )
         if kept < 0:
-            return 2, xy, stamp, laser, local, local, keep, keep, 0.0
+            return 2, xy, stamp, laser, local, local, 0.0
         xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
         local = np.empty((kept, 2))
         to_frame(xy, x, y, c, s, local)
@@ -676,11 +676,10 @@ def memory_cycle(
     m = xy.shape[0]
     outside = np.ones(m, dtype=np.bool_)
     doubt = np.zeros(m, dtype=np.bool_)
-    status = 0
     if ranges.shape[0] > 0 and outside_sweep(
         local, sweep[0], sweep[1], sweep[2], sweep[4], outside, doubt
     ):
-        status = 3
+        return 3, xy, stamp, laser, local, local, oldest
     count = 0
     for i in range(m):
         count += outside[i]
@@ -691,7 +690,7 @@ def memory_cycle(
             points[k, 0] = local[i, 0]
             points[k, 1] = local[i, 1]
             k += 1
-    return status, xy, stamp, laser, local, points, outside, doubt, oldest
+    return 0, xy, stamp, laser, local, points, oldest
 
 
 def compile_kernels() -> None:

@@ -30,6 +30,7 @@ __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 
 _Array = npt.NDArray[np.float64]
 _Cones = tuple[_Array, _Array, _Array, _Array]
+_Layout = tuple[_Array, _Array, _Array]  # the transducers' x, y and bearings
 _NONE = np.zeros(0)
 _NO_POINTS = np.zeros((0, 2))
 
@@ -147,6 +148,9 @@ class ObstacleMemory:
         # (odometry, the point array they were computed from, the points in the robot frame):
         # one cycle's clearing and reading all look from the same odometry
         self._local: tuple[Pose, _Array, _Array] | None = None
+        # the compiled cycle's form of the last sweep's geometry and the last sonar layout
+        self._sweep_view: tuple[_Array, tuple[float, float], _Array] | None = None
+        self._cone_layout: tuple[_Layout, _Layout] | None = None
 
     def __len__(self) -> int:
         return len(self._stamp)
@@ -184,23 +188,19 @@ class ObstacleMemory:
             )
         x, y, theta = odometry
         if sweep is not None:
-            bearings, ranges, (ox, oy) = sweep
-            first, last = float(bearings[0]), float(bearings[-1])
-            view = np.array((ox, oy, first, float(bearings[1] - bearings[0]), last))
-            ranges = _f64(ranges)
+            view, ranges = self._view(sweep), _f64(sweep[1])
         else:
             view, ranges = _NONE, _NONE
         sonar_x, sonar_y, sonar_bearings, sonar_ranges = (
-            (_f64(cones[0]), _f64(cones[1]), _f64(cones[2]), _f64(cones[3]))
-            if cones is not None
-            else (_NONE, _NONE, _NONE, _NONE)
+            (*self._cones(cones), _f64(cones[3])) if cones is not None else (_NONE,) * 4
         )
         due = self.due(now)
-        fresh = np.vstack((laser_points, sonar_points)) if due else _NO_POINTS
-        status, xy, stamp, laser, local, points, outside, doubt, oldest = memory_cycle(
-            _f64(self._xy),
-            _f64(self._stamp),
-            np.ascontiguousarray(self._laser),
+        fresh = np.concatenate((laser_points, sonar_points)) if due else _NO_POINTS
+        # the memory's own arrays are float64 and contiguous: this class makes them so
+        status, xy, stamp, laser, local, points, oldest = memory_cycle(
+            self._xy,
+            self._stamp,
+            self._laser,
             float(x),
             float(y),
             math.cos(theta),
@@ -234,12 +234,33 @@ class ObstacleMemory:
         if due:
             self._last_sample = now
         self._oldest = oldest
-        if status == 3:  # near the sweep's ends: the arctangent decides, as in :meth:`points`
-            near = local[doubt]
-            bearing = np.arctan2(near[:, 1] - view[1], near[:, 0] - view[0])
-            outside[doubt] = (bearing < view[2]) | (bearing > view[4])
-            points = local[outside]
+        if status == 3:  # near the sweep's ends: the arctangents decide, as in numpy's form
+            bearing = np.arctan2(local[:, 1] - view[1], local[:, 0] - view[0])
+            points = local[(bearing < view[2]) | (bearing > view[4])]
         return points
+
+    def _view(self, sweep: tuple[_Array, _Array, tuple[float, float]]) -> _Array:
+        """The sweep's origin (x, y), first bearing, step and last bearing, as the compiled
+        cycle takes them (worked out again only for other bearings or another origin: a
+        laser's are the same every scan)."""
+        bearings, _, origin = sweep
+        cached = self._sweep_view
+        if cached is not None and cached[0] is bearings and cached[1] == origin:
+            return cached[2]
+        first, last = float(bearings[0]), float(bearings[-1])
+        view = np.array((origin[0], origin[1], first, float(bearings[1] - bearings[0]), last))
+        self._sweep_view = (bearings, origin, view)
+        return view
+
+    def _cones(self, cones: _Cones) -> _Layout:
+        """The transducers' x, y and bearings as the compiled cycle takes them (converted again
+        only for other arrays: a sonar ring's are the same every reading)."""
+        cached = self._cone_layout
+        if cached is not None and all(a is b for a, b in zip(cached[0], cones[:3], strict=True)):
+            return cached[1]
+        layout = (_f64(cones[0]), _f64(cones[1]), _f64(cones[2]))
+        self._cone_layout = ((cones[0], cones[1], cones[2]), layout)
+        return layout
 
     def _update_numpy(
         self,
