@@ -11,11 +11,9 @@ map it was given (:class:`MapLayer`), never through a simulator.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -122,9 +120,8 @@ _DRIVE_MODES: dict[type, Mode] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class CycleOutput:
-    """What one control cycle decided."""
+class CycleOutput(NamedTuple):
+    """What one control cycle decided (a named tuple: one is made every cycle)."""
 
     v: float
     omega: float
@@ -135,7 +132,7 @@ class CycleOutput:
     flags: SafetyFlags
     zone: int = -1
     scale: float = 1.0
-    events: tuple[SafetyEvent, ...] = field(default=())
+    events: tuple[SafetyEvent, ...] = ()
 
 
 class RobotCore:
@@ -632,7 +629,7 @@ class RobotCore:
         if self.hw.connection is not None and not self.hw.connection.connected:
             # commands cannot reach the robot: command nothing, so nothing old is replayed
             flags |= SafetyFlags.HARDWARE
-            decision = dataclasses.replace(decision, v=0.0, omega=0.0, scale=0.0, flags=flags)
+            decision = decision._replace(v=0.0, omega=0.0, scale=0.0, flags=flags)
         scale = decision.scale
         bits = int(flags)
         held = bool(bits & _HOLDING)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -44,15 +45,16 @@ class SafetyEvent:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class SafetyDecision:
+class SafetyDecision(NamedTuple):
+    """The command the actuators may execute now, and why (a named tuple: one a cycle)."""
+
     v: float
     omega: float
     scale: float  # factor applied to the command (1 = untouched)
     zone: int  # acting zone index (0 innermost), −1 none
     flags: SafetyFlags
     clearance: float  # nearest obstacle distance from the centre, m
-    events: tuple[SafetyEvent, ...] = field(default=())
+    events: tuple[SafetyEvent, ...] = ()
 
 
 def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float:

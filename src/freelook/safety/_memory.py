@@ -256,8 +256,10 @@ class ObstacleMemory:
         """The transducers' x, y and bearings as the compiled cycle takes them (converted again
         only for other arrays: a sonar ring's are the same every reading)."""
         cached = self._cone_layout
-        if cached is not None and all(a is b for a, b in zip(cached[0], cones[:3], strict=True)):
-            return cached[1]
+        if cached is not None:
+            (x, y, bearings), layout = cached
+            if x is cones[0] and y is cones[1] and bearings is cones[2]:
+                return layout
         layout = (_f64(cones[0]), _f64(cones[1]), _f64(cones[2]))
         self._cone_layout = ((cones[0], cones[1], cones[2]), layout)
         return layout
