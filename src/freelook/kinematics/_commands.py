@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["WheelCommand"]
 
 
-@dataclass(frozen=True, slots=True)
-class WheelCommand:
-    """Left/right track surface speeds (m/s) and camera pan rate k (rad/s)."""
+class WheelCommand(NamedTuple):
+    """Left/right track surface speeds (m/s) and camera pan rate k (rad/s); a named tuple, as
+    the robot makes one or two every control cycle."""
 
     v_left: float
     v_right: float

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -30,14 +30,12 @@ MAX_CATCH_UP = 0.5  # s: the most a late physics firing catches up (a longer sta
 ARM_PERIOD = 0.01
 
 
-@dataclass(frozen=True, slots=True)
-class LaserFrame:
+class LaserFrame(NamedTuple):
     stamp: float
     ranges: npt.NDArray[np.float64]
 
 
-@dataclass(frozen=True, slots=True)
-class SonarFrame:
+class SonarFrame(NamedTuple):
     stamp: float
     ranges: npt.NDArray[np.float64]
 
