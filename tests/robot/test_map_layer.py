@@ -108,6 +108,37 @@ def test_unseen_walls_are_the_three_calls_points_to_the_bit() -> None:
     assert decided_by_numpy >= 50  # the numpy forms' cases were met, not skipped
 
 
+def test_unseen_walls_follow_each_reading_on_a_sensor_s_fixed_arrays_and_a_new_layout() -> None:
+    """A laser and a sonar ring hand the same bearing and origin arrays every reading (their
+    form for the compiled call is kept); another layout is taken up when it comes."""
+    world = load_world("lab")
+    layer = MapLayer(world, reach=5.0)
+    rng = np.random.default_rng(3)
+    half_cone = math.radians(15.0)
+    for layout in range(4):
+        bearings = np.linspace(-1.5 + 0.1 * layout, 1.5, 181 - 20 * layout)
+        origin_x = np.full(len(bearings), 0.1 + 0.05 * layout)
+        origin_y = np.full(len(bearings), 0.02 * layout)
+        ring = _sonar(rng, 8 + 4 * layout)
+        for _ in range(12):
+            pose = Pose(
+                float(rng.uniform(2, 16)), float(rng.uniform(2, 12)), float(rng.uniform(-3, 3))
+            )
+            ranges = rng.uniform(0.0, 8.0, len(bearings))
+            laser = RangeScan(0.0, ranges, bearings, origin_x, origin_y, 30.0)
+            sonar = RangeScan(
+                0.0,
+                rng.uniform(0.0, 5.0, len(ring.ranges)),
+                ring.bearings,
+                ring.origin_x,
+                ring.origin_y,
+                5.0,
+            )
+            got = layer.unseen_walls(pose, laser, sonar, half_cone)
+            want = layer._unseen_walls_numpy(pose, laser, sonar, half_cone)
+            assert _same(got, want), layout
+
+
 def test_unseen_walls_of_sensors_of_unusual_shape_are_the_three_calls_points() -> None:
     """Ranges and bearings of different lengths, or one beam: the three calls, as before."""
     layer = MapLayer(load_world("lab"), reach=5.0)

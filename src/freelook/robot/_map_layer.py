@@ -31,6 +31,7 @@ __all__ = ["MapLayer"]
 
 _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
+_Layout = tuple[_Array, _Array, _Array]  # a sensor's fixed arrays (origins and bearings)
 _CAST_KEY = struct.Struct("<4d")  # x, y, θ, reach
 _NONE = np.zeros(0)
 
@@ -134,6 +135,9 @@ class MapLayer:
         self._walls = np.empty((rays, 2))
         self._masks = np.empty((4, rays), dtype=bool)
         self._unseen = np.empty((rays, 2))
+        # the compiled call's form of the last laser's and sonar ring's fixed geometry
+        self._laser_layout: tuple[_Layout, tuple[tuple[float, float], float, float]] | None = None
+        self._sonar_layout: tuple[_Layout, _Layout] | None = None
         origin = Pose(*robot_map.origin, 0.0)
         self.wall_points(origin)  # compiled now, not in the first cycle
         self.unseen_walls(origin, None, None, 0.0)
@@ -210,19 +214,12 @@ class MapLayer:
         self._unseen_cast = key
         ox, oy, resolution = self._world
         if laser is not None:
-            laser_at = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-            first = float(laser.bearings[0])
-            step = float(laser.bearings[1] - laser.bearings[0])
+            laser_at, first, step = self._sweep(laser)
             laser_ranges = _f64(laser.ranges)
         else:
             laser_at, first, step, laser_ranges = (0.0, 0.0), 0.0, 0.0, _NONE
         if sonar is not None and len(sonar.ranges):
-            cones = (
-                _f64(sonar.origin_x),
-                _f64(sonar.origin_y),
-                _f64(sonar.bearings),
-                _f64(sonar.ranges),
-            )
+            cones = (*self._cones(sonar), _f64(sonar.ranges))
         else:
             cones = (_NONE, _NONE, _NONE, _NONE)
         n, m, doubt = _unseen_walls(
@@ -267,6 +264,42 @@ class MapLayer:
             )
         unseen: npt.NDArray[np.float64] = walls[~absent]
         return unseen
+
+    def _sweep(self, laser: RangeScan) -> tuple[tuple[float, float], float, float]:
+        """The laser's origin, first bearing and step (worked out again only for other
+        arrays: a laser's are the same every scan)."""
+        cached = self._laser_layout
+        if cached is not None:
+            (bearings, origin_x, origin_y), sweep = cached
+            if (
+                bearings is laser.bearings
+                and origin_x is laser.origin_x
+                and origin_y is laser.origin_y
+            ):
+                return sweep
+        sweep = (
+            (float(laser.origin_x[0]), float(laser.origin_y[0])),
+            float(laser.bearings[0]),
+            float(laser.bearings[1] - laser.bearings[0]),
+        )
+        self._laser_layout = ((laser.bearings, laser.origin_x, laser.origin_y), sweep)
+        return sweep
+
+    def _cones(self, sonar: RangeScan) -> tuple[_Array, _Array, _Array]:
+        """The transducers' x, y and bearings as the compiled call takes them (converted again
+        only for other arrays: a sonar ring's are the same every reading)."""
+        cached = self._sonar_layout
+        if cached is not None:
+            (origin_x, origin_y, bearings), layout = cached
+            if (
+                origin_x is sonar.origin_x
+                and origin_y is sonar.origin_y
+                and bearings is sonar.bearings
+            ):
+                return layout
+        layout = (_f64(sonar.origin_x), _f64(sonar.origin_y), _f64(sonar.bearings))
+        self._sonar_layout = ((sonar.origin_x, sonar.origin_y, sonar.bearings), layout)
+        return layout
 
     def _unseen_walls_numpy(
         self,
