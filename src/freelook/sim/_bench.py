@@ -23,7 +23,11 @@ def lockstep() -> Case:
 
     def make(period: float) -> Simulator:
         sim = Simulator(robot, lab, seed=1, pose=(8.0, 8.0, 0.0), physics_period=period)
-        sim.on_laser.append(lambda _: sim.latest_laser)
+
+        def read(_: float) -> None:
+            assert sim.latest_laser is not None
+
+        sim.on_laser.append(read)
         sim.set_wheel_speeds(0.2, 0.25)
         sim.run_for(0.5)
         return sim
