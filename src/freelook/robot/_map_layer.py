@@ -115,6 +115,11 @@ def _f64(values: _Array) -> _Array:
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
+def _same_arrays(kept: _Layout, fixed: _Layout) -> bool:
+    """Whether a sensor hands the very arrays it handed before (its layout is then kept)."""
+    return kept[0] is fixed[0] and kept[1] is fixed[1] and kept[2] is fixed[2]
+
+
 class MapLayer:
     """Obstacle points (robot frame) from a map around a pose: walls and keep-out outlines."""
 
@@ -268,37 +273,27 @@ class MapLayer:
     def _sweep(self, laser: RangeScan) -> tuple[tuple[float, float], float, float]:
         """The laser's origin, first bearing and step (worked out again only for other
         arrays: a laser's are the same every scan)."""
+        fixed = (laser.bearings, laser.origin_x, laser.origin_y)
         cached = self._laser_layout
-        if cached is not None:
-            (bearings, origin_x, origin_y), sweep = cached
-            if (
-                bearings is laser.bearings
-                and origin_x is laser.origin_x
-                and origin_y is laser.origin_y
-            ):
-                return sweep
+        if cached is not None and _same_arrays(cached[0], fixed):
+            return cached[1]
         sweep = (
             (float(laser.origin_x[0]), float(laser.origin_y[0])),
             float(laser.bearings[0]),
             float(laser.bearings[1] - laser.bearings[0]),
         )
-        self._laser_layout = ((laser.bearings, laser.origin_x, laser.origin_y), sweep)
+        self._laser_layout = (fixed, sweep)
         return sweep
 
     def _cones(self, sonar: RangeScan) -> tuple[_Array, _Array, _Array]:
         """The transducers' x, y and bearings as the compiled call takes them (converted again
         only for other arrays: a sonar ring's are the same every reading)."""
+        fixed = (sonar.origin_x, sonar.origin_y, sonar.bearings)
         cached = self._sonar_layout
-        if cached is not None:
-            (origin_x, origin_y, bearings), layout = cached
-            if (
-                origin_x is sonar.origin_x
-                and origin_y is sonar.origin_y
-                and bearings is sonar.bearings
-            ):
-                return layout
-        layout = (_f64(sonar.origin_x), _f64(sonar.origin_y), _f64(sonar.bearings))
-        self._sonar_layout = ((sonar.origin_x, sonar.origin_y, sonar.bearings), layout)
+        if cached is not None and _same_arrays(cached[0], fixed):
+            return cached[1]
+        layout = (_f64(fixed[0]), _f64(fixed[1]), _f64(fixed[2]))
+        self._sonar_layout = (fixed, layout)
         return layout
 
     def _unseen_walls_numpy(
