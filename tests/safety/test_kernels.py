@@ -202,7 +202,8 @@ def test_the_approach_check_stops_at_the_numpy_form_s_sample() -> None:
             continue
         group = int(rng.integers(0, 2))
         expected = reference.first_hit(v, omega, points, group)
-        scale = compiled._group_scale(v, omega, points, group)
+        live, prior = (points, None) if group == 0 else (None, points)
+        scale = compiled._scales(v, omega, live, prior)[group]
         assert list(compiled._recent_depth[group]) == list(reference.recent[group])
         if expected is None:
             assert scale == 1.0

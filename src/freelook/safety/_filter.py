@@ -149,14 +149,6 @@ class SafetyFilter:
         live_scale, prior_scale = self._scales(v, omega, points, prior)
         return live_scale if prior is None else min(live_scale, prior_scale)
 
-    def _group_scale(
-        self, v: float, omega: float, points: npt.NDArray[np.float64], group: int
-    ) -> float:
-        """:meth:`approach_scale` of one group of points alone (0: live, 1: prior)."""
-        if group == 0:
-            return self._scales(v, omega, points, None)[0]
-        return self._scales(v, omega, None, points)[1]
-
     def _scales(
         self,
         v: float,
