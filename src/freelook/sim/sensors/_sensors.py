@@ -186,14 +186,14 @@ class Laser:
         half = math.radians(config.fov_deg) / 2
         self.angles = np.linspace(-half, half, config.beams)
         self._units = unit_vectors(self.angles)
-        self._clearance = clearance_of(world.obstacles())
+        grid = world.obstacles()
+        self._clearance = clearance_of(grid)
         self._world = (world.origin[0], world.origin[1], world.resolution)
         self._laser = laser_params(config)
         # a return's noise is the next normal of the laser's own stream, as drawing one per
         # return would give
         self._normals = NormalsAhead([rng], config.noise_std > 0)
         self._cast = _LastCast(config.beams)
-        grid = world.obstacles()
         rows, cols = grid.shape
         # every beam from a walled-in cell returns (and draws its noise) when no beam inside
         # the grid can run out of range: the grid's diagonal (and a cell) is within it
