@@ -32,7 +32,7 @@ from freelook.link import (
     VelocityCommand,
 )
 from freelook.maps import load_world
-from freelook.operator import StationCore, parse_browser_message
+from freelook.operator import RefusedInputError, StationCore, parse_browser_message
 from freelook.types import Mode
 
 KEY = bytes(range(32))
@@ -244,3 +244,8 @@ def test_from_the_key_to_the_wheels_within_one_control_cycle() -> None:
     while abs(robot.core.last_output.v_left) < 1e-3:
         robot.run_for(0.005)
         assert robot.now() - pressed <= CONFIG.link.control_period + 1e-9
+
+
+def test_a_linear_drive_between_equal_points_is_refused_with_the_reason() -> None:
+    with pytest.raises(RefusedInputError, match=r"two different points \(both at x = 1\.5 m\)"):
+        parse_browser_message({"type": "linear", "action": "start", "x0": 1.5, "x1": 1.5})

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
+    ArmVelocityCommand,
     ControlGrant,
     ControlReject,
     ControlRelease,
@@ -20,6 +21,7 @@ from freelook.link import (
     Heartbeat,
     LinearDriveStart,
     Message,
+    ModeChange,
     PanTiltCommand,
     RejectReason,
     TankCommand,
@@ -158,3 +160,96 @@ def test_huge_speeds_are_scaled_to_the_robots_own_limits(value: float) -> None:
     r.send(VelocityCommand(value, 0.0))
     r.run_for(0.1)
     assert r.core.last_output.v == pytest.approx(CONFIG.limits.max_speed)
+
+
+@pytest.mark.parametrize(
+    "feeder",
+    [
+        PanTiltCommand(0.2, 0.0),
+        ArmVelocityCommand((0.0,) * 5),
+        ModeChange(Mode.VELOCITY),
+        Heartbeat(),
+    ],
+    ids=["pan-tilt", "arm", "mode", "heartbeat"],
+)
+def test_only_the_driving_command_keeps_the_chassis_moving(feeder: Message) -> None:
+    """One velocity command, then only other kinds of message: the chassis stops within the
+    watchdog's timeout; no other message extends the driving command's life."""
+    r = robot()
+    r.send(ControlRequest(1, 10), 1)
+    r.send(VelocityCommand(0.3, 0.0), 1)
+    r.run_for(0.04)
+    sent = r.now()
+    tripped = None
+    start = r.sim.vehicle.state()
+    while r.now() - sent < 3.0:
+        r.send(feeder, 1)
+        r.run_for(0.04)
+        if tripped is None and r.core.last_output.flags & SafetyFlags.WATCHDOG:
+            tripped = r.now() - sent
+    assert tripped is not None, "the chassis command never expired"
+    assert tripped <= CONFIG.safety.watchdog_timeout + 2 * CONFIG.link.control_period
+    assert r.core.last_output.v == 0.0
+    end = r.sim.vehicle.state()
+    # 0.3 m/s for the timeout, then a controlled stop: well under a metre (4 m before)
+    assert math.hypot(end.x - start.x, end.y - start.y) < 0.3 * 0.6 + 0.3**2 / 2
+
+
+def test_a_pan_command_expires_on_its_own() -> None:
+    r = robot()
+    r.send(ControlRequest(1, 10), 1)
+    r.send(PanTiltCommand(0.3, 0.0), 1)
+    r.run_for(0.1)
+    assert r.core.last_output.pan_rate > 0.0
+    r.run_for(CONFIG.safety.watchdog_timeout + 0.1)
+    assert r.core.last_output.pan_rate == 0.0
+    # a driving command later does not bring the old pan command back
+    r.send(TankCommand(0.1, 0.0, 0.0, 0.0), 1)
+    r.run_for(0.1)
+    assert r.core.last_output.pan_rate == 0.0
+
+
+UNIT = st.floats(-1.0, 1.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["free_look", "tank", "velocity", "wheels"]),
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    st.floats(0.5, 3.0),
+)
+def test_every_mode_stays_within_the_configured_speed_and_turn_rate(
+    mode: str, forward: float, left: float, turn: float, pan: float, overdrive: float
+) -> None:
+    """Full deflection of every cockpit input, in every driving mode, scaled past the limits
+    by ``overdrive``: the chassis never exceeds the robot's configured speed or turn rate."""
+    limits = CONFIG.limits
+    v_max, w_max = limits.max_speed, math.radians(limits.max_turn_rate_deg)
+    v, w = forward * v_max * overdrive, turn * w_max * overdrive
+    command: Message = {
+        "free_look": FreeLookCommand(v, left * v_max * overdrive, w, 0.0),
+        "tank": TankCommand(v, w, pan, 0.0),
+        "velocity": VelocityCommand(v, w),
+        "wheels": WheelSpeedCommand(v - left * v_max * overdrive, v + left * v_max * overdrive),
+    }[mode]
+    r = robot()
+    r.send(ControlRequest(1, 10), 1)
+    for _ in range(15):
+        r.send(command, 1)
+        r.run_for(0.04)
+        out = r.core.last_output
+        assert abs(out.v) <= v_max * (1 + 1e-9)
+        assert abs(out.omega) <= w_max * (1 + 1e-9)
+
+
+def test_a_linear_drive_between_equal_points_is_refused_with_its_reason() -> None:
+    r = robot()
+    r.send(ControlRequest(1, 10), 1)
+    assert r.send(LinearDriveStart(7.0, 7.0, 0.4), 1) == []
+    r.run_for(0.1)
+    assert r.core.mode != Mode.LINEAR
+    assert "two different points" in r.core.rejections[-1]
+    assert r.core.last_output.v == 0.0

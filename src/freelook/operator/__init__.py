@@ -8,7 +8,7 @@ from freelook.operator._app import (
     run_session,
     web_access,
 )
-from freelook.operator._browser import BrowserInput, parse_browser_message
+from freelook.operator._browser import BrowserInput, RefusedInputError, parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._fleet import (
     FleetStation,
@@ -23,6 +23,7 @@ __all__ = [
     "BrowserInput",
     "FleetStation",
     "OperatorStation",
+    "RefusedInputError",
     "SessionOptions",
     "StationCore",
     "default_run_path",

@@ -2,8 +2,9 @@
 
 A page may be careless or hostile, so every field is checked here, once: unknown kinds and
 malformed fields are refused (``None``) rather than guessed, numbers must be finite, axes are
-clamped to [−1, 1], waypoint and joint lists are bounded. The station core only ever sees
-these types.
+clamped to [−1, 1], waypoint and joint lists are bounded. A message that is well formed but
+asks for something that cannot be done raises :class:`RefusedInputError` with the reason. The
+station core only ever sees these types.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "KeyPress",
     "LinearRequest",
     "Painted",
+    "RefusedInputError",
     "RelocalizeRequest",
     "SelectMode",
     "TrajectoryRequest",
@@ -36,6 +38,10 @@ _MODES: tuple[DriveMode, ...] = (
 )  # fmt: skip
 KeyName = Literal["up", "down", "left", "right", "space"]
 _KEYS: tuple[KeyName, ...] = ("up", "down", "left", "right", "space")
+
+
+class RefusedInputError(ValueError):
+    """A well-formed browser message that asks for what cannot be done; says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +166,10 @@ def _waypoints(raw: Any) -> tuple[tuple[float, float], ...] | None:
 
 
 def parse_browser_message(message: Any) -> BrowserInput | None:
-    """The typed input ``message`` asks for, or None when it is unknown or malformed."""
+    """The typed input ``message`` asks for, or None when it is unknown or malformed.
+
+    Raises :class:`RefusedInputError` when it is well formed but cannot be done.
+    """
     if not isinstance(message, dict):
         return None
     kind = message.get("type")
@@ -184,7 +193,13 @@ def parse_browser_message(message: Any) -> BrowserInput | None:
         if message.get("action") != "start":
             return LinearRequest(False)
         x0, x1 = _number(message.get("x0", 0.0)), _number(message.get("x1", 3.0))
-        return None if x0 is None or x1 is None else LinearRequest(True, x0, x1)
+        if x0 is None or x1 is None:
+            return None
+        if x0 == x1:
+            raise RefusedInputError(
+                f"linear drive needs two different points (both at x = {x0:g} m)"
+            )
+        return LinearRequest(True, x0, x1)
     if kind == "trajectory":
         return _trajectory(message)
     if kind == "transmission":

@@ -36,7 +36,7 @@ from freelook.link import (
     ZenohEndpoint,
 )
 from freelook.maps import World, builtin_worlds, load_world
-from freelook.operator._browser import parse_browser_message
+from freelook.operator._browser import RefusedInputError, parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._view import hello_message, map_png, state_message
 from freelook.record import ArmRecording, StreamWriter, robot_urdf
@@ -307,7 +307,11 @@ class OperatorStation:
 
     async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> str | None:
         """One browser message; the reason it was refused, or None."""
-        request = parse_browser_message(message)
+        try:
+            request = parse_browser_message(message)
+        except RefusedInputError as refusal:
+            self.refused_browser_messages += 1
+            return f"refused: {refusal}"
         if request is None:
             self.refused_browser_messages += 1
             kind = message.get("type") if isinstance(message, dict) else None

@@ -180,7 +180,7 @@ class RobotCore:
             station, DEFAULT_AUTHORITY
         )
         self.free_look = (
-            FreeLookController(config.free_look, config.drive, config.pan_tilt)
+            FreeLookController(config.free_look, config.drive, config.pan_tilt, config.limits)
             if config.pan_tilt is not None
             else None
         )
@@ -203,6 +203,7 @@ class RobotCore:
         self.estop = False
         self._command: Message | None = None
         self._pan_command: PanTiltCommand | None = None
+        self._pan_time = 0.0  # when it arrived: it expires on its own, as the watchdog's timeout
         self._linear: LinearDrive | None = None
         self._trajectory: TrajectoryReference | None = None
         self._trajectory_t0 = 0.0
@@ -324,10 +325,11 @@ class RobotCore:
         if problem is not None:
             self.rejections.append(f"{type(message).__name__} refused: {problem}")
             return []
+        handler = self._handlers.get(type(message))
+        replies = handler(message, now) if handler is not None else []
         if self._feeds_watchdog(message):
             self.safety.command_received(now)
-        handler = self._handlers.get(type(message))
-        return handler(message, now) if handler is not None else []
+        return replies
 
     def _control(
         self, message: ControlRequest | ControlRelease, now: float, station: int
@@ -358,14 +360,19 @@ class RobotCore:
         return [ControlGrant(message.station, authority)]
 
     def _feeds_watchdog(self, message: Message) -> bool:
-        """Motion commands feed the watchdog, so it trips on the age of the newest one, not
-        on heartbeats; while the robot drives itself (linear drive, a trajectory) any valid
-        packet shows the link is alive."""
-        if type(message) in _DRIVE_MODES or isinstance(
-            message, LinearDriveStart | TrajectoryStart | PanTiltCommand
-        ):
+        """Only the command that drives the mode now in force feeds the watchdog, so it trips
+        on the age of the newest one: a pan-tilt, arm, mode or heartbeat message never keeps
+        an old drive command alive. While the robot drives itself (linear drive, a
+        trajectory, the task) any valid packet shows the link is alive; while it stands
+        (idle), a camera command is the one in force."""
+        mode = self.mode
+        if mode in (Mode.LINEAR, Mode.TRAJECTORY, Mode.AUTONOMY):
             return True
-        return self.mode in (Mode.LINEAR, Mode.TRAJECTORY, Mode.AUTONOMY)
+        if mode == Mode.IDLE:
+            return isinstance(message, PanTiltCommand)
+        if mode == Mode.KEYBOARD:
+            return isinstance(message, VelocityCommand)
+        return _DRIVE_MODES.get(type(message)) == mode
 
     def _on_estop(self, message: EStop, now: float) -> list[Message]:
         self.estop = message.engaged
@@ -382,11 +389,16 @@ class RobotCore:
         if self.mode == Mode.AUTONOMY:
             self._change_mode(Mode.IDLE, now)  # the operator looks around: the task pauses
         self._pan_command = PanTiltCommand(*self._camera_rates(message.pan_rate, message.tilt_rate))
+        self._pan_time = now
         return []
 
     def _on_linear_start(self, message: LinearDriveStart, now: float) -> list[Message]:
         speed = min(message.max_speed, self.config.limits.linear_max_speed)
-        self._linear = LinearDrive(message.x_start, message.x_end, speed)
+        try:
+            self._linear = LinearDrive(message.x_start, message.x_end, speed)
+        except ValueError as err:
+            self.rejections.append(f"linear drive refused: {err}")
+            return []
         return self._change_mode(Mode.LINEAR, now)
 
     def _on_trajectory_start(self, message: TrajectoryStart, now: float) -> list[Message]:
@@ -441,6 +453,9 @@ class RobotCore:
             return TankCommand(v, omega, pan, tilt)
         if isinstance(message, WheelSpeedCommand):
             s = min(1.0, v_max / max(abs(message.left), abs(message.right), 1e-12))
+            turn = abs(message.right - message.left) / self.config.drive.d_eff
+            if turn * s > w_max:
+                s = w_max / turn
             return WheelSpeedCommand(message.left * s, message.right * s)
         if isinstance(message, FreeLookCommand):
             speed = math.hypot(message.v1, message.v2)
@@ -606,6 +621,11 @@ class RobotCore:
             if self.free_look is not None:
                 self.free_look.reset()
             v, omega, pan_rate, tilt_rate = self._mode_command(now)
+            if (
+                self._pan_command is not None
+                and now - self._pan_time > self.config.safety.watchdog_timeout
+            ):
+                self._pan_command = None  # a camera command expires on its own
             if self._pan_command is not None:
                 pan_rate += self._pan_command.pan_rate
                 tilt_rate += self._pan_command.tilt_rate

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from freelook.config import DriveConfig, FreeLookConfig, PanTiltConfig
+from freelook.config import DriveConfig, FreeLookConfig, ModeLimitsConfig, PanTiltConfig
 from freelook.geometry import Pose, wrap_angle
 from freelook.kinematics import free_look_control, saturation_factor
 from freelook.link import FreeLookCommand
@@ -45,11 +45,18 @@ class FreeLookController:
     """The camera reference and the feedback law around it, for one robot."""
 
     def __init__(
-        self, settings: FreeLookConfig, drive: DriveConfig, pan_tilt: PanTiltConfig
+        self,
+        settings: FreeLookConfig,
+        drive: DriveConfig,
+        pan_tilt: PanTiltConfig,
+        limits: ModeLimitsConfig,
     ) -> None:
         self.settings = settings
         self.drive = drive
         self.pan_tilt = pan_tilt
+        #: the chassis's limits in this mode: the robot's configured speed and turn rate
+        self.max_speed = min(limits.max_speed, drive.max_wheel_speed)
+        self.max_turn_rate = min(math.radians(limits.max_turn_rate_deg), drive.max_turn_rate)
         self.reference: CameraReference | None = None
         self._command: FreeLookCommand | None = None  # the command in force since reference.time
         self.carried_out = 1.0  # share of the command the actuators carried out last cycle
@@ -127,8 +134,11 @@ class FreeLookController:
         pt, drive = self.pan_tilt, self.drive
         wheels = free_look_control(u1, u2, turn, pan, L1, L2, d)
         sat = saturation_factor(
-            wheels, drive.max_wheel_speed, pt.max_pan_rate, drive.max_turn_rate, d
+            wheels, drive.max_wheel_speed, pt.max_pan_rate, self.max_turn_rate, d
         )
+        speed = abs(wheels.v_left + wheels.v_right) / 2
+        if speed * sat > self.max_speed:
+            sat = self.max_speed / speed
         if sat < 1.0:
             wheels = free_look_control(u1 * sat, u2 * sat, turn * sat, pan, L1, L2, d)
             turn *= sat
