@@ -12,6 +12,7 @@ import pytest
 
 from freelook.link import (
     MAP_CHUNK,
+    MAX_MAP_CELLS,
     LinkSession,
     MalformedError,
     MapAnnouncer,
@@ -256,3 +257,52 @@ def test_hostile_map_packets_are_refused_with_their_reason(
     (event,) = session.receive(_forged(code, payload), 5.0)
     assert isinstance(event, Refused)
     assert event.reason == reason
+
+
+def test_a_station_flooding_map_requests_gets_no_more_than_its_own_budget() -> None:
+    """An observer asking for the whole map 50 times a second for 5 s: the robot answers at
+    most its request and chunk budgets, and another station still gets the map at once."""
+    announcer = MapAnnouncer(_world(5, 1200, 1200))
+    assert announcer.count >= 64  # each request can ask for 64 chunks
+    sent = 0
+    for k in range(250):
+        now = k / 50
+        sent += len(announcer.answer(MapRequest(announcer.digest, 0, 64), now, station=9))
+    assert sent <= announcer.burst + announcer.rate * 5.0
+    assert announcer.requests_refused >= 250 - (2 * announcer.request_rate + 10 * 5.0)
+    # station 2 fetches the map the usual way, meanwhile
+    receiver = MapReceiver()
+    world = _transfer_from(announcer, receiver, station=2, start=5.0)
+    assert map_digest(encode_map(world)) == announcer.digest
+
+
+def test_the_robot_keeps_a_bounded_number_of_station_budgets() -> None:
+    announcer = MapAnnouncer(_world(6))
+    for station in range(10 * MapAnnouncer.MAX_STATIONS):
+        announcer.answer(MapRequest(announcer.digest, 0, 1), 0.0, station=station)
+    assert len(announcer._budgets) == MapAnnouncer.MAX_STATIONS
+
+
+def test_the_largest_map_a_station_accepts_decodes_and_a_larger_one_is_refused_unread() -> None:
+    side = int(MAX_MAP_CELLS**0.5)
+    cells = np.random.default_rng(0).choice(np.array([0, 100, 255], np.uint8), (side, side))
+    world = decode_map(_blob(side, side, cells.tobytes()))
+    assert world.shape == (side, side)
+    assert np.array_equal(world.occupancy, cells == 100)
+    with pytest.raises(ValueRangeError, match="cells outside"):
+        decode_map(_blob(side + 1, side, b"\x00"))  # refused before a byte is inflated
+
+
+def _transfer_from(
+    announcer: MapAnnouncer, receiver: MapReceiver, station: int, start: float
+) -> World:
+    assert receiver.on_info(announcer.info) is None
+    now = start
+    for _ in range(400):
+        now += receiver.retry
+        for request in receiver.requests(now):
+            for chunk in announcer.answer(request, now, station):
+                world = receiver.on_chunk(chunk)
+                if world is not None:
+                    return world
+    raise AssertionError("the map never arrived")

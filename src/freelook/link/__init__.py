@@ -25,6 +25,7 @@ from freelook.link._handshake import RefusalBudget
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
 from freelook.link._keys import KeyRing, KeysFile, Permissions, StationEntry, StationKeys
 from freelook.link._map_transfer import (
+    MAX_MAP_CELLS,
     MapAnnouncer,
     MapReceiver,
     decode_map,
@@ -116,6 +117,7 @@ __all__ = [
     "MAP_CHUNK",
     "MAX_DATAGRAM",
     "MAX_MAP_BYTES",
+    "MAX_MAP_CELLS",
     "MAX_PACKET",
     "MAX_STREAMS",
     "SPACING_LIMITS",

@@ -9,9 +9,13 @@ import statistics
 import struct
 import threading
 import time
+import zlib
+
+import numpy as np
 
 from freelook.bench import Case, benchmark
 from freelook.link._auth import derive_key
+from freelook.link._map_transfer import MAX_MAP_CELLS, decode_map
 from freelook.link._messages import Telemetry, TrajectoryStart, VelocityCommand
 from freelook.link._native import NativeCodec
 from freelook.link._stats_report import LinkStatsReport
@@ -255,4 +259,20 @@ def reject_wrong_key() -> Case:
 
     return Case(
         run=run, ops_per_call=n, baseline=baseline, target_s=10e-6, unit="packet", extra=extra
+    )
+
+
+@benchmark("link.map_decode_worst")
+def map_decode_worst() -> Case:
+    """The costliest map a station accepts (every cell at random, the most cells): decoded
+    within 50 ms. Baseline: inflating the same cells alone."""
+    side = int(MAX_MAP_CELLS**0.5)
+    cells = np.random.default_rng(0).choice(np.array([0, 100, 255], np.uint8), (side, side))
+    packed = zlib.compress(cells.tobytes(), 6)
+    blob = struct.pack("<4sHIIddd", b"FLMP", 1, side, side, 0.05, 0.0, 0.0) + packed
+    return Case(
+        run=lambda: decode_map(blob),
+        baseline=lambda: zlib.decompress(packed),
+        target_s=0.05,
+        unit="map",
     )

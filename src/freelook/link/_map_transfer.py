@@ -5,8 +5,9 @@ an operator that has the same map (a built-in world of that name, or the map it 
 keeps its own, any other asks for the encoding in chunks (:class:`MapRequest`,
 :class:`MapChunk`) until it holds every one, checks the digest and decodes it. Everything
 from the other end is hostile: the encoding is bounded in bytes, cells and values before any
-allocation, and the robot answers requests from a budget (a station cannot turn the robot
-into an amplifier).
+allocation (a map of at most 2048 × 2048 cells: the worst decodes in a few tens of
+milliseconds), and the robot answers each station's requests from that station's own budget
+(a station cannot turn the robot into an amplifier).
 
 The encoding (little-endian): ``b"FLMP"``, u16 version 1, u32 width, u32 height (cells),
 f64 resolution (m), f64 origin x, f64 origin y (m, the corner of cell (0, 0)), then the cells
@@ -38,7 +39,7 @@ __all__ = [
     "map_digest",
 ]
 
-MAX_MAP_CELLS = 4096 * 4096
+MAX_MAP_CELLS = 2048 * 2048  # bounds the work of a decode (inflate and check every cell)
 MAX_MAP_SIDE = 8192  # cells along either axis
 FREE, OCCUPIED, UNKNOWN = 0, 100, 255
 _HEAD = struct.Struct("<4sHIIddd")
@@ -72,7 +73,10 @@ def decode_map(blob: bytes, name: str = "robot map") -> World:
     if magic != _MAGIC or version != _VERSION:
         raise MalformedError(f"not a map encoding (magic {magic!r}, version {version})")
     if not (0 < cols <= MAX_MAP_SIDE and 0 < rows <= MAX_MAP_SIDE and cols * rows <= MAX_MAP_CELLS):
-        raise ValueRangeError(f"map of {cols} × {rows} cells outside 1…{MAX_MAP_SIDE} a side")
+        raise ValueRangeError(
+            f"map of {cols} × {rows} cells outside 1…{MAX_MAP_SIDE} a side "
+            f"and {MAX_MAP_CELLS} in all"
+        )
     if not 1e-3 <= resolution <= 100.0:  # NaN fails too
         raise ValueRangeError(f"map resolution {resolution!r} m outside 0.001…100")
     for value in (ox, oy):
@@ -88,28 +92,58 @@ def decode_map(blob: bytes, name: str = "robot map") -> World:
     if len(raw) != cells or leftover or not inflater.eof or inflater.unused_data:
         raise MalformedError(f"map cells are not {cols} × {rows} bytes")
     grid = np.frombuffer(raw, dtype=np.uint8).reshape(rows, cols)
-    if not np.isin(grid, (FREE, OCCUPIED, UNKNOWN)).all():
+    occupied, unknown = grid == OCCUPIED, grid == UNKNOWN
+    if not ((grid == FREE) | occupied | unknown).all():
         raise MalformedError("map cells hold values other than 0, 100 and 255")
-    unknown = grid == UNKNOWN
     return World(
         name=name,
-        occupancy=grid == OCCUPIED,
+        occupancy=occupied,
         resolution=float(resolution),
         origin=(float(ox), float(oy)),
         unknown=unknown if unknown.any() else None,
     )
 
 
+class _Bucket:
+    """A token bucket: ``burst`` tokens, refilled at ``rate`` per second."""
+
+    __slots__ = ("burst", "last", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst, self.tokens = rate, burst, burst
+        self.last: float | None = None
+
+    def take(self, wanted: int, now: float) -> int:
+        """How many of ``wanted`` tokens there are now (taken)."""
+        if self.last is not None:
+            self.tokens = min(self.burst, self.tokens + max(0.0, now - self.last) * self.rate)
+        self.last = now
+        granted = min(wanted, int(self.tokens))
+        self.tokens -= granted
+        return granted
+
+
 class MapAnnouncer:
     """The robot's end: its map's announcement and the chunks a request asks for.
 
-    Chunks come from a budget shared by every station (``burst`` chunks, refilled at
-    ``rate`` per second): a request beyond it is answered in part, and the operator asks
-    again for what it still lacks.
+    Every station, observers included, has its own budgets: ``requests`` map requests a
+    second (a burst of twice that) and ``rate`` chunks a second (a burst of ``burst``). A
+    request beyond the first is dropped and counted; one beyond the second is answered in
+    part, and the operator asks again for what it still lacks. A station cannot turn the
+    robot into an amplifier, nor starve another station of the map: what the robot sends a
+    station is bounded by that station's own budget.
     """
 
+    MAX_STATIONS = 256  # budgets kept; the least recently seen is forgotten beyond
+
     def __init__(
-        self, world: World, *, name: str = "", rate: float = 256.0, burst: float = 256.0
+        self,
+        world: World,
+        *,
+        name: str = "",
+        rate: float = 64.0,
+        burst: float = 128.0,
+        requests: float = 10.0,
     ) -> None:
         self.blob = encode_map(world)
         if len(self.blob) > MAX_MAP_BYTES:
@@ -119,22 +153,36 @@ class MapAnnouncer:
         self.count = math.ceil(len(self.blob) / MAP_CHUNK)
         self.rate = rate
         self.burst = burst
-        self._tokens = burst
-        self._last: float | None = None
+        self.request_rate = requests
+        self._budgets: dict[int, tuple[_Bucket, _Bucket]] = {}  # station: (requests, chunks)
         self.chunks_sent = 0
-        self.chunks_refused = 0  # asked for beyond the budget
+        self.chunks_refused = 0  # asked for beyond a station's budget
+        self.requests_refused = 0  # requests beyond a station's request rate
 
-    def answer(self, request: MapRequest, now: float) -> list[MapChunk]:
-        """The chunks ``request`` asks for, as far as the budget allows (none for another map)."""
+    def _budget(self, station: int) -> tuple[_Bucket, _Bucket]:
+        budget = self._budgets.pop(station, None)
+        if budget is None:
+            if len(self._budgets) >= self.MAX_STATIONS:
+                del self._budgets[next(iter(self._budgets))]
+            budget = (
+                _Bucket(self.request_rate, 2 * self.request_rate),
+                _Bucket(self.rate, self.burst),
+            )
+        self._budgets[station] = budget  # most recently seen last
+        return budget
+
+    def answer(self, request: MapRequest, now: float, station: int = 0) -> list[MapChunk]:
+        """The chunks ``request`` from ``station`` asks for, as far as its budgets allow
+        (none for another map)."""
         if request.digest != self.digest or request.first >= self.count:
             return []
-        if self._last is not None:
-            self._tokens = min(self.burst, self._tokens + max(0.0, now - self._last) * self.rate)
-        self._last = now
+        requests, chunks = self._budget(station)
+        if not requests.take(1, now):
+            self.requests_refused += 1
+            return []
         last = min(self.count, request.first + min(request.count, MAX_MAP_REQUEST))
         wanted = last - request.first
-        granted = min(wanted, int(self._tokens))
-        self._tokens -= granted
+        granted = chunks.take(wanted, now)
         self.chunks_refused += wanted - granted
         self.chunks_sent += granted
         return [

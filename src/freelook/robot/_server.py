@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from freelook.link import (
     MAP_CHUNK,
+    MAX_MAP_CELLS,
     Accepted,
     FrameLayout,
     KeyRing,
@@ -229,8 +230,9 @@ class RobotServer:
             return  # counted and recorded by the session
         message = event.message
         if isinstance(message, MapRequest):
-            # the map is read-only: any station in session may have it, from the budget
-            for chunk in self.map.answer(message, event.now) if self.map is not None else []:
+            # the map is read-only: any station in session may have it, from its own budget
+            sender = event.decoded.sender
+            for chunk in self.map.answer(message, event.now, sender) if self.map else []:
                 self._send(chunk)
             return
         for reply in self.program.send(message, event.decoded.sender, event.permissions):
@@ -323,8 +325,19 @@ class VideoStream:
     layout: FrameLayout = FrameLayout.MONO
 
 
-def _announcer(robot_map: World) -> MapAnnouncer:
-    """The robot's map for the link; a built-in world goes by its name too."""
+def _announcer(robot_map: World) -> MapAnnouncer | None:
+    """The robot's map for the link; a built-in world goes by its name too. A map larger than
+    a station would accept is not announced (give the station the map file instead)."""
+    rows, cols = robot_map.shape
+    if rows * cols > MAX_MAP_CELLS:
+        log.warning(
+            "the map (%d × %d cells) is larger than the link carries (%d cells): "
+            "stations need it as a file (--map)",
+            cols,
+            rows,
+            MAX_MAP_CELLS,
+        )
+        return None
     name = robot_map.source if robot_map.source in builtin_worlds() else ""
     return MapAnnouncer(robot_map, name=name)
 
