@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,91 @@ def test_builtins_pass_config_check(name: str) -> None:
     with resources.as_file(resources.files("freelook.config.robots") / f"{name}.toml") as path:
         result = CliRunner().invoke(app, ["config", "check", str(path)])
     assert result.exit_code == 0, result.output
+
+
+PHYSICAL = """
+[laser]
+[sonar]
+[gyro]
+[pan_tilt]
+mount_forward = 0.1
+mount_height = 0.3
+max_pan_rate_deg = 90.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (("wheel_diameter = 0.2", "wheel_diameter = 1e-12"), "drive.wheel_diameter"),
+        (("track_width = 0.4", "track_width = 1e6"), "drive.track_width"),
+        (("encoder_counts_per_rev = 1000", "encoder_counts_per_rev = 10000000000"), "drive"),
+        (("[laser]", "[laser]\nbeams = 10000000"), "laser.beams"),
+        (("[laser]", "[laser]\nrate_hz = 1e9"), "laser.rate_hz"),
+        (("[laser]", "[laser]\nrange_min = 5.0\nrange_max = 4.0"), "laser"),
+        (("max_pan_rate_deg = 90.0", "max_pan_rate_deg = 1e9"), "pan_tilt.max_pan_rate_deg"),
+        (("mount_height = 0.3", "mount_height = 1e9"), "pan_tilt.mount_height"),
+        (("[sonar]", "[sonar]\nfront_deg = [" + "0.0, " * 40 + "0.0]"), "sonar.front_deg"),
+        (("[sonar]", "[sonar]\nrear_deg = [1e9]"), "sonar.rear_deg"),
+        (("[gyro]", "[gyro]\nrate_hz = 1e9"), "gyro.rate_hz"),
+        (("swing_radius = 0.3", "swing_radius = 1e-9"), "footprint.swing_radius"),
+        (("[gyro]", "[gyro]\n[link]\nrobot_tx_spacing = 1e-9"), "link.robot_tx_spacing"),
+        (("[gyro]", "[gyro]\n[link]\ncontrol_period = 1e-9"), "link.control_period"),
+        (("[gyro]", "[gyro]\n[estimation]\nmcl_particles = 100000000"), "mcl_particles"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
+def test_absurd_numbers_are_refused_naming_the_field(
+    tmp_path: Path, edit: tuple[str, str], field: str
+) -> None:
+    """Values no robot has (a laser of ten million beams, a wheel of a picometre, telemetry
+    every nanosecond) would hang or starve the robot program: each is refused by field."""
+    path = tmp_path / "absurd.toml"
+    good = GOOD + PHYSICAL
+    load_robot_text = good.replace(*edit)
+    assert load_robot_text != good
+    path.write_text(load_robot_text)
+    with pytest.raises(ConfigError) as info:
+        load_robot(path)
+    assert any(str(path) in p and field in p for p in info.value.problems), info.value.problems
+
+
+def test_the_physical_sections_of_the_absurd_numbers_test_load_as_they_are(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "fine.toml"
+    path.write_text(GOOD + PHYSICAL)
+    assert load_robot(path).laser is not None
+
+
+@pytest.mark.parametrize("depth", [17, 100_000])
+def test_a_deeply_nested_file_is_refused_by_name(tmp_path: Path, depth: int) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(GOOD + "nest = " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(ConfigError, match=r"deep\.toml: nested deeper than 16 levels"):
+        load_robot(path)
+
+
+def test_a_fifo_or_a_directory_given_as_a_robot_or_keys_file_is_refused_at_once(
+    tmp_path: Path,
+) -> None:
+    from freelook.link import KeyRing
+
+    fifo = tmp_path / "robot.toml"
+    os.mkfifo(fifo)  # no writer: reading it would wait for ever
+    with pytest.raises(ConfigError, match=r"robot\.toml: cannot read file: not a regular file"):
+        load_robot(fifo)
+    with pytest.raises(ConfigError, match=r"cannot read keys file: not a regular file"):
+        KeyRing.load(fifo)
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_robot(tmp_path / ".." / tmp_path.name)  # a directory
+    result = CliRunner().invoke(app, ["config", "check", str(fifo)])
+    assert result.exit_code == 2
+    assert "not a regular file" in result.output
+
+
+def test_a_file_too_large_for_a_description_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_text(GOOD + "# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match=r"huge\.toml: cannot read file: larger than"):
+        load_robot(path)

@@ -3,6 +3,7 @@ is wrong, exit 2 and point at ``freelook record repair``; a good file is summari
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,17 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, [*command, str(missing)])
         assert result.exit_code == 2
         assert str(missing) in result.output
+
+
+@pytest.mark.parametrize(
+    "command", [["record", "info"], ["report"], ["record", "repair"], ["link", "decode", "--file"]]
+)
+def test_a_fifo_given_as_a_recording_or_capture_is_refused_without_waiting(
+    tmp_path: Path, command: list[str]
+) -> None:
+    fifo = tmp_path / "run.mcap"
+    os.mkfifo(fifo)  # no writer: opening it to read would wait for ever
+    result = CliRunner().invoke(app, [*command, str(fifo)])
+    assert result.exit_code == 2, result.output
+    assert "not a regular file" in result.output
+    assert "Traceback" not in result.output

@@ -10,10 +10,13 @@ from typing import Annotated, Any
 
 import typer
 
+from freelook.files import read_regular
+
 __all__ = ["describe", "register"]
 
 link_app = typer.Typer(help="Inspect link traffic.", no_args_is_help=True)
 
+MAX_CAPTURE_BYTES = 256 << 20  # a capture of a radio, read whole
 _SPEED_FIELDS = {"v", "v1", "v2", "left", "right", "cmd_v", "x_start", "x_end", "max_speed"}
 _RATE_FIELDS = {"omega", "cmd_omega", "pan_rate", "tilt_rate"}
 _ANGLE_FIELDS = {"theta", "pan", "tilt", "laser_angle_min", "laser_angle_increment"}
@@ -66,7 +69,7 @@ def decode(
         raise typer.Exit(2)
     if file is not None:
         try:
-            data = file.read_bytes()
+            data = read_regular(file, MAX_CAPTURE_BYTES)
         except OSError as err:
             typer.echo(f"{file}: cannot read: {err.strerror}", err=True)
             raise typer.Exit(2) from None

@@ -23,7 +23,7 @@ def repair_command(
     """Recover every readable chunk of a cut-off recording into a valid file."""
     from freelook.record import RepairError, repair
 
-    if not source.is_file():
+    if not source.exists():
         typer.echo(f"{source}: no such file", err=True)
         raise typer.Exit(2)
     destination = output or source.with_suffix(".repaired.mcap")
@@ -77,7 +77,7 @@ def report_command(
     from freelook.errors import FreelookError
     from freelook.record import build_report
 
-    if not run.is_file():
+    if not run.exists():
         typer.echo(f"{run}: no such file", err=True)
         raise typer.Exit(2)
     destination = out_dir or run.with_name(run.stem + "-report")

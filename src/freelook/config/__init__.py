@@ -4,6 +4,7 @@ from freelook.config._load import (
     builtin_robots,
     format_validation_error,
     load_robot,
+    read_toml,
     robot_from_mapping,
 )
 from freelook.config._models import (
@@ -53,5 +54,6 @@ __all__ = [
     "builtin_robots",
     "format_validation_error",
     "load_robot",
+    "read_toml",
     "robot_from_mapping",
 ]

@@ -11,8 +11,15 @@ from pydantic import ValidationError
 
 from freelook.config._models import RobotConfig
 from freelook.errors import ConfigError
+from freelook.files import read_regular
 
-__all__ = ["builtin_robots", "format_validation_error", "load_robot", "robot_from_mapping"]
+__all__ = [
+    "builtin_robots",
+    "format_validation_error",
+    "load_robot",
+    "read_toml",
+    "robot_from_mapping",
+]
 
 _ROBOTS_PACKAGE = "freelook.config.robots"
 
@@ -60,17 +67,45 @@ def robot_from_mapping(
         raise ConfigError(f"{source}: invalid robot description", problems) from None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+MAX_FILE_BYTES = 1 << 20  # a description or a keys file is a few kilobytes
+MAX_NESTING = 16  # tables and arrays within each other; a description needs four
+
+
+def read_toml(path: Path, what: str = "file") -> dict[str, Any]:
+    """A TOML file's contents: a regular file of at most 1 MiB, nested at most 16 deep;
+    :class:`ConfigError` naming the file otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_FILE_BYTES).decode("utf-8")
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read file: {err.strerror}") from None
+        raise ConfigError(f"{path}: cannot read {what}: {err.strerror}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested deeper than {MAX_NESTING} levels") from None
+    if _depth(data) > MAX_NESTING:
+        raise ConfigError(f"{path}: nested deeper than {MAX_NESTING} levels")
+    return data
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        )
+        if children is None:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_NESTING:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def load_robot(name_or_path: str | Path) -> RobotConfig:
@@ -79,8 +114,8 @@ def load_robot(name_or_path: str | Path) -> RobotConfig:
     if candidate.suffix != ".toml" and str(name_or_path) in builtin_robots():
         resource = resources.files(_ROBOTS_PACKAGE) / f"{name_or_path}.toml"
         with resources.as_file(resource) as path:
-            return robot_from_mapping(_read_toml(path), str(path), path.parent)
+            return robot_from_mapping(read_toml(path), str(path), path.parent)
     if not candidate.exists():
         known = ", ".join(builtin_robots())
         raise ConfigError(f"{name_or_path}: no such file and no built-in robot (built-in: {known})")
-    return robot_from_mapping(_read_toml(candidate), str(candidate), candidate.parent)
+    return robot_from_mapping(read_toml(candidate), str(candidate), candidate.parent)

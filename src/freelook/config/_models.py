@@ -52,12 +52,17 @@ class DriveConfig(_Strict):
     """Drive base: geometry, limits and actuator dynamics."""
 
     kind: Literal["differential", "tracked", "holonomic"]
-    track_width: float = Field(gt=0, description="true distance between track/wheel centres d")
-    controller_track_width: float | None = Field(
-        default=None, gt=0, description="d_eff used by the controllers; defaults to track_width"
+    track_width: float = Field(
+        ge=0.05, le=5.0, description="true distance between track/wheel centres d, m"
     )
-    wheel_diameter: float = Field(gt=0)
-    encoder_counts_per_rev: int = Field(gt=0)
+    controller_track_width: float | None = Field(
+        default=None,
+        ge=0.05,
+        le=10.0,
+        description="d_eff used by the controllers, m; defaults to track_width",
+    )
+    wheel_diameter: float = Field(ge=0.01, le=3.0, description="m")
+    encoder_counts_per_rev: int = Field(gt=0, le=10_000_000)
     max_wheel_speed: float = Field(gt=0, le=10.0, description="per track/wheel, m/s")
     max_turn_rate_deg: float = Field(gt=0, le=720.0, description="chassis yaw rate limit, deg/s")
     max_acceleration: float = Field(gt=0, le=20.0, description="per track, m/s²")
@@ -86,28 +91,32 @@ class SlipConfig(_Strict):
     enabled: bool = True
     icr_spread: float = Field(default=1.0, ge=1.0, le=4.0)
     longitudinal: float = Field(default=0.0, ge=0.0, lt=0.5)
-    noise: float = Field(default=0.0, ge=0.0, description="relative std of random slip")
+    noise: float = Field(default=0.0, ge=0.0, le=1.0, description="relative std of random slip")
 
 
 class FootprintConfig(_Strict):
     """Rectangular footprint relative to the reference point z (the drive axle centre)."""
 
-    length: float = Field(gt=0)
-    width: float = Field(gt=0)
-    center_forward: float = Field(default=0.0, description="footprint centre ahead of z")
-    swing_radius: float = Field(gt=0)
+    length: float = Field(ge=0.05, le=20.0, description="m")
+    width: float = Field(ge=0.05, le=20.0, description="m")
+    center_forward: float = Field(
+        default=0.0, ge=-10.0, le=10.0, description="footprint centre ahead of z, m"
+    )
+    swing_radius: float = Field(ge=0.02, le=15.0, description="m")
 
 
 class PanTiltConfig(_Strict):
     """Camera pan(-tilt) unit mounted at (L1 forward, L2 left) of z."""
 
-    mount_forward: float = Field(description="L1, m; must be non-zero for Free Look Control")
-    mount_left: float = Field(default=0.0, description="L2, m")
-    mount_height: float = Field(gt=0)
+    mount_forward: float = Field(
+        ge=-5.0, le=5.0, description="L1, m; must be non-zero for Free Look Control"
+    )
+    mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="L2, m")
+    mount_height: float = Field(gt=0, le=5.0, description="m")
     has_pan: bool = True
     has_tilt: bool = True
-    max_pan_rate_deg: float = Field(gt=0)
-    max_tilt_rate_deg: float = Field(default=60.0, gt=0)
+    max_pan_rate_deg: float = Field(gt=0, le=720.0, description="deg/s")
+    max_tilt_rate_deg: float = Field(default=60.0, gt=0, le=720.0, description="deg/s")
     pan_limits_deg: tuple[float, float] | None = Field(
         default=None, description="mechanical pan limits; omit for an unlimited slip-ring pan"
     )
@@ -134,8 +143,8 @@ class CameraConfig(_Strict):
     width: int = Field(default=640, gt=0, le=4096)
     height: int = Field(default=480, gt=0, le=4096)
     fov_deg: float = Field(default=60.0, gt=1, lt=179)
-    rate_hz: float = Field(default=30.0, gt=0)
-    stereo_baseline: float | None = Field(default=None, gt=0)
+    rate_hz: float = Field(default=30.0, gt=0, le=120.0)
+    stereo_baseline: float | None = Field(default=None, gt=0, le=1.0, description="m")
     jpeg_quality: int = Field(default=80, ge=10, le=100)
 
 
@@ -178,44 +187,65 @@ class StreamCameraConfig(_Strict):
 class LaserConfig(_Strict):
     """Planar laser scanner."""
 
-    mount_forward: float = 0.0
-    mount_left: float = 0.0
-    beams: int = Field(default=181, ge=2)
+    mount_forward: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
+    mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
+    beams: int = Field(default=181, ge=2, le=8192)
     fov_deg: float = Field(default=180.0, gt=0, le=360)
-    rate_hz: float = Field(default=75.0, gt=0)
-    range_max: float = Field(default=30.0, gt=0)
-    range_min: float = Field(default=0.02, ge=0)
-    noise_std: float = Field(default=0.01, ge=0)
+    rate_hz: float = Field(default=75.0, gt=0, le=200.0)
+    range_max: float = Field(default=30.0, gt=0, le=300.0, description="m")
+    range_min: float = Field(default=0.02, ge=0, le=10.0, description="m")
+    noise_std: float = Field(default=0.01, ge=0, le=1.0, description="m")
+
+    @model_validator(mode="after")
+    def _ranges_ordered(self) -> LaserConfig:
+        if not self.range_min < self.range_max:
+            raise ValueError(
+                f"range_min must be below range_max (got {self.range_min}, {self.range_max})"
+            )
+        return self
 
 
 class SonarConfig(_Strict):
     """Sonar rings: bearings of each transducer, degrees, 0 = forward, counter-clockwise."""
 
-    front_deg: tuple[float, ...] = (90.0, 50.0, 30.0, 10.0, -10.0, -30.0, -50.0, -90.0)
-    rear_deg: tuple[float, ...] = (-90.0, -130.0, -150.0, -170.0, 170.0, 150.0, 130.0, 90.0)
-    ring_radius: float = Field(default=0.2, gt=0)
+    front_deg: tuple[float, ...] = Field(
+        default=(90.0, 50.0, 30.0, 10.0, -10.0, -30.0, -50.0, -90.0), max_length=32
+    )
+    rear_deg: tuple[float, ...] = Field(
+        default=(-90.0, -130.0, -150.0, -170.0, 170.0, 150.0, 130.0, 90.0), max_length=32
+    )
+    ring_radius: float = Field(default=0.2, gt=0, le=2.0, description="m")
     cone_deg: float = Field(default=15.0, gt=0, lt=90)
-    range_max: float = Field(default=5.0, gt=0)
-    noise_std: float = Field(default=0.02, ge=0)
-    rate_hz: float = Field(default=25.0, gt=0)
+    range_max: float = Field(default=5.0, gt=0, le=20.0, description="m")
+    noise_std: float = Field(default=0.02, ge=0, le=1.0, description="m")
+    rate_hz: float = Field(default=25.0, gt=0, le=200.0)
+
+    @field_validator("front_deg", "rear_deg")
+    @classmethod
+    def _bearings_on_the_circle(cls, bearings: tuple[float, ...]) -> tuple[float, ...]:
+        if any(not -360.0 <= b <= 360.0 for b in bearings):
+            raise ValueError(f"bearings in degrees within ±360 (got {bearings})")
+        return bearings
 
 
 class GyroConfig(_Strict):
     """Rate gyro; defaults are a typical MEMS part."""
 
-    rate_hz: float = Field(default=100.0, gt=0)
-    turn_on_bias_deg_s: float = Field(default=0.5, ge=0, description="max |bias| at power-on")
-    bias_instability_deg_h: float = Field(default=10.0, ge=0)
-    angle_random_walk_deg_sqrt_h: float = Field(default=0.3, ge=0)
-    scale_factor_error: float = Field(default=0.003, ge=0)
+    rate_hz: float = Field(default=100.0, gt=0, le=2000.0)
+    turn_on_bias_deg_s: float = Field(
+        default=0.5, ge=0, le=100.0, description="max |bias| at power-on"
+    )
+    bias_instability_deg_h: float = Field(default=10.0, ge=0, le=10_000.0)
+    angle_random_walk_deg_sqrt_h: float = Field(default=0.3, ge=0, le=100.0)
+    scale_factor_error: float = Field(default=0.003, ge=0, le=0.5)
 
 
 class SafetyZone(_Strict):
     """One zone of the thesis's zonal safety: boundary from the robot centre and its limits."""
 
-    boundary: float = Field(gt=0, description="outer boundary measured from the centre, m")
-    max_speed: float = Field(ge=0, description="m/s")
-    max_turn_rate_deg: float = Field(ge=0, description="deg/s")
+    boundary: float = Field(gt=0, le=20.0, description="outer boundary measured from the centre, m")
+    max_speed: float = Field(ge=0, le=10.0, description="m/s")
+    max_turn_rate_deg: float = Field(ge=0, le=720.0, description="deg/s")
 
 
 class SafetyConfig(_Strict):
@@ -277,20 +307,23 @@ class ModeLimitsConfig(_Strict):
 class EstimationConfig(_Strict):
     """Pose estimation settings."""
 
-    mcl_particles: int = Field(default=2000, ge=10)
-    mcl_beams: int = Field(default=60, ge=1)
-    mcl_update_min_d: float = Field(default=0.05, ge=0)
-    mcl_update_min_a_deg: float = Field(default=3.0, ge=0)
+    mcl_particles: int = Field(default=2000, ge=10, le=200_000)
+    mcl_beams: int = Field(default=60, ge=1, le=1000)
+    mcl_update_min_d: float = Field(default=0.05, ge=0, le=10.0, description="m")
+    mcl_update_min_a_deg: float = Field(default=3.0, ge=0, le=180.0)
 
 
 class LocalizationConfig(_Strict):
     """How the robot fuses laser localization (MCL) with odometry."""
 
     initial_std_xy: float = Field(
-        default=0.05, gt=0, description="spread of the cloud around a given start, m"
+        default=0.05, gt=0, le=10.0, description="spread of the cloud around a given start, m"
     )
     initial_std_theta: float = Field(
-        default=0.02, gt=0, description="spread of the cloud around a given start heading, rad"
+        default=0.02,
+        gt=0,
+        le=math.pi,
+        description="spread of the cloud around a given start heading, rad",
     )
     gain: float = Field(
         default=0.3,
@@ -300,16 +333,28 @@ class LocalizationConfig(_Strict):
         "centimetres, each estimate noisy by millimetres)",
     )
     jump_distance: float = Field(
-        default=0.1, gt=0, description="an estimate this far off replaces the pose outright, m"
+        default=0.1,
+        gt=0,
+        le=100.0,
+        description="an estimate this far off replaces the pose outright, m",
     )
     jump_angle_deg: float = Field(
-        default=10.0, gt=0, description="an estimate this far off replaces the heading, deg"
+        default=10.0,
+        gt=0,
+        le=180.0,
+        description="an estimate this far off replaces the heading, deg",
     )
     search_update_spacing: float = Field(
-        default=0.25, gt=0, description="s between updates of a global search standing still"
+        default=0.25,
+        gt=0,
+        le=60.0,
+        description="s between updates of a global search standing still",
     )
     map_range: float = Field(
-        default=2.5, gt=0, description="m of known map turned into safety points around the robot"
+        default=2.5,
+        gt=0,
+        le=50.0,
+        description="m of known map turned into safety points around the robot",
     )
 
 
@@ -319,11 +364,13 @@ class FreeLookConfig(_Strict):
     gain: float = Field(
         default=2.0,
         ge=0,
+        le=100.0,
         description="1/s: how fast the camera is pulled back onto its reference path",
     )
     lag_cap: float = Field(
         default=0.1,
         gt=0,
+        le=10.0,
         description="m: the reference never runs further ahead of a camera that cannot follow",
     )
 
@@ -331,7 +378,7 @@ class FreeLookConfig(_Strict):
 class TrackingConfig(_Strict):
     """Gains of the nonlinear state tracking controller (seed 004 eq. 3.17)."""
 
-    b: float = Field(default=40.0, gt=0, description="k2 = b")
+    b: float = Field(default=40.0, gt=0, le=10_000.0, description="k2 = b")
     zeta: float = Field(
         default=0.8, gt=0, le=1, description="damping: k1 = k3 = 2ζ·√(ω_r² + b·v_r²)"
     )
@@ -340,9 +387,10 @@ class TrackingConfig(_Strict):
 class LinkConfig(_Strict):
     """Link and transmission defaults."""
 
-    control_period: float = Field(default=0.02, gt=0, le=1.0)
-    robot_tx_spacing: float = Field(default=0.031, gt=0)
-    operator_tx_spacing: float = Field(default=0.047, gt=0)
+    control_period: float = Field(default=0.02, ge=0.001, le=1.0, description="s")
+    # spacings within what a peer may ask for on the link (freelook.link.SPACING_LIMITS)
+    robot_tx_spacing: float = Field(default=0.031, ge=0.005, le=2.0, description="s")
+    operator_tx_spacing: float = Field(default=0.047, ge=0.005, le=2.0, description="s")
 
 
 class ArmConfig(_Strict):

@@ -19,7 +19,6 @@ shorthand: any station id, any mode, authority as each request asks (up to 255).
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from freelook.config import format_validation_error
+from freelook.config import format_validation_error, read_toml
 from freelook.errors import ConfigError
 from freelook.link._auth import derive_key
 from freelook.types import Mode
@@ -142,17 +141,7 @@ class KeyRing:
     def load(cls, path: str | Path) -> KeyRing:
         """Read a keys file (TOML)."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ConfigError(f"{path}: cannot read keys file: {err.strerror}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"{path}: not UTF-8 text") from None
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"{path}: not valid TOML: {err}") from None
-        return cls.from_mapping(data, str(path))
+        return cls.from_mapping(read_toml(path, "keys file"), str(path))
 
     def lookup(self, station: int) -> StationKeys | None:
         """The key and permissions of ``station``, or None when it has none."""

@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from freelook.errors import WorldError
+from freelook.files import ensure_regular, read_regular
 from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raster import draw_points, draw_segment
 
@@ -28,6 +29,8 @@ __all__ = ["builtin_worlds", "load_aria_map", "load_ros_map", "load_toml_world",
 
 _BUILTIN = "freelook.maps.builtin"
 MAX_CELLS = 50_000_000
+MAX_TEXT_BYTES = 16 << 20  # a world, a map_server YAML: text a person wrote or a tool saved
+MAX_IMAGE_BYTES = 256 << 20  # an occupancy image or an ARIA map of MAX_CELLS and more
 
 
 # ------------------------------------------------------------------------------ TOML worlds
@@ -108,11 +111,15 @@ def load_toml_world(path: str | Path, source: str | None = None) -> World:
     """A freelook world: walls as segments plus objects, rasterised at load."""
     name = source or str(path)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, MAX_TEXT_BYTES).decode("utf-8"))
     except OSError as err:
         raise WorldError(f"{name}: cannot read: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise WorldError(f"{name}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
         raise WorldError(f"{name}: not valid TOML: {err}") from None
+    except RecursionError:
+        raise WorldError(f"{name}: nested too deep") from None
     try:
         spec = _WorldSpec.model_validate(data)
     except ValidationError as err:
@@ -130,7 +137,7 @@ _MAP_MODES = ("trinary", "scale", "raw")
 def _read_pgm(path: Path) -> npt.NDArray[np.float64]:
     """A PGM image (P5 binary or P2 ASCII) as values scaled to 0…1 (0 black, 1 white)."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_IMAGE_BYTES)
     except OSError as err:
         raise WorldError(f"{path}: cannot read image: {err.strerror}") from None
     # header tokens: magic, width, height, maxval — comments start with '#'
@@ -178,6 +185,7 @@ def _read_image(
     from PIL import Image, UnidentifiedImageError
 
     try:
+        ensure_regular(path)
         with Image.open(path) as image:
             width, height = image.size
             if width * height > MAX_CELLS:
@@ -264,7 +272,11 @@ def load_ros_map(path: str | Path) -> World:
     """
     yaml_path = Path(path)
     try:
-        meta = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
+        meta = yaml.safe_load(read_regular(yaml_path, MAX_TEXT_BYTES).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise WorldError(f"{yaml_path}: not UTF-8 text") from None
+    except RecursionError:
+        raise WorldError(f"{yaml_path}: nested too deep") from None
     except OSError as err:
         raise WorldError(f"{yaml_path}: cannot read: {err.strerror}") from None
     except yaml.YAMLError as err:
@@ -371,7 +383,7 @@ def load_aria_map(path: str | Path, resolution: float = 0.05) -> World:
     """
     map_path = Path(path)
     try:
-        lines = map_path.read_text(encoding="latin-1").splitlines()
+        lines = read_regular(map_path, MAX_IMAGE_BYTES).decode("latin-1").splitlines()
     except OSError as err:
         raise WorldError(f"{map_path}: cannot read: {err.strerror}") from None
     if not lines or not lines[0].strip().startswith("2D-Map"):

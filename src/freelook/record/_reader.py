@@ -20,6 +20,7 @@ from mcap.summary import Summary
 from mcap_ros2.decoder import DecoderFactory
 
 from freelook.errors import FreelookError
+from freelook.files import ensure_regular
 
 __all__ = [
     "RecordedMessage",
@@ -90,6 +91,7 @@ def _damage(err: BaseException) -> str:
 
 def _check_magic(path: Path) -> None:
     try:
+        ensure_regular(path)  # a FIFO or a device would hang the reader
         with open(path, "rb") as stream:
             head = stream.read(len(_MAGIC))
     except OSError as err:

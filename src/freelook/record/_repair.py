@@ -16,6 +16,7 @@ from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 
 from freelook.errors import FreelookError
+from freelook.files import ensure_regular
 
 __all__ = ["RepairError", "RepairReport", "repair"]
 
@@ -53,6 +54,10 @@ def repair(source: str | Path, destination: str | Path) -> RepairReport:
         elif isinstance(record, Message):
             messages.append(record)
 
+    try:
+        ensure_regular(source)  # a FIFO or a device would hang the repair
+    except OSError as err:
+        raise RepairError(f"{source}: cannot read: {err.strerror}") from None
     with open(source, "rb") as stream:
         if stream.read(8) != b"\x89MCAP0\r\n":
             raise RepairError(f"{source}: not an MCAP file (bad magic)")
