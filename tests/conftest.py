@@ -6,14 +6,74 @@ suite (numba's compiles leave much behind): long enough to trip a 0.5 s watchdog
 collection there takes about 70 ms). So a realtime test runs with the objects from before it
 frozen, left out of its collections, and hands them back after it; other tests collect as
 usual, so garbage an earlier test left still shows.
+
+Hypothesis runs under one of three profiles, registered here:
+
+- ``ci``: derandomized (each test's examples follow from its own code, the same on every run
+  and machine), no example database, no deadline and no speed health check. Picked when
+  ``CI=true``, and by ``tools/test.sh`` unless told otherwise: the suite passes or fails the
+  same way every time, whatever ran before and however busy the machine is.
+- ``dev``: random examples, failures kept in ``.hypothesis/`` and replayed; for a bare
+  ``pytest`` while working.
+- ``thorough``: random examples, ten times each test's own number of them (a thousand where a
+  test names none), for a longer hunt on demand: ``FREELOOK_HYPOTHESIS=thorough bash
+  tools/test.sh`` or ``pytest --hypothesis-profile=thorough``. A failure it finds prints the
+  example and its ``@reproduce_failure`` blob.
+
+``FREELOOK_HYPOTHESIS`` names the profile; ``--hypothesis-profile`` overrides it.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+THOROUGH_FACTOR = 10  # the thorough run's examples per test, against the test's own number
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None)
+settings.register_profile("thorough", max_examples=100, deadline=None, print_blob=True)
+
+
+def _profile_asked() -> str:
+    """The profile the environment asks for: ``FREELOOK_HYPOTHESIS``, else ``ci`` under CI."""
+    named = os.environ.get("FREELOOK_HYPOTHESIS", "")
+    if named:
+        return named
+    return "ci" if os.environ.get("CI", "").lower() == "true" else "dev"
+
+
+settings.load_profile(_profile_asked())  # before the test modules are imported: they inherit it
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``thorough``, each hypothesis test runs ``THOROUGH_FACTOR`` times the examples its
+    own ``@settings`` names (a test's own settings would otherwise cap the longer run)."""
+    profile = config.getoption("hypothesis_profile", None) or _profile_asked()
+    if profile != "thorough":
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        test = getattr(test, "__func__", test)  # a test method: its function
+        if getattr(test, "is_hypothesis_test", False) is not True:
+            continue
+        own = getattr(test, "_hypothesis_internal_use_settings", None)  # where @given keeps them
+        if not isinstance(own, settings):  # a hypothesis that keeps them elsewhere: say so
+            raise pytest.UsageError(f"{item.nodeid}: its hypothesis settings are not readable")
+        test._hypothesis_internal_use_settings = settings(
+            own, max_examples=own.max_examples * THOROUGH_FACTOR
+        )
 
 
 @pytest.fixture(autouse=True)

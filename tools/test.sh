@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Set up a virtual environment (if needed) and run everything CI runs: lint, type check, tests.
+# Hypothesis runs derandomized here (the "ci" profile in tests/conftest.py): the same examples
+# every run, no example database, so a pass or a failure repeats. For a longer randomized hunt:
+#   FREELOOK_HYPOTHESIS=thorough bash tools/test.sh     (ten times the examples, random)
 set -euo pipefail
+export FREELOOK_HYPOTHESIS="${FREELOOK_HYPOTHESIS:-ci}"
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip

@@ -262,23 +262,39 @@ def test_a_footprint_found_clear_by_its_clearance_touches_no_obstacle(
 ) -> None:
     """Random walls and poses (near them, at the grid's edge, in the open): where the
     clearance says an outline's reach is clear, no heading of the outline touches an obstacle
-    cell or leaves the grid; and the open floor is found clear."""
+    cell or leaves the grid; the open floor is found clear. The poses tried are built, not
+    hoped for: some deep in the open floor, some in the cells whose clearance is only just
+    enough (where a wrong clearance would show), and random ones anywhere."""
     rng = np.random.default_rng(seed)
     grid = rng.random((40, 50)) < density * rng.random((40, 50))
-    grid[10:30, 12:38] = False  # some open floor
+    grid[10:30, 12:38] = False  # some open floor: x 0.3…1.6 m, y 1.2…2.2 m
+    grid[9, 11:39] = True  # with a wall along it, whatever the density
     world = World("random", grid, 0.05, (-0.3, 0.7))
     vehicle = Vehicle(load_robot("pioneer3dx"), world, rng, (0.95, 1.7, 0.0))
     points, reach = vehicle.points, float(np.hypot(*vehicle.points.T).max())
     clearance = clearance_of(grid)
     ox, oy = world.origin
-    found_clear = 0
-    for x, y in rng.uniform((-0.5, 0.5), (2.4, 2.8), (200, 2)):
+    inset = reach + 2 * 0.05  # the reach, a cell the clearance grows obstacles by, a cell spare
+    deep = rng.uniform((0.3 + inset, 1.2 + inset), (1.6 - inset, 2.2 - inset), (40, 2))
+    for x, y in deep:
+        assert footprint_clear(clearance, ox, oy, 0.05, x, y, reach), (x, y)
+    cells = reach / 0.05
+    just_enough = np.argwhere((clearance > cells + 0.01) & (clearance < cells + 1.5))
+    assert len(just_enough) > 0  # the open floor beside its wall always holds some
+    picked = just_enough[rng.choice(len(just_enough), min(60, len(just_enough)), replace=False)]
+    within = rng.random((len(picked), 2))  # where in its cell the pose lies
+    edge = np.column_stack(
+        [ox + (picked[:, 1] + within[:, 0]) * 0.05, oy + (picked[:, 0] + within[:, 1]) * 0.05]
+    )
+    anywhere = rng.uniform((-0.5, 0.5), (2.4, 2.8), (100, 2))
+    checked = 0
+    for x, y in np.concatenate([deep, edge, anywhere]):
         if not footprint_clear(clearance, ox, oy, 0.05, x, y, reach):
             continue
-        found_clear += 1
+        checked += 1
         for theta in np.linspace(-math.pi, math.pi, 13):
-            assert footprint_hits(grid, ox, oy, 0.05, x, y, theta, points) == 0
+            assert footprint_hits(grid, ox, oy, 0.05, x, y, theta, points) == 0, (x, y, theta)
+    assert checked >= len(deep)
     assert footprint_clear(clearance, ox, oy, 0.05, 0.95, 1.7, reach)  # the open floor's centre
-    assert found_clear > 0
     for odd in (math.nan, math.inf, -1e300):
         assert not footprint_clear(clearance, ox, oy, 0.05, odd, 1.7, reach)
