@@ -1,5 +1,6 @@
 """The bomb-disposal experiment in small: seeded scenes, a trial end to end through the command
-line with its recording read back, and the object carried off during the approach."""
+line with its recording read back, the object carried off during the approach, and the
+operator's takeover (tests/robot/test_autonomy_takeover.py takes over at every phase)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,20 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 from mcap.reader import make_reader
 from typer.testing import CliRunner
 
 from freelook.cli import app
-from freelook.experiments._bomb_disposal import disposal_trial, eod_scenario
+from freelook.experiments._bomb_disposal import (
+    TASK_PHASES,
+    DisposalResult,
+    Takeover,
+    disposal_table,
+    disposal_trial,
+    eod_scenario,
+)
+from freelook.types import TaskPhase
 
 
 def test_a_scene_is_drawn_from_its_seed_with_a_look_alike_distractor() -> None:
@@ -64,3 +74,50 @@ def test_the_object_carried_off_during_the_approach_is_searched_for_again() -> N
     assert result.success, result.failure
     assert result.collisions == 0
     assert math.isfinite(result.drop_error)
+
+
+def test_the_takeover_drawn_for_a_trial_happens_while_the_task_runs() -> None:
+    """Seed 64's task ends at 38.6 s; a takeover drawn on the clock (8–40 s) came after it and
+    was counted as not stopped, not resumed. Drawn by phase, it happens, and holds."""
+    result = disposal_trial(64, "taros", takeover=True)
+    assert result.takeover  # one was asked for
+    assert result.took_over
+    assert result.takeover_phase in [p.name.lower() for p in TASK_PHASES]
+    assert result.stopped_in_one_cycle is True
+    assert result.resumed_phase is True
+    assert result.success, result.failure
+
+
+def test_a_takeover_is_due_in_its_phase_or_at_the_first_cycle_after_it() -> None:
+    grasp = Takeover(TaskPhase.GRASP, 1.5)
+    assert not grasp.due(TaskPhase.IDLE, 9.0)
+    assert not grasp.due(TaskPhase.APPROACH_OBJECT, 30.0)
+    assert not grasp.due(TaskPhase.GRASP, 1.4)
+    assert grasp.due(TaskPhase.GRASP, 1.5)
+    assert grasp.due(TaskPhase.SEARCH_RECEPTACLE, 0.0)  # the grasp ended sooner: now
+    assert not grasp.due(TaskPhase.DONE, 0.0)  # over: nothing left to take over
+    assert Takeover(TaskPhase.SEARCH_OBJECT).due(TaskPhase.SEARCH_OBJECT, 0.0)
+    drawn = [Takeover.drawn(np.random.default_rng(k)) for k in range(60)]
+    assert {t.phase for t in drawn} == set(TASK_PHASES)
+    assert any(t.after == 0.0 for t in drawn)
+    assert all(0.0 <= t.after < 4.0 for t in drawn)
+
+
+def test_a_takeover_that_never_happened_marks_the_row_not_met() -> None:
+    def trial(seed: int, *, asked: str, happened: bool) -> DisposalResult:
+        times = {p.name.lower(): 5.0 for p in TASK_PHASES}
+        r = DisposalResult(seed, "taros", True, TaskPhase.DONE, 40.0, times, 0, 0, 0, 0, 0, 10)
+        r.takeover = asked
+        r.took_over = happened
+        if happened:
+            r.takeover_phase, r.stopped_in_one_cycle, r.resumed_phase = "grasp", True, True
+        return r
+
+    held = [trial(1, asked="grasp +0.0 s", happened=True), trial(2, asked="", happened=False)]
+    (row,) = [r for r in disposal_table(held, 2, 1, "taros").rows if "takeover" in r.what]
+    assert row.ok is True
+    assert row.ours == "1 / 1 / 1 of 1"
+    missed = [*held, trial(3, asked="drop +3.0 s", happened=False)]
+    (row,) = [r for r in disposal_table(missed, 3, 1, "taros").rows if "takeover" in r.what]
+    assert row.ok is False
+    assert "1 of 2 never taken over" in row.ours

@@ -35,8 +35,10 @@ from freelook.sim.vehicle import Vehicle
 from freelook.types import Mode, TaskPhase
 
 __all__ = [
+    "TASK_PHASES",
     "DisposalResult",
     "EodScenario",
+    "Takeover",
     "bomb_disposal",
     "disposal_table",
     "disposal_trial",
@@ -45,6 +47,39 @@ __all__ = [
 
 PALETTE = (0.0, 55.0, 125.0, 215.0, 285.0)  # hues far enough apart for a ±12° detector
 ROOM = (1.4, 8.6, 1.4, 6.6)  # where things may stand in the eod room (walls 1.4 m away)
+TASK_PHASES = (
+    TaskPhase.SEARCH_OBJECT,
+    TaskPhase.APPROACH_OBJECT,
+    TaskPhase.GRASP,
+    TaskPhase.SEARCH_RECEPTACLE,
+    TaskPhase.APPROACH_RECEPTACLE,
+    TaskPhase.DROP,
+)
+
+
+@dataclass(frozen=True)
+class Takeover:
+    """When the operator takes over: ``after`` seconds into ``phase`` (0: in the first control
+    cycle the task is in it), or in the first cycle of a later phase when the task has left
+    ``phase`` before that. Drawn by phase, not by the clock: a takeover set by the clock may
+    fall after the task has ended, and then proves nothing."""
+
+    phase: TaskPhase
+    after: float = 0.0
+
+    @classmethod
+    def drawn(cls, rng: np.random.Generator) -> Takeover:
+        """A phase of the six, uniformly; a third of the time at the phase change itself,
+        otherwise up to 4 s into the phase."""
+        phase = TASK_PHASES[int(rng.integers(len(TASK_PHASES)))]
+        return cls(phase, 0.0 if rng.random() < 1 / 3 else float(rng.uniform(0.0, 4.0)))
+
+    def due(self, phase: TaskPhase, in_phase: float) -> bool:
+        """Whether to take over now, the task ``in_phase`` seconds into ``phase``."""
+        if phase not in TASK_PHASES:
+            return False
+        wanted, now = TASK_PHASES.index(self.phase), TASK_PHASES.index(phase)
+        return now > wanted or (now == wanted and in_phase >= self.after - 1e-9)
 
 
 @dataclass(frozen=True)
@@ -184,7 +219,9 @@ class DisposalResult:
     recoveries: int
     false_detections: int  # frames with an object sighting > 0.5 m from the true object
     frames: int
-    took_over: bool = False
+    takeover: str = ""  # the takeover asked for ("grasp +1.2 s"), if any
+    took_over: bool = False  # it happened (the task still running when it was due)
+    takeover_phase: str = ""  # the phase the task was in when the operator took over
     stopped_in_one_cycle: bool | None = None
     resumed_phase: bool | None = None
     moved: bool = False
@@ -223,14 +260,15 @@ def disposal_trial(
     seed: int,
     robot: str = "taros",
     *,
-    takeover: bool = False,
+    takeover: Takeover | bool | None = None,
     move_object: bool = False,
     limit: float = 300.0,
     config: RobotConfig | None = None,
     timeline: bool = False,
 ) -> DisposalResult:
-    """One seeded trial; ``takeover``: an operator takes over mid-task for 2 s and hands back;
-    ``move_object``: the object is carried away while the robot approaches it."""
+    """One seeded trial; ``takeover``: an operator takes over for 2 s and hands back, when
+    :class:`Takeover` says (True: one drawn from the seed); ``move_object``: the object is
+    carried away while the robot approaches it."""
     scenario = eod_scenario(seed, robot)
     config = config or load_robot(robot)
     sim_robot = SimulatedRobot(
@@ -257,20 +295,32 @@ def disposal_trial(
     fingers = set(_moving_boxes(model, model.gripper_joints).tolist())
     arm_boxes_free = np.array([b for b in arm_boxes.tolist() if b not in fingers])
     fp = config.footprint
+    if takeover is True:
+        takeover = Takeover.drawn(np.random.default_rng([seed, 8]))
+    pending = takeover or None
     result = DisposalResult(
-        seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0, takeover, moved=False
+        seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0, moved=False
     )
-    takeover_at = float(rng.uniform(8.0, 40.0)) if takeover else math.inf
+    if pending is not None:
+        result.takeover = f"{pending.phase.name.lower()} +{pending.after:.1f} s"
     sim_robot.send(ModeChange(Mode.AUTONOMY))
     step = 0.1
+    cycles = round(step / core.period)
     t = 0.0
     seen_frames = 0
     while t < limit:
-        sim_robot.send(Heartbeat())
-        if t >= takeover_at and autonomy.task.running:
-            takeover_at = math.inf
-            _take_over(sim_robot, result)
-        sim_robot.run_for(step)
+        if pending is None:
+            sim_robot.send(Heartbeat())
+            sim_robot.run_for(step)
+        else:  # cycle by cycle until the takeover is due
+            for _ in range(cycles):
+                task = autonomy.task
+                entered = task.history[-1].start if task.history else core.now
+                if pending is not None and pending.due(task.phase, core.now - entered):
+                    pending = None
+                    _take_over(sim_robot, result)
+                sim_robot.send(Heartbeat())
+                sim_robot.run_for(core.period)
         t += step
         task = autonomy.task
         v = sim_robot.sim.vehicle
@@ -338,22 +388,39 @@ def _log(
 
 
 def _take_over(sim_robot: SimulatedRobot, result: DisposalResult) -> None:
-    """An operator's stop command mid-task, 2 s of standing, then the hand-back."""
+    """An operator's stop command mid-task, 2 s of standing, then the hand-back.
+
+    Stopped: one control cycle after the stop the base, the camera and the arm are commanded
+    still. Resumed: the hand-back finds the task in the phase it was in, with no recovery
+    spent on the pause, and its first cycle goes on in that phase or on to the next."""
     core = sim_robot.core
     autonomy = core.autonomy
     assert autonomy is not None
     before = autonomy.task.phase
+    recoveries = autonomy.task.recoveries
+    result.took_over = True
+    result.takeover_phase = before.name.lower()
     sim_robot.send(VelocityCommand(0.0, 0.0))
     sim_robot.run_for(core.period)
     out = core.last_output
     arm = core.arm.last if core.arm is not None else None
     arm_still = arm is None or not np.any(arm.velocities)
-    result.stopped_in_one_cycle = out.v == 0.0 and out.omega == 0.0 and arm_still
+    result.stopped_in_one_cycle = (
+        core.mode != Mode.AUTONOMY
+        and (out.v, out.omega, out.v_left, out.v_right, out.pan_rate, out.tilt_rate) == (0.0,) * 6
+        and arm_still
+    )
     for _ in range(20):
         sim_robot.send(VelocityCommand(0.0, 0.0))
         sim_robot.run_for(0.1)
     sim_robot.send(ModeChange(Mode.AUTONOMY))
-    result.resumed_phase = autonomy.task.phase == before
+    kept = core.mode == Mode.AUTONOMY and autonomy.task.phase == before
+    sim_robot.send(Heartbeat())
+    sim_robot.run_for(core.period)
+    after = autonomy.task.phase
+    onward = TASK_PHASES.index(before) + 1
+    going_on = after == before or after == (*TASK_PHASES, TaskPhase.DONE)[onward]
+    result.resumed_phase = kept and going_on and autonomy.task.recoveries == recoveries
 
 
 def _elsewhere(
@@ -447,8 +514,9 @@ def _false(autonomy, core, box, v) -> int:  # type: ignore[no-untyped-def]
 
 
 def _trial_args(trials: int, seed: int, robot: str) -> list[tuple[int, str, bool, bool]]:
-    """Every tenth trial has the operator take over and hand back, every tenth (offset by
-    five) has the object carried away during the approach."""
+    """Every tenth trial has the operator take over and hand back (at a phase drawn from the
+    trial's seed), every tenth (offset by four) has the object carried away during the
+    approach."""
     return [(seed + k, robot, k % 10 == 3, k % 10 == 7) for k in range(trials)]
 
 
@@ -559,18 +627,25 @@ def disposal_table(
             base == 0 and arm == 0,
         )
     )
-    took = [r for r in results if r.took_over]
+    planned = [r for r in results if r.takeover]
+    took = [r for r in planned if r.took_over]
     stopped = sum(bool(r.stopped_in_one_cycle) for r in took)
     resumed = sum(bool(r.resumed_phase) for r in took)
     done = sum(r.success for r in took)
+    phases = ", ".join(r.takeover_phase.replace("_", " ") for r in took) or "-"
+    missed = len(planned) - len(took)
     result.rows.append(
         Row(
-            "takeover trials: the operator's stop command mid-task, 2 s, hand-back: stopped"
-            " within one control cycle / resumed in the same phase / task done",
+            "takeover trials: the operator's stop command at a phase drawn per trial (or at its"
+            " change), 2 s, hand-back: stopped within one control cycle / resumed in the same"
+            " phase / task done",
             "",
-            f"{stopped} / {resumed} / {done} of {len(took)}",
+            f"{stopped} / {resumed} / {done} of {len(took)}"
+            + (f" ({missed} of {len(planned)} never taken over)" if missed else ""),
             "all",
-            stopped == resumed == done == len(took),
+            stopped == resumed == done == len(took) == len(planned),
+            f"taken over in: {phases}; a takeover not reached (the task failed first) counts"
+            " against the row",
         )
     )
     moved = [r for r in results if r.moved]
