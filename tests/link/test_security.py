@@ -43,7 +43,10 @@ from freelook.link import (
     ValueRangeError,
     VelocityCommand,
     WheelSpeedCommand,
+    derive_key,
+    key_from_env,
     rejection_reason,
+    strong_key,
 )
 
 KEY = bytes(range(32))
@@ -472,7 +475,7 @@ def test_a_keys_file_loads_and_its_errors_name_file_field_and_expectation(tmp_pa
         '[stations.1]\nkey = "a passphrase"\nauthority = 30\nmodes = ["tank", "FREE_LOOK"]\n'
         '[stations.9]\nkey = "' + "ab" * 32 + '"\nobserver = true\n'
     )
-    keys = KeyRing.load(good)
+    keys = KeyRing.load(good, allow_weak=True)
     one = keys.lookup(1)
     assert one is not None
     assert one.permissions == Permissions(30, frozenset({Mode.TANK, Mode.FREE_LOOK}), False)
@@ -502,3 +505,38 @@ def test_a_keys_file_loads_and_its_errors_name_file_field_and_expectation(tmp_pa
     assert anyone is not None
     assert anyone.key == KEY
     assert anyone.permissions == Permissions()
+
+
+# -- keys that resist guessing ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weak", ["a", "robot", "Tr0ub4dor&3", "driver passphrase", "1234" * 8])
+def test_a_weak_key_is_refused_unless_the_user_accepts_it(weak: str) -> None:
+    with pytest.raises(ConfigError, match=r"bits of entropy, 128 needed.*freelook keys new"):
+        strong_key(weak)
+    with pytest.raises(ConfigError, match=r"FREELOOK_LINK_KEY has at most \d+ bits"):
+        key_from_env({"FREELOOK_LINK_KEY": weak})
+    assert strong_key(weak, allow_weak=True) == derive_key(weak)
+
+
+def test_a_random_key_or_a_long_mixed_passphrase_is_accepted() -> None:
+    assert strong_key("ab" * 32) == bytes.fromhex("ab" * 32)
+    assert len(strong_key("correct horse battery staple, 1984 edition")) == 32
+
+
+def test_a_keys_file_with_a_weak_key_names_the_station(tmp_path: Path) -> None:
+    path = tmp_path / "keys.toml"
+    path.write_text('[stations.1]\nkey = "' + "cd" * 32 + '"\n[stations.2]\nkey = "robot"\n')
+    with pytest.raises(ConfigError, match=r"keys\.toml: stations\.2\.key has at most 24 bits"):
+        KeyRing.load(path)
+    assert 2 in KeyRing.load(path, allow_weak=True)
+
+
+def test_a_passphrase_is_stretched_so_an_offline_guess_costs_scrypt() -> None:
+    """One captured session-open let a passphrase be guessed at 772k/s with one SHA-256 a
+    guess; now a guess is scrypt with 16 MiB: the key is scrypt's, not a plain hash's."""
+    key = derive_key("robot")
+    assert key == hashlib.scrypt(
+        b"robot", salt=b"freelook-link-key", n=1 << 14, r=8, p=1, dklen=32, maxmem=64 << 20
+    )
+    assert key != hashlib.sha256(b"freelook-link-key:robot").digest()

@@ -96,7 +96,7 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
     control key with a wrong key, and a replay of the station's own packets captured on the
     bus, are refused by the robot's session and counted; only the station's commands act."""
     port = free_port()
-    keys = KeyRing.from_mapping({"stations": {"1": {"key": "station one"}}})
+    keys = KeyRing.from_mapping({"stations": {"1": {"key": "station one"}}}, allow_weak=True)
 
     async def scenario() -> dict[str, object]:
         robot_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"])

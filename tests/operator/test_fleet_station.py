@@ -70,7 +70,7 @@ def test_a_watching_core_asks_for_nothing_and_lets_go_when_it_stops_driving() ->
 def test_fleet_station_drives_one_robot_watches_the_others_and_switches() -> None:
     config, world = load_robot("pioneer3dx"), load_world("lab")
     port = free_port()
-    ring = KeyRing.from_mapping({"stations": {"1": {"key": "one"}}})
+    ring = KeyRing.from_mapping({"stations": {"1": {"key": "one"}}}, allow_weak=True)
     names = ["alpha", "bravo", "charlie"]
 
     async def scenario() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from freelook.cli import (
     _experiment,
     _fleet,
     _jaus,
+    _keys,
     _link,
     _operator,
     _plot,
@@ -46,6 +47,7 @@ for _module in (
     _experiment,
     _station,
     _jaus,
+    _keys,
 ):
     _module.register(app)
 

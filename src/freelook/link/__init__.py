@@ -3,7 +3,15 @@ statistics, the sans-I/O session both ends use and its real-time driver, an impa
 control arbitration and the UDP/serial transports."""
 
 from freelook.link._arbitration import ControlArbiter, Decision
-from freelook.link._auth import KEY_ENV, ReplayWindow, derive_key, key_from_env
+from freelook.link._auth import (
+    KEY_ENV,
+    MIN_KEY_BITS,
+    ReplayWindow,
+    derive_key,
+    key_bits,
+    key_from_env,
+    strong_key,
+)
 from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments, RadioLockups
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
@@ -120,6 +128,7 @@ __all__ = [
     "MAX_MAP_CELLS",
     "MAX_PACKET",
     "MAX_STREAMS",
+    "MIN_KEY_BITS",
     "SPACING_LIMITS",
     "Accepted",
     "ArmTelemetry",
@@ -219,10 +228,12 @@ __all__ = [
     "derive_key",
     "encode_jpeg",
     "encode_map",
+    "key_bits",
     "key_from_env",
     "map_digest",
     "parse_transport_url",
     "position_from_telemetry",
     "rejection_reason",
+    "strong_key",
     "zenoh_config",
 ]

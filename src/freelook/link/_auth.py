@@ -12,20 +12,40 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 
 from freelook.errors import ConfigError
 from freelook.link._errors import ReplayError
 
-__all__ = ["KEY_ENV", "TAG_SIZE", "ReplayWindow", "derive_key", "key_from_env", "tag"]
+__all__ = [
+    "KEY_ENV",
+    "MIN_KEY_BITS",
+    "TAG_SIZE",
+    "ReplayWindow",
+    "derive_key",
+    "key_bits",
+    "key_from_env",
+    "strong_key",
+    "tag",
+]
 
 TAG_SIZE = 16
 KEY_ENV = "FREELOOK_LINK_KEY"
 WINDOW = 64
 
 
+#: the least entropy a user's key may have (bits), unless the user accepts a weaker one
+MIN_KEY_BITS = 128
+#: scrypt's cost for a passphrase: 16 MiB and tens of milliseconds a guess, on every guess
+_SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
+_SALT = b"freelook-link-key"
+
+
 def derive_key(secret: str) -> bytes:
-    """32-byte key: 64 hex digits are used as they are, any other text is hashed (SHA-256)."""
+    """32-byte key: 64 hex digits are used as they are (a random key, as ``freelook keys new``
+    writes); any other text is a passphrase, stretched with scrypt so that every offline guess
+    at it costs memory and tens of milliseconds."""
     text = secret.strip()
     if not text:
         raise ConfigError("link key is empty")
@@ -34,14 +54,47 @@ def derive_key(secret: str) -> bytes:
             return bytes.fromhex(text)
         except ValueError:
             pass
-    return hashlib.sha256(("freelook-link-key:" + text).encode()).digest()
+    return hashlib.scrypt(text.encode(), salt=_SALT, **_SCRYPT)
 
 
-def key_from_env(environ: dict[str, str] | None = None) -> bytes | None:
-    """The key from ``FREELOOK_LINK_KEY``, or None when it is not set."""
+def key_bits(secret: str) -> float:
+    """An upper estimate of a key's entropy in bits: 256 for 64 hex digits, otherwise its
+    length times log2 of the alphabet its character classes span (lower and upper case,
+    digits, other printable ASCII, anything else). Generous for words, so a short or
+    single-class passphrase is what it refuses."""
+    text = secret.strip()
+    if len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text):
+        return 256.0
+    alphabet = (
+        26 * any("a" <= c <= "z" for c in text)
+        + 26 * any("A" <= c <= "Z" for c in text)
+        + 10 * any("0" <= c <= "9" for c in text)
+        + 33 * any(c.isascii() and not c.isalnum() for c in text)
+        + 1000 * any(not c.isascii() for c in text)
+    )
+    return len(text) * math.log2(max(alphabet, 2))
+
+
+def strong_key(secret: str, *, allow_weak: bool = False, what: str = "link key") -> bytes:
+    """:func:`derive_key` for a key a user gave; one of under :data:`MIN_KEY_BITS` bits is
+    refused (:class:`ConfigError`) unless ``allow_weak``."""
+    bits = key_bits(secret)
+    if bits < MIN_KEY_BITS and not allow_weak:
+        raise ConfigError(
+            f"{what} has at most {bits:.0f} bits of entropy, {MIN_KEY_BITS} needed: make one "
+            "with `freelook keys new` (or accept a weak key with --weak-key)"
+        )
+    return derive_key(secret)
+
+
+def key_from_env(
+    environ: dict[str, str] | None = None, *, allow_weak: bool = False
+) -> bytes | None:
+    """The key from ``FREELOOK_LINK_KEY`` (checked as :func:`strong_key`), or None when it is
+    not set."""
     env = os.environ if environ is None else environ
     value = env.get(KEY_ENV)
-    return None if value is None else derive_key(value)
+    return None if value is None else strong_key(value, allow_weak=allow_weak, what=KEY_ENV)
 
 
 def tag(key: bytes, data: bytes | memoryview) -> bytes:

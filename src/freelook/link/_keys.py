@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from freelook.config import format_validation_error, read_toml
 from freelook.errors import ConfigError
-from freelook.link._auth import derive_key
+from freelook.link._auth import strong_key
 from freelook.types import Mode
 
 __all__ = ["KeyRing", "KeysFile", "Permissions", "StationEntry", "StationKeys"]
@@ -119,8 +119,11 @@ class KeyRing:
         return cls(any_station=key)
 
     @classmethod
-    def from_mapping(cls, data: dict[str, Any], source: str = "<mapping>") -> KeyRing:
-        """Validate a parsed keys file; errors name ``source``, the field and what was wrong."""
+    def from_mapping(
+        cls, data: dict[str, Any], source: str = "<mapping>", *, allow_weak: bool = False
+    ) -> KeyRing:
+        """Validate a parsed keys file; errors name ``source``, the field and what was wrong.
+        A key under :data:`MIN_KEY_BITS` bits is refused unless ``allow_weak``."""
         try:
             model = KeysFile.model_validate(data)
         except ValidationError as err:
@@ -134,14 +137,17 @@ class KeyRing:
                 else frozenset(Mode[name.upper()] for name in entry.modes)
             )
             permissions = Permissions(entry.authority, modes, entry.observer)
-            stations[station] = StationKeys(station, derive_key(entry.key), permissions)
+            key = strong_key(
+                entry.key, allow_weak=allow_weak, what=f"{source}: stations.{station}.key"
+            )
+            stations[station] = StationKeys(station, key, permissions)
         return cls(stations)
 
     @classmethod
-    def load(cls, path: str | Path) -> KeyRing:
-        """Read a keys file (TOML)."""
+    def load(cls, path: str | Path, *, allow_weak: bool = False) -> KeyRing:
+        """Read a keys file (TOML); weak keys as :meth:`from_mapping`."""
         path = Path(path)
-        return cls.from_mapping(read_toml(path, "keys file"), str(path))
+        return cls.from_mapping(read_toml(path, "keys file"), str(path), allow_weak=allow_weak)
 
     def lookup(self, station: int) -> StationKeys | None:
         """The key and permissions of ``station``, or None when it has none."""

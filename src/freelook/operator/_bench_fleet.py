@@ -70,7 +70,9 @@ async def _trial(transport: str) -> FleetTrial:
     from freelook.robot import ServerOptions
 
     config, world = load_robot("pioneer3dx"), load_world("lab")
-    ring = KeyRing.from_mapping({"stations": {str(k): {"key": f"bench {k}"} for k in (1, 2, 3)}})
+    ring = KeyRing.from_mapping(
+        {"stations": {str(k): {"key": f"bench {k}"} for k in (1, 2, 3)}}, allow_weak=True
+    )
     port = _free_port()
     names = [f"robot-{i + 1}" for i in range(ROBOTS)]
     robots_bus = ZenohBus.peer(listen=[f"tcp/127.0.0.1:{port}"]) if transport == "zenoh" else None

@@ -321,7 +321,7 @@ async def run_fleet_session(
         raise ConfigError(f"--robots {robots}: expected 1…{MAX_ROBOTS}")
     if not 1 <= stations <= 16:
         raise ConfigError(f"--stations {stations}: expected 1…16")
-    passphrases = {k: secrets.token_urlsafe(16) for k in range(1, stations + 1)}
+    passphrases = {k: secrets.token_hex(32) for k in range(1, stations + 1)}  # random keys
     ring = KeyRing.from_mapping(
         {"stations": {str(k): {"key": phrase} for k, phrase in passphrases.items()}}
     )

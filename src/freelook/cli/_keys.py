@@ -1,0 +1,64 @@
+"""``freelook keys``: make a keys file with a random key for each station."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+keys_app = typer.Typer(help="Make station keys.", no_args_is_help=True)
+
+
+def keys_file_text(keys: dict[int, str], observers: set[int]) -> str:
+    """A keys file (TOML) giving each station its key; ``observers`` only watch."""
+    lines = ["# freelook station keys: give each station its own key, over a channel you trust"]
+    for station, key in sorted(keys.items()):
+        lines += ["", f"[stations.{station}]", f'key = "{key}"']
+        if station in observers:
+            lines.append("observer = true")
+    return "\n".join(lines) + "\n"
+
+
+@keys_app.command("new")
+def new_command(
+    output: Annotated[Path, typer.Argument(help="The keys file to write (never overwritten).")],
+    stations: Annotated[
+        int, typer.Option("--stations", min=1, max=64, help="How many stations (ids 1…N).")
+    ] = 1,
+    observer: Annotated[
+        list[int] | None,
+        typer.Option("--observer", help="A station id that may only watch (repeatable)."),
+    ] = None,
+) -> None:
+    """Write a keys file with a random 256-bit key for each station, readable by its owner
+    only; print where it went (the keys stay in the file)."""
+    import secrets
+
+    observers = set(observer or [])
+    outside = sorted(s for s in observers if not 1 <= s <= stations)
+    if outside:
+        typer.echo(f"--observer {outside[0]}: not a station of 1…{stations}", err=True)
+        raise typer.Exit(2)
+    text = keys_file_text({s: secrets.token_hex(32) for s in range(1, stations + 1)}, observers)
+    try:
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        typer.echo(f"{output}: exists; not overwritten (keys in use would be lost)", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"{output}: cannot write: {err.strerror}", err=True)
+        raise typer.Exit(2) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    typer.echo(f"{output}: {stations} station key(s), readable by you only")
+    typer.echo(f"robot:    freelook robot --keys {output}")
+    typer.echo("stations: each sets FREELOOK_LINK_KEY to its own key from the file")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``keys`` to the ``freelook`` command."""
+    app.add_typer(keys_app, name="keys")
