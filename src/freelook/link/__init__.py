@@ -81,6 +81,7 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
+from freelook.link._refusal_log import SESSION_REFUSALS, RefusalLog
 from freelook.link._session import (
     SPACING_LIMITS,
     Accepted,
@@ -91,6 +92,7 @@ from freelook.link._session import (
     Refused,
     Reply,
     SessionOpened,
+    SessionStatus,
 )
 from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
@@ -129,6 +131,7 @@ __all__ = [
     "MAX_PACKET",
     "MAX_STREAMS",
     "MIN_KEY_BITS",
+    "SESSION_REFUSALS",
     "SPACING_LIMITS",
     "Accepted",
     "ArmTelemetry",
@@ -183,6 +186,7 @@ __all__ = [
     "RadioLockups",
     "RateLimitError",
     "RefusalBudget",
+    "RefusalLog",
     "Refused",
     "RejectReason",
     "Relocalize",
@@ -197,6 +201,7 @@ __all__ = [
     "SessionError",
     "SessionOpen",
     "SessionOpened",
+    "SessionStatus",
     "SetTransmission",
     "SetTransmissionSpacing",
     "StationEntry",

@@ -304,6 +304,10 @@ class OperatorSessions(_SessionEnd):
         self.session: SessionState | None = None
         self._pending: tuple[bytes, float] | None = None  # client nonce, when sent
         self.last_open: float | None = None
+        #: when the first session request the robot has not answered went out, and how many
+        #: went out since (None, 0: the robot answered the last one)
+        self.unanswered_since: float | None = None
+        self.unanswered = 0
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:
         if header.flags & FLAG_SESSION:
@@ -313,6 +317,7 @@ class OperatorSessions(_SessionEnd):
             self.codec.verify(packet, header, session.key)
             message = self.codec.payload(packet, header)
             session.check(header, now)
+            self._answered()
             return message
         if header.code != TYPE_SESSION_CHALLENGE:
             raise SessionError(f"{header.message_type.__name__} outside a session")
@@ -333,13 +338,21 @@ class OperatorSessions(_SessionEnd):
             header.sender, key, Permissions(), now, self.max_age, now - header.stamp
         )
         self.opened.append(self.session)
+        self._answered()
         return message
+
+    def _answered(self) -> None:
+        self.unanswered_since = None
+        self.unanswered = 0
 
     def open(self, now: float) -> bytes:
         """A ``SessionOpen`` with a fresh nonce (the newest one is the handshake pending)."""
         client_nonce = self.draw(NONCE_SIZE)
         self._pending = (client_nonce, now)
         self.last_open = now
+        if self.unanswered_since is None:
+            self.unanswered_since = now
+        self.unanswered += 1
         return self.codec.encode(SessionOpen(client_nonce), now + self.wire_offset)
 
     def confirm(self, now: float) -> bytes:

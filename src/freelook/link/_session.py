@@ -65,9 +65,15 @@ __all__ = [
     "Refused",
     "Reply",
     "SessionOpened",
+    "SessionStatus",
 ]
 
 SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
+
+#: Where the operator end's session stands: "open" (the robot answers), "opening" (a request
+#: is out, not yet long), "unanswered" (requests have gone unanswered for ``unanswered_after``
+#: s: a wrong key or station id, or no robot at that address).
+SessionStatus = Literal["open", "opening", "unanswered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +100,14 @@ class Accepted:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """A packet dropped: ``reason`` is crc, auth, session, replay, rate, value or malformed."""
+    """A packet dropped: ``reason`` is crc, auth, session, replay, rate, value or malformed;
+    ``source``: where it came from, as the transport named it (None when it cannot say)."""
 
     reason: str
     error: ProtocolError
     data: bytes
     now: float
+    source: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +178,7 @@ class LinkSession:
         reopen_after: float = 1.0,
         session_timeout: float = 30.0,
         budget: RefusalBudget | None = None,
+        unanswered_after: float = 2.5,
     ) -> None:
         """``periodic(now)`` gives the messages due at each transmission; ``obey_transmission
         _control`` lets the peer start, stop and space this end's transmissions (the robot).
@@ -180,7 +189,9 @@ class LinkSession:
         "operator" opens a session with the codec's key as its station, again after
         ``reopen_after`` s without a packet from the robot. ``max_age``: how stale a packet
         may be inside a session; ``session_timeout``: the robot forgets a station silent that
-        long; ``budget``: refused packets each source may send (token bucket)."""
+        long; ``budget``: refused packets each source may send (token bucket);
+        ``unanswered_after``: how long the operator's session requests go unanswered before
+        `session_status` says so."""
         self.codec = codec
         self.framing = framing
         self.spacing = spacing
@@ -194,6 +205,7 @@ class LinkSession:
         self.role = role
         self.reopen_after = reopen_after
         self.session_timeout = session_timeout
+        self.unanswered_after = unanswered_after
         self._robot: RobotSessions | None = None
         self._operator: OperatorSessions | None = None
         self._held: deque[tuple[Message, float]] = deque(maxlen=16)
@@ -240,6 +252,21 @@ class LinkSession:
             return {session.station: session.permissions}
         return {}
 
+    def session_status(self, now: float) -> SessionStatus | None:
+        """Where the operator end's session stands (None: this end opens no sessions)."""
+        operator = self._operator
+        if operator is None:
+            return None
+        since = operator.unanswered_since
+        if since is None:
+            return "open" if operator.session is not None else "opening"
+        return "unanswered" if now - since >= self.unanswered_after else "opening"
+
+    @property
+    def unanswered_requests(self) -> int:
+        """Session requests the robot has not answered since it last answered one."""
+        return 0 if self._operator is None else self._operator.unanswered
+
     @property
     def start_nonce(self) -> bytes | None:
         """The nonce the robot end drew at start (every session of this start derives from it)."""
@@ -256,14 +283,14 @@ class LinkSession:
             try:
                 decoded = self._decode(data)
             except ProtocolError as err:
-                return [self._refused(err, data, now)]
+                return [self._refused(err, data, now, source)]
             self._handle(decoded, data, now, events)
             return events
         for event in self._stream.feed(data):
             if event.decoded is not None:
                 self._handle(event.decoded, event.data, now, events)
             elif event.error is not None:
-                events.append(self._refused(event.error, event.data, now))
+                events.append(self._refused(event.error, event.data, now, source))
         return events
 
     def _handle(self, decoded: Decoded, data: bytes, now: float, events: list[LinkEvent]) -> None:
@@ -343,11 +370,13 @@ class LinkSession:
         )
         return Accepted(decoded, data, now, permissions)
 
-    def _refused(self, err: ProtocolError, data: bytes, now: float) -> Refused:
+    def _refused(
+        self, err: ProtocolError, data: bytes, now: float, source: object = None
+    ) -> Refused:
         reason = rejection_reason(err)
         self.stats.on_rejected(reason, now)
         self._record(PacketRecord(data, None, False, reason, now, now))
-        return Refused(reason, err, data, now)
+        return Refused(reason, err, data, now, source)
 
     def _record(self, record: PacketRecord) -> None:
         if self.on_packet is not None:

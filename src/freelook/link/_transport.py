@@ -74,9 +74,13 @@ def parse_transport_url(url: str) -> TransportUrl:
     stations connect there; client mode: both connect to a Zenoh router at HOST:PORT)."""
     parsed = urlparse(url)
     if parsed.scheme == "udp":
-        if not parsed.hostname or parsed.port is None:
+        try:
+            port = parsed.port
+        except ValueError:  # not a number, or outside 0–65535
+            raise ConfigError(f"{url}: expected udp://HOST:PORT with a port 0–65535") from None
+        if not parsed.hostname or port is None:
             raise ConfigError(f"{url}: expected udp://HOST:PORT")
-        return TransportUrl("udp", parsed.hostname, parsed.port)
+        return TransportUrl("udp", parsed.hostname, port)
     if parsed.scheme == "serial":
         if not parsed.path:
             raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
@@ -144,9 +148,14 @@ class UdpEndpoint(Inbox[Address]):
     ) -> UdpEndpoint:
         endpoint = cls(max_queue)
         loop = asyncio.get_running_loop()
-        transport, _ = await loop.create_datagram_endpoint(
-            lambda: _UdpProtocol(endpoint), local_addr=local
-        )
+        try:
+            transport, _ = await loop.create_datagram_endpoint(
+                lambda: _UdpProtocol(endpoint), local_addr=local
+            )
+        except (OSError, OverflowError) as err:  # a port in use, an address not here
+            host = f"[{local[0]}]" if ":" in local[0] else local[0]
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise ConfigError(f"cannot listen on udp://{host}:{local[1]}: {reason}") from None
         endpoint._transport = transport
         if remote is not None:
             endpoint.peer = remote

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from freelook.link import (
     NativeCodec,
     PacketRecord,
     SerialEndpoint,
+    SessionStatus,
     Telemetry,
     ThesisCodec,
     TransportUrl,
@@ -125,6 +127,9 @@ class OperatorStation:
         self._slots: set[BrowserSlot] = set()
         self._map_png = map_png(world) if world is not None else None
         self.refused_browser_messages = 0
+        #: told (a line for the terminal) when the session with the robot changes state
+        self.on_status: Callable[[str], None] | None = None
+        self._status: SessionStatus | None = None
 
     # -- what tests and benchmarks look at ---------------------------------------------------
 
@@ -296,9 +301,37 @@ class OperatorStation:
     def state(self) -> dict[str, Any]:
         return state_message(self.config, self.core, self.clock())
 
+    def session_notice(self, now: float) -> str | None:
+        """A line when the session with the robot changed state since the last call: its
+        requests went unanswered, or it opened (after being unanswered); None otherwise."""
+        status = self.session.session_status(now)
+        before, self._status = self._status, status
+        if status == before:
+            return None
+        robot = self.robot
+        where = (
+            robot.device
+            if robot.scheme == "serial"
+            else f"{robot.scheme}://{robot.host}:{robot.port}"
+        )
+        if robot.robot:
+            where += f"/{robot.robot}"
+        if status == "unanswered":
+            asked = self.session.unanswered_requests
+            return (
+                f"no answer to session request from the robot at {where} ({asked} sent, as "
+                f"station {self.core.station}): wrong key or station id, or no robot there"
+            )
+        if status == "open" and before == "unanswered":
+            return f"session open with the robot at {where}"
+        return None
+
     async def _publish(self) -> None:
         while True:
             await asyncio.sleep(self.state_period)
+            notice = self.session_notice(self.clock())
+            if notice is not None and self.on_status is not None:
+                self.on_status(notice)
             if not self._slots:
                 continue
             payload = encode_json(self.state())

@@ -110,6 +110,9 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
         "estop": core.estop,
         "link": {
             "connected": connected,
+            # the session with the robot: open, opening, or unanswered (a wrong key or station
+            # id, or no robot there); None without sessions (the thesis profile)
+            "session": session.session_status(now),
             "down": _stats(session.stats.report(now)),
             "up": _stats(t.link) if t is not None else None,
         },

@@ -34,6 +34,8 @@ from freelook.link import (
     Message,
     NativeCodec,
     PacketRecord,
+    RefusalLog,
+    Refused,
     RobotInfo,
     SerialEndpoint,
     SessionOpened,
@@ -127,6 +129,8 @@ class RobotServer:
             else None
         )
         self._map_announced = -MAP_ANNOUNCE_PERIOD
+        #: packets refused for want of a session, logged per source at a bounded rate
+        self.refusals = RefusalLog()
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
         self.skipped_frames = 0
@@ -223,6 +227,11 @@ class RobotServer:
         return out
 
     def _on_event(self, event: LinkEvent) -> None:
+        if isinstance(event, Refused):
+            line = self.refusals.note(event.source, event.reason, str(event.error), event.now)
+            if line is not None:
+                log.warning("%s", line)
+            return
         if isinstance(event, SessionOpened) and self.map is not None:
             self._send(self.map.info)  # a new station hears of the map at once
             return

@@ -195,7 +195,8 @@ function onState(s) {
   const sf = s.safety || {};
   const reasons = (sf.reasons || []).join(", ");
   $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
-  setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
+  if (!s.safety) setChip("safety-chip", "safety: unknown (no report from the robot)", "bad");
+  else setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
   setChip("mode-chip", "mode: " + (s.mode || "not reported"), "");  // the robot's own
   $("autonomy-mode").hidden = $("task-chip").hidden = !s.autonomy;
   if (s.autonomy) {  // the disposal task: its phase, how far, paused while the operator drives
@@ -206,7 +207,9 @@ function onState(s) {
   setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
   const linkOk = s.link && s.link.connected;
-  setChip("link-state", linkOk ? "link: up" : "link: lost", linkOk ? "ok" : "bad");
+  if (s.link && s.link.session === "unanswered")  // requests unanswered: say so, not just "lost"
+    setChip("link-state", "link: no answer to session request (wrong key or station id, or no robot there)", "bad");
+  else setChip("link-state", linkOk ? "link: up" : "link: lost", linkOk ? "ok" : "bad");
   if (up) $("up-stats").textContent = `${fmt(up.rx_rate_hz, 0)} Hz · drop ${fmt(up.drop_percent, 1)} %`;
   if (down) $("down-stats").textContent = `${fmt(down.rx_rate_hz, 0)} Hz · drop ${fmt(down.drop_percent, 1)} %`;
   state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
