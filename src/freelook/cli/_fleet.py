@@ -76,20 +76,39 @@ def list_robots(
     ],
     timeout: Annotated[float, typer.Option(help="Seconds to wait for answers.")] = 1.0,
 ) -> None:
-    """List the robots on a Zenoh bus (name, model, wire profile)."""
-    from freelook.errors import FreelookError
+    """List the robots on a Zenoh bus (name, model, wire profile). Exit code 1 when no robot
+    answered (nothing wrong with the command, nothing found: a script can tell), 2 on a bad
+    address."""
+    import math
+
+    from freelook.cli._fail import fail
+    from freelook.errors import ConfigError, FreelookError
     from freelook.link import ZenohBus, parse_transport_url
 
+    wait = max(0.1, min(timeout, 30.0)) if math.isfinite(timeout) else 1.0
     try:
-        bus = ZenohBus.for_url(parse_transport_url(bus_url), listen=False)
+        url = parse_transport_url(bus_url)
+        if url.scheme != "zenoh":
+            raise ConfigError(
+                f"{bus_url}: fleet list asks a Zenoh bus (zenoh://HOST:PORT/ANY); a robot on "
+                f"{url.scheme} answers only a station in session with it"
+            )
+        bus = ZenohBus.for_url(url, listen=False)
     except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     try:
-        for info in bus.discover(timeout=max(0.1, min(timeout, 30.0))):
-            typer.echo(f"{info.name}\t{info.model}\t{info.wire}")
+        robots = bus.discover(timeout=wait)
     finally:
         bus.close()
+    for info in robots:
+        typer.echo(f"{info.name}\t{info.model}\t{info.wire}")
+    if not robots:
+        typer.echo(
+            f"no robot answered on zenoh://{url.host}:{url.port} within {wait:g} s "
+            "(no robot or router there, or none reachable)",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -69,20 +69,22 @@ def sim(
     import contextlib
     import signal
 
+    from freelook.cli._fail import fail
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
-    from freelook.errors import FreelookError
+    from freelook.errors import ConfigError, FreelookError
     from freelook.hardware import compile_ahead
     from freelook.maps import choose_start, load_world
     from freelook.operator import SessionOptions, default_run_path, run_session
 
     try:
+        if not 0 <= port <= 65535:  # before the first start's compilation
+            raise ConfigError(f"cannot serve the cockpit on {host}:{port}: a port is 0–65535")
         config = load_robot(robot)
         the_world = load_world(world)
         start_pose = choose_start(the_world, config.footprint, parse_start(start))
     except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     path = None if no_record else (record or default_run_path())
     options = SessionOptions(
         host=host,
@@ -112,8 +114,7 @@ def sim(
                     run_session(config, the_world, options, announce=lambda line: typer.echo(line))
                 )
     except (FreelookError, OSError) as err:  # TLS files, a port in use
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     typer.echo("freelook: stopped")
 
 
@@ -139,20 +140,30 @@ def operator(
     host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
     certfile: _Certfile = None,
     keyfile: _Keyfile = None,
-    record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
+    record: Annotated[
+        Path | None, typer.Option(help="Record to this file (default: runs/DATE-TIME.mcap).")
+    ] = None,
+    no_record: Annotated[bool, typer.Option("--no-record", help="Do not record.")] = False,
     no_browser: Annotated[bool, typer.Option("--no-browser")] = False,
     foxglove: _Foxglove = None,
 ) -> None:
-    """The operator station and cockpit for a robot elsewhere."""
+    """The operator station and cockpit for a robot elsewhere (recorded to runs/ unless
+    --no-record)."""
     import asyncio
     import contextlib
     import signal
 
+    from freelook.cli._fail import fail
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.link import derive_key, key_from_env, parse_transport_url
     from freelook.maps import load_world
-    from freelook.operator import SessionOptions, run_fleet_operator, run_operator
+    from freelook.operator import (
+        SessionOptions,
+        default_run_path,
+        run_fleet_operator,
+        run_operator,
+    )
 
     try:
         url = parse_transport_url(robot_url)
@@ -162,12 +173,11 @@ def operator(
         if wire == "native" and secret is None:
             raise FreelookError("the native profile needs a key: --key or FREELOOK_LINK_KEY")
     except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     options = SessionOptions(
         host=host,
         port=port,
-        record=record,
+        record=None if no_record else (record or default_run_path()),
         open_browser=not no_browser,
         wire=wire,
         key=secret,
@@ -188,8 +198,7 @@ def operator(
                 run(config, the_world, url, options, announce=lambda line: typer.echo(line))
             )
     except (FreelookError, OSError) as err:  # the link, TLS files, the web port
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
 
 
 def _fleet(

@@ -60,20 +60,25 @@ def robot(
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
     import contextlib
+    import logging
 
+    from freelook.cli._fail import fail
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead, open_robot_server
-    from freelook.link import KeyRing, derive_key, key_from_env
+    from freelook.link import KeyRing, derive_key, key_from_env, parse_transport_url
     from freelook.robot import ServerOptions
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
         raise typer.Exit(2)
+    # the server's warnings (refused stations, video off) on stderr, with the time
+    logging.basicConfig(format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
 
     async def serve() -> None:
         try:
+            parse_transport_url(listen)  # a bad address fails before anything starts
             config = load_robot(robot_name)
             secret = derive_key(key) if key else key_from_env()
             ring = KeyRing.load(keys) if keys is not None else None
@@ -107,8 +112,7 @@ def robot(
                 start=start_pose,
             )
         except FreelookError as err:
-            typer.echo(str(err), err=True)
-            raise typer.Exit(2) from None
+            fail(err)
         running = asyncio.create_task(server.run())
         ready = asyncio.create_task(server.ready.wait())
         await asyncio.wait((running, ready), return_when=asyncio.FIRST_COMPLETED)
@@ -116,9 +120,8 @@ def robot(
             ready.cancel()
             try:
                 running.result()
-            except FreelookError as err:
-                typer.echo(str(err), err=True)
-                raise typer.Exit(2) from None
+            except (FreelookError, OSError) as err:
+                fail(err)
             return
         # announced once it listens: a packet sent on seeing this line is heard
         where = listen

@@ -3,11 +3,42 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated
 
 import typer
 
 __all__ = ["register"]
+
+#: What each argument may be, in the unit it expects: people and headsets, not just numbers
+#: (``--ipd 64`` is millimetres typed for metres). Option → (low, high, unit, what it is).
+HUMAN_RANGES: dict[str, tuple[float, float, str, str]] = {
+    "--resolution": (320.0, 16384.0, "px", "a headset's width, both eyes"),
+    "--fov": (30.0, 170.0, "degrees", "one eye's horizontal field of view"),
+    "--ipd": (0.045, 0.085, "m", "a person's interpupillary distance"),
+    "--screen-distance": (0.25, 100.0, "m", "a virtual screen's distance"),
+    "--screen-width": (0.1, 100.0, "m", "a virtual screen's width"),
+    "--camera-width": (16.0, 16384.0, "px", "a camera image's width"),
+}
+
+
+def check_human_ranges(values: dict[str, float]) -> str | None:
+    """Why one of ``values`` (option → value) is outside what people and headsets have, or
+    None. Values that are not finite positive numbers are :func:`hit`'s to refuse."""
+    for option, value in values.items():
+        low, high, unit, what = HUMAN_RANGES[option]
+        if not math.isfinite(value) or value <= 0 or low <= value <= high:
+            continue
+        guesses = []  # the units it may have been typed in
+        if unit == "m":
+            for name, per_metre in (("millimetres", 1000), ("centimetres", 100)):
+                if low <= value / per_metre <= high:
+                    guesses.append(f"{name} ({value / per_metre:g} m)")
+        elif unit == "degrees" and low <= math.degrees(value) <= high:
+            guesses.append(f"radians ({math.degrees(value):.0f} degrees)")
+        hint = f"; {value:g} looks like {' or '.join(guesses)}" if guesses else ""
+        return f"{option} {value:g}: expected {what} in {unit}, {low:g} to {high:g} {unit}{hint}"
+    return None
 
 
 def hit_command(
@@ -36,6 +67,20 @@ def hit_command(
     except HitError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
+    # numbers the equations take, but no person or headset has
+    wrong = check_human_ranges(
+        {
+            "--resolution": resolution,
+            "--fov": fov,
+            "--ipd": ipd,
+            "--screen-distance": screen_distance,
+            "--screen-width": screen_width,
+            "--camera-width": camera_width,
+        }
+    )
+    if wrong is not None:
+        typer.echo(f"error: {wrong}", err=True)
+        raise typer.Exit(2)
     if as_json:
         typer.echo(json.dumps(result.as_dict()))
         return

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
+import errno
 import logging
 import math
 import secrets
+import socket
 import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +30,14 @@ from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStre
 from freelook.robot import ServerOptions
 from freelook.web import create_app, is_loopback, new_token
 
-__all__ = ["SessionOptions", "WebAccess", "run_operator", "run_session", "web_access"]
+__all__ = [
+    "SessionOptions",
+    "WebAccess",
+    "listen_web",
+    "run_operator",
+    "run_session",
+    "web_access",
+]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +100,47 @@ def web_access(options: SessionOptions) -> WebAccess:
         if path is not None and not path.is_file():
             raise ConfigError(f"{path}: no such file (TLS certificate or key)")
     return WebAccess(options.host, options.port, new_token(), options.certfile is not None)
+
+
+def listen_web(host: str, port: int) -> list[socket.socket]:
+    """The cockpit's listening sockets on ``host``:``port``, bound before anything else of a
+    session starts: a port in use or out of range is a one-line :class:`ConfigError` naming
+    the address, and nothing (a recording, a robot) is left behind."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"cannot serve the cockpit on {where}: a port is 0–65535 (--port)")
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except (socket.gaierror, UnicodeError) as err:
+        raise ConfigError(f"cannot serve the cockpit on {where}: {err}") from None
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            if port == 0:  # any free port: the same one on every address
+                port = int(sock.getsockname()[1])
+    except OSError as err:
+        for sock in sockets:
+            sock.close()
+        hint = "; another program holds it: pick another with --port"
+        reason = err.strerror or str(err)
+        raise ConfigError(
+            f"cannot serve the cockpit on {where}: {reason}"
+            + (hint if err.errno == errno.EADDRINUSE else "")
+        ) from None
+    return sockets
+
+
+def _bound(access: WebAccess, sockets: list[socket.socket]) -> WebAccess:
+    """``access`` with the port the sockets hold (``--port 0``: the one the system gave)."""
+    return dataclasses.replace(access, port=int(sockets[0].getsockname()[1]))
 
 
 def _web_server(app: Starlette, options: SessionOptions) -> uvicorn.Server:
@@ -180,6 +231,26 @@ async def run_session(
 ) -> None:
     """Robot server + operator station + web server in one process, until cancelled."""
     access = web_access(options)
+    sockets = listen_web(options.host, options.port)  # first: a port in use leaves nothing
+    try:
+        await _session(
+            config, world, options, _bound(access, sockets), sockets, announce, started, parts
+        )
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+async def _session(
+    config: RobotConfig,
+    world: World,
+    options: SessionOptions,
+    access: WebAccess,
+    sockets: list[socket.socket],
+    announce: Callable[[str], None],
+    started: asyncio.Event | None,
+    parts: dict[str, object] | None,
+) -> None:
     recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -213,12 +284,12 @@ async def run_session(
         parts.update(foxglove=bridge)
     web = _web_server(create_app(station, access.token), options)
     url = access.url
-    web_task = asyncio.create_task(web.serve())
+    web_task = asyncio.create_task(web.serve(sockets=sockets))
     try:
         while not web.started:
             if web_task.done():
                 await web_task
-                raise OSError(f"web server could not start on {options.host}:{options.port}")
+                raise OSError(f"web server could not start on {options.host}:{access.port}")
             await asyncio.sleep(0.02)
         _announce_access(access, announce)
         announce(f"freelook: {config.name} in {world.name} — open {url}")
@@ -255,6 +326,23 @@ async def run_operator(
     """The operator station and the cockpit for a robot elsewhere (UDP or a serial radio),
     until cancelled. A serial port that cannot be opened raises :class:`ConfigError`."""
     access = web_access(options)
+    sockets = listen_web(options.host, options.port)  # first: a port in use leaves nothing
+    try:
+        await _operator(config, world, robot, options, _bound(access, sockets), sockets, announce)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+async def _operator(
+    config: RobotConfig,
+    world: World | None,
+    robot: TransportUrl,
+    options: SessionOptions,
+    access: WebAccess,
+    sockets: list[socket.socket],
+    announce: Callable[[str], None],
+) -> None:
     recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -277,6 +365,7 @@ async def run_operator(
         recorder=background,
         station=options.station,
     )
+    station.on_status = announce
     station_task = asyncio.create_task(station.run())
     await asyncio.sleep(0)  # the station opens its link first: a missing port fails here
     if station_task.done() and station_task.exception() is not None:
@@ -284,21 +373,25 @@ async def run_operator(
             bridge.stop()
         if background is not None:
             background.close()
+        if options.record is not None:  # a run that never began leaves no recording
+            options.record.unlink(missing_ok=True)
         station_task.result()
     bridge_task = asyncio.create_task(bridge.run(station)) if bridge else None
     web = _web_server(create_app(station, access.token), options)
-    web_task = asyncio.create_task(web.serve())
+    web_task = asyncio.create_task(web.serve(sockets=sockets))
     try:
         while not web.started and not web_task.done():
             await asyncio.sleep(0.02)
         if web_task.done():
             await web_task
-            raise OSError(f"web server could not start on {options.host}:{options.port}")
+            raise OSError(f"web server could not start on {options.host}:{access.port}")
         _announce_access(access, announce)
         url = access.url
         where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
         announce(f"freelook operator: robot at {where} — open {url}")
         announce(f"virtual operator station (WebXR): {_station(url)}")
+        if options.record is not None:
+            announce(f"recording to {options.record}")
         if options.open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)
@@ -311,5 +404,7 @@ async def run_operator(
         await asyncio.gather(*tasks, return_exceptions=True)
         if bridge is not None:
             bridge.stop()
-        if background is not None:
+        if background is not None and options.record is None:
             background.close()
+        elif background is not None:
+            announce(recorded_line(background.close()))

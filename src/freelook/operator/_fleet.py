@@ -21,6 +21,7 @@ import dataclasses
 import logging
 import re
 import secrets
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,6 +34,7 @@ from freelook.operator._app import (
     SessionOptions,
     _announce_access,
     _web_server,
+    listen_web,
     recorded_line,
     web_access,
 )
@@ -242,24 +244,43 @@ def fleet_names(count: int) -> list[str]:
     return [f"robot-{i + 1}" for i in range(count)]
 
 
+@contextlib.contextmanager
+def _listening(options: SessionOptions, count: int) -> Iterator[list[list[socket.socket]]]:
+    """The ``count`` cockpits' sockets (ports from ``options.port`` up), bound before the
+    session starts anything (a port in use leaves nothing behind), closed at its end."""
+    web_access(options)  # TLS files first
+    bound: list[list[socket.socket]] = []
+    try:
+        for k in range(count):
+            bound.append(listen_web(options.host, options.port + k))
+        yield bound
+    finally:
+        for sockets in bound:
+            for sock in sockets:
+                sock.close()
+
+
 async def _serve(
     backends: list[FleetStation],
     options: SessionOptions,
+    bound: list[list[socket.socket]],
     announce: Callable[[str], None],
     started: asyncio.Event | None,
     lines: Callable[[int, str], str],
 ) -> None:
-    """One cockpit web server per station (ports from ``options.port`` up), until cancelled."""
+    """One cockpit web server per station (on ``bound``: ports from ``options.port`` up),
+    until cancelled."""
     servers: list[Any] = []
     webs: list[asyncio.Task[None]] = []
     stations: list[asyncio.Task[None]] = []
     try:
         for k, backend in enumerate(backends):
-            opts = dataclasses.replace(options, port=options.port + k)
+            sockets = bound[k]
+            opts = dataclasses.replace(options, port=int(sockets[0].getsockname()[1]))
             access = web_access(opts)
             web = _web_server(create_app(backend, access.token), opts)
             servers.append(web)
-            webs.append(asyncio.create_task(web.serve()))
+            webs.append(asyncio.create_task(web.serve(sockets=sockets)))
             stations.append(asyncio.create_task(backend.run()))
             while not web.started:
                 if webs[-1].done():
@@ -332,7 +353,10 @@ async def run_fleet_session(
     buses: list[ZenohBus] = [robots_bus]
     metadata = {"robots": ",".join(names), "robot": config.name, "world": world.name}
     try:
-        with _recording(options, metadata, announce) as recorder:
+        with (
+            _listening(options, stations) as bound,
+            _recording(options, metadata, announce) as recorder,
+        ):
             fleet = SimulatedFleet(
                 config,
                 world,
@@ -368,6 +392,7 @@ async def run_fleet_session(
                 await _serve(
                     backends,
                     options,
+                    bound,
                     announce,
                     started,
                     lambda k, url: f"  station {k + 1} (drives {backends[k].selected}): open {url}",
@@ -394,7 +419,7 @@ async def run_fleet_operator(
     bus = ZenohBus.for_url(robot, listen=False)
     metadata = {"robot": config.name, "world": world.name if world is not None else ""}
     try:
-        with _recording(options, metadata, announce) as recorder:
+        with _listening(options, 1) as bound, _recording(options, metadata, announce) as recorder:
             backend = FleetStation(
                 config,
                 world,
@@ -407,6 +432,7 @@ async def run_fleet_operator(
             await _serve(
                 [backend],
                 options,
+                bound,
                 announce,
                 None,
                 lambda k, url: (
