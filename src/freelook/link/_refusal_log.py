@@ -34,6 +34,11 @@ class RefusalLog:
         self.max_sources = max_sources
         self._sources: OrderedDict[object, _Source] = OrderedDict()
 
+    @property
+    def remembered(self) -> int:
+        """How many sources it keeps a count for."""
+        return len(self._sources)
+
     def note(self, source: object, reason: str, detail: str, now: float) -> str | None:
         """A packet from ``source`` was refused for ``reason`` (``detail``: the error's
         words); the line to log now, or None while this source's line is not due."""

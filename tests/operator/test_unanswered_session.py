@@ -1,0 +1,113 @@
+"""A station with a wrong key (or a station id the robot has no key for), over real UDP on
+loopback: the station says its session requests go unanswered (a line for the terminal and a
+field in the page's state), the robot logs what it refused, once per source and period, and a
+station with the right key beside them opens its session as always."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from freelook.config import load_robot
+from freelook.hardware.sim import simulated_server
+from freelook.link import KeyRing, UdpEndpoint, derive_key
+from freelook.maps import load_world
+from freelook.operator import OperatorStation
+from freelook.robot import ServerOptions
+
+KEYS = """
+[stations.1]
+key = "station one"
+
+[stations.2]
+key = "station two"
+"""
+
+
+async def _until(what: str, done: Callable[[], bool], within: float = 15.0) -> None:
+    deadline = time.monotonic() + within
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {within} s for {what}")
+        await asyncio.sleep(0.05)
+
+
+def test_wrong_keys_are_said_on_both_ends(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    (tmp_path / "keys.toml").write_text(KEYS)
+    ring = KeyRing.load(tmp_path / "keys.toml")
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    caplog.set_level(logging.WARNING, logger="freelook.robot")
+
+    async def scenario() -> tuple[
+        dict[str, list[str]], dict[str, dict[str, Any]], dict[str, tuple[str, int]]
+    ]:
+        server, _ = simulated_server(
+            config,
+            world,
+            ServerOptions(listen="udp://127.0.0.1:0", keys=ring, camera=False),
+            robot_map=None,
+        )
+        robot_task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        address = server.local_address
+        assert address is not None
+        said: dict[str, list[str]] = {"wrong key": [], "unknown id": [], "right key": []}
+        stations = {
+            "wrong key": OperatorStation(
+                config, None, address, key=derive_key("not station one's"), station=1
+            ),
+            "unknown id": OperatorStation(
+                config, None, address, key=derive_key("station one"), station=9
+            ),
+            "right key": OperatorStation(
+                config, None, address, key=derive_key("station two"), station=2
+            ),
+        }
+        for name, station in stations.items():
+            station.on_status = said[name].append
+        tasks = [asyncio.create_task(s.run()) for s in stations.values()]
+        try:
+            await _until(
+                "both refused stations to say their requests go unanswered",
+                lambda: bool(said["wrong key"] and said["unknown id"]),
+            )
+            await _until("the right key's telemetry", lambda: stations["right key"].telemetry)
+            await asyncio.sleep(2.0)  # two more requests each, which the robot must not log
+            states = {name: s.state()["link"] for name, s in stations.items()}
+            sources: dict[str, tuple[str, int]] = {}
+            for name, station in stations.items():
+                assert station.driver is not None
+                assert isinstance(station.driver.endpoint, UdpEndpoint)
+                sources[name] = station.driver.endpoint.local_address
+        finally:
+            for task in (*tasks, robot_task):
+                task.cancel()
+            await asyncio.gather(*tasks, robot_task, return_exceptions=True)
+        return said, states, sources
+
+    said, states, sources = asyncio.run(scenario())
+    for name in ("wrong key", "unknown id"):
+        (line,) = said[name]  # once, when it changed
+        assert line.startswith("no answer to session request from the robot at udp://127.0.0.1:")
+        assert "wrong key or station id, or no robot there" in line
+        assert states[name]["session"] == "unanswered"
+        assert states[name]["connected"] is False
+    assert "as station 9" in said["unknown id"][0]
+    assert said["right key"] == []  # it never went unanswered: nothing to say
+    assert states["right key"]["session"] == "open"
+    assert states["right key"]["connected"] is True
+    # the robot: one line per refused source (within the 10 s period), naming it and why
+    robot_lines = [r.getMessage() for r in caplog.records if r.name == "freelook.robot._server"]
+    for name, reason in (("wrong key", "auth: tag does not verify"), ("unknown id", "session")):
+        host, port = sources[name]
+        mine = [line for line in robot_lines if f"{host}:{port} " in line]
+        assert len(mine) == 1, robot_lines
+        assert f"({reason}" in mine[0]
+        assert "wrong key or station id" in mine[0]
+    assert len(robot_lines) == 2, robot_lines  # the right key's station is not in the log
