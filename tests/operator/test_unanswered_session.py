@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +17,9 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
-from freelook.link import KeyRing, UdpEndpoint, derive_key
+from freelook.link import KeyRing, UdpEndpoint, ZenohBus, derive_key, parse_transport_url
 from freelook.maps import load_world
-from freelook.operator import OperatorStation
+from freelook.operator import FleetStation, OperatorStation
 from freelook.robot import ServerOptions
 
 KEYS = """
@@ -111,3 +112,42 @@ def test_wrong_keys_are_said_on_both_ends(caplog: pytest.LogCaptureFixture, tmp_
         assert f"({reason}" in mine[0]
         assert "wrong key or station id" in mine[0]
     assert len(robot_lines) == 2, robot_lines  # the right key's station is not in the log
+
+
+def test_a_fleet_station_with_a_wrong_key_says_so_for_its_robot() -> None:
+    """Over Zenoh (``freelook operator --robot zenoh://…``): the fleet station's line names the
+    robot on the bus that does not answer."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    url = parse_transport_url(f"zenoh://127.0.0.1:{port}/scout-1")
+
+    async def scenario() -> list[str]:
+        server, _ = simulated_server(
+            config,
+            world,
+            ServerOptions(listen=f"zenoh://127.0.0.1:{port}/scout-1", key=derive_key("right")),
+            robot_map=None,
+        )
+        robot_task = asyncio.create_task(server.run())
+        await server.ready.wait()
+        said: list[str] = []
+        bus = ZenohBus.for_url(url, listen=False)
+        fleet = FleetStation(
+            config, None, bus, key=derive_key("wrong"), station=1, first="scout-1",
+            on_status=said.append,
+        )  # fmt: skip
+        fleet_task = asyncio.create_task(fleet.run())
+        try:
+            await _until("the fleet station's line", lambda: bool(said))
+        finally:
+            for task in (fleet_task, robot_task):
+                task.cancel()
+            await asyncio.gather(fleet_task, robot_task, return_exceptions=True)
+            bus.close()
+        return said
+
+    (line,) = asyncio.run(scenario())
+    assert line.startswith("no answer to session request from the robot at scout-1 on the Zenoh")
+    assert "wrong key or station id, or no robot there" in line

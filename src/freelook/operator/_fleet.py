@@ -72,10 +72,11 @@ class FleetStation:
         recorder: BackgroundRecorder | None = None,
         configs: Callable[[str], RobotConfig] | None = None,
         discovery_period: float = DISCOVERY_PERIOD,
+        on_status: Callable[[str], None] | None = None,
     ) -> None:
         """``first``: the robot to drive at the start; ``configs(model)``: a robot
         description by the model name a robot announces (default: built-in robots, else
-        ``config``)."""
+        ``config``); ``on_status``: told when a robot's session changes state (a line)."""
         self.config = config
         self.world = world
         self.bus = bus
@@ -85,6 +86,7 @@ class FleetStation:
         self.recorder = recorder
         self.discovery_period = discovery_period
         self._configs = configs or self._builtin_config
+        self.on_status = on_status
         self.stations: dict[str, OperatorStation] = {}
         self.models: dict[str, str] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -116,6 +118,7 @@ class FleetStation:
             bus=self.bus,
             driving=driving,
         )
+        station.on_status = self.on_status
         self.stations[info.name] = station
         self.models[info.name] = info.model
         with contextlib.suppress(RuntimeError):  # no running loop yet: run() starts it
@@ -428,6 +431,7 @@ async def run_fleet_operator(
                 station=options.station,
                 first=robot.robot,
                 recorder=recorder,
+                on_status=announce,
             )
             await _serve(
                 [backend],

@@ -309,13 +309,13 @@ class OperatorStation:
         if status == before:
             return None
         robot = self.robot
-        where = (
-            robot.device
-            if robot.scheme == "serial"
-            else f"{robot.scheme}://{robot.host}:{robot.port}"
-        )
-        if robot.robot:
-            where += f"/{robot.robot}"
+        if robot.scheme == "serial":
+            where = robot.device
+        elif robot.host:
+            where = f"{robot.scheme}://{robot.host}:{robot.port}"
+            where += f"/{robot.robot}" if robot.robot else ""
+        else:  # a robot a fleet station found on its bus
+            where = f"{robot.robot} on the Zenoh bus"
         if status == "unanswered":
             asked = self.session.unanswered_requests
             return (
