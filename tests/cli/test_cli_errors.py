@@ -80,12 +80,25 @@ def test_a_cockpit_on_a_port_in_use_says_which_and_records_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_foxglove_port_in_use_says_which_and_records_nothing(
+    tmp_path: Path, held_tcp: int
+) -> None:
+    args = ["operator", "--robot", "udp://127.0.0.1:9", "--port", "0", "--no-browser"]
+    done = _run([*args, "--foxglove", str(held_tcp)], tmp_path)
+    assert done.returncode == 2, done.stderr
+    line = _one_line(done.stderr)
+    assert f"127.0.0.1:{held_tcp}" in line
+    assert "--foxglove" in line
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("args", "address"),
     [
         (["sim", "--port", "99999"], "127.0.0.1:99999"),
         (["operator", "--robot", "udp://127.0.0.1:9", "--port", "99999"], "127.0.0.1:99999"),
         (["operator", "--robot", "udp://127.0.0.1:99999"], "udp://127.0.0.1:99999"),
+        (["operator", "--robot", "udp://127.0.0.1:9", "--foxglove", "99999"], "127.0.0.1:99999"),
         (["robot", "--listen", "udp://127.0.0.1:99999"], "udp://127.0.0.1:99999"),
         (["robot", "--listen", "udp://127.0.0.1:port"], "udp://127.0.0.1:port"),
     ],

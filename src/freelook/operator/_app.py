@@ -179,7 +179,15 @@ def _foxglove_bridge(
         certfile=options.certfile,
         keyfile=options.keyfile,
     )
-    port = bridge.start()
+    where = f"{options.host}:{options.foxglove}"
+    if not 0 <= options.foxglove <= 65535:
+        raise ConfigError(f"cannot serve Foxglove on {where}: a port is 0–65535 (--foxglove)")
+    try:
+        port = bridge.start()
+    except RuntimeError as err:  # foxglove-sdk's error: a port in use, an address not here
+        raise ConfigError(
+            f"cannot serve Foxglove on {where}: {err}; pick another with --foxglove"
+        ) from None
     announce(
         f"Foxglove: {'wss' if access.tls else 'ws'}://{options.host}:{port} "
         '(to drive, publish {"token": TOKEN} on /freelook/auth)'
@@ -251,6 +259,7 @@ async def _session(
     started: asyncio.Event | None,
     parts: dict[str, object] | None,
 ) -> None:
+    bridge = _foxglove_bridge(config, options, access, announce)  # before a recording
     recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +267,6 @@ async def _session(
             options.record,
             metadata={"robot": config.name, "world": world.name, "wire": options.wire},
         )
-    bridge = _foxglove_bridge(config, options, access, announce)
     background = _background(recorder, bridge)
     key = options.key or secrets.token_bytes(32)  # a fresh key for this local session
     server, _ = simulated_server(
@@ -343,6 +351,7 @@ async def _operator(
     sockets: list[socket.socket],
     announce: Callable[[str], None],
 ) -> None:
+    bridge = _foxglove_bridge(config, options, access, announce)  # before a recording
     recorder: Recorder | None = None
     if options.record is not None:
         options.record.parent.mkdir(parents=True, exist_ok=True)
@@ -354,7 +363,6 @@ async def _operator(
                 "wire": options.wire,
             },
         )
-    bridge = _foxglove_bridge(config, options, access, announce)
     background = _background(recorder, bridge)
     station = OperatorStation(
         config,
