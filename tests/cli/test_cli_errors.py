@@ -101,10 +101,11 @@ def test_a_foxglove_port_in_use_says_which_and_records_nothing(
         (["operator", "--robot", "udp://127.0.0.1:9", "--foxglove", "99999"], "127.0.0.1:99999"),
         (["robot", "--listen", "udp://127.0.0.1:99999"], "udp://127.0.0.1:99999"),
         (["robot", "--listen", "udp://127.0.0.1:port"], "udp://127.0.0.1:port"),
+        (["jaus", "--robot", "udp://127.0.0.1:9", "--port", "99999"], "udp://127.0.0.1:99999"),
     ],
 )
 def test_ports_out_of_range_are_one_line(tmp_path: Path, args: list[str], address: str) -> None:
-    done = _run([*args, "--no-browser"] if args[0] != "robot" else args, tmp_path)
+    done = _run([*args, "--no-browser"] if args[0] in ("sim", "operator") else args, tmp_path)
     assert done.returncode == 2, done.stderr
     assert address in _one_line(done.stderr)
     assert list(tmp_path.iterdir()) == []
