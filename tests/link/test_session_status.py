@@ -155,7 +155,7 @@ def test_a_flood_from_many_sources_gives_a_bounded_log(
 ) -> None:
     """Ten packets a second from up to 21 sources: a source's first refusal is logged at once;
     while it is remembered, its lines are a period apart; the log remembers at most its bound."""
-    log = RefusalLog(period=10.0, max_sources=max_sources)
+    log = RefusalLog(period=10.0, max_lines=100, max_sources=max_sources)
     lines: dict[int, list[float]] = {}
     for k, (port, reason) in enumerate(packets):
         now = k * 0.1
@@ -168,3 +168,17 @@ def test_a_flood_from_many_sources_gives_a_bounded_log(
     if max_sources >= 21:  # nothing forgotten: a period between any source's lines
         for times in lines.values():
             assert all(b - a >= 10.0 - 1e-9 for a, b in itertools.pairwise(times))
+
+
+def test_many_sources_give_at_most_max_lines_a_period_and_the_rest_come_later() -> None:
+    """A flood from forged source addresses: 1000 sources in a second give 8 lines; a source
+    held back is reported, with its count, when its turn comes in a later period."""
+    log = RefusalLog(period=10.0, max_lines=8)
+    first = [log.note(("127.0.0.1", p), "auth", "x", p / 1000) for p in range(1000)]
+    assert sum(line is not None for line in first) == 8
+    assert log.held_back == 992
+    later = log.note(("127.0.0.1", 999), "auth", "x", 10.5)
+    assert later == (
+        "refused 2 packets from 127.0.0.1:999 (auth: x): no session here for them (a wrong "
+        "key or station id, or a session from before a restart); they get no answer"
+    )

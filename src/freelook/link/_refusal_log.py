@@ -2,11 +2,14 @@
 
 A station with a wrong key or an unknown station id hears nothing back: the robot must not
 answer what it cannot verify. Its log says so instead: the first refused packet of a source at
-once, then at most one line per source every ``period`` seconds, counting what came meanwhile.
+once, then at most one line per source every ``period`` seconds, counting what came meanwhile;
+and however many sources there are (a flood with forged source addresses), at most
+``max_lines`` lines per period.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
@@ -19,51 +22,68 @@ SESSION_REFUSALS = frozenset({"auth", "session", "rate"})
 
 @dataclass(slots=True)
 class _Source:
-    logged: float  # when its last line went out
+    logged: float | None = None  # when its last line went out (None: never)
     counts: Counter[str] = field(default_factory=Counter)  # refusals since, by reason
 
 
 class RefusalLog:
     """Turns refused packets into rate-limited lines, one source at a time.
 
-    Bounded: it remembers at most ``max_sources`` sources (the oldest are forgotten; a
-    forgotten source that comes back is reported again at once)."""
+    Bounded three ways: at most one line per source every ``period`` s, at most ``max_lines``
+    lines in any ``period`` whatever the number of sources (a source held back is counted and
+    reported when its turn comes), and at most ``max_sources`` sources remembered (the oldest
+    are forgotten; one that comes back is reported again)."""
 
-    def __init__(self, period: float = 10.0, max_sources: int = 256) -> None:
+    def __init__(self, period: float = 10.0, max_lines: int = 8, max_sources: int = 256) -> None:
         self.period = period
+        self.max_lines = max_lines
         self.max_sources = max_sources
         self._sources: OrderedDict[object, _Source] = OrderedDict()
+        self._window = -math.inf  # when the current period of ``max_lines`` began
+        self._lines = 0
+        #: lines held back because ``max_lines`` were out this period
+        self.held_back = 0
 
     @property
     def remembered(self) -> int:
         """How many sources it keeps a count for."""
         return len(self._sources)
 
-    def note(self, source: object, reason: str, detail: str, now: float) -> str | None:
-        """A packet from ``source`` was refused for ``reason`` (``detail``: the error's
-        words); the line to log now, or None while this source's line is not due."""
+    def note(self, source: object, reason: str, error: object, now: float) -> str | None:
+        """A packet from ``source`` was refused for ``reason`` (``error``: what refused it,
+        put into words only when a line goes out); the line to log now, or None."""
         if reason not in SESSION_REFUSALS:
             return None
         seen = self._sources.get(source)
         if seen is None:
-            self._sources[source] = _Source(now)
+            seen = self._sources[source] = _Source()
             while len(self._sources) > self.max_sources:
                 self._sources.popitem(last=False)
-            return (
-                f"refused packets from {_name(source)} ({reason}: {detail}): no session here "
-                "for them (a wrong key or station id, or a session from before a restart); "
-                "they get no answer"
-            )
-        self._sources.move_to_end(source)
+        else:
+            self._sources.move_to_end(source)
         seen.counts[reason] += 1
-        if now - seen.logged < self.period:
+        if seen.logged is not None and now - seen.logged < self.period:
             return None
+        if now - self._window >= self.period:
+            self._window, self._lines = now, 0
+        if self._lines >= self.max_lines:
+            self.held_back += 1
+            return None
+        self._lines += 1
         total = sum(seen.counts.values())
-        reasons = ", ".join(f"{name} {n}" for name, n in sorted(seen.counts.items()))
-        line = (
-            f"refused {total} more packet{'s' if total != 1 else ''} from {_name(source)} "
-            f"in {now - seen.logged:.0f} s ({reasons}; last: {detail})"
-        )
+        if seen.logged is None:
+            count = "" if total == 1 else f"{total} "
+            line = (
+                f"refused {count}packets from {_name(source)} ({reason}: {error}): no session "
+                "here for them (a wrong key or station id, or a session from before a "
+                "restart); they get no answer"
+            )
+        else:
+            reasons = ", ".join(f"{name} {n}" for name, n in sorted(seen.counts.items()))
+            line = (
+                f"refused {total} more packet{'s' if total != 1 else ''} from "
+                f"{_name(source)} in {now - seen.logged:.0f} s ({reasons}; last: {error})"
+            )
         seen.logged = now
         seen.counts.clear()
         return line

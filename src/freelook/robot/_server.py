@@ -228,7 +228,7 @@ class RobotServer:
 
     def _on_event(self, event: LinkEvent) -> None:
         if isinstance(event, Refused):
-            line = self.refusals.note(event.source, event.reason, str(event.error), event.now)
+            line = self.refusals.note(event.source, event.reason, event.error, event.now)
             if line is not None:
                 log.warning("%s", line)
             return
