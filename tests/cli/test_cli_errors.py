@@ -63,13 +63,23 @@ def test_a_robot_on_a_port_in_use_says_which(tmp_path: Path, held_udp: int) -> N
     assert "in use" in line
 
 
-@pytest.mark.parametrize("command", ["sim", "operator"])
+def _free_tcp_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("command", ["sim", "operator", "fleet"])
 def test_a_cockpit_on_a_port_in_use_says_which_and_records_nothing(
     tmp_path: Path, held_tcp: int, command: str
 ) -> None:
     args = {
         "sim": ["sim", "--world", "square"],
         "operator": ["operator", "--robot", "udp://127.0.0.1:9"],
+        "fleet": [
+            *("sim", "--world", "square", "--robots", "2", "--stations", "2"),
+            *("--zenoh", f"127.0.0.1:{_free_tcp_port()}"),
+        ],
     }[command]
     done = _run([*args, "--no-browser", "--port", str(held_tcp)], tmp_path)
     assert done.returncode == 2, done.stderr
