@@ -123,8 +123,8 @@ def listen_web(host: str, port: int) -> list[socket.socket]:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            sock.bind(address)
-            if port == 0:  # any free port: the same one on every address
+            sock.bind((address[0], port, *address[2:]))
+            if port == 0:  # any free port: the same one on the next addresses
                 port = int(sock.getsockname()[1])
     except OSError as err:
         for sock in sockets:
