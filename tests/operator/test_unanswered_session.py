@@ -151,3 +151,42 @@ def test_a_fleet_station_with_a_wrong_key_says_so_for_its_robot() -> None:
     (line,) = asyncio.run(scenario())
     assert line.startswith("no answer to session request from the robot at scout-1 on the Zenoh")
     assert "wrong key or station id, or no robot there" in line
+
+
+def test_no_robot_there_then_a_robot_comes_the_station_says_both() -> None:
+    """A station started before its robot: its requests go unanswered (no robot there); the
+    robot starts on that address and the station says the session opened."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    key = derive_key("the one key")
+
+    async def scenario() -> list[str]:
+        said: list[str] = []
+        station = OperatorStation(config, None, ("127.0.0.1", port), key=key)
+        station.on_status = said.append
+        station_task = asyncio.create_task(station.run())
+        tasks = [station_task]
+        try:
+            await _until("the station to say nobody answers", lambda: bool(said))
+            server, _ = simulated_server(
+                config,
+                world,
+                ServerOptions(listen=f"udp://127.0.0.1:{port}", key=key, camera=False),
+                robot_map=None,
+            )
+            tasks.append(asyncio.create_task(server.run()))
+            await _until("the station to say the session opened", lambda: len(said) > 1)
+            await _until("telemetry", lambda: station.telemetry is not None)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return said
+
+    said = asyncio.run(scenario())
+    assert said[0].startswith(
+        f"no answer to session request from the robot at udp://127.0.0.1:{port}"
+    )
+    assert said[1:] == [f"session open with the robot at udp://127.0.0.1:{port}"]
