@@ -212,3 +212,13 @@ def test_fleet_list_with_nobody_there_says_so(held_tcp: int) -> None:
     assert result.exit_code == 1, result.output
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"no robot answered on zenoh://127.0.0.1:{held_tcp} within 0.5 s")
+
+
+def test_a_weak_key_on_the_command_line_is_refused_in_one_line_unless_accepted(
+    tmp_path: Path,
+) -> None:
+    refused = _run(["robot", "--world", "square", "--key", "robot"], tmp_path)
+    assert refused.returncode == 2
+    line = _one_line(refused.stderr)
+    assert "--key has at most 24 bits of entropy, 128 needed" in line
+    assert "freelook keys new" in line

@@ -92,7 +92,7 @@ def test_the_gateway_needs_a_key_and_sane_ids() -> None:
     assert no_key.exit_code == 2
     assert "needs the link key" in no_key.output
     bad_id = runner.invoke(
-        app, ["jaus", "--robot", "udp://127.0.0.1:9", "--key", "k" * 20, "--node", "255"]
+        app, ["jaus", "--robot", "udp://127.0.0.1:9", "--key", "kQ7-" * 10, "--node", "255"]
     )
     assert bad_id.exit_code == 2
     assert "JAUS ids" in bad_id.output

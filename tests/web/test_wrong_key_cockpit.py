@@ -101,7 +101,16 @@ def test_a_wrong_key_is_said_in_the_terminal_the_cockpit_and_the_robots_log(
 ) -> None:
     port = _free_udp_port()
     robot, _, robot_err = _start(
-        ["robot", "--world", "square", "--listen", f"udp://127.0.0.1:{port}", "--key", "right"],
+        [
+            "robot",
+            "--world",
+            "square",
+            "--listen",
+            f"udp://127.0.0.1:{port}",
+            "--key",
+            "right",
+            "--weak-key",
+        ],
         tmp_path,
     )
     operator = None
@@ -109,7 +118,7 @@ def test_a_wrong_key_is_said_in_the_terminal_the_cockpit_and_the_robots_log(
         assert robot.poll() is None
         operator, out, _ = _start(
             [
-                *("operator", "--robot", f"udp://127.0.0.1:{port}", "--key", "WRONG"),
+                *("operator", "--robot", f"udp://127.0.0.1:{port}", "--key", "WRONG", "--weak-key"),
                 *("--no-browser", "--port", "0"),
             ],
             tmp_path,
@@ -164,7 +173,7 @@ def test_no_record_records_nothing(tmp_path: Path) -> None:
     port = _free_udp_port()
     operator, out, _ = _start(
         [
-            *("operator", "--robot", f"udp://127.0.0.1:{port}", "--key", "k"),
+            *("operator", "--robot", f"udp://127.0.0.1:{port}", "--key", "k", "--weak-key"),
             *("--no-browser", "--port", "0", "--no-record"),
         ],
         tmp_path,

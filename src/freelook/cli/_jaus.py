@@ -20,6 +20,12 @@ def jaus(
         str, typer.Option("--robot-config", help="Robot description (name or TOML).")
     ] = "pioneer3dx",
     key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
+    weak_key: Annotated[
+        bool,
+        typer.Option(
+            "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
+        ),
+    ] = False,
     station: Annotated[
         int, typer.Option(help="The gateway's station id (its key's entry in the keys file).")
     ] = 2,
@@ -40,12 +46,12 @@ def jaus(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.jaus import JausId, run_gateway
-    from freelook.link import derive_key, key_from_env, parse_transport_url
+    from freelook.link import link_key, parse_transport_url
 
     try:
         url = parse_transport_url(robot_url)
         config = load_robot(robot_config)
-        secret = derive_key(key) if key else key_from_env()
+        secret = link_key(key, allow_weak=weak_key)
         if secret is None:
             raise FreelookError("the gateway needs the link key: --key or FREELOOK_LINK_KEY")
         if not (1 <= subsystem <= 0xFFFE and 1 <= node <= 0xFE and 1 <= component <= 0xFE):

@@ -62,7 +62,7 @@ def decode(
     ] = None,
 ) -> None:
     """Decode packets: fields in real units, CRC/authentication status, undecodable bytes."""
-    from freelook.link import NativeCodec, StreamDecoder, ThesisCodec, derive_key, key_from_env
+    from freelook.link import NativeCodec, StreamDecoder, ThesisCodec, link_key
 
     if (hex_input is None) == (file is None):
         typer.echo("give packet hex or --file CAPTURE (one of them)", err=True)
@@ -84,7 +84,7 @@ def decode(
     if wire == "thesis":
         codec = ThesisCodec()
     elif wire == "native":
-        secret = derive_key(key) if key else key_from_env()
+        secret = link_key(key, allow_weak=True)  # reading a capture: the key it was made with
         codec = NativeCodec(secret, sender=0xFFFF, allow_unauthenticated=secret is None)
     else:
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)

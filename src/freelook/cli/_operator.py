@@ -133,6 +133,12 @@ def operator(
     world: Annotated[str | None, typer.Option(help="Map to show (name or file).")] = None,
     wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
     key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
+    weak_key: Annotated[
+        bool,
+        typer.Option(
+            "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
+        ),
+    ] = False,
     station: Annotated[
         int, typer.Option(help="This station's id (its key's entry in the robot's keys file).")
     ] = 1,
@@ -156,7 +162,7 @@ def operator(
     from freelook.cli._fail import fail
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.link import derive_key, key_from_env, parse_transport_url
+    from freelook.link import link_key, parse_transport_url
     from freelook.maps import load_world
     from freelook.operator import (
         SessionOptions,
@@ -169,7 +175,7 @@ def operator(
         url = parse_transport_url(robot_url)
         config = load_robot(robot_config)
         the_world = load_world(world) if world else None
-        secret = derive_key(key) if key else key_from_env()
+        secret = link_key(key, allow_weak=weak_key)
         if wire == "native" and secret is None:
             raise FreelookError("the native profile needs a key: --key or FREELOOK_LINK_KEY")
     except FreelookError as err:

@@ -40,6 +40,12 @@ def robot(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Native profile without authentication.")
     ] = False,
+    weak_key: Annotated[
+        bool,
+        typer.Option(
+            "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
+        ),
+    ] = False,
     seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
     keys: Annotated[
         Path | None,
@@ -67,7 +73,7 @@ def robot(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead, open_robot_server
-    from freelook.link import KeyRing, derive_key, key_from_env, parse_transport_url
+    from freelook.link import KeyRing, link_key, parse_transport_url
     from freelook.robot import ServerOptions
 
     if wire not in ("thesis", "native"):
@@ -80,8 +86,8 @@ def robot(
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
             config = load_robot(robot_name)
-            secret = derive_key(key) if key else key_from_env()
-            ring = KeyRing.load(keys) if keys is not None else None
+            secret = link_key(key, allow_weak=weak_key)
+            ring = KeyRing.load(keys, allow_weak=weak_key) if keys is not None else None
             if wire == "native" and secret is None and ring is None and not insecure:
                 raise FreelookError(
                     "the native profile needs keys: --keys FILE, --key, FREELOOK_LINK_KEY, "

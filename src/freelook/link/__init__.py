@@ -10,6 +10,7 @@ from freelook.link._auth import (
     derive_key,
     key_bits,
     key_from_env,
+    link_key,
     strong_key,
 )
 from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments, RadioLockups
@@ -235,6 +236,7 @@ __all__ = [
     "encode_map",
     "key_bits",
     "key_from_env",
+    "link_key",
     "map_digest",
     "parse_transport_url",
     "position_from_telemetry",

@@ -26,6 +26,7 @@ __all__ = [
     "derive_key",
     "key_bits",
     "key_from_env",
+    "link_key",
     "strong_key",
     "tag",
 ]
@@ -95,6 +96,14 @@ def key_from_env(
     env = os.environ if environ is None else environ
     value = env.get(KEY_ENV)
     return None if value is None else strong_key(value, allow_weak=allow_weak, what=KEY_ENV)
+
+
+def link_key(given: str | None, *, allow_weak: bool = False) -> bytes | None:
+    """The key a user gave (``--key``), else ``FREELOOK_LINK_KEY``, checked as
+    :func:`strong_key`; None when neither is given."""
+    if given:
+        return strong_key(given, allow_weak=allow_weak, what="--key")
+    return key_from_env(allow_weak=allow_weak)
 
 
 def tag(key: bytes, data: bytes | memoryview) -> bytes:
