@@ -35,6 +35,7 @@ from freelook.link import (
     Refused,
     Reply,
     SessionOpened,
+    SetTransmission,
     SetTransmissionSpacing,
     TankCommand,
     Telemetry,
@@ -42,6 +43,7 @@ from freelook.link import (
     TrajectoryStart,
     ValueRangeError,
     VelocityCommand,
+    VideoFrame,
     WheelSpeedCommand,
     derive_key,
     key_from_env,
@@ -540,3 +542,47 @@ def test_a_passphrase_is_stretched_so_an_offline_guess_costs_scrypt() -> None:
         b"robot", salt=b"freelook-link-key", n=1 << 14, r=8, p=1, dklen=32, maxmem=64 << 20
     )
     assert key != hashlib.sha256(b"freelook-link-key:robot").digest()
+
+
+# -- only the driver controls what the driver sees -------------------------------------------
+
+
+def _streamed(station: LinkSession, rb: LinkSession, start: float, seconds: float) -> int:
+    """Heartbeats ``station`` accepted from ``rb``'s transmissions over ``seconds``."""
+    got = 0
+    for k in range(int(seconds / 0.01)):
+        now = start + k * 0.01
+        for out in rb.poll_to(now):
+            if out.station == station.codec.sender:
+                got += sum(
+                    isinstance(m, Heartbeat) for m in accepted(station.receive(out.data, now))
+                )
+    return got
+
+
+def test_an_observer_stops_and_spaces_only_its_own_stream() -> None:
+    """An observer sending SetTransmission(false) and a slow spacing cut the driver's
+    telemetry and video to nothing before; now they change only what the observer gets."""
+    rb = LinkSession(
+        NativeCodec(KEY, sender=ROBOT),
+        spacing=0.05,
+        periodic=lambda now: [Heartbeat()],
+        role="robot",
+        keys=ring(),
+        nonce=b"start",
+        obey_transmission_control=True,
+    )
+    driver = operator(station=1, key=KEY_1)
+    observer = operator(station=2, key=KEY_2, nonce=b"observer")
+    handshake(driver, rb)
+    handshake(observer, rb, now=0.01)
+    assert _streamed(driver, rb, 0.1, 1.0) >= 19
+    deliver(rb, observer.send(SetTransmission(False), 1.2), 1.2)
+    deliver(rb, observer.send(SetTransmissionSpacing(2.0), 1.2), 1.2)
+    assert _streamed(driver, rb, 1.3, 1.0) >= 19  # the driver's stream as before
+    assert _streamed(observer, rb, 2.4, 1.0) == 0  # the observer stopped its own
+    frame = VideoFrame(1, 2.5, 320, 240, b"\xff\xd8jpeg\xff\xd9")
+    assert {out.station for out in rb.send_to(frame, 2.5)} == {1}
+    # the driver may space its own stream
+    deliver(rb, driver.send(SetTransmissionSpacing(0.2), 3.5), 3.5)
+    assert _streamed(driver, rb, 3.6, 1.0) <= 6

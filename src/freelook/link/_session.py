@@ -76,6 +76,16 @@ SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
 SessionStatus = Literal["open", "opening", "unanswered"]
 
 
+@dataclass(slots=True)
+class _StationStream:
+    """What one station asked of its own stream (robot end): on or off, and its spacing
+    (None: the session's); when its next transmission is due."""
+
+    transmitting: bool = True
+    spacing: float | None = None
+    next_due: float | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Accepted:
     """A packet that decoded, verified and was not a replay.
@@ -209,6 +219,9 @@ class LinkSession:
         self._robot: RobotSessions | None = None
         self._operator: OperatorSessions | None = None
         self._held: deque[tuple[Message, float]] = deque(maxlen=16)
+        #: robot end with sessions: each station's own stream (a station starts, stops and
+        #: spaces only what it receives itself: an observer cannot blind the driver)
+        self._streams: dict[int, _StationStream] = {}
         if role is not None:
             if not isinstance(codec, NativeCodec) or codec.key is None:
                 raise ConfigError("link sessions need the native profile with a key")
@@ -352,12 +365,10 @@ class LinkSession:
         sent = decoded.stamp - self.wire_offset if self._absolute_stamps else None
         self.stats.on_received(decoded.stream, decoded.sequence, sent, now, decoded.sender)
         message = decoded.message
-        if self.obey_transmission_control:
-            if isinstance(message, SetTransmission):
-                self.transmitting = message.enabled
-            elif isinstance(message, SetTransmissionSpacing):
-                low, high = SPACING_LIMITS
-                self.spacing = min(high, max(low, message.spacing))
+        if self.obey_transmission_control and isinstance(
+            message, SetTransmission | SetTransmissionSpacing
+        ):
+            self._transmission_control(message, decoded.sender)
         self._record(
             PacketRecord(
                 data,
@@ -369,6 +380,32 @@ class LinkSession:
             )
         )
         return Accepted(decoded, data, now, permissions)
+
+    def _transmission_control(
+        self, message: SetTransmission | SetTransmissionSpacing, sender: int
+    ) -> None:
+        """The peer starts, stops or spaces this end's transmissions: with sessions, only the
+        sending station's own stream; without (one operator), the whole transmission."""
+        low, high = SPACING_LIMITS
+        if self._robot is not None:
+            stream = self._streams.get(sender)
+            if stream is None:
+                if sender not in self._robot.sessions:
+                    return
+                stream = self._streams[sender] = _StationStream()
+            if isinstance(message, SetTransmission):
+                stream.transmitting = message.enabled
+            else:
+                stream.spacing = min(high, max(low, message.spacing))
+        elif isinstance(message, SetTransmission):
+            self.transmitting = message.enabled
+        else:
+            self.spacing = min(high, max(low, message.spacing))
+
+    def streaming(self, station: int) -> bool:
+        """Whether ``station``'s own stream is on (robot end with sessions)."""
+        stream = self._streams.get(station)
+        return stream is None or stream.transmitting
 
     def _refused(
         self, err: ProtocolError, data: bytes, now: float, source: object = None
@@ -399,14 +436,23 @@ class LinkSession:
             return [] if session is None else [(session.station, session.keying)]
         return [(None, None)]
 
-    def send_to(self, message: Message, now: float) -> list[Outgoing]:
-        """The packets carrying ``message``, each with the station it is for."""
+    def send_to(
+        self, message: Message, now: float, stations: Sequence[int] | None = None
+    ) -> list[Outgoing]:
+        """The packets carrying ``message``, each with the station it is for (robot end:
+        only ``stations`` when given; video only to stations whose stream is on)."""
         if self._operator is not None and self._operator.session is None:
             self._held.append((message, now))  # sent when the session opens
             return []
         stamp = now + self.wire_offset
         out: list[Outgoing] = []
+        video = isinstance(message, VideoFrame)
         for station, keying in self._keyings():
+            if station is not None and self._robot is not None:
+                if stations is not None and station not in stations:
+                    continue
+                if video and not self.streaming(station):
+                    continue
             try:
                 if isinstance(message, VideoFrame):
                     if not isinstance(self.codec, NativeCodec):
@@ -430,6 +476,8 @@ class LinkSession:
 
     def poll_to(self, now: float) -> list[Outgoing]:
         """:meth:`poll`, each packet with the station it is for."""
+        if self._robot is not None:
+            return self._poll_stations(now)
         if self._next_due is None:
             self._next_due = now
         if now < self._next_due:
@@ -443,14 +491,43 @@ class LinkSession:
             packets.append(Outgoing(self._operator.open(now)))
             self.stats.on_sent(now)
             self.sent += 1
-        if self._robot is not None:
-            self._robot.expire(now, self.session_timeout)
         if not self.transmitting or not self._keyings():
             return packets
         for message in self.periodic(now):
             packets.extend(self.send_to(message, now))
         return packets
 
+    def _poll_stations(self, now: float) -> list[Outgoing]:
+        """The robot end with sessions: each station's transmission at its own spacing."""
+        assert self._robot is not None
+        self._robot.expire(now, self.session_timeout)
+        sessions = self._robot.sessions
+        for gone in self._streams.keys() - sessions.keys():
+            del self._streams[gone]  # a session that ended takes its stream's settings along
+        due = []
+        for station in sessions:
+            stream = self._streams.setdefault(station, _StationStream())
+            spacing = stream.spacing or self.spacing
+            if stream.next_due is None:
+                stream.next_due = now
+            if now < stream.next_due:
+                continue
+            # a spacing after this one; a spacing after now when it fell behind (no burst)
+            stream.next_due += spacing
+            if stream.next_due <= now:
+                stream.next_due = now + spacing
+            if stream.transmitting:
+                due.append(station)
+        if not due or not self.transmitting:
+            return []
+        packets: list[Outgoing] = []
+        for message in self.periodic(now):
+            packets.extend(self.send_to(message, now, due))
+        return packets
+
     def next_due(self, now: float) -> float:
         """When :meth:`poll` next has something to do (for a driver's sleep)."""
+        if self._robot is not None:
+            dues = [s.next_due for s in self._streams.values() if s.next_due is not None]
+            return min(dues, default=now + self.spacing)
         return now if self._next_due is None else self._next_due
