@@ -8,6 +8,8 @@ import socket
 import tty
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from freelook.errors import ConfigError, ProtocolError
 from freelook.link import (
@@ -152,3 +154,41 @@ def test_transport_urls() -> None:
 
 async def _open_missing() -> None:
     SerialEndpoint("/dev/no-such-radio")
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(
+        ["udp://", "serial://", "zenoh://", "udp://[", "zenoh://[::1]:", "serial:///dev/", ""]
+    ),
+    st.text(max_size=30),
+)
+def test_any_transport_url_parses_or_is_refused_in_one_line(prefix: str, rest: str) -> None:
+    """Fuzzed URLs ended in urllib's ValueError tracebacks (an open bracket, a bad IPv6
+    literal); each is now a TransportUrl or a ConfigError of one line naming the URL."""
+    url = prefix + rest
+    refusal = None
+    try:
+        parsed = parse_transport_url(url)
+    except ConfigError as err:
+        refusal = str(err)
+    if refusal is not None:
+        assert "\n" not in refusal
+        return
+    assert parsed.scheme in ("udp", "serial", "zenoh")
+    assert 50 <= parsed.baud <= 16_000_000
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "udp://[::1",
+        "udp://[nonsense]:5",
+        "serial:///dev/ttyS0?baud=²",
+        "udp://a b:5",
+        "udp://\x00:1",
+    ],
+)
+def test_malformed_urls_are_config_errors(url: str) -> None:
+    with pytest.raises(ConfigError):
+        parse_transport_url(url)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import queue
+import re
 import threading
 from dataclasses import dataclass
 from typing import Protocol
@@ -68,10 +69,30 @@ class TransportUrl:
         return f"tcp/{host}:{self.port}"
 
 
+MAX_BAUD = 16_000_000  # beyond any serial radio or USB adapter
+
+
 def parse_transport_url(url: str) -> TransportUrl:
     """``udp://HOST:PORT``, ``serial:///dev/ttyUSB0?baud=921600`` or
     ``zenoh://HOST:PORT/ROBOT[?mode=client]`` (peer mode: the robot listens at HOST:PORT and
-    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT)."""
+    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT).
+
+    Anything else raises :class:`ConfigError` with a one-line message naming the URL."""
+    if not url.isprintable() or any(c.isspace() for c in url):
+        raise ConfigError(f"{url!r}: a transport URL has no spaces or control characters")
+    try:
+        parsed = _parse(url)
+    except ValueError as err:  # urllib's own refusals: an open bracket, a bad IPv6 literal
+        raise ConfigError(f"{url}: not a transport URL ({err})") from None
+    if parsed.host and not _HOST.fullmatch(parsed.host):
+        raise ConfigError(f"{url}: {parsed.host!r} is not a host name or address")
+    return parsed
+
+
+_HOST = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
+
+
+def _parse(url: str) -> TransportUrl:
     parsed = urlparse(url)
     if parsed.scheme == "udp":
         try:
@@ -85,10 +106,9 @@ def parse_transport_url(url: str) -> TransportUrl:
         if not parsed.path:
             raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
         baud = parse_qs(parsed.query).get("baud", ["921600"])[0]
-        try:
-            return TransportUrl("serial", device=parsed.path, baud=int(baud))
-        except ValueError:
-            raise ConfigError(f"{url}: baud must be an integer, got {baud!r}") from None
+        if not (baud.isascii() and baud.isdigit() and 50 <= int(baud) <= MAX_BAUD):
+            raise ConfigError(f"{url}: baud must be a whole number 50…{MAX_BAUD}, got {baud!r}")
+        return TransportUrl("serial", device=parsed.path, baud=int(baud))
     if parsed.scheme == "zenoh":
         return _zenoh_url(url)
     raise ConfigError(
