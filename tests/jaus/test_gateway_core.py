@@ -11,6 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.jaus import (
+    MAX_CLIENTS,
+    MAX_PENDING,
+    MAX_REPLIES,
     AckNak,
     ConfirmControl,
     ConfirmResponse,
@@ -209,3 +212,36 @@ def test_hostile_datagrams_are_dropped_and_counted_never_raised(data: bytes) -> 
             assert math.isfinite(command.v)
             assert abs(command.v) <= OPTIONS.max_speed
             assert abs(command.omega) <= OPTIONS.max_turn_rate
+
+
+def test_one_datagram_draws_a_bounded_number_of_replies() -> None:
+    """256 acknowledged queries packed in one datagram drew 256 acknowledgements (and as many
+    reports): an amplifier for a forged source. Now at most MAX_REPLIES, the rest counted."""
+    gw = JausGateway(OPTIONS)
+    query = encode_message(QueryLocalPose(0xFF))
+    many = [JudpMessage(GW, OCU, query, k, ack_nak=AckNak.REQUIRED) for k in range(256)]
+    datagrams = [pack_judp(many[k : k + 32]) for k in range(0, 256, 32)]
+    for data in datagrams:
+        out = gw.on_datagram(data, HERE, 0.0)
+        assert len(out.datagrams) <= MAX_REPLIES
+    assert gw.dropped["replies beyond what one datagram may draw"] == 8 * (64 - MAX_REPLIES)
+
+
+def test_the_state_kept_for_strangers_is_bounded() -> None:
+    """300,000 client ids each asking for a report grew the gateway by 12 MB; now the sequence
+    numbers of at most MAX_CLIENTS clients are kept, and at most MAX_PENDING wait for control."""
+    gw = JausGateway(OPTIONS)
+    for k in range(3 * MAX_CLIENTS):
+        stranger = JausId(10 + k // 254, 1 + k % 254, 1)
+        _send(gw, QueryLocalPose(1), 0.0, source=stranger)
+    assert len(gw._sequence) == MAX_CLIENTS
+    refused = 0
+    for k in range(3 * MAX_PENDING):
+        out = _send(gw, RequestControl(5), 0.0, source=JausId(200, 1 + k, 1))
+        refused += any(
+            decode_message(j.code, j.body) == ConfirmControl(ConfirmResponse.NOT_AVAILABLE)
+            for data, _ in out.datagrams
+            for j in parse_judp(data)
+        )
+    assert len(gw.pending) == MAX_PENDING
+    assert refused == 2 * MAX_PENDING

@@ -2,7 +2,15 @@
 sans-I/O codec, the gateway's core (access control, driving, reports) and its I/O shell that
 talks to a robot as an authenticated operator station. See docs/jaus.md."""
 
-from freelook.jaus._gateway import Address, GatewayOptions, GatewayOutput, JausGateway
+from freelook.jaus._gateway import (
+    MAX_CLIENTS,
+    MAX_PENDING,
+    MAX_REPLIES,
+    Address,
+    GatewayOptions,
+    GatewayOutput,
+    JausGateway,
+)
 from freelook.jaus._judp import (
     HEADER_SIZE,
     JUDP_VERSION,
@@ -42,7 +50,10 @@ __all__ = [
     "HEADER_SIZE",
     "JAUS_PORT",
     "JUDP_VERSION",
+    "MAX_CLIENTS",
     "MAX_DATAGRAM",
+    "MAX_PENDING",
+    "MAX_REPLIES",
     "AckNak",
     "Address",
     "ConfirmControl",

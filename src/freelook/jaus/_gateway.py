@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -57,13 +57,27 @@ from freelook.link import (
     VelocityCommand,
 )
 
-__all__ = ["Address", "GatewayOptions", "GatewayOutput", "JausGateway"]
+__all__ = [
+    "MAX_CLIENTS",
+    "MAX_PENDING",
+    "MAX_REPLIES",
+    "Address",
+    "GatewayOptions",
+    "GatewayOutput",
+    "JausGateway",
+]
 
 Address = tuple[str, int]
 VEHICLE, NODE, COMPONENT = 10001, 40001, 60001  # ReportIdentification types
 _IDENTITY_TYPES = {1: VEHICLE, 2: VEHICLE, 3: NODE, 4: COMPONENT}
 DEFAULT_COMPONENT = JausId(1, 1, 1)  # subsystem 1, node 1, component 1
 CONTROL_RENEWAL = 1.0  # s between the gateway's control requests to the robot while it drives
+#: bounds on what strangers can make the gateway keep or send: clients whose sequence numbers
+#: it keeps (the least recently heard forgotten), clients waiting for the robot's answer, and
+#: replies (acknowledgements included) to one datagram
+MAX_CLIENTS = 256
+MAX_PENDING = 16
+MAX_REPLIES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +119,7 @@ class JausGateway:
         self.command: tuple[float, VelocityCommand] | None = None
         self.dropped: Counter[str] = Counter()
         self.received = 0
-        self._sequence: dict[JausId, int] = {}
+        self._sequence: OrderedDict[JausId, int] = OrderedDict()
         self._renewed = -math.inf
 
     # -- JUDP --------------------------------------------------------------------------------
@@ -133,6 +147,11 @@ class JausGateway:
                 continue
             self.received += 1
             self._handle(message, judp, source, now, out)
+        if len(out.datagrams) > MAX_REPLIES:
+            self.dropped["replies beyond what one datagram may draw"] += (
+                len(out.datagrams) - MAX_REPLIES
+            )
+            del out.datagrams[MAX_REPLIES:]
         return out
 
     def _handle(
@@ -201,7 +220,12 @@ class JausGateway:
         if self.in_control:
             self._accept(client, out)
             return
-        self.pending = [(c, t) for c, t in self.pending if c.id != client.id] + [(client, now)]
+        waiting = [(c, t) for c, t in self.pending if c.id != client.id]
+        if len(waiting) >= MAX_PENDING:
+            self.dropped["control request beyond the clients that may wait"] += 1
+            self._confirm(out, client, ConfirmResponse.NOT_AVAILABLE)
+            return
+        self.pending = [*waiting, (client, now)]
         out.link.append(self._control_request(now))
 
     def _accept(self, client: _Client, out: GatewayOutput) -> None:
@@ -356,8 +380,10 @@ class JausGateway:
         sequence: int | None = None,
     ) -> None:
         if sequence is None:
-            sequence = self._sequence.get(to, 0)
-            self._sequence[to] = (sequence + 1) & 0xFFFF
+            sequence = self._sequence.pop(to, 0)
+            self._sequence[to] = (sequence + 1) & 0xFFFF  # most recently heard last
+            while len(self._sequence) > MAX_CLIENTS:
+                self._sequence.popitem(last=False)
         judp = JudpMessage(
             destination=to,
             source=self.options.component,
