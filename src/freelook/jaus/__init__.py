@@ -1,6 +1,6 @@
-"""A JAUS gateway: JUDP (SAE AS5669A) framing, AS5710 core and AS6009 mobility messages as a
-sans-I/O codec, the gateway's core (access control, driving, reports) and its I/O shell that
-talks to a robot as an authenticated operator station. See docs/jaus.md."""
+"""A JAUS gateway: the gateway's core (access control, driving, reports) and its I/O shell that
+talks to a robot as an authenticated operator station, over the JUDP codec of
+:mod:`freelook.judp` (re-exported here). See docs/jaus.md."""
 
 from freelook.jaus._gateway import (
     MAX_CLIENTS,
@@ -11,21 +11,18 @@ from freelook.jaus._gateway import (
     GatewayOutput,
     JausGateway,
 )
-from freelook.jaus._judp import (
+from freelook.jaus._runner import JAUS_PORT, JausBridge, run_gateway
+from freelook.judp import (
     HEADER_SIZE,
     JUDP_VERSION,
     MAX_DATAGRAM,
     AckNak,
-    JausId,
-    JudpError,
-    JudpMessage,
-    pack_judp,
-    parse_judp,
-)
-from freelook.jaus._messages import (
     ConfirmControl,
     ConfirmResponse,
+    JausId,
     JausMessage,
+    JudpError,
+    JudpMessage,
     LocalPose,
     QueryIdentification,
     QueryLocalPose,
@@ -43,8 +40,9 @@ from freelook.jaus._messages import (
     VelocityState,
     decode_message,
     encode_message,
+    pack_judp,
+    parse_judp,
 )
-from freelook.jaus._runner import JAUS_PORT, JausBridge, run_gateway
 
 __all__ = [
     "HEADER_SIZE",

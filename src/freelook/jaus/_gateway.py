@@ -24,11 +24,14 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from freelook.jaus._judp import AckNak, JausId, JudpError, JudpMessage, pack_judp, parse_judp
-from freelook.jaus._messages import (
+from freelook.judp import (
+    AckNak,
     ConfirmControl,
     ConfirmResponse,
+    JausId,
     JausMessage,
+    JudpError,
+    JudpMessage,
     LocalPose,
     QueryIdentification,
     QueryLocalPose,
@@ -45,6 +48,8 @@ from freelook.jaus._messages import (
     VelocityState,
     decode_message,
     encode_message,
+    pack_judp,
+    parse_judp,
 )
 from freelook.link import (
     ControlGrant,

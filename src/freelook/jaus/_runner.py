@@ -21,7 +21,7 @@ from freelook.jaus._gateway import (
     GatewayOutput,
     JausGateway,
 )
-from freelook.jaus._judp import JausId
+from freelook.judp import JausId
 from freelook.link import (
     Accepted,
     LinkDriver,
