@@ -16,7 +16,10 @@ def robot(
     ),
     hardware: Annotated[
         str,
-        typer.Option(help="sim, arcos://HOST:PORT (MobileSim: 8101) or arcos:///dev/ttyUSB0."),
+        typer.Option(
+            help="sim, arcos://HOST:PORT (MobileSim: 8101), arcos:///dev/ttyUSB0 or "
+            "judp://HOST:PORT (a JAUS robot; 3794)."
+        ),
     ] = "sim",
     world: Annotated[str, typer.Option(help="The simulated world (with --hardware sim).")] = "lab",
     robot_map: Annotated[

@@ -424,6 +424,23 @@ class ArmConfig(_Strict):
         return self
 
 
+class JausConfig(_Strict):
+    """How freelook drives the robot over JAUS (``--hardware judp://HOST:PORT``): its own
+    JAUS id, the authority it asks control with, and what the robot's JAUS side lacks."""
+
+    authority: int = Field(default=5, ge=0, le=255, description="RequestControl authority")
+    subsystem: int = Field(default=150, ge=1, le=65534, description="freelook's own JAUS id")
+    node: int = Field(default=1, ge=1, le=254)
+    component: int = Field(default=1, ge=1, le=254)
+    arm_position_sensing: bool = Field(
+        default=True, description="false: no joint positions; the arm moves in timed chunks"
+    )
+    arm_chunk: float = Field(default=0.2, gt=0, le=2.0, description="s per timed arm move")
+    arm_joint_speed_deg: float = Field(
+        default=15.0, gt=0, le=360.0, description="presumed joint speed at full effort, deg/s"
+    )
+
+
 class RobotConfig(_Strict):
     """Everything that describes one robot; a sensor section that is absent means no such sensor."""
 
@@ -450,6 +467,7 @@ class RobotConfig(_Strict):
     arm: ArmConfig | None = None
     #: cameras beyond the driving camera, each its own stream (``[[cameras]]``)
     cameras: tuple[StreamCameraConfig, ...] = ()
+    jaus: JausConfig = JausConfig()
 
     @model_validator(mode="after")
     def _cameras_mounted(self) -> RobotConfig:

@@ -1,4 +1,4 @@
-"""Choosing a backend: ``sim`` or ``arcos://…``, and the map the robot is given."""
+"""Choosing a backend: ``sim``, ``arcos://…`` or ``judp://…``, and the map the robot is given."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
 from freelook.hardware.arcos import open_arcos_server
+from freelook.hardware.judp import open_judp_server
 from freelook.hardware.sim import published_map, simulated_server
 from freelook.maps import World, load_world
 from freelook.robot import RobotServer, ServerOptions
@@ -65,6 +66,16 @@ async def open_robot_server(
             recorder=recorder,
             start=start,
         )
+    if hardware.startswith("judp:"):
+        return await open_judp_server(
+            config,
+            hardware,
+            options,
+            robot_map=_robot_map(robot_map, None),
+            recorder=recorder,
+            start=start,
+        )
     raise ConfigError(
-        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT or arcos:///dev/DEVICE"
+        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT, arcos:///dev/DEVICE "
+        "or judp://HOST:PORT"
     )

@@ -286,6 +286,7 @@ class RobotCore:
             lines.append("no gyro: heading from the wheels alone")
         if self.hw.camera is None:
             lines.append("no camera: no video")
+        lines.extend(self.hw.notes)
         return lines
 
     # -- commands ----------------------------------------------------------------------------

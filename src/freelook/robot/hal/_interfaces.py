@@ -231,3 +231,6 @@ class RobotHardware:
     #: the cameras of the config's ``[[cameras]]`` by stream id (a stereo pair's frame holds
     #: both eyes side by side, captured at one instant); a stream missing here is not sent
     stream_cameras: Mapping[int, Camera] = field(default_factory=dict)
+    #: what this hardware cannot give the program beyond an absent device, one line each
+    #: (said at start, e.g. an arm without position sensing that moves in timed chunks)
+    notes: tuple[str, ...] = ()

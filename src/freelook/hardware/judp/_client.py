@@ -1,0 +1,566 @@
+"""The client side of driving a JAUS robot, sans-I/O: datagrams and the time in, datagrams out.
+
+Like :class:`~freelook.hardware.arcos.ArcosClient`, :class:`JausClient` owns no socket and no
+clock: the caller feeds it what arrived with :meth:`~JausClient.receive`, writes what
+:meth:`~JausClient.poll` returns and calls again by :meth:`~JausClient.next_deadline`.
+
+One life: discovery (QueryIdentification to the broadcast id, then QueryServices of the
+component that answered), Access Control (RequestControl with the configured authority to
+every component it will command, QueryTimeout), Management (QueryStatus; Resume while the
+robot is in Standby), then driving: SetVelocityCommand to a Velocity State Driver or else
+SetWrenchEffort to a Primitive Driver, QueryLocalPose/QueryVelocityState for the odometry,
+RequestControl and QueryControl again well before the robot's timeout. A RejectControl, a
+ConfirmControl that is not CONTROL_ACCEPTED or a ReportControl naming someone else is a fault:
+the client stops commanding and says why (``problem``), for good. :meth:`~JausClient.close`
+sends a stop and ReleaseControl.
+
+Frames: JAUS's are z-down (y right, yaw clockwise); the client's inputs and outputs are
+freelook's (y left, counter-clockwise), so y, yaw and yaw rate change sign on the wire.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+
+from freelook.judp import (
+    POSITION,
+    AckNak,
+    ComponentServices,
+    ConfirmControl,
+    ConfirmResponse,
+    JausId,
+    JausMessage,
+    JudpError,
+    JudpMessage,
+    LocalPose,
+    ManagementStatus,
+    QueryControl,
+    QueryIdentification,
+    QueryJointPositions,
+    QueryLocalPose,
+    QueryServices,
+    QueryStatus,
+    QueryTimeout,
+    QueryVelocityState,
+    RejectControl,
+    ReleaseControl,
+    ReportControl,
+    ReportIdentification,
+    ReportJointPositions,
+    ReportLocalPose,
+    ReportServices,
+    ReportStatus,
+    ReportTimeout,
+    ReportVelocityState,
+    RequestControl,
+    Resume,
+    SetJointEffort,
+    SetVelocityCommand,
+    SetWrenchEffort,
+    VelocityState,
+    decode_message,
+    encode_message,
+    pack_judp,
+    parse_judp,
+)
+from freelook.robot.hal import OdometrySample
+
+__all__ = [
+    "ACCESS_CONTROL",
+    "BROADCAST",
+    "LOCAL_POSE_SENSOR",
+    "MANAGEMENT",
+    "MANIPULATOR_JOINT_POSITION_SENSOR",
+    "PRIMITIVE_DRIVER",
+    "PRIMITIVE_MANIPULATOR",
+    "VELOCITY_STATE_DRIVER",
+    "VELOCITY_STATE_SENSOR",
+    "ClientOptions",
+    "JausClient",
+    "Phase",
+]
+
+ACCESS_CONTROL = "urn:jaus:jss:core:AccessControl"
+MANAGEMENT = "urn:jaus:jss:core:Management"
+PRIMITIVE_DRIVER = "urn:jaus:jss:mobility:PrimitiveDriver"
+VELOCITY_STATE_DRIVER = "urn:jaus:jss:mobility:VelocityStateDriver"
+LOCAL_POSE_SENSOR = "urn:jaus:jss:mobility:LocalPoseSensor"
+VELOCITY_STATE_SENSOR = "urn:jaus:jss:mobility:VelocityStateSensor"
+PRIMITIVE_MANIPULATOR = "urn:jaus:jss:manipulator:PrimitiveManipulator"
+MANIPULATOR_JOINT_POSITION_SENSOR = "urn:jaus:jss:manipulator:ManipulatorJointPositionSensor"
+BROADCAST = JausId(0xFFFF, 0xFF, 0xFF)
+
+_POSE_FIELDS = 1 << 0 | 1 << 1 | 1 << 6  # X, Y, Yaw
+_VELOCITY_FIELDS = 1 << 0 | 1 << 1 | 1 << 6  # Velocity_X, Velocity_Y, YawRate
+_SUBSYSTEM_QUERY = 2  # QueryIdentification: the subsystem (the robot)
+_HALF_STEP = (POSITION.upper - POSITION.lower) / POSITION.steps
+
+
+class Phase(Enum):
+    DISCOVERING = "discovering"  # asking who is there and what it offers
+    REQUESTING = "requesting control"
+    RESUMING = "resuming"  # control held; waiting for the robot to be Ready
+    READY = "ready"  # driving
+    FAILED = "failed"  # never got going: ``problem`` says what was asked and answered
+    FAULT = "fault"  # lost control while driving: nothing more is commanded
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOptions:
+    """How the client talks to one robot; speeds and rates bound what reports may say."""
+
+    own_id: JausId = field(default_factory=lambda: JausId(150, 1, 1))
+    authority: int = 5
+    max_speed: float = 1.0  # m/s: 100 % wrench effort, and reports beyond 2× are refused
+    max_turn_rate: float = math.pi / 2  # rad/s, likewise
+    track_width: float = 0.5  # m: turns (v, ω) into the odometer's wheel speeds
+    retry: float = 0.25  # s between repeats of an unanswered discovery or control query
+    discovery_timeout: float = 3.0  # s for identification and services
+    control_timeout: float = 2.0  # s for ConfirmControl and a Ready status
+    sensor_period: float = 0.05  # s between pose and velocity queries
+    command_refresh: float = 0.1  # s: an unchanged command is sent again this often
+    command_timeout: float = 0.5  # s: a command not renewed within this becomes a stop
+    link_timeout: float = 1.0  # s without a datagram from the robot: not connected
+    keep_alive: float = 1.0  # s between RequestControls until the robot's timeout is known
+
+
+def _ok(message: JausMessage) -> str:
+    return type(message).__name__
+
+
+class JausClient:
+    """One JAUS robot's conversation; see the module docstring."""
+
+    def __init__(self, options: ClientOptions | None = None) -> None:
+        self.options = options or ClientOptions()
+        self.phase = Phase.DISCOVERING
+        self.problem = ""  # why FAILED or FAULT
+        self.robot: JausId | None = None  # the component that answered identification
+        self.robot_name = ""
+        self.services: dict[str, JausId] = {}  # service URI → the component offering it
+        self.offered: tuple[ComponentServices, ...] = ()
+        self.timeout: float | None = None  # the robot's control timeout, s (0: none)
+        self.status: ManagementStatus | None = None
+        self.odometry: OdometrySample | None = None
+        self.velocity: tuple[float, float, float] | None = None  # vx, vy, ω (freelook frame)
+        self.joint_positions: tuple[float, ...] | None = None
+        self.last_heard: float | None = None
+        self.dropped: Counter[str] = Counter()
+        self.sent: Counter[str] = Counter()
+        self._started: float | None = None
+        self._phase_since = 0.0
+        self._due: dict[str, float] = {}  # what is sent when (per kind)
+        self._granted: set[JausId] = set()
+        self._command: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._command_at = -math.inf
+        self._sent_command: tuple[float, float, float] | None = None
+        self._arm: tuple[float, ...] | None = None
+        self._arm_at = -math.inf
+        self._sent_arm: tuple[float, ...] | None = None
+        self._sequence = 0
+        self._pose_seen: tuple[float, float, float, float] | None = None  # t, x, y, θ
+
+    # -- what the robot offers ----------------------------------------------------------------
+
+    @property
+    def drive_service(self) -> str | None:
+        """The drive service used: the Velocity State Driver if offered, else the Primitive
+        Driver, else None."""
+        for uri in (VELOCITY_STATE_DRIVER, PRIMITIVE_DRIVER):
+            if uri in self.services:
+                return uri
+        return None
+
+    @property
+    def has_arm(self) -> bool:
+        return PRIMITIVE_MANIPULATOR in self.services
+
+    @property
+    def controlled(self) -> tuple[JausId, ...]:
+        """The components control is asked of: those whose services are commanded."""
+        used = (self.drive_service, PRIMITIVE_MANIPULATOR)
+        return tuple(sorted({self.services[u] for u in used if u in self.services}))
+
+    def connected(self, now: float) -> bool:
+        """Ready to drive and heard from within the link timeout."""
+        window = max(self.options.link_timeout, 2.0 * self._keep_alive_period())
+        return (
+            self.phase == Phase.READY
+            and self.last_heard is not None
+            and now - self.last_heard <= window
+        )
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def command(self, vx: float, vy: float, omega: float, now: float) -> None:
+        """A body velocity (m/s, m/s, rad/s; freelook's frame); non-finite values stop."""
+        if not all(math.isfinite(v) for v in (vx, vy, omega)):
+            vx = vy = omega = 0.0
+        self._command = (vx, vy, omega)
+        self._command_at = now
+
+    def command_arm(self, efforts: tuple[float, ...], now: float) -> None:
+        """Joint efforts in percent of each joint's maximum; non-finite values stop."""
+        if not all(math.isfinite(e) for e in efforts):
+            efforts = (0.0,) * len(efforts)
+        self._arm = tuple(max(-100.0, min(100.0, e)) for e in efforts)
+        self._arm_at = now
+
+    def close(self, now: float) -> list[bytes]:
+        """A stop and ReleaseControl to every controlled component (nothing after a fault)."""
+        out: list[bytes] = []
+        if self.phase in (Phase.READY, Phase.RESUMING, Phase.REQUESTING):
+            if self.phase == Phase.READY:
+                out += self._drive((0.0, 0.0, 0.0))
+                if self.has_arm and self._arm is not None:
+                    out.append(self._to(self.services[PRIMITIVE_MANIPULATOR], self._zero_arm()))
+            out += [self._to(c, ReleaseControl()) for c in self.controlled]
+        self._set_phase(Phase.CLOSED, now)
+        return out
+
+    def _zero_arm(self) -> SetJointEffort:
+        return SetJointEffort((0.0,) * len(self._arm or ()))
+
+    # -- input --------------------------------------------------------------------------------
+
+    def receive(self, datagram: bytes, now: float) -> list[bytes]:
+        """Take one datagram from the robot; returns acknowledgements it asked for."""
+        try:
+            messages = parse_judp(datagram)
+        except JudpError:
+            self.dropped["malformed datagram"] += 1
+            return []
+        out: list[bytes] = []
+        for m in messages:
+            if not m.destination.matches(self.options.own_id):
+                self.dropped["not addressed to this client"] += 1
+                continue
+            if m.ack_nak == AckNak.REQUIRED:
+                ack = JudpMessage(
+                    m.source, self.options.own_id, b"", m.sequence, ack_nak=AckNak.ACK
+                )
+                out.append(pack_judp([ack]))
+            if m.ack_nak in (AckNak.ACK, AckNak.NAK) and not m.payload:
+                continue
+            try:
+                message = decode_message(m.code, m.body)
+            except JudpError:
+                self.dropped["malformed or unsupported message"] += 1
+                continue
+            self._handle(m.source, message, now)
+        return out
+
+    def _from_robot(self, source: JausId) -> bool:
+        robot = self.robot
+        return robot is not None and source.subsystem == robot.subsystem
+
+    def _handle(self, source: JausId, message: JausMessage, now: float) -> None:
+        if isinstance(message, ReportIdentification):
+            if self.phase == Phase.DISCOVERING and self.robot is None:
+                self.robot, self.robot_name = source, message.identification
+                self.last_heard = now
+                self._due.pop("identify", None)
+                self._due["services"] = now
+            return
+        if not self._from_robot(source):
+            self.dropped["from a component that is not the robot"] += 1
+            return
+        self.last_heard = now
+        if isinstance(message, ReportServices):
+            self._on_services(message, now)
+        elif isinstance(message, ConfirmControl):
+            self._on_confirm(source, message.response, now)
+        elif isinstance(message, RejectControl):
+            if source in self._granted or self.phase == Phase.READY:
+                self._fault(
+                    f"the robot's component {source} took control away "
+                    f"(RejectControl {message.response.name})",
+                    now,
+                )
+        elif isinstance(message, ReportControl):
+            if self.phase == Phase.READY and message.controller != self.options.own_id:
+                who = message.controller
+                holder = "nobody" if who == JausId(0, 0, 0) else f"{who}"
+                self._fault(
+                    f"the robot's component {source} is controlled by {holder} "
+                    f"(authority {message.authority}), not by this client "
+                    f"{self.options.own_id}",
+                    now,
+                )
+        elif isinstance(message, ReportTimeout):
+            self.timeout = float(message.timeout)
+        elif isinstance(message, ReportStatus):
+            self._on_status(message.status, now)
+        elif isinstance(message, ReportLocalPose):
+            self._on_pose(message.pose, now)
+        elif isinstance(message, ReportVelocityState):
+            self._on_velocity(message.state, now)
+        elif isinstance(message, ReportJointPositions):
+            self.joint_positions = tuple(v for _, v in message.positions)
+        else:
+            self.dropped[f"unexpected {_ok(message)}"] += 1
+
+    def _on_services(self, report: ReportServices, now: float) -> None:
+        if self.phase != Phase.DISCOVERING or self.robot is None:
+            return
+        self.offered = report.components
+        for entry in report.components:
+            where = JausId(self.robot.subsystem, entry.node, entry.component)
+            for service in entry.services:
+                self.services.setdefault(service.uri, where)
+        if self.drive_service is None:
+            offered = sorted({s.uri for c in report.components for s in c.services})
+            self._fail(
+                f"the JAUS robot {self.robot_name!r} ({self.robot}) offers neither a "
+                f"Velocity State Driver nor a Primitive Driver (it offers: "
+                f"{', '.join(offered) or 'nothing'})",
+                now,
+            )
+            return
+        self._set_phase(Phase.REQUESTING, now)
+        self._due.update(control=now, timeout=now)
+
+    def _on_confirm(self, source: JausId, response: ConfirmResponse, now: float) -> None:
+        if source not in self.controlled:
+            self.dropped["ConfirmControl from a component not asked"] += 1
+            return
+        if response != ConfirmResponse.CONTROL_ACCEPTED:
+            what = (
+                f"the robot's component {source} refused control to authority "
+                f"{self.options.authority}: ConfirmControl {response.name}"
+            )
+            if self.phase == Phase.READY:
+                self._fault(what, now)
+            elif self.phase == Phase.REQUESTING:
+                self._fail(what, now)
+            return
+        self._granted.add(source)
+        if self.phase == Phase.REQUESTING and self._granted >= set(self.controlled):
+            if MANAGEMENT in self.services:
+                self._set_phase(Phase.RESUMING, now)
+                self._due["status"] = now
+            else:
+                self._set_phase(Phase.READY, now)
+                self._ready(now)
+
+    def _on_status(self, status: ManagementStatus, now: float) -> None:
+        self.status = status
+        if status in (ManagementStatus.FAILURE, ManagementStatus.EMERGENCY):
+            what = f"the robot reports {status.name}"
+            if self.phase == Phase.READY:
+                self._fault(what, now)
+            elif self.phase == Phase.RESUMING:
+                self._fail(what, now)
+            return
+        if self.phase != Phase.RESUMING:
+            return
+        if status == ManagementStatus.READY:
+            self._set_phase(Phase.READY, now)
+            self._ready(now)
+        elif status == ManagementStatus.STANDBY:
+            self._due["resume"] = now
+
+    def _ready(self, now: float) -> None:
+        self._due.update(sensors=now, keep_alive=now + self._keep_alive_period())
+        self._sent_command = None
+
+    def _on_pose(self, pose: LocalPose, now: float) -> None:
+        if pose.x is None or pose.y is None or pose.yaw is None:
+            self.dropped["ReportLocalPose without X, Y and Yaw"] += 1
+            return
+        if max(abs(pose.x), abs(pose.y)) >= POSITION.upper - _HALF_STEP:
+            self.dropped["ReportLocalPose out of range (saturated position)"] += 1
+            return
+        x, y, theta = pose.x, -pose.y, -pose.yaw
+        seen = self._pose_seen
+        if seen is not None:
+            dt = now - seen[0]
+            jump = math.hypot(x - seen[1], y - seen[2])
+            if jump > self._speed_bound() * max(dt, self.options.sensor_period):
+                self.dropped["ReportLocalPose out of range (a jump faster than the robot)"] += 1
+                return
+        if self.velocity is not None and VELOCITY_STATE_SENSOR in self.services:
+            v, _, omega = self.velocity
+        elif seen is not None and now > seen[0]:
+            dt = now - seen[0]
+            forward = (x - seen[1]) * math.cos(theta) + (y - seen[2]) * math.sin(theta)
+            v = forward / dt
+            omega = math.remainder(theta - seen[3], math.tau) / dt
+        else:
+            v = omega = 0.0
+        half = omega * self.options.track_width / 2.0
+        self._pose_seen = (now, x, y, theta)
+        self.odometry = OdometrySample(now, x, y, theta, v - half, v + half)
+
+    def _on_velocity(self, state: VelocityState, now: float) -> None:
+        if state.vx is None or state.yaw_rate is None:
+            self.dropped["ReportVelocityState without Velocity_X and YawRate"] += 1
+            return
+        vy = state.vy or 0.0
+        if max(abs(state.vx), abs(vy)) > self._speed_bound():
+            self.dropped["ReportVelocityState out of range (faster than the robot)"] += 1
+            return
+        if abs(state.yaw_rate) > 2.0 * self.options.max_turn_rate + 0.1:
+            self.dropped["ReportVelocityState out of range (turning faster than the robot)"] += 1
+            return
+        self.velocity = (state.vx, -vy, -state.yaw_rate)
+
+    def _speed_bound(self) -> float:
+        return 2.0 * self.options.max_speed + 0.1
+
+    # -- output -------------------------------------------------------------------------------
+
+    def poll(self, now: float) -> list[bytes]:
+        """The datagrams due now."""
+        if self._started is None:
+            self._started = self._phase_since = now
+            self._due["identify"] = now
+        phase = self.phase
+        if phase in (Phase.FAILED, Phase.FAULT, Phase.CLOSED):
+            return []
+        out: list[bytes] = []
+        waited = now - self._phase_since
+        if phase == Phase.DISCOVERING:
+            if waited > self.options.discovery_timeout:
+                asked = "QueryIdentification" if self.robot is None else "QueryServices"
+                self._fail(
+                    f"no answer to {asked} within {self.options.discovery_timeout:.1f} s", now
+                )
+                return []
+            if self.robot is None and self._take("identify", now, self.options.retry):
+                out.append(self._to(BROADCAST, QueryIdentification(_SUBSYSTEM_QUERY)))
+            elif self.robot is not None and self._take("services", now, self.options.retry):
+                query = QueryServices(((self.robot.node, (self.robot.component,)),))
+                out.append(self._to(self.robot, query))
+            return out
+        if phase in (Phase.REQUESTING, Phase.RESUMING):
+            if waited > self.options.control_timeout:
+                if phase == Phase.REQUESTING:
+                    missing = sorted(set(self.controlled) - self._granted)
+                    self._fail(
+                        f"no ConfirmControl within {self.options.control_timeout:.1f} s to "
+                        f"RequestControl (authority {self.options.authority}) from "
+                        f"{', '.join(str(c) for c in missing)}",
+                        now,
+                    )
+                else:
+                    state = "no ReportStatus" if self.status is None else self.status.name
+                    self._fail(
+                        f"the robot is not Ready {self.options.control_timeout:.1f} s after "
+                        f"control was granted (QueryStatus, Resume: {state})",
+                        now,
+                    )
+                return []
+            if phase == Phase.REQUESTING and self._take("control", now, self.options.retry):
+                missing = [c for c in self.controlled if c not in self._granted]
+                out += [self._to(c, RequestControl(self.options.authority)) for c in missing]
+            if self._take("timeout", now, self.options.retry) and self.timeout is None:
+                out.append(self._to(self.services[self.drive_service or ""], QueryTimeout()))
+            if phase == Phase.RESUMING:
+                where = self.services[MANAGEMENT]
+                if self._due.get("resume", math.inf) <= now:
+                    del self._due["resume"]
+                    out.append(self._to(where, Resume()))
+                    self._due["status"] = now
+                if self._take("status", now, self.options.retry):
+                    out.append(self._to(where, QueryStatus()))
+            return out
+        return self._drive_cycle(now)
+
+    def _drive_cycle(self, now: float) -> list[bytes]:
+        out: list[bytes] = []
+        o = self.options
+        if self._take("keep_alive", now, self._keep_alive_period()):
+            for c in self.controlled:
+                out.append(self._to(c, RequestControl(o.authority)))
+                out.append(self._to(c, QueryControl()))
+            if MANAGEMENT in self.services:
+                out.append(self._to(self.services[MANAGEMENT], QueryStatus()))
+        if self._take("sensors", now, o.sensor_period):
+            if LOCAL_POSE_SENSOR in self.services:
+                out.append(self._to(self.services[LOCAL_POSE_SENSOR], QueryLocalPose(_POSE_FIELDS)))
+            if VELOCITY_STATE_SENSOR in self.services:
+                query = QueryVelocityState(_VELOCITY_FIELDS)
+                out.append(self._to(self.services[VELOCITY_STATE_SENSOR], query))
+            if MANIPULATOR_JOINT_POSITION_SENSOR in self.services:
+                where = self.services[MANIPULATOR_JOINT_POSITION_SENSOR]
+                out.append(self._to(where, QueryJointPositions()))
+        command = self._command if now - self._command_at <= o.command_timeout else (0.0,) * 3
+        command = (command[0], command[1], command[2])
+        if command != self._sent_command or self._take("drive", now, o.command_refresh):
+            out += self._drive(command)
+            self._sent_command = command
+            self._due["drive"] = now + o.command_refresh
+        if self.has_arm and self._arm is not None:
+            arm = self._arm if now - self._arm_at <= o.command_timeout else (0.0,) * len(self._arm)
+            if arm != self._sent_arm or self._take("arm", now, o.command_refresh):
+                where = self.services[PRIMITIVE_MANIPULATOR]
+                out.append(self._to(where, SetJointEffort(arm)))
+                self._sent_arm = arm
+                self._due["arm"] = now + o.command_refresh
+        return out
+
+    def _drive(self, command: tuple[float, float, float]) -> list[bytes]:
+        vx, vy, omega = command
+        service = self.drive_service
+        if service is None:
+            return []
+        where = self.services[service]
+        o = self.options
+        message: JausMessage
+        if service == VELOCITY_STATE_DRIVER:
+            message = SetVelocityCommand(0, (vx, -vy, None), (None, None, -omega))
+        else:
+
+            def pct(value: float, limit: float) -> float:
+                return max(-100.0, min(100.0, 100.0 * value / limit))
+
+            message = SetWrenchEffort(
+                (pct(vx, o.max_speed), pct(-vy, o.max_speed), None),
+                (None, None, pct(-omega, o.max_turn_rate)),
+            )
+        return [self._to(where, message)]
+
+    def _keep_alive_period(self) -> float:
+        """Well inside the robot's control timeout: a third of it, at most keep_alive."""
+        if not self.timeout:
+            return self.options.keep_alive
+        return max(0.05, min(self.options.keep_alive, self.timeout / 3.0))
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`poll` next has something to send (None: nothing planned)."""
+        if self.phase in (Phase.FAILED, Phase.FAULT, Phase.CLOSED):
+            return None
+        return min(self._due.values(), default=None)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _take(self, kind: str, now: float, period: float) -> bool:
+        due = self._due.get(kind)
+        if due is None or now < due:
+            return False
+        self._due[kind] = now + period
+        return True
+
+    def _to(self, destination: JausId, message: JausMessage) -> bytes:
+        self.sent[_ok(message)] += 1
+        self._sequence = (self._sequence + 1) & 0xFFFF
+        payload = encode_message(message)
+        return pack_judp([JudpMessage(destination, self.options.own_id, payload, self._sequence)])
+
+    def _set_phase(self, phase: Phase, now: float) -> None:
+        self.phase = phase
+        self._phase_since = now
+        self._due.clear()  # each phase plans its own sends
+
+    def _fail(self, problem: str, now: float) -> None:
+        self.problem = problem
+        self._set_phase(Phase.FAILED, now)
+
+    def _fault(self, problem: str, now: float) -> None:
+        self.problem = problem
+        self._set_phase(Phase.FAULT, now)

@@ -1,0 +1,255 @@
+"""A JAUS robot on asyncio: the client driven over one UDP socket, behind a HAL.
+
+One task sleeps until the client's next deadline or until a command is given, then sends what
+the client's poll returns; datagrams that arrive are fed to the client as they come. Only
+datagrams from the robot's address are taken (others are dropped and counted). A command
+given through the HAL (from any thread) wakes the task, so it is on the wire at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from freelook.config import RobotConfig
+from freelook.errors import ConfigError
+from freelook.hardware.judp._client import ClientOptions, JausClient, Phase
+from freelook.hardware.judp._errors import JausRobotError
+from freelook.hardware.judp._hal import jaus_hardware
+from freelook.judp import JausId
+from freelook.robot.hal import RobotHardware
+
+__all__ = ["DEFAULT_PORT", "JausRobot", "JudpAddress", "parse_judp_url"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 3794  # JUDP's registered port
+_MAX_SLEEP = 0.05  # the task wakes at least this often, so nothing waits on a lost wake-up
+
+
+@dataclass(frozen=True, slots=True)
+class JudpAddress:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_judp_url(url: str) -> JudpAddress:
+    """``judp://HOST[:PORT]`` (port 3794 by default)."""
+    parsed = urlparse(url)
+    if parsed.scheme != "judp" or not parsed.hostname:
+        raise ConfigError(f"{url}: expected judp://HOST:PORT")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise ConfigError(f"{url}: the port must be a number from 0 to 65535") from None
+    return JudpAddress(parsed.hostname, port or DEFAULT_PORT)
+
+
+class _Protocol(asyncio.DatagramProtocol):
+    def __init__(self, robot: JausRobot) -> None:
+        self._robot = robot
+
+    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+        self._robot._received(data, addr)
+
+
+class JausRobot:
+    """A robot that speaks JAUS over JUDP, as :class:`~freelook.robot.hal` devices in
+    :attr:`hardware` once :meth:`connect` has discovered it and taken control."""
+
+    def __init__(
+        self,
+        url: str,
+        options: ClientOptions,
+        *,
+        kind: str = "differential",
+        track_width: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.address = parse_judp_url(url)
+        self.client = JausClient(options)
+        self.kind = kind
+        self.track_width = track_width
+        self.hardware: RobotHardware | None = None
+        self.foreign_datagrams = 0  # from an address that is not the robot's
+        self._clock = clock
+        self._status = f"not connected to the JAUS robot at {self.address}"
+        self._transport: asyncio.DatagramTransport | None = None
+        self._peer: tuple[str, int] | None = None
+        self._wake = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        self._task: asyncio.Task[None] | None = None
+        self._reported = Phase.DISCOVERING
+
+    @classmethod
+    def from_config(
+        cls, url: str, config: RobotConfig, *, clock: Callable[[], float] = time.monotonic
+    ) -> JausRobot:
+        """A robot with the limits, id and authority of a robot description."""
+        j = config.jaus
+        options = ClientOptions(
+            own_id=JausId(j.subsystem, j.node, j.component),
+            authority=j.authority,
+            max_speed=config.drive.max_wheel_speed,
+            max_turn_rate=config.drive.max_turn_rate,
+            track_width=config.drive.track_width,
+        )
+        return cls(
+            url, options, kind=config.drive.kind, track_width=config.drive.track_width, clock=clock
+        )
+
+    # -- HardwareConnection -------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self.client.connected(self._clock())
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def connect(self, timeout: float | None = None) -> None:
+        """Discover the robot, take control and wait until it is Ready; builds
+        :attr:`hardware`. Raises :class:`JausRobotError` naming the address, what was asked
+        and what was answered."""
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        await self._open()
+        task = self._task = asyncio.create_task(self._serve())
+        while self.client.phase not in (Phase.READY, Phase.FAILED, Phase.FAULT, Phase.CLOSED):
+            self._changed.clear()
+            changed = asyncio.ensure_future(self._changed.wait())
+            await asyncio.wait({task, changed}, return_when=asyncio.FIRST_COMPLETED)
+            changed.cancel()
+            if task.done():  # the loop failed: say so rather than wait for ever
+                await self.close()
+                raise JausRobotError(
+                    f"the JAUS robot at {self.address}: the client stopped ({task.exception()!r})"
+                )
+        if self.client.phase != Phase.READY:
+            await self.close()
+            raise JausRobotError(f"the JAUS robot at {self.address}: {self.client.problem}")
+        self._status = (
+            f"the JAUS robot {self.client.robot_name!r} ({self.client.robot}) at "
+            f"{self.address}, driven by {self.client.drive_service}"
+        )
+        self.hardware = jaus_hardware(
+            self.client,
+            self,
+            kind="holonomic" if self.kind == "holonomic" else "differential",
+            track_width=self.track_width,
+            notify=self._notify,
+            clock=self._clock,
+        )
+
+    async def _open(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(
+                self.address.host, self.address.port, type=socket.SOCK_DGRAM
+            )
+        except OSError as err:
+            raise JausRobotError(
+                f"cannot resolve the JAUS robot's host {self.address}: {err}"
+            ) from None
+        family, _, _, _, sockaddr = infos[0]
+        self._peer = (str(sockaddr[0]), int(sockaddr[1]))
+        try:
+            loopback = ipaddress.ip_address(self._peer[0]).is_loopback
+        except ValueError:
+            loopback = False
+        local = (
+            self._peer[0] if loopback else ("::" if family == socket.AF_INET6 else "0.0.0.0"),
+            0,
+        )
+        transport, _ = await loop.create_datagram_endpoint(
+            lambda: _Protocol(self), local_addr=local, family=family
+        )
+        self._transport = transport
+
+    async def run(self) -> None:
+        """Serve until :meth:`close` (or the task ends)."""
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self._task)
+
+    async def close(self) -> None:
+        """A stop and ReleaseControl (unless control was lost), then the socket closes."""
+        for datagram in self.client.close(self._clock()):
+            self._send(datagram)
+        task, self._task = self._task, None
+        if task is not None:
+            self._wake.set()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+        if self.client.phase == Phase.CLOSED:
+            self._status = f"released the JAUS robot at {self.address}"
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def _notify(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._wake.set()
+        else:
+            loop.call_soon_threadsafe(self._wake.set)
+
+    def _send(self, datagram: bytes) -> None:
+        if self._transport is not None and self._peer is not None:
+            self._transport.sendto(datagram, self._peer)
+
+    def _received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+        if self._peer is None or (str(addr[0]), int(addr[1])) != self._peer:
+            self.foreign_datagrams += 1
+            return
+        for ack in self.client.receive(data, self._clock()):
+            self._send(ack)
+        self._wake.set()
+
+    async def _serve(self) -> None:
+        client = self.client
+        while True:
+            self._wake.clear()
+            for datagram in client.poll(self._clock()):
+                self._send(datagram)
+            self._on_phase()
+            deadline = client.next_deadline()
+            wait = _MAX_SLEEP if deadline is None else deadline - self._clock()
+            if wait > 0.0:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(min(wait, _MAX_SLEEP)):
+                        await self._wake.wait()
+
+    def _on_phase(self) -> None:
+        phase = self.client.phase
+        if phase == self._reported:
+            return
+        self._reported = phase
+        self._changed.set()
+        if phase == Phase.FAULT:
+            self._status = (
+                f"lost control of the JAUS robot at {self.address}: {self.client.problem}; "
+                "nothing is commanded"
+            )
+            log.error("%s", self._status)

@@ -1,0 +1,305 @@
+"""A JAUS robot (the tests' own emulator) driven through :class:`JausRobot` over loopback UDP:
+discovery, control taken and kept, both drive services, the pose followed, control lost to
+another client, released on close; and the refusals (no answer, control refused)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import struct
+import time
+from collections.abc import Awaitable, Callable
+
+import pytest
+from jaus_emulator import (
+    ACCESS,
+    CONFIRM,
+    MANAGEMENT,
+    POSE_SENSOR,
+    PRIMITIVE_DRIVER,
+    RELEASE,
+    REQUEST,
+    RESUME,
+    VELOCITY_COMMAND,
+    VELOCITY_DRIVER,
+    VELOCITY_SENSOR,
+    WRENCH,
+    JausEmulator,
+    judp,
+    scale,
+)
+
+from freelook.hardware.judp import ClientOptions, JausRobot, JausRobotError, Phase
+from freelook.judp import JausId
+
+pytestmark = pytest.mark.realtime
+
+ME = JausId(150, 1, 1)
+ME_T = (150, 1, 1)
+
+
+async def _until(what: str, check: Callable[[], bool], timeout: float = 2.0) -> float:
+    """Wait until ``check()`` holds; the time it took (raises naming ``what`` at the deadline)."""
+    start = time.monotonic()
+    while not check():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        await asyncio.sleep(0.005)
+    return time.monotonic() - start
+
+
+def _robot(emulator: JausEmulator, **options: float) -> JausRobot:
+    return JausRobot(
+        f"judp://127.0.0.1:{emulator.port}",
+        ClientOptions(own_id=ME, authority=5, max_speed=1.0, max_turn_rate=math.pi / 2, **options),
+        kind="holonomic",
+        track_width=0.6,
+    )
+
+
+def _run(body: Callable[[JausEmulator], Awaitable[None]], emulator: JausEmulator) -> None:
+    async def main() -> None:
+        await emulator.start()
+        try:
+            await body(emulator)
+        finally:
+            await emulator.stop()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    ("drive", "code"), [(VELOCITY_DRIVER, VELOCITY_COMMAND), (PRIMITIVE_DRIVER, WRENCH)]
+)
+def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, code: int) -> None:
+    emulator = JausEmulator(services=(ACCESS, MANAGEMENT, drive, POSE_SENSOR), control_timeout=1)
+
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            assert robot.client.phase == Phase.READY
+            assert robot.client.drive_service == drive
+            # control taken with the configured authority, Resume sent out of Standby
+            assert emulator.controller == ME_T
+            assert emulator.controller_authority == 5
+            assert emulator.codes_from(ME_T, RESUME)
+            hw = robot.hardware
+            assert hw is not None
+            assert hw.odometer is not None
+            assert robot.connected
+            # forward 0.4 m/s turning left (counter-clockwise) 0.3 rad/s: in JAUS's frame a
+            # negative (anticlockwise) yaw rate
+            hw.drive.command_twist(0.4, 0.0, 0.3)
+            await _until("the robot moving", lambda: emulator.v > 0.35, 0.5)
+            assert emulator.v == pytest.approx(0.4, abs=0.01)
+            assert emulator.yaw_rate == pytest.approx(-0.3, abs=0.01)
+            assert emulator.codes_from(ME_T, code)
+            # held over several control timeouts by the keep-alive
+            for _ in range(50):
+                hw.drive.command_twist(0.4, 0.0, 0.3)
+                await asyncio.sleep(0.05)
+            assert emulator.controller == ME_T
+            assert len(emulator.codes_from(ME_T, REQUEST)) >= 4  # well inside the 1 s timeout
+            # the odometer follows the robot's local pose, turned into freelook's frame
+            await asyncio.sleep(0.1)
+            sample = hw.odometer.latest()
+            assert sample is not None
+            assert emulator.x > 0.6
+            assert sample.x == pytest.approx(emulator.x, abs=0.05)
+            assert sample.y == pytest.approx(-emulator.y, abs=0.05)
+            assert sample.y > 0.05  # it turned left
+            assert math.remainder(sample.theta + emulator.yaw, math.tau) == pytest.approx(
+                0.0, abs=0.03
+            )
+            assert (sample.v_left + sample.v_right) / 2 == pytest.approx(0.4, abs=0.1)
+        finally:
+            await robot.close()
+        # released on close: a stop, then ReleaseControl
+        await _until("released", lambda: emulator.controller is None, 0.5)
+        assert emulator.codes_from(ME_T, RELEASE)
+        assert emulator.v == 0.0
+
+    _run(body, emulator)
+
+
+def test_a_command_not_renewed_becomes_a_stop() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            assert robot.hardware is not None
+            robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+            await _until("the robot moving", lambda: emulator.v > 0.45, 0.5)
+            taken = await _until("the stop", lambda: emulator.v == 0.0, 1.5)
+            # the client's 0.5 s command timeout, not the robot's own watchdog: the client kept
+            # talking (keep-alive, queries) and the last drive command it sent was a stop
+            assert taken < 0.5 + 0.2
+            last = emulator.codes_from(ME_T, VELOCITY_COMMAND)[-1]
+            assert struct.unpack_from("<I", last.body, 2)[0] == scale(0.0, -327.68, 327.67, 32)
+        finally:
+            await robot.close()
+
+    _run(body, JausEmulator())
+
+
+def test_control_taken_by_another_client_is_a_fault_and_nothing_is_commanded() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            assert robot.hardware is not None
+            robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+            await _until("the robot moving", lambda: emulator.v > 0.45, 0.5)
+            emulator.revoke((7, 1, 1), authority=200)  # an operator unit takes it over
+            await _until("the fault", lambda: robot.client.phase == Phase.FAULT, 0.5)
+            assert not robot.connected
+            assert "RejectControl CONTROL_RELEASED" in robot.status
+            assert "nothing is commanded" in robot.status
+            sent = len(emulator.received)
+            for _ in range(10):  # the program keeps commanding; nothing reaches the robot
+                robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+                await asyncio.sleep(0.03)
+            assert [r for r in emulator.received[sent:] if r.source == ME_T] == []
+            assert emulator.controller == (7, 1, 1)
+            assert emulator.v == 0.0
+        finally:
+            await robot.close()
+        # no ReleaseControl of what it no longer holds
+        assert not emulator.codes_from(ME_T, RELEASE)
+
+    _run(body, JausEmulator())
+
+
+def test_a_robot_naming_another_controller_is_a_fault() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator, keep_alive=0.2)
+        await robot.connect()
+        try:
+            # control moves on without a word to this client (a robot that sends no
+            # RejectControl and leaves renewals unanswered): ReportControl names the other
+            emulator.answer_renewals = False
+            emulator.controller, emulator.controller_authority = (7, 1, 1), 9
+            await _until("the fault", lambda: robot.client.phase == Phase.FAULT, 1.0)
+            assert "controlled by 7.1.1 (authority 9)" in robot.client.problem
+        finally:
+            await robot.close()
+
+    _run(body, JausEmulator())
+
+
+def test_a_silent_robot_is_named_with_what_was_asked() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator, discovery_timeout=0.5)
+        with pytest.raises(JausRobotError) as err:
+            await robot.connect()
+        message = str(err.value)
+        assert f"127.0.0.1:{emulator.port}" in message
+        assert "no answer to QueryIdentification within 0.5 s" in message
+        assert emulator.received  # it was asked, more than once
+        assert all(r.code == 0x2B00 for r in emulator.received)
+
+    _run(body, JausEmulator(silent=True))
+
+
+@pytest.mark.parametrize(("code", "name"), [(1, "NOT_AVAILABLE"), (2, "INSUFFICIENT_AUTHORITY")])
+def test_refused_control_names_the_authority_and_the_answer(code: int, name: str) -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        with pytest.raises(JausRobotError) as err:
+            await robot.connect()
+        message = str(err.value)
+        assert f"127.0.0.1:{emulator.port}" in message
+        assert f"refused control to authority 5: ConfirmControl {name}" in message
+        assert not emulator.codes_from(ME_T, WRENCH)
+        assert not emulator.codes_from(ME_T, 0x0415)
+
+    _run(body, JausEmulator(refuse_with=code))
+
+
+def test_a_robot_without_a_drive_service_is_refused() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        with pytest.raises(JausRobotError, match="neither a Velocity State Driver nor"):
+            await _robot(emulator).connect()
+
+    _run(body, JausEmulator(services=(ACCESS, POSE_SENSOR)))
+
+
+def test_hostile_datagrams_are_dropped_and_counted_and_out_of_range_reports_refused() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            client = robot.client
+            await _until("a pose", lambda: client.odometry is not None)
+            before = client.dropped.copy()
+            good = judp(ME_T, emulator.me, CONFIRM, bytes([0]))
+            emulator.send_raw(good[:9], ME_T)  # truncated header
+            emulator.send_raw(b"\x03" + good[1:], ME_T)  # another transport version
+            emulator.send_raw(good[:-3], ME_T)  # the size runs past the datagram
+            emulator.send_raw(judp(ME_T, emulator.me, CONFIRM, bytes([9])), ME_T)  # no such code
+            # a local pose at the saturated end of its scale, and one 50 m away
+            for x in (1e5, 50.0):
+                k = scale(x, -1e5, 1e5, 32), scale(0.0, -1e5, 1e5, 32)
+                body_ = struct.pack("<HIIH", 0b1000011, *k, 32767)
+                emulator.send_raw(judp(ME_T, emulator.me, 0x4403, body_), ME_T)
+            await _until(
+                "every datagram counted",
+                lambda: sum(client.dropped.values()) - sum(before.values()) >= 6,
+            )
+            dropped = client.dropped - before
+            assert dropped["malformed datagram"] == 3
+            assert dropped["malformed or unsupported message"] == 1
+            assert dropped["ReportLocalPose out of range (saturated position)"] == 1
+            assert dropped["ReportLocalPose out of range (a jump faster than the robot)"] == 1
+            odometry = client.odometry
+            assert odometry is not None
+            assert abs(odometry.x) < 1.0
+            assert client.phase == Phase.READY
+            assert robot.connected
+        finally:
+            await robot.close()
+
+    _run(body, JausEmulator())
+
+
+def test_out_of_range_velocity_reports_are_refused() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            client = robot.client
+            await _until("a velocity", lambda: client.velocity is not None)
+            emulator.reported_v = 300.0  # the robot's sensor reports nonsense
+            await _until(
+                "the refusal",
+                lambda: (
+                    client.dropped["ReportVelocityState out of range (faster than the robot)"] > 0
+                ),
+            )
+            assert client.velocity is not None
+            assert client.velocity[0] < 1.0
+        finally:
+            await robot.close()
+
+    _run(
+        body,
+        JausEmulator(services=(ACCESS, VELOCITY_DRIVER, POSE_SENSOR, VELOCITY_SENSOR)),
+    )
+
+
+def test_a_silent_link_flags_the_hardware_and_comes_back() -> None:
+    async def body(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            assert robot.connected
+            emulator.silent = True  # the radio drops out
+            await _until("disconnected", lambda: not robot.connected, 3.0)
+            emulator.silent = False
+            await _until("connected again", lambda: robot.connected, 1.0)
+            assert robot.client.phase == Phase.READY
+        finally:
+            await robot.close()
+
+    _run(body, JausEmulator(control_timeout=5))
