@@ -1,14 +1,18 @@
-"""A JAUS robot on asyncio: the client driven over one UDP socket, behind a HAL.
+"""A JAUS robot behind a HAL: the client driven over one UDP socket on an I/O thread of its own.
 
-One task sleeps until the client's next deadline or until a command is given, then sends what
-the client's poll returns; datagrams that arrive are fed to the client as they come. Only
-datagrams from the robot's address are taken (others are dropped and counted). A command
-given through the HAL (from any thread) wakes the task, so it is on the wire at once.
+The thread runs its own event loop: one task sleeps until the client's next deadline or until
+a command is given, then sends what the client's poll returns; datagrams are fed to the client
+as they come. Its own thread keeps control renewed and the sensors queried whatever the robot
+program's loop is doing (building the program after discovery, a long cycle), so a robot's
+control timeout is never missed for want of a turn. Only datagrams from the robot's address
+are taken (others are dropped and counted). A command given through the HAL wakes the task,
+so it is on the wire at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import ipaddress
 import logging
@@ -87,11 +91,12 @@ class JausRobot:
         self._status = f"not connected to the JAUS robot at {self.address}"
         self._transport: asyncio.DatagramTransport | None = None
         self._peer: tuple[str, int] | None = None
-        self._wake = asyncio.Event()
-        self._changed = asyncio.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread = 0
-        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the I/O thread's
+        self._wake: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._settled: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._ended: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._reported = Phase.DISCOVERING
 
     @classmethod
@@ -123,24 +128,21 @@ class JausRobot:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    async def connect(self, timeout: float | None = None) -> None:
+    async def connect(self) -> None:
         """Discover the robot, take control and wait until it is Ready; builds
         :attr:`hardware`. Raises :class:`JausRobotError` naming the address, what was asked
         and what was answered."""
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        await self._open()
-        task = self._task = asyncio.create_task(self._serve())
-        while self.client.phase not in (Phase.READY, Phase.FAILED, Phase.FAULT, Phase.CLOSED):
-            self._changed.clear()
-            changed = asyncio.ensure_future(self._changed.wait())
-            await asyncio.wait({task, changed}, return_when=asyncio.FIRST_COMPLETED)
-            changed.cancel()
-            if task.done():  # the loop failed: say so rather than wait for ever
-                await self.close()
-                raise JausRobotError(
-                    f"the JAUS robot at {self.address}: the client stopped ({task.exception()!r})"
-                )
+        if self._thread is not None:
+            raise RuntimeError("a JausRobot connects once")
+        self._thread = threading.Thread(
+            target=self._thread_main, name=f"jaus {self.address}", daemon=True
+        )
+        self._thread.start()
+        try:
+            await asyncio.wrap_future(self._settled)
+        except JausRobotError:
+            await self.close()
+            raise
         if self.client.phase != Phase.READY:
             await self.close()
             raise JausRobotError(f"the JAUS robot at {self.address}: {self.client.problem}")
@@ -156,6 +158,67 @@ class JausRobot:
             notify=self._notify,
             clock=self._clock,
         )
+
+    async def run(self) -> None:
+        """Wait while the I/O thread serves the robot (until :meth:`close`)."""
+        if self._thread is not None:
+            await asyncio.wrap_future(self._ended)
+
+    async def close(self) -> None:
+        """A stop and ReleaseControl (unless control was lost), then the thread ends."""
+        loop, stop, thread = self._loop, self._stop, self._thread
+        if loop is not None and stop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop just closed
+                loop.call_soon_threadsafe(stop.set)
+        if thread is not None:
+            await asyncio.wrap_future(self._ended)
+        if self.client.phase == Phase.CLOSED:
+            self._status = f"released the JAUS robot at {self.address}"
+
+    # -- the I/O thread -----------------------------------------------------------------------
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._io_main())
+        except JausRobotError as err:
+            self._settle(err)
+        except BaseException as err:  # never lost silently: connect() or the log says it
+            log.error("JAUS I/O for %s failed", self.address, exc_info=err)
+            self._settle(
+                JausRobotError(f"the JAUS robot at {self.address}: the client stopped ({err!r})")
+            )
+        finally:
+            self._settle(None)
+            if not self._ended.done():
+                self._ended.set_result(None)
+
+    def _settle(self, error: JausRobotError | None) -> None:
+        if self._settled.done():
+            return
+        if error is None:
+            self._settled.set_result(None)
+        else:
+            self._settled.set_exception(error)
+
+    async def _io_main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake, self._stop = asyncio.Event(), asyncio.Event()
+        await self._open()
+        serve = asyncio.create_task(self._serve())
+        stopping = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({serve, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if serve.done():
+                serve.result()  # raises what ended it
+        finally:
+            for datagram in self.client.close(self._clock()):
+                self._send(datagram)
+            for task in (serve, stopping):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if self._transport is not None:
+                self._transport.close()
 
     async def _open(self) -> None:
         loop = asyncio.get_running_loop()
@@ -173,47 +236,19 @@ class JausRobot:
             loopback = ipaddress.ip_address(self._peer[0]).is_loopback
         except ValueError:
             loopback = False
-        local = (
-            self._peer[0] if loopback else ("::" if family == socket.AF_INET6 else "0.0.0.0"),
-            0,
-        )
+        anywhere = "::" if family == socket.AF_INET6 else "0.0.0.0"
+        local = (self._peer[0] if loopback else anywhere, 0)
         transport, _ = await loop.create_datagram_endpoint(
             lambda: _Protocol(self), local_addr=local, family=family
         )
         self._transport = transport
 
-    async def run(self) -> None:
-        """Serve until :meth:`close` (or the task ends)."""
-        if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(self._task)
-
-    async def close(self) -> None:
-        """A stop and ReleaseControl (unless control was lost), then the socket closes."""
-        for datagram in self.client.close(self._clock()):
-            self._send(datagram)
-        task, self._task = self._task, None
-        if task is not None:
-            self._wake.set()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        if self._transport is not None:
-            self._transport.close()
-            self._transport = None
-        if self.client.phase == Phase.CLOSED:
-            self._status = f"released the JAUS robot at {self.address}"
-
-    # -- the loop -----------------------------------------------------------------------------
-
     def _notify(self) -> None:
-        loop = self._loop
-        if loop is None:
+        loop, wake = self._loop, self._wake
+        if loop is None or wake is None:
             return
-        if threading.get_ident() == self._loop_thread:
-            self._wake.set()
-        else:
-            loop.call_soon_threadsafe(self._wake.set)
+        with contextlib.suppress(RuntimeError):  # the I/O loop has closed
+            loop.call_soon_threadsafe(wake.set)
 
     def _send(self, datagram: bytes) -> None:
         if self._transport is not None and self._peer is not None:
@@ -225,10 +260,12 @@ class JausRobot:
             return
         for ack in self.client.receive(data, self._clock()):
             self._send(ack)
-        self._wake.set()
+        if self._wake is not None:
+            self._wake.set()
 
     async def _serve(self) -> None:
         client = self.client
+        assert self._wake is not None
         while True:
             self._wake.clear()
             for datagram in client.poll(self._clock()):
@@ -246,7 +283,8 @@ class JausRobot:
         if phase == self._reported:
             return
         self._reported = phase
-        self._changed.set()
+        if phase != Phase.REQUESTING and phase != Phase.RESUMING:
+            self._settle(None)
         if phase == Phase.FAULT:
             self._status = (
                 f"lost control of the JAUS robot at {self.address}: {self.client.problem}; "

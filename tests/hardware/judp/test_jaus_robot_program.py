@@ -1,0 +1,144 @@
+"""``freelook robot --hardware judp://…``: the robot program, as a user starts it, drives a JAUS
+robot (the tests' emulator) for a thesis-profile operator over real UDP on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+
+import pytest
+from jaus_emulator import REQUEST, VELOCITY_COMMAND, JausEmulator, scale
+
+from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+
+pytestmark = pytest.mark.realtime
+
+FREELOOK_ID = (150, 1, 1)  # the m2p2 description's [jaus] id
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _start(judp_port: int, udp_port: int) -> tuple[asyncio.subprocess.Process, list[str]]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "robot",
+        "--robot",
+        "m2p2",
+        "--hardware",
+        f"judp://127.0.0.1:{judp_port}",
+        "--listen",
+        f"udp://127.0.0.1:{udp_port}",
+        "--wire",
+        "thesis",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    async with asyncio.timeout(120):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook robot ended before serving:\n" + "".join(lines)
+            lines.append(line)
+            if "thesis profile on" in line:
+                break
+    # what it says at start about what the robot lacks comes right after
+    async with asyncio.timeout(5):
+        while not any("no wheel encoders through JAUS" in line for line in lines):
+            lines.append((await process.stdout.readline()).decode())
+    return process, lines
+
+
+def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
+    async def run() -> None:
+        emulator = JausEmulator()
+        await emulator.start()
+        udp_port = _free_udp_port()
+        process, lines = await _start(emulator.port, udp_port)
+        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
+        codec = ThesisCodec()
+        positions: list[PositionReport] = []
+
+        async def listen() -> None:
+            while True:
+                data = await operator.recv(timeout=0.5)
+                if data is not None:
+                    message = codec.decode(data).message
+                    if isinstance(message, PositionReport):
+                        positions.append(message)
+
+        listener = asyncio.create_task(listen())
+        try:
+            # control taken at start, with the description's authority, out of Standby
+            assert emulator.controller == FREELOOK_ID
+            assert emulator.controller_authority == 5
+            assert emulator.state == 1  # Ready
+            said = "".join(lines)
+            assert "the odometry is the robot's own local pose" in said
+            operator.send(codec.encode(SetTransmission(True), 0.0))
+            # the commanded speed moves it within 0.5 s
+            sent = time.monotonic()
+            moving_after = math.inf
+            for _ in range(40):  # the thesis's 47 ms spacing, 1.9 s
+                operator.send(codec.encode(VelocityCommand(0.3, math.radians(10)), 0.0))
+                step = time.monotonic()
+                while time.monotonic() - step < 0.047:
+                    if emulator.v >= 0.27 and moving_after == math.inf:
+                        moving_after = time.monotonic() - sent
+                    await asyncio.sleep(0.002)
+            assert moving_after < 0.5
+            assert emulator.v == pytest.approx(0.3, abs=0.01)
+            assert emulator.yaw_rate == pytest.approx(-math.radians(10), abs=0.01)  # clockwise −
+            # position packets follow its local pose (JAUS's y right, yaw clockwise)
+            await asyncio.sleep(0.2)
+            last = positions[-1]
+            assert emulator.x > 0.3
+            assert last.x == pytest.approx(emulator.x, abs=0.05)  # a packet of travel behind
+            assert last.y == pytest.approx(-emulator.y, abs=0.05)
+            assert last.y > 0.0  # it turned left
+            assert math.remainder(last.theta + emulator.yaw, math.tau) == pytest.approx(
+                0.0, abs=0.03
+            )
+            # the link goes quiet: the program stops the robot within 1 s
+            quiet = time.monotonic()
+            while emulator.v != 0.0:
+                assert time.monotonic() - quiet < 1.0, "no stop within 1 s of the link going quiet"
+                await asyncio.sleep(0.005)
+            # stopped by the program's own stop command, not by the robot's watchdog: control
+            # is still held and renewed, and the last velocity command is a stop
+            await asyncio.sleep(0.3)
+            assert emulator.controller == FREELOOK_ID
+            last_command = emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)[-1]
+            assert asyncio.get_running_loop().time() - last_command.stamp < 0.25  # renewed
+            assert struct.unpack_from("<I", last_command.body, 2)[0] == scale(
+                0.0, -327.68, 327.67, 32
+            )
+            assert len(emulator.codes_from(FREELOOK_ID, REQUEST)) >= 2  # the keep-alive
+            assert emulator.malformed == 0
+        finally:
+            listener.cancel()
+            operator.close()
+            process.send_signal(signal.SIGINT)  # Ctrl-C
+            async with asyncio.timeout(10):
+                await process.wait()
+        # released on exit
+        async with asyncio.timeout(2):
+            while emulator.controller is not None:
+                await asyncio.sleep(0.01)
+        await emulator.stop()
+
+    asyncio.run(run())
