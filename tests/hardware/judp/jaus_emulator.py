@@ -27,12 +27,13 @@ PRIMITIVE_DRIVER = "urn:jaus:jss:mobility:PrimitiveDriver"
 VELOCITY_DRIVER = "urn:jaus:jss:mobility:VelocityStateDriver"
 POSE_SENSOR = "urn:jaus:jss:mobility:LocalPoseSensor"
 VELOCITY_SENSOR = "urn:jaus:jss:mobility:VelocityStateSensor"
+MANIPULATOR = "urn:jaus:jss:manipulator:PrimitiveManipulator"
 
 REQUEST, RELEASE, CONFIRM, REJECT = 0x000D, 0x000E, 0x000F, 0x0010
 RESUME, QUERY_STATUS, REPORT_STATUS = 0x0004, 0x2002, 0x4002
 QUERY_TIMEOUT, REPORT_TIMEOUT, QUERY_CONTROL, REPORT_CONTROL = 0x2003, 0x4003, 0x200D, 0x400D
 QUERY_ID, REPORT_ID, QUERY_SERVICES, REPORT_SERVICES = 0x2B00, 0x4B00, 0x2B03, 0x4B03
-WRENCH, VELOCITY_COMMAND = 0x0405, 0x0415
+WRENCH, VELOCITY_COMMAND, JOINT_EFFORT = 0x0405, 0x0415, 0x0601
 QUERY_POSE, REPORT_POSE, QUERY_VELOCITY, REPORT_VELOCITY = 0x2403, 0x4403, 0x2404, 0x4404
 STANDBY_STATE, READY_STATE = 2, 1
 
@@ -88,6 +89,9 @@ class JausEmulator:
     state: int = STANDBY_STATE
     controller: tuple[int, int, int] | None = None
     controller_authority: int = 0
+    joints: list[float] = field(default_factory=list)  # the arm's true joint positions
+    joint_speed: float = math.radians(15.0)  # rad/s at 100 % effort
+    efforts: list[float] = field(default_factory=list)  # the efforts in force, %
     received: list[Received] = field(default_factory=list)
     malformed: int = 0
     port: int = 0
@@ -140,8 +144,11 @@ class JausEmulator:
                 self.revoke(None)  # the controller went quiet: control times out
             if now - self._last_drive > WATCHDOG:
                 self.v = self.vy = self.yaw_rate = 0.0
+                self.efforts = [0.0] * len(self.efforts)
             while t + STEP <= now:
                 t += STEP
+                for i, effort in enumerate(self.efforts[: len(self.joints)]):
+                    self.joints[i] += effort / 100 * self.joint_speed * STEP
                 self.x += (self.v * math.cos(self.yaw) - self.vy * math.sin(self.yaw)) * STEP
                 self.y += (self.v * math.sin(self.yaw) + self.vy * math.cos(self.yaw)) * STEP
                 self.yaw = math.remainder(self.yaw + self.yaw_rate * STEP, math.tau)
@@ -211,6 +218,14 @@ class JausEmulator:
             self._reply(src, REPORT_STATUS, struct.pack("<BI", self.state, 0))
         elif code == RESUME and src == self.controller:
             self.state = READY_STATE
+        elif code == JOINT_EFFORT and MANIPULATOR in self.services:
+            if src == self.controller and self.state == READY_STATE:
+                self._last_drive = now
+                count = body[0]
+                self.efforts = [
+                    unscale(struct.unpack_from("<H", body, 1 + 2 * i)[0], -100, 100, 16)
+                    for i in range(count)
+                ]
         elif code in (WRENCH, VELOCITY_COMMAND):
             if src == self.controller and self.state == READY_STATE:
                 self._drive(code, body, now)

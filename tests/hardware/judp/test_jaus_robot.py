@@ -15,6 +15,7 @@ from jaus_emulator import (
     ACCESS,
     CONFIRM,
     MANAGEMENT,
+    MANIPULATOR,
     POSE_SENSOR,
     PRIMITIVE_DRIVER,
     RELEASE,
@@ -303,3 +304,48 @@ def test_a_silent_link_flags_the_hardware_and_comes_back() -> None:
             await robot.close()
 
     _run(body, JausEmulator(control_timeout=5))
+
+
+def test_an_arm_without_position_sensing_moves_in_timed_chunks() -> None:
+    """Seed 002's M2P2 arm: a Primitive Manipulator and no joint position sensor."""
+    from freelook.config import load_robot
+
+    config = load_robot("m2p2")
+
+    async def body(emulator: JausEmulator) -> None:
+        robot = JausRobot.from_config(f"judp://127.0.0.1:{emulator.port}", config)
+        await robot.connect()
+        try:
+            hw = robot.hardware
+            assert hw is not None
+            assert hw.arm is not None
+            assert any("moves in timed chunks of 0.2 s" in note for note in hw.notes)
+            assert hw.arm.joint_names == ("shoulder", "elbow", "gripper_roll")
+            seen: set[float] = set()
+            start = time.monotonic()
+            while time.monotonic() - start < 1.0:  # the shoulder jogged at 0.1 rad/s for 1 s
+                hw.arm.command_velocities([0.1, 0.0, 0.0])
+                hw.arm.command_gripper(0.0)
+                seen.update(round(e) for e in emulator.efforts[:1])
+                await asyncio.sleep(0.02)
+            # only whole chunks at full effort, and about 0.1 rad of them
+            assert seen <= {0, 100}
+            assert 100 in seen
+            assert emulator.joints[0] - 0.6 == pytest.approx(0.1, abs=0.06)
+            # the reckoned position follows the true one (the emulator's speed is the presumed)
+            assert hw.arm.state().positions[0] == pytest.approx(emulator.joints[0], abs=0.02)
+            # a stop ends a chunk at once
+            hw.arm.command_velocities([0.0, 0.0, 0.0])
+            await _until("the arm stopped", lambda: abs(emulator.efforts[0]) < 0.01, 0.2)
+            await asyncio.sleep(0.05)
+            assert hw.arm.state().positions[0] == pytest.approx(emulator.joints[0], abs=0.02)
+        finally:
+            await robot.close()
+
+    _run(
+        body,
+        JausEmulator(
+            services=(ACCESS, MANAGEMENT, VELOCITY_DRIVER, POSE_SENSOR, MANIPULATOR),
+            joints=[0.6, -1.4, 0.0, 0.0],
+        ),
+    )

@@ -8,6 +8,7 @@ whole conversation as a sans-I/O state machine over the codec of :mod:`freelook.
 :func:`open_judp_server` puts the robot program on such a robot. See docs/jaus.md.
 """
 
+from freelook.hardware.judp._arm import JausArm
 from freelook.hardware.judp._client import (
     ACCESS_CONTROL,
     BROADCAST,
@@ -39,6 +40,7 @@ __all__ = [
     "VELOCITY_STATE_DRIVER",
     "VELOCITY_STATE_SENSOR",
     "ClientOptions",
+    "JausArm",
     "JausClient",
     "JausRobot",
     "JausRobotError",

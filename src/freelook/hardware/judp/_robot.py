@@ -16,6 +16,7 @@ import concurrent.futures
 import contextlib
 import ipaddress
 import logging
+import math
 import socket
 import threading
 import time
@@ -23,9 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from freelook.config import RobotConfig
+from freelook.arm import load_arm
+from freelook.config import ArmConfig, JausConfig, RobotConfig
 from freelook.errors import ConfigError
-from freelook.hardware.judp._client import ClientOptions, JausClient, Phase
+from freelook.hardware.judp._arm import JausArm
+from freelook.hardware.judp._client import (
+    MANIPULATOR_JOINT_POSITION_SENSOR,
+    ClientOptions,
+    JausClient,
+    Phase,
+)
 from freelook.hardware.judp._errors import JausRobotError
 from freelook.hardware.judp._hal import jaus_hardware
 from freelook.judp import JausId
@@ -79,9 +87,11 @@ class JausRobot:
         *,
         kind: str = "differential",
         track_width: float = 0.5,
+        arm: tuple[ArmConfig, JausConfig] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.address = parse_judp_url(url)
+        self.arm_config = arm
         self.client = JausClient(options)
         self.kind = kind
         self.track_width = track_width
@@ -113,7 +123,12 @@ class JausRobot:
             track_width=config.drive.track_width,
         )
         return cls(
-            url, options, kind=config.drive.kind, track_width=config.drive.track_width, clock=clock
+            url,
+            options,
+            kind=config.drive.kind,
+            track_width=config.drive.track_width,
+            arm=None if config.arm is None else (config.arm, config.jaus),
+            clock=clock,
         )
 
     # -- HardwareConnection -------------------------------------------------------------------
@@ -150,6 +165,7 @@ class JausRobot:
             f"the JAUS robot {self.client.robot_name!r} ({self.client.robot}) at "
             f"{self.address}, driven by {self.client.drive_service}"
         )
+        arm, arm_note = await asyncio.to_thread(self._arm)  # the URDF loads off the loop
         self.hardware = jaus_hardware(
             self.client,
             self,
@@ -157,6 +173,37 @@ class JausRobot:
             track_width=self.track_width,
             notify=self._notify,
             clock=self._clock,
+            arm=arm,
+            arm_note=arm_note,
+        )
+
+    def _arm(self) -> tuple[JausArm | None, str | None]:
+        """The arm over the Primitive Manipulator, and what the program should know of it."""
+        if not self.client.has_arm:
+            return None, None
+        if self.arm_config is None:
+            return None, "a Primitive Manipulator but no [arm] in the description: not driven"
+        arm, jaus = self.arm_config
+        sensing = jaus.arm_position_sensing and (
+            MANIPULATOR_JOINT_POSITION_SENSOR in self.client.services
+        )
+        speed = math.radians(jaus.arm_joint_speed_deg)
+        model = load_arm(arm.urdf, arm.srdf)
+        device = JausArm(
+            self.client,
+            model,
+            speed=speed,
+            chunk=jaus.arm_chunk,
+            sensing=sensing,
+            notify=self._notify,
+            clock=self._clock,
+        )
+        if sensing:
+            return device, "arm joint positions from the Manipulator Joint Position Sensor"
+        return device, (
+            f"the arm has no position sensing: it moves in timed chunks of {jaus.arm_chunk:g} s "
+            f"at a presumed {jaus.arm_joint_speed_deg:g}°/s, its joint positions reckoned from "
+            "the ready pose it must start in"
         )
 
     async def run(self) -> None:
