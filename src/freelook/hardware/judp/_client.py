@@ -293,6 +293,9 @@ class JausClient:
                 )
         elif isinstance(message, ReportTimeout):
             self.timeout = float(message.timeout)
+            if "keep_alive" in self._due:  # a shorter timeout than assumed: renew sooner
+                soon = now + self._keep_alive_period()
+                self._due["keep_alive"] = min(self._due["keep_alive"], soon)
         elif isinstance(message, ReportStatus):
             self._on_status(message.status, now)
         elif isinstance(message, ReportLocalPose):

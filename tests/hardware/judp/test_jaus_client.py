@@ -1,0 +1,165 @@
+"""The JAUS client alone (sans-I/O, an injected clock): the conversation it holds, its frames
+and scalings under hypothesis, and a fault latched for good."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from freelook.hardware.judp import (
+    ACCESS_CONTROL,
+    LOCAL_POSE_SENSOR,
+    MANAGEMENT,
+    PRIMITIVE_DRIVER,
+    VELOCITY_STATE_DRIVER,
+    ClientOptions,
+    JausClient,
+    Phase,
+)
+from freelook.judp import (
+    ComponentServices,
+    ConfirmControl,
+    ConfirmResponse,
+    JausId,
+    JausMessage,
+    JudpMessage,
+    LocalPose,
+    ManagementStatus,
+    RejectControl,
+    RejectResponse,
+    ReportIdentification,
+    ReportLocalPose,
+    ReportServices,
+    ReportStatus,
+    ReportTimeout,
+    RequestControl,
+    ServiceRecord,
+    SetVelocityCommand,
+    SetWrenchEffort,
+    decode_message,
+    encode_message,
+    pack_judp,
+    parse_judp,
+)
+
+ME, ROBOT = JausId(150, 1, 1), JausId(42, 1, 1)
+
+
+def _from_robot(message: JausMessage) -> bytes:
+    return pack_judp([JudpMessage(ME, ROBOT, encode_message(message))])
+
+
+def _sent(datagrams: list[bytes]) -> list[JausMessage]:
+    out = []
+    for d in datagrams:
+        for m in parse_judp(d):
+            out.append(decode_message(m.code, m.body))
+    return out
+
+
+def _ready(services: tuple[str, ...], now: float = 0.0) -> JausClient:
+    client = JausClient(ClientOptions(own_id=ME, max_speed=1.0, max_turn_rate=2.0))
+    client.poll(now)
+    client.receive(_from_robot(ReportIdentification(2, 10001, "robot")), now)
+    offered = tuple(ServiceRecord(uri, 1, 0) for uri in services)
+    client.receive(_from_robot(ReportServices((ComponentServices(1, 1, 0, offered),))), now)
+    assert client.phase == Phase.REQUESTING
+    client.receive(_from_robot(ConfirmControl(ConfirmResponse.CONTROL_ACCEPTED)), now)
+    if MANAGEMENT in services:
+        client.receive(_from_robot(ReportStatus(ManagementStatus.STANDBY)), now)
+        assert client.phase == Phase.RESUMING
+        client.receive(_from_robot(ReportStatus(ManagementStatus.READY)), now)
+    assert client.phase == Phase.READY
+    return client
+
+
+_speed = st.floats(-1.0, 1.0)
+_rate = st.floats(-2.0, 2.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_speed, _speed, _rate)
+def test_velocity_commands_go_out_in_jaus_frame(vx: float, vy: float, omega: float) -> None:
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER))
+    client.command(vx, vy, omega, 1.0)
+    [command] = [m for m in _sent(client.poll(1.0)) if isinstance(m, SetVelocityCommand)]
+    assert command.command_type == 0
+    x, y, _ = command.velocity
+    yaw_rate = command.rates[2]
+    assert x is not None
+    assert y is not None
+    assert yaw_rate is not None
+    assert x == pytest.approx(vx, abs=1e-6)
+    assert y == pytest.approx(-vy, abs=1e-6)  # y right
+    assert yaw_rate == pytest.approx(-omega, abs=1e-3)  # clockwise positive
+
+
+@settings(max_examples=200, deadline=None)
+@given(_speed, _speed, _rate)
+def test_wrench_efforts_are_shares_of_the_limits(vx: float, vy: float, omega: float) -> None:
+    client = _ready((ACCESS_CONTROL, PRIMITIVE_DRIVER))
+    client.command(vx, vy, omega, 1.0)
+    [wrench] = [m for m in _sent(client.poll(1.0)) if isinstance(m, SetWrenchEffort)]
+    lx, ly, _ = wrench.propulsive_linear
+    rz = wrench.propulsive_rotational[2]
+    assert lx is not None
+    assert ly is not None
+    assert rz is not None
+    step = 200.0 / 0xFFFF
+    assert lx == pytest.approx(100.0 * vx, abs=step)
+    assert ly == pytest.approx(-100.0 * vy, abs=step)
+    assert rz == pytest.approx(-100.0 * omega / 2.0, abs=step)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-50.0, 50.0), st.floats(-50.0, 50.0), st.floats(-3.1, 3.1))
+def test_the_local_pose_becomes_freelook_odometry(x: float, y: float, yaw: float) -> None:
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    client.receive(_from_robot(ReportLocalPose(LocalPose(x=x, y=y, yaw=yaw))), 1.0)
+    sample = client.odometry
+    assert sample is not None
+    assert sample.stamp == 1.0
+    assert sample.x == pytest.approx(x, abs=1e-4)
+    assert sample.y == pytest.approx(-y, abs=1e-4)
+    assert math.remainder(sample.theta + yaw, math.tau) == pytest.approx(0.0, abs=1e-4)
+
+
+def test_a_revocation_is_latched_and_nothing_more_is_sent() -> None:
+    client = _ready((ACCESS_CONTROL, MANAGEMENT, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    client.command(0.5, 0.0, 0.0, 1.0)
+    assert client.poll(1.0)
+    client.receive(_from_robot(RejectControl(RejectResponse.CONTROL_RELEASED)), 1.1)
+    assert client.phase == Phase.FAULT
+    assert "took control away (RejectControl CONTROL_RELEASED)" in client.problem
+    assert not client.connected(1.1)
+    # neither a new grant nor commands bring it back: nothing goes out any more
+    client.receive(_from_robot(ConfirmControl(ConfirmResponse.CONTROL_ACCEPTED)), 1.2)
+    client.command(0.5, 0.0, 0.0, 1.3)
+    assert client.poll(1.3) == []
+    assert client.next_deadline() is None
+    assert client.close(1.4) == []  # no ReleaseControl of what it does not hold
+
+
+def test_a_stale_command_becomes_a_stop() -> None:
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER))
+    client.command(0.5, 0.0, 0.0, 1.0)
+    client.poll(1.0)
+    [stop] = [m for m in _sent(client.poll(1.6)) if isinstance(m, SetVelocityCommand)]
+    assert stop.velocity[0] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_control_is_renewed_well_inside_the_robots_timeout() -> None:
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER))
+    client.receive(_from_robot(ReportTimeout(1)), 0.0)  # the robot drops a controller after 1 s
+    renewals = []
+    for k in range(300):
+        t = k * 0.01
+        if any(isinstance(m, RequestControl) for m in _sent(client.poll(t))):
+            renewals.append(t)
+    gaps = [b - a for a, b in itertools.pairwise(renewals)]
+    assert len(renewals) >= 8
+    assert max(gaps) <= 1.0 / 3.0 + 0.011  # a third of the timeout, within a poll step
