@@ -142,3 +142,45 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
         await emulator.stop()
 
     asyncio.run(run())
+
+
+def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_nothing_is_commanded() -> None:
+    from freelook.config import load_robot
+    from freelook.hardware.judp import open_judp_server
+    from freelook.robot import ServerOptions
+    from freelook.types import SafetyFlags
+
+    async def run() -> None:
+        emulator = JausEmulator()
+        await emulator.start()
+        options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
+        server, _ = await open_judp_server(
+            load_robot("m2p2"), f"judp://127.0.0.1:{emulator.port}", options
+        )
+        serving = asyncio.create_task(server.run())
+        core = server.program.core
+        try:
+            async with asyncio.timeout(3):  # the program drives the robot
+                while emulator.v < 0.25:
+                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                    await asyncio.sleep(0.02)
+            assert not core.last_output.flags & SafetyFlags.HARDWARE
+            emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
+            async with asyncio.timeout(1):
+                while not core.last_output.flags & SafetyFlags.HARDWARE:
+                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                    await asyncio.sleep(0.02)
+            assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
+            assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
+            heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
+            for _ in range(10):  # the operator keeps pushing: nothing reaches the robot
+                core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                await asyncio.sleep(0.02)
+            assert len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)) == heard
+            assert emulator.controller == (7, 1, 1)
+        finally:
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+            await emulator.stop()
+
+    asyncio.run(run())
