@@ -97,6 +97,7 @@ class JausEmulator:
     port: int = 0
     _last_request: float = 0.0
     _last_drive: float = 0.0
+    _pose_time: float = 0.0
     _peer: dict[tuple[int, int, int], tuple[str, int]] = field(default_factory=dict)
     _transport: asyncio.DatagramTransport | None = None
     _task: asyncio.Task[None] | None = None
@@ -152,6 +153,7 @@ class JausEmulator:
                 self.x += (self.v * math.cos(self.yaw) - self.vy * math.sin(self.yaw)) * STEP
                 self.y += (self.v * math.sin(self.yaw) + self.vy * math.cos(self.yaw)) * STEP
                 self.yaw = math.remainder(self.yaw + self.yaw_rate * STEP, math.tau)
+            self._pose_time = t  # the time the pose is integrated to
 
     def revoke(self, new: tuple[int, int, int] | None, authority: int = 255) -> None:
         """Take control from the controller (RejectControl CONTROL_RELEASED) and give it to
@@ -230,7 +232,7 @@ class JausEmulator:
             if src == self.controller and self.state == READY_STATE:
                 self._drive(code, body, now)
         elif code == QUERY_POSE and POSE_SENSOR in self.services:
-            wanted = struct.unpack_from("<H", body)[0] & 0b1000111
+            wanted = struct.unpack_from("<H", body)[0] & 0b1_0100_0111
             out = struct.pack("<H", wanted)
             if wanted & 1:
                 out += struct.pack("<I", scale(self.x, -1e5, 1e5, 32))
@@ -240,6 +242,13 @@ class JausEmulator:
                 out += struct.pack("<I", scale(0.0, -1e5, 1e5, 32))
             if wanted & 64:
                 out += struct.pack("<H", scale(self.yaw, -math.pi, math.pi, 16))
+            if wanted & 256:  # the time stamp: ms, s, min, h, day of month in bit fields
+                ms = round(self._pose_time * 1000.0)
+                s, minute, hour = ms // 1000 % 60, ms // 60_000 % 60, ms // 3_600_000 % 24
+                day = ms // 86_400_000 % 28 + 1
+                out += struct.pack(
+                    "<I", ms % 1000 | s << 10 | minute << 16 | hour << 22 | day << 27
+                )
             self._reply(src, REPORT_POSE, out)
         elif code == QUERY_VELOCITY and VELOCITY_SENSOR in self.services:
             out = struct.pack("<H", 0b1000011)

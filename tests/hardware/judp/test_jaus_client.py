@@ -163,3 +163,16 @@ def test_control_is_renewed_well_inside_the_robots_timeout() -> None:
     gaps = [b - a for a, b in itertools.pairwise(renewals)]
     assert len(renewals) >= 8
     assert max(gaps) <= 1.0 / 3.0 + 0.011  # a third of the timeout, within a poll step
+
+
+def test_speeds_from_poses_go_by_the_robots_time_stamps() -> None:
+    """Six poses 50 ms apart by the robot's clock (0.4 m/s), arriving in one burst."""
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    for k in range(6):
+        ms = 59_950 + 50 * k  # across a minute's turn: ms, s and min fields all roll over
+        stamp = ms % 1000 | (ms // 1000 % 60) << 10 | (ms // 60_000) << 16 | 3 << 27
+        pose = LocalPose(x=0.02 * k, y=0.0, yaw=0.0, timestamp=stamp)
+        client.receive(_from_robot(ReportLocalPose(pose)), 5.0)
+    sample = client.odometry
+    assert sample is not None
+    assert (sample.v_left + sample.v_right) / 2 == pytest.approx(0.4, abs=1e-3)  # X in 47 µm

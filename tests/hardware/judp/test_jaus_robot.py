@@ -244,15 +244,19 @@ def test_hostile_datagrams_are_dropped_and_counted_and_out_of_range_reports_refu
                 k = scale(x, -1e5, 1e5, 32), scale(0.0, -1e5, 1e5, 32)
                 body_ = struct.pack("<HIIH", 0b1000011, *k, 32767)
                 emulator.send_raw(judp(ME_T, emulator.me, 0x4403, body_), ME_T)
+            # a good pose from a component of the robot that has no pose sensor
+            body_ = struct.pack("<HIIH", 0b1000011, *k, 32767)
+            emulator.send_raw(judp(ME_T, (42, 1, 9), 0x4403, body_), ME_T)
             await _until(
                 "every datagram counted",
-                lambda: sum(client.dropped.values()) - sum(before.values()) >= 6,
+                lambda: sum(client.dropped.values()) - sum(before.values()) >= 7,
             )
             dropped = client.dropped - before
             assert dropped["malformed datagram"] == 3
             assert dropped["malformed or unsupported message"] == 1
             assert dropped["ReportLocalPose out of range (saturated position)"] == 1
             assert dropped["ReportLocalPose out of range (a jump faster than the robot)"] == 1
+            assert dropped["ReportLocalPose from a component without that sensor"] == 1
             odometry = client.odometry
             assert odometry is not None
             assert abs(odometry.x) < 1.0

@@ -21,7 +21,7 @@ freelook's (y left, counter-clockwise), so y, yaw and yaw rate change sign on th
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -93,7 +93,8 @@ PRIMITIVE_MANIPULATOR = "urn:jaus:jss:manipulator:PrimitiveManipulator"
 MANIPULATOR_JOINT_POSITION_SENSOR = "urn:jaus:jss:manipulator:ManipulatorJointPositionSensor"
 BROADCAST = JausId(0xFFFF, 0xFF, 0xFF)
 
-_POSE_FIELDS = 1 << 0 | 1 << 1 | 1 << 6  # X, Y, Yaw
+_POSE_FIELDS = 1 << 0 | 1 << 1 | 1 << 6 | 1 << 8  # X, Y, Yaw, TimeStamp
+_SPEED_BASELINE = 0.2  # s: speeds from successive poses span at least this much
 _VELOCITY_FIELDS = 1 << 0 | 1 << 1 | 1 << 6  # Velocity_X, Velocity_Y, YawRate
 _SUBSYSTEM_QUERY = 2  # QueryIdentification: the subsystem (the robot)
 _HALF_STEP = (POSITION.upper - POSITION.lower) / POSITION.steps
@@ -132,6 +133,21 @@ def _ok(message: JausMessage) -> str:
     return type(message).__name__
 
 
+def _robot_time(stamp: int | None, now: float) -> float:
+    """Seconds into the month of a JAUS time stamp (ms bits 0–9, s 10–15, min 16–21, h 22–26,
+    day 27–31), or ``now`` without one."""
+    if stamp is None:
+        return now
+    ms, sec = stamp & 0x3FF, stamp >> 10 & 0x3F
+    minute, hour, day = stamp >> 16 & 0x3F, stamp >> 22 & 0x1F, stamp >> 27 & 0x1F
+    return (((day * 24 + hour) * 60 + minute) * 60 + sec) + ms / 1000.0
+
+
+def _printable(text: str) -> str:
+    """``text`` fit for a one-line message (a robot's strings are not trusted)."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text[:80])
+
+
 class JausClient:
     """One JAUS robot's conversation; see the module docstring."""
 
@@ -163,6 +179,8 @@ class JausClient:
         self._sent_arm: tuple[float, ...] | None = None
         self._sequence = 0
         self._pose_seen: tuple[float, float, float, float] | None = None  # t, x, y, θ
+        # recent accepted poses (the robot's time if it stamps them, else arrival), for speeds
+        self._poses: deque[tuple[float, float, float, float]] = deque(maxlen=64)
 
     # -- what the robot offers ----------------------------------------------------------------
 
@@ -298,14 +316,32 @@ class JausClient:
                 self._due["keep_alive"] = min(self._due["keep_alive"], soon)
         elif isinstance(message, ReportStatus):
             self._on_status(message.status, now)
+        elif isinstance(message, ReportLocalPose | ReportVelocityState | ReportJointPositions):
+            self._on_report(source, message, now)
+        else:
+            self.dropped[f"unexpected {_ok(message)}"] += 1
+
+    def _on_report(
+        self,
+        source: JausId,
+        message: ReportLocalPose | ReportVelocityState | ReportJointPositions,
+        now: float,
+    ) -> None:
+        """A sensor's report, taken only from the component that offers that sensor."""
+        if isinstance(message, ReportLocalPose):
+            sensor = LOCAL_POSE_SENSOR
+        elif isinstance(message, ReportVelocityState):
+            sensor = VELOCITY_STATE_SENSOR
+        else:
+            sensor = MANIPULATOR_JOINT_POSITION_SENSOR
+        if self.services.get(sensor) != source:
+            self.dropped[f"{_ok(message)} from a component without that sensor"] += 1
         elif isinstance(message, ReportLocalPose):
             self._on_pose(message.pose, now)
         elif isinstance(message, ReportVelocityState):
             self._on_velocity(message.state, now)
-        elif isinstance(message, ReportJointPositions):
-            self.joint_positions = tuple(v for _, v in message.positions)
         else:
-            self.dropped[f"unexpected {_ok(message)}"] += 1
+            self.joint_positions = tuple(v for _, v in message.positions)
 
     def _on_services(self, report: ReportServices, now: float) -> None:
         if self.phase != Phase.DISCOVERING or self.robot is None:
@@ -316,7 +352,7 @@ class JausClient:
             for service in entry.services:
                 self.services.setdefault(service.uri, where)
         if self.drive_service is None:
-            offered = sorted({s.uri for c in report.components for s in c.services})
+            offered = sorted({_printable(s.uri) for c in report.components for s in c.services})
             self._fail(
                 f"the JAUS robot {self.robot_name!r} ({self.robot}) offers neither a "
                 f"Velocity State Driver nor a Primitive Driver (it offers: "
@@ -388,16 +424,28 @@ class JausClient:
                 return
         if self.velocity is not None and VELOCITY_STATE_SENSOR in self.services:
             v, _, omega = self.velocity
-        elif seen is not None and now > seen[0]:
-            dt = now - seen[0]
-            forward = (x - seen[1]) * math.cos(theta) + (y - seen[2]) * math.sin(theta)
-            v = forward / dt
-            omega = math.remainder(theta - seen[3], math.tau) / dt
         else:
-            v = omega = 0.0
+            v, omega = self._pose_speeds(_robot_time(pose.timestamp, now), x, y, theta)
         half = omega * self.options.track_width / 2.0
         self._pose_seen = (now, x, y, theta)
         self.odometry = OdometrySample(now, x, y, theta, v - half, v + half)
+
+    def _pose_speeds(self, t: float, x: float, y: float, theta: float) -> tuple[float, float]:
+        """Forward speed and yaw rate over at least :data:`_SPEED_BASELINE` of poses (a
+        burst of late datagrams then skews them little)."""
+        poses = self._poses
+        if poses and not 0.0 <= t - poses[-1][0] < 60.0:
+            poses.clear()  # the robot's clock jumped (or a new month): start again
+        poses.append((t, x, y, theta))
+        old = next((p for p in reversed(poses) if t - p[0] >= _SPEED_BASELINE), None)
+        if old is None:
+            old = poses[0]
+        dt = t - old[0]
+        if dt <= 0.0:
+            return 0.0, 0.0
+        heading = old[3] + math.remainder(theta - old[3], math.tau) / 2.0
+        forward = (x - old[1]) * math.cos(heading) + (y - old[2]) * math.sin(heading)
+        return forward / dt, math.remainder(theta - old[3], math.tau) / dt
 
     def _on_velocity(self, state: VelocityState, now: float) -> None:
         if state.vx is None or state.yaw_rate is None:
