@@ -171,11 +171,11 @@ class JausClient:
         self._phase_since = 0.0
         self._due: dict[str, float] = {}  # what is sent when (per kind)
         self._granted: set[JausId] = set()
-        self._command: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self._command_at = -math.inf
+        # the newest command and when it was given, one tuple: the robot program's thread
+        # replaces it whole while the I/O thread reads it
+        self._command: tuple[float, float, float, float] = (0.0, 0.0, 0.0, -math.inf)
         self._sent_command: tuple[float, float, float] | None = None
-        self._arm: tuple[float, ...] | None = None
-        self._arm_at = -math.inf
+        self._arm: tuple[tuple[float, ...], float] | None = None  # efforts, when given
         self._sent_arm: tuple[float, ...] | None = None
         self._sequence = 0
         self._pose_seen: tuple[float, float, float, float] | None = None  # t, x, y, θ
@@ -218,15 +218,13 @@ class JausClient:
         """A body velocity (m/s, m/s, rad/s; freelook's frame); non-finite values stop."""
         if not all(math.isfinite(v) for v in (vx, vy, omega)):
             vx = vy = omega = 0.0
-        self._command = (vx, vy, omega)
-        self._command_at = now
+        self._command = (vx, vy, omega, now)
 
     def command_arm(self, efforts: tuple[float, ...], now: float) -> None:
         """Joint efforts in percent of each joint's maximum; non-finite values stop."""
         if not all(math.isfinite(e) for e in efforts):
             efforts = (0.0,) * len(efforts)
-        self._arm = tuple(max(-100.0, min(100.0, e)) for e in efforts)
-        self._arm_at = now
+        self._arm = (tuple(max(-100.0, min(100.0, e)) for e in efforts), now)
 
     def close(self, now: float) -> list[bytes]:
         """A stop and ReleaseControl to every controlled component (nothing after a fault)."""
@@ -241,7 +239,7 @@ class JausClient:
         return out
 
     def _zero_arm(self) -> SetJointEffort:
-        return SetJointEffort((0.0,) * len(self._arm or ()))
+        return SetJointEffort((0.0,) * (len(self._arm[0]) if self._arm else 0))
 
     # -- input --------------------------------------------------------------------------------
 
@@ -540,14 +538,16 @@ class JausClient:
             if MANIPULATOR_JOINT_POSITION_SENSOR in self.services:
                 where = self.services[MANIPULATOR_JOINT_POSITION_SENSOR]
                 out.append(self._to(where, QueryJointPositions()))
-        command = self._command if now - self._command_at <= o.command_timeout else (0.0,) * 3
-        command = (command[0], command[1], command[2])
+        vx, vy, omega, given = self._command
+        command = (vx, vy, omega) if now - given <= o.command_timeout else (0.0, 0.0, 0.0)
         if command != self._sent_command or self._take("drive", now, o.command_refresh):
             out += self._drive(command)
             self._sent_command = command
             self._due["drive"] = now + o.command_refresh
-        if self.has_arm and self._arm is not None:
-            arm = self._arm if now - self._arm_at <= o.command_timeout else (0.0,) * len(self._arm)
+        held = self._arm
+        if self.has_arm and held is not None:
+            efforts, given = held
+            arm = efforts if now - given <= o.command_timeout else (0.0,) * len(efforts)
             if arm != self._sent_arm or self._take("arm", now, o.command_refresh):
                 where = self.services[PRIMITIVE_MANIPULATOR]
                 out.append(self._to(where, SetJointEffort(arm)))
