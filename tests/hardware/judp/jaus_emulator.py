@@ -28,12 +28,14 @@ VELOCITY_DRIVER = "urn:jaus:jss:mobility:VelocityStateDriver"
 POSE_SENSOR = "urn:jaus:jss:mobility:LocalPoseSensor"
 VELOCITY_SENSOR = "urn:jaus:jss:mobility:VelocityStateSensor"
 MANIPULATOR = "urn:jaus:jss:manipulator:PrimitiveManipulator"
+JOINT_SENSOR = "urn:jaus:jss:manipulator:ManipulatorJointPositionSensor"
 
 REQUEST, RELEASE, CONFIRM, REJECT = 0x000D, 0x000E, 0x000F, 0x0010
 RESUME, QUERY_STATUS, REPORT_STATUS = 0x0004, 0x2002, 0x4002
 QUERY_TIMEOUT, REPORT_TIMEOUT, QUERY_CONTROL, REPORT_CONTROL = 0x2003, 0x4003, 0x200D, 0x400D
 QUERY_ID, REPORT_ID, QUERY_SERVICES, REPORT_SERVICES = 0x2B00, 0x4B00, 0x2B03, 0x4B03
 WRENCH, VELOCITY_COMMAND, JOINT_EFFORT = 0x0405, 0x0415, 0x0601
+QUERY_JOINTS, REPORT_JOINTS = 0x2602, 0x4602
 QUERY_POSE, REPORT_POSE, QUERY_VELOCITY, REPORT_VELOCITY = 0x2403, 0x4403, 0x2404, 0x4404
 STANDBY_STATE, READY_STATE = 2, 1
 
@@ -228,6 +230,11 @@ class JausEmulator:
                     unscale(struct.unpack_from("<H", body, 1 + 2 * i)[0], -100, 100, 16)
                     for i in range(count)
                 ]
+        elif code == QUERY_JOINTS and JOINT_SENSOR in self.services:
+            out = bytes([len(self.joints)])
+            for q in self.joints:  # revolute (0), u32 over −8π … 8π rad
+                out += struct.pack("<BI", 0, scale(q, -8 * math.pi, 8 * math.pi, 32))
+            self._reply(src, REPORT_JOINTS, out)
         elif code in (WRENCH, VELOCITY_COMMAND):
             if src == self.controller and self.state == READY_STATE:
                 self._drive(code, body, now)
@@ -266,8 +273,8 @@ class JausEmulator:
         elif self.controller in (None, src) or authority > self.controller_authority:
             if self.controller not in (None, src):
                 self.revoke(src, authority)
-            if self.controller is None:
-                self.state = STANDBY_STATE
+            if self.controller is None:  # without Management, ready at once
+                self.state = STANDBY_STATE if MANAGEMENT in self.services else READY_STATE
             self.controller, self.controller_authority = src, authority
             self._last_request = now
             self._reply(src, CONFIRM, bytes([0]))

@@ -14,6 +14,7 @@ import pytest
 from jaus_emulator import (
     ACCESS,
     CONFIRM,
+    JOINT_SENSOR,
     MANAGEMENT,
     MANIPULATOR,
     POSE_SENSOR,
@@ -350,6 +351,48 @@ def test_an_arm_without_position_sensing_moves_in_timed_chunks() -> None:
         body,
         JausEmulator(
             services=(ACCESS, MANAGEMENT, VELOCITY_DRIVER, POSE_SENSOR, MANIPULATOR),
+            joints=[0.6, -1.4, 0.0, 0.0],
+        ),
+    )
+
+
+def test_an_arm_with_a_joint_position_sensor_is_jogged_and_read_back() -> None:
+    from freelook.config import load_robot
+
+    base = load_robot("m2p2")
+    config = base.model_copy(
+        update={"jaus": base.jaus.model_copy(update={"arm_position_sensing": True})}
+    )
+
+    async def body(emulator: JausEmulator) -> None:
+        robot = JausRobot.from_config(f"judp://127.0.0.1:{emulator.port}", config)
+        await robot.connect()
+        try:
+            hw = robot.hardware
+            assert hw is not None
+            assert hw.arm is not None
+            assert "arm joint positions from the Manipulator Joint Position Sensor" in hw.notes
+            start = time.monotonic()
+            while time.monotonic() - start < 0.6:  # the elbow at −0.1 rad/s
+                hw.arm.command_velocities([0.0, -0.1, 0.0])
+                hw.arm.command_gripper(0.0)
+                await asyncio.sleep(0.02)
+            # a steady share of the presumed 15°/s, not chunks at full effort
+            assert emulator.efforts[1] == pytest.approx(-100 * 0.1 / math.radians(15), abs=0.1)
+            assert emulator.joints[1] < -1.4 - 0.04
+            # the positions are the sensor's (the emulator's truth), a query period behind
+            await _until(
+                "the sensor read back",
+                lambda: abs(hw.arm.state().positions[1] - emulator.joints[1]) < 0.01,  # type: ignore[union-attr]
+                0.5,
+            )
+        finally:
+            await robot.close()
+
+    _run(
+        body,
+        JausEmulator(
+            services=(ACCESS, VELOCITY_DRIVER, POSE_SENSOR, MANIPULATOR, JOINT_SENSOR),
             joints=[0.6, -1.4, 0.0, 0.0],
         ),
     )
