@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from freelook.errors import ConfigError
 from freelook.hardware.judp import (
     ACCESS_CONTROL,
     LOCAL_POSE_SENSOR,
@@ -19,6 +20,7 @@ from freelook.hardware.judp import (
     ClientOptions,
     JausClient,
     Phase,
+    parse_judp_url,
 )
 from freelook.judp import (
     ComponentServices,
@@ -176,3 +178,28 @@ def test_speeds_from_poses_go_by_the_robots_time_stamps() -> None:
     sample = client.odometry
     assert sample is not None
     assert (sample.v_left + sample.v_right) / 2 == pytest.approx(0.4, abs=1e-3)  # X in 47 µm
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "judp://",
+        "judp://[::1",
+        "judp://127.0.0.1:99999",
+        "judp://127.0.0.1:port",
+        "judp://127.0.0.1\n:3794",
+        "arcos://127.0.0.1:3794",
+        "judp://127.0.0.1:3794/x?y=1",
+    ],
+)
+def test_a_malformed_url_is_one_line_naming_it(url: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_judp_url(url)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "expected judp://HOST:PORT" in message
+
+
+def test_urls_name_the_robot() -> None:
+    assert str(parse_judp_url("judp://127.0.0.1")) == "127.0.0.1:3794"
+    assert str(parse_judp_url("judp://[::1]:4000")) == "::1:4000"

@@ -57,15 +57,21 @@ class JudpAddress:
 
 
 def parse_judp_url(url: str) -> JudpAddress:
-    """``judp://HOST[:PORT]`` (port 3794 by default)."""
-    parsed = urlparse(url)
-    if parsed.scheme != "judp" or not parsed.hostname:
-        raise ConfigError(f"{url}: expected judp://HOST:PORT")
+    """``judp://HOST[:PORT]`` (port 3794 by default); anything else is a one-line
+    :class:`ConfigError` naming the URL."""
+    shown = url if url.isprintable() else repr(url)
+    expected = f"--hardware {shown}: expected judp://HOST:PORT"
+    if not url.isprintable() or len(url) > 300:
+        raise ConfigError(expected)
     try:
+        parsed = urlparse(url)
+        host = parsed.hostname
         port = parsed.port
-    except ValueError:
-        raise ConfigError(f"{url}: the port must be a number from 0 to 65535") from None
-    return JudpAddress(parsed.hostname, port or DEFAULT_PORT)
+    except ValueError as err:  # an open bracket, a bad IPv6 literal, a port out of range
+        raise ConfigError(f"{expected} ({err})") from None
+    if parsed.scheme != "judp" or not host or parsed.path not in ("", "/") or parsed.query:
+        raise ConfigError(expected)
+    return JudpAddress(host, port or DEFAULT_PORT)
 
 
 class _Protocol(asyncio.DatagramProtocol):
