@@ -146,20 +146,25 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
 
 def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_nothing_is_commanded() -> None:
     from freelook.config import load_robot
+    from freelook.hardware import compile_ahead
     from freelook.hardware.judp import open_judp_server
     from freelook.robot import ServerOptions
     from freelook.types import SafetyFlags
 
     async def run() -> None:
+        config = load_robot("m2p2")
+        # as freelook robot does: the program's loops compiled ahead, so its first cycles do
+        # not wait on the compiler (seconds on a loaded machine)
+        compile_ahead(config, camera=False, notify=lambda line: None)
         emulator = JausEmulator()
         await emulator.start()
         options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
-        server, _ = await open_judp_server(
-            load_robot("m2p2"), f"judp://127.0.0.1:{emulator.port}", options
-        )
+        server, _ = await open_judp_server(config, f"judp://127.0.0.1:{emulator.port}", options)
         serving = asyncio.create_task(server.run())
         core = server.program.core
         try:
+            async with asyncio.timeout(30):
+                await server.ready.wait()
             async with asyncio.timeout(3):  # the program drives the robot
                 while emulator.v < 0.25:
                     core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
