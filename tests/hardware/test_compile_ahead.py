@@ -68,7 +68,7 @@ def test_a_child_that_fails_leaves_no_stamp_and_says_why(empty_cache: Path) -> N
     config = load_robot("pioneer3dx")
     # a robot that fits nowhere in the lab: the child cannot place it
     huge = config.model_copy(
-        update={"footprint": config.footprint.model_copy(update={"length": 60.0, "width": 60.0})}
+        update={"footprint": config.footprint.model_copy(update={"length": 19.0, "width": 19.0})}
     )
     notes: list[str] = []
     assert not compile_ahead(huge, camera=False, notify=notes.append)
