@@ -4,11 +4,13 @@ operator's takeover (tests/robot/test_autonomy_takeover.py takes over at every p
 
 from __future__ import annotations
 
+import colorsys
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from mcap.reader import make_reader
 from typer.testing import CliRunner
 
@@ -30,6 +32,7 @@ def test_a_scene_is_drawn_from_its_seed_with_a_look_alike_distractor() -> None:
     assert a.world.objects == b.world.objects
     assert eod_scenario(6, "taros").start != a.start
     off = abs((a.distractor_hue - a.object_hue + 180) % 360 - 180)
+    assert not a.distractor_inside
     assert 28 <= off <= 38  # near the object's hue, outside the detector's ±12°
     names = [o.name for o in a.world.objects]
     assert names[:3] == ["suspicious object", "receptacle", "distractor 2"]
@@ -121,3 +124,43 @@ def test_a_takeover_that_never_happened_marks_the_row_not_met() -> None:
     (row,) = [r for r in disposal_table(missed, 3, 1, "taros").rows if "takeover" in r.what]
     assert row.ok is False
     assert "1 of 2 never taken over" in row.ours
+
+
+def test_some_scenes_put_the_distractor_inside_the_detector_s_window_and_tint_the_light() -> None:
+    scenes = [eod_scenario(seed, "taros") for seed in range(40)]
+    inside = [s for s in scenes if s.distractor_inside]
+    assert 4 <= len(inside) <= 20
+    for s in scenes:
+        off = abs((s.distractor_hue - s.object_hue + 180) % 360 - 180)
+        assert (3 <= off <= 10) if s.distractor_inside else (28 <= off <= 38)
+        (distractor,) = [o for o in s.world.objects if o.name.startswith("distractor")]
+        r, g, b = (c / 255 for c in distractor.color)
+        assert colorsys.rgb_to_hsv(r, g, b)[0] * 360 == pytest.approx(s.distractor_hue, abs=1.0)
+        red, green, blue = s.tint
+        assert green == 1.0
+        assert red - 1 == pytest.approx(1 - blue)
+        assert abs(red - 1) <= 0.15
+        assert 2.0 <= s.noise <= 6.0
+    assert len({s.tint for s in scenes}) == len(scenes)
+
+
+def test_a_dark_camera_fails_the_task_row() -> None:
+    """Broken on purpose: every frame black (the camera off). Nothing is found and the row
+    says so."""
+    result = disposal_trial(0, "m2p2", camera_off=True)
+    assert not result.success
+    assert "nothing seen" in result.failure
+    (row, *_) = disposal_table([result], 1, 0, "m2p2").rows
+    assert row.ok is False
+
+
+def test_a_detector_window_too_wide_takes_the_distractor_and_the_row_says_so() -> None:
+    """Broken on purpose: the detector's window ±40° (a wrong calibration) takes the distractor
+    28–38° away for the object; the false-detection row counts it and is not met."""
+    scene = eod_scenario(5, "m2p2")
+    assert not scene.distractor_inside
+    result = disposal_trial(5, "m2p2", hue_tolerance=40.0, limit=60.0)
+    assert result.false_detections > 0
+    rows = disposal_table([result], 1, 5, "m2p2").rows
+    (row,) = [r for r in rows if r.what.startswith("false") and "outside" in r.what]
+    assert row.ok is False

@@ -3,8 +3,11 @@ simulator: the robot program in its autonomy mode, seeing only its camera, HAL a
 
 A scenario draws the robot's start, the object (a box the gripper can hold, of a colour from a
 palette) and the receptacle (a cylinder of another colour) at their places, a distractor of a
-colour near the object's (the detector must not take it), grey clutter off the robot's paths,
-and the light the camera sees. The trial measures what the robot never reads: the objects'
+colour near the object's, grey clutter off the robot's paths, and the light the camera sees:
+its brightness, its colour (a warm or cold light against the camera's fixed white balance
+shifts every hue) and the sensor's noise. In a quarter of the scenes the distractor's hue lies
+inside the detector's window (a look-alike it cannot tell apart by colour); elsewhere it lies
+28–38° away, outside it. The trial measures what the robot never reads: the objects'
 true poses, the base's contacts with fixed obstacles and its footprint against the box, the
 arm's collision boxes against the objects, and where the box ends up.
 """
@@ -47,6 +50,10 @@ __all__ = [
 
 PALETTE = (0.0, 55.0, 125.0, 215.0, 285.0)  # hues far enough apart for a ±12° detector
 ROOM = (1.4, 8.6, 1.4, 6.6)  # where things may stand in the eod room (walls 1.4 m away)
+WARMTH = 0.15  # the light's red gain 1 ± this, its blue 1 ∓ this (about 3000–9000 K at 5000 K)
+NOISE = (2.0, 6.0)  # the sensor noise's σ, 8-bit levels (a webcam's, lit to dim)
+INSIDE_SHARE = 0.25  # scenes whose distractor lies inside the detector's hue window
+INSIDE_OFFSET = (3.0, 10.0)  # its hue that far from the object's (the window is ±12°)
 TASK_PHASES = (
     TaskPhase.SEARCH_OBJECT,
     TaskPhase.APPROACH_OBJECT,
@@ -92,6 +99,9 @@ class EodScenario:
     receptacle_hue: float
     distractor_hue: float
     lighting: float
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # the light's gain per channel, RGB
+    noise: float = 0.0  # the camera's sensor noise, σ in 8-bit levels
+    distractor_inside: bool = False  # the distractor's hue inside the detector's window
 
 
 def _rgb(hue: float, saturation: float = 0.85, value: float = 0.85) -> tuple[int, int, int]:
@@ -192,6 +202,22 @@ def eod_scenario(seed: int, robot: str = "taros") -> EodScenario:
             )  # fmt: skip
             placed.append(p)
             break
+    lighting = float(rng.uniform(0.45, 1.2))
+    # drawn from a stream of their own, so the places above stay what they were for a seed
+    light = np.random.default_rng([seed, 2003])
+    warmth = float(light.uniform(-WARMTH, WARMTH))  # + warm (tungsten), − cold (shade)
+    noise = float(light.uniform(*NOISE))
+    placed_distractor = any(o.name.startswith("distractor") for o in objects)
+    inside = bool(light.random() < INSIDE_SHARE) and placed_distractor
+    offset = float(light.choice((-1, 1))) * float(light.uniform(*INSIDE_OFFSET))
+    if inside:
+        distractor_hue = (object_hue + offset) % 360
+        objects = [
+            dataclasses.replace(o, color=_rgb(distractor_hue))
+            if o.name.startswith("distractor")
+            else o
+            for o in objects
+        ]
     world = dataclasses.replace(base, objects=tuple(objects), source="", _obstacles=None)
     return EodScenario(
         seed,
@@ -201,7 +227,10 @@ def eod_scenario(seed: int, robot: str = "taros") -> EodScenario:
         object_hue,
         receptacle_hue,
         distractor_hue,
-        float(rng.uniform(0.45, 1.2)),
+        lighting,
+        (1.0 + warmth, 1.0, 1.0 - warmth),
+        noise,
+        inside,
     )
 
 
@@ -219,6 +248,7 @@ class DisposalResult:
     recoveries: int
     false_detections: int  # frames with an object sighting > 0.5 m from the true object
     frames: int
+    distractor_inside: bool = False  # the scene's distractor inside the detector's hue window
     takeover: str = ""  # the takeover asked for ("grasp +1.2 s"), if any
     took_over: bool = False  # it happened (the task still running when it was due)
     takeover_phase: str = ""  # the phase the task was in when the operator took over
@@ -265,10 +295,13 @@ def disposal_trial(
     limit: float = 300.0,
     config: RobotConfig | None = None,
     timeline: bool = False,
+    camera_off: bool = False,
+    hue_tolerance: float = 12.0,
 ) -> DisposalResult:
     """One seeded trial; ``takeover``: an operator takes over for 2 s and hands back, when
     :class:`Takeover` says (True: one drawn from the seed); ``move_object``: the object is
-    carried away while the robot approaches it."""
+    carried away while the robot approaches it. To break it on purpose: ``camera_off`` (every
+    frame black), ``hue_tolerance`` (the detector's window, ± degrees; 12 as configured)."""
     scenario = eod_scenario(seed, robot)
     config = config or load_robot(robot)
     sim_robot = SimulatedRobot(
@@ -281,11 +314,18 @@ def disposal_trial(
         use_localization=False,
     )
     sim_robot.sim.lighting = scenario.lighting
+    sim_robot.sim.light_tint = scenario.tint
+    sim_robot.sim.camera_noise = scenario.noise
+    if camera_off:
+        sim_robot.sim.lighting, sim_robot.sim.camera_noise = 0.0, 0.0
     core = sim_robot.core
     autonomy = core.autonomy
     assert autonomy is not None
     assert sim_robot.sim.arm is not None
-    autonomy.set_colors(ColorTarget(scenario.object_hue), ColorTarget(scenario.receptacle_hue))
+    autonomy.set_colors(
+        ColorTarget(scenario.object_hue, hue_tolerance),
+        ColorTarget(scenario.receptacle_hue, hue_tolerance),
+    )
     rng = np.random.default_rng([seed, 7])
     box = next(o for o in sim_robot.sim.arm.objects if o.name == "suspicious object")
     receptacle = next(o for o in scenario.world.objects if o.name == "receptacle")
@@ -299,8 +339,9 @@ def disposal_trial(
         takeover = Takeover.drawn(np.random.default_rng([seed, 8]))
     pending = takeover or None
     result = DisposalResult(
-        seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0, moved=False
-    )
+        seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0,
+        distractor_inside=scenario.distractor_inside,
+    )  # fmt: skip
     if pending is not None:
         result.takeover = f"{pending.phase.name.lower()} +{pending.after:.1f} s"
     sim_robot.send(ModeChange(Mode.AUTONOMY))
@@ -588,7 +629,8 @@ def disposal_table(
     result.rows.append(
         Row(
             f"{n} seeded scenes (colours, places, clutter, a look-alike distractor, light"
-            " 0.45–1.2): task done, box inside the receptacle",
+            f" 0.45–1.2 of ±{WARMTH:g} warmth, sensor noise σ {NOISE[0]:g}–{NOISE[1]:g}):"
+            " task done, box inside the receptacle",
             "1 demonstration",
             f"{ok} of {n} ({100 * ok / max(n, 1):.0f} %)",
             "≥ 95 %",
@@ -659,18 +701,30 @@ def disposal_table(
             back == len(moved),
         )
     )
-    false = sum(r.false_detections for r in results)
-    frames = sum(r.frames for r in results)
-    result.rows.append(
-        Row(
-            "false object detections (a sighting > 0.5 m from the true object: the"
-            " distractor ±28–38° in hue, clutter)",
-            "",
-            f"{false} of {frames} frames, in {sum(r.false_detections > 0 for r in results)} trials",
-            "0",
-            false == 0,
+    for inside in (False, True):
+        scenes = [r for r in results if r.distractor_inside == inside]
+        false = sum(r.false_detections for r in scenes)
+        frames = sum(r.frames for r in scenes)
+        done = sum(r.success for r in scenes)
+        where = (
+            f"inside the detector's ±12° window ({INSIDE_OFFSET[0]:g}–{INSIDE_OFFSET[1]:g}° off)"
+            if inside
+            else "28–38° off in hue, outside the detector's ±12°"
         )
-    )
+        result.rows.append(
+            Row(
+                f"false object detections (a sighting > 0.5 m from the true object), scenes"
+                f" with the distractor {where}: frames / trials with one / task done",
+                "",
+                f"{false} of {frames} frames / {sum(r.false_detections > 0 for r in scenes)}"
+                f" / {done} of {len(scenes)}",
+                "reported" if inside else "0",
+                None if inside else false == 0,
+                "colour alone cannot tell such a look-alike apart: counted, not hidden"
+                if inside
+                else "",
+            )
+        )
     failures = [
         f"seed {r.seed}: {r.failure or r.phase.name.lower()}" for r in results if not r.success
     ]

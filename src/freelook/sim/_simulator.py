@@ -70,8 +70,13 @@ class Simulator:
         #: Stepped every ``ARM_PERIOD`` of physics time, on the vehicle's pose.
         self.arm = _arm_for(config, world)
         self._arm_due = 0.0  # physics time not yet given to the arm
-        #: the scene's light as the cameras see it (1: as the world's colours say)
+        #: the scene's light as the cameras see it (1: as the world's colours say), its
+        #: colour (a gain per channel, red, green, blue: the hue shifts under it), and the
+        #: driving camera's sensor noise (σ, 8-bit levels) from its own seeded stream
         self.lighting = 1.0
+        self.light_tint = (1.0, 1.0, 1.0)
+        self.camera_noise = 0.0
+        self.camera_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(5,)))
         self.now = 0.0
         self._latest_laser: LaserFrame | None = None
         # the newest scan's stamp and pose, until someone reads it (then it is cast)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import colorsys
 import math
 
 import numpy as np
@@ -111,3 +112,37 @@ def test_frames_are_deterministic_sized_and_encodable() -> None:
     jpeg = encode_jpeg(a, 85)
     assert jpeg[:2] == b"\xff\xd8"
     assert np.abs(decode_jpeg(jpeg).astype(int) - a.astype(int)).mean() < 6
+
+
+def _hue(rgb: np.ndarray) -> float:
+    """The mean colour's hue, degrees."""
+    r, g, b = (float(c) / 255 for c in rgb.reshape(-1, 3).mean(axis=0))
+    return 360.0 * colorsys.rgb_to_hsv(r, g, b)[0]
+
+
+def test_a_coloured_light_shifts_hue_and_the_sensor_adds_seeded_noise() -> None:
+    """A warm light (red up, blue down) turns a yellow box's hue toward orange, which scaling
+    all channels alike never does; the noise is σ levels, the same for the same seed."""
+    yellow = WorldObject("box", "box", 3.0, 5.0, 1.0, (217, 199, 33), size_x=0.6, size_y=0.6)
+    camera = Camera(CameraConfig(), PAN_TILT, square_room(objects=(yellow,)))
+    centre = camera.project(3.0, 5.0, 0.5, 1.0, 5.0, 0.0)
+    assert centre is not None
+    u, v = round(centre[0]), round(centre[1])
+    patch = np.s_[v - 4 : v + 5, u - 4 : u + 5]
+    plain = camera.render(1.0, 5.0, 0.0)[patch]
+    camera.brightness = 0.6
+    dimmed = camera.render(1.0, 5.0, 0.0)[patch]
+    assert _hue(dimmed) == pytest.approx(_hue(plain), abs=1.0)  # brightness alone: same hue
+    camera.brightness, camera.tint = 1.0, (1.15, 1.0, 0.85)
+    warm = camera.render(1.0, 5.0, 0.0)[patch]
+    assert _hue(plain) - _hue(warm) > 5.0
+    camera.tint, camera.noise = (1.0, 1.0, 1.0), 4.0
+    camera.rng = np.random.default_rng(3)
+    noisy = camera.render(1.0, 5.0, 0.0)
+    camera.rng = np.random.default_rng(3)
+    again = camera.render(1.0, 5.0, 0.0)
+    np.testing.assert_array_equal(noisy, again)
+    camera.noise = 0.0
+    clean = camera.render(1.0, 5.0, 0.0).astype(float)
+    inside = (clean > 10) & (clean < 245)  # away from the clipping
+    assert np.std((noisy - clean)[inside]) == pytest.approx(4.0, rel=0.1)

@@ -192,6 +192,9 @@ class _Camera:
         for index, obj in self._movable:
             self._camera.move_object(index, obj.centre[0], obj.centre[1], obj.yaw, not obj.held)
         self._camera.brightness = self._sim.lighting
+        self._camera.tint = self._sim.light_tint
+        self._camera.noise = self._sim.camera_noise
+        self._camera.rng = self._sim.camera_rng
         return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
 
 

@@ -46,8 +46,15 @@ class Camera:
         self._frame = np.zeros((config.height, config.width, 3), dtype=np.uint8)
         #: the scene's light: every pixel's colour is scaled by it (1: as modelled)
         self.brightness = 1.0
-        self._gain = 1.0
-        self._lut = np.arange(256, dtype=np.uint8)
+        #: the light's colour against the camera's fixed white balance, a gain per channel
+        #: (red, green, blue): a warm or cold light shifts every colour's hue
+        self.tint = (1.0, 1.0, 1.0)
+        #: the sensor's noise, σ in 8-bit levels per pixel and channel (0: none)
+        self.noise = 0.0
+        #: where the noise comes from (seeded by the simulator)
+        self.rng = np.random.default_rng(0)
+        self._gains = (1.0, 1.0, 1.0)
+        self._luts = np.tile(np.arange(256, dtype=np.uint8), (3, 1))
 
     def move_object(self, index: int, x: float, y: float, yaw: float, shown: bool) -> None:
         """Draw object ``index`` (the world's order) at (x, y, yaw) from now on; a hidden one
@@ -107,12 +114,25 @@ class Camera:
             self.fov,
             self._objects,
         )
-        if self.brightness != 1.0:
-            gain = min(max(self.brightness, 0.0), 4.0)
-            if gain != self._gain:
-                self._gain = gain
-                self._lut = np.minimum(np.arange(256) * gain, 255.0).astype(np.uint8)
-            np.take(self._lut, out, out=out)
+        self._light(out)
+
+    def _light(self, out: npt.NDArray[np.uint8]) -> None:
+        """The scene's light (brightness times the tint, per channel) and the sensor's noise
+        on a rendered frame, in place."""
+        gains = tuple(min(max(self.brightness * t, 0.0), 4.0) for t in self.tint)
+        if gains != (1.0, 1.0, 1.0):
+            if gains != self._gains:
+                self._gains = (gains[0], gains[1], gains[2])
+                levels = np.arange(256, dtype=np.float64)
+                self._luts = np.stack(
+                    [np.minimum(levels * g, 255.0).astype(np.uint8) for g in gains]
+                )
+            for c in range(3):
+                out[..., c] = self._luts[c][out[..., c]]
+        if self.noise > 0.0:
+            noisy = out + self.rng.normal(0.0, self.noise, out.shape)
+            np.clip(np.rint(noisy), 0, 255, out=noisy)
+            out[...] = noisy.astype(np.uint8)
 
     def project(
         self,
