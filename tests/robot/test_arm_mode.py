@@ -190,3 +190,33 @@ def test_a_station_whose_key_does_not_allow_the_arm_moves_nothing(
     assert r.core.mode != Mode.ARM
     assert r.core.dropped_commands >= 20
     assert "arm" in r.core.rejections[-1] or "observer" in r.core.rejections[-1]
+
+
+@pytest.mark.parametrize("encoders", [True, False])
+def test_an_arm_without_encoders_is_counted_from_its_resting_pose(encoders: bool) -> None:
+    """The M2P2's arm had no joint sensors (seed 002): the program counts each joint from the
+    resting pose by what it commanded and for how long. A drive 10 % faster than presumed
+    then ends 10 % further than the count says; with encoders the program reads the truth."""
+    arm = CONFIG.arm
+    assert arm is not None
+    config = CONFIG.model_copy(update={"arm": arm.model_copy(update={"encoders": encoders})})
+    r = SimulatedRobot(config, WORLD, seed=2, use_localization=False)
+    assert r.send(ControlRequest(1, 10), 1)
+    assert r.sim.arm is not None
+    r.sim.arm.speed_scale = np.full(len(r.sim.arm.speed_scale), 1.1)
+    start = joints(r)
+    up = ArmVelocityCommand((0.0, 0.0, 0.2, 0.0, 0.0))  # the elbow up, away from the body
+    jog(r, up, 1.0)
+    jog(r, ArmVelocityCommand((0.0,) * 5), 0.4)  # stand: the lagging drive comes to rest
+    assert r.core.arm is not None
+    believed = r.core.arm.joints()[r.core.arm.model.arm_joints]
+    true = joints(r)
+    assert true[2] - start[2] == pytest.approx(1.1 * 0.2 * 1.0, rel=0.05)
+    if encoders:
+        assert believed[2] == pytest.approx(true[2], abs=1e-3)
+    else:
+        assert believed[2] - start[2] == pytest.approx(0.2 * 1.0, rel=0.02)
+        assert true[2] - believed[2] == pytest.approx(0.1 * 0.2, rel=0.3)
+        telemetry = r.core.telemetry(r.now()).arm
+        assert telemetry is not None
+        assert telemetry.positions[2] == pytest.approx(believed[2])

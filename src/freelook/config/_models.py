@@ -408,6 +408,12 @@ class ArmConfig(_Strict):
     joint_time_constant: float = Field(
         default=0.05, ge=0, le=1.0, description="first-order lag of the joint drives, s"
     )
+    encoders: bool = Field(
+        default=True,
+        description="whether the arm's joints report their positions; without (the M2P2 of"
+        " seed 002) the program counts them from the resting pose: each command's velocity"
+        " times its time",
+    )
 
     @field_validator("urdf", "srdf", mode="after")
     @classmethod

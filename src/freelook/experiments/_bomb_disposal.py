@@ -54,6 +54,10 @@ WARMTH = 0.15  # the light's red gain 1 ± this, its blue 1 ∓ this (about 3000
 NOISE = (2.0, 6.0)  # the sensor noise's σ, 8-bit levels (a webcam's, lit to dim)
 INSIDE_SHARE = 0.25  # scenes whose distractor lies inside the detector's hue window
 INSIDE_OFFSET = (3.0, 10.0)  # its hue that far from the object's (the window is ±12°)
+#: an open-loop arm's joints run this much (±, a share) faster or slower than the speed the
+#: program presumes: seed 002 measured the M2P2 arm's speed by experiment, and says its
+#: acceleration was small but not nil
+ARM_SPEED_ERROR = 0.05
 TASK_PHASES = (
     TaskPhase.SEARCH_OBJECT,
     TaskPhase.APPROACH_OBJECT,
@@ -249,6 +253,7 @@ class DisposalResult:
     false_detections: int  # frames with an object sighting > 0.5 m from the true object
     frames: int
     distractor_inside: bool = False  # the scene's distractor inside the detector's hue window
+    open_loop: bool = False  # the arm without encoders, counted from its resting pose
     takeover: str = ""  # the takeover asked for ("grasp +1.2 s"), if any
     took_over: bool = False  # it happened (the task still running when it was due)
     takeover_phase: str = ""  # the phase the task was in when the operator took over
@@ -297,13 +302,24 @@ def disposal_trial(
     timeline: bool = False,
     camera_off: bool = False,
     hue_tolerance: float = 12.0,
+    open_loop: bool | None = None,
+    speed_error: float = ARM_SPEED_ERROR,
 ) -> DisposalResult:
     """One seeded trial; ``takeover``: an operator takes over for 2 s and hands back, when
     :class:`Takeover` says (True: one drawn from the seed); ``move_object``: the object is
     carried away while the robot approaches it. To break it on purpose: ``camera_off`` (every
-    frame black), ``hue_tolerance`` (the detector's window, ± degrees; 12 as configured)."""
+    frame black), ``hue_tolerance`` (the detector's window, ± degrees; 12 as configured).
+    ``open_loop`` (default: on the M2P2 only, as seed 002 ran it): the arm has no encoders,
+    the program counts its joints from the resting pose by the velocities it commanded and
+    their times, and each joint's true speed differs from the commanded one by a factor
+    drawn from the seed within ±``speed_error``."""
     scenario = eod_scenario(seed, robot)
     config = config or load_robot(robot)
+    if open_loop is None:
+        open_loop = robot == "m2p2"
+    if open_loop and config.arm is not None:
+        arm_config = config.arm.model_copy(update={"encoders": False})
+        config = config.model_copy(update={"arm": arm_config})
     sim_robot = SimulatedRobot(
         config,
         scenario.world,
@@ -313,6 +329,11 @@ def disposal_trial(
         robot_map=None,
         use_localization=False,
     )
+    assert sim_robot.sim.arm is not None
+    if open_loop:
+        drives = np.random.default_rng([seed, 2004])
+        arm_joints = len(sim_robot.sim.arm.speed_scale)
+        sim_robot.sim.arm.speed_scale = 1.0 + drives.uniform(-speed_error, speed_error, arm_joints)
     sim_robot.sim.lighting = scenario.lighting
     sim_robot.sim.light_tint = scenario.tint
     sim_robot.sim.camera_noise = scenario.noise
@@ -340,7 +361,7 @@ def disposal_trial(
     pending = takeover or None
     result = DisposalResult(
         seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0,
-        distractor_inside=scenario.distractor_inside,
+        distractor_inside=scenario.distractor_inside, open_loop=open_loop,
     )  # fmt: skip
     if pending is not None:
         result.takeover = f"{pending.phase.name.lower()} +{pending.after:.1f} s"
@@ -613,6 +634,15 @@ def _record(path: Path, results: list[DisposalResult]) -> None:
         recorder.close()
 
 
+def _spread(results: list[DisposalResult], block: int = 5) -> str:
+    """The success count per block of ``block`` consecutive seeds, lowest…highest (how much
+    the rate moves from one handful of scenes to the next); empty for a single block."""
+    counts = [sum(r.success for r in results[k : k + block]) for k in range(0, len(results), block)]
+    if len(results) < 2 * block:
+        return ""
+    return f"; per {block} seeds {min(counts)}…{max(counts)} of {block}"
+
+
 def disposal_table(
     results: list[DisposalResult], trials: int, seed: int, robot: str
 ) -> ExperimentResult:
@@ -632,12 +662,20 @@ def disposal_table(
             f" 0.45–1.2 of ±{WARMTH:g} warmth, sensor noise σ {NOISE[0]:g}–{NOISE[1]:g}):"
             " task done, box inside the receptacle",
             "1 demonstration",
-            f"{ok} of {n} ({100 * ok / max(n, 1):.0f} %)",
+            f"{ok} of {n} ({100 * ok / max(n, 1):.0f} %){_spread(results)}",
             "≥ 95 %",
             ok >= 0.95 * n,
             f"the eod room, seeds {seed}…{seed + n - 1}; the robot sees through its driving"
             " camera (JPEG as the link sends it, 5 Hz), knows its odometry, acts through its"
-            " HAL, its safety and arm check on; every 10th trial an operator takes over",
+            " HAL, its safety and arm check on; every 10th trial an operator takes over"
+            + (
+                f"; the arm as seed 002's M2P2: no encoders, its joints counted from the resting"
+                f" pose by the commanded velocities and their times (the planner's fixed steps,"
+                f" one joint at a time), the drives ±{100 * ARM_SPEED_ERROR:g} % off the presumed"
+                f" speed"
+                if any(r.open_loop for r in results)
+                else ""
+            ),
         )
     )
     for phase in (

@@ -11,12 +11,19 @@ or a lost hardware connection holds the robot, the check is run with a zero comm
 held command is forgotten: the arm stands, the gripper keeps its opening, and nothing resumes
 until the station sends a new command.
 
+An arm without encoders (``encoders = false``, the M2P2 of seed 002) is counted instead: it
+starts at its resting pose (held there by physical stops) and each cycle's checked velocities
+times the cycle's period are added up, clipped at the joints' limits; the check, the task and
+telemetry see that count, and any drive speed unlike the commanded one shows as an error
+nothing here measures.
+
 Telemetry reports the most restrictive phase, and every pair in a phase, since the previous
 report: a slow phase between two reports is not lost to the operator.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -35,8 +42,11 @@ F64 = npt.NDArray[np.float64]
 class RobotArm:
     """One arm's commands, held and checked once per control cycle."""
 
-    def __init__(self, model: ArmModel, guard: ArmGuard, arm: Arm, period: float) -> None:
+    def __init__(
+        self, model: ArmModel, guard: ArmGuard, arm: Arm, period: float, *, encoders: bool = True
+    ) -> None:
         self.model = model
+        self.encoders = encoders
         self.guard = guard
         self.hw = arm
         self.period = period
@@ -47,6 +57,9 @@ class RobotArm:
         self._finger = int(model.gripper_joints[0]) if len(model.gripper_joints) else -1
         self.max_opening = 2 * float(model.upper[self._finger]) if self._finger >= 0 else 0.0
         self._q = model.ready.copy()
+        #: without encoders: the joints as counted from the resting pose
+        self._counted = model.ready[model.arm_joints].copy()
+        self._commanded = np.zeros(len(model.arm_joints))
         self._velocities = np.zeros(len(self._jogged))  # the newest accepted command
         self._opening: float | None = None  # the newest accepted gripper opening
         self._pair_index = {pair: k for k, pair in enumerate(model.pair_names)}
@@ -58,7 +71,8 @@ class RobotArm:
     @classmethod
     def from_config(cls, config: ArmConfig, arm: Arm, period: float) -> RobotArm:
         model = load_arm(config.urdf, config.srdf)
-        return cls(model, ArmGuard.from_config(model, config), arm, period)
+        guard = ArmGuard.from_config(model, config)
+        return cls(model, guard, arm, period, encoders=config.encoders)
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -101,7 +115,7 @@ class RobotArm:
     def joints(self) -> F64:
         """The model's joint vector as measured: the encoders, the gripper's half opening."""
         q = self._q.copy()
-        q[self._jogged] = self.hw.state().positions
+        q[self._jogged] = self._positions()
         if self._finger >= 0:
             q[self._finger] = self.hw.gripper_state().opening / 2
         return q
@@ -111,9 +125,8 @@ class RobotArm:
     def step(self, now: float, *, active: bool, held: bool) -> ArmDecision:
         """Check the held command (zero unless ``active`` and not ``held``) at the measured
         joints and command what the check lets through."""
-        state = self.hw.state()
         q = self._q
-        q[self._jogged] = state.positions
+        q[self._jogged] = self._positions()
         wanted = np.zeros(self.model.n_joints)
         if not active or held:
             # out of the arm mode, or stopped by safety: a jog never resumes by itself
@@ -132,7 +145,16 @@ class RobotArm:
                 limit = float(self.model.max_velocity[self._finger])
                 wanted[self._finger] = max(-limit, min(limit, rate))
         decision = self.guard.check(q, wanted, now)
-        self.hw.command_velocities(decision.velocities[self._jogged].tolist())
+        commanded = decision.velocities[self._jogged]
+        self.hw.command_velocities(commanded.tolist())
+        self._commanded = commanded
+        if not self.encoders:  # this cycle's motion, as commanded, in the count
+            jogged = self._jogged
+            self._counted = np.clip(
+                self._counted + commanded * self.period,
+                self.model.lower[jogged],
+                self.model.upper[jogged],
+            )
         if self._finger >= 0:
             finger = decision.velocities[self._finger]
             if target is not None and (wanted[self._finger] == 0 or finger != 0):
@@ -145,12 +167,24 @@ class RobotArm:
         self._stop.update(self._indices(decision.stop_pairs))
         return decision
 
+    def _positions(self) -> F64:
+        """The arm joints' positions: the encoders', or the count without them."""
+        if self.encoders:
+            return np.asarray(self.hw.state().positions, dtype=np.float64)
+        return self._counted.copy()
+
     # -- telemetry ---------------------------------------------------------------------------
 
     def telemetry(self) -> ArmTelemetry:
         """The arm's state for the operator; a broken encoder's non-finite reading is sent as
         0 (the check has refused to move the arm on it), so telemetry still goes out."""
         state = self.hw.state()
+        if not self.encoders:  # nothing measured: the count, and the velocities commanded
+            state = dataclasses.replace(
+                state,
+                positions=tuple(self._counted.tolist()),
+                velocities=tuple(self._commanded.tolist()),
+            )
         gripper = self.hw.gripper_state()
         phase, slow, stop = self._phase, tuple(sorted(self._slow)), tuple(sorted(self._stop))
         last = self.last

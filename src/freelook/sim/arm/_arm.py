@@ -80,6 +80,9 @@ class SimulatedArm:
         self.q[model.gripper_joints] = model.upper[model.gripper_joints]  # open
         self.qd = np.zeros(model.n_joints)
         self._command = np.zeros(len(model.arm_joints))
+        #: each arm joint's true speed for a commanded one (1: as commanded); a drive's speed
+        #: the program presumes is never exactly its own
+        self.speed_scale = np.ones(len(model.arm_joints))
         self._opening = self.max_opening
         self._held: ArmObject | None = None
         self._grip: F64 | None = None  # the held object's centre in the tool frame
@@ -114,6 +117,7 @@ class SimulatedArm:
                 ok = False
         if ok:
             command[:] = velocities
+            command *= self.speed_scale
         else:
             command[:] = 0.0
 
