@@ -637,9 +637,10 @@ def _record(path: Path, results: list[DisposalResult]) -> None:
 def _spread(results: list[DisposalResult], block: int = 5) -> str:
     """The success count per block of ``block`` consecutive seeds, lowest…highest (how much
     the rate moves from one handful of scenes to the next); empty for a single block."""
-    counts = [sum(r.success for r in results[k : k + block]) for k in range(0, len(results), block)]
     if len(results) < 2 * block:
         return ""
+    whole = len(results) - len(results) % block  # a last, shorter block is left out
+    counts = [sum(r.success for r in results[k : k + block]) for k in range(0, whole, block)]
     return f"; per {block} seeds {min(counts)}…{max(counts)} of {block}"
 
 
