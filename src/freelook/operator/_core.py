@@ -119,6 +119,7 @@ class StationCore:
         self.telemetry: Telemetry | None = None
         self.position: PositionReport | None = None
         self.last_rx: float | None = None
+        self.report_rx: float | None = None  # when the robot's newest report came in
         self.in_control = False
         self.reference_path: list[list[float]] = []
         self.operator_path: _OperatorPath | None = None
@@ -150,6 +151,8 @@ class StationCore:
     def on_link_message(self, message: Message, now: float) -> World | None:
         """Take what the robot said; returns the robot's map when this message completed it."""
         self.last_rx = now
+        if isinstance(message, Telemetry | PositionReport):
+            self.report_rx = now
         if isinstance(message, Telemetry):
             self.telemetry = message
             if self.arm is not None and message.arm is not None:

@@ -108,6 +108,8 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
         # one source of truth: the mode the robot reports (the thesis profile reports none)
         "mode": t.mode.name.lower() if t is not None else None,
         "estop": core.estop,
+        # how old the robot's newest report is as this leaves (s); the page adds its own delay
+        "age": None if core.report_rx is None else max(0.0, now - core.report_rx),
         "link": {
             "connected": connected,
             # the session with the robot: open, opening, or unanswered (a wrong key or station

@@ -5,6 +5,9 @@ camera (float64 stamp, uint32 frame id, JPEG), ``0x03`` a further camera stream 
 uint8 layout: 0 mono, 1 stereo side by side; float64 stamp, uint32 frame id, JPEG); all
 little-endian. Browser → server messages are JSON text; one that is
 malformed or refused gets ``{"type": "error", "reason": ...}`` back and the socket stays open.
+``{"type": "ping", "t": <number>}`` is answered here, at once, with ``{"type": "pong", "t": …}``
+ahead of any queued state or frame: the page times the round trip to know how far behind it
+takes its messages in.
 
 Access: every launch has a random token (:func:`new_token`). ``GET /`` (the cockpit) and
 ``GET /station`` (the virtual operator station) need it as
@@ -23,6 +26,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import math
 import os
 import secrets
 import struct
@@ -146,6 +150,17 @@ class CockpitBackend(Protocol):
         """Stop feeding ``slot`` (the browser went away)."""
 
 
+def _pong(message: dict[str, Any]) -> bytes | None:
+    """The answer to a page's ping (None: ``message`` is no ping); its ``t`` must be a finite
+    number, else the answer is an error reply."""
+    if message.get("type") != "ping":
+        return None
+    t = message.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        return encode_error(f"ping: t must be a finite number, got {t!r:.40}")
+    return encode_json({"type": "pong", "t": t})
+
+
 def _parse(text: str) -> dict[str, Any] | str:
     """A browser message as a JSON object, or why it is not one."""
     if len(text) > MAX_INBOUND:
@@ -234,6 +249,10 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
         try:
             while True:
                 message = _parse(await ws.receive_text())
+                answer = _pong(message) if isinstance(message, dict) else None
+                if answer is not None:
+                    slot.offer_reply(answer)
+                    continue
                 reason = (
                     message
                     if isinstance(message, str)

@@ -42,13 +42,24 @@
     decoding = true;
     try {
       const bitmap = await createImageBitmap(frame.blob);
-      requestAnimationFrame(() => { paint(bitmap, frame); bitmap.close(); });
+      // only the newest decoded frame waits for the animation frame; never a queue of paints
+      if (ready) ready.bitmap.close();
+      else requestAnimationFrame(paintReady);
+      ready = { bitmap, frame };
     } catch (err) {
       console.warn("bad arm camera frame", err);
     } finally {
       decoding = false;
       if (pending) decodeNext();
     }
+  }
+
+  let ready = null;
+  function paintReady() {
+    const { bitmap, frame } = ready;
+    ready = null;
+    paint(bitmap, frame);
+    bitmap.close();
   }
 
   function paint(bitmap, frame) {
@@ -58,7 +69,7 @@
     if (canvas.width !== w || canvas.height !== bitmap.height) {
       canvas.width = w; canvas.height = bitmap.height;
     }
-    canvas.getContext("2d").drawImage(bitmap, 0, 0, w, bitmap.height, 0, 0, w, bitmap.height);
+    canvas.getContext("2d", { willReadFrequently: true }).drawImage(bitmap, 0, 0, w, bitmap.height, 0, 0, w, bitmap.height);
     view.framesPainted += 1;
     view.lastFrameId = frame.frameId;
     view.lastStamp = frame.stamp;

@@ -11,7 +11,7 @@ const state = {
   keys: new Set(), mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
   gamepad: null, trail: [], waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
   view: { cx: 0, cy: 0, scale: 40 }, dragging: null, mapImage: null, graph: [],
-  lastAxes: "", framesPainted: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
+  lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, paintDelay: 0, paintedAt: 0, framePaintedAt: 0, robotTx: true, operatorTx: true,
   lastArm: "", armPhases: [], armStates: 0,
 };
 window.freelook = state;  // for tests and debugging
@@ -20,7 +20,11 @@ window.freelook = state;  // for tests and debugging
 // the token, the socket and its reconnection: /static/link.js, shared with the station
 function connect() {
   state.ws = window.freelookLink.connect({
-    onOpen: () => { state.connected = true; send({ type: "mode", mode: state.mode }); },
+    onOpen: () => {
+      state.connected = true; fresh.pingSent = 0;
+      setChip("link-state", "link: waiting for the station", "warn");
+      send({ type: "mode", mode: state.mode });
+    },
     onClose: (refused) => {
       state.connected = false;
       if (refused) setChip("link-state", "link: refused, open the URL freelook printed", "bad");
@@ -42,6 +46,7 @@ function onMessage(data) {
     if (msg.type === "hello") onHello(msg);
     else if (msg.type === "state") onState(msg);
     else if (msg.type === "error") onError(msg);
+    else if (msg.type === "pong") onPong(msg);
     else if (msg.type === "fleet" && window.freelookFleet) window.freelookFleet.onFleet(msg);
   } else if (bytes[0] === 2) {
     const view = new DataView(data);
@@ -60,10 +65,46 @@ function onError(msg) {
   console.warn("server refused a message:", msg.reason);
 }
 
+// ---------------------------------------------------------------- drawing
+// Messages never draw: they mark what changed, and one animation frame draws the newest of
+// each. A slow renderer (software GL) paints less often, never a queue of old frames, and the
+// keys and commands never wait behind it. The canvases are kept in memory
+// (willReadFrequently), so drawing on them never waits on the GPU process either.
+const dirty = { camera: false, map: false, graph: false, cue: false };
+let paintRequested = 0;  // performance.now() when the animation frame was asked for, 0 when none
+function canvas2d(id) { return $(id).getContext("2d", { willReadFrequently: true }); }
+function schedulePaint(what) {
+  dirty[what] = true;
+  if (!paintRequested) { paintRequested = performance.now(); requestAnimationFrame(paintAll); }
+}
+function paintAll(now) {
+  state.paintedAt = performance.now();
+  state.paintDelay = state.paintedAt - paintRequested;  // asked for until it came
+  paintRequested = 0;
+  if (dirty.camera && readyFrame) {
+    const { bitmap, frameId, stamp } = readyFrame;
+    readyFrame = null;
+    paintCamera(bitmap);
+    bitmap.close();
+    state.framesPainted += 1;
+    state.lastFrameId = frameId;
+    state.framePaintedAt = performance.now();
+    send({ type: "painted", frame: frameId, stamp });
+  }
+  if (dirty.cue) drawChassisCue(state.last ? state.last.pan || 0 : 0);
+  if (dirty.map) drawMap();
+  if (dirty.graph) drawGraph();
+  dirty.camera = dirty.map = dirty.graph = dirty.cue = false;
+}
+
 // ---------------------------------------------------------------- camera
-let decoding = false, pendingFrame = null;
+// One frame decodes at a time; a frame that arrives meanwhile replaces the one waiting, and a
+// decoded frame replaces one not painted yet (each replaced frame is counted in framesDropped).
+let decoding = false, pendingFrame = null, readyFrame = null;
 function onFrame(blob, frameId, stamp) {
+  if (pendingFrame) state.framesDropped += 1;
   pendingFrame = { blob, frameId, stamp };
+  state.frameArrivedAt = performance.now();
   if (!decoding) decodeNext();
 }
 async function decodeNext() {
@@ -73,13 +114,9 @@ async function decodeNext() {
   decoding = true;
   try {
     const bitmap = await createImageBitmap(blob);
-    requestAnimationFrame(() => {
-      paintCamera(bitmap);
-      bitmap.close();
-      state.framesPainted += 1;
-      state.lastFrameId = frameId;
-      send({ type: "painted", frame: frameId, stamp });
-    });
+    if (readyFrame) { readyFrame.bitmap.close(); state.framesDropped += 1; }
+    readyFrame = { bitmap, frameId, stamp };
+    schedulePaint("camera");
   } catch (err) {
     console.warn("bad frame", err);
   } finally {
@@ -93,7 +130,7 @@ function paintCamera(bitmap) {
   if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
     canvas.width = bitmap.width; canvas.height = bitmap.height;
   }
-  const ctx = canvas.getContext("2d");
+  const ctx = canvas2d("camera");
   ctx.drawImage(bitmap, 0, 0);
   const w = canvas.width, h = canvas.height;
   ctx.strokeStyle = "rgba(80,255,120,0.85)"; ctx.lineWidth = 2;
@@ -113,7 +150,7 @@ function paintCamera(bitmap) {
 
 function drawChassisCue(pan) {
   // Top-down: the camera looks up the canvas; the chassis is drawn turned by −pan.
-  const c = $("chassis-cue"), ctx = c.getContext("2d");
+  const c = $("chassis-cue"), ctx = canvas2d("chassis-cue");
   ctx.clearRect(0, 0, c.width, c.height);
   ctx.fillStyle = "rgba(0,0,0,0.45)"; ctx.beginPath(); ctx.arc(45, 45, 44, 0, 2 * Math.PI); ctx.fill();
   ctx.save(); ctx.translate(45, 45); ctx.rotate(pan);
@@ -129,7 +166,7 @@ function onHello(msg) {
   $("robot-name").textContent = msg.robot.name;
   if (msg.map) {
     const img = new Image();
-    img.onload = () => { state.mapImage = img; drawMap(); };
+    img.onload = () => { state.mapImage = img; schedulePaint("map"); };
     img.src = "data:image/png;base64," + msg.map.png;
     const m = msg.map;
     state.view.cx = m.origin[0] + m.width * m.resolution / 2;
@@ -159,6 +196,78 @@ function onHello(msg) {
 function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }
 function setChip(id, text, cls) { const el = $(id); el.textContent = text; el.className = "chip " + (cls || ""); }
 
+// ---------------------------------------------------------------- freshness
+// How old is what the page shows? The server stamps each state with the age of the robot's
+// newest report (its own clock); the page adds how long ago it took that state in, and how far
+// behind it takes messages in: a ping through the same socket comes back behind everything
+// queued before it, so its round trip is the page's own delay (no clocks compared). Telemetry
+// older than STALE_S marks the header and the view stale; a page that takes its messages in,
+// runs its timers or paints late says it is behind.
+const STALE_S = 0.5, BEHIND_S = 0.3, PING_MS = 250;
+const fresh = { pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0 };
+function onPong(msg) {
+  if (msg.t !== fresh.pingSent) return;  // an answer to an earlier socket's ping
+  fresh.rtt = performance.now() - fresh.pingSent;
+  fresh.pingSent = 0;
+}
+function telemetryAge() {
+  const s = state.last;
+  if (!s || s.age === null || s.age === undefined || !fresh.stateAt) return Infinity;
+  const now = performance.now();
+  const delivery = fresh.pingSent ? Math.max(fresh.rtt, now - fresh.pingSent) : fresh.rtt;
+  return s.age + (now - fresh.stateAt + delivery) / 1000;
+}
+function pageDelay() {
+  const now = performance.now();
+  const delivery = fresh.pingSent ? Math.max(fresh.rtt, now - fresh.pingSent) : fresh.rtt;
+  const painting = paintRequested ? now - paintRequested : 0;  // an animation frame not come yet
+  const lastPaint = now - state.paintedAt < 3000 ? state.paintDelay : 0;
+  return Math.max(delivery, fresh.stall, painting, lastPaint) / 1000;
+}
+function showFreshness() {
+  const now = performance.now();
+  if (state.connected && !fresh.pingSent && now - fresh.pingAt >= PING_MS) {
+    fresh.pingSent = fresh.pingAt = now;
+    send({ type: "ping", t: now });
+  }
+  const behind = pageDelay();
+  if (behind > BEHIND_S) {
+    if (now - fresh.behindAt > 3000) fresh.behindBy = 0;
+    fresh.behindBy = Math.max(fresh.behindBy, behind);
+    fresh.behindAt = now;
+  }
+  const lagging = now - fresh.behindAt < 3000;  // said for 3 s after it last fell behind
+  const pageChip = $("page-state");
+  pageChip.hidden = !lagging;
+  if (lagging) setChip("page-state", `page: behind ${fresh.behindBy.toFixed(1)} s`, "warn");
+  state.pageBehind = lagging;
+  const age = telemetryAge();
+  state.telemetryAge = age;
+  const s = state.last;
+  const stale = state.connected && !!s && age > STALE_S;
+  state.stale = stale;
+  document.body.classList.toggle("stale", stale);
+  if (!state.connected || !s || !s.link) return;  // the socket's own chip (connect) stands
+  if (s.link.session === "unanswered")  // requests unanswered: say so, not just "lost"
+    setChip("link-state", "link: no answer to session request (wrong key or station id, or no robot there)", "bad");
+  else if (!s.link.connected) setChip("link-state", "link: lost", "bad");
+  else if (stale) setChip("link-state", `link: stale, ${Number.isFinite(age) ? age.toFixed(1) + " s" : "no report"} old`, "bad");
+  else setChip("link-state", "link: up", "ok");
+  const camStale = $("camera-pane").classList;
+  camStale.toggle("stale", stale || (state.framePaintedAt > 0 && now - state.framePaintedAt > 1000 * STALE_S * 2));
+}
+// a timer, never an animation frame: it runs while the renderer is slow, and measures the
+// page's own stalls (a 50 ms timer that comes late)
+function freshnessTick() {
+  const now = performance.now();
+  if (fresh.tickAt) {
+    const late = now - fresh.tickAt - 50;
+    fresh.stall = late > 0 ? late : 0;
+  }
+  fresh.tickAt = now;
+  showFreshness();
+}
+
 function onArmState(arm) {
   state.armStates += 1;
   const phases = state.armPhases;  // every phase the robot reported, in order
@@ -183,10 +292,10 @@ function onState(s) {
   }
   state.estop = !!s.estop;
   $("estop").classList.toggle("engaged", state.estop);
-  $("estop").textContent = state.estop ? "RELEASE E-STOP" : "E-STOP";
+  $("estop").textContent = state.estop ? "E-STOP ENGAGED · click to release" : "E-STOP";
   $("pan").textContent = fmt((s.pan || 0) * DEG, 1);
   $("tilt").textContent = fmt((s.tilt || 0) * DEG, 1);
-  drawChassisCue(s.pan || 0);
+  schedulePaint("cue");
   $("cmd-vel").textContent = `${fmt(s.cmd ? s.cmd.v : null)} m/s · ${fmt(s.cmd ? s.cmd.omega * DEG : null, 1)} °/s`;
   $("meas-vel").textContent = `${fmt(s.v)} m/s · ${fmt((s.omega || 0) * DEG, 1)} °/s`;
   if (s.localizing) $("pose").textContent = "searching the map… turn or drive a little";
@@ -206,18 +315,16 @@ function onState(s) {
   }
   setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
-  const linkOk = s.link && s.link.connected;
-  if (s.link && s.link.session === "unanswered")  // requests unanswered: say so, not just "lost"
-    setChip("link-state", "link: no answer to session request (wrong key or station id, or no robot there)", "bad");
-  else setChip("link-state", linkOk ? "link: up" : "link: lost", linkOk ? "ok" : "bad");
+  fresh.stateAt = performance.now();
+  showFreshness();
   if (up) $("up-stats").textContent = `${fmt(up.rx_rate_hz, 0)} Hz · drop ${fmt(up.drop_percent, 1)} %`;
   if (down) $("down-stats").textContent = `${fmt(down.rx_rate_hz, 0)} Hz · drop ${fmt(down.drop_percent, 1)} %`;
   state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
   while (state.graph.length && performance.now() - state.graph[0][0] > 30000) state.graph.shift();
   if (s.robot_tx) { state.robotTx = s.robot_tx.enabled; $("rtx-toggle").textContent = s.robot_tx.enabled ? "stop" : "start"; }
   if (s.operator_tx) { state.operatorTx = s.operator_tx.enabled; $("otx-toggle").textContent = s.operator_tx.enabled ? "stop" : "start"; }
-  drawGraph();
-  drawMap();
+  schedulePaint("graph");
+  schedulePaint("map");
 }
 
 // ---------------------------------------------------------------- map
@@ -231,7 +338,7 @@ function canvasToWorld(px, py) {
 }
 
 function drawMap() {
-  const c = $("map"), ctx = c.getContext("2d"), v = state.view;
+  const c = $("map"), ctx = canvas2d("map"), v = state.view;
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   const h = state.hello;
   if (state.mapImage && h && h.map) {
@@ -334,13 +441,13 @@ function setupMap() {
     const [px, py] = toCanvas(ev); const [wx, wy] = canvasToWorld(px, py);
     state.view.scale *= ev.deltaY < 0 ? 1.2 : 1 / 1.2;
     const [nx, ny] = canvasToWorld(px, py); state.view.cx += wx - nx; state.view.cy += wy - ny;
-    drawMap();
+    schedulePaint("map");
   }, { passive: false });
   c.addEventListener("mousedown", (ev) => { state.dragging = { start: toCanvas(ev), view: { ...state.view }, moved: false }; });
   window.addEventListener("mouseup", (ev) => {
     const d = state.dragging; state.dragging = null;
     if (d && !d.moved && ev.target === c && state.mode === "trajectory") {
-      state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = state.waypoints.length; drawMap();
+      state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = state.waypoints.length; schedulePaint("map");
     }
   });
   c.addEventListener("mousemove", (ev) => {
@@ -350,14 +457,14 @@ function setupMap() {
     if (d) {
       const dx = px - d.start[0], dy = py - d.start[1];
       if (Math.hypot(dx, dy) > 3) d.moved = true;
-      state.view.cx = d.view.cx - dx / state.view.scale; state.view.cy = d.view.cy + dy / state.view.scale; drawMap();
+      state.view.cx = d.view.cx - dx / state.view.scale; state.view.cy = d.view.cy + dy / state.view.scale; schedulePaint("map");
     }
   });
 }
 
 // ---------------------------------------------------------------- graphs
 function drawGraph() {
-  const c = $("graph"), ctx = c.getContext("2d"), g = state.graph;
+  const c = $("graph"), ctx = canvas2d("graph"), g = state.graph;
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   if (g.length < 2) return;
   const t1 = performance.now(), t0 = t1 - 30000;
@@ -375,17 +482,18 @@ function drawGraph() {
 // ---------------------------------------------------------------- modes and inputs
 const KEY_HELP = {
   keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
-  tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space/Esc E-stop",
-  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Space/Esc E-stop",
+  tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space E-stop (the button releases it)",
+  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc frees the mouse · Space E-stop (the button releases it)",
   linear: "shuttles between the two x points · arrow keys take over",
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
-  arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space/Esc E-stop",
+  arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
 };
 // arm mode, joint by joint: the keys that jog joint k up and down
 const ARM_KEYS = [["KeyQ", "KeyA"], ["KeyW", "KeyS"], ["KeyE", "KeyD"], ["KeyR", "KeyF"], ["KeyT", "KeyG"], ["KeyY", "KeyH"]];
 
 function setMode(mode, notify = true) {
   state.mode = mode;
+  if (mode !== "free_look" && document.pointerLockElement) document.exitPointerLock();
   document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", b.dataset.mode === mode));
   $("linear-panel").classList.toggle("shown", mode === "linear");
   $("traj-panel").classList.toggle("shown", mode === "trajectory");
@@ -477,22 +585,38 @@ function sendAxes(force = false) {
   $("input-state").textContent = zero ? "idle" : `fwd ${a.forward.toFixed(2)} left ${a.left.toFixed(2)} turn ${a.turn.toFixed(2)}`;
 }
 
-function toggleEstop() { send({ type: "estop", engaged: !state.estop }); }
+// The e-stop latches: Space only ever engages it. Releasing it is a click on the button, which
+// shows the robot's state; a key never releases it (a click the keyboard made on the focused
+// button, detail 0, is refused), and the keys held when it engaged stay released after it.
+function engageEstop() {
+  send({ type: "estop", engaged: true });
+  state.keys.clear();
+  if (document.pointerLockElement) document.exitPointerLock();  // the mouse is free to click
+  sendAxes(true);
+}
+function onEstopButton(ev) {
+  ev.currentTarget.blur();
+  if (!state.estop) { engageEstop(); return; }
+  if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
+  state.keys.clear();
+  sendAxes(true);
+  send({ type: "estop", engaged: false });
+}
 
 const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right" };
 function setupInputs() {
   document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(b.dataset.mode)));
-  $("estop").addEventListener("click", toggleEstop);
+  $("estop").addEventListener("click", onEstopButton);
   $("relocalize").addEventListener("click", () => send({ type: "relocalize" }));
   $("grip-open").addEventListener("click", () => send({ type: "gripper", open: 1 }));
   $("grip-close").addEventListener("click", () => send({ type: "gripper", open: 0 }));
   $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
   window.addEventListener("keydown", (ev) => {
     if (ev.target && ev.target.tagName === "INPUT") return;
-    if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
+    // Escape is the browser's: it gives the mouse back (Free Look) and does nothing else here
     if (ev.code === "Space") {
       ev.preventDefault();
-      if (state.mode === "keyboard") send({ type: "key", key: "space" }); else toggleEstop();
+      if (state.mode === "keyboard") send({ type: "key", key: "space" }); else engageEstop();
       return;
     }
     if (ARROWS[ev.code]) {
@@ -538,14 +662,14 @@ function setupInputs() {
     state.trail = [];
     send({ type: "trajectory", action: "start", preset: "waypoints", waypoints: state.waypoints, side: side() });
   });
-  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = 0; drawMap(); });
+  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = 0; schedulePaint("map"); });
   $("traj-stop").addEventListener("click", () => send({ type: "trajectory", action: "stop" }));
   $("rtx-toggle").addEventListener("click", () => send({ type: "transmission", side: "robot", enabled: !state.robotTx }));
   $("otx-toggle").addEventListener("click", () => send({ type: "transmission", side: "operator", enabled: !state.operatorTx }));
   $("rtx-set").addEventListener("click", () => send({ type: "transmission", side: "robot", spacing_ms: +$("rtx-ms").value }));
   $("otx-set").addEventListener("click", () => send({ type: "transmission", side: "operator", spacing_ms: +$("otx-ms").value }));
   // Poll held inputs and the gamepad; repeat non-zero commands, send zero once on release.
-  setInterval(() => sendAxes(), 50);
+  setInterval(() => { sendAxes(); freshnessTick(); }, 50);
 }
 
 setupMap();
