@@ -249,3 +249,34 @@ def test_from_the_key_to_the_wheels_within_one_control_cycle() -> None:
 def test_a_linear_drive_between_equal_points_is_refused_with_the_reason() -> None:
     with pytest.raises(RefusedInputError, match=r"two different points \(both at x = 1\.5 m\)"):
         parse_browser_message({"type": "linear", "action": "start", "x0": 1.5, "x1": 1.5})
+
+
+def test_a_held_input_the_page_stops_repeating_becomes_a_stop() -> None:
+    """A page that stalls (slow renderer, hung tab) stops the robot: it repeats a held key
+    every 50 ms, and a held input not repeated for HELD_INPUT_TIMEOUT is a stop of its kind."""
+    from freelook.operator._core import HELD_INPUT_TIMEOUT
+
+    core = station()
+    drive = {"type": "axes", "mode": "free_look", "forward": 1}
+    t = 0.0
+    press(core, drive, t)
+    while t < 2.0:  # repeated while held: the command stays in force
+        t += 0.05
+        press(core, drive, t)
+        assert core.periodic(t)[0] == FreeLookCommand(CONFIG.limits.max_speed, 0.0, 0.0)
+    stalled = t
+    for k in range(1, int(HELD_INPUT_TIMEOUT / 0.02)):  # the page stalls; the key still held
+        assert core.periodic(stalled + k * 0.02)[0] != FreeLookCommand(0.0, 0.0, 0.0)
+    t = stalled + HELD_INPUT_TIMEOUT + 0.02
+    assert core.periodic(t)[0] == FreeLookCommand(0.0, 0.0, 0.0)
+    assert core.periodic(t + 1.0)[0] == FreeLookCommand(0.0, 0.0, 0.0)
+    assert core.held_inputs_expired == 1
+    # a released key (zero axes) is no held input: nothing expires; a Tank stick the same way
+    press(core, {"type": "axes", "mode": "tank", "forward": 0.5}, 10.0)
+    assert core.periodic(10.5)[0] == TankCommand(0.0, 0.0)
+    press(core, {"type": "axes", "mode": "tank"}, 11.0)
+    core.periodic(12.0)
+    assert core.held_inputs_expired == 2
+    # the thesis keyboard mode's set speed is a latched setting, not a held input
+    press(core, {"type": "key", "key": "up"}, 20.0)
+    assert core.periodic(25.0)[0] == VelocityCommand(pytest.approx(0.02), 0.0)

@@ -68,6 +68,10 @@ __all__ = ["OPERATOR_STATION", "StationCore"]
 OPERATOR_STATION = 1
 CONTROL_RENEWAL = 20  # transmissions between control requests (about 1 s at 47 ms)
 WATCH_BEAT = 100  # transmissions between a watching station's heartbeats (about 5 s)
+#: s a held input (keys, a stick, an arm jog) stays in force without the page sending it again;
+#: the page repeats a held input every 50 ms, so a page that stalls (a slow renderer, a hung
+#: tab) stops the robot within this instead of driving on until its key-up is handled
+HELD_INPUT_TIMEOUT = 0.3
 
 
 @dataclass
@@ -112,6 +116,8 @@ class StationCore:
         #: the robot's map: announced by digest, kept when this end has it, else fetched
         self.maps = MapReceiver(world, known_maps)
         self.drive_command: Message | None = None
+        self._held_since: float | None = None  # when the page last sent a held, non-zero input
+        self.held_inputs_expired = 0  # held inputs the page stopped repeating (stopped here)
         #: the arm's jogs and the 3-D view's boxes (a robot with an arm)
         self.arm = ArmJog.from_config(config.arm) if config.arm is not None else None
         self.gripper_command: GripperCommand | None = None  # repeated with the arm's jogs
@@ -233,6 +239,11 @@ class StationCore:
 
     def handle(self, request: BrowserInput, now: float, wall_time: float) -> list[Message]:
         """One browser input; returns the messages to send at once."""
+        if isinstance(request, Axes):
+            held = any((request.forward, request.left, request.turn, request.pan, request.tilt))
+            self._held_since = now if held else None
+        elif isinstance(request, ArmJogRequest):
+            self._held_since = now if any(request.cartesian or request.joints) else None
         if isinstance(request, Axes):
             return self._axes(request)
         if isinstance(request, KeyPress):
@@ -400,6 +411,7 @@ class StationCore:
             beat = self._beats % WATCH_BEAT == 1
             return [*([Heartbeat()] if beat else []), *self.maps.requests(now)]
         self._track(now)
+        self._expire_held_input(now)
         out: list[Message] = [self.drive_command or Heartbeat()]
         if isinstance(self.drive_command, ArmVelocityCommand) and self.gripper_command:
             out.append(self.gripper_command)  # the robot's watchdog holds the fingers otherwise
@@ -407,6 +419,23 @@ class StationCore:
             out.append(ControlRequest(self.station, self.authority))
         out.extend(self.maps.requests(now))  # the robot's map, while this end lacks it
         return out
+
+    def _expire_held_input(self, now: float) -> None:
+        """A held input the page stopped repeating becomes a stop of the same kind."""
+        since = self._held_since
+        if since is None or now - since <= HELD_INPUT_TIMEOUT:
+            return
+        self._held_since = None
+        command = self.drive_command
+        if isinstance(command, TankCommand):
+            self.drive_command = TankCommand(0.0, 0.0)
+        elif isinstance(command, FreeLookCommand):
+            self.drive_command = FreeLookCommand(0.0, 0.0, 0.0)
+        elif isinstance(command, ArmVelocityCommand):
+            self.drive_command = ArmVelocityCommand((0.0,) * len(command.velocities))
+        else:
+            return
+        self.held_inputs_expired += 1
 
     def _track(self, now: float) -> None:
         """One step of operator-side trajectory tracking on the newest telemetry."""
