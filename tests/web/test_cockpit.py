@@ -318,3 +318,65 @@ def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any
     assert abs(math.remainder(after["theta"] - before["theta"] - turned, math.tau)) < 0.05
     assert not page.inner_text("#pose").startswith("searching the map")
     page.close()
+
+
+def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
+    browser: Any, sim: Any
+) -> None:
+    page, errors = open_cockpit(browser, sim)
+    page.click("[data-mode=tank]")
+    page.keyboard.down("KeyA")  # turning on the spot: nothing blocks it wherever the robot is
+    assert wait_until(lambda: abs(state(page)["cmd"]["omega"]) > 0.05, 5)
+    page.keyboard.press("Space")
+    assert wait_until(lambda: state(page)["estop"] and abs(state(page)["cmd"]["omega"]) < 1e-6, 3)
+    # the key again, Escape, and keys on the focused button: none of them releases it
+    page.keyboard.press("Space")
+    time.sleep(1.0)
+    assert state(page)["estop"], "the e-stop key released the e-stop"
+    assert "ENGAGED" in page.inner_text("#estop")
+    page.keyboard.press("Escape")
+    page.focus("#estop")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    time.sleep(1.0)
+    assert state(page)["estop"]
+    assert abs(state(page)["cmd"]["omega"]) < 1e-6  # A still held: it stays stopped
+    page.click("#estop")  # the deliberate act
+    assert wait_until(lambda: not state(page)["estop"], 3)
+    time.sleep(0.5)
+    # A is still down, but it went down before the stop: released, the robot does not drive off
+    assert abs(state(page)["cmd"]["omega"]) < 1e-6
+    page.keyboard.up("KeyA")
+    assert page.inner_text("#estop") == "E-STOP"
+    assert errors == []
+    page.close()
+
+
+def test_free_look_frees_the_mouse_without_stopping_and_the_modes_stay_clickable(
+    browser: Any, sim: Any
+) -> None:
+    page, errors = open_cockpit(browser, sim)
+    page.click("[data-mode=free_look]")
+    locked = "document.pointerLockElement && document.pointerLockElement.id"
+    page.click("#camera")
+    assert wait_until(lambda: page.evaluate(locked) == "camera", 3)
+    page.keyboard.press("Escape")
+    assert wait_until(lambda: page.evaluate(locked) is None, 3)
+    page.click("#camera")
+    assert wait_until(lambda: page.evaluate(locked) == "camera", 3)
+    # while captured every click lands on the view: a click on Tank frees the mouse...
+    box = page.locator("[data-mode=tank]").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert wait_until(lambda: page.evaluate(locked) is None, 3)
+    page.click("[data-mode=tank]", timeout=5_000)  # ...and the next one selects it
+    assert wait_until(lambda: page.evaluate("window.freelook.mode") == "tank", 3)
+    time.sleep(0.5)
+    assert not state(page)["estop"]  # freeing the mouse never stopped the robot
+    page.click("[data-mode=free_look]")
+    hint = page.inner_text("#camera-hint") + " " + page.inner_text("#keys-help")
+    assert "Esc or a click frees the mouse" in hint
+    assert "Space E-stop" in hint
+    assert "Esc E-stop" not in hint
+    assert "Space/Esc" not in hint
+    assert errors == []
+    page.close()

@@ -483,7 +483,7 @@ function drawGraph() {
 const KEY_HELP = {
   keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
   tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space E-stop (the button releases it)",
-  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc frees the mouse · Space E-stop (the button releases it)",
+  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc or a click frees the mouse · Space E-stop (the button releases it)",
   linear: "shuttles between the two x points · arrow keys take over",
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
   arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
@@ -613,7 +613,8 @@ function setupInputs() {
   $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
   window.addEventListener("keydown", (ev) => {
     if (ev.target && ev.target.tagName === "INPUT") return;
-    // Escape is the browser's: it gives the mouse back (Free Look) and does nothing else here
+    // Escape gives the mouse back (Free Look) and does nothing else: it is no e-stop key
+    if (ev.code === "Escape") { if (document.pointerLockElement) document.exitPointerLock(); return; }
     if (ev.code === "Space") {
       ev.preventDefault();
       if (state.mode === "keyboard") send({ type: "key", key: "space" }); else engageEstop();
@@ -641,7 +642,17 @@ function setupInputs() {
   window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
   window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
   const cam = $("camera");
-  cam.addEventListener("click", () => { if (state.mode === "free_look" && cam.requestPointerLock) cam.requestPointerLock(); });
+  // a click captures the mouse (Free Look); while it is captured every click lands here, so a
+  // click frees it again (as Esc does) and the buttons are the mouse's once more
+  let freedByClick = false;
+  cam.addEventListener("mousedown", () => {
+    freedByClick = state.pointerLocked;
+    if (state.pointerLocked) document.exitPointerLock();
+  });
+  cam.addEventListener("click", () => {
+    if (freedByClick) { freedByClick = false; return; }
+    if (state.mode === "free_look" && cam.requestPointerLock) cam.requestPointerLock();
+  });
   document.addEventListener("pointerlockchange", () => {
     state.pointerLocked = document.pointerLockElement === cam;
     if (!state.pointerLocked) { state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); }
