@@ -224,3 +224,78 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
     )
     assert errors == []
     page.close()
+
+
+# Where a panel's points land on the page in the desktop view: (x, y) in CSS px, per point
+# given in the panel's own plane as fractions of its size ((0, 0) top left, (1, 1) bottom right).
+PROJECT = """([name, points]) => {
+  const room = station.room, THREE = room.THREE, mesh = room.panels[name];
+  const { width, height } = mesh.geometry.parameters;
+  room.camera.updateMatrixWorld(); mesh.updateMatrixWorld();
+  const box = room.renderer.domElement.getBoundingClientRect();
+  return points.map(([u, v]) => {
+    const p = new THREE.Vector3((u - 0.5) * width, (0.5 - v) * height, 0)
+      .applyMatrix4(mesh.matrixWorld).project(room.camera);
+    return [box.left + (p.x + 1) / 2 * box.width, box.top + (1 - p.y) / 2 * box.height];
+  });
+}"""
+
+
+def test_the_default_desktop_view_shows_the_status_icons_and_the_link_legend(
+    browser: Any, taros: Sim, tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    page.goto(taros.url.replace("/?token=", "/station?token="))
+    page.wait_for_function("window.station && station.mainFrames > 2", timeout=60_000)
+    page.wait_for_timeout(500)
+    page.screenshot(path=screenshot_path(tmp_path, "station-desktop.png"))
+    bar = page.locator("#bar").bounding_box()
+    view = page.locator("#room").bounding_box()
+    assert bar is not None
+    assert view is not None
+    corners = [[0, 0], [1, 0], [0, 1], [1, 1]]
+    for x, y in page.evaluate(PROJECT, ["status", corners]):
+        assert view["x"] <= x <= view["x"] + view["width"]
+        assert bar["y"] + bar["height"] <= y <= view["y"] + view["height"]  # not under the bar
+        hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).id", [x, min(y, 899)])
+        assert hit == "room"
+    # the link panel's legend: its top-left third, where it is written, is in view
+    for x, y in page.evaluate(PROJECT, ["graph", [[0, 0], [1 / 3, 0], [1 / 3, 0.45]]]):
+        assert view["x"] <= x <= view["x"] + view["width"]
+        assert view["y"] <= y <= view["y"] + view["height"]
+    # ...and nothing of its grey text is written beyond that third
+    rightmost = page.evaluate("""() => {
+      const c = station.room.canvases.graph;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, 120).data;
+      let right = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        const grey =
+          Math.abs(d[i] - 0x85) + Math.abs(d[i + 1] - 0x96) + Math.abs(d[i + 2] - 0xa6) < 60;
+        if (grey) right = Math.max(right, (i / 4) % c.width);
+      }
+      return right / c.width;
+    }""")
+    assert 0 < rightmost <= 1 / 3
+    page.close()
+
+
+def test_the_station_estop_key_only_engages_and_its_button_releases(
+    browser: Any, taros: Sim
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(taros.url.replace("/?token=", "/station?token="))
+    page.wait_for_function("window.station && station.last", timeout=60_000)
+    assert page.locator("#estop-release").is_hidden()
+    page.keyboard.press("Space")
+    page.wait_for_function("station.last.estop", polling=50, timeout=5_000)
+    page.keyboard.press("Space")  # again: it stays engaged
+    page.wait_for_timeout(1000)
+    assert page.evaluate("station.last.estop"), "the e-stop key released the e-stop"
+    page.focus("#estop-release")
+    page.keyboard.press("Enter")  # a key on the focused button is no release either
+    page.wait_for_timeout(500)
+    assert page.evaluate("station.last.estop")
+    page.click("#estop-release")
+    page.wait_for_function("!station.last.estop", polling=50, timeout=5_000)
+    assert page.locator("#estop-release").is_hidden()
+    page.close()

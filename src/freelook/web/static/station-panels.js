@@ -26,7 +26,9 @@ export function statusIcons(s) {
 function icon(ctx, x, y, size, item) {
   ctx.fillStyle = item.color;
   ctx.beginPath(); ctx.arc(x + size / 2, y + size / 2, size / 2, 0, 2 * Math.PI); ctx.fill();
-  ctx.fillStyle = "#0c1014"; ctx.font = `bold ${Math.round(size * 0.22)}px sans-serif`; ctx.textAlign = "center";
+  ctx.fillStyle = "#0c1014"; ctx.textAlign = "center";
+  let px = Math.round(size * 0.22);  // the label inside its circle, never cut off
+  do { ctx.font = `bold ${px}px sans-serif`; } while (ctx.measureText(item.label).width > size * 0.9 && --px > 6);
   ctx.fillText(item.label, x + size / 2, y + size * 0.56);
   ctx.textAlign = "left";
 }
@@ -53,11 +55,22 @@ export function drawOverlay(ctx, w, s) {
   return warnings.length;
 }
 
+// One line of text at (x, y), its font shrunk until it fits ``width`` (never cut off).
+export function fitText(ctx, text, x, y, width, size) {
+  let px = size;
+  do { ctx.font = `${px}px sans-serif`; } while (ctx.measureText(text).width > width && --px > 6);
+  ctx.fillText(text, x, y);
+  return ctx.measureText(text).width;
+}
+
 export function drawGraph(canvas, graph) {
   const ctx = canvas.getContext("2d");
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.fillStyle = "#8596a6"; ctx.font = "16px sans-serif";
-  ctx.fillText("link: received Hz (blue up, green down), drop % (red, yellow)", 8, 20);
+  // the legend stacked in the panel's left third, each entry in its line's colour: the panel
+  // stands beside the main screen, and its left part is what the default view shows
+  const legend = [["link: received Hz", "#8596a6"], ["up", "#4aa3ff"], ["down", "#3fbf7f"],
+    ["drop %: up", "#e05050"], ["drop %: down", "#e0b040"]];
+  legend.forEach(([text, color], k) => { ctx.fillStyle = color; fitText(ctx, text, 8, 22 + 20 * k, canvas.width / 3, 18); });
   if (graph.length < 2) return;
   const t1 = graph[graph.length - 1][0], t0 = t1 - 30000;
   const maxRate = Math.max(40, ...graph.map((r) => Math.max(r[1], r[2]))) * 1.1;

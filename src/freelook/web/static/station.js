@@ -31,7 +31,8 @@ const station = {
   hit: null, shift: 0, analysis: null, freeze: false,
   eyes: { left: null, right: null }, eyeMismatches: 0, layoutErrors: 0, mainFrames: 0, mainWidth: 0,
   drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], renderTimes: [], xrFrames: 0, inXR: false,
-  view: { yaw: 0, pitch: 0.12 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
+  // the desktop view looks nearly level: the status icons above the main screen are in it
+  view: { yaw: 0, pitch: 0.02 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
   graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
 };
 window.station = station;  // for tests and debugging
@@ -97,6 +98,7 @@ function eyeWidth(camera) {
 
 function onState(s) {
   station.last = s;
+  $("estop-release").hidden = !s.estop;  // the e-stop's only release, shown while engaged
   station.red = poseRobot(room, s.arm);
   const up = s.link && s.link.up, down = s.link && s.link.down;
   station.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
@@ -277,7 +279,7 @@ function readControllers(session) {
     }
   }
   if (pressedOnce("b", out.buttons.b)) setDriveMode(station.driveMode === "arm" ? "free_look" : "arm");
-  if (pressedOnce("y", out.buttons.y)) send({ type: "estop", engaged: !(station.last && station.last.estop) });
+  if (pressedOnce("y", out.buttons.y)) send({ type: "estop", engaged: true });  // only engages
   if (pressedOnce("x", out.buttons.x)) setViewMode(station.viewMode === "cinema" ? "direct" : "cinema");
   if (station.driveMode === "arm") {
     if (pressedOnce("close", out.buttons.close)) send({ type: "gripper", open: 0 });
@@ -346,11 +348,17 @@ function setupInputs() {
   for (const id of ["view-mode", "stereo", "hit-mode", "head-pan"]) $(id).addEventListener("change", (ev) => ev.target.blur());
   window.addEventListener("keydown", (ev) => {
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
-    if (ev.code === "Escape") { send({ type: "estop", engaged: true }); return; }
-    if (ev.code === "Space") { ev.preventDefault(); send({ type: "estop", engaged: !(station.last && station.last.estop) }); return; }
+    // the e-stop key only ever engages it; a click on "release e-stop" is its only release
+    if (ev.code === "Space" || ev.code === "Escape") { ev.preventDefault(); send({ type: "estop", engaged: true }); keys.clear(); return; }
     if (!ev.repeat) keys.add(ev.code);
   });
   window.addEventListener("keyup", (ev) => keys.delete(ev.code));
+  $("estop-release").addEventListener("click", (ev) => {
+    ev.currentTarget.blur();
+    if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
+    keys.clear();
+    send({ type: "estop", engaged: false });
+  });
   window.addEventListener("blur", () => keys.clear());
   // mouse look: dragging turns the desktop view only, never the robot
   let drag = null;
