@@ -88,10 +88,19 @@ def test_fleet_list_and_switching_robot(
     assert listed["robot-1"]["button"] == "driving"
     assert listed["robot-3"]["control"] == "free"
 
-    # station 1 picks robot-2, which station 2 holds: the robot refuses it
+    # the fleet's robots have no camera: the view says so, and why
+    assert wait_until(lambda: first.locator("#camera-note").is_visible())
+    assert "no camera" in first.inner_text("#camera-note")
+    assert "robot-1" in first.inner_text("#camera-note")
+
+    # station 1 picks robot-2, which station 2 holds: the robot refuses it, and neither the
+    # title nor the button says station 1 drives it
     first.click("#fleet tr[data-robot='robot-2'] button")
-    assert wait_until(lambda: rows(first)["robot-2"]["button"] == "driving")
     assert wait_until(lambda: "refused you" in rows(first)["robot-2"]["control"])
+    assert rows(first)["robot-2"]["button"] == "refused"
+    title = first.inner_text("#fleet-title").lower()
+    assert "drives" not in title
+    assert "robot-2 refused (station 2 holds it)" in title
     assert wait_until(lambda: rows(first)["robot-1"]["control"] == "free")  # let go of it
     assert rows(second)["robot-2"]["control"] == "you"
     first.keyboard.press("ArrowUp")
@@ -101,6 +110,8 @@ def test_fleet_list_and_switching_robot(
     # then robot-3, which nobody holds: granted, and the arrow keys drive it
     first.click("#fleet tr[data-robot='robot-3'] button")
     assert wait_until(lambda: rows(first)["robot-3"]["control"] == "you")
+    assert wait_until(lambda: rows(first)["robot-3"]["button"] == "driving")
+    assert first.inner_text("#fleet-title").lower() == "fleet · station 1 drives robot-3"
     assert wait_until(lambda: first.evaluate("window.freelook.hello.fleet.selected") == "robot-3")
     for _ in range(10):
         first.keyboard.press("ArrowUp")

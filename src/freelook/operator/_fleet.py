@@ -49,6 +49,11 @@ log = logging.getLogger(__name__)
 DISCOVERY_PERIOD = 2.0  # s between looks for robots that joined the bus
 FLEET_PERIOD = 0.5  # s between fleet lists to the browsers
 MAX_ROBOTS = 64  # robots one station follows at most (a flood of names is not followed)
+#: what a fleet cockpit shows in place of the camera: the batched simulator has none
+FLEET_VIDEO_NOTE = (
+    "no camera: the fleet simulator models each robot's drive and laser only"
+    " (freelook sim without --robots runs one robot with its camera)"
+)
 
 
 def _natural(name: str) -> list[tuple[int, int | str]]:
@@ -73,10 +78,13 @@ class FleetStation:
         configs: Callable[[str], RobotConfig] | None = None,
         discovery_period: float = DISCOVERY_PERIOD,
         on_status: Callable[[str], None] | None = None,
+        video_note: str | None = None,
     ) -> None:
         """``first``: the robot to drive at the start; ``configs(model)``: a robot
         description by the model name a robot announces (default: built-in robots, else
-        ``config``); ``on_status``: told when a robot's session changes state (a line)."""
+        ``config``); ``on_status``: told when a robot's session changes state (a line);
+        ``video_note``: why the robots send no video, when that is known (the cockpit says it
+        in place of the camera)."""
         self.config = config
         self.world = world
         self.bus = bus
@@ -85,6 +93,7 @@ class FleetStation:
         self.authority = authority
         self.recorder = recorder
         self.discovery_period = discovery_period
+        self.video_note = video_note
         self._configs = configs or self._builtin_config
         self.on_status = on_status
         self.stations: dict[str, OperatorStation] = {}
@@ -222,7 +231,10 @@ class FleetStation:
     # -- the cockpit backend -----------------------------------------------------------------
 
     def hello(self) -> dict[str, Any]:
-        return {**self.current.hello(), "fleet": self.summary()}
+        hello = {**self.current.hello(), "fleet": self.summary()}
+        if self.video_note is not None:
+            hello["video_note"] = self.video_note
+        return hello
 
     def attach(self, slot: BrowserSlot) -> None:
         self._slots.add(slot)
@@ -386,6 +398,7 @@ async def run_fleet_session(
                         station=k,
                         first=names[(k - 1) % robots],
                         recorder=recorder if k == 1 else None,  # one file: station 1's view
+                        video_note=FLEET_VIDEO_NOTE,
                     )
                 )
             if parts is not None:

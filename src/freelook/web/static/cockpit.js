@@ -163,6 +163,7 @@ function drawChassisCue(pan) {
 // ---------------------------------------------------------------- hello / state
 function onHello(msg) {
   state.hello = msg;
+  state.helloAt = performance.now();  // a new robot (fleet): its video starts from here
   $("robot-name").textContent = msg.robot.name;
   if (msg.map) {
     const img = new Image();
@@ -203,7 +204,7 @@ function setChip(id, text, cls) { const el = $(id); el.textContent = text; el.cl
 // queued before it, so its round trip is the page's own delay (no clocks compared). Telemetry
 // older than STALE_S marks the header and the view stale; a page that takes its messages in,
 // runs its timers or paints late says it is behind.
-const STALE_S = 0.5, BEHIND_S = 0.3, PING_MS = 250;
+const STALE_S = 0.5, BEHIND_S = 0.3, PING_MS = 250, NO_VIDEO_MS = 3000;
 const fresh = { pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0 };
 function onPong(msg) {
   if (msg.t !== fresh.pingSent) return;  // an answer to an earlier socket's ping
@@ -253,6 +254,17 @@ function showFreshness() {
   else if (!s.link.connected) setChip("link-state", "link: lost", "bad");
   else if (stale) setChip("link-state", `link: stale, ${Number.isFinite(age) ? age.toFixed(1) + " s" : "no report"} old`, "bad");
   else setChip("link-state", "link: up", "ok");
+  // no frame for a while: say so in place of the camera, with the reason when the server knows it
+  const lastVideo = Math.max(state.framePaintedAt, state.helloAt || 0);
+  const silent = !!state.hello && s.link.connected && now - lastVideo > NO_VIDEO_MS;
+  $("camera-note").hidden = !silent;
+  if (silent) {
+    const name = state.hello.fleet ? state.hello.fleet.selected : state.hello.robot.name;
+    $("camera-note").textContent = state.hello.video_note
+      ? `${name}: ${state.hello.video_note}`
+      : `no video from ${name} for ${((now - lastVideo) / 1000).toFixed(0)} s: its camera sends none, or its frames do not arrive`;
+    $("fps").textContent = "-";
+  }
   const camStale = $("camera-pane").classList;
   camStale.toggle("stale", stale || (state.framePaintedAt > 0 && now - state.framePaintedAt > 1000 * STALE_S * 2));
 }

@@ -1,7 +1,7 @@
 // freelook cockpit: the fleet list (a station on a Zenoh bus with several robots). Each row is a
 // robot: its mode, speed and who controls it; "drive" picks it (the server stops and lets go of
 // the robot driven before, and asks the new one for control: the robot may refuse while another
-// station holds it). A robot not heard for 2 s is "silent". The cockpit calls onFleet with each
+// station holds it, and then neither the title nor the button says it is driven). A robot not heard for 2 s is "silent". The cockpit calls onFleet with each
 // {"type": "fleet"} message.
 "use strict";
 
@@ -34,7 +34,9 @@ window.freelookFleet = (() => {
     const pick = document.createElement("td");
     const button = document.createElement("button");
     button.className = "fleet-drive";
-    button.textContent = robot.driving ? "driving" : "drive";
+    // picked is not driven: the robot grants control, or refuses it while another holds it
+    button.textContent = !robot.driving ? "drive" : robot.in_control ? "driving" : robot.refused ? "refused" : "asking";
+    if (robot.driving && robot.refused) button.title = "the robot refused: another station holds it; asked again every second";
     button.disabled = robot.driving;
     button.addEventListener("click", () => {
       fleet.selects += 1;
@@ -54,7 +56,13 @@ window.freelookFleet = (() => {
     box.hidden = false;
     table.replaceChildren(...msg.robots.map((robot) => row(robot, msg.station)));
     const title = document.getElementById("fleet-title");
-    if (title) title.textContent = `Fleet · station ${msg.station} drives ${msg.selected}`;
+    const picked = msg.robots.find((r) => r.name === msg.selected);
+    const held = picked && picked.controller ? ` (station ${picked.controller} holds it)` : "";
+    if (title) {
+      title.textContent = !picked || picked.in_control ? `Fleet · station ${msg.station} drives ${msg.selected}`
+        : picked.refused ? `Fleet · station ${msg.station}: ${msg.selected} refused${held}`
+          : `Fleet · station ${msg.station} asks for ${msg.selected}`;
+    }
   };
   return fleet;
 })();
