@@ -380,3 +380,27 @@ def test_free_look_frees_the_mouse_without_stopping_and_the_modes_stay_clickable
     assert "Space/Esc" not in hint
     assert errors == []
     page.close()
+
+
+def test_the_link_shows_telemetry_and_video_apart_from_packets(browser: Any, sim: Any) -> None:
+    page, errors = open_cockpit(browser, sim)
+    assert wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 5, 20)
+    assert wait_until(lambda: page.evaluate("window.freelook.graph.length") > 20, 10)
+    s = state(page)
+    packets = s["link"]["down"]["rx_rate_hz"]
+    telemetry, fps = s["rates"]["telemetry_hz"], s["rates"]["video_fps"]
+    assert telemetry > 0
+    assert fps > 0
+    assert packets > telemetry + 2 * fps  # a camera frame is many packets
+    shown = page.inner_text("#down-stats")
+    assert shown.startswith("telemetry ")
+    assert " fps" in shown
+    # the graph's scale is the rates' (commands, telemetry, video), never the packets'
+    scale, rates = page.evaluate(
+        "[window.freelook.graphScale, Math.max(40, ...window.freelook.graph.map("
+        "(r) => Math.max(r[1], r[2], r[3])))]"
+    )
+    assert scale == pytest.approx(1.1 * rates, rel=0.15)  # drawn a state or two ago
+    assert scale < packets
+    assert errors == []
+    page.close()

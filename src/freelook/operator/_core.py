@@ -10,6 +10,7 @@ steady stream). Time is always an argument: the same core runs in tests on a fak
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -74,6 +75,22 @@ WATCH_BEAT = 100  # transmissions between a watching station's heartbeats (about
 HELD_INPUT_TIMEOUT = 0.3
 
 
+class RecentRate:
+    """Events per second over the last ``window`` s; the caller gives each event's time."""
+
+    def __init__(self, window: float = 2.0, most: int = 4096) -> None:
+        self.window = window
+        self._times: deque[float] = deque(maxlen=most)
+
+    def add(self, now: float) -> None:
+        self._times.append(now)
+
+    def rate(self, now: float) -> float:
+        while self._times and now - self._times[0] > self.window:
+            self._times.popleft()
+        return len(self._times) / self.window
+
+
 @dataclass
 class _OperatorPath:
     """A trajectory the station tracks itself (the thesis's operator-side mode)."""
@@ -126,6 +143,10 @@ class StationCore:
         self.position: PositionReport | None = None
         self.last_rx: float | None = None
         self.report_rx: float | None = None  # when the robot's newest report came in
+        #: telemetry reports and driving-camera frames per second: what the robot sends, each
+        #: counted whole (a frame is many packets on the wire)
+        self.telemetry_rate = RecentRate()
+        self.video_rate = RecentRate()
         self.in_control = False
         self.reference_path: list[list[float]] = []
         self.operator_path: _OperatorPath | None = None
@@ -159,6 +180,7 @@ class StationCore:
         self.last_rx = now
         if isinstance(message, Telemetry | PositionReport):
             self.report_rx = now
+            self.telemetry_rate.add(now)
         if isinstance(message, Telemetry):
             self.telemetry = message
             if self.arm is not None and message.arm is not None:

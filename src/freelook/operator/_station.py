@@ -214,6 +214,8 @@ class OperatorStation:
             frame = self.assembler.add(message)
             if frame is None:
                 return
+            if frame.stream == 0:
+                self.core.video_rate.add(event.now)
             self._on_frame(frame)
 
     def _on_frame(self, frame: VideoFrame) -> None:

@@ -110,6 +110,12 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
         "estop": core.estop,
         # how old the robot's newest report is as this leaves (s); the page adds its own delay
         "age": None if core.report_rx is None else max(0.0, now - core.report_rx),
+        # what the robot sends, counted whole: reports per second, driving-camera frames per
+        # second (the link's own packet rate counts every fragment of every frame)
+        "rates": {
+            "telemetry_hz": core.telemetry_rate.rate(now),
+            "video_fps": core.video_rate.rate(now),
+        },
         "link": {
             "connected": connected,
             # the session with the robot: open, opening, or unanswered (a wrong key or station

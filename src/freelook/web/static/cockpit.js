@@ -330,8 +330,14 @@ function onState(s) {
   fresh.stateAt = performance.now();
   showFreshness();
   if (up) $("up-stats").textContent = `${fmt(up.rx_rate_hz, 0)} Hz · drop ${fmt(up.drop_percent, 1)} %`;
-  if (down) $("down-stats").textContent = `${fmt(down.rx_rate_hz, 0)} Hz · drop ${fmt(down.drop_percent, 1)} %`;
-  state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
+  // what the robot sends, each counted whole: reports and camera frames; the packets per second
+  // (every fragment of every frame) only beside them
+  const rates = s.rates || {};
+  if (down) {
+    $("down-stats").textContent = `telemetry ${fmt(rates.telemetry_hz, 0)} Hz · video ${fmt(rates.video_fps, 0)} fps · drop ${fmt(down.drop_percent, 1)} %`;
+    $("down-stats").title = `${fmt(down.rx_rate_hz, 0)} packets/s received (video frames travel as many packets)`;
+  }
+  state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, rates.telemetry_hz || 0, rates.video_fps || 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
   while (state.graph.length && performance.now() - state.graph[0][0] > 30000) state.graph.shift();
   if (s.robot_tx) { state.robotTx = s.robot_tx.enabled; $("rtx-toggle").textContent = s.robot_tx.enabled ? "stop" : "start"; }
   if (s.operator_tx) { state.operatorTx = s.operator_tx.enabled; $("otx-toggle").textContent = s.operator_tx.enabled ? "stop" : "start"; }
@@ -480,15 +486,19 @@ function drawGraph() {
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   if (g.length < 2) return;
   const t1 = performance.now(), t0 = t1 - 30000;
-  const maxRate = Math.max(40, ...g.map((r) => Math.max(r[1], r[2]))) * 1.1;
+  // one scale for the three rates (all tens per second), drops on their own 0–100 %
+  const maxRate = Math.max(40, ...g.map((r) => Math.max(r[1], r[2], r[3]))) * 1.1;
+  state.graphScale = maxRate;
   const line = (idx, color, scale) => {
     ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
     g.forEach((r, i) => { const px = (r[0] - t0) / 30000 * c.width, py = c.height - r[idx] / scale * c.height; i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
     ctx.stroke();
   };
-  line(1, "#4aa3ff", maxRate); line(2, "#3fbf7f", maxRate); line(3, "#e05050", 100); line(4, "#e0b040", 100);
+  line(1, "#4aa3ff", maxRate); line(2, "#3fbf7f", maxRate); line(3, "#c080ff", maxRate);
+  line(4, "#e05050", 100); line(5, "#e0b040", 100);
   ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
-  ctx.fillText(`Rx op→robot (blue), robot→op (green), 0–${maxRate.toFixed(0)} Hz; drop % red/yellow`, 4, 11);
+  ctx.fillText(`0–${maxRate.toFixed(0)} /s: commands in (blue), telemetry (green), video fps (purple)`, 4, 11);
+  ctx.fillText("drop 0–100 %: op→robot (red), robot→op (yellow)", 4, 23);
 }
 
 // ---------------------------------------------------------------- modes and inputs

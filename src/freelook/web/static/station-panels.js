@@ -68,7 +68,7 @@ export function drawGraph(canvas, graph) {
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, canvas.width, canvas.height);
   // the legend stacked in the panel's left third, each entry in its line's colour: the panel
   // stands beside the main screen, and its left part is what the default view shows
-  const legend = [["link: received Hz", "#8596a6"], ["up", "#4aa3ff"], ["down", "#3fbf7f"],
+  const legend = [["link: received Hz", "#8596a6"], ["up", "#4aa3ff"], ["down (telemetry)", "#3fbf7f"],
     ["drop %: up", "#e05050"], ["drop %: down", "#e0b040"]];
   legend.forEach(([text, color], k) => { ctx.fillStyle = color; fitText(ctx, text, 8, 22 + 20 * k, canvas.width / 3, 18); });
   if (graph.length < 2) return;

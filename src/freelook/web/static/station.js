@@ -101,7 +101,9 @@ function onState(s) {
   $("estop-release").hidden = !s.estop;  // the e-stop's only release, shown while engaged
   station.red = poseRobot(room, s.arm);
   const up = s.link && s.link.up, down = s.link && s.link.down;
-  station.graph.push([performance.now(), up ? up.rx_rate_hz : 0, down ? down.rx_rate_hz : 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
+  // the robot's reports per second, not its packets (a camera frame is many of those)
+  const telemetryHz = s.rates ? s.rates.telemetry_hz : down ? down.rx_rate_hz : 0;
+  station.graph.push([performance.now(), up ? up.rx_rate_hz : 0, telemetryHz, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
   while (station.graph.length && performance.now() - station.graph[0][0] > 30000) station.graph.shift();
   panelsDirty = true;
 }
