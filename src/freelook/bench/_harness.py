@@ -46,6 +46,7 @@ SUITES: tuple[str, ...] = (
     "freelook.operator._bench",
     "freelook.operator._bench_fleet",
     "freelook.operator._bench_station",
+    "freelook.operator._bench_cockpit",
     "freelook.operator._bench_foxglove",
     "freelook.record._bench",
     "freelook.experiments._bench",

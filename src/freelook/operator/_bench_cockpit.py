@@ -1,0 +1,172 @@
+"""The cockpit's keys to the robot's wheels, in both of Chromium's GPU-less configurations.
+
+``web.cockpit_keys_disable_gpu`` (software compositing) and ``web.cockpit_keys_swiftshader``
+(software GL, as on a machine without a GPU driver, where the page paints a few frames a
+second): a fresh ``freelook sim`` session with its camera streaming, the cockpit in Free Look,
+and W, S, A, D each pressed once for 0.8 s, then W held and the e-stop key (Space) pressed.
+Timed from the moment the browser took the key in (the key event's time stamp, wall clock)
+until the robot applied the wheel command that answers it (wall clock, in the same process):
+the first motion the way the key asks, the first zero after its release, the first zero after
+Space. Met when every press moves and every release stops within 0.5 s and Space stops within
+0.3 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from typing import Any
+
+from freelook.bench import Case, benchmark
+
+CONFIGURATIONS = {
+    "disable_gpu": ["--disable-gpu"],
+    "swiftshader": ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+}
+MOVE_S, STOP_S, ESTOP_S = 0.5, 0.5, 0.3
+
+_KEYS = """
+window.__keys = [];
+for (const kind of ['keydown', 'keyup']) {
+  window.addEventListener(kind, (e) => {
+    if (!e.repeat) window.__keys.push([performance.timeOrigin + e.timeStamp, kind, e.code]);
+  }, true);
+}
+"""
+_MOVING = {
+    "KeyW": lambda left, right: left + right > 1e-3,
+    "KeyS": lambda left, right: left + right < -1e-3,
+    "KeyA": lambda left, right: abs(left) + abs(right) > 1e-3,
+    "KeyD": lambda left, right: abs(left) + abs(right) > 1e-3,
+}
+
+
+def _after(wheels: list[tuple[float, float, float]], t: float, test: Any) -> float:
+    """Seconds from ``t`` (wall ms) to the first wheel command after it that passes ``test``."""
+    hit = next((w[0] for w in wheels if w[0] >= t and test(w[1], w[2])), None)
+    return math.inf if hit is None else (hit - t) / 1e3
+
+
+def _stopped(left: float, right: float) -> bool:
+    return abs(left) + abs(right) < 1e-3
+
+
+def latencies(keys: list[list[Any]], wheels: list[tuple[float, float, float]]) -> dict[str, float]:
+    """Per key: ``KeyW_move_ms``, ``KeyW_stop_ms``, …, and ``estop_ms``, from the key events
+    (wall ms, kind, code) and the wheel commands the robot applied (wall ms, left, right)."""
+    out: dict[str, float] = {}
+    for index, (t, kind, code) in enumerate(keys):
+        if kind != "keydown" or code not in _MOVING or f"{code}_move_ms" in out:
+            continue
+        up = next(k[0] for k in keys[index:] if k[1] == "keyup" and k[2] == code)
+        moved = _after(wheels, t, _MOVING[code])
+        out[f"{code}_move_ms"] = 1e3 * (moved if t + moved * 1e3 <= up else math.inf)
+        out[f"{code}_stop_ms"] = 1e3 * _after(wheels, up, _stopped)
+    space = next((k[0] for k in keys if k[1] == "keydown" and k[2] == "Space"), None)
+    out["estop_ms"] = math.inf if space is None else 1e3 * _after(wheels, space, _stopped)
+    return out
+
+
+async def _keys_session(args: list[str]) -> dict[str, float]:
+    """One fresh session in one Chromium configuration: the latencies (ms)."""
+    from playwright.async_api import async_playwright
+
+    from freelook.config import load_robot
+    from freelook.maps import load_world
+    from freelook.operator._app import SessionOptions, run_session
+    from freelook.operator._bench import _free_port
+
+    started = asyncio.Event()
+    parts: dict[str, Any] = {}
+    options = SessionOptions(port=_free_port(), record=None, open_browser=False, camera=True)
+    session = asyncio.create_task(
+        run_session(
+            load_robot("pioneer3dx"), load_world("lab"), options, lambda _: None, started, parts
+        )
+    )
+    await started.wait()
+    drive = parts["server"].program.hardware.drive
+    wheels: list[tuple[float, float, float]] = []
+    original = drive.command_wheels
+
+    def spy(left: float, right: float) -> None:
+        wheels.append((time.time() * 1e3, left, right))  # the page's clock is wall-clock ms too
+        original(left, right)
+
+    drive.command_wheels = spy
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                headless=True,
+                args=["--no-sandbox", "--no-first-run", "--disable-background-networking", *args],
+            )
+            page = await browser.new_page(viewport={"width": 1500, "height": 900})
+            await page.add_init_script(_KEYS)
+            await page.goto(parts["url"])
+            await page.wait_for_function(
+                "window.freelook && window.freelook.last && window.freelook.last.pose",
+                polling=50,
+                timeout=60_000,
+            )
+            await page.click("[data-mode=free_look]")
+            await asyncio.sleep(1.0)  # the camera streams: the renderer is as busy as it gets
+            for key in ("KeyW", "KeyS", "KeyA", "KeyD"):
+                await page.keyboard.down(key)
+                await asyncio.sleep(0.8)
+                await page.keyboard.up(key)
+                await asyncio.sleep(0.6)
+            await page.keyboard.down("KeyW")
+            await asyncio.sleep(0.8)
+            await page.keyboard.press("Space")
+            await asyncio.sleep(0.6)
+            await page.keyboard.up("KeyW")
+            keys = await page.evaluate("window.__keys")
+            await browser.close()
+    finally:
+        session.cancel()
+        await asyncio.gather(session, return_exceptions=True)
+    return latencies(keys, wheels)
+
+
+def _case(configuration: str) -> Case:
+    figures: dict[str, float] = {}
+
+    def run() -> None:
+        figures.clear()
+        figures.update(asyncio.run(_keys_session(CONFIGURATIONS[configuration])))
+        moves = [v for k, v in figures.items() if k.endswith("_move_ms")]
+        stops = [v for k, v in figures.items() if k.endswith("_stop_ms")]
+        figures["worst_move_ms"] = max(moves, default=math.inf)
+        figures["worst_stop_ms"] = max(stops, default=math.inf)
+
+    def met() -> float:
+        within = (
+            figures["worst_move_ms"] <= 1e3 * MOVE_S
+            and figures["worst_stop_ms"] <= 1e3 * STOP_S
+            and figures["estop_ms"] <= 1e3 * ESTOP_S
+        )
+        return 0.0 if within else 1.0
+
+    return Case(
+        run=run,
+        unit="session",
+        calls=1,
+        target_s=0.0,
+        measured=met,  # 0 s when every key is within its bound, else 1 s
+        target_label="moves ≤ 0.5 s, stops ≤ 0.5 s, e-stop ≤ 0.3 s",
+        extra=lambda: dict(figures),
+    )
+
+
+@benchmark("web.cockpit_keys_disable_gpu")
+def cockpit_keys_disable_gpu() -> Case:
+    """W/S/A/D and the e-stop key to the wheels, Chromium with ``--disable-gpu``."""
+    return _case("disable_gpu")
+
+
+@benchmark("web.cockpit_keys_swiftshader")
+def cockpit_keys_swiftshader() -> Case:
+    """W/S/A/D and the e-stop key to the wheels, Chromium on SwiftShader (software GL)."""
+    return _case("swiftshader")
