@@ -175,6 +175,31 @@ def test_malformed_or_refused_messages_get_an_error_and_the_socket_stays_open() 
     assert backend.handled == [{"type": "bad"}, {"type": "mode", "mode": "tank"}]
 
 
+def test_a_ping_is_answered_at_once_and_a_forged_one_gets_an_error() -> None:
+    """The page times its own delay with pings; a ping's ``t`` must be a finite number."""
+    replies: list[dict[str, Any]] = []
+
+    async def body(port: int, backend: _Backend) -> None:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws?token={TOKEN}") as ws:
+            assert _json(await ws.recv())["type"] == "hello"
+            for text in (
+                '{"type": "ping", "t": 1234.5}',
+                '{"type": "ping", "t": NaN}',
+                '{"type": "ping", "t": Infinity}',
+                '{"type": "ping", "t": "soon"}',
+                '{"type": "ping", "t": true}',
+                '{"type": "ping"}',
+            ):
+                await ws.send(text)
+                replies.append(_json(await asyncio.wait_for(ws.recv(), 5)))
+
+    backend = _run(body)
+    assert replies[0] == {"type": "pong", "t": 1234.5}
+    assert [r["type"] for r in replies[1:]] == ["error"] * 5
+    assert all("ping: t must be a finite number" in r["reason"] for r in replies[1:])
+    assert backend.handled == []  # answered by the web layer, never the station
+
+
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
