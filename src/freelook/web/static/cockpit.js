@@ -11,7 +11,8 @@ const state = {
   keys: new Set(), mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
   gamepad: null, trail: [], waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
   view: { cx: 0, cy: 0, scale: 40 }, dragging: null, mapImage: null, graph: [],
-  lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, paintDelay: 0, paintedAt: 0, framePaintedAt: 0, robotTx: true, operatorTx: true,
+  lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
+  paintDelay: 0, paintedAt: 0, framePaintedAt: 0,
   lastArm: "", armPhases: [], armStates: 0,
 };
 window.freelook = state;  // for tests and debugging
@@ -104,7 +105,6 @@ let decoding = false, pendingFrame = null, readyFrame = null;
 function onFrame(blob, frameId, stamp) {
   if (pendingFrame) state.framesDropped += 1;
   pendingFrame = { blob, frameId, stamp };
-  state.frameArrivedAt = performance.now();
   if (!decoding) decodeNext();
 }
 async function decodeNext() {
