@@ -280,3 +280,39 @@ def test_a_held_input_the_page_stops_repeating_becomes_a_stop() -> None:
     # the thesis keyboard mode's set speed is a latched setting, not a held input
     press(core, {"type": "key", "key": "up"}, 20.0)
     assert core.periodic(25.0)[0] == VelocityCommand(pytest.approx(0.02), 0.0)
+
+
+def test_after_the_session_re_opens_nothing_from_before_drives_until_the_operator_lets_go() -> None:
+    """A robot that restarted drove 0.28 m on the station's held command; now the held command
+    is dropped and a held key counts only after the operator lets go of it."""
+    core = station()
+    press(core, {"type": "mode", "mode": "free_look"})
+    held = {"type": "axes", "mode": "free_look", "forward": 0.6}
+    press(core, held, 0.1)
+    assert isinstance(core.periodic(0.15)[0], FreeLookCommand)
+    core.session_reopened(1.0)
+    assert core.needs_release
+    assert core.drive_command is None
+    # the page keeps repeating the held key: nothing moving goes out
+    for k in range(10):
+        assert press(core, held, 1.05 + 0.05 * k) == []
+    assert not any(isinstance(m, FreeLookCommand) and m.v1 != 0.0 for m in core.periodic(1.6))
+    assert core.inputs_held_back == 10
+    # let go: the rest is sent, and the next press drives
+    assert press(core, {"type": "axes", "mode": "free_look"}, 1.7) == [
+        FreeLookCommand(0.0, 0.0, 0.0, 0.0)
+    ]
+    assert not core.needs_release
+    (moving,) = press(core, held, 1.8)
+    assert isinstance(moving, FreeLookCommand)
+    assert moving.v1 > 0.0
+
+
+def test_a_key_press_after_a_re_open_is_a_new_act_and_the_keyboard_starts_from_rest() -> None:
+    core = station()
+    press(core, {"type": "mode", "mode": "keyboard"})
+    for _ in range(5):
+        press(core, {"type": "key", "key": "up"})
+    core.session_reopened(1.0)
+    (command,) = press(core, {"type": "key", "key": "up"}, 1.1)
+    assert command == VelocityCommand(CONFIG.limits.keyboard_speed_step, 0.0)

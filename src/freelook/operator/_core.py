@@ -134,6 +134,10 @@ class StationCore:
         self.maps = MapReceiver(world, known_maps)
         self.drive_command: Message | None = None
         self._held_since: float | None = None  # when the page last sent a held, non-zero input
+        #: after the session re-opened: moving inputs wait until the operator lets go
+        self.needs_release = False
+        self.reopened_at: float | None = None
+        self.inputs_held_back = 0
         self.held_inputs_expired = 0  # held inputs the page stopped repeating (stopped here)
         #: the arm's jogs and the 3-D view's boxes (a robot with an arm)
         self.arm = ArmJog.from_config(config.arm) if config.arm is not None else None
@@ -259,8 +263,35 @@ class StationCore:
             self.operator_path = None
             self.session.transmitting = False
 
+    def session_reopened(self, now: float) -> None:
+        """The session with the robot opened again (the robot restarted, or the link came
+        back): nothing held from before is sent again, and a moving input counts only once the
+        operator has let go of it (a stick or keys at rest, or a new key press)."""
+        self.drive_command = None
+        self.gripper_command = None
+        self.operator_path = None
+        self._held_since = None
+        self.keyboard.v = self.keyboard.omega = 0.0
+        self.needs_release = True
+        self.reopened_at = now
+
+    def _released(self, request: BrowserInput) -> bool:
+        """Whether ``request`` may act after a re-open: a moving input only after a rest."""
+        if isinstance(request, Axes):
+            moving = any((request.forward, request.left, request.turn, request.pan, request.tilt))
+        elif isinstance(request, ArmJogRequest):
+            moving = any(request.cartesian or request.joints)
+        else:
+            moving = False  # a key press, a mode, the e-stop: a new act of the operator's
+        if not moving:
+            self.needs_release = False
+        return not moving
+
     def handle(self, request: BrowserInput, now: float, wall_time: float) -> list[Message]:
         """One browser input; returns the messages to send at once."""
+        if self.needs_release and not self._released(request):
+            self.inputs_held_back += 1
+            return []
         if isinstance(request, Axes):
             held = any((request.forward, request.left, request.turn, request.pan, request.tilt))
             self._held_since = now if held else None

@@ -27,6 +27,7 @@ from freelook.link import (
     NativeCodec,
     PacketRecord,
     SerialEndpoint,
+    SessionOpened,
     SessionStatus,
     Telemetry,
     ThesisCodec,
@@ -129,6 +130,7 @@ class OperatorStation:
         self.refused_browser_messages = 0
         #: told (a line for the terminal) when the session with the robot changes state
         self.on_status: Callable[[str], None] | None = None
+        self.sessions_opened = 0  # with the robot; more than one: it restarted or came back
         self._status: SessionStatus | None = None
 
     # -- what tests and benchmarks look at ---------------------------------------------------
@@ -202,6 +204,11 @@ class OperatorStation:
                 own_bus.close()
 
     def _on_event(self, event: LinkEvent) -> None:
+        if isinstance(event, SessionOpened):
+            if self.sessions_opened:  # again: the robot restarted, or the link came back
+                self.core.session_reopened(event.now)
+            self.sessions_opened += 1
+            return
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
         message = event.message

@@ -124,6 +124,9 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
             "down": _stats(session.stats.report(now)),
             "up": _stats(t.link) if t is not None else None,
         },
+        # the session re-opened (the robot restarted, or the link came back): the controls
+        # act again only once let go
+        "needs_release": core.needs_release,
         "in_control": core.in_control,
         "controller": f"station {t.controller}"
         if t is not None and t.controller

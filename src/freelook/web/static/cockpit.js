@@ -294,6 +294,8 @@ function onArmState(arm) {
 
 function onState(s) {
   state.last = s;
+  // the robot restarted or the link came back: nothing held from before drives it
+  $("release-state").hidden = !s.needs_release;
   if (s.arm) onArmState(s.arm);
   if (s.pose) {
     const last = state.trail[state.trail.length - 1];
