@@ -1,5 +1,12 @@
 """Validated configuration: robot descriptions loaded from TOML."""
 
+from freelook.config._errors import (
+    ErrorModel,
+    PhysicalTruth,
+    Spread,
+    builtin_error_models,
+    load_error_model,
+)
 from freelook.config._load import (
     builtin_robots,
     format_validation_error,
@@ -36,6 +43,7 @@ __all__ = [
     "ArmConfig",
     "CameraConfig",
     "DriveConfig",
+    "ErrorModel",
     "EstimationConfig",
     "FootprintConfig",
     "FreeLookConfig",
@@ -46,15 +54,19 @@ __all__ = [
     "LocalizationConfig",
     "ModeLimitsConfig",
     "PanTiltConfig",
+    "PhysicalTruth",
     "RobotConfig",
     "SafetyConfig",
     "SafetyZone",
     "SlipConfig",
     "SonarConfig",
+    "Spread",
     "StreamCameraConfig",
     "TrackingConfig",
+    "builtin_error_models",
     "builtin_robots",
     "format_validation_error",
+    "load_error_model",
     "load_robot",
     "read_toml",
     "robot_from_mapping",

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
 from freelook.maps import World
 from freelook.runtime import LockstepRuntime, Runtime
 from freelook.sim.arm import SimulatedArm, objects_from_world
@@ -28,6 +28,8 @@ MAX_CATCH_UP = 0.5  # s: the most a late physics firing catches up (a longer sta
 #: s: the arm's step, every other 5 ms physics step (its joints lag by 50 ms and the robot
 #: commands them every 20 ms; a 5 ms step would cost the simulator 13–16 % instead of 7 %)
 ARM_PERIOD = 0.01
+#: the most an outlier of the error model reads short of the true return, as a share of it
+OUTLIER_SHORTFALL = 0.2
 
 
 class LaserFrame(NamedTuple):
@@ -50,18 +52,30 @@ class Simulator:
         seed: int = 0,
         pose: tuple[float, float, float] | None = None,
         physics_period: float = 0.005,
+        truth: PhysicalTruth | None = None,
     ) -> None:
+        """``config`` is the robot's description (what its program believes); ``truth`` the
+        physical robot when it differs (an error model's draw, :class:`PhysicalTruth`): its
+        wheels, track width, slip, gyro scale, where its laser really sits and its bad
+        returns. Without ``truth`` the simulated robot is its description."""
         if not 0 < physics_period <= 0.005:
             raise ValueError(f"physics period must be in (0, 5 ms], got {physics_period}")
         self.config = config
         self.world = world
+        self.truth = truth
         self.physics_period = physics_period
-        streams = np.random.SeedSequence(seed).spawn(5)
+        streams = np.random.SeedSequence(seed).spawn(6)
         rngs = [np.random.default_rng(s) for s in streams]
-        self.vehicle = Vehicle(config, world, rngs[0], pose)
-        self.laser = Laser(config.laser, world, rngs[1]) if config.laser else None
+        self.vehicle = Vehicle(config, world, rngs[0], pose, truth)
+        self.laser = _laser_for(config, world, rngs[1], truth)
         self.sonar = SonarRing(config.sonar, world, rngs[2]) if config.sonar else None
-        self.gyro = RateGyro(config.gyro, rngs[3]) if config.gyro else None
+        self.gyro = (
+            RateGyro(config.gyro, rngs[3], truth.gyro_scale if truth is not None else None)
+            if config.gyro
+            else None
+        )
+        # a laser's bad returns (outliers and dropouts) draw from a stream of their own
+        self._bad_returns = rngs[5] if truth is not None else None
         self.encoders = WheelEncoders(
             config.drive.encoder_counts_per_rev, config.drive.wheel_diameter
         )
@@ -170,8 +184,27 @@ class Simulator:
         if unread is not None:
             assert self.laser is not None
             self._unread_laser = None
-            self._latest_laser = LaserFrame(unread[0], self.laser.scan(*unread[1]))
+            ranges = self.laser.scan(*unread[1])
+            if self._bad_returns is not None:
+                self._spoil(ranges)
+            self._latest_laser = LaserFrame(unread[0], ranges)
         return self._latest_laser
+
+    def _spoil(self, ranges: npt.NDArray[np.float64]) -> None:
+        """The error model's bad returns, in place: a dropout reads ``range_max`` (nothing
+        came back), an outlier up to a fifth short of the true return (a mixed pixel at an
+        edge, dust: never nearer than what is there by more than that)."""
+        truth, rng, laser = self.truth, self._bad_returns, self.laser
+        assert truth is not None
+        assert rng is not None
+        assert laser is not None
+        u = rng.random((2, ranges.shape[0]))
+        cfg = laser.config
+        outliers = u[0] < truth.outlier_rate
+        short = ranges[outliers] * (1.0 - OUTLIER_SHORTFALL * u[1][outliers])
+        ranges[outliers] = np.maximum(short, cfg.range_min)
+        dropouts = (u[0] >= truth.outlier_rate) & (u[0] < truth.outlier_rate + truth.dropout_rate)
+        ranges[dropouts] = cfg.range_max
 
     def sample_sonar(self, now: float) -> None:
         if self.sonar is None:
@@ -228,6 +261,23 @@ class Simulator:
             self.attach(runtime)
             self._runtime = runtime
         runtime.run_for(seconds)
+
+
+def _laser_for(
+    config: RobotConfig, world: World, rng: np.random.Generator, truth: PhysicalTruth | None
+) -> Laser | None:
+    """The laser where it really sits: its configured mount moved by ``truth``'s offsets."""
+    if config.laser is None:
+        return None
+    if truth is None:
+        return Laser(config.laser, world, rng)
+    mounted = config.laser.model_copy(
+        update={
+            "mount_forward": config.laser.mount_forward + truth.laser_forward,
+            "mount_left": config.laser.mount_left + truth.laser_left,
+        }
+    )
+    return Laser(mounted, world, rng, yaw_offset=truth.laser_yaw)
 
 
 def _arm_for(config: RobotConfig, world: World) -> SimulatedArm | None:

@@ -166,14 +166,10 @@ class SimulatedFleet:
                 seed=seed + i,
             )
             self.servers.append(RobotServer(program, runtime, options(i), bus=bus))
-        self._scans = 0
 
     def _step(self, now: float) -> None:
+        # each program takes its scans from its laser's HAL interface in its own cycle
         self.fleet.run_until(now)
-        if self.fleet.scans != self._scans and self.fleet.scan_stamp is not None:
-            self._scans = self.fleet.scans
-            for server in self.servers:
-                server.program.scan_arrived(self.fleet.scan_stamp)
 
     async def ready(self) -> None:
         """Wait until every robot listens."""

@@ -66,7 +66,8 @@ class _Laser:
     def __init__(self, sim: Simulator) -> None:
         self._sim = sim
         assert sim.laser is not None
-        cfg = sim.laser.config
+        assert sim.config.laser is not None
+        cfg = sim.config.laser  # where the robot's description says the laser sits
         n = len(sim.laser.angles)
         self._bearings = sim.laser.angles.copy()
         self._ox = np.full(n, cfg.mount_forward)

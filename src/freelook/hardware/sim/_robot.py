@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
+from freelook.errors import WorldError
 from freelook.hardware.sim._hal import simulated_hardware
 from freelook.link import Message
 from freelook.maps import World, choose_start, load_world
@@ -29,11 +30,15 @@ def published_map(world: World) -> World | None:
 class SimulatedRobot:
     """The whole robot program against the simulator, on a lock-step runtime by default.
 
-    The robot program sees the simulator only through the HAL, and its surroundings only
-    through ``robot_map`` (by default the world's published map, loaded from its file; None:
-    safety on the range sensors alone). Without ``pose`` the robot starts where
-    :func:`freelook.maps.choose_start` puts it (the map's start, or the free place nearest the
-    map's origin).
+    The robot program sees the simulator only through the HAL (its laser scans too: it takes
+    the newest in its own control cycle, as it would from a real scanner's driver), and its
+    surroundings only through ``robot_map`` (by default the world's published map, loaded
+    from its file; None: safety on the range sensors alone). ``config`` is what the program
+    believes; ``truth`` is the physical robot the simulator runs when it differs (an error
+    model's draw, :meth:`freelook.config.ErrorModel.draw`). ``pose`` is where the robot truly
+    starts and ``believed_pose`` where its program is told it starts (None: told exactly).
+    Without ``pose`` the robot starts where :func:`freelook.maps.choose_start` puts it (the
+    map's start, or the free place nearest the map's origin).
     """
 
     def __init__(
@@ -50,13 +55,15 @@ class SimulatedRobot:
         believed_pose: tuple[float, float, float] | None = None,
         background_localization: bool = False,
         robot_map: World | object | None = _PUBLISHED,
+        truth: PhysicalTruth | None = None,
     ) -> None:
         """``background_localization`` runs the particle filter on a worker thread, off the
         control path (for real-time runtimes); lock-step runs keep it inline."""
         start = pose if pose is not None else choose_start(world, config.footprint)
         self.config = config
         self.world = world
-        self.sim = Simulator(config, world, seed=seed, pose=start)
+        self.truth = truth
+        self.sim = Simulator(config, world, seed=seed, pose=start, truth=truth)
         self.hardware = simulated_hardware(self.sim, camera=camera, gyro=use_gyro)
         self.runtime: Runtime = runtime if runtime is not None else LockstepRuntime()
         self.sim.attach(self.runtime)
@@ -67,13 +74,12 @@ class SimulatedRobot:
             self.hardware,
             self.runtime,
             robot_map=self.map,
-            start_pose=believed_pose or start,
+            start_pose=believed_pose if believed_pose is not None else start,
             use_gyro=use_gyro,
             use_localization=use_localization,
             seed=seed,
             background_localization=background_localization,
         )
-        self.sim.on_laser.append(self._on_laser)
 
     @property
     def core(self) -> RobotCore:
@@ -82,9 +88,6 @@ class SimulatedRobot:
     @property
     def skipped_scans(self) -> int:
         return self.program.skipped_scans
-
-    def _on_laser(self, stamp: float) -> None:
-        self.program.scan_arrived(stamp)
 
     def wait_for_localization(self, timeout: float | None = None) -> None:
         self.program.wait_for_localization(timeout)
@@ -115,20 +118,44 @@ def simulated_server(
     robot_map: World | object | None = _PUBLISHED,
     recorder: BackgroundRecorder | None = None,
     start: tuple[float, float, float] | None = None,
+    truth: PhysicalTruth | None = None,
 ) -> tuple[RobotServer, SimulatedRobot]:
     """A robot server over a simulated robot on the real-time runtime (``freelook robot
     --hardware sim`` and ``freelook sim``), starting at ``start`` (checked: a
     :class:`freelook.errors.WorldError` if the robot does not fit there) or where
-    :func:`freelook.maps.choose_start` puts it."""
+    :func:`freelook.maps.choose_start` puts it. With ``truth`` (an error model's draw) the
+    simulated robot differs from ``config`` and stands where it was put give or take the
+    model's placing error, while its program is told the place it was put."""
     runtime = RealtimeRuntime()
+    told = choose_start(world, config.footprint, start)
+    pose = told if truth is None else _placed(config, world, told, truth)
     robot = SimulatedRobot(
         config,
         world,
         seed=seed,
-        pose=choose_start(world, config.footprint, start),
+        pose=pose,
+        believed_pose=told,
+        truth=truth,
         runtime=runtime,
         camera=options.camera,
         background_localization=True,
         robot_map=robot_map,
     )
     return RobotServer(robot.program, runtime, options, recorder), robot
+
+
+def _placed(
+    config: RobotConfig,
+    world: World,
+    told: tuple[float, float, float],
+    truth: PhysicalTruth,
+) -> tuple[float, float, float]:
+    """Where a robot put down by hand at ``told`` really stands (``told`` itself when the
+    placing error would put it into an obstacle)."""
+    dx, dy, dth = truth.start_offset
+    pose = (told[0] + dx, told[1] + dy, told[2] + dth)
+    try:
+        choose_start(world, config.footprint, pose)
+    except WorldError:
+        return told
+    return pose

@@ -179,13 +179,21 @@ def laser_scan(
 class Laser:
     """A planar scanner at its mount offset: ``beams`` evenly over ``fov`` centred ahead."""
 
-    def __init__(self, config: LaserConfig, world: World, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        config: LaserConfig,
+        world: World,
+        rng: np.random.Generator,
+        yaw_offset: float = 0.0,
+    ) -> None:
+        """``yaw_offset`` (rad) turns the scanner on its mount: its beams leave that far from
+        the bearings :attr:`angles` it reports."""
         self.config = config
         self.world = world
         self.rng = rng
         half = math.radians(config.fov_deg) / 2
         self.angles = np.linspace(-half, half, config.beams)
-        self._units = unit_vectors(self.angles)
+        self._units = unit_vectors(self.angles + yaw_offset if yaw_offset else self.angles)
         grid = world.obstacles()
         self._clearance = clearance_of(grid)
         self._world = (world.origin[0], world.origin[1], world.resolution)
@@ -355,11 +363,17 @@ class SonarRing:
 class RateGyro:
     """MEMS rate gyro: turn-on bias, bias random walk, angle random walk, scale-factor error."""
 
-    def __init__(self, config: GyroConfig, rng: np.random.Generator) -> None:
+    def __init__(
+        self, config: GyroConfig, rng: np.random.Generator, scale_error: float | None = None
+    ) -> None:
+        """``scale_error``: the part's true scale-factor error (an error model's draw); None
+        draws it within the datasheet's bound."""
         self.config = config
         self.rng = rng
         self.bias = math.radians(rng.uniform(-config.turn_on_bias_deg_s, config.turn_on_bias_deg_s))
         self.scale = 1.0 + rng.uniform(-config.scale_factor_error, config.scale_factor_error)
+        if scale_error is not None:
+            self.scale = 1.0 + scale_error
         # ARW in rad/√s and bias random-walk intensity chosen so the bias drifts by about the
         # bias-instability figure over an hour
         self._arw = math.radians(config.angle_random_walk_deg_sqrt_h) / 60.0

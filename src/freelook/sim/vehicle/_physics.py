@@ -15,7 +15,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
 from freelook.geometry import wrap_angle_compiled
 from freelook.sim.vehicle._collision import footprint_clear, footprint_hits
 
@@ -58,7 +58,9 @@ _TAU, _ACC, _DEC, _TRACK, _HOLONOMIC = 0, 1, 2, 3, 4
 _SPREAD, _LONGITUDINAL, _SLIP_NOISE = 5, 6, 7
 _PAN_TILT, _PAN_WRAP, _PAN_LO, _PAN_HI, _TILT_LO, _TILT_HI = 8, 9, 10, 11, 12, 13
 _REACH, _OX, _OY, _RESOLUTION, _OUTLINE_REACH = 14, 15, 16, 17, 18
-_PARAMS = 19
+# the physical robot against its description (all neutral without an error model)
+_K_LEFT, _K_RIGHT, _SPREAD_RIGHT_TURN, _SPREAD_PER_RATE, _LATERAL, _ICR_FORWARD = range(19, 25)
+_PARAMS = 25
 
 
 def physics_params(
@@ -67,9 +69,16 @@ def physics_params(
     origin: tuple[float, float],
     resolution: float,
     outline: npt.NDArray[np.float64],
+    truth: PhysicalTruth | None = None,
 ) -> npt.NDArray[np.float64]:
     """The parameter vector :func:`step_vehicles` reads, from a robot description, a grid and
-    the footprint's ``outline`` (body-frame points the collision check looks at)."""
+    the footprint's ``outline`` (body-frame points the collision check looks at).
+
+    ``truth`` is the physical robot when it differs from its description (an error model's
+    draw): each wheel's true diameter over nominal (the motors servo the nominal speed, so the
+    ground sees that times the ratio), the true track width, the ICR spread turning left and
+    right and its growth with the turn rate, longitudinal slip, a sideways skid in turns and
+    the random slip. Without it the robot is its description."""
     drive, slip, pt = config.drive, config.slip, config.pan_tilt
     p = np.zeros(_PARAMS)
     p[_TAU], p[_ACC], p[_DEC] = (
@@ -81,6 +90,16 @@ def physics_params(
     p[_HOLONOMIC] = 1.0 if drive.kind == "holonomic" else 0.0
     p[_SPREAD], p[_LONGITUDINAL] = (slip.icr_spread, slip.longitudinal) if slip.enabled else (1, 0)
     p[_SLIP_NOISE] = slip.noise if slip.enabled else 0.0
+    p[_K_LEFT] = p[_K_RIGHT] = 1.0
+    p[_SPREAD_RIGHT_TURN] = p[_SPREAD]
+    if truth is not None:
+        p[_TRACK] = drive.track_width * truth.track
+        p[_K_LEFT], p[_K_RIGHT] = truth.left_wheel, truth.right_wheel
+        p[_SPREAD], p[_SPREAD_RIGHT_TURN] = truth.spread_left_turn, truth.spread_right_turn
+        p[_SPREAD_PER_RATE] = truth.spread_per_rate
+        p[_LONGITUDINAL] = truth.longitudinal
+        p[_LATERAL], p[_ICR_FORWARD] = truth.lateral, truth.icr_forward
+        p[_SLIP_NOISE] = truth.slip_noise
     if pt is not None:
         p[_PAN_TILT] = 1.0
         if pt.pan_limits_deg is None:
@@ -142,6 +161,10 @@ def step_vehicles(
     spread, longitudinal, slip_noise = params[_SPREAD], params[_LONGITUDINAL], params[_SLIP_NOISE]
     reach, ox, oy, res = params[_REACH], params[_OX], params[_OY], params[_RESOLUTION]
     outline_reach = params[_OUTLINE_REACH]
+    k_left, k_right = params[_K_LEFT], params[_K_RIGHT]
+    spread_right, per_rate = params[_SPREAD_RIGHT_TURN], params[_SPREAD_PER_RATE]
+    lateral, icr_forward = params[_LATERAL], params[_ICR_FORWARD]
+    skids = lateral != 0.0 or icr_forward != 0.0
     for i in range(state.shape[0]):
         s = state[i]
         for k in range(steps):
@@ -160,13 +183,22 @@ def step_vehicles(
                 s[V_RIGHT] = _approach(s[V_RIGHT], s[CMD_RIGHT], tau, acc, dec, dt)
                 s[LEFT_DISTANCE] += s[V_LEFT] * dt
                 s[RIGHT_DISTANCE] += s[V_RIGHT] * dt
-                vx = 0.5 * (s[V_LEFT] + s[V_RIGHT]) * (1.0 - longitudinal)
-                omega = (s[V_RIGHT] - s[V_LEFT]) / (spread * track)
+                # the ground under each track: the nominal speed the motors hold times the
+                # true diameter over nominal
+                ground_left = s[V_LEFT] * k_left
+                ground_right = s[V_RIGHT] * k_right
+                vx = 0.5 * (ground_left + ground_right) * (1.0 - longitudinal)
+                turn = ground_right - ground_left
+                icr = spread if turn >= 0.0 else spread_right
+                if per_rate != 0.0:
+                    icr += per_rate * abs(turn / track)
+                omega = turn / (icr * track)
                 if slip_noise > 0:
                     factor = 1.0 + slip_noise * noise[i, k]
                     vx *= factor
                     omega *= factor
-                vy = 0.0
+                # a skid outwards in a turn and an ICR off the axle
+                vy = -(icr_forward + lateral * vx) * omega if skids else 0.0
             # pan-tilt unit
             if params[_PAN_TILT] != 0.0 and (s[PAN_RATE] != 0.0 or s[TILT_RATE] != 0.0):
                 pan = s[PAN] + s[PAN_RATE] * dt

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
 from freelook.maps import World, clearance_of
 from freelook.sim.vehicle import _physics as ph
 from freelook.sim.vehicle._collision import footprint_hits, perimeter_points
@@ -93,8 +93,11 @@ class Vehicle:
         world: World,
         rng: np.random.Generator,
         pose: tuple[float, float, float] | None = None,
+        truth: PhysicalTruth | None = None,
     ) -> None:
         self.config = config
+        #: the physical robot when it differs from ``config`` (see :func:`._physics.physics_params`)
+        self.truth = truth
         self.world = world
         self.rng = rng
         # the command limits, read once from the (frozen) description: commands come every cycle
@@ -116,7 +119,7 @@ class Vehicle:
         self._reach = math.hypot(abs(fp.center_forward) + fp.length / 2, fp.width / 2)
         #: What the compiled kernel reads: the parameter vector and the footprint outline.
         self.params = ph.physics_params(
-            config, self._reach, world.origin, world.resolution, self._points
+            config, self._reach, world.origin, world.resolution, self._points, truth
         )
         self._clearance = clearance_of(self._grid)
         self.points = self._points
