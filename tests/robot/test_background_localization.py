@@ -47,7 +47,9 @@ def test_control_goes_on_while_the_filter_is_busy_and_its_result_lands_after() -
             robot.run_for(0.05)
         assert started.wait(5.0)
         assert robot.sim.ground_truth.x > 3.1  # the control cycle kept driving
-        assert robot.skipped_scans > 50  # 75 Hz scans waited for the busy filter
+        # every control cycle (50 Hz) but the first found a new scan (75 Hz) the busy filter
+        # could not take
+        assert robot.skipped_scans >= 45
         assert not robot.core.pose_trusted
         release.set()
         for _ in range(200):  # scans resume; the search settles

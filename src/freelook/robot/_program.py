@@ -2,8 +2,10 @@
 
 It owns the robot core, runs its control cycle as a periodic job of the runtime it is given
 and hands localization to a worker thread when asked (real-time runtimes: a global search's
-first scans take longer than a control period), or runs it inline on each new scan (lock-step
-runs: deterministic). It knows its hardware only through the HAL and its surroundings only
+first scans take longer than a control period), or runs it inline (lock-step runs:
+deterministic). Either way the control cycle takes the newest scan from the laser's HAL
+interface, as a robot reading its scanner's driver would; a scan that came and went between
+two cycles is never seen. It knows its hardware only through the HAL and its surroundings only
 through the map it was given; which backend sits behind the HAL is the caller's business.
 """
 
@@ -67,7 +69,8 @@ class RobotProgram:
             else None
         )
         self._localizing: Future[LocalizationResult | None] | None = None
-        self.skipped_scans = 0  # scans that came while the filter was busy
+        self.skipped_scans = 0  # scans a control cycle found while the filter was busy
+        self._last_seen_scan = float("-inf")
 
     def _step(self, now: float) -> None:
         if self._localizing is not None and self._localizing.done():
@@ -80,17 +83,22 @@ class RobotProgram:
                 if result is not None:
                     self.core.apply_localization(result)
         self.core.step(now)
-        if self._localizer is not None and self._localizing is None:
+        if self._localizer is None:
+            # after the cycle's odometry: the newest scan pairs with the odometry of its time
+            self.core.on_scan(now)
+        elif self._localizing is not None:
+            self._count_skipped()
+        else:
             # after the cycle's odometry: the newest scan pairs with the odometry of its time
             job = self.core.localization_job(now)
             if job is not None:
                 self._localizing = self._localizer.submit(self.core.localize, job)
 
-    def scan_arrived(self, stamp: float) -> None:
-        """A backend that delivers laser scans as events calls this for each one."""
-        if self._localizer is None:
-            self.core.on_scan(stamp)
-        elif self._localizing is not None:
+    def _count_skipped(self) -> None:
+        laser = self.hardware.laser
+        scan = laser.latest() if laser is not None else None
+        if scan is not None and scan.stamp > self._last_seen_scan:
+            self._last_seen_scan = scan.stamp
             self.skipped_scans += 1
 
     def wait_for_localization(self, timeout: float | None = None) -> None:
