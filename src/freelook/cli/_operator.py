@@ -63,6 +63,14 @@ def sim(
     zenoh: Annotated[
         str, typer.Option(help="HOST:PORT the fleet's Zenoh peer listens on (with --robots).")
     ] = "127.0.0.1:7447",
+    exact_robot: Annotated[
+        bool,
+        typer.Option(
+            "--exact-robot",
+            help="Simulate the robot exactly as its description says (a demo); by default it "
+            "differs by its error model (config/errors/ROBOT.toml), as a real robot would.",
+        ),
+    ] = False,
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
@@ -96,6 +104,7 @@ def sim(
         keyfile=keyfile,
         start=start_pose,
         foxglove=foxglove,
+        error_model=not exact_robot,
     )
 
     def stop(signum: int, frame: object) -> None:

@@ -19,7 +19,12 @@ from pathlib import Path
 import uvicorn
 from starlette.applications import Starlette
 
-from freelook.config import RobotConfig
+from freelook.config import (
+    PhysicalTruth,
+    RobotConfig,
+    builtin_error_models,
+    load_error_model,
+)
 from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TransportUrl
@@ -57,6 +62,17 @@ class SessionOptions:
     station: int = 1  # this station's id on the link (its key's entry in a keys file)
     start: tuple[float, float, float] | None = None  # the simulated robot's start; None: the map's
     foxglove: int | None = None  # the live Foxglove bridge's port (0: any free one); None: off
+    #: the simulated robot differs from its description by its error model (off: a demo robot
+    #: that is exactly its description)
+    error_model: bool = True
+
+
+def _physical_robot(config: RobotConfig, options: SessionOptions) -> PhysicalTruth | None:
+    """The simulated robot's physics: its error model's draw for the session's seed (None:
+    the model is off, or the robot has none)."""
+    if not options.error_model or config.name not in builtin_error_models():
+        return None
+    return load_error_model(config.name).draw(options.seed)
 
 
 @dataclass(frozen=True)
@@ -278,6 +294,7 @@ async def _session(
         seed=options.seed,
         recorder=background,
         start=options.start,
+        truth=_physical_robot(config, options),
     )
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()
