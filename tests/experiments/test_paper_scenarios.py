@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
-from freelook.config import TrackingConfig
+from freelook.config import TrackingConfig, load_error_model, load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._ellipse import EllipseProgress, ellipse_trial
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
-from freelook.experiments._tables import reckless_table, translation_table
+from freelook.experiments._tables import reckless_table, translation_verdict
 from freelook.link import Impairments
 
 SEEDS = range(1, 6)
@@ -23,14 +24,39 @@ def _nothing(done: int, total: int) -> None:
 
 
 def test_translation_rows_meet_their_targets_and_the_closed_loop_beats_the_open() -> None:
-    result = translation_table(5, 1, _nothing)
-    assert [row.ok for row in result.rows] == [True, True]
-    open_loop = [sc.translation_offset_trial(seed, open_loop=True) for seed in SEEDS]
+    open_loop = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in SEEDS]
     closed = [sc.translation_offset_trial(seed) for seed in SEEDS]
+    assert translation_verdict(open_loop, like=True)[1], [r.signed_offset for r in open_loop]
+    assert translation_verdict(closed, like=False)[1], [r.signed_offset for r in closed]
+    # the paper's runs spread (−1…32 cm): so do these, under the error model
+    spread = [r.signed_offset for r in open_loop]
+    assert max(spread) - min(spread) > 0.05
     for a, b in zip(open_loop, closed, strict=True):
         assert b.final_offset < a.final_offset  # the loop on the camera's pose pays off
         assert b.max_offset >= b.final_offset  # the worst is on the way, not only at the end
         assert b.covered > a.covered  # and the camera gets further along its 2 m
+
+
+def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    truth = load_error_model("foi-ugv").draw(1)
+    frozen = dataclasses.replace(truth, left_wheel=0.0, right_wheel=0.0)
+    monkeypatch.setattr(sc, "physical_robot", lambda config, seed, errors=True: frozen)
+    still = [sc.translation_offset_trial(1, open_loop=True, laser=False)]
+    assert still[0].covered < 0.1
+    assert still[0].final_offset < 0.02  # no offset at all: it never went anywhere
+    assert not translation_verdict(still, like=True)[1]
+    assert not translation_verdict(still, like=False)[1]
+    monkeypatch.undo()
+    # the controller told the identified d (70 cm) instead of the paper's reduced 35 cm
+    right = load_robot("foi-ugv")
+    wrong = right.model_copy(
+        update={"drive": right.drive.model_copy(update={"controller_track_width": 0.70})}
+    )
+    monkeypatch.setattr(sc, "load_robot", lambda name: wrong)
+    runs = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in (1, 2)]
+    assert not translation_verdict(runs, like=True)[1], [r.signed_offset for r in runs]
 
 
 def test_reckless_rows_in_every_condition_meet_their_targets() -> None:

@@ -10,6 +10,7 @@ one physical robot (:class:`PhysicalTruth`), which only the simulator reads.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import tomllib
 from dataclasses import dataclass
@@ -72,8 +73,10 @@ class SlipErrors(_Strict):
     icr_spread_right_turn: Spread = Field(default_factory=_ratio)
     spread_per_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="per rad/s")
     longitudinal: Spread = Field(default_factory=lambda: Spread(mean=0.0))
-    lateral: float = Field(default=0.0, ge=0.0, le=1.0, description="s (m/s per m/s²)")
-    icr_forward: float = Field(default=0.0, ge=-0.5, le=0.5, description="m")
+    lateral: Spread = Field(
+        default_factory=lambda: Spread(mean=0.0), description="s (m/s per m/s²), 0…1"
+    )
+    icr_forward: Spread = Field(default_factory=lambda: Spread(mean=0.0), description="m, −0.5…0.5")
     noise: float = Field(default=0.0, ge=0.0, le=0.2, description="relative std, per step")
 
 
@@ -125,7 +128,7 @@ class ErrorModel(_Strict):
             st.xy_std * float(rng.standard_normal()),
             math.radians(st.theta_std_deg) * float(rng.standard_normal()),
         )
-        return PhysicalTruth(
+        truth = PhysicalTruth(
             model=self.robot,
             seed=seed,
             left_wheel=w.left.draw(rng),
@@ -135,8 +138,8 @@ class ErrorModel(_Strict):
             spread_right_turn=max(1.0, s.icr_spread_right_turn.draw(rng)),
             spread_per_rate=s.spread_per_rate,
             longitudinal=min(max(s.longitudinal.draw(rng), 0.0), 0.4),
-            lateral=s.lateral,
-            icr_forward=s.icr_forward,
+            lateral=0.0,
+            icr_forward=0.0,
             slip_noise=s.noise,
             gyro_scale=g.scale.draw(rng),
             laser_forward=la.forward.draw(rng),
@@ -145,6 +148,12 @@ class ErrorModel(_Strict):
             outlier_rate=la.outlier_rate,
             dropout_rate=la.dropout_rate,
             start_offset=start,
+        )
+        # drawn last, so adding them left every earlier draw of a seed as it was
+        return dataclasses.replace(
+            truth,
+            lateral=min(max(s.lateral.draw(rng), 0.0), 1.0),
+            icr_forward=min(max(s.icr_forward.draw(rng), -0.5), 0.5),
         )
 
 

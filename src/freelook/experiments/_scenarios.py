@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from freelook.config import RobotConfig, load_robot
+from freelook.config import PhysicalTruth, RobotConfig, load_error_model, load_robot
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
@@ -32,9 +32,11 @@ from freelook.link import (
 from freelook.maps import World, load_world
 
 __all__ = [
+    "LapsResult",
     "TranslationResult",
     "flc_figures_trial",
     "link_course_trial",
+    "physical_robot",
     "square_laps_trial",
     "translation_offset_trial",
 ]
@@ -69,6 +71,21 @@ def _map_file(name: str) -> World | None:
     return _MAPS[name]
 
 
+def physical_robot(config: RobotConfig, seed: int, errors: bool = True) -> PhysicalTruth | None:
+    """The physical robot of ``seed`` under the robot's error model (None: ``errors`` off, the
+    simulated robot is its description)."""
+    return load_error_model(config.name).draw(seed) if errors else None
+
+
+def _with_gain(config: RobotConfig, gain: float | None) -> RobotConfig:
+    """``config`` with the Free Look pull ``gain`` (0: the paper's eq. 6 alone)."""
+    if gain is None:
+        return config
+    return config.model_copy(
+        update={"free_look": config.free_look.model_copy(update={"gain": gain})}
+    )
+
+
 def _camera(robot: SimulatedRobot) -> tuple[float, float, float]:
     pt = robot.config.pan_tilt
     assert pt is not None
@@ -90,12 +107,41 @@ def _transmit(channel: ImpairedChannel, session: LinkSession, message: Message, 
         channel.send(packet, now)
 
 
-def _drive(robot: SimulatedRobot, command: FreeLookCommand, seconds: float) -> None:
+def _drive(
+    robot: SimulatedRobot,
+    command: FreeLookCommand,
+    seconds: float,
+    path: list[float] | None = None,
+) -> None:
+    """Send ``command`` every operator period for ``seconds``; ``path[0]`` gathers the
+    distance the camera truly travelled, sampled every period."""
     period = robot.config.link.operator_tx_spacing
     steps = max(1, round(seconds / period))
     for _ in range(steps):
+        before = _camera(robot) if path is not None else None
         robot.send(command)
         robot.run_for(period)
+        if path is not None and before is not None:
+            x, y, _ = _camera(robot)
+            path[0] += math.hypot(x - before[0], y - before[1])
+
+
+@dataclass(frozen=True)
+class LapsResult:
+    """Seed 000 Tables 2–3's run: the camera's drift after each lap, and whether the laps were
+    driven (a robot that never moved must not pass for one that never drifts)."""
+
+    drifts: list[float]  # deg, camera heading drift after each lap
+    paths: list[float]  # m the camera travelled in each lap (4 sides: about 4·side)
+    returns: list[float]  # m of the camera from its start after each lap
+
+    def completed(self, side: float) -> bool:
+        """Every lap driven: at least 85 % of its four sides travelled, the camera back within
+        a quarter of a side of its start."""
+        return bool(self.drifts) and all(
+            p >= 0.85 * 4 * side and r <= 0.25 * side
+            for p, r in zip(self.paths, self.returns, strict=True)
+        )
 
 
 def square_laps_trial(
@@ -106,13 +152,30 @@ def square_laps_trial(
     use_gyro: bool = True,
     use_localization: bool = True,
     robot_name: str = "foi-ugv",
-) -> list[float]:
-    """Seed 000 Tables 2–3: camera heading drift (deg) after each lap of FLC square driving."""
-    config = load_robot(robot_name)
+    gain: float | None = 0.0,
+    errors: bool = True,
+    laser: bool = True,
+) -> LapsResult:
+    """Seed 000 Tables 2–3: camera heading drift (deg) after each lap of FLC square driving.
+
+    ``gain`` is the Free Look pull onto the camera's reference (0: the paper's eq. 6 alone;
+    None: the robot's own), ``errors`` whether the simulated robot differs from its
+    description by its error model, ``laser`` whether the laser works at all."""
+    config = _with_gain(load_robot(robot_name), gain)
+    if not laser:
+        config = config.model_copy(update={"laser": None})
     world = _world("square")
     start = (world.start[0] - side / 2, world.start[1] - side / 2, 0.0)
+    truth = physical_robot(config, seed, errors)
     robot = SimulatedRobot(
-        config, world, seed=seed, pose=start, use_gyro=use_gyro, use_localization=use_localization
+        config,
+        world,
+        seed=seed,
+        pose=start,
+        believed_pose=truth.believed(start) if truth is not None else start,
+        use_gyro=use_gyro,
+        use_localization=use_localization,
+        truth=truth,
     )
     robot.run_for(1.0)  # let the filters settle standing still
     psi0 = _camera(robot)[2]
@@ -120,14 +183,21 @@ def square_laps_trial(
     speed = 0.3
     turn_time = 64 * period  # a whole number of command periods: exactly 90° commanded
     sign = -1.0 if clockwise else 1.0
-    drifts = []
+    drifts, paths, returns = [], [], []
+    x0, y0, _ = _camera(robot)
     for _ in range(laps):
+        path = [0.0]
         for _ in range(4):
-            _drive(robot, FreeLookCommand(speed, 0.0, 0.0), side / speed)
-            _drive(robot, FreeLookCommand(0.0, 0.0, sign * (math.pi / 2) / turn_time), turn_time)
-        _drive(robot, FreeLookCommand(0.0, 0.0, 0.0), 0.5)
+            _drive(robot, FreeLookCommand(speed, 0.0, 0.0), side / speed, path)
+            _drive(
+                robot, FreeLookCommand(0.0, 0.0, sign * (math.pi / 2) / turn_time), turn_time, path
+            )
+        _drive(robot, FreeLookCommand(0.0, 0.0, 0.0), 0.5, path)
         drifts.append(math.degrees(wrap_angle(_camera(robot)[2] - psi0)))
-    return drifts
+        paths.append(path[0])
+        cx, cy, _ = _camera(robot)
+        returns.append(math.hypot(cx - x0, cy - y0))
+    return LapsResult(drifts, paths, returns)
 
 
 @dataclass(frozen=True)
@@ -137,29 +207,45 @@ class TranslationResult:
     final_offset: float  # m, |h| after the run
     max_offset: float  # m, the largest |h| on the way
     covered: float  # m travelled along the camera's initial heading
+    #: m, h with the paper's sign: positive towards where the chassis first faced (a chassis
+    #: that turns less sharply than it should leaves the camera on that side)
+    signed_offset: float = 0.0
 
 
 def translation_offset_trial(
-    seed: int, distance: float = 2.0, robot_name: str = "foi-ugv", open_loop: bool = False
+    seed: int,
+    distance: float = 2.0,
+    robot_name: str = "foi-ugv",
+    open_loop: bool = False,
+    errors: bool = True,
+    laser: bool = True,
 ) -> TranslationResult:
     """Seed 000 Table 4: lateral offset h of the camera over a pure forward translation
     started with the chassis turned 90° from the camera.
 
     ``open_loop`` runs the paper's law (eq. 6 on the measured pan and the gyro's heading rate,
     with the controller's d against the slipping tracks' real one) instead of the robot's
-    closed loop on the camera's estimated pose.
+    closed loop on the camera's estimated pose; ``errors`` whether the simulated robot differs
+    from its description by its error model; ``laser`` whether it has its laser at all.
     """
-    config = load_robot(robot_name)
-    if open_loop:
-        config = config.model_copy(
-            update={"free_look": config.free_look.model_copy(update={"gain": 0.0})}
-        )
+    config = _with_gain(load_robot(robot_name), 0.0 if open_loop else None)
+    if not laser:
+        config = config.model_copy(update={"laser": None})
     world = _world("square")
     rng = np.random.default_rng(seed)
     side = 1.0 if rng.random() < 0.5 else -1.0
     theta0 = float(rng.uniform(-math.pi, math.pi))
     x, y = world.start[0] - 1.0 * math.cos(theta0 + side * math.pi / 2), world.start[1]
-    robot = SimulatedRobot(config, world, seed=seed, pose=(x, y, theta0))
+    truth = physical_robot(config, seed, errors)
+    pose = (x, y, theta0)
+    robot = SimulatedRobot(
+        config,
+        world,
+        seed=seed,
+        pose=pose,
+        believed_pose=truth.believed(pose) if truth is not None else pose,
+        truth=truth,
+    )
     robot.sim.vehicle.pan = -side * math.pi / 2  # camera looks 90° off the chassis heading
     robot.run_for(0.5)
     cx0, cy0, psi0 = _camera(robot)
@@ -175,8 +261,8 @@ def translation_offset_trial(
         cx, cy, _ = _camera(robot)
         worst = max(worst, abs(-s * (cx - cx0) + c * (cy - cy0)))
     cx, cy, _ = _camera(robot)
-    h = abs(-s * (cx - cx0) + c * (cy - cy0))
-    return TranslationResult(h, worst, c * (cx - cx0) + s * (cy - cy0))
+    h = -s * (cx - cx0) + c * (cy - cy0)  # left of the camera's initial line
+    return TranslationResult(abs(h), worst, c * (cx - cx0) + s * (cy - cy0), side * h)
 
 
 def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, float]:
