@@ -7,6 +7,7 @@ localization, the operator station and reports read them too. Nothing here knows
 describes a simulated or a real place.
 """
 
+from freelook.maps._differences import MapDifferences, lab_on_the_day
 from freelook.maps._distance import distance_to_background, grow, interpolate_linear
 from freelook.maps._loaders import (
     builtin_worlds,
@@ -33,6 +34,7 @@ from freelook.maps._start import FreeSpace, choose_start, footprint_free
 __all__ = [
     "FreeSpace",
     "KeepOut",
+    "MapDifferences",
     "Place",
     "World",
     "WorldObject",
@@ -51,6 +53,7 @@ __all__ = [
     "grid_key",
     "grow",
     "interpolate_linear",
+    "lab_on_the_day",
     "load_aria_map",
     "load_ros_map",
     "load_toml_world",

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import PhysicalTruth, RobotConfig
-from freelook.maps import World
+from freelook.maps import MapDifferences, World
 from freelook.runtime import LockstepRuntime, Runtime
 from freelook.sim.arm import SimulatedArm, objects_from_world
 from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
@@ -53,21 +53,25 @@ class Simulator:
         pose: tuple[float, float, float] | None = None,
         physics_period: float = 0.005,
         truth: PhysicalTruth | None = None,
+        differences: MapDifferences | None = None,
     ) -> None:
         """``config`` is the robot's description (what its program believes); ``truth`` the
         physical robot when it differs (an error model's draw, :class:`PhysicalTruth`): its
         wheels, track width, slip, gyro scale, where its laser really sits and its bad
-        returns. Without ``truth`` the simulated robot is its description."""
+        returns. Without ``truth`` the simulated robot is its description. ``world`` is the
+        world as its map shows it; ``differences`` what stands there besides (furniture,
+        people, a closed door: solid to all; glass: solid, but the laser sees through it)."""
         if not 0 < physics_period <= 0.005:
             raise ValueError(f"physics period must be in (0, 5 ms], got {physics_period}")
         self.config = config
-        self.world = world
+        self.differences = differences if differences is not None else MapDifferences()
+        self.world = world = self.differences.world(world)
         self.truth = truth
         self.physics_period = physics_period
         streams = np.random.SeedSequence(seed).spawn(6)
         rngs = [np.random.default_rng(s) for s in streams]
         self.vehicle = Vehicle(config, world, rngs[0], pose, truth)
-        self.laser = _laser_for(config, world, rngs[1], truth)
+        self.laser = _laser_for(config, self.differences.laser_world(world), rngs[1], truth)
         self.sonar = SonarRing(config.sonar, world, rngs[2]) if config.sonar else None
         self.gyro = (
             RateGyro(config.gyro, rngs[3], truth.gyro_scale if truth is not None else None)

@@ -8,7 +8,7 @@ from freelook.config import PhysicalTruth, RobotConfig
 from freelook.errors import WorldError
 from freelook.hardware.sim._hal import simulated_hardware
 from freelook.link import Message
-from freelook.maps import World, choose_start, load_world
+from freelook.maps import MapDifferences, World, choose_start, load_world
 from freelook.robot import RobotCore, RobotProgram, RobotServer, ServerOptions
 from freelook.runtime import LockstepRuntime, RealtimeRuntime, Runtime
 from freelook.sim import Simulator
@@ -56,19 +56,25 @@ class SimulatedRobot:
         background_localization: bool = False,
         robot_map: World | object | None = _PUBLISHED,
         truth: PhysicalTruth | None = None,
+        differences: MapDifferences | None = None,
     ) -> None:
-        """``background_localization`` runs the particle filter on a worker thread, off the
+        """``differences``: what the world holds that the map does not show, and how far the
+        map file is off (its offset moves whatever map the robot is given).
+        ``background_localization`` runs the particle filter on a worker thread, off the
         control path (for real-time runtimes); lock-step runs keep it inline."""
         start = pose if pose is not None else choose_start(world, config.footprint)
         self.config = config
         self.world = world
         self.truth = truth
-        self.sim = Simulator(config, world, seed=seed, pose=start, truth=truth)
+        self.sim = Simulator(
+            config, world, seed=seed, pose=start, truth=truth, differences=differences
+        )
         self.hardware = simulated_hardware(self.sim, camera=camera, gyro=use_gyro)
         self.runtime: Runtime = runtime if runtime is not None else LockstepRuntime()
         self.sim.attach(self.runtime)
-        self.map = published_map(world) if robot_map is _PUBLISHED else robot_map
-        assert self.map is None or isinstance(self.map, World)
+        given = published_map(world) if robot_map is _PUBLISHED else robot_map
+        assert given is None or isinstance(given, World)
+        self.map = given if given is None else self.sim.differences.robot_map(given)
         self.program = RobotProgram(
             config,
             self.hardware,
