@@ -13,7 +13,7 @@ from freelook.config import TrackingConfig, load_error_model, load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._ellipse import EllipseProgress, ellipse_trial
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
-from freelook.experiments._tables import reckless_table, translation_verdict
+from freelook.experiments._tables import reckless_table, reckless_verdict, translation_verdict
 from freelook.link import Impairments
 
 SEEDS = range(1, 6)
@@ -59,10 +59,43 @@ def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
     assert not translation_verdict(runs, like=True)[1], [r.signed_offset for r in runs]
 
 
-def test_reckless_rows_in_every_condition_meet_their_targets() -> None:
-    result = reckless_table(5, 1, _nothing)
-    assert len(result.rows) == 4
-    assert all(row.ok for row in result.rows), [row.ours for row in result.rows]
+def test_reckless_rows_freelook_keeps_off_walls_and_the_control_run_collides() -> None:
+    result = reckless_table(4, 1, _nothing)
+    assert len(result.rows) == 6
+    thesis, control, *extra = result.rows
+    assert thesis.paper == "no collision in 9 trials"
+    assert control.ok, control.ours  # without obstacle safety the scenario does collide
+    assert all(row.ok for row in extra), [row.ours for row in extra]
+    assert all(row.what.startswith("freelook extra") for row in extra)
+
+
+def test_the_thesiss_zones_cap_the_speed_it_touches_at_and_none_collides_faster() -> None:
+    # the thesis's zones only cap the speed: a reckless operator pushing into a wall reaches it,
+    # at the innermost zone's cap; without them at full speed
+    config = load_robot("pioneer3dx")
+    cap = config.safety.zones[0].max_speed
+    thesis = [
+        reckless_trial(seed, False, RecklessCondition.SENSORS, 20.0, "nearest", "thesis")
+        for seed in (2, 4)
+    ]
+    off = [
+        reckless_trial(seed, False, RecklessCondition.SENSORS, 20.0, "nearest", "off")
+        for seed in (2, 4)
+    ]
+    assert all(r.collided for r in off)
+    assert max(r.impact_speed for r in thesis) <= cap + 0.01
+    assert min(r.impact_speed for r in off) > 2 * cap
+
+
+def test_a_blind_robot_fails_the_reckless_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from freelook.experiments import _reckless as rk
+
+    sighted = rk._pioneer("nearest", "freelook")
+    blind = sighted.model_copy(update={"laser": None, "sonar": None})
+    monkeypatch.setattr(rk, "_pioneer", lambda rule, safety="freelook": blind)
+    done = [reckless_trial(seed, False, RecklessCondition.SENSORS) for seed in (2, 4)]
+    assert any(r.collided for r in done)
+    assert not reckless_verdict(done, "freelook")[2]
 
 
 @pytest.mark.parametrize("seed", [18, 64])

@@ -274,6 +274,16 @@ class SafetyConfig(_Strict):
         description="s an obstacle seen by a range sensor is remembered where it was seen, "
         "to cover the gaps between sonar cones and behind the laser (0: off)",
     )
+    approach_check: bool = Field(
+        default=True,
+        description="freelook's approach check (stop short of what the motion would reach); "
+        "off: the zones only cap the speed, as the thesis's did",
+    )
+    zones_enabled: bool = Field(
+        default=True,
+        description="off: no zone caps and no approach check (a control run without obstacle "
+        "safety; the watchdog, e-stop and bumpers stay)",
+    )
 
     @model_validator(mode="after")
     def _zones_increasing(self) -> SafetyConfig:

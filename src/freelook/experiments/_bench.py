@@ -1,5 +1,5 @@
 """Benchmark of the longest experiment run, ``freelook experiment reckless --trials 1000``
-(3250 trials of 20 s), projected from a sample of its own trials on this machine's cores.
+(4500 trials of 20 s), projected from a sample of its own trials on this machine's cores.
 
 The full run takes minutes; the sample takes every :data:`SAMPLE_STRIDE`-th trial of each
 section, runs them on the experiment's worker processes, and scales each section's CPU time per
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from freelook.bench import Case, benchmark
 from freelook.experiments._parallel import map_trials, set_jobs
-from freelook.experiments._reckless import RecklessCondition, ZoneRule, reckless_trial
+from freelook.experiments._reckless import RecklessCondition, Safety, ZoneRule, reckless_trial
 from freelook.experiments._tables import RecklessJob, reckless_jobs, reckless_sections
 
 __all__ = ["SAMPLE_STRIDE", "projected_wall", "reckless_sample", "trial_cpu_seconds"]
@@ -27,21 +27,26 @@ SAMPLE_STRIDE = 11
 _FULL_TRIALS = 1000
 _TARGET_S = 300.0
 
-_warm: set[tuple[RecklessCondition, ZoneRule]] = set()
+_warm: set[tuple[RecklessCondition, ZoneRule, Safety]] = set()
 
 
 def trial_cpu_seconds(
-    seed: int, cut_link: bool, condition: RecklessCondition, duration: float, rule: ZoneRule
+    seed: int,
+    cut_link: bool,
+    condition: RecklessCondition,
+    duration: float,
+    rule: ZoneRule,
+    safety: Safety = "freelook",
 ) -> float:
     """CPU seconds one reckless trial takes in this process. The first trial of each kind a
     process runs is preceded by one untimed (its compiled kernels load from numba's cache
     then, once per process, as in the full run)."""
-    kind = (condition, rule)
+    kind = (condition, rule, safety)
     if kind not in _warm:
-        reckless_trial(0, True, condition, duration, rule)
+        reckless_trial(0, True, condition, duration, rule, safety)
         _warm.add(kind)
     start = time.process_time()
-    reckless_trial(seed, cut_link, condition, duration, rule)
+    reckless_trial(seed, cut_link, condition, duration, rule, safety)
     return time.process_time() - start
 
 
@@ -60,7 +65,7 @@ def reckless_sample(full: int) -> tuple[list[RecklessJob], dict[str, int]]:
     sample: list[RecklessJob] = []
     trials: dict[str, int] = {}
     start = 0
-    for _, _, n in reckless_sections(full):
+    for _, _, _, n in reckless_sections(full):
         section = jobs[start : start + n]
         trials[_section(section[0])] = n
         sample.extend(section[::SAMPLE_STRIDE])
@@ -69,8 +74,8 @@ def reckless_sample(full: int) -> tuple[list[RecklessJob], dict[str, int]]:
 
 
 def _section(job: RecklessJob) -> str:
-    _, _, condition, _, rule = job
-    return f"{condition.name.lower()}_{rule}"
+    _, _, condition, _, rule, safety = job
+    return f"{condition.name.lower()}_{rule}_{safety}"
 
 
 @benchmark("experiment.reckless_1000")

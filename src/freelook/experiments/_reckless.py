@@ -1,7 +1,14 @@
-"""The thesis's reckless operator (seed 004 §7.1.4), in three conditions of what the robot knows.
+"""The thesis's reckless operator (seed 004 §7.1.4), under three kinds of safety and in three
+conditions of what the robot knows.
 
 Full speed at the lab's walls and into its 0.8 m passage, forwards or backwards, with random
-turns, half the trials with the link cut mid-run. The robot's safety works from:
+turns, half the trials with the link cut mid-run, on a Pioneer that differs from its
+description by its error model, in the lab as it is on the day (:data:`LAB_ON_THE_DAY`:
+what its map file does not show, glass the laser sees through, the map a few centimetres
+off). Its safety (:data:`Safety`) is the thesis's (zones that only cap the speed, from the
+nearest reading all round, and a stop when fewer than one packet a second arrives), none (a
+control run: the watchdog and the bumpers only), or freelook's (the zones, the approach
+check, the obstacle memory, a 0.5 s watchdog). It works from:
 
 * ``SENSORS``: its range sensors alone (laser ahead, the two sonar rings), as the thesis's did;
 * ``LOCALIZED_MAP``: the sensors plus the lab's map file, placed by the robot's own
@@ -20,16 +27,24 @@ from typing import Literal
 
 import numpy as np
 
-from freelook.config import RobotConfig, load_robot
+from freelook.config import ErrorModel, PhysicalTruth, RobotConfig, load_error_model, load_robot
 from freelook.experiments._scenarios import _map_file, _world
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import SafetyFlags, VelocityCommand
+from freelook.maps import lab_on_the_day
 
-__all__ = ["RecklessCondition", "RecklessResult", "ZoneRule", "reckless_trial"]
+__all__ = ["RecklessCondition", "RecklessResult", "Safety", "ZoneRule", "reckless_trial"]
 
 #: the thesis's zones from the nearest reading all round, or freelook's direction-aware ones
 ZoneRule = Literal["nearest", "direction"]
+#: the thesis's safety, none at all (a control run), or freelook's
+Safety = Literal["thesis", "off", "freelook"]
+#: the lab as the trials find it against its map file (furniture, a person, a closed door,
+#: glass, a survey a few centimetres off)
+LAB_ON_THE_DAY = lab_on_the_day()
+#: s: the thesis stops the robot when fewer than one packet a second arrives (Algorithm 5.1)
+THESIS_WATCHDOG = 1.0
 
 
 class RecklessCondition(Enum):
@@ -46,12 +61,20 @@ class RecklessResult:
     stopped_after_cut: float | None  # s from the last command to standstill, None when no cut
     stop_bound: float | None  # watchdog + one cycle + braking of the fastest wheel + motor lag
     escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
+    collided_in_run: bool = False  # touched something before the manoeuvres out
+    impact_speed: float = 0.0  # m/s, the fastest it was going at a look before a contact
 
 
 def _robot(
-    seed: int, condition: RecklessCondition, rng: np.random.Generator, config: RobotConfig
+    seed: int,
+    condition: RecklessCondition,
+    rng: np.random.Generator,
+    config: RobotConfig,
+    truth: PhysicalTruth,
 ) -> SimulatedRobot:
-    """A robot at a random free pose, a third of them aimed at the passage."""
+    """A robot at a random free pose, a third of them aimed at the passage; its program is
+    told where it was put (``truth``'s placing error away), or a wrong start to find itself
+    from."""
     world = _world("lab")
     # without a map the robot has only its sensors; with one, the map loaded from its file
     robot_map = None if condition is RecklessCondition.SENSORS else _map_file("lab")
@@ -68,7 +91,7 @@ def _robot(
                 float(rng.uniform(0.6, 13.0)),
                 float(rng.uniform(-math.pi, math.pi)),
             )
-        believed = pose
+        believed = truth.believed(pose)
         if condition is RecklessCondition.LOCALIZED_MAP:
             believed = (
                 float(rng.uniform(1.0, 17.0)),
@@ -84,18 +107,32 @@ def _robot(
                 believed_pose=believed,
                 use_localization=condition is RecklessCondition.LOCALIZED_MAP,
                 robot_map=robot_map,
+                truth=truth,
+                differences=LAB_ON_THE_DAY,
             )
         except ValueError:
             continue
 
 
 @functools.cache
-def _pioneer(zone_rule: ZoneRule) -> RobotConfig:
-    """The Pioneer 3-DX with ``zone_rule``, read once per process (the description is frozen)."""
+def _pioneer(zone_rule: ZoneRule, safety: Safety = "freelook") -> RobotConfig:
+    """The Pioneer 3-DX with ``zone_rule`` and ``safety``, read once per process (the
+    description is frozen)."""
     config = load_robot("pioneer3dx")
-    return config.model_copy(
-        update={"safety": config.safety.model_copy(update={"zone_rule": zone_rule})}
-    )
+    update: dict[str, object] = {"zone_rule": zone_rule}
+    if safety != "freelook":
+        update |= {
+            "approach_check": False,
+            "obstacle_memory": 0.0,
+            "watchdog_timeout": THESIS_WATCHDOG,
+            "zones_enabled": safety == "thesis",
+        }
+    return config.model_copy(update={"safety": config.safety.model_copy(update=update)})
+
+
+@functools.cache
+def _errors() -> ErrorModel:
+    return load_error_model("pioneer3dx")
 
 
 def reckless_trial(
@@ -104,12 +141,14 @@ def reckless_trial(
     condition: RecklessCondition = RecklessCondition.SENSORS,
     duration: float = 20.0,
     zone_rule: ZoneRule = "nearest",
+    safety: Safety = "freelook",
 ) -> RecklessResult:
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
-    the thesis's zones from the nearest reading all round, or freelook's direction-aware ones."""
-    config = _pioneer(zone_rule)
+    the thesis's zones from the nearest reading all round, or freelook's direction-aware ones;
+    ``safety``: the thesis's, none, or freelook's."""
+    config = _pioneer(zone_rule, safety)
     rng = np.random.default_rng(seed)
-    robot = _robot(seed, condition, rng, config)
+    robot = _robot(seed, condition, rng, config, _errors().draw(seed))
     v_max = config.drive.max_wheel_speed
     w_max = config.drive.max_turn_rate
     cut_at = float(rng.uniform(2.0, duration - 5.0)) if cut_link else None
@@ -122,6 +161,8 @@ def reckless_trial(
     drive = config.drive
     wheel_before = 0.0  # fastest wheel at the previous look, before the watchdog tripped
     elapsed = 0.0
+    vehicle = robot.sim.vehicle
+    contacts, speed_before, impact = 0, 0.0, 0.0
     while elapsed < duration:
         cut = cut_at is not None and elapsed >= cut_at
         if not cut:
@@ -133,9 +174,13 @@ def reckless_trial(
         step = config.link.control_period if cut else period
         robot.run_for(step)
         elapsed += step
+        if vehicle.contacts > contacts:  # it ran into something since the last look
+            contacts = vehicle.contacts
+            impact = max(impact, speed_before)
+        speed_before = abs(vehicle.v)
         if not cut:
             continue
-        vehicle = robot.sim.vehicle  # its speeds now, without a whole state made each cycle
+        # its speeds now, without a whole state made each cycle
         v, omega = vehicle.v, vehicle.omega
         # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
         wheel = abs(v) + abs(omega) * drive.track_width / 2
@@ -150,8 +195,11 @@ def reckless_trial(
         wheel_before = wheel
         if stopped_at is None and abs(v) < 1e-3 and abs(omega) < 1e-3:
             stopped_at = elapsed - last_sent
+    in_run = robot.sim.vehicle.contacts > 0
     escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
-    return RecklessResult(robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped)
+    return RecklessResult(
+        robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped, in_run, impact
+    )
 
 
 def _escapes(robot: SimulatedRobot, v_cmd: float) -> bool:

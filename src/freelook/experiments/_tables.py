@@ -12,8 +12,11 @@ from freelook.experiments import _scenarios as sc
 from freelook.experiments._ellipse import ellipse_trial
 from freelook.experiments._parallel import map_trials
 from freelook.experiments._reckless import (
+    LAB_ON_THE_DAY,
+    THESIS_WATCHDOG,
     RecklessCondition,
     RecklessResult,
+    Safety,
     ZoneRule,
     reckless_trial,
 )
@@ -341,28 +344,59 @@ def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     return result
 
 
-#: one reckless trial's arguments: seed, link cut, what the robot knows, seconds, zone rule
-RecklessJob = tuple[int, bool, RecklessCondition, float, ZoneRule]
+#: one reckless trial's arguments: seed, link cut, what the robot knows, seconds, zone rule,
+#: safety
+RecklessJob = tuple[int, bool, RecklessCondition, float, ZoneRule, Safety]
 
 
-def reckless_sections(trials: int) -> list[tuple[RecklessCondition, ZoneRule, int]]:
-    """The reckless experiment's sections: what the robot knows, its zone rule, how many trials
-    (the thesis's zones in each condition, then freelook's direction-aware zones on a quarter)."""
+def reckless_sections(trials: int) -> list[tuple[RecklessCondition, ZoneRule, Safety, int]]:
+    """The reckless experiment's sections: what the robot knows, its zone rule, its safety, how
+    many trials (the thesis's safety, a control run with none on a quarter but at least 4,
+    freelook's in each condition, then freelook's direction-aware zones on a quarter)."""
+    quarter = max(1, trials // 4)
     return [
-        (RecklessCondition.SENSORS, "nearest", trials),
-        (RecklessCondition.LOCALIZED_MAP, "nearest", trials),
-        (RecklessCondition.ODOMETRY_MAP, "nearest", trials),
-        (RecklessCondition.SENSORS, "direction", max(1, trials // 4)),
+        (RecklessCondition.SENSORS, "nearest", "thesis", trials),
+        (RecklessCondition.SENSORS, "nearest", "off", max(4, quarter)),
+        (RecklessCondition.SENSORS, "nearest", "freelook", trials),
+        (RecklessCondition.LOCALIZED_MAP, "nearest", "freelook", trials),
+        (RecklessCondition.ODOMETRY_MAP, "nearest", "freelook", trials),
+        (RecklessCondition.SENSORS, "direction", "freelook", quarter),
     ]
 
 
 def reckless_jobs(trials: int, seed: int) -> list[RecklessJob]:
     """Every trial of :func:`reckless_table`, section by section; the odd ones cut the link."""
     return [
-        (seed + k, k % 2 == 1, condition, 20.0, rule)
-        for condition, rule, n in reckless_sections(trials)
+        (seed + k, k % 2 == 1, condition, 20.0, rule, safety)
+        for condition, rule, safety, n in reckless_sections(trials)
         for k in range(n)
     ]
+
+
+def reckless_verdict(done: list[RecklessResult], safety: Safety) -> tuple[str, str, bool]:
+    """A reckless row's figures, target and whether ``done`` meets it. With safety (the
+    thesis's or freelook's): no collision, no stop later than watchdog + cycle + braking after
+    a cut, no robot that cannot be driven out. The control run without safety must collide,
+    in at least half its trials (else the scenario tests nothing)."""
+    collisions = sum(r.collided for r in done)
+    stuck = sum(not r.escaped for r in done)
+    late, margin = 0, -math.inf
+    for r in done:
+        if r.stop_bound is not None:
+            stopped = r.stopped_after_cut if r.stopped_after_cut is not None else math.inf
+            margin = max(margin, stopped - r.stop_bound)
+            late += int(stopped > r.stop_bound)
+    impact = max((r.impact_speed for r in done), default=0.0)
+    ours = (
+        f"{collisions} of {len(done)} collided"
+        + (f" (at up to {impact:.2f} m/s)" if collisions else "")
+        + f", {late} late"
+        + (f" (closest {margin:+.2f} s)" if math.isfinite(margin) else " (no cut)")
+        + f", {stuck} stuck"
+    )
+    if safety == "off":
+        return ours, "collisions in ≥ half the trials", bool(done) and 2 * collisions >= len(done)
+    return ours, "0, 0, 0", bool(done) and collisions == 0 and late == 0 and stuck == 0
 
 
 def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
@@ -372,33 +406,34 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
         "seed 004 §7.1.4",
         "",
     )
-    conditions = reckless_sections(trials)
     runs = iter(map_trials(reckless_trial, reckless_jobs(trials, seed), progress))
-    for condition, rule, n in conditions:
+    for condition, rule, safety, n in reckless_sections(trials):
         done: list[RecklessResult] = [next(runs) for _ in range(n)]
-        collisions = sum(r.collided for r in done)
-        stuck = sum(not r.escaped for r in done)
-        late, margin = 0, -math.inf
-        for r in done:
-            if r.stop_bound is not None:
-                stopped = r.stopped_after_cut if r.stopped_after_cut is not None else math.inf
-                margin = max(margin, stopped - r.stop_bound)
-                late += int(stopped > r.stop_bound)
-        thesis = condition is RecklessCondition.SENSORS and rule == "nearest"
-        zones = "the thesis's 360° zones" if rule == "nearest" else "direction-aware zones"
-        label = condition.value if rule == "nearest" else f"freelook extra: {condition.value}"
+        ours, target, ok = reckless_verdict(done, safety)
+        if safety == "thesis":
+            label = f"the thesis's safety, {condition.value}"
+            kind = (
+                "the thesis's zones capping the speed (nearest reading all round), "
+                f"stop below 1 packet/s ({THESIS_WATCHDOG:g} s)"
+            )
+        elif safety == "off":
+            label = f"control run, no obstacle safety, {condition.value}"
+            kind = f"no zones, no approach check; watchdog {THESIS_WATCHDOG:g} s, bumpers"
+        else:
+            label = f"freelook extra: {condition.value}"
+            zones = "the thesis's 360° zones" if rule == "nearest" else "direction-aware zones"
+            kind = f"{zones}, approach check, obstacle memory, 0.5 s watchdog"
         result.rows.append(
             Row(
                 f"{label}: collisions, stops later than watchdog + cycle + braking after a "
                 "cut, robots that could not be driven out",
-                "no collision in 9 trials" if thesis else "",
-                f"{collisions} collisions, {late} late"
-                + (f" (closest {margin:+.2f} s)" if math.isfinite(margin) else " (no cut)")
-                + f", {stuck} stuck",
-                "0, 0, 0",
-                collisions == 0 and late == 0 and stuck == 0,
-                f"pioneer3dx in lab, {zones}, obstacle memory, {n} trials (half with the link "
-                f"cut), {_seeds(seed, n)}",
+                "no collision in 9 trials" if safety == "thesis" else "",
+                ours,
+                target,
+                ok,
+                f"pioneer3dx in lab under its error model (config/errors/pioneer3dx.toml), "
+                f"the lab against its map: {LAB_ON_THE_DAY.describe()}; {kind}, {n} trials "
+                f"(half with the link cut), {_seeds(seed, n)}",
             )
         )
     return result

@@ -316,16 +316,18 @@ class SafetyFilter:
             if (bumper_front and v > 0) or (bumper_rear and v < 0):
                 flags |= _BUMPER
                 v = 0.0
-            if zone >= 0:
+            obstacles = self.config.zones_enabled
+            if zone >= 0 and obstacles:
                 _, v_max, w_max = self._zones[zone]
                 s = limit_ratio(v, omega, v_max, w_max)
                 if s < 1.0:
                     flags |= _ZONE
                     v, omega = v * s, omega * s
-            s = self.approach_scale(v, omega, points, prior)
-            if s < 1.0:
-                flags |= _APPROACH
-                v, omega = v * s, omega * s
+            if obstacles and self.config.approach_check:
+                s = self.approach_scale(v, omega, points, prior)
+                if s < 1.0:
+                    flags |= _APPROACH
+                    v, omega = v * s, omega * s
         self._last_v, self._last_omega = v, omega
         scale = 1.0
         if abs(in_v) > 1e-12:
