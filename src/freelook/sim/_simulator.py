@@ -65,13 +65,14 @@ class Simulator:
             raise ValueError(f"physics period must be in (0, 5 ms], got {physics_period}")
         self.config = config
         self.differences = differences if differences is not None else MapDifferences()
-        self.world = world = self.differences.world(world)
+        mapped, world = world, self.differences.world(world)
+        self.world = world
         self.truth = truth
         self.physics_period = physics_period
         streams = np.random.SeedSequence(seed).spawn(6)
         rngs = [np.random.default_rng(s) for s in streams]
         self.vehicle = Vehicle(config, world, rngs[0], pose, truth)
-        self.laser = _laser_for(config, self.differences.laser_world(world), rngs[1], truth)
+        self.laser = _laser_for(config, self.differences.laser_world(mapped), rngs[1], truth)
         self.sonar = SonarRing(config.sonar, world, rngs[2]) if config.sonar else None
         self.gyro = (
             RateGyro(config.gyro, rngs[3], truth.gyro_scale if truth is not None else None)
