@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from freelook.config import RobotConfig, load_robot
+from freelook.config import RobotConfig, load_error_model, load_robot
 from freelook.estimation import MonteCarloLocalization
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
@@ -159,9 +159,14 @@ def settle_time(log: TourLog, within: float = 0.05, degrees: float = 2.0) -> flo
 
 
 def localization_trial(seed: int, duration: float = 180.0) -> TourLog:
-    """Monte Carlo localization from a known start, driving the lab tour on slipping tyres."""
+    """Monte Carlo localization from a known start (placed by hand: the error model's placing
+    error off), driving the lab tour on the Pioneer's error model."""
     config = load_robot("pioneer3dx")
-    robot = SimulatedRobot(config, _world("lab"), seed=seed, pose=(*LAB_TOUR[0], 0.0))
+    truth = load_error_model(config.name).draw(seed)
+    pose = (*LAB_TOUR[0], 0.0)
+    robot = SimulatedRobot(
+        config, _world("lab"), seed=seed, pose=pose, believed_pose=truth.believed(pose), truth=truth
+    )
     return _drive(robot, _Tour(1), duration)
 
 
@@ -200,7 +205,14 @@ def relocalization_trial(
         pose, believed = _random_poses(the_world, config, rng, start)
         floor = FreeSpace(the_world).mask(config.footprint.swing_radius)
         driver = _Wander(rng, the_world, floor)
-    robot = SimulatedRobot(config, the_world, seed=seed, pose=pose, believed_pose=believed)
+    robot = SimulatedRobot(
+        config,
+        the_world,
+        seed=seed,
+        pose=pose,
+        believed_pose=believed,
+        truth=load_error_model(config.name).draw(seed),
+    )
     robot.core.global_localization()
     log = _drive(robot, driver, duration)
     return settle_time(log), log

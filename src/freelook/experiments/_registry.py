@@ -57,6 +57,13 @@ def localization_experiment(
             set_jobs(1)
 
 
+#: what the lab's localization rows ran with
+_LAB_CONDITIONS = (
+    "pioneer3dx under its error model (config/errors/pioneer3dx.toml: the laser's mount off, "
+    "outliers, dropouts), map = world (no differences)"
+)
+
+
 def _localization_in_lab(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "localization",
@@ -83,6 +90,7 @@ def _localization_in_lab(trials: int, seed: int, progress: Progress) -> Experime
             f"{max(errors) * 100:.1f} cm, {max(headings):.2f}° over {distance:.0f} m",
             "< 5 cm, < 2°",
             max(errors) < 0.05 and max(headings) < 2.0,
+            _LAB_CONDITIONS,
         )
     )
     times: list[float] = []
@@ -105,6 +113,7 @@ def _localization_in_lab(trials: int, seed: int, progress: Progress) -> Experime
             else "never",
             "all within 10 s",
             within == trials,
+            _LAB_CONDITIONS,
         )
     )
     result.rows.append(

@@ -266,11 +266,12 @@ def translation_offset_trial(
 
 
 def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, float]:
-    """Figs. 6–7 on the slipping simulator: worst camera deviation from straight segments
+    """Figs. 6–7 on the robot's error model: worst camera deviation from straight segments
     (m per m) and orbit radius spread (m)."""
     config = load_robot(robot_name)
     world = _world("square")
-    robot = SimulatedRobot(config, world, seed=seed, pose=(5.0, 5.0, 0.0))
+    truth = physical_robot(config, seed)
+    robot = SimulatedRobot(config, world, seed=seed, pose=(5.0, 5.0, 0.0), truth=truth)
     robot.sim.vehicle.pan = math.pi / 2
     robot.run_for(0.5)
     worst = 0.0
@@ -288,7 +289,7 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
             u = chord / length
             rel = p - p[0]
             worst = max(worst, float(np.max(np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0]))) / length)
-    robot = SimulatedRobot(config, world, seed=seed, pose=(4.0, 7.0, 0.0))
+    robot = SimulatedRobot(config, world, seed=seed, pose=(4.0, 7.0, 0.0), truth=truth)
     robot.run_for(0.5)
     segments = fig7_segments()
     _drive(robot, FreeLookCommand(segments[0].v1, 0.0, 0.0), segments[0].duration)
