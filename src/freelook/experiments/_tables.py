@@ -104,7 +104,8 @@ def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentR
                 f"{min(finals):+.2f}…{max(finals):+.2f}° (mean {statistics.fmean(finals):+.2f}°), "
                 f"{driven} of {n} runs drove all 5 laps"
             )
-            target, ok = laps_verdict(done, clockwise, like)
+            target, met = laps_verdict(done, clockwise, like)
+            ok: bool | None = met
             if not gyro:  # what the filter is worth: a comparison, not an improvement
                 target, ok = "", None
             result.rows.append(
