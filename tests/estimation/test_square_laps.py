@@ -46,7 +46,7 @@ def test_a_wrong_calibration_is_not_met(monkeypatch: pytest.MonkeyPatch) -> None
     wider = dataclasses.replace(truth, track=truth.track * 1.01)
     monkeypatch.setattr(sc, "physical_robot", lambda config, seed, errors=True: wider)
     run = paper_run(22, False)
-    assert run.completed(LAP_SIDE)
+    assert min(run.paths) > 0.85 * 4 * LAP_SIDE  # it drove every lap, and drifted
     assert not laps_verdict([run], False, like=True)[1], run.drifts
 
 

@@ -33,7 +33,7 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert "| the paper's open-loop law (eq. 6): mean final h of 1 runs | 18 cm |" in text
+    assert "| the paper's eq. 6 (gain 0), gyro + encoders: h over 1 runs | mean 18 cm," in text
     assert "`freelook experiment translation-offset --trials 1 --seed 1`" in text
     assert runner.invoke(app, ["experiment", "nope"]).exit_code == 2
     assert set(EXPERIMENTS) == {
@@ -100,3 +100,18 @@ def test_markdown_closes_every_section_with_one_blank_line(tmp_path: Path) -> No
     assert "| y |\n\n<!-- experiment: c -->" in text
     write_markdown(out, [ExperimentResult("c", "C again", "paper C", "freelook experiment c")])
     assert out.read_text() == text  # rewriting a section changes nothing else
+
+
+def test_a_tables_notes_follow_it_in_the_markdown(tmp_path: Path) -> None:
+    from freelook.cli._experiment import write_markdown
+    from freelook.experiments import ExperimentResult, Row
+
+    out = tmp_path / "results.md"
+    result = ExperimentResult("a", "First", "paper A", "freelook experiment a")
+    result.rows.append(Row("row", "1", "2", "≤ 1", False, "seed 1"))
+    result.notes.append("why the row misses")
+    write_markdown(out, [result])
+    text = out.read_text()
+    table_end = text.index("| row |")
+    assert text.index("Note: why the row misses") > table_end
+    assert "\n\nNote: why the row misses\n" in text

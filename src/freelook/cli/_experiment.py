@@ -197,6 +197,8 @@ def _section(result: ExperimentResult) -> list[str]:
         lines.append(
             f"| {row.what} | {row.paper} | {row.ours} | {row.target} | {ok} | {row.conditions} |"
         )
+    for note in result.notes:
+        lines += ["", f"Note: {note}"]
     return [*lines, ""]
 
 

@@ -32,3 +32,6 @@ class ExperimentResult:
     command: str
     rows: list[Row] = field(default_factory=list)
     details: dict[str, object] = field(default_factory=dict)
+    #: what the tables need said beside them: how a model was calibrated, why a row does
+    #: not land in the paper's band
+    notes: list[str] = field(default_factory=list)
