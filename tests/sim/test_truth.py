@@ -166,3 +166,10 @@ def test_the_program_is_told_its_description_and_the_believed_start() -> None:
     estimate = robot.core.estimator.pose
     assert (estimate.x, estimate.y, estimate.theta) == pytest.approx(truth.believed(pose))
     assert (estimate.x, estimate.y) != (0.0, 0.0)
+
+
+def test_a_robot_that_differs_from_its_description_must_be_told_where_it_starts() -> None:
+    config = load_robot("foi-ugv")
+    truth = load_error_model("foi-ugv").draw(5)
+    with pytest.raises(ValueError, match="believed_pose"):
+        SimulatedRobot(config, open_floor(), seed=5, pose=(0.0, 0.0, 0.0), truth=truth)

@@ -86,6 +86,19 @@ def _with_gain(config: RobotConfig, gain: float | None) -> RobotConfig:
     )
 
 
+def _placed_robot(
+    config: RobotConfig,
+    world: World,
+    seed: int,
+    pose: tuple[float, float, float],
+    truth: PhysicalTruth | None,
+) -> SimulatedRobot:
+    """A robot put down at ``pose``, told so: where it stands is the error model's placing
+    error away (None: exactly there, the robot its description)."""
+    believed = truth.believed(pose) if truth is not None else pose
+    return SimulatedRobot(config, world, seed=seed, pose=pose, believed_pose=believed, truth=truth)
+
+
 def _camera(robot: SimulatedRobot) -> tuple[float, float, float]:
     pt = robot.config.pan_tilt
     assert pt is not None
@@ -271,7 +284,7 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
     config = load_robot(robot_name)
     world = _world("square")
     truth = physical_robot(config, seed)
-    robot = SimulatedRobot(config, world, seed=seed, pose=(5.0, 5.0, 0.0), truth=truth)
+    robot = _placed_robot(config, world, seed, (5.0, 5.0, 0.0), truth)
     robot.sim.vehicle.pan = math.pi / 2
     robot.run_for(0.5)
     worst = 0.0
@@ -289,7 +302,7 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
             u = chord / length
             rel = p - p[0]
             worst = max(worst, float(np.max(np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0]))) / length)
-    robot = SimulatedRobot(config, world, seed=seed, pose=(4.0, 7.0, 0.0), truth=truth)
+    robot = _placed_robot(config, world, seed, (4.0, 7.0, 0.0), truth)
     robot.run_for(0.5)
     segments = fig7_segments()
     _drive(robot, FreeLookCommand(segments[0].v1, 0.0, 0.0), segments[0].duration)

@@ -62,6 +62,11 @@ class SimulatedRobot:
         map file is off (its offset moves whatever map the robot is given).
         ``background_localization`` runs the particle filter on a worker thread, off the
         control path (for real-time runtimes); lock-step runs keep it inline."""
+        if truth is not None and believed_pose is None:
+            raise ValueError(
+                "a simulated robot that differs from its description is told where it starts: "
+                "pass believed_pose (e.g. truth.believed(pose))"
+            )
         start = pose if pose is not None else choose_start(world, config.footprint)
         self.config = config
         self.world = world
