@@ -191,7 +191,8 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     result.notes.append(
         "The offset comes from the paper's reduced controller d (35 cm against 70) and the "
         "tracks' sideways skid while the chassis turns under the camera; the skid's run-to-run "
-        "spread (config/errors/foi-ugv.toml: lateral 0.22 ± 0.3, ICR 5 ± 6 cm ahead of the axle) is calibrated to Table 4's "
+        "spread (config/errors/foi-ugv.toml: lateral 0.22 ± 0.3, ICR 5 ± 6 cm ahead of the "
+        "axle) is calibrated to Table 4's "
         "spread. h is signed as the paper's: towards where the chassis first faced."
     )
     runs = iter(map_trials(sc.translation_offset_trial, jobs, progress))
