@@ -1,7 +1,7 @@
 """Controllers: trajectory references and tracking, velocity limits, linear drive, keyboard."""
 
 from freelook.control._keyboard import KeyboardDrive, KeyboardKey
-from freelook.control._limits import limit_velocity
+from freelook.control._limits import limit_velocity, thesis_limit_velocity
 from freelook.control._linear import LinearDrive, LinearDriveOutput
 from freelook.control._reference import (
     AnalyticPath,
@@ -12,6 +12,7 @@ from freelook.control._reference import (
     ellipse_points,
     reference_from_derivatives,
 )
+from freelook.control._targets import ReachThenAdvance
 from freelook.control._tracking import TrackingController, TrackingErrors
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "KeyboardKey",
     "LinearDrive",
     "LinearDriveOutput",
+    "ReachThenAdvance",
     "Reference",
     "SampledPath",
     "TrackingController",
@@ -29,4 +31,5 @@ __all__ = [
     "ellipse_points",
     "limit_velocity",
     "reference_from_derivatives",
+    "thesis_limit_velocity",
 ]

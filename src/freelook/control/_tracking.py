@@ -35,12 +35,19 @@ class TrackingController:
         b: float = 40.0,
         zeta: float = 0.8,
         gain_form: Literal["textbook", "thesis"] = "textbook",
+        gain_scale: float = 1.0,
     ) -> None:
-        if b <= 0 or not 0 < zeta < 1:
-            raise ValueError(f"need b > 0 and 0 < ξ < 1, got b = {b}, ξ = {zeta}")
+        """``gain_scale`` multiplies k1, k2 and k3 (0 leaves the feed-forward alone: the loop
+        opened, to show what feedback is worth)."""
+        if b <= 0 or not 0 < zeta < 1 or not 0 <= gain_scale < math.inf:
+            raise ValueError(
+                f"need b > 0, 0 < ξ < 1 and a finite gain scale ≥ 0, got b = {b}, ξ = {zeta}, "
+                f"scale {gain_scale}"
+            )
         self.b = b
         self.zeta = zeta
         self.gain_form = gain_form
+        self.gain_scale = gain_scale
 
     @staticmethod
     def errors(ref: Reference, x: float, y: float, theta: float) -> TrackingErrors:
@@ -51,8 +58,8 @@ class TrackingController:
     def command(self, ref: Reference, x: float, y: float, theta: float) -> tuple[float, float]:
         """(v, ω) that drive the pose toward the reference."""
         err = self.errors(ref, x, y, theta)
-        k1 = 2.0 * self.zeta * math.sqrt(ref.omega**2 + self.b * ref.v**2)
-        k2 = self.b if self.gain_form == "textbook" else self.b * abs(ref.v)
+        k1 = 2.0 * self.zeta * math.sqrt(ref.omega**2 + self.b * ref.v**2) * self.gain_scale
+        k2 = (self.b if self.gain_form == "textbook" else self.b * abs(ref.v)) * self.gain_scale
         sinc = 1.0 if abs(err.e_theta) < 1e-9 else math.sin(err.e_theta) / err.e_theta
         v = ref.v * math.cos(err.e_theta) + k1 * err.e_x
         omega = ref.omega + k2 * ref.v * sinc * err.e_y + k1 * err.e_theta

@@ -1,24 +1,42 @@
-"""The thesis's ellipse (seed 004 Table 7.2) through a lossy link, with metrics that can fail.
+"""The thesis's ellipse (seed 004 Table 7.2, §7.1.3, §7.2), run as the thesis ran it, and
+freelook's own tracking under the same conditions.
 
-Completion is by progress along the curve: the run is done when the robot has come round to the
-last reference point, however long that takes (a robot that falls behind finishes late, one
-that never gets there does not finish). The error is the robot's distance to the ellipse curve
-over the whole run, from the first cycle on. Tracking runs either on the robot (the reference
-travels once; the robot's own gains) or at the operator as in the thesis: the station computes
-a command each time a position packet arrives, from that position alone, and repeats the last
-command between arrivals, so lost position packets cost what they cost the thesis.
+The thesis's loop (:func:`thesis_ellipse_trial`): the robot starts at rest, placed by hand a
+little inside the ellipse's first point; its program cycles every 100 ms (ArRobot) and sets a
+command one cycle after the cycle it arrived in; it sends its localized pose every 31 ms in the
+thesis's position packet (integer mm and degrees); the station runs the reach-then-advance
+generator (Algorithm 5.2) over eq. 6.1's 101 points, with their reference velocities taken per
+point as eq. 6.1 prints them, and the tracking controller (eq. 3.17 with k2 = b·|v_r| as eq.
+3.18 prints it, b = 40, ξ = 0.8) on each position packet, limits the command with the maximums
+and minimums of Algorithm 5.3 (500 mm/s, 50 °/s; 200 mm/s, 2 °/s) and sends it every 47 ms as
+a set-control-velocity packet (integer mm/s and °/s). The radio loses each direction's packets
+at the trial's own Table 7.2 rate and delays them; the robot's localization may stall (its
+reported pose frozen, as in the thesis's trial 7).
+
+freelook's own (:func:`freelook_ellipse_trial`): the path travels once to the robot, which
+tracks it on its own 20 ms cycle and localized pose, through the same radio from the same start.
+
+Both are measured on the simulator's truth: the lap is done when the robot has gone once round
+the ellipse's centre (by the ellipse's own angle) and stands within ``NEAR`` of the curve; the
+error is its distance to the curve from the first time it comes within ``NEAR`` of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
 
-from freelook.config import TrackingConfig, load_robot
-from freelook.control import SampledPath, TrackingController, ellipse_points, limit_velocity
+from freelook.config import RobotConfig, load_robot
+from freelook.control import (
+    ReachThenAdvance,
+    TrackingController,
+    ellipse_points,
+    thesis_limit_velocity,
+)
 from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit, _world
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
@@ -26,144 +44,331 @@ from freelook.link import (
     Heartbeat,
     ImpairedChannel,
     Impairments,
+    LinkSession,
     Message,
     Mode,
+    PositionReport,
     Telemetry,
+    ThesisCodec,
     TrajectoryStart,
     VelocityCommand,
 )
 
-__all__ = ["EllipseProgress", "EllipseResult", "ellipse_trial"]
+__all__ = [
+    "NEAR",
+    "START_INSIDE",
+    "THESIS_LOOP",
+    "EllipseConditions",
+    "EllipseProgress",
+    "EllipseResult",
+    "ThesisLoop",
+    "freelook_ellipse_trial",
+    "thesis_ellipse_trial",
+]
+
+#: m: how near the true path must pass to every stretch of the curve for it to count as driven
+NEAR = 0.10
+#: s: a run not finished by then never finishes (twice the thesis's slowest, 64.47 s)
+TIME_LIMIT = 130.0
+
+
+@dataclass(frozen=True)
+class EllipseConditions:
+    """One row's inputs: the losses of its Table 7.2 trial, the radio's delay, and a
+    localization stall (the robot's reported pose frozen for ``stall_seconds`` from the moment
+    the robot has come ``stall_at`` of the way round; None: no stall)."""
+
+    up_loss: float
+    down_loss: float
+    stall_at: float | None = None
+    stall_seconds: float = 4.0
+    delay: float = 0.010  # 802.15.4 at 250 kbit/s: ~4 ms on air, plus USB and node buffers
+    jitter: float = 0.020
+
+
+@dataclass(frozen=True)
+class ThesisLoop:
+    """The thesis's station and robot settings (seed 004 §6.1, §8.1, Algorithms 5.2–5.3)."""
+
+    b: float = 40.0
+    zeta: float = 0.8
+    gain_scale: float = 1.0  # 0: feed-forward only (the loop opened on purpose)
+    v_max: float = 0.5
+    omega_max: float = math.radians(50.0)
+    v_min: float = 0.2
+    omega_min: float = math.radians(2.0)
+    robot_cycle: float = 0.1
+    watchdog: float = 1.0  # s: the thesis stops the robot under 1 packet/s
+    reach: float = 0.05  # m: "reached" for Algorithm 5.2 (the thesis gives no figure)
+
+
+THESIS_LOOP = ThesisLoop()
 
 
 @dataclass(frozen=True)
 class EllipseResult:
-    completion_time: float | None  # s from the start to the last reference point; None: never
+    completion_time: float | None  # s from the start at rest to the last point; None: never
     ideal_time: float
-    max_distance: float  # m from the curve, over the whole run
+    max_distance: float  # m from the curve, on the curve (from the first time it is reached)
+    p95_distance: float
     mean_distance: float
-    drop_percent_up: float
+    drop_percent_up: float  # of the packets sent, measured at the channel
     drop_percent_down: float
+    stalls: int  # localization stalls that happened (an input, reported)
+    detour_worst: float = 0.0  # m from the curve during a stall's detour
+    detour_seconds: float = 0.0  # s from a stall's start until back near the curve
 
 
 class EllipseProgress:
-    """Arc-length progress and distance to a closed curve, sampled densely."""
+    """Distance to the thesis's ellipse (sampled densely) and the angle swept round it.
 
-    def __init__(self, xs: np.ndarray, ys: np.ndarray, samples: int = 20_000) -> None:
-        t = np.linspace(0.0, 1.0, len(xs))
-        fine = np.linspace(0.0, 1.0, samples)
-        self.points = np.column_stack((np.interp(fine, t, xs), np.interp(fine, t, ys)))
-        steps = np.hypot(*np.diff(self.points, axis=0).T)
-        self.arc = np.concatenate(([0.0], np.cumsum(steps)))
-        self.length = float(self.arc[-1])
-        self._tree = cKDTree(self.points)
-        self._index = 0
+    Progress is the ellipse's own parameter angle of the robot's position, unwrapped as it
+    goes (a robot that reverses unwinds it); a lap is done when it has swept 2π and stands
+    within ``NEAR`` of the curve."""
+
+    def __init__(
+        self, centre: tuple[float, float], a: float = 1.8, b: float = 1.0, samples: int = 20_000
+    ) -> None:
+        phi = np.linspace(0.0, 2 * math.pi, samples, endpoint=False)
+        self.centre, self.a, self.b = centre, a, b
+        points = np.column_stack((centre[0] + a * np.cos(phi), centre[1] + b * np.sin(phi)))
+        self._tree = cKDTree(points)
+        self._angle: float | None = None
+        self.swept = 0.0
 
     def distance(self, x: float, y: float) -> float:
         """Distance from (x, y) to the curve, m."""
         return float(self._tree.query((x, y))[0])
 
-    def advance(self, x: float, y: float, window: float = 0.3) -> float:
-        """Progress (m along the curve) of (x, y): the nearest curve point within ``window``
-        metres ahead of the progress so far, never backwards (the closed curve's end meets its
-        start, so a global nearest point would jump)."""
-        i = self._index
-        j = int(np.searchsorted(self.arc, self.arc[i] + window))
-        segment = self.points[i : j + 1]
-        k = int(np.argmin(np.hypot(segment[:, 0] - x, segment[:, 1] - y)))
-        self._index = i + k
-        return float(self.arc[self._index])
+    def advance(self, x: float, y: float) -> float:
+        """The angle swept so far (rad), after the robot has moved to (x, y)."""
+        angle = math.atan2((y - self.centre[1]) / self.b, (x - self.centre[0]) / self.a)
+        if self._angle is not None:
+            self.swept += math.remainder(angle - self._angle, 2 * math.pi)
+        self._angle = angle
+        return self.swept
 
 
-def ellipse_trial(
-    seed: int,
-    loss: float,
-    robot_side: bool,
-    *,
-    tracking: TrackingConfig | None = None,
-    robot_name: str = "pioneer3dx",
-    end_tolerance: float = 0.02,
-) -> EllipseResult:
-    """The 40 s ellipse through a link losing ``loss`` of its packets each way.
+class _Measure:
+    """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
-    ``tracking`` replaces the gains of whichever side tracks (the robot's ``robot_tracking``
-    or the operator's ``operator_tracking`` by default). The run stops when the robot comes
-    within ``end_tolerance`` (along the curve) of the last point, or after twice the ideal time.
-    """
+    Distances count from the first time the robot is within ``NEAR`` of the curve. A
+    localization stall's detour (from the stall's start until the robot is back within
+    ``NEAR`` of the curve after it) is measured apart: its worst distance and its length."""
+
+    def __init__(self, centre: tuple[float, float]) -> None:
+        self.progress = EllipseProgress(centre)
+        self.on_curve = False
+        self.distances: list[float] = []
+        self.finished = False
+        self.detour_from: float | None = None
+        self.detour_seconds = 0.0
+        self.detour_worst = 0.0
+        self._stall_over: float | None = None
+
+    def stalled(self, now: float, until: float) -> None:
+        self.detour_from, self._stall_over = now, until
+
+    def update(self, now: float, x: float, y: float) -> None:
+        d = self.progress.distance(x, y)
+        self.on_curve = self.on_curve or d <= NEAR
+        if self._stall_over is not None and self.detour_from is not None:
+            self.detour_worst = max(self.detour_worst, d)
+            if now >= self._stall_over and d <= NEAR:
+                self.detour_seconds = now - self.detour_from
+                self._stall_over = None
+        elif self.on_curve:
+            self.distances.append(d)
+        swept = self.progress.advance(x, y)
+        self.finished = swept >= 2 * math.pi and d <= NEAR
+
+    def stats(self) -> tuple[float, float, float]:
+        if not self.distances:
+            return math.inf, math.inf, math.inf
+        a = np.array(self.distances)
+        return float(a.max()), float(np.percentile(a, 95)), float(a.mean())
+
+
+def _drop(channel: ImpairedChannel) -> float:
+    c = channel.counters
+    return 100.0 * (c.sent - c.delivered) / c.sent if c.sent else 0.0
+
+
+def _radio(conditions: EllipseConditions, seed: int) -> tuple[ImpairedChannel, ImpairedChannel]:
+    def channel(loss: float, stream: int) -> ImpairedChannel:
+        imp = Impairments(loss=loss, delay=conditions.delay, jitter=conditions.jitter)
+        return ImpairedChannel(imp, seed=seed * 2 + stream)
+
+    return channel(conditions.up_loss, 1), channel(conditions.down_loss, 0)
+
+
+def _thesis_robot(loop: ThesisLoop, robot_name: str) -> RobotConfig:
     config = load_robot(robot_name)
-    if tracking is not None and robot_side:
-        config = config.model_copy(update={"robot_tracking": tracking})
-    gains = tracking or config.operator_tracking
+    return config.model_copy(
+        update={
+            "link": config.link.model_copy(update={"control_period": loop.robot_cycle}),
+            "safety": config.safety.model_copy(update={"watchdog_timeout": loop.watchdog}),
+        }
+    )
+
+
+#: m: the start at rest lies this far inside the ellipse's first point, facing along the path
+#: (a robot placed by hand, not on the curve; from the ellipse's centre, 1.8 m away and facing
+#: +x, the thesis's loop as printed circles its first target for over half a minute)
+START_INSIDE = 0.25
+
+
+def _course(
+    config: RobotConfig,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]:
+    """The thesis's 101 points around the square world's start, and the start at rest
+    ``START_INSIDE`` inside the first point, facing along the path (+y)."""
+    del config
     world = _world("square")
-    t_pts, ex, ey = ellipse_points(101)
-    xs, ys = ex + world.start[0], ey + world.start[1]
-    robot = SimulatedRobot(config, world, seed=seed, pose=(float(xs[0]), float(ys[0]), math.pi / 2))
-    up = ImpairedChannel(Impairments(loss=loss), seed=seed * 2 + 1)
-    down = ImpairedChannel(Impairments(loss=loss), seed=seed * 2)
-    operator, robot_end = _sessions(config)
-    # the operator holds control from the start, as a station's first packet asks for it
-    robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
-    path = SampledPath(t_pts, xs, ys, periodic=True)
-    tracker = TrackingController(b=gains.b, zeta=gains.zeta)
-    limits = config.limits
-    progress = EllipseProgress(xs, ys)
-    started_at: float | None = None
-    command: Message = Heartbeat()
-    telemetry_seen: Telemetry | None = None
+    t, ex, ey = ellipse_points(101)
+    cx, cy = world.start[0], world.start[1]
+    return t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2)
+
+
+def _centre() -> tuple[float, float]:
+    start = _world("square").start
+    return start[0], start[1]
+
+
+def thesis_ellipse_trial(
+    seed: int,
+    conditions: EllipseConditions,
+    loop: ThesisLoop = THESIS_LOOP,
+    *,
+    robot_name: str = "pioneer3dx",
+    use_localization: bool = True,
+) -> EllipseResult:
+    """The thesis's loop round its ellipse (see the module's docstring)."""
+    config = _thesis_robot(loop, robot_name)
+    _, xs, ys, start = _course(config)
+    world = _world("square")
+    robot = SimulatedRobot(config, world, seed=seed, pose=start, use_localization=use_localization)
+    up, down = _radio(conditions, seed)
+    station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
+    robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
+    # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the targets'
+    # v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
+    targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
+    tracker = TrackingController(
+        b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
+    )
+    measure = _Measure(_centre())
+    period_us = round(loop.robot_cycle * 1e6)
+    next_cycle_us = period_us
+    cached: Message | None = None  # the newest command the robot's receiver has
+    command: Message = VelocityCommand(0.0, 0.0)  # the station's newest
     next_op = next_robot = 0.0
-    distances: list[float] = []
-    completion: float | None = None
+    stall_until: float | None = None
+    held: tuple[float, float, float] | None = None
+    stalls = 0
+    dt = 0.005
+    while robot.now() < TIME_LIMIT and not measure.finished:
+        now = robot.now()
+        if now >= next_robot:
+            next_robot += config.link.robot_tx_spacing
+            telemetry = robot.core.telemetry(now)
+            if stall_until is not None and now < stall_until:
+                assert held is not None
+                telemetry = dataclasses.replace(telemetry, pose=held)
+            _transmit(down, robot_end, telemetry, now)
+        for arrived in _arrivals(up, robot_end, now):
+            if isinstance(arrived, VelocityCommand):
+                cached = arrived
+        if round(now * 1e6) >= next_cycle_us:
+            # ArRobot's cycle: what the receiver cached is set now and acts from the next cycle
+            next_cycle_us += period_us
+            if cached is not None:
+                robot.core.handle(cached, now)
+                cached = None
+        for arrived in _arrivals(down, station_end, now):
+            if not isinstance(arrived, PositionReport):
+                continue
+            ref = targets.update(arrived.x, arrived.y, arrived.theta)
+            if ref is None:
+                command = VelocityCommand(0.0, 0.0)
+                continue
+            v, w = tracker.command(ref, arrived.x, arrived.y, arrived.theta)
+            command = VelocityCommand(
+                *thesis_limit_velocity(v, w, loop.v_max, loop.omega_max, loop.v_min, loop.omega_min)
+            )
+        if now >= next_op:
+            next_op += config.link.operator_tx_spacing
+            _transmit(up, station_end, command, now)
+        robot.run_for(dt)
+        truth = robot.sim.ground_truth
+        measure.update(robot.now(), truth.x, truth.y)
+        if (
+            conditions.stall_at is not None
+            and stalls == 0
+            and measure.progress.swept >= conditions.stall_at * 2 * math.pi
+        ):
+            stalls = 1
+            stall_until = robot.now() + conditions.stall_seconds
+            held = robot.core.estimator.pose
+            measure.stalled(robot.now(), stall_until)
+    return _result(robot.now(), measure, up, down, stalls)
+
+
+def _result(
+    now: float, measure: _Measure, up: ImpairedChannel, down: ImpairedChannel, stalls: int
+) -> EllipseResult:
+    worst, p95, mean = measure.stats()
+    return EllipseResult(
+        now if measure.finished else None,
+        40.0,
+        worst,
+        p95,
+        mean,
+        _drop(up),
+        _drop(down),
+        stalls,
+        measure.detour_worst,
+        measure.detour_seconds,
+    )
+
+
+def freelook_ellipse_trial(
+    seed: int,
+    conditions: EllipseConditions,
+    *,
+    robot_name: str = "pioneer3dx",
+    use_localization: bool = True,
+) -> EllipseResult:
+    """freelook's tracking on the robot, from the same start through the same radio: the path
+    goes to the robot once (native profile, authenticated), which tracks it with its own gains
+    on its 20 ms cycle and its own localized pose; the station only sends heartbeats."""
+    config = load_robot(robot_name)
+    t_pts, xs, ys, start = _course(config)
+    world = _world("square")
+    robot = SimulatedRobot(config, world, seed=seed, pose=start, use_localization=use_localization)
+    up, down = _radio(conditions, seed)
+    operator, robot_end = _sessions(config)
+    robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
+    measure = _Measure(_centre())
+    upload = TrajectoryStart(tuple(t_pts.tolist()), tuple(xs.tolist()), tuple(ys.tolist()))
+    seen: Telemetry | None = None
+    next_op = next_robot = 0.0
     dt = config.link.control_period / 4
-    while robot.now() < 2.0 * path.duration + 5.0:
+    while robot.now() < TIME_LIMIT and not measure.finished:
         now = robot.now()
         if now >= next_robot:
             next_robot += config.link.robot_tx_spacing
             _transmit(down, robot_end, robot.core.telemetry(now), now)
         for arrived in _arrivals(up, robot_end, now):
             robot.core.handle(arrived, now, OPERATOR)
-            if isinstance(arrived, TrajectoryStart) and started_at is None:
-                started_at = now
         for arrived in _arrivals(down, operator, now):
-            if not isinstance(arrived, Telemetry):
-                continue
-            telemetry_seen = arrived
-            if not robot_side:
-                if started_at is None:
-                    started_at = now
-                # the thesis's station: one command per position packet, from that position
-                t = now - started_at
-                ref = path.at(t % path.duration if t > path.duration else t)
-                v, w = tracker.command(ref, *arrived.pose)
-                v, w = limit_velocity(
-                    v, w, limits.max_speed, math.radians(limits.max_turn_rate_deg)
-                )
-                command = VelocityCommand(v, w)
+            if isinstance(arrived, Telemetry):
+                seen = arrived
         if now >= next_op:
             next_op += config.link.operator_tx_spacing
-            if robot_side:
-                waiting = telemetry_seen is None or telemetry_seen.mode != Mode.TRAJECTORY
-                command = (
-                    TrajectoryStart(
-                        tuple(t_pts.tolist()), tuple(xs.tolist()), tuple(ys.tolist()), periodic=True
-                    )
-                    if waiting and started_at is None
-                    else Heartbeat()
-                )
-            _transmit(up, operator, command, now)
+            started = seen is not None and seen.mode == Mode.TRAJECTORY
+            _transmit(up, operator, Heartbeat() if started else upload, now)
         robot.run_for(dt)
         truth = robot.sim.ground_truth
-        distances.append(progress.distance(truth.x, truth.y))
-        if started_at is not None and (
-            progress.advance(truth.x, truth.y) >= progress.length - end_tolerance
-        ):
-            completion = robot.now() - started_at
-            break
-    reach = np.array(distances)
-    return EllipseResult(
-        completion,
-        path.duration,
-        float(reach.max()),
-        float(reach.mean()),
-        robot_end.stats.report(robot.now()).drop_percent,
-        operator.stats.report(robot.now()).drop_percent,
-    )
+        measure.update(robot.now(), truth.x, truth.y)
+    return _result(robot.now(), measure, up, down, 0)
