@@ -27,7 +27,8 @@ def test_thesis_limits_keep_signs_and_bounds(v: float, w: float) -> None:
     lv, lw = thesis_limit_velocity(v, w, V_MAX, W_MAX, V_MIN, W_MIN)
     assert abs(lv) <= V_MAX + 1e-12
     assert abs(lw) <= W_MAX + 1e-12
-    assert lv * v >= 0 and lw * w >= 0  # never reverses a command
+    assert lv * v >= 0
+    assert lw * w >= 0
     if v != 0 and w != 0:
         # every moving command is raised to at least both minimums (or cut at a maximum)
         assert abs(lv) >= V_MIN - 1e-12 or abs(lw) >= W_MAX - 1e-12
@@ -68,7 +69,8 @@ def test_the_target_holds_until_the_robot_reaches_it() -> None:
         assert gen.update(0.0, 0.0, 0.0) == first
     # within reach: the next point
     nxt = gen.update(1.8 - 0.03, 0.0, math.pi / 2)
-    assert nxt is not None and gen.index == 1
+    assert nxt is not None
+    assert gen.index == 1
     assert math.hypot(nxt.x - first.x, nxt.y - first.y) == pytest.approx(math.pi / 50, abs=1e-3)
 
 
@@ -99,7 +101,8 @@ def test_gain_scale_zero_leaves_only_the_feed_forward() -> None:
     assert v == pytest.approx(0.2 * math.cos(0.3))
     assert w == pytest.approx(0.1)
     closed = TrackingController(gain_form="thesis").command(ref, 0.0, 0.0, 0.0)
-    assert closed[0] > v and closed[1] > w
+    assert closed[0] > v
+    assert closed[1] > w
     with pytest.raises(ValueError, match="gain scale"):
         TrackingController(gain_scale=-1.0)
     with pytest.raises(ValueError, match="reach"):
