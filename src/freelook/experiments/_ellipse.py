@@ -17,8 +17,8 @@ freelook's own (:func:`freelook_ellipse_trial`): the path travels once to the ro
 tracks it on its own 20 ms cycle and localized pose, through the same radio from the same start.
 
 Both are measured on the simulator's truth: the lap is done when the robot has gone once round
-the ellipse's centre (by the ellipse's own angle) and stands within ``NEAR`` of the curve; the
-error is its distance to the curve from the first time it comes within ``NEAR`` of it.
+the ellipse's centre (by the ellipse's own angle) and stands within ``NEAR`` of the last point;
+the error is its distance to the curve from a tenth of the way round on.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from freelook.config import RobotConfig, load_robot
+from freelook.config import PhysicalTruth, RobotConfig, load_error_model, load_robot
 from freelook.control import (
     ReachThenAdvance,
     TrackingController,
@@ -68,6 +68,9 @@ __all__ = [
 
 #: m: how near the true path must pass to every stretch of the curve for it to count as driven
 NEAR = 0.10
+#: the share of the lap after which the distance to the curve counts (the start's offset is
+#: the controller's to join before)
+JOINED = 0.1
 #: s: a run not finished by then never finishes (twice the thesis's slowest, 64.47 s)
 TIME_LIMIT = 130.0
 
@@ -123,8 +126,7 @@ class EllipseProgress:
     """Distance to the thesis's ellipse (sampled densely) and the angle swept round it.
 
     Progress is the ellipse's own parameter angle of the robot's position, unwrapped as it
-    goes (a robot that reverses unwinds it); a lap is done when it has swept 2π and stands
-    within ``NEAR`` of the curve."""
+    goes (a robot that reverses unwinds it)."""
 
     def __init__(
         self, centre: tuple[float, float], a: float = 1.8, b: float = 1.0, samples: int = 20_000
@@ -152,7 +154,7 @@ class EllipseProgress:
 class _Measure:
     """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
-    Distances count from the first time the robot is within ``NEAR`` of the curve. A
+    Distances count from :data:`JOINED` of the way round on, wherever the robot is then. A
     localization stall's detour (from the stall's start until the robot is back within
     ``NEAR`` of the curve after it) is measured apart: its worst distance and its length."""
 
@@ -171,7 +173,7 @@ class _Measure:
 
     def update(self, now: float, x: float, y: float) -> None:
         d = self.progress.distance(x, y)
-        self.on_curve = self.on_curve or d <= NEAR
+        self.on_curve = self.on_curve or self.progress.swept >= JOINED * 2 * math.pi
         if self._stall_over is not None and self.detour_from is not None:
             self.detour_worst = max(self.detour_worst, d)
             if now >= self._stall_over and d <= NEAR:
@@ -180,7 +182,11 @@ class _Measure:
         elif self.on_curve:
             self.distances.append(d)
         swept = self.progress.advance(x, y)
-        self.finished = swept >= 2 * math.pi and d <= NEAR
+        a, b = self.progress.a, self.progress.b
+        cx, cy = self.progress.centre
+        at_end = math.hypot(x - cx - a, y - cy) <= NEAR
+        # the last point is the first: round within NEAR of it (NEAR/b of angle short at most)
+        self.finished = swept >= 2 * math.pi - NEAR / b and at_end
 
     def stats(self) -> tuple[float, float, float]:
         if not self.distances:
@@ -202,8 +208,7 @@ def _radio(conditions: EllipseConditions, seed: int) -> tuple[ImpairedChannel, I
     return channel(conditions.up_loss, 1), channel(conditions.down_loss, 0)
 
 
-def _thesis_robot(loop: ThesisLoop, robot_name: str) -> RobotConfig:
-    config = load_robot(robot_name)
+def _thesis_robot(loop: ThesisLoop, config: RobotConfig) -> RobotConfig:
     return config.model_copy(
         update={
             "link": config.link.model_copy(update={"control_period": loop.robot_cycle}),
@@ -230,6 +235,32 @@ def _course(
     return t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2)
 
 
+def _placed(
+    config: RobotConfig,
+    robot_name: str,
+    seed: int,
+    start: tuple[float, float, float],
+    use_localization: bool,
+    exact: bool,
+    truth: PhysicalTruth | None = None,
+) -> SimulatedRobot:
+    """The robot placed by hand at ``start``: the simulator runs the error model's draw for
+    ``seed`` (``exact``: the description itself), whose placing error moves the true start;
+    the program is told the nominal start."""
+    if truth is None and not exact:
+        truth = load_error_model(robot_name).draw(seed)
+    dx, dy, dth = truth.start_offset if truth is not None else (0.0, 0.0, 0.0)
+    return SimulatedRobot(
+        config,
+        _world("square"),
+        seed=seed,
+        pose=(start[0] + dx, start[1] + dy, start[2] + dth),
+        believed_pose=start,
+        use_localization=use_localization,
+        truth=truth,
+    )
+
+
 def _centre() -> tuple[float, float]:
     start = _world("square").start
     return start[0], start[1]
@@ -242,12 +273,16 @@ def thesis_ellipse_trial(
     *,
     robot_name: str = "pioneer3dx",
     use_localization: bool = True,
+    exact: bool = False,
+    time_limit: float = TIME_LIMIT,
+    truth: PhysicalTruth | None = None,
 ) -> EllipseResult:
-    """The thesis's loop round its ellipse (see the module's docstring)."""
-    config = _thesis_robot(loop, robot_name)
+    """The thesis's loop round its ellipse (see the module's docstring). The simulator runs
+    the error model's draw for ``seed``, or ``truth`` (a robot unlike its description on
+    purpose), or with ``exact`` the description itself."""
+    config = _thesis_robot(loop, load_robot(robot_name))
     _, xs, ys, start = _course(config)
-    world = _world("square")
-    robot = SimulatedRobot(config, world, seed=seed, pose=start, use_localization=use_localization)
+    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
     robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
@@ -267,7 +302,7 @@ def thesis_ellipse_trial(
     held: tuple[float, float, float] | None = None
     stalls = 0
     dt = 0.005
-    while robot.now() < TIME_LIMIT and not measure.finished:
+    while robot.now() < time_limit and not measure.finished:
         now = robot.now()
         if now >= next_robot:
             next_robot += config.link.robot_tx_spacing
@@ -300,8 +335,8 @@ def thesis_ellipse_trial(
             next_op += config.link.operator_tx_spacing
             _transmit(up, station_end, command, now)
         robot.run_for(dt)
-        truth = robot.sim.ground_truth
-        measure.update(robot.now(), truth.x, truth.y)
+        real = robot.sim.ground_truth
+        measure.update(robot.now(), real.x, real.y)
         if (
             conditions.stall_at is not None
             and stalls == 0
@@ -338,14 +373,16 @@ def freelook_ellipse_trial(
     *,
     robot_name: str = "pioneer3dx",
     use_localization: bool = True,
+    exact: bool = False,
+    time_limit: float = TIME_LIMIT,
+    truth: PhysicalTruth | None = None,
 ) -> EllipseResult:
     """freelook's tracking on the robot, from the same start through the same radio: the path
     goes to the robot once (native profile, authenticated), which tracks it with its own gains
     on its 20 ms cycle and its own localized pose; the station only sends heartbeats."""
     config = load_robot(robot_name)
     t_pts, xs, ys, start = _course(config)
-    world = _world("square")
-    robot = SimulatedRobot(config, world, seed=seed, pose=start, use_localization=use_localization)
+    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     operator, robot_end = _sessions(config)
     robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
@@ -354,7 +391,7 @@ def freelook_ellipse_trial(
     seen: Telemetry | None = None
     next_op = next_robot = 0.0
     dt = config.link.control_period / 4
-    while robot.now() < TIME_LIMIT and not measure.finished:
+    while robot.now() < time_limit and not measure.finished:
         now = robot.now()
         if now >= next_robot:
             next_robot += config.link.robot_tx_spacing
@@ -369,6 +406,6 @@ def freelook_ellipse_trial(
             started = seen is not None and seen.mode == Mode.TRAJECTORY
             _transmit(up, operator, Heartbeat() if started else upload, now)
         robot.run_for(dt)
-        truth = robot.sim.ground_truth
-        measure.update(robot.now(), truth.x, truth.y)
+        real = robot.sim.ground_truth
+        measure.update(robot.now(), real.x, real.y)
     return _result(robot.now(), measure, up, down, 0)

@@ -13,7 +13,13 @@ from freelook.link._auth import (
     link_key,
     strong_key,
 )
-from freelook.link._channel import ChannelCounters, ImpairedChannel, Impairments, RadioLockups
+from freelook.link._channel import (
+    ChannelCounters,
+    ImpairedChannel,
+    Impairments,
+    RadioLockups,
+    Silences,
+)
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
 from freelook.link._driver import LinkDriver
@@ -82,6 +88,7 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
+from freelook.link._radio import DeadRadio, RadioNode, RadioWatch
 from freelook.link._refusal_log import SESSION_REFUSALS, RefusalLog
 from freelook.link._session import (
     SPACING_LIMITS,
@@ -146,6 +153,7 @@ __all__ = [
     "ControlReject",
     "ControlRelease",
     "ControlRequest",
+    "DeadRadio",
     "Decision",
     "DecodeEvent",
     "Decoded",
@@ -185,6 +193,8 @@ __all__ = [
     "Permissions",
     "PositionReport",
     "RadioLockups",
+    "RadioNode",
+    "RadioWatch",
     "RateLimitError",
     "RefusalBudget",
     "RefusalLog",
@@ -205,6 +215,7 @@ __all__ = [
     "SessionStatus",
     "SetTransmission",
     "SetTransmissionSpacing",
+    "Silences",
     "StationEntry",
     "StationKeys",
     "Stream",

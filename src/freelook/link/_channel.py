@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ChannelCounters", "ImpairedChannel", "Impairments", "RadioLockups"]
+__all__ = ["ChannelCounters", "ImpairedChannel", "Impairments", "RadioLockups", "Silences"]
+
+
+class Silences(Protocol):
+    """When a radio carries nothing (:class:`RadioLockups`, ``DeadRadio``)."""
+
+    def silent(self, now: float) -> bool: ...
 
 
 class Impairments(BaseModel):
@@ -101,12 +108,12 @@ class ImpairedChannel:
     """One direction of a lossy link. ``send`` at time t; ``receive(now)`` what is due."""
 
     def __init__(
-        self, impairments: Impairments, seed: int = 0, lockups: RadioLockups | None = None
+        self, impairments: Impairments, seed: int = 0, lockups: Silences | None = None
     ) -> None:
         """``lockups``: share one radio's lock-ups between the two directions through it (by
         default each channel draws its own from ``impairments``)."""
         self.impairments = impairments
-        self.lockups = lockups or RadioLockups(
+        self.lockups: Silences = lockups or RadioLockups(
             impairments.lockup_rate, impairments.lockup_duration, seed
         )
         self.rng = np.random.default_rng(seed)
