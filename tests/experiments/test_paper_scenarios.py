@@ -22,10 +22,12 @@ from freelook.experiments._ellipse import (
     freelook_ellipse_trial,
     thesis_ellipse_trial,
 )
+from freelook.experiments._packet_drop import TABLE_7_1, LinkTrialResult, table_7_1_trial
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
 from freelook.experiments._tables import (
     TABLE_7_2,
     ellipse_row,
+    packet_drop_row,
     reckless_table,
     reckless_verdict,
     translation_table,
@@ -207,16 +209,53 @@ def test_the_lap_is_swept_round_the_centre_and_ends_at_the_first_point() -> None
     assert abs(spin.swept) < 0.5
 
 
-def test_radio_lock_ups_are_counted_and_control_returns_without_a_restart() -> None:
-    radio = Impairments(loss=0.15, lockup_rate=1 / 20, lockup_duration=3.0)
-    failures = 0
-    for seed in SEEDS:
-        run = sc.link_course_trial(seed, radio, duration=60.0)
-        if run["longest_lockup"] > 1.2:  # silent longer than the failure gap, with margin
-            assert run["failed"] == 1.0  # counted the thesis's way: a node failure
-        failures += int(run["failed"])
-        assert run["recovery"] <= 1.0  # commands flow again within a second of the radio
-    assert failures >= 2
+# Table 7.1: trial 6 (its radio died) and trial 9 (it did not), at a fifth of their length
+DIED, LIVED = TABLE_7_1[5], TABLE_7_1[8]
+
+
+def _table_7_1(system: str, seed: int, **kwargs: bool) -> list[LinkTrialResult]:
+    return [table_7_1_trial(seed, t, system, 0.2, **kwargs) for t in (DIED, LIVED)]  # type: ignore[arg-type]
+
+
+def test_the_thesis_system_stops_and_stays_dead_as_table_7_1_says() -> None:
+    runs = _table_7_1("thesis", 51)
+    died, lived = runs
+    assert died.failed
+    assert died.silent
+    assert not lived.failed
+    assert not lived.silent
+    assert died.stopped_after is not None
+    assert died.stopped_after <= 1.5
+    assert died.drove_again_after is None  # nothing restarts its radio
+    assert died.restarts == 0
+    assert abs(died.drop_down - 53.4) < 6  # the table's 53.4 % robot → UI, over ~900 packets
+    assert packet_drop_row("t", "", runs, "c", thesis=True, watchdog=1.0).ok
+
+
+def test_freelook_restarts_its_radio_and_drives_again() -> None:
+    runs = _table_7_1("freelook", 52)
+    died = runs[0]
+    assert died.stopped_after is not None
+    assert died.stopped_after <= 1.0
+    assert not died.moved_while_dead
+    assert died.restarts >= 1
+    assert died.drove_again_after is not None
+    assert died.drove_again_after < 5.0
+    assert packet_drop_row("f", "", runs, "c", thesis=False, watchdog=0.5, recovery_bound=5.0).ok
+
+
+def test_a_robot_without_its_watchdog_fails_the_thesis_row() -> None:
+    runs = _table_7_1("thesis", 53, watchdog=False)
+    assert runs[0].stopped_after is None or runs[0].stopped_after > 1.5
+    assert packet_drop_row("t", "", runs, "c", thesis=True, watchdog=1.0).ok is False
+
+
+def test_freelook_without_its_radio_watch_fails_its_row() -> None:
+    runs = _table_7_1("freelook", 54, watch=False)
+    assert runs[0].drove_again_after is None  # dead until restarted, and nothing restarts it
+    assert runs[0].restarts == 0
+    row = packet_drop_row("f", "", runs, "c", thesis=False, watchdog=0.5, recovery_bound=5.0)
+    assert row.ok is False
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -80,6 +80,8 @@ class LinkTrialResult:
     trial: int
     drop_up: float  # % of the operator's packets never received, over the operation time
     drop_down: float
+    sent_up: int  # packets each way over the operation time
+    sent_down: int
     failed: bool  # the radio died (an input)
     silent: bool  # a silence of over a second was seen in either direction (trailing too)
     stopped_after: float | None  # s from the radio's death until the robot stood still
@@ -154,7 +156,7 @@ def table_7_1_trial(
     watches = {"station": RadioWatch(), "robot": RadioWatch()} if watch and not thesis else {}
     heard_up, heard_down = _Silence(), _Silence()
     end = operation + (AFTER if trial.node_fail else 0.0)
-    snapshot: tuple[float, float] | None = None
+    snapshot: tuple[float, float, int, int] | None = None
     stopped_after: float | None = None
     moved_while_dead = False
     drove_again: float | None = None
@@ -163,7 +165,7 @@ def table_7_1_trial(
     while robot.now() < end:
         now = robot.now()
         if snapshot is None and now >= operation:
-            snapshot = (_drop(up), _drop(down))
+            snapshot = (_drop(up), _drop(down), up.counters.sent, down.counters.sent)
         if now >= next_robot:
             next_robot += config.link.robot_tx_spacing
             _transmit(down, robot_end, robot.core.telemetry(now), now)
@@ -207,12 +209,16 @@ def table_7_1_trial(
                 and (drove_again is None)
             ):
                 drove_again = robot.now() - operation
-    drop_up, drop_down = snapshot if snapshot is not None else (_drop(up), _drop(down))
+    if snapshot is None:
+        snapshot = (_drop(up), _drop(down), up.counters.sent, down.counters.sent)
+    drop_up, drop_down, sent_up, sent_down = snapshot
     silence = max(heard_up.until(robot.now()), heard_down.until(robot.now()))
     return LinkTrialResult(
         trial.number,
         drop_up,
         drop_down,
+        sent_up,
+        sent_down,
         trial.node_fail,
         silence > 1.0,
         stopped_after,
