@@ -86,7 +86,7 @@ class LinkTrialResult:
     silent: bool  # a silence of over a second was seen in either direction (trailing too)
     stopped_after: float | None  # s from the radio's death until the robot stood still
     moved_while_dead: bool  # it moved again before the radio carried packets again
-    drove_again_after: float | None  # s from the death until it drove on command again
+    drove_again_after: float | None  # s from the death until it moved on command again
     restarts: int  # radio restarts asked for
 
 
@@ -202,12 +202,8 @@ def table_7_1_trial(
                 stopped_after = robot.now() - operation
             elif stopped_after is not None and moving and not carrying and drove_again is None:
                 moved_while_dead = True
-            if (
-                stopped_after is not None
-                and carrying
-                and abs(real.v) > 0.05
-                and (drove_again is None)
-            ):
+            driving = abs(real.v) > 0.05 or abs(real.omega) > 0.1
+            if stopped_after is not None and carrying and driving and drove_again is None:
                 drove_again = robot.now() - operation
     if snapshot is None:
         snapshot = (_drop(up), _drop(down), up.counters.sent, down.counters.sent)

@@ -186,7 +186,7 @@ EXPERIMENTS: dict[str, tuple[Callable[[int, int, Progress], ExperimentResult], i
     "square-laps": (square_laps_table, 10, 1),
     "translation-offset": (translation_table, 8, 2),
     "flc-figures": (flc_figures_table, 3, 1),
-    "ellipse": (ellipse_table, 3, 1),
+    "ellipse": (ellipse_table, 5, 1),
     "packet-drop": (packet_drop_table, 3, 1),
     "reckless": (reckless_table, 1000, 4),
     "localization": (_localization, 50, 2),
