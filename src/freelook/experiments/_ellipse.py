@@ -53,6 +53,7 @@ from freelook.link import (
     TrajectoryStart,
     VelocityCommand,
 )
+from freelook.robot import LocalizationJob
 
 __all__ = [
     "NEAR",
@@ -379,7 +380,9 @@ def freelook_ellipse_trial(
 ) -> EllipseResult:
     """freelook's tracking on the robot, from the same start through the same radio: the path
     goes to the robot once (native profile, authenticated), which tracks it with its own gains
-    on its 20 ms cycle and its own localized pose; the station only sends heartbeats."""
+    on its 20 ms cycle and its own localized pose; the station only sends heartbeats. The
+    conditions' localization stall stops its scan matching for as long (:class:`_ScanStall`):
+    its pose runs on odometry and gyro meanwhile, as freelook's does between scans."""
     config = load_robot(robot_name)
     t_pts, xs, ys, start = _course(config)
     robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
@@ -391,6 +394,7 @@ def freelook_ellipse_trial(
     seen: Telemetry | None = None
     next_op = next_robot = 0.0
     dt = config.link.control_period / 4
+    stall = _ScanStall(robot)
     while robot.now() < time_limit and not measure.finished:
         now = robot.now()
         if now >= next_robot:
@@ -408,4 +412,31 @@ def freelook_ellipse_trial(
         robot.run_for(dt)
         real = robot.sim.ground_truth
         measure.update(robot.now(), real.x, real.y)
-    return _result(robot.now(), measure, up, down, 0)
+        if (
+            conditions.stall_at is not None
+            and stall.until is None
+            and measure.progress.swept >= conditions.stall_at * 2 * math.pi
+        ):
+            stall.until = robot.now() + conditions.stall_seconds
+            measure.stalled(robot.now(), stall.until)
+    return _result(robot.now(), measure, up, down, int(stall.until is not None))
+
+
+class _ScanStall:
+    """Holds a robot's scan matching back until ``until`` (None: never): its estimator is asked
+    for no localization job meanwhile, so the scans of the stall are passed over and the first
+    job after it carries all the odometry since (nothing of the motion is lost, as when a
+    scan matcher falls behind)."""
+
+    def __init__(self, robot: SimulatedRobot) -> None:
+        self.until: float | None = None
+        self._robot = robot
+        estimator = robot.core.estimator
+        self._job = estimator.localization_job
+        # the one seam the stall needs: the estimator's own method, wrapped per instance
+        setattr(estimator, "localization_job", self._maybe_job)  # noqa: B010
+
+    def _maybe_job(self, now: float) -> LocalizationJob | None:
+        if self.until is not None and now < self.until:
+            return None
+        return self._job(now)

@@ -372,12 +372,12 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
         radio = (
             f"↑ {c.up_loss * 100:.2f} % ↓ {c.down_loss * 100:.2f} % loss, "
             f"{c.delay * 1000:.0f}–{(c.delay + c.jitter) * 1000:.0f} ms delay"
-            + (
-                f", a {c.stall_seconds:g} s localization stall "
-                f"{c.stall_at * 100:.0f} % of the way round"
-                if c.stall_at is not None
-                else ""
-            )
+        )
+        stall = (
+            f", a {c.stall_seconds:g} s localization stall {c.stall_at * 100:.0f} % of the way "
+            "round"
+            if c.stall_at is not None
+            else ""
         )
         theirs = [next(thesis_runs) for _ in range(trials)]
         ours = [next(ours_runs) for _ in range(trials)]
@@ -387,7 +387,10 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
                 f"{paper_time:g} s, ±30 mm",
                 theirs,
                 f"pioneer3dx from rest {START_INSIDE * 1000:.0f} mm inside the first point, "
-                f"{radio}; station: reach-then-advance (within {loop.reach * 1000:.0f} mm, "
+                f"{radio}"
+                + (f"{stall} (its position packets hold the pose)" if stall else "")
+                + "; station: reach-then-advance "
+                f"(within {loop.reach * 1000:.0f} mm, "
                 f"eq. 6.1's per-point v_r, ω_r), eq. 3.17 with k2 = b·|v_r|, b = {loop.b:g}, "
                 f"ξ = {loop.zeta:g}, Alg. 5.3 limits (max 500 mm/s, 50 °/s; min 200 mm/s, 2 °/s); "
                 f"thesis packets (mm, °, °/s); robot {loop.robot_cycle * 1000:.0f} ms cycle, "
@@ -399,9 +402,11 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
                 f"freelook extra: {name}'s conditions, tracking on the robot",
                 "",
                 ours,
-                f"pioneer3dx from the same start, {radio}; the path sent once (native "
+                f"pioneer3dx from the same start, {radio}"
+                + (f"{stall} (no scan matching: odometry and gyro)" if stall else "")
+                + "; the path sent once (native "
                 f"profile), tracked on the robot's 20 ms cycle, b = {gains.b:g}, ξ = "
-                f"{gains.zeta:g}, clock-driven reference; no stall modelled; "
+                f"{gains.zeta:g}, clock-driven reference; "
                 f"{_seeds(seed, trials)}",
                 beside=theirs,
             )
