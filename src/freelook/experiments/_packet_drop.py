@@ -137,6 +137,7 @@ def table_7_1_trial(
         _world("square"),
         seed=seed,
         pose=(7.0, 7.0, 0.0),
+        believed_pose=truth.believed((7.0, 7.0, 0.0)),
         use_localization=False,
         truth=truth,
     )

@@ -413,8 +413,8 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
             "the loop rolls at Algorithm 5.3's 200 mm/s floor or above all the way round "
             "(eq. 6.1's per-point v_r, 63–113 mm per point, is under it, so the floor sets the "
             "pace), and a 9 m lap at 0.2 m/s takes 45 s, less where the controller asks for "
-            "more. The thesis's 42.7 s and 45 s include whatever else slowed its robot (its "
-            "start, ARIA's acceleration limits, its castor), which it does not report."
+            "more. The thesis's 42.7 s and 45 s include whatever else slowed its robot; it "
+            "reports neither where its robot started nor what else held it back."
         )
     stalled = [r for r in result.rows if "stall" in r.conditions and "thesis's loop" in r.what]
     if stalled:
