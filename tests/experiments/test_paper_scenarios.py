@@ -9,12 +9,7 @@ from typing import Any
 
 import pytest
 
-from freelook.config import (
-    load_error_model,
-    load_robot,
-    PhysicalTruth,
-    TrackingConfig,
-)
+from freelook.config import PhysicalTruth, load_error_model, load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._ellipse import (
     THESIS_LOOP,
@@ -30,7 +25,6 @@ from freelook.experiments._tables import (
     packet_drop_row,
     reckless_table,
     reckless_verdict,
-    translation_table,
     translation_verdict,
 )
 from freelook.link import Impairments
