@@ -8,7 +8,7 @@ export FREELOOK_HYPOTHESIS="${FREELOOK_HYPOTHESIS:-ci}"
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+.venv/bin/python -m pip install -q -e '.[dev,ros2]'
 echo "== npm ci (three.js for the cockpit's arm view)"
 npm ci --no-audit --no-fund --loglevel=error
 echo "== ruff"

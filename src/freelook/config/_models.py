@@ -29,6 +29,8 @@ __all__ = [
     "ModeLimitsConfig",
     "PanTiltConfig",
     "RobotConfig",
+    "Ros2Config",
+    "Ros2Topics",
     "SafetyConfig",
     "SafetyZone",
     "SlipConfig",
@@ -457,6 +459,54 @@ class JausConfig(_Strict):
     )
 
 
+_TOPIC = r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$"
+_JOINT = r"^[A-Za-z_][A-Za-z0-9_./-]{0,127}$"
+
+
+class Ros2Topics(_Strict):
+    """The topics of a ROS 2 robot, relative to its namespace (the usual names by default).
+
+    An empty name means the robot has no such topic: the program goes without that device.
+    """
+
+    cmd_vel: str = Field(default="cmd_vel", pattern=_TOPIC)
+    odom: str = Field(default="odom", pattern=_TOPIC)
+    scan: str = Field(default="scan", pattern=r"^$|" + _TOPIC)
+    imu: str = Field(default="imu/data", pattern=r"^$|" + _TOPIC)
+    #: ``…/compressed`` is a ``sensor_msgs/CompressedImage`` (JPEG), anything else an ``Image``
+    camera: str = Field(default="camera/image_raw/compressed", pattern=r"^$|" + _TOPIC)
+    joint_states: str = Field(default="joint_states", pattern=r"^$|" + _TOPIC)
+    battery: str = Field(default="battery_state", pattern=r"^$|" + _TOPIC)
+    pan_tilt_command: str = Field(default="pan_tilt_controller/commands", pattern=_TOPIC)
+
+
+class Ros2Config(_Strict):
+    """How the robot speaks ROS 2 (``[ros2]``): topics, message kinds, QoS, joints, timing.
+
+    The sensors' poses on the base are the description's own (``[laser]``, ``[pan_tilt]``):
+    /tf is not always there, and the robot program's belief is its description.
+    """
+
+    topics: Ros2Topics = Ros2Topics()
+    #: ``geometry_msgs/TwistStamped`` on ``cmd_vel`` (Jazzy's diff_drive_controller), else Twist
+    cmd_vel_stamped: bool = False
+    base_frame: str = Field(default="base_link", pattern=_JOINT)
+    #: the laser's ``frame_id`` scans must carry ("": any)
+    scan_frame: str = Field(default="", pattern=r"^$|" + _JOINT)
+    sensor_qos: Literal["best_effort", "reliable"] = "best_effort"
+    pan_joint: str = Field(default="pan_joint", pattern=_JOINT)
+    tilt_joint: str = Field(default="tilt_joint", pattern=_JOINT)
+    #: ``velocities``: a forward command controller's ``std_msgs/Float64MultiArray`` of joint
+    #: rates (pan, then tilt); ``trajectory``: a ``trajectory_msgs/JointTrajectory`` point
+    pan_tilt_command: Literal["velocities", "trajectory"] = "velocities"
+    startup_timeout: float = Field(
+        default=5.0, gt=0, le=60.0, description="s to wait for odometry and the scan at start"
+    )
+    quiet_timeout: float = Field(
+        default=0.5, gt=0, le=5.0, description="s a required topic may be silent mid-run"
+    )
+
+
 class RobotConfig(_Strict):
     """Everything that describes one robot; a sensor section that is absent means no such sensor."""
 
@@ -484,6 +534,8 @@ class RobotConfig(_Strict):
     #: cameras beyond the driving camera, each its own stream (``[[cameras]]``)
     cameras: tuple[StreamCameraConfig, ...] = ()
     jaus: JausConfig = JausConfig()
+    #: how a ROS 2 robot of this kind speaks (``--hardware ros2``); the usual topics by default
+    ros2: Ros2Config = Ros2Config()
 
     @model_validator(mode="after")
     def _cameras_mounted(self) -> RobotConfig:

@@ -1,4 +1,5 @@
-"""Choosing a backend: ``sim``, ``arcos://…`` or ``judp://…``, and the map the robot is given."""
+"""Choosing a backend: ``sim``, ``arcos://…``, ``judp://…`` or ``ros2[://…]``, and the map the
+robot is given."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from freelook.config import RobotConfig
 from freelook.errors import ConfigError
 from freelook.hardware.arcos import open_arcos_server
 from freelook.hardware.judp import open_judp_server
+from freelook.hardware.ros2 import open_ros2_server
 from freelook.hardware.sim import published_map, simulated_server
 from freelook.maps import World, load_world
 from freelook.robot import RobotServer, ServerOptions
@@ -75,7 +77,16 @@ async def open_robot_server(
             recorder=recorder,
             start=start,
         )
+    if hardware == "ros2" or hardware.startswith("ros2:"):
+        return await open_ros2_server(
+            config,
+            hardware,
+            options,
+            robot_map=_robot_map(robot_map, None),
+            recorder=recorder,
+            start=start,
+        )
     raise ConfigError(
-        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT, arcos:///dev/DEVICE "
-        "or judp://HOST:PORT"
+        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT, arcos:///dev/DEVICE, "
+        "judp://HOST:PORT, ros2 or ros2://NAMESPACE"
     )

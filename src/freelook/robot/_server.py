@@ -49,7 +49,7 @@ from freelook.link import (
 )
 from freelook.maps import World, builtin_worlds
 from freelook.robot._program import RobotProgram
-from freelook.robot.hal import Camera
+from freelook.robot.hal import Camera, EncodedCamera
 from freelook.runtime import RealtimeRuntime
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
@@ -295,18 +295,24 @@ class RobotServer:
             await asyncio.sleep(max(0.0, delay))
             if not self.session.transmitting:
                 continue
-            image = stream.camera.capture()
-            if image is None:
-                continue
             now = self.runtime.now()  # the capture's instant (both eyes of a pair share it)
-            jpeg = encode_jpeg(image, stream.jpeg_quality)
+            if isinstance(stream.camera, EncodedCamera):  # sent as it came, each frame once
+                encoded = stream.camera.capture_jpeg(stream.jpeg_quality)
+                if encoded is None:
+                    continue
+                jpeg, width, height = encoded
+            else:
+                image = stream.camera.capture()
+                if image is None:
+                    continue
+                jpeg = encode_jpeg(image, stream.jpeg_quality)
+                height, width = image.shape[:2]
             if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
                 self.skipped_frames += 1
                 self.skipped_by_stream[stream.stream] = (
                     self.skipped_by_stream.get(stream.stream, 0) + 1
                 )
                 continue
-            height, width = image.shape[:2]
             frame = VideoFrame(
                 next(frame_ids),
                 now + self.session.wire_offset,

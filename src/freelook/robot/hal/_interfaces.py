@@ -26,6 +26,7 @@ __all__ = [
     "Bumpers",
     "Camera",
     "DriveBase",
+    "EncodedCamera",
     "EncoderSample",
     "GripperState",
     "GyroSample",
@@ -184,6 +185,17 @@ class Bumpers(Protocol):
 class Camera(Protocol):
     def capture(self) -> npt.NDArray[np.uint8] | None:
         """The newest RGB frame (H×W×3), or None when there is none yet."""
+        ...
+
+
+@runtime_checkable
+class EncodedCamera(Protocol):
+    """A camera whose frames come compressed (a network camera, a ROS ``CompressedImage``):
+    the server sends them as they came instead of decoding and encoding them again."""
+
+    def capture_jpeg(self, quality: int) -> tuple[bytes, int, int] | None:
+        """The newest frame not taken yet as (JPEG, width, height), encoded at ``quality`` only
+        if it did not come as JPEG; None when nothing new came."""
         ...
 
 

@@ -1,0 +1,41 @@
+"""ROS 2 robots behind the robot program's hardware interfaces, and the simulator on ROS 2.
+
+:class:`Ros2Robot` takes a ROS 2 robot's standard topics (``nav_msgs/Odometry``,
+``sensor_msgs/LaserScan``, ``Imu``, ``CompressedImage`` or ``Image``, ``JointState``,
+``BatteryState``) as HAL devices and publishes ``cmd_vel`` and pan-tilt commands, as the
+robot description's ``[ros2]`` section says; :func:`open_ros2_server` puts the robot program
+on one. :class:`SimulatedRos2Robot` publishes the built-in simulator on the same topics. rclpy
+is imported only when one of them is made: the core install does not need ROS.
+"""
+
+from freelook.hardware.ros2._convert import (
+    ScanLayout,
+    ScanRanges,
+    check_scan_layout,
+    scan_ranges,
+    twist_of_wheels,
+    wheels_of_twist,
+    yaw_of_quaternion,
+)
+from freelook.hardware.ros2._errors import Ros2Error
+from freelook.hardware.ros2._rclpy import INSTALL_HINT, ros
+from freelook.hardware.ros2._robot import Ros2Robot
+from freelook.hardware.ros2._server import open_ros2_server, parse_ros2_url
+from freelook.hardware.ros2._sim import SimulatedRos2Robot
+
+__all__ = [
+    "INSTALL_HINT",
+    "Ros2Error",
+    "Ros2Robot",
+    "ScanLayout",
+    "ScanRanges",
+    "SimulatedRos2Robot",
+    "check_scan_layout",
+    "open_ros2_server",
+    "parse_ros2_url",
+    "ros",
+    "scan_ranges",
+    "twist_of_wheels",
+    "wheels_of_twist",
+    "yaw_of_quaternion",
+]

@@ -1,0 +1,634 @@
+"""A ROS 2 robot behind the robot program's hardware interfaces.
+
+:class:`Ros2Robot` owns an rclpy node in a context of its own and spins it on a thread of its
+own. Subscriptions keep the newest reading of each topic, checked and converted
+(:mod:`._convert`), stamped on the robot program's clock when it arrived; the HAL devices read
+those and publish commands. Nothing of rclpy reaches the robot program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import RobotConfig
+from freelook.hardware.ros2._convert import (
+    ScanLayout,
+    check_scan_layout,
+    scan_ranges,
+    twist_of_wheels,
+    wheels_of_twist,
+    yaw_of_quaternion,
+)
+from freelook.hardware.ros2._errors import Ros2Error
+from freelook.hardware.ros2._rclpy import ros
+from freelook.robot.hal import (
+    GyroSample,
+    OdometrySample,
+    PanTiltState,
+    RangeScan,
+    RobotHardware,
+)
+
+__all__ = ["Ros2Robot"]
+
+log = logging.getLogger(__name__)
+
+#: s to wait for the optional topics once odometry and the scan have come
+OPTIONAL_GRACE = 1.0
+
+
+class _Frame(NamedTuple):
+    stamp: float
+    jpeg: bytes | None  # a CompressedImage's JPEG, as it came
+    rgb: npt.NDArray[np.uint8] | None  # an Image's pixels, RGB
+    width: int
+    height: int
+
+
+def _finite(*values: float) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+class Ros2Robot:
+    """A ROS 2 robot's standard topics as HAL devices (:attr:`hardware`, after :meth:`start`).
+
+    ``namespace``: the robot's (``""``: none); ``clock`` stamps every reading (pass the
+    runtime's); ``domain_id``: the DDS domain (None: ``ROS_DOMAIN_ID``); ``camera``: take the
+    camera topic. :attr:`refused` counts readings refused, by topic (non-finite numbers, a
+    scan unlike the description, an image in an unknown encoding).
+    """
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        namespace: str = "",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        domain_id: int | None = None,
+        camera: bool = True,
+        node_name: str = "freelook_robot",
+    ) -> None:
+        self.config = config
+        self.settings = config.ros2
+        self.namespace = namespace
+        self._clock = clock
+        self.refused: Counter[str] = Counter()
+        self.heard: dict[str, float] = {}  # topic key → when its newest good reading came
+        self.problems: dict[str, str] = {}  # topic key → why its newest reading was refused
+        self._odom: OdometrySample | None = None
+        self._gyro: GyroSample | None = None
+        self._gyro_angle = 0.0
+        self._scan: RangeScan | None = None
+        self._pan: float | None = None
+        self._tilt: float | None = None
+        self._joints_stamp = 0.0
+        self._frame: _Frame | None = None
+        self._frame_taken: _Frame | None = None
+        self.battery: float | None = None  # 0…1, when the robot says
+        self._closed = False
+        self._news: Callable[[], None] = lambda: None
+        self.hardware: RobotHardware | None = None
+        laser = config.laser
+        if laser is not None:
+            half = math.radians(laser.fov_deg) / 2.0
+            self._bearings = np.linspace(-half, half, laser.beams)
+            self._ox = np.full(laser.beams, laser.mount_forward)
+            self._oy = np.full(laser.beams, laser.mount_left)
+        r = ros()
+        self._r = r
+        self._context = r.rclpy.Context()
+        r.rclpy.init(context=self._context, domain_id=domain_id)
+        try:
+            self.node = r.rclpy.create_node(
+                node_name, namespace=namespace or None, context=self._context
+            )
+            self._subscribe(camera)
+            self._advertise()
+            self._executor = r.executors.SingleThreadedExecutor(context=self._context)
+            self._executor.add_node(self.node)
+        except Exception:
+            self._context.try_shutdown()
+            raise
+        self._thread = threading.Thread(target=self._spin, name="ros2", daemon=True)
+        self._thread.start()
+
+    # -- topics ------------------------------------------------------------------------------
+
+    def _sensor_qos(self) -> Any:
+        qos = self._r.qos
+        profile = qos.qos_profile_sensor_data
+        if self.settings.sensor_qos == "reliable":
+            return qos.QoSProfile(depth=5, reliability=qos.ReliabilityPolicy.RELIABLE)
+        return profile
+
+    def _subscribe(self, camera: bool) -> None:
+        r, topics, cfg = self._r, self.settings.topics, self.config
+        sensor = self._sensor_qos()
+        #: topic key → (resolved name, message type name)
+        self.topics: dict[str, tuple[str, str]] = {}
+
+        def sub(key: str, name: str, kind: Any, callback: Callable[[Any], None]) -> None:
+            s = self.node.create_subscription(kind, name, callback, sensor)
+            module = kind.__module__.split(".")[0]
+            self.topics[key] = (s.topic_name, f"{module}/msg/{kind.__name__}")
+
+        sub("odom", topics.odom, r.Odometry, self._on_odom)
+        if cfg.laser is not None and topics.scan:
+            sub("scan", topics.scan, r.LaserScan, self._on_scan)
+        if cfg.gyro is not None and topics.imu:
+            sub("imu", topics.imu, r.Imu, self._on_imu)
+        if cfg.pan_tilt is not None and topics.joint_states:
+            sub("joint_states", topics.joint_states, r.JointState, self._on_joints)
+        if camera and topics.camera:
+            compressed = topics.camera.rstrip("/").endswith("compressed")
+            kind = r.CompressedImage if compressed else r.Image
+            sub(
+                "camera", topics.camera, kind, self._on_compressed if compressed else self._on_image
+            )
+        if topics.battery:
+            sub("battery", topics.battery, r.BatteryState, self._on_battery)
+
+    def _advertise(self) -> None:
+        r, settings = self._r, self.settings
+        reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
+        kind = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
+        self._cmd_vel = self.node.create_publisher(kind, settings.topics.cmd_vel, reliable)
+        self._pan_tilt_pub = None
+        pt = self.config.pan_tilt
+        if pt is not None and settings.topics.joint_states:
+            command = (
+                r.JointTrajectory
+                if settings.pan_tilt_command == "trajectory"
+                else r.Float64MultiArray
+            )
+            self._pan_tilt_pub = self.node.create_publisher(
+                command, settings.topics.pan_tilt_command, reliable
+            )
+
+    def _spin(self) -> None:
+        try:
+            self._executor.spin()
+        except Exception as err:  # a shut-down context ends the spin with one of rclpy's own
+            if not self._closed:
+                log.error("the ROS 2 executor stopped: %r", err)
+
+    def _heard(self, key: str, now: float) -> None:
+        first = key not in self.heard
+        self.heard[key] = now
+        self.problems.pop(key, None)
+        if first:
+            self._news()
+
+    def _refuse(self, key: str, why: str) -> None:
+        self.refused[key] += 1
+        first = key not in self.problems
+        self.problems[key] = why
+        if first:
+            self._news()
+
+    def _on_odom(self, msg: Any) -> None:
+        now = self._clock()
+        p, q = msg.pose.pose.position, msg.pose.pose.orientation
+        t = msg.twist.twist
+        if not _finite(p.x, p.y, q.x, q.y, q.z, q.w, t.linear.x, t.angular.z):
+            self._refuse("odom", "a non-finite number in the pose or the twist")
+            return
+        if q.x == q.y == q.z == q.w == 0.0:
+            self._refuse("odom", "an all-zero orientation quaternion")
+            return
+        left, right = wheels_of_twist(t.linear.x, t.angular.z, self.config.drive.track_width)
+        self._odom = OdometrySample(
+            now, p.x, p.y, yaw_of_quaternion(q.x, q.y, q.z, q.w), left, right
+        )
+        self._heard("odom", now)
+
+    def _on_scan(self, msg: Any) -> None:
+        now = self._clock()
+        laser = self.config.laser
+        assert laser is not None
+        layout = ScanLayout(
+            msg.header.frame_id, msg.angle_min, msg.angle_increment, len(msg.ranges)
+        )
+        problem = check_scan_layout(layout, laser, self.settings.scan_frame)
+        if problem is None and not (
+            _finite(msg.range_min, msg.range_max) and 0.0 <= msg.range_min < msg.range_max
+        ):
+            problem = f"range limits [{msg.range_min}, {msg.range_max}]: not a range"
+        if problem is not None:
+            self._refuse("scan", problem)
+            return
+        ranges = (
+            np.frombuffer(msg.ranges, dtype=np.float32)
+            if hasattr(msg.ranges, "tobytes")
+            else msg.ranges
+        )
+        read = scan_ranges(ranges, msg.range_min, msg.range_max, no_hit=laser.range_max)
+        if read.invalid:
+            self.refused["scan beams"] += read.invalid
+        self._scan = RangeScan(
+            now, read.ranges, self._bearings, self._ox, self._oy, laser.range_max
+        )
+        self._heard("scan", now)
+
+    def _on_imu(self, msg: Any) -> None:
+        now = self._clock()
+        rate = msg.angular_velocity.z
+        if msg.angular_velocity_covariance[0] == -1.0:
+            self._refuse("imu", "angular velocity covariance −1: the IMU gives no rate")
+            return
+        if not math.isfinite(rate):
+            self._refuse("imu", f"angular velocity z = {rate}")
+            return
+        last = self._gyro
+        if last is not None:
+            self._gyro_angle += rate * (now - last.stamp)
+        self._gyro = GyroSample(now, rate, self._gyro_angle)
+        self._heard("imu", now)
+
+    def _on_joints(self, msg: Any) -> None:
+        now = self._clock()
+        names = list(msg.name)
+        found = False
+        for joint, attr in ((self.settings.pan_joint, "_pan"), (self.settings.tilt_joint, "_tilt")):
+            if joint in names:
+                i = names.index(joint)
+                if i >= len(msg.position) or not math.isfinite(msg.position[i]):
+                    self._refuse("joint_states", f"{joint}: no finite position")
+                    return
+                setattr(self, attr, float(msg.position[i]))
+                found = True
+        if found:
+            self._joints_stamp = now
+            self._heard("joint_states", now)
+
+    def _on_compressed(self, msg: Any) -> None:
+        now = self._clock()
+        fmt = msg.format.lower()
+        if "jpeg" not in fmt and "jpg" not in fmt:
+            self._refuse("camera", f"format {msg.format!r}: only JPEG is sent on the link")
+            return
+        import simplejpeg
+
+        data = bytes(msg.data)
+        try:
+            height, width, _, _ = simplejpeg.decode_jpeg_header(data)
+        except ValueError as err:
+            self._refuse("camera", f"not a JPEG ({err})")
+            return
+        self._frame = _Frame(now, data, None, int(width), int(height))
+        self._heard("camera", now)
+
+    def _on_image(self, msg: Any) -> None:
+        now = self._clock()
+        channels = {"rgb8": 3, "bgr8": 3, "mono8": 1, "rgba8": 4, "bgra8": 4}.get(msg.encoding)
+        if channels is None:
+            self._refuse("camera", f"encoding {msg.encoding!r} (rgb8, bgr8, rgba8, bgra8 or mono8)")
+            return
+        h, w, step = msg.height, msg.width, msg.step
+        data = np.frombuffer(bytes(msg.data), dtype=np.uint8)
+        if step < w * channels or len(data) < h * step:
+            self._refuse("camera", f"{len(data)} bytes for {w}×{h} {msg.encoding} rows of {step}")
+            return
+        pixels = data[: h * step].reshape(h, step)[:, : w * channels].reshape(h, w, channels)
+        if channels == 1:
+            rgb = np.repeat(pixels, 3, axis=2)
+        elif msg.encoding.startswith("bgr"):
+            rgb = pixels[:, :, 2::-1]
+        else:
+            rgb = pixels[:, :, :3]
+        self._frame = _Frame(now, None, np.ascontiguousarray(rgb), int(w), int(h))
+        self._heard("camera", now)
+
+    def _on_battery(self, msg: Any) -> None:
+        if math.isfinite(msg.percentage):
+            self.battery = float(msg.percentage)
+            self._heard("battery", self._clock())
+
+    # -- start, watch, close -----------------------------------------------------------------
+
+    def required(self) -> list[str]:
+        """The topics the robot program cannot go without (odometry, and the laser's scan)."""
+        return [key for key in ("odom", "scan") if key in self.topics]
+
+    async def start(self, timeout: float | None = None) -> RobotHardware:
+        """Wait for odometry and the scan (then briefly for the rest) and build the HAL.
+
+        Raises :class:`Ros2Error` naming the topic when a required one is silent, carries
+        another type or is refused (a scan unlike the description), with the topics there are.
+        """
+        loop = asyncio.get_running_loop()
+        news = asyncio.Event()
+
+        def told() -> None:
+            loop.call_soon_threadsafe(news.set)
+
+        self._news = told
+        timeout = self.settings.startup_timeout if timeout is None else timeout
+        deadline = loop.time() + timeout
+        required = self.required()
+        try:
+            while True:
+                self._check_types()
+                for key in required:
+                    if key in self.problems and key not in self.heard:
+                        name, _ = self.topics[key]
+                        raise Ros2Error(f"{name}: refused: {self.problems[key]}")
+                missing = [k for k in required if k not in self.heard]
+                optional = [k for k in self.topics if k not in self.heard and k not in required]
+                if not missing:
+                    if not optional:
+                        break
+                    deadline = min(deadline, loop.time() + OPTIONAL_GRACE)
+                left = deadline - loop.time()
+                if left <= 0:
+                    if missing:
+                        raise Ros2Error(self._silence(missing, timeout))
+                    break
+                news.clear()
+                try:
+                    async with asyncio.timeout(min(left, 0.25)):  # the graph changes unannounced
+                        await news.wait()
+                except TimeoutError:
+                    pass
+        finally:
+            self._news = lambda: None
+        self.hardware = self._build()
+        return self.hardware
+
+    def _publishers(self, name: str) -> list[str]:
+        return [info.topic_type for info in self.node.get_publishers_info_by_topic(name)]
+
+    def _check_types(self) -> None:
+        for key, (name, kind) in self.topics.items():
+            if key in self.heard:
+                continue
+            types = self._publishers(name)
+            if types and kind not in types:
+                raise Ros2Error(
+                    f"{name} carries {', '.join(sorted(set(types)))}, expected {kind} "
+                    f"(set [ros2.topics] {key} in the robot description)"
+                )
+
+    def _silence(self, missing: list[str], timeout: float) -> str:
+        names = ", ".join(f"{self.topics[k][0]} ({self.topics[k][1]})" for k in missing)
+        there = []
+        node = self.node
+        me = (node.get_name(), node.get_namespace())
+        for name, types in sorted(node.get_topic_names_and_types()):
+            others = [
+                info
+                for info in node.get_publishers_info_by_topic(name)
+                if (info.node_name, info.node_namespace) != me
+            ]
+            if others and name not in ("/rosout", "/parameter_events"):
+                there.append(f"{name} ({', '.join(types)})")
+        where = f" in namespace /{self.namespace}" if self.namespace else ""
+        listing = "; ".join(there) if there else "none"
+        return (
+            f"no message on {names} within {timeout:g} s{where} "
+            f"(ROS_DOMAIN_ID decides which robots are seen); published topics: {listing}"
+        )
+
+    def _build(self) -> RobotHardware:
+        heard = self.heard
+        pt = self.config.pan_tilt
+        return RobotHardware(
+            drive=_Drive(self),
+            odometer=_Odometer(self),
+            gyro=_Gyro(self) if "imu" in heard else None,
+            laser=_Laser(self) if "scan" in heard else None,
+            pan_tilt=_PanTilt(self) if pt is not None and "joint_states" in heard else None,
+            camera=_Camera(self) if "camera" in heard else None,
+            connection=self,
+        )
+
+    def lacks(self) -> list[str]:
+        """What the robot's topics did not give at start, one line each."""
+        lines = []
+        for key, (name, _) in self.topics.items():
+            if key not in self.heard and key not in self.required():
+                lines.append(f"no {key} on {name}: {_WITHOUT.get(key, 'left out')}")
+        return lines
+
+    @property
+    def connected(self) -> bool:
+        """Every required topic spoke within ``quiet_timeout`` and the node spins."""
+        return self._quiet() is None and not self._closed and self._thread.is_alive()
+
+    def _quiet(self) -> tuple[str, float] | None:
+        now = self._clock()
+        for key in self.required():
+            last = self.heard.get(key)
+            if last is None or now - last > self.settings.quiet_timeout:
+                return key, (now - last if last is not None else math.inf)
+        return None
+
+    @property
+    def status(self) -> str:
+        where = f"namespace /{self.namespace}" if self.namespace else "no namespace"
+        if self._closed:
+            return f"closed the ROS 2 node ({where})"
+        quiet = self._quiet()
+        if quiet is not None:
+            key, age = quiet
+            why = f": {self.problems[key]}" if key in self.problems else ""
+            return (
+                f"hardware fault: {self.topics[key][0]} quiet for {age:.2f} s{why}; "
+                "commanding nothing"
+            )
+        battery = f", battery {self.battery:.0%}" if self.battery is not None else ""
+        return f"a ROS 2 robot ({where}; {', '.join(self.heard)}){battery}"
+
+    def publish_twist(self, v: float, vy: float, omega: float) -> None:
+        """A velocity command on ``cmd_vel`` (zero if any number is not finite)."""
+        if not _finite(v, vy, omega):
+            v = vy = omega = 0.0
+        r = self._r
+        twist = r.Twist()
+        twist.linear.x, twist.linear.y, twist.angular.z = float(v), float(vy), float(omega)
+        if self.settings.cmd_vel_stamped:
+            msg = r.TwistStamped()
+            msg.header.stamp = self.node.get_clock().now().to_msg()
+            msg.header.frame_id = self.settings.base_frame
+            msg.twist = twist
+        else:
+            msg = twist
+        self._cmd_vel.publish(msg)
+
+    def publish_pan_tilt(self, pan_rate: float, tilt_rate: float) -> None:
+        """Pan and tilt rates as the description's controller takes them."""
+        pub, pt = self._pan_tilt_pub, self.config.pan_tilt
+        if pub is None or pt is None:
+            return
+        if not _finite(pan_rate, tilt_rate):
+            pan_rate = tilt_rate = 0.0
+        r = self._r
+        joints, rates, positions = [], [], []
+        if pt.has_pan:
+            joints.append(self.settings.pan_joint)
+            rates.append(float(pan_rate))
+            positions.append(self._pan or 0.0)
+        if pt.has_tilt:
+            joints.append(self.settings.tilt_joint)
+            rates.append(float(tilt_rate))
+            positions.append(self._tilt or 0.0)
+        if self.settings.pan_tilt_command == "velocities":
+            msg = r.Float64MultiArray()
+            msg.data = rates
+        else:
+            # a point a cycle or two ahead along the commanded rates, reached at those rates
+            horizon = 2.0 * self.config.link.control_period
+            msg = r.JointTrajectory()
+            msg.header.stamp = self.node.get_clock().now().to_msg()
+            msg.joint_names = joints
+            point = r.JointTrajectoryPoint()
+            point.positions = [p + w * horizon for p, w in zip(positions, rates, strict=True)]
+            point.velocities = rates
+            point.time_from_start = r.Duration(seconds=horizon).to_msg()
+            msg.points = [point]
+        pub.publish(msg)
+
+    def take_frame(self) -> _Frame | None:
+        """The newest camera frame not taken yet (None: nothing new)."""
+        frame = self._frame
+        if frame is None or frame is self._frame_taken:
+            return None
+        self._frame_taken = frame
+        return frame
+
+    def close(self) -> None:
+        """Command zero velocity and still joints, then end the node and its thread."""
+        if self._closed:
+            return
+        try:
+            self.publish_twist(0.0, 0.0, 0.0)
+            self.publish_pan_tilt(0.0, 0.0)
+            self._cmd_vel.wait_for_all_acked(self._r.Duration(seconds=0.5))
+        except Exception as err:  # a dead context cannot publish: nothing more to do
+            log.warning("could not command the stop on closing: %r", err)
+        self._closed = True
+        self._context.try_shutdown()
+        self._executor.shutdown(timeout_sec=1.0)
+        self._thread.join(timeout=2.0)
+        self.node.destroy_node()
+
+
+_WITHOUT = {
+    "imu": "heading from odometry alone",
+    "joint_states": "no pan-tilt (Free Look off)",
+    "camera": "video off",
+    "battery": "battery not shown",
+}
+
+
+# -- the HAL devices ---------------------------------------------------------------------------
+
+
+class _Drive:
+    """``cmd_vel`` from wheel speeds, with the controller's track width: (v, ω) round-trip."""
+
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+        self._kind = robot.config.drive.kind
+        self._d = robot.config.drive.d_eff
+
+    @property
+    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+        return self._kind
+
+    def command_wheels(self, left: float, right: float) -> None:
+        v, omega = twist_of_wheels(left, right, self._d)
+        self._robot.publish_twist(v, 0.0, omega)
+
+    def command_twist(self, vx: float, vy: float, omega: float) -> None:
+        self._robot.publish_twist(vx, vy, omega)
+
+
+class _Odometer:
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+
+    def latest(self) -> OdometrySample | None:
+        return self._robot._odom
+
+
+class _Gyro:
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+
+    def latest(self) -> GyroSample | None:
+        return self._robot._gyro
+
+
+class _Laser:
+    name = "laser"
+
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+
+    def latest(self) -> RangeScan | None:
+        return self._robot._scan
+
+
+class _PanTilt:
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+        pt = robot.config.pan_tilt
+        assert pt is not None
+        self._has_pan, self._has_tilt = pt.has_pan, pt.has_tilt
+
+    @property
+    def has_pan(self) -> bool:
+        return self._has_pan
+
+    @property
+    def has_tilt(self) -> bool:
+        return self._has_tilt
+
+    def command_rates(self, pan_rate: float, tilt_rate: float) -> None:
+        self._robot.publish_pan_tilt(pan_rate, tilt_rate)
+
+    def state(self) -> PanTiltState:
+        r = self._robot
+        return PanTiltState(r._joints_stamp, r._pan or 0.0, r._tilt or 0.0)
+
+
+class _Camera:
+    """The camera topic: JPEG passed through as it came; raw images as RGB for encoding."""
+
+    def __init__(self, robot: Ros2Robot) -> None:
+        self._robot = robot
+
+    def capture(self) -> npt.NDArray[np.uint8] | None:
+        frame = self._robot._frame
+        if frame is None:
+            return None
+        if frame.rgb is not None:
+            return frame.rgb
+        import simplejpeg
+
+        assert frame.jpeg is not None
+        image: npt.NDArray[np.uint8] = simplejpeg.decode_jpeg(frame.jpeg, colorspace="RGB")
+        return image
+
+    def capture_jpeg(self, quality: int) -> tuple[bytes, int, int] | None:
+        frame = self._robot.take_frame()
+        if frame is None:
+            return None
+        if frame.jpeg is not None:
+            return frame.jpeg, frame.width, frame.height
+        import simplejpeg
+
+        assert frame.rgb is not None
+        jpeg: bytes = simplejpeg.encode_jpeg(frame.rgb, quality=quality, colorspace="RGB")
+        return jpeg, frame.width, frame.height

@@ -1,0 +1,103 @@
+"""The robot program served on a link, over a ROS 2 robot (``--hardware ros2[://NAMESPACE]``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from freelook.config import RobotConfig
+from freelook.errors import ConfigError
+from freelook.hardware.ros2._robot import Ros2Robot
+from freelook.maps import World, choose_start
+from freelook.robot import RobotProgram, RobotServer, ServerOptions
+from freelook.runtime import RealtimeRuntime
+
+if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
+    from freelook.record import BackgroundRecorder
+
+__all__ = ["open_ros2_server", "parse_ros2_url"]
+
+log = logging.getLogger(__name__)
+
+_NAMESPACE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
+WATCH_PERIOD = 0.1  # s between looks at whether the robot's topics still speak
+
+
+def parse_ros2_url(url: str) -> str:
+    """The namespace of ``ros2``, ``ros2://`` or ``ros2://NAMESPACE`` ("" for none)."""
+    if url == "ros2":
+        return ""
+    if not url.startswith("ros2://"):
+        raise ConfigError(f"--hardware {url!r}: expected ros2 or ros2://NAMESPACE")
+    namespace = url[len("ros2://") :].strip("/")
+    if namespace and not _NAMESPACE.match(namespace):
+        raise ConfigError(
+            f"--hardware {url!r}: the namespace {namespace!r} is not a ROS name "
+            "(letters, digits and _, parts separated by /, not starting with a digit)"
+        )
+    return namespace
+
+
+async def open_ros2_server(
+    config: RobotConfig,
+    url: str,
+    options: ServerOptions,
+    *,
+    robot_map: World | None = None,
+    recorder: BackgroundRecorder | None = None,
+    start: tuple[float, float, float] | None = None,
+    domain_id: int | None = None,
+) -> tuple[RobotServer, str]:
+    """Wait for the robot's odometry and scan, then build the robot server over it.
+
+    The robot believes it stands at ``start`` on its map, or at the map's start; without a
+    map at ``start`` or its odometry origin. Raises :class:`Ros2Error` when rclpy is missing
+    or a required topic is silent, of another type or unlike the description. The server
+    keeps watching the topics and, when it ends, commands zero velocity and ends the node.
+    """
+    namespace = parse_ros2_url(url)
+    if robot_map is not None:
+        start_pose = choose_start(robot_map, config.footprint, start)
+    else:
+        start_pose = start or (0.0, 0.0, 0.0)
+    runtime = RealtimeRuntime()
+    robot = Ros2Robot(
+        config, namespace, clock=runtime.now, domain_id=domain_id, camera=options.camera
+    )
+    try:
+        hardware = await robot.start()
+    except BaseException:
+        robot.close()
+        raise
+    for line in robot.lacks():
+        log.info(line)
+    program = RobotProgram(
+        config,
+        hardware,
+        runtime,
+        robot_map=robot_map,
+        start_pose=start_pose,
+        background_localization=True,
+    )
+
+    async def watch() -> None:
+        """Say when a required topic goes quiet (the program stops commanding) and when the
+        robot speaks again."""
+        was = True
+        try:
+            while True:
+                now = robot.connected
+                if now != was:
+                    if now:
+                        log.warning("the ROS 2 robot speaks again: %s", robot.status)
+                    else:
+                        log.warning("%s", robot.status)
+                    was = now
+                await asyncio.sleep(WATCH_PERIOD)
+        finally:
+            robot.close()
+
+    server = RobotServer(program, runtime, options, recorder, backend_tasks=[watch])
+    return server, robot.status

@@ -1,0 +1,272 @@
+"""The built-in simulator published as a ROS 2 robot (``freelook sim --ros2``).
+
+The simulator runs on the real-time runtime; its base behaves as a ROS 2 base does: it
+publishes its own dead reckoning from its wheel encoders (never the simulator's truth) on
+``odom``, the laser's scans on ``scan`` (+inf where nothing is within range, as ROS means it),
+the gyro on ``imu/data``, the driving camera as JPEG on ``camera/image_raw/compressed`` and the
+pan and tilt joints on ``joint_states``, and obeys ``cmd_vel`` and the pan-tilt controller's
+commands, as the robot description's ``[ros2]`` section names them. Like a base controller it
+stops on its own when ``cmd_vel`` has been silent for ``command_timeout``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+import numpy as np
+
+from freelook.config import RobotConfig
+from freelook.estimation import Odometry
+from freelook.hardware.ros2._convert import wheels_of_twist
+from freelook.hardware.ros2._rclpy import ros
+from freelook.maps import World, choose_start
+from freelook.runtime import RealtimeRuntime
+from freelook.sim import Simulator
+
+__all__ = ["SimulatedRos2Robot"]
+
+ODOM_RATE = 50.0  # Hz, odometry and joint states
+IMU_RATE = 50.0  # Hz
+CAMERA_RATE = 10.0  # Hz at most (each frame is rendered and encoded)
+
+
+class SimulatedRos2Robot:
+    """The simulator of ``config`` in ``world`` as a ROS 2 robot in ``namespace``.
+
+    :meth:`run` (a coroutine) runs it until its runtime stops. ``camera``: render and publish
+    the driving camera (a robot with a pan-tilt unit).
+    """
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        world: World,
+        namespace: str = "",
+        *,
+        seed: int = 0,
+        start: tuple[float, float, float] | None = None,
+        domain_id: int | None = None,
+        camera: bool = True,
+        command_timeout: float = 0.5,
+    ) -> None:
+        self.config = config
+        self.runtime = RealtimeRuntime()
+        pose = choose_start(world, config.footprint, start)
+        self.sim = Simulator(config, world, seed=seed, pose=pose)
+        self.sim.attach(self.runtime)
+        drive = config.drive
+        # the base's own odometry frame: where it was switched on
+        self.odometry = Odometry(
+            drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width
+        )
+        self.command_timeout = command_timeout
+        self._last_command = -math.inf
+        self.commands = 0
+        r = ros()
+        self._r = r
+        self.context = r.rclpy.Context()
+        r.rclpy.init(context=self.context, domain_id=domain_id)
+        node = r.rclpy.create_node(
+            "freelook_sim", namespace=namespace or None, context=self.context
+        )
+        self.node = node
+        topics, settings = config.ros2.topics, config.ros2
+        sensor = r.qos.qos_profile_sensor_data
+        reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
+        self._odom_pub = node.create_publisher(r.Odometry, topics.odom, reliable)
+        self._scan_pub = (
+            node.create_publisher(r.LaserScan, topics.scan, sensor)
+            if config.laser is not None and topics.scan
+            else None
+        )
+        self._imu_pub = (
+            node.create_publisher(r.Imu, topics.imu, sensor)
+            if config.gyro is not None and topics.imu
+            else None
+        )
+        pt = config.pan_tilt
+        self._joints_pub = (
+            node.create_publisher(r.JointState, topics.joint_states, reliable)
+            if pt is not None and topics.joint_states
+            else None
+        )
+        self._camera = None
+        if camera and pt is not None and topics.camera:
+            from freelook.sim.camera import Camera
+
+            self._camera = Camera(config.camera, pt, world)
+            self._camera_pub = node.create_publisher(r.CompressedImage, topics.camera, sensor)
+        twist = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
+        node.create_subscription(twist, topics.cmd_vel, self._on_cmd_vel, reliable)
+        if pt is not None:
+            kind = (
+                r.JointTrajectory
+                if settings.pan_tilt_command == "trajectory"
+                else r.Float64MultiArray
+            )
+            node.create_subscription(kind, topics.pan_tilt_command, self._on_pan_tilt, reliable)
+        self._lock = threading.Lock()  # commands arrive on the executor's thread
+        self._pending: tuple[float, float, float] | None = None
+        self._pending_pan: tuple[float, float] | None = None
+        self.runtime.add_periodic("ros2.odom", 1.0 / ODOM_RATE, self._publish_odom)
+        if self._imu_pub is not None:
+            self.runtime.add_periodic("ros2.imu", 1.0 / IMU_RATE, self._publish_imu)
+        if self._scan_pub is not None:
+            self.sim.on_laser.append(self._publish_scan)
+        if self._camera is not None:
+            rate = min(CAMERA_RATE, config.camera.rate_hz)
+            self.runtime.add_periodic("ros2.camera", 1.0 / rate, self._publish_camera)
+        self._executor = r.executors.SingleThreadedExecutor(context=self.context)
+        self._executor.add_node(node)
+        self._thread = threading.Thread(target=self._spin, name="ros2-sim", daemon=True)
+        self._thread.start()
+
+    def describe(self) -> list[str]:
+        """The topics it publishes and obeys, one line each (resolved names)."""
+        node = self.node
+        out = [f"publishes {p.topic_name}" for p in node.publishers if "rosout" not in p.topic_name]
+        out += [f"obeys {s.topic_name}" for s in node.subscriptions]
+        return out
+
+    async def run(self) -> None:
+        try:
+            await self.runtime.run()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.runtime.stop()
+        if self.context.ok():
+            self.context.try_shutdown()
+            self._executor.shutdown(timeout_sec=1.0)
+            self._thread.join(timeout=2.0)
+            self.node.destroy_node()
+
+    def _spin(self) -> None:
+        try:
+            self._executor.spin()
+        except Exception:  # a shut-down context ends the spin with one of rclpy's own
+            return
+
+    # -- commands in (executor thread), applied on the runtime's thread ----------------------
+
+    def _on_cmd_vel(self, msg: Any) -> None:
+        t = msg.twist if self.config.ros2.cmd_vel_stamped else msg
+        values = (t.linear.x, t.linear.y, t.angular.z)
+        if not all(math.isfinite(v) for v in values):
+            values = (0.0, 0.0, 0.0)  # a base drops a command it cannot carry out
+        with self._lock:
+            self._pending = values
+
+    def _on_pan_tilt(self, msg: Any) -> None:
+        if self.config.ros2.pan_tilt_command == "trajectory":
+            rates = list(msg.points[0].velocities) if msg.points else []
+        else:
+            rates = list(msg.data)
+        pt = self.config.pan_tilt
+        assert pt is not None
+        pan = rates.pop(0) if pt.has_pan and rates else 0.0
+        tilt = rates.pop(0) if pt.has_tilt and rates else 0.0
+        if not (math.isfinite(pan) and math.isfinite(tilt)):
+            pan = tilt = 0.0
+        with self._lock:
+            self._pending_pan = (pan, tilt)
+
+    def _apply_commands(self, now: float) -> None:
+        with self._lock:
+            command, self._pending = self._pending, None
+            pan, self._pending_pan = self._pending_pan, None
+        if command is not None:
+            self._last_command = now
+            self.commands += 1
+            vx, vy, omega = command
+            if self.config.drive.kind == "holonomic":
+                self.sim.set_twist(vx, vy, omega)
+            else:
+                self.sim.set_wheel_speeds(*wheels_of_twist(vx, omega, self.config.drive.d_eff))
+        elif now - self._last_command > self.command_timeout:
+            self.sim.set_wheel_speeds(0.0, 0.0)
+            self.sim.set_pan_tilt_rates(0.0, 0.0)
+        if pan is not None:
+            self.sim.set_pan_tilt_rates(*pan)
+
+    # -- readings out (runtime thread) -------------------------------------------------------
+
+    def _stamp(self) -> Any:
+        return self.node.get_clock().now().to_msg()
+
+    def _publish_odom(self, now: float) -> None:
+        self._apply_commands(now)
+        sample = self.sim.latest_encoders
+        if sample is None:
+            return
+        stamp, left, right = sample
+        odometry = self.odometry
+        odometry.advance_counts(left, right, stamp)
+        x, y, theta = odometry.pose
+        r = self._r
+        msg = r.Odometry()
+        msg.header.stamp = self._stamp()
+        msg.header.frame_id = "odom"
+        msg.child_frame_id = self.config.ros2.base_frame
+        msg.pose.pose.position.x = x
+        msg.pose.pose.position.y = y
+        msg.pose.pose.orientation.z = math.sin(theta / 2.0)
+        msg.pose.pose.orientation.w = math.cos(theta / 2.0)
+        msg.twist.twist.linear.x = odometry.v
+        msg.twist.twist.angular.z = odometry.omega
+        self._odom_pub.publish(msg)
+        if self._joints_pub is not None:
+            pan, tilt = self.sim.vehicle.pan_tilt()
+            joints = r.JointState()
+            joints.header.stamp = msg.header.stamp
+            joints.name = [self.config.ros2.pan_joint, self.config.ros2.tilt_joint]
+            joints.position = [float(pan), float(tilt)]
+            self._joints_pub.publish(joints)
+
+    def _publish_imu(self, now: float) -> None:
+        sample = self.sim.latest_gyro
+        if sample is None or self._imu_pub is None:
+            return
+        msg = self._r.Imu()
+        msg.header.stamp = self._stamp()
+        msg.header.frame_id = "imu"
+        msg.orientation_covariance[0] = -1.0  # no orientation: a rate gyro
+        msg.angular_velocity.z = float(sample[1])
+        self._imu_pub.publish(msg)
+
+    def _publish_scan(self, stamp: float) -> None:
+        frame = self.sim.latest_laser
+        laser = self.config.laser
+        if frame is None or laser is None or self._scan_pub is None:
+            return
+        half = math.radians(laser.fov_deg) / 2.0
+        msg = self._r.LaserScan()
+        msg.header.stamp = self._stamp()
+        msg.header.frame_id = self.config.ros2.scan_frame or "laser"
+        msg.angle_min = -half
+        msg.angle_max = half
+        msg.angle_increment = 2.0 * half / (laser.beams - 1)
+        msg.scan_time = 1.0 / laser.rate_hz
+        msg.range_min = laser.range_min
+        msg.range_max = laser.range_max
+        ranges = np.asarray(frame.ranges, dtype=np.float32)
+        msg.ranges = np.where(ranges >= laser.range_max, np.float32(np.inf), ranges).tolist()
+        self._scan_pub.publish(msg)
+
+    def _publish_camera(self, now: float) -> None:
+        assert self._camera is not None
+        import simplejpeg
+
+        v = self.sim.vehicle
+        image = self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
+        msg = self._r.CompressedImage()
+        msg.header.stamp = self._stamp()
+        msg.header.frame_id = "camera"
+        msg.format = "rgb8; jpeg compressed bgr8"
+        msg.data = simplejpeg.encode_jpeg(
+            np.ascontiguousarray(image), quality=self.config.camera.jpeg_quality, colorspace="RGB"
+        )
+        self._camera_pub.publish(msg)

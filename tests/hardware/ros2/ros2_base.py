@@ -1,0 +1,253 @@
+"""A differential base in a room, as a ROS 2 node of the tests' own: standard topics only.
+
+It publishes ``odom`` (its own dead reckoning, which here is exact), ``scan`` (cast in a
+rectangular room), ``imu/data``, ``camera/image_raw/compressed`` (a JPEG whose colour follows
+the pan angle) and ``joint_states`` (a pan joint), and obeys ``cmd_vel`` and the pan joint's
+``Float64MultiArray`` of rates. It has no command timeout of its own: whatever stops it was
+published by whoever drives it. It counts a collision each time its swing circle crosses a
+wall. Everything it receives is kept with its arrival time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import simplejpeg
+
+from freelook.hardware.ros2 import ros
+
+
+@dataclass
+class Room:
+    """An axis-aligned room, metres; the base starts at the origin facing +x."""
+
+    x_min: float = -2.0
+    x_max: float = 4.0
+    y_min: float = -2.0
+    y_max: float = 2.0
+
+
+@dataclass
+class Received:
+    stamp: float  # time.monotonic() at arrival
+    v: float
+    omega: float
+
+
+@dataclass
+class RoomBase:
+    """The base; :meth:`start` runs it on a thread of its own in DDS domain ``domain_id``."""
+
+    domain_id: int
+    namespace: str = ""
+    room: Room = field(default_factory=Room)
+    swing_radius: float = 0.267
+    laser_forward: float = 0.17
+    beams: int = 181
+    fov_deg: float = 180.0
+    range_max: float = 30.0
+    scan_hz: float = 20.0
+    odom_hz: float = 50.0
+    stamped: bool = False
+    odom_type: str = "Odometry"  # another type to publish on ``odom`` instead (a wrong robot)
+    scan_frame: str = "laser"
+    publish_scan: bool = True
+    publish_odom: bool = True
+    nan_odom_every: int = 0  # every n-th odometry message carries a NaN (0: none)
+
+    def __post_init__(self) -> None:
+        self.x = self.y = self.theta = 0.0
+        self.v = self.omega = 0.0
+        self.pan = 0.0
+        self.pan_rate = 0.0
+        self.received: list[Received] = []
+        self.pan_commands: list[tuple[float, float]] = []
+        self.collisions = 0
+        self._touching = False
+        self.scans_sent: list[float] = []  # monotonic time of each scan published
+        self._odom_count = 0
+        self._last_step = time.monotonic()
+        self.lock = threading.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> RoomBase:
+        r = ros()
+        self._r = r
+        self.context = r.rclpy.Context()
+        r.rclpy.init(context=self.context, domain_id=self.domain_id)
+        node = r.rclpy.create_node(
+            "test_base", namespace=self.namespace or None, context=self.context
+        )
+        self.node = node
+        sensor = r.qos.qos_profile_sensor_data
+        reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
+        odom_kind = getattr(r, self.odom_type)
+        self.odom_pub = node.create_publisher(odom_kind, "odom", 10)
+        self.scan_pub = node.create_publisher(r.LaserScan, "scan", sensor)
+        self.imu_pub = node.create_publisher(r.Imu, "imu/data", sensor)
+        self.camera_pub = node.create_publisher(
+            r.CompressedImage, "camera/image_raw/compressed", sensor
+        )
+        self.joints_pub = node.create_publisher(r.JointState, "joint_states", 10)
+        twist = r.TwistStamped if self.stamped else r.Twist
+        node.create_subscription(twist, "cmd_vel", self._on_cmd_vel, reliable)
+        node.create_subscription(
+            r.Float64MultiArray, "pan_tilt_controller/commands", self._on_pan, reliable
+        )
+        node.create_timer(
+            1.0 / self.odom_hz,
+            self._tick,
+        )
+        node.create_timer(1.0 / self.scan_hz, self._scan)
+        node.create_timer(0.1, self._camera)
+        self.executor = r.executors.SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(node)
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+        return self
+
+    def _spin(self) -> None:
+        with contextlib.suppress(Exception):  # a shut-down context ends the spin
+            self.executor.spin()
+
+    def stop_publishing(self, *topics: str) -> None:
+        if "scan" in topics:
+            self.publish_scan = False
+        if "odom" in topics:
+            self.publish_odom = False
+
+    def close(self) -> None:
+        self.context.try_shutdown()
+        self.executor.shutdown(timeout_sec=1.0)
+        self.thread.join(timeout=2.0)
+        self.node.destroy_node()
+
+    def __enter__(self) -> RoomBase:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def _on_cmd_vel(self, msg: Any) -> None:
+        t = msg.twist if self.stamped else msg
+        with self.lock:
+            self.v, self.omega = t.linear.x, t.angular.z
+            self.received.append(Received(time.monotonic(), t.linear.x, t.angular.z))
+
+    def _on_pan(self, msg: Any) -> None:
+        with self.lock:
+            self.pan_rate = float(msg.data[0]) if len(msg.data) else 0.0
+            self.pan_commands.append((time.monotonic(), self.pan_rate))
+
+    # -- the world ---------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        with self.lock:
+            dt = now - self._last_step
+            self._last_step = now
+            self.theta += self.omega * dt
+            self.x += self.v * math.cos(self.theta) * dt
+            self.y += self.v * math.sin(self.theta) * dt
+            self.pan = max(-1.7, min(1.7, self.pan + self.pan_rate * dt))
+            room, r = self.room, self.swing_radius
+            touching = (
+                self.x - r < room.x_min
+                or self.x + r > room.x_max
+                or self.y - r < room.y_min
+                or self.y + r > room.y_max
+            )
+            if touching and not self._touching:
+                self.collisions += 1
+            self._touching = touching
+            x, y, theta, v, omega, pan = self.x, self.y, self.theta, self.v, self.omega, self.pan
+        r_ = self._r
+        stamp = self.node.get_clock().now().to_msg()
+        self._odom_count += 1
+        if self.publish_odom:
+            if self.odom_type == "Odometry":
+                odom = r_.Odometry()
+                odom.header.stamp = stamp
+                odom.header.frame_id = "odom"
+                odom.child_frame_id = "base_link"
+                odom.pose.pose.position.x = x
+                odom.pose.pose.position.y = y
+                odom.pose.pose.orientation.z = math.sin(theta / 2)
+                odom.pose.pose.orientation.w = math.cos(theta / 2)
+                odom.twist.twist.linear.x = v
+                odom.twist.twist.angular.z = omega
+                if self.nan_odom_every and self._odom_count % self.nan_odom_every == 0:
+                    odom.pose.pose.position.x = math.nan
+            else:
+                odom = getattr(r_, self.odom_type)()
+            self.odom_pub.publish(odom)
+        imu = r_.Imu()
+        imu.header.stamp = stamp
+        imu.header.frame_id = "imu"
+        imu.angular_velocity.z = omega
+        imu.orientation_covariance[0] = -1.0
+        self.imu_pub.publish(imu)
+        joints = r_.JointState()
+        joints.header.stamp = stamp
+        joints.name = ["pan_joint"]
+        joints.position = [pan]
+        joints.velocity = [self.pan_rate]
+        self.joints_pub.publish(joints)
+
+    def ranges(self) -> np.ndarray:
+        with self.lock:
+            x, y, theta = self.x, self.y, self.theta
+        half = math.radians(self.fov_deg) / 2
+        bearings = theta + np.linspace(-half, half, self.beams)
+        px = x + self.laser_forward * math.cos(theta)
+        py = y + self.laser_forward * math.sin(theta)
+        dx, dy = np.cos(bearings), np.sin(bearings)
+        room = self.room
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tx = np.where(dx > 0, (room.x_max - px) / dx, (room.x_min - px) / dx)
+            ty = np.where(dy > 0, (room.y_max - py) / dy, (room.y_min - py) / dy)
+        t = np.fmin(np.where(tx > 0, tx, np.inf), np.where(ty > 0, ty, np.inf))
+        return np.where(t > self.range_max, np.inf, t)
+
+    def _scan(self) -> None:
+        if not self.publish_scan:
+            return
+        r = self._r
+        scan = r.LaserScan()
+        scan.header.stamp = self.node.get_clock().now().to_msg()
+        scan.header.frame_id = self.scan_frame
+        half = math.radians(self.fov_deg) / 2
+        scan.angle_min = -half
+        scan.angle_max = half
+        scan.angle_increment = 2 * half / (self.beams - 1)
+        scan.range_min = 0.02
+        scan.range_max = self.range_max
+        scan.ranges = self.ranges().astype(np.float32).tolist()
+        self.scans_sent.append(time.monotonic())
+        self.scan_pub.publish(scan)
+
+    def _camera(self) -> None:
+        with self.lock:
+            pan = self.pan
+        shade = int(127 + 120 * math.sin(pan))
+        image = np.full((48, 64, 3), (shade, 80, 255 - shade), dtype=np.uint8)
+        msg = self._r.CompressedImage()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        msg.format = "jpeg"
+        msg.data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
+        self.camera_pub.publish(msg)
+
+    # -- what happened -----------------------------------------------------------------------
+
+    def commands_since(self, t: float) -> list[Received]:
+        with self.lock:
+            return [c for c in self.received if c.stamp >= t]

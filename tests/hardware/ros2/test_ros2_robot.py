@@ -1,0 +1,191 @@
+"""A ROS 2 robot behind the HAL, against the tests' own base node over real DDS (loopback)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import simplejpeg
+from ros2_base import RoomBase
+
+from freelook.config import load_robot
+from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
+from freelook.robot.hal import EncodedCamera
+
+pytestmark = pytest.mark.realtime
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        time.sleep(0.01)
+
+
+def start(robot: Ros2Robot, timeout: float | None = None) -> None:
+    asyncio.run(robot.start(timeout))
+
+
+def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain) as base:
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            start(robot)
+            hw = robot.hardware
+            assert hw is not None
+            assert hw.laser is not None and hw.gyro is not None and hw.odometer is not None
+            assert hw.pan_tilt is not None and hw.camera is not None
+            assert robot.connected, robot.status
+            # the scan, in the description's layout, as the base's room puts it
+            scan = hw.laser.latest()
+            assert scan is not None
+            ahead = scan.ranges[90]  # straight ahead: the wall at x = 4, from the laser at 0.17
+            assert ahead == pytest.approx(4.0 - 0.17, abs=1e-4)
+            assert scan.bearings[0] == pytest.approx(-math.pi / 2)
+            # a command is published as the twist the wheels mean, and the base moves
+            hw.drive.command_wheels(0.25, 0.35)
+            d = config.drive.d_eff
+            wait_until(lambda: bool(base.received), 2.0, "the base to hear cmd_vel")
+            got = base.received[-1]
+            assert (got.v, got.omega) == pytest.approx((0.3, 0.1 / d))
+            wait_until(
+                lambda: (o := hw.odometer.latest()) is not None and o.x > 0.02,  # type: ignore[union-attr]
+                2.0,
+                "odometry to follow the base",
+            )
+            odom = hw.odometer.latest()
+            assert odom is not None
+            assert odom.x == pytest.approx(base.x, abs=0.05)
+            assert (odom.v_left + odom.v_right) / 2 == pytest.approx(0.3, abs=1e-9)
+            gyro = hw.gyro.latest()
+            assert gyro is not None and gyro.rate == pytest.approx(0.1 / d, abs=1e-9)
+            # the pan joint: commanded as a rate, read back from joint_states
+            hw.pan_tilt.command_rates(0.5, 0.0)
+            wait_until(lambda: hw.pan_tilt.state().pan > 0.05, 2.0, "the pan joint to turn")  # type: ignore[union-attr]
+            # the camera's JPEG goes on as it came, each frame once
+            assert isinstance(hw.camera, EncodedCamera)
+            wait_until(lambda: robot._frame is not None, 2.0, "a camera frame")
+            frame = robot._frame
+            assert frame is not None
+            taken = hw.camera.capture_jpeg(80)
+            assert taken is not None and taken[1:] == (64, 48)
+            assert simplejpeg.decode_jpeg(taken[0]).shape == (48, 64, 3)
+            assert hw.camera.capture_jpeg(80) is None or robot._frame is not frame
+        finally:
+            robot.close()
+        # closing commands zero velocity
+        wait_until(lambda: base.received[-1].v == 0.0, 2.0, "the stop on closing")
+        assert base.received[-1].omega == 0.0
+
+
+def test_non_finite_odometry_is_refused_and_counted_never_used(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, nan_odom_every=2) as base:
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            start(robot)
+            assert robot.hardware is not None and robot.hardware.odometer is not None
+            base.v = 0.2
+            seen = []
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                sample = robot.hardware.odometer.latest()
+                assert sample is not None
+                seen.append(sample.x)
+                time.sleep(0.005)
+            assert all(math.isfinite(x) for x in seen)
+            assert robot.refused["odom"] >= 10  # half of 50 Hz for a second, and more
+            assert max(seen) > 0.05  # the good half was used
+        finally:
+            robot.close()
+
+
+def test_no_odometry_names_the_topic_and_lists_what_is_there(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, publish_odom=False):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            with pytest.raises(Ros2Error) as caught:
+                start(robot, timeout=1.5)
+        finally:
+            robot.close()
+    message = str(caught.value)
+    assert "no message on /odom (nav_msgs/msg/Odometry) within 1.5 s" in message
+    assert "/scan (sensor_msgs/msg/LaserScan)" in message
+    assert "/joint_states (sensor_msgs/msg/JointState)" in message
+
+
+def test_a_topic_of_another_type_is_named_with_both_types(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, odom_type="Imu"):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            with pytest.raises(
+                Ros2Error,
+                match=r"/odom carries sensor_msgs/msg/Imu, expected nav_msgs/msg/Odometry",
+            ):
+                start(robot, timeout=3.0)
+        finally:
+            robot.close()
+
+
+def test_a_scan_unlike_the_description_is_refused_at_start(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, beams=360, fov_deg=360.0 - 1.0):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            with pytest.raises(
+                Ros2Error, match=r"/scan: refused: 360 beams .* 181 beams over 180°"
+            ):
+                start(robot, timeout=3.0)
+        finally:
+            robot.close()
+    with RoomBase(ros_domain + 1 if ros_domain < 100 else 1, scan_frame="base_scan") as base:
+        frame = config.model_copy(
+            update={"ros2": config.ros2.model_copy(update={"scan_frame": "laser"})}
+        )
+        robot = Ros2Robot(frame, domain_id=base.domain_id)
+        try:
+            with pytest.raises(
+                Ros2Error, match=r"frame_id 'base_scan', but the description says 'laser'"
+            ):
+                start(robot, timeout=3.0)
+        finally:
+            robot.close()
+
+
+def test_a_scan_that_goes_quiet_mid_run_is_a_hardware_fault_naming_it(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain) as base:
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            start(robot)
+            assert robot.connected
+            base.stop_publishing("scan")
+            quiet = time.monotonic()
+            wait_until(lambda: not robot.connected, 2.0, "the quiet scan to be noticed")
+            assert time.monotonic() - quiet < config.ros2.quiet_timeout + 0.3
+            assert "hardware fault: /scan quiet for" in robot.status
+            base.publish_scan = True
+            wait_until(lambda: robot.connected, 2.0, "the scan to be heard again")
+        finally:
+            robot.close()
+
+
+def test_without_rclpy_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "rclpy", None)  # import rclpy now fails as if absent
+    ros.cache_clear()
+    try:
+        with pytest.raises(Ros2Error, match=r"pip install 'freelook\[ros2\]'.*source /opt/ros"):
+            Ros2Robot(load_robot("pioneer3dx"))
+    finally:
+        monkeypatch.undo()
+        ros.cache_clear()
+    assert ros().rclpy is not None
