@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freelook.config import LaserConfig
+from freelook.errors import ConfigError
 from freelook.hardware.ros2 import (
     ScanLayout,
     check_scan_layout,
@@ -19,7 +20,6 @@ from freelook.hardware.ros2 import (
     wheels_of_twist,
     yaw_of_quaternion,
 )
-from freelook.errors import ConfigError
 
 angles = st.floats(-math.pi + 1e-6, math.pi - 1e-6)
 small = st.floats(-0.5, 0.5)
@@ -70,11 +70,15 @@ def test_a_scan_unlike_the_description_is_named() -> None:
     assert check_scan_layout(good, laser, "laser") is None
     assert check_scan_layout(good, laser, "") is None
     wrong_frame = check_scan_layout(good._replace(frame_id="base_scan"), laser, "laser")
-    assert wrong_frame is not None and "'base_scan'" in wrong_frame
+    assert wrong_frame is not None
+    assert "'base_scan'" in wrong_frame
     fewer = check_scan_layout(good._replace(beams=360), laser, "")
-    assert fewer is not None and "360 beams" in fewer and "181 beams" in fewer
+    assert fewer is not None
+    assert "360 beams" in fewer
+    assert "181 beams" in fewer
     turned = check_scan_layout(good._replace(angle_min=-half + 0.1), laser, "")
-    assert turned is not None and "description" in turned
+    assert turned is not None
+    assert "description" in turned
     wider = check_scan_layout(good._replace(angle_increment=math.pi / 179), laser, "")
     assert wider is not None
 

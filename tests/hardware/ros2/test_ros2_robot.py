@@ -8,7 +8,6 @@ import sys
 import time
 from collections.abc import Callable
 
-import numpy as np
 import pytest
 import simplejpeg
 from ros2_base import RoomBase
@@ -40,8 +39,11 @@ def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_doma
             start(robot)
             hw = robot.hardware
             assert hw is not None
-            assert hw.laser is not None and hw.gyro is not None and hw.odometer is not None
-            assert hw.pan_tilt is not None and hw.camera is not None
+            assert hw.laser is not None
+            assert hw.gyro is not None
+            assert hw.odometer is not None
+            assert hw.pan_tilt is not None
+            assert hw.camera is not None
             assert robot.connected, robot.status
             # the scan, in the description's layout, as the base's room puts it
             scan = hw.laser.latest()
@@ -65,7 +67,8 @@ def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_doma
             assert odom.x == pytest.approx(base.x, abs=0.05)
             assert (odom.v_left + odom.v_right) / 2 == pytest.approx(0.3, abs=1e-9)
             gyro = hw.gyro.latest()
-            assert gyro is not None and gyro.rate == pytest.approx(0.1 / d, abs=1e-9)
+            assert gyro is not None
+            assert gyro.rate == pytest.approx(0.1 / d, abs=1e-9)
             # the pan joint: commanded as a rate, read back from joint_states
             hw.pan_tilt.command_rates(0.5, 0.0)
             wait_until(lambda: hw.pan_tilt.state().pan > 0.05, 2.0, "the pan joint to turn")  # type: ignore[union-attr]
@@ -75,7 +78,8 @@ def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_doma
             frame = robot._frame
             assert frame is not None
             taken = hw.camera.capture_jpeg(80)
-            assert taken is not None and taken[1:] == (64, 48)
+            assert taken is not None
+            assert taken[1:] == (64, 48)
             assert simplejpeg.decode_jpeg(taken[0]).shape == (48, 64, 3)
             assert hw.camera.capture_jpeg(80) is None or robot._frame is not frame
         finally:
@@ -91,7 +95,8 @@ def test_non_finite_odometry_is_refused_and_counted_never_used(ros_domain: int) 
         robot = Ros2Robot(config, domain_id=ros_domain)
         try:
             start(robot)
-            assert robot.hardware is not None and robot.hardware.odometer is not None
+            assert robot.hardware is not None
+            assert robot.hardware.odometer is not None
             base.v = 0.2
             seen = []
             deadline = time.monotonic() + 1.0

@@ -1,0 +1,136 @@
+"""``freelook robot --hardware ros2``, started as a user starts it, drives the tests' own ROS 2
+base (standard topics only, no command timeout of its own) for a thesis-profile operator over
+real UDP on loopback and real DDS: commands arrive, position packets follow the odometry, a
+quiet link publishes zero velocity, and full speed at a wall ends before the wall."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import sys
+import time
+
+import pytest
+from ros2_base import RoomBase
+
+from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+
+pytestmark = pytest.mark.realtime
+
+
+def free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def start_robot_program(
+    udp_port: int, *extra: str, wire: str = "thesis", robot: str = "pioneer3dx"
+) -> tuple[asyncio.subprocess.Process, list[str]]:
+    """The robot program as a user starts it; returns it once it serves, with its lines."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "robot",
+        "--robot",
+        robot,
+        "--hardware",
+        "ros2",
+        "--map",
+        "none",
+        "--listen",
+        f"udp://127.0.0.1:{udp_port}",
+        "--wire",
+        wire,
+        *extra,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    async with asyncio.timeout(300):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook robot ended before serving:\n" + "".join(lines)
+            lines.append(line)
+            if "profile on" in line:
+                return process, lines
+
+
+async def stop(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.terminate()
+        async with asyncio.timeout(10):
+            await process.wait()
+
+
+def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wall(
+    ros_domain: int,
+) -> None:
+    async def run() -> None:
+        base = RoomBase(ros_domain).start()
+        udp_port = free_udp_port()
+        process, lines = await start_robot_program(udp_port)
+        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
+        codec = ThesisCodec()
+        positions: list[PositionReport] = []
+
+        async def listen() -> None:
+            while True:
+                data = await operator.recv(timeout=0.5)
+                if data is not None:
+                    message = codec.decode(data).message
+                    if isinstance(message, PositionReport):
+                        positions.append(message)
+
+        listener = asyncio.create_task(listen())
+
+        async def drive(v: float, omega: float, seconds: float) -> None:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                operator.send(codec.encode(VelocityCommand(v, omega), 0.0))
+                await asyncio.sleep(0.047)  # the thesis's operator spacing
+
+        try:
+            assert any("a ROS 2 robot" in line for line in lines), lines
+            operator.send(codec.encode(SetTransmission(True), 0.0))
+            # the commanded speed reaches the base within half a second
+            sent = time.monotonic()
+            operator.send(codec.encode(VelocityCommand(0.3, math.radians(5)), 0.0))
+            while not any(abs(c.v - 0.3) < 1e-6 for c in base.commands_since(sent)):
+                assert time.monotonic() - sent < 0.5, "no cmd_vel of 0.3 m/s within 0.5 s"
+                await asyncio.sleep(0.002)
+            await drive(0.3, math.radians(5), 1.0)
+            # position packets follow the base's odometry
+            await asyncio.sleep(0.2)
+            last = positions[-1]
+            assert base.x > 0.2
+            assert last.x == pytest.approx(base.x, abs=0.06)
+            assert last.y == pytest.approx(base.y, abs=0.06)
+            assert math.remainder(last.theta - base.theta, math.tau) == pytest.approx(0, abs=0.03)
+            # the link goes quiet: the program itself publishes zero (the base has no timeout)
+            quiet = time.monotonic()
+            while not any(c.v == 0.0 for c in base.commands_since(quiet)):
+                assert time.monotonic() - quiet < 1.0, "no zero velocity within 1 s of quiet"
+                await asyncio.sleep(0.002)
+            stopped = next(c for c in base.commands_since(quiet) if c.v == 0.0)
+            assert stopped.stamp - quiet < 0.5 + 0.02 + 0.05  # watchdog, a cycle, DDS
+            # full speed at the wall 4 m ahead: the program's own safety stops the base
+            await drive(1.4, 0.0, 14.0)
+            assert base.collisions == 0
+            assert base.x + base.swing_radius < base.room.x_max
+            assert base.x > base.room.x_max - 1.0  # it did drive up to the wall
+            assert base.received[-1].v == pytest.approx(0.0, abs=0.02)
+        finally:
+            listener.cancel()
+            operator.close()
+            await stop(process)
+            base.close()
+
+    asyncio.run(run())
