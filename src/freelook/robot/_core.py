@@ -211,6 +211,7 @@ class RobotCore:
         self.reference: tuple[float, float, float, float, float] | None = None
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
         self.events: list[SafetyEvent] = []
+        self._hardware_fault = False  # the hardware did not answer at the last cycle
         self.rejections: list[str] = []
         self.dropped_commands = 0
         self.link_stats = LinkStatsReport()
@@ -651,6 +652,12 @@ class RobotCore:
             # commands cannot reach the robot: command nothing, so nothing old is replayed
             flags |= SafetyFlags.HARDWARE
             decision = decision._replace(v=0.0, omega=0.0, scale=0.0, flags=flags)
+            if not self._hardware_fault:  # what the hardware says is wrong, once
+                self._hardware_fault = True
+                self.events.append(SafetyEvent(now, "hardware", self.hw.connection.status))
+        elif self._hardware_fault:
+            self._hardware_fault = False
+            self.events.append(SafetyEvent(now, "clear", "the hardware answers again"))
         scale = decision.scale
         bits = int(flags)
         held = bool(bits & _HOLDING)

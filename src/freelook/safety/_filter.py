@@ -41,7 +41,7 @@ _NO_POINTS: _Array = np.zeros((0, 2))
 @dataclass(frozen=True, slots=True)
 class SafetyEvent:
     stamp: float
-    kind: str  # "zone", "approach", "watchdog", "estop", "bumper", "clear"
+    kind: str  # "zone", "approach", "watchdog", "estop", "bumper", "hardware", "clear"
     detail: str
 
 
