@@ -71,6 +71,17 @@ def sim(
             "differs by its error model (config/errors/ROBOT.toml), as a real robot would.",
         ),
     ] = False,
+    ros2: Annotated[
+        bool,
+        typer.Option(
+            "--ros2",
+            help="Only the simulator, as a ROS 2 robot on the standard topics (drive it with "
+            "freelook robot --hardware ros2, or any ROS 2 tool); docs/ros2.md.",
+        ),
+    ] = False,
+    ros2_namespace: Annotated[
+        str, typer.Option(help="The ROS 2 robot's namespace (with --ros2).")
+    ] = "",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
@@ -111,6 +122,9 @@ def sim(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
+    if ros2:
+        _ros2_sim(config, the_world, ros2_namespace, seed, start_pose)
+        return
     if robots == 1 and stations == 1:
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
@@ -124,6 +138,34 @@ def sim(
                 )
     except (FreelookError, OSError) as err:  # TLS files, a port in use
         fail(err)
+    typer.echo("freelook: stopped")
+
+
+def _ros2_sim(
+    config: RobotConfig,
+    world: World,
+    namespace: str,
+    seed: int,
+    start: tuple[float, float, float],
+) -> None:
+    """``freelook sim --ros2``: the simulator published as a ROS 2 robot, until Ctrl-C."""
+    import asyncio
+    import contextlib
+
+    from freelook.errors import FreelookError
+    from freelook.hardware.ros2 import parse_ros2_url, serve_simulated_ros2
+
+    try:
+        namespace = parse_ros2_url(f"ros2://{namespace}")
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(
+                serve_simulated_ros2(
+                    config, world, namespace, seed=seed, start=start, announce=typer.echo
+                )
+            )
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
     typer.echo("freelook: stopped")
 
 

@@ -17,8 +17,9 @@ def robot(
     hardware: Annotated[
         str,
         typer.Option(
-            help="sim, arcos://HOST:PORT (MobileSim: 8101), arcos:///dev/ttyUSB0 or "
-            "judp://HOST:PORT (a JAUS robot; 3794)."
+            help="sim, arcos://HOST:PORT (MobileSim: 8101), arcos:///dev/ttyUSB0, "
+            "judp://HOST:PORT (a JAUS robot; 3794) or ros2[://NAMESPACE] (a ROS 2 robot's "
+            "standard topics; docs/ros2.md)."
         ),
     ] = "sim",
     world: Annotated[str, typer.Option(help="The simulated world (with --hardware sim).")] = "lab",

@@ -28,7 +28,11 @@ def free_udp_port() -> int:
 
 
 async def start_robot_program(
-    udp_port: int, *extra: str, wire: str = "thesis", robot: str = "pioneer3dx"
+    udp_port: int,
+    *extra: str,
+    wire: str = "thesis",
+    robot: str = "pioneer3dx",
+    robot_map: str = "none",
 ) -> tuple[asyncio.subprocess.Process, list[str]]:
     """The robot program as a user starts it; returns it once it serves, with its lines."""
     process = await asyncio.create_subprocess_exec(
@@ -41,7 +45,7 @@ async def start_robot_program(
         "--hardware",
         "ros2",
         "--map",
-        "none",
+        robot_map,
         "--listen",
         f"udp://127.0.0.1:{udp_port}",
         "--wire",

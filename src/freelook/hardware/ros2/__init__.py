@@ -21,7 +21,7 @@ from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._rclpy import INSTALL_HINT, ros
 from freelook.hardware.ros2._robot import Ros2Robot
 from freelook.hardware.ros2._server import open_ros2_server, parse_ros2_url
-from freelook.hardware.ros2._sim import SimulatedRos2Robot
+from freelook.hardware.ros2._sim import SimulatedRos2Robot, serve_simulated_ros2
 
 __all__ = [
     "INSTALL_HINT",
@@ -35,6 +35,7 @@ __all__ = [
     "parse_ros2_url",
     "ros",
     "scan_ranges",
+    "serve_simulated_ros2",
     "twist_of_wheels",
     "wheels_of_twist",
     "yaw_of_quaternion",

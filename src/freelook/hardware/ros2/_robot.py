@@ -147,7 +147,8 @@ class Ros2Robot:
             sub("scan", topics.scan, r.LaserScan, self._on_scan)
         if cfg.gyro is not None and topics.imu:
             sub("imu", topics.imu, r.Imu, self._on_imu)
-        if cfg.pan_tilt is not None and topics.joint_states:
+        pt = cfg.pan_tilt
+        if pt is not None and (pt.has_pan or pt.has_tilt) and topics.joint_states:
             sub("joint_states", topics.joint_states, r.JointState, self._on_joints)
         if camera and topics.camera:
             compressed = topics.camera.rstrip("/").endswith("compressed")
@@ -165,7 +166,7 @@ class Ros2Robot:
         self._cmd_vel = self.node.create_publisher(kind, settings.topics.cmd_vel, reliable)
         self._pan_tilt_pub = None
         pt = self.config.pan_tilt
-        if pt is not None and settings.topics.joint_states:
+        if pt is not None and (pt.has_pan or pt.has_tilt) and settings.topics.joint_states:
             command = (
                 r.JointTrajectory
                 if settings.pan_tilt_command == "trajectory"

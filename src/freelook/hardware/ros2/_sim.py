@@ -12,7 +12,9 @@ stops on its own when ``cmd_vel`` has been silent for ``command_timeout``.
 from __future__ import annotations
 
 import math
+import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,7 @@ from freelook.maps import World, choose_start
 from freelook.runtime import RealtimeRuntime
 from freelook.sim import Simulator
 
-__all__ = ["SimulatedRos2Robot"]
+__all__ = ["SimulatedRos2Robot", "serve_simulated_ros2"]
 
 ODOM_RATE = 50.0  # Hz, odometry and joint states
 IMU_RATE = 50.0  # Hz
@@ -87,10 +89,9 @@ class SimulatedRos2Robot:
             else None
         )
         pt = config.pan_tilt
+        joints = pt is not None and (pt.has_pan or pt.has_tilt) and bool(topics.joint_states)
         self._joints_pub = (
-            node.create_publisher(r.JointState, topics.joint_states, reliable)
-            if pt is not None and topics.joint_states
-            else None
+            node.create_publisher(r.JointState, topics.joint_states, reliable) if joints else None
         )
         self._camera = None
         if camera and pt is not None and topics.camera:
@@ -100,7 +101,7 @@ class SimulatedRos2Robot:
             self._camera_pub = node.create_publisher(r.CompressedImage, topics.camera, sensor)
         twist = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
         node.create_subscription(twist, topics.cmd_vel, self._on_cmd_vel, reliable)
-        if pt is not None:
+        if joints:
             kind = (
                 r.JointTrajectory
                 if settings.pan_tilt_command == "trajectory"
@@ -270,3 +271,25 @@ class SimulatedRos2Robot:
             np.ascontiguousarray(image), quality=self.config.camera.jpeg_quality, colorspace="RGB"
         )
         self._camera_pub.publish(msg)
+
+
+async def serve_simulated_ros2(
+    config: RobotConfig,
+    world: World,
+    namespace: str = "",
+    *,
+    seed: int = 0,
+    start: tuple[float, float, float] | None = None,
+    announce: Callable[[str], None] = print,
+) -> None:
+    """``freelook sim --ros2``: the simulator as a ROS 2 robot until cancelled, its topics
+    announced first."""
+    robot = SimulatedRos2Robot(config, world, namespace, seed=seed, start=start)
+    where = f"namespace /{namespace}" if namespace else "no namespace"
+    domain = os.environ.get("ROS_DOMAIN_ID", "0")
+    announce(
+        f"freelook sim: {config.name} in {world.name} on ROS 2 ({where}, ROS_DOMAIN_ID {domain})"
+    )
+    for line in robot.describe():
+        announce(f"  {line}")
+    await robot.run()

@@ -1,0 +1,115 @@
+"""``freelook sim --ros2`` ↔ ``freelook robot --hardware ros2``: the simulator as a ROS 2
+robot, driven end to end by the robot program with no other ROS software, for a thesis
+operator; the simulated base's topics are the standard ones, with the standard types."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import sys
+import time
+
+import pytest
+from test_robot_program import free_udp_port, start_robot_program, stop
+
+from freelook.hardware.ros2 import ros
+from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+
+pytestmark = pytest.mark.realtime
+
+
+async def start_ros2_sim(*extra: str) -> tuple[asyncio.subprocess.Process, list[str]]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "sim",
+        "--ros2",
+        "--no-browser",
+        "--no-record",
+        *extra,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    async with asyncio.timeout(120):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook sim --ros2 ended:\n" + "".join(lines)
+            lines.append(line)
+            if "obeys" in line and "cmd_vel" in line:
+                return process, lines
+
+
+def topic_types(domain: int, timeout: float = 5.0) -> dict[str, list[str]]:
+    """The graph's topics as another ROS 2 node sees them."""
+    r = ros()
+    context = r.rclpy.Context()
+    r.rclpy.init(context=context, domain_id=domain)
+    node = r.rclpy.create_node("probe", context=context)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            found = dict(node.get_topic_names_and_types())
+            if "/scan" in found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+
+
+def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None:
+    async def run() -> None:
+        sim, _ = await start_ros2_sim("--robot", "pioneer3dx", "--world", "lab")
+        try:
+            types = await asyncio.to_thread(topic_types, ros_domain)
+            assert types["/odom"] == ["nav_msgs/msg/Odometry"]
+            assert types["/scan"] == ["sensor_msgs/msg/LaserScan"]
+            assert types["/imu/data"] == ["sensor_msgs/msg/Imu"]
+            assert types["/joint_states"] == ["sensor_msgs/msg/JointState"]
+            assert types["/camera/image_raw/compressed"] == ["sensor_msgs/msg/CompressedImage"]
+            assert types["/cmd_vel"] == ["geometry_msgs/msg/Twist"]
+            udp_port = free_udp_port()
+            robot, _ = await start_robot_program(udp_port, robot_map="lab")
+            operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
+            codec = ThesisCodec()
+            positions: list[PositionReport] = []
+
+            async def listen() -> None:
+                while True:
+                    data = await operator.recv(timeout=0.5)
+                    if data is not None:
+                        message = codec.decode(data).message
+                        if isinstance(message, PositionReport):
+                            positions.append(message)
+
+            listener = asyncio.create_task(listen())
+            try:
+                operator.send(codec.encode(SetTransmission(True), 0.0))
+                await asyncio.sleep(0.5)
+                assert positions, "no position packet"
+                start = positions[-1]
+                end = time.monotonic() + 2.0
+                while time.monotonic() < end:
+                    operator.send(codec.encode(VelocityCommand(0.3, 0.0), 0.0))
+                    await asyncio.sleep(0.047)
+                # the link goes quiet: the robot program stops the simulated base
+                await asyncio.sleep(1.0)
+                stopped = positions[-1]
+                travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
+                assert 0.3 < travelled < 0.8  # 0.3 m/s for 2 s, less the ramps and the stop
+                assert abs(stopped.v) < 0.01
+                await asyncio.sleep(0.5)
+                assert math.hypot(positions[-1].x - stopped.x, positions[-1].y - stopped.y) < 0.01
+            finally:
+                listener.cancel()
+                operator.close()
+                await stop(robot)
+        finally:
+            await stop(sim)
+
+    asyncio.run(run())
