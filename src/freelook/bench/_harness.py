@@ -43,6 +43,7 @@ SUITES: tuple[str, ...] = (
     "freelook.sim.arm._bench",
     "freelook.hardware.sim._bench",
     "freelook.hardware.sim._bench_memory",
+    "freelook.hardware.ros2._bench",
     "freelook.operator._bench",
     "freelook.operator._bench_fleet",
     "freelook.operator._bench_station",
