@@ -59,7 +59,7 @@ class RoomBase:
     scan_frame: str = "laser"
     publish_scan: bool = True
     publish_odom: bool = True
-    nan_odom_every: int = 0  # every n-th odometry message carries a NaN (0: none)
+    nan_odom_every: int = 0  # every n-th odometry and IMU message carries a NaN (0: none)
 
     def __post_init__(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -194,6 +194,8 @@ class RoomBase:
         imu.header.stamp = stamp
         imu.header.frame_id = "imu"
         imu.angular_velocity.z = omega
+        if self.nan_odom_every and self._odom_count % self.nan_odom_every == 0:
+            imu.angular_velocity.z = math.inf
         imu.orientation_covariance[0] = -1.0
         self.imu_pub.publish(imu)
         joints = r_.JointState()

@@ -89,7 +89,7 @@ def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_doma
         assert base.received[-1].omega == 0.0
 
 
-def test_non_finite_odometry_is_refused_and_counted_never_used(ros_domain: int) -> None:
+def test_non_finite_odometry_and_rates_are_refused_and_counted_never_used(ros_domain: int) -> None:
     config = load_robot("pioneer3dx")
     with RoomBase(ros_domain, nan_odom_every=2) as base:
         robot = Ros2Robot(config, domain_id=ros_domain)
@@ -107,6 +107,14 @@ def test_non_finite_odometry_is_refused_and_counted_never_used(ros_domain: int) 
                 time.sleep(0.005)
             assert all(math.isfinite(x) for x in seen)
             assert robot.refused["odom"] >= 10  # half of 50 Hz for a second, and more
+            assert robot.refused["imu"] >= 10
+            gyro = robot.hardware.gyro
+            assert gyro is not None
+            sample = gyro.latest()
+            assert sample is not None
+            assert math.isfinite(sample.rate)
+            assert sample.angle is not None
+            assert math.isfinite(sample.angle)
             assert max(seen) > 0.05  # the good half was used
         finally:
             robot.close()
