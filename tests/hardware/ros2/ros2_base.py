@@ -4,7 +4,7 @@ It publishes ``odom`` (its own dead reckoning, which here is exact), ``scan`` (c
 rectangular room), ``imu/data``, ``camera/image_raw/compressed`` (a JPEG whose colour follows
 the pan angle) and ``joint_states`` (a pan joint), and obeys ``cmd_vel`` and the pan joint's
 ``Float64MultiArray`` of rates. It has no command timeout of its own: whatever stops it was
-published by whoever drives it. It counts a collision each time its swing circle crosses a
+published by whoever drives it. It counts a collision each time its footprint touches a
 wall. Everything it receives is kept with its arrival time.
 """
 
@@ -47,7 +47,10 @@ class RoomBase:
     domain_id: int
     namespace: str = ""
     room: Room = field(default_factory=Room)
-    swing_radius: float = 0.267
+    # the footprint, as the robot's description gives it (the Pioneer's)
+    length: float = 0.445
+    width: float = 0.393
+    center_forward: float = -0.04
     laser_forward: float = 0.17
     beams: int = 181
     fov_deg: float = 180.0
@@ -159,13 +162,7 @@ class RoomBase:
             self.x += self.v * math.cos(self.theta) * dt
             self.y += self.v * math.sin(self.theta) * dt
             self.pan = max(-1.7, min(1.7, self.pan + self.pan_rate * dt))
-            room, r = self.room, self.swing_radius
-            touching = (
-                self.x - r < room.x_min
-                or self.x + r > room.x_max
-                or self.y - r < room.y_min
-                or self.y + r > room.y_max
-            )
+            touching = not self.inside()
             if touching and not self._touching:
                 self.collisions += 1
             self._touching = touching
@@ -204,6 +201,26 @@ class RoomBase:
         joints.position = [pan]
         joints.velocity = [self.pan_rate]
         self.joints_pub.publish(joints)
+
+    def corners(self) -> list[tuple[float, float]]:
+        """The footprint's corners in the room."""
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        out = []
+        for fx in (self.center_forward - self.length / 2, self.center_forward + self.length / 2):
+            for fy in (-self.width / 2, self.width / 2):
+                out.append((self.x + c * fx - s * fy, self.y + s * fx + c * fy))
+        return out
+
+    def clearance(self) -> float:
+        """How far the footprint is from the nearest wall (negative: through it)."""
+        room = self.room
+        return min(
+            min(x - room.x_min, room.x_max - x, y - room.y_min, room.y_max - y)
+            for x, y in self.corners()
+        )
+
+    def inside(self) -> bool:
+        return self.clearance() > 0.0
 
     def ranges(self) -> np.ndarray:
         with self.lock:

@@ -127,7 +127,8 @@ class SimulatedRos2Robot:
     def describe(self) -> list[str]:
         """The topics it publishes and obeys, one line each (resolved names)."""
         node = self.node
-        out = [f"publishes {p.topic_name}" for p in node.publishers if "rosout" not in p.topic_name]
+        own = ("/rosout", "/parameter_events")
+        out = [f"publishes {p.topic_name}" for p in node.publishers if p.topic_name not in own]
         out += [f"obeys {s.topic_name}" for s in node.subscriptions]
         return out
 
