@@ -9,13 +9,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import os
 import warnings
 from types import SimpleNamespace
 from typing import Any
 
 from freelook.hardware.ros2._errors import Ros2Error
 
-__all__ = ["INSTALL_HINT", "ros"]
+__all__ = ["INSTALL_HINT", "ros", "start_context"]
 
 INSTALL_HINT = (
     "install the ROS 2 extra (pip install 'freelook[ros2]': rclpy and the message packages of "
@@ -66,3 +67,16 @@ def ros() -> Any:
         Duration=duration.Duration,
         **messages,
     )
+
+
+def start_context(domain_id: int | None) -> Any:
+    """An rclpy context of its own, initialised in DDS domain ``domain_id`` (None:
+    ``ROS_DOMAIN_ID``), so several nodes of one process (and tests) never share one."""
+    r = ros()
+    context = r.rclpy.Context()
+    try:
+        r.rclpy.init(context=context, domain_id=domain_id)
+    except Exception as err:  # rclpy's own errors: a bad ROS_DOMAIN_ID, an RMW that fails
+        domain = domain_id if domain_id is not None else os.environ.get("ROS_DOMAIN_ID", "0")
+        raise Ros2Error(f"could not start ROS 2 in domain {domain}: {err}") from None
+    return context

@@ -30,7 +30,7 @@ from freelook.hardware.ros2._convert import (
     yaw_of_quaternion,
 )
 from freelook.hardware.ros2._errors import Ros2Error
-from freelook.hardware.ros2._rclpy import ros
+from freelook.hardware.ros2._rclpy import ros, start_context
 from freelook.robot.hal import (
     GyroSample,
     OdometrySample,
@@ -106,8 +106,7 @@ class Ros2Robot:
             self._oy = np.full(laser.beams, laser.mount_left)
         r = ros()
         self._r = r
-        self._context = r.rclpy.Context()
-        r.rclpy.init(context=self._context, domain_id=domain_id)
+        self._context = start_context(domain_id)
         try:
             self.node = r.rclpy.create_node(
                 node_name, namespace=namespace or None, context=self._context

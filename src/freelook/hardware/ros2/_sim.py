@@ -22,7 +22,7 @@ import numpy as np
 from freelook.config import RobotConfig
 from freelook.estimation import Odometry
 from freelook.hardware.ros2._convert import wheels_of_twist
-from freelook.hardware.ros2._rclpy import ros
+from freelook.hardware.ros2._rclpy import ros, start_context
 from freelook.maps import World, choose_start
 from freelook.runtime import RealtimeRuntime
 from freelook.sim import Simulator
@@ -68,8 +68,7 @@ class SimulatedRos2Robot:
         self.commands = 0
         r = ros()
         self._r = r
-        self.context = r.rclpy.Context()
-        r.rclpy.init(context=self.context, domain_id=domain_id)
+        self.context = start_context(domain_id)
         node = r.rclpy.create_node(
             "freelook_sim", namespace=namespace or None, context=self.context
         )
