@@ -43,7 +43,7 @@ SUITES: tuple[str, ...] = (
     "freelook.sim.arm._bench",
     "freelook.hardware.sim._bench",
     "freelook.hardware.sim._bench_memory",
-    "freelook.hardware.ros2._bench",
+    "freelook.hardware._bench_ros2",
     "freelook.operator._bench",
     "freelook.operator._bench_fleet",
     "freelook.operator._bench_station",

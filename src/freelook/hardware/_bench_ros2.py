@@ -1,4 +1,5 @@
-"""Benchmarks of the robot program on a ROS 2 robot (``freelook bench ros2.``).
+"""Benchmarks of the robot program on a ROS 2 robot (``freelook bench ros2.``), beside the
+backends since one compares the ROS 2 path with the simulator's.
 
 A light ROS 2 base of the benchmark's own (odometry and joint states at 50 Hz, a scan at
 20 Hz, an IMU, a 320×240 JPEG camera at 10 Hz; it records each ``cmd_vel`` as it arrives)
@@ -31,7 +32,7 @@ import numpy as np
 
 from freelook.bench import Case, benchmark
 from freelook.config import RobotConfig, load_robot
-from freelook.hardware.ros2._rclpy import ros
+from freelook.hardware.ros2 import open_ros2_server, ros
 from freelook.link import SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 
 __all__: list[str] = []
@@ -149,7 +150,6 @@ class _Base:
 
 
 async def _serve_on_ros2(config: RobotConfig, domain: int) -> tuple[Any, asyncio.Task[None]]:
-    from freelook.hardware.ros2._server import open_ros2_server
     from freelook.robot import ServerOptions
 
     options = ServerOptions(listen="udp://127.0.0.1:0", wire="thesis", camera=False)
