@@ -62,6 +62,8 @@ class RoomBase:
     scan_frame: str = "laser"
     publish_scan: bool = True
     publish_odom: bool = True
+    camera_raw: bool = False  # a bgr8 sensor_msgs/Image on camera/image_raw instead of JPEG
+    battery: float | None = None  # publish this charge (0…1) on battery_state
     nan_odom_every: int = 0  # every n-th odometry and IMU message carries a NaN (0: none)
 
     def __post_init__(self) -> None:
@@ -95,9 +97,12 @@ class RoomBase:
         self.odom_pub = node.create_publisher(odom_kind, "odom", 10)
         self.scan_pub = node.create_publisher(r.LaserScan, "scan", sensor)
         self.imu_pub = node.create_publisher(r.Imu, "imu/data", sensor)
-        self.camera_pub = node.create_publisher(
-            r.CompressedImage, "camera/image_raw/compressed", sensor
+        self.camera_pub = (
+            node.create_publisher(r.Image, "camera/image_raw", sensor)
+            if self.camera_raw
+            else node.create_publisher(r.CompressedImage, "camera/image_raw/compressed", sensor)
         )
+        self.battery_pub = node.create_publisher(r.BatteryState, "battery_state", 10)
         self.joints_pub = node.create_publisher(r.JointState, "joint_states", 10)
         twist = r.TwistStamped if self.stamped else r.Twist
         node.create_subscription(twist, "cmd_vel", self._on_cmd_vel, reliable)
@@ -254,16 +259,34 @@ class RoomBase:
         self.scans_sent.append(time.monotonic())
         self.scan_pub.publish(scan)
 
-    def _camera(self) -> None:
+    def image(self) -> np.ndarray:
+        """What the camera sees (RGB): its colour follows the pan angle."""
         with self.lock:
             pan = self.pan
         shade = int(127 + 120 * math.sin(pan))
-        image = np.full((48, 64, 3), (shade, 80, 255 - shade), dtype=np.uint8)
-        msg = self._r.CompressedImage()
-        msg.header.stamp = self.node.get_clock().now().to_msg()
-        msg.format = "jpeg"
-        msg.data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
-        self.camera_pub.publish(msg)
+        return np.full((48, 64, 3), (shade, 80, 255 - shade), dtype=np.uint8)
+
+    def _camera(self) -> None:
+        image = self.image()
+        stamp = self.node.get_clock().now().to_msg()
+        if self.camera_raw:
+            raw = self._r.Image()
+            raw.header.stamp = stamp
+            raw.height, raw.width = image.shape[:2]
+            raw.encoding = "bgr8"
+            raw.step = raw.width * 3
+            raw.data = np.ascontiguousarray(image[:, :, ::-1]).tobytes()
+            self.camera_pub.publish(raw)
+        else:
+            msg = self._r.CompressedImage()
+            msg.header.stamp = stamp
+            msg.format = "jpeg"
+            msg.data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
+            self.camera_pub.publish(msg)
+        if self.battery is not None:
+            battery = self._r.BatteryState()
+            battery.percentage = self.battery
+            self.battery_pub.publish(battery)
 
     # -- what happened -----------------------------------------------------------------------
 

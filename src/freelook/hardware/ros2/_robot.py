@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: s to wait for the optional topics once odometry and the scan have come
 OPTIONAL_GRACE = 1.0
+#: refused messages of a required topic, with none usable, that stop the start at once
+REFUSALS_AT_START = 3
 
 
 class _Frame(NamedTuple):
@@ -339,11 +341,18 @@ class Ros2Robot:
         try:
             while True:
                 self._check_types()
-                for key in required:
-                    if key in self.problems and key not in self.heard:
-                        name, _ = self.topics[key]
-                        raise Ros2Error(f"{name}: refused: {self.problems[key]}")
                 missing = [k for k in required if k not in self.heard]
+                for key in missing:
+                    # a refusal that repeats with nothing good between (a scan unlike the
+                    # description) is the robot's; a stray bad message is counted and waited out
+                    if self.refused[key] >= REFUSALS_AT_START or (
+                        key in self.problems and loop.time() >= deadline
+                    ):
+                        name, _ = self.topics[key]
+                        count = self.refused[key]
+                        raise Ros2Error(
+                            f"{name}: refused {count} message(s), none usable: {self.problems[key]}"
+                        )
                 optional = [k for k in self.topics if k not in self.heard and k not in required]
                 if not missing:
                     if not optional:
