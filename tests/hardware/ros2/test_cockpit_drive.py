@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import sys
 import time
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 import simplejpeg
 import websockets
 from ros2_base import RoomBase
-from test_robot_program import free_udp_port, start_robot_program, stop
+from ros2_processes import free_udp_port, start_robot_program, stop
 
 pytestmark = pytest.mark.realtime
 
@@ -87,7 +88,7 @@ async def wait_for(check: Any, timeout: float, what: str) -> None:
 def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_domain: int) -> None:
     async def run() -> None:
         base = RoomBase(ros_domain).start()
-        udp_port, web_port = free_udp_port(), free_udp_port()
+        udp_port, web_port = free_udp_port(), free_udp_port(socket.SOCK_STREAM)
         robot, _ = await start_robot_program(udp_port, "--key", KEY, wire="native")
         operator, url = await start_operator(udp_port, web_port)
         token = url.split("?token=", 1)[1]

@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from test_robot_program import free_udp_port, start_robot_program, stop
+from ros2_processes import free_udp_port, start_robot_program, stop
 
 from freelook.hardware.ros2 import ros
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand

@@ -1,0 +1,62 @@
+"""The freelook processes the ROS 2 tests start as a user starts them, and a free port."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+
+
+def free_udp_port(kind: int = socket.SOCK_DGRAM) -> int:
+    """A loopback port free now (UDP; ``socket.SOCK_STREAM``: TCP)."""
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def start_robot_program(
+    udp_port: int,
+    *extra: str,
+    wire: str = "thesis",
+    robot: str = "pioneer3dx",
+    robot_map: str = "none",
+) -> tuple[asyncio.subprocess.Process, list[str]]:
+    """The robot program as a user starts it; returns it once it serves, with its lines."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "robot",
+        "--robot",
+        robot,
+        "--hardware",
+        "ros2",
+        "--map",
+        robot_map,
+        "--listen",
+        f"udp://127.0.0.1:{udp_port}",
+        "--wire",
+        wire,
+        *extra,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    async with asyncio.timeout(300):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook robot ended before serving:\n" + "".join(lines)
+            lines.append(line)
+            if "profile on" in line:
+                return process, lines
+
+
+async def stop(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.terminate()
+        async with asyncio.timeout(10):
+            await process.wait()
