@@ -197,7 +197,7 @@ def test_without_rclpy_the_error_says_how_to_install_it(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "rclpy", None)  # import rclpy now fails as if absent
     ros.cache_clear()
     try:
-        with pytest.raises(Ros2Error, match=r"pip install 'freelook\[ros2\]'.*source /opt/ros"):
+        with pytest.raises(Ros2Error, match=r"pip install -e '\.\[ros2\]'.*source /opt/ros"):
             Ros2Robot(load_robot("pioneer3dx"))
     finally:
         monkeypatch.undo()

@@ -19,9 +19,9 @@ from freelook.hardware.ros2._errors import Ros2Error
 __all__ = ["INSTALL_HINT", "ros", "start_context"]
 
 INSTALL_HINT = (
-    "install the ROS 2 extra (pip install 'freelook[ros2]': rclpy and the message packages of "
-    "ROS 2 Jazzy as wheels) or run from a shell where a ROS 2 install is sourced "
-    "(source /opt/ros/jazzy/setup.bash)"
+    "install freelook with its ros2 extra (pip install -e '.[ros2]' in its checkout: rclpy and "
+    "the message packages of ROS 2 Jazzy as wheels) or run from a shell where a ROS 2 install "
+    "is sourced (source /opt/ros/jazzy/setup.bash)"
 )
 
 _MESSAGES = {
