@@ -421,14 +421,6 @@ class Ros2Robot:
             connection=self,
         )
 
-    def lacks(self) -> list[str]:
-        """What the robot's topics did not give at start, one line each."""
-        lines = []
-        for key, (name, _) in self.topics.items():
-            if key not in self.heard and key not in self.required():
-                lines.append(f"no {key} on {name}: {_WITHOUT.get(key, 'left out')}")
-        return lines
-
     @property
     def connected(self) -> bool:
         """Every required topic spoke within ``quiet_timeout`` and the node spins."""
@@ -530,14 +522,6 @@ class Ros2Robot:
         self._executor.shutdown(timeout_sec=1.0)
         self._thread.join(timeout=2.0)
         self.node.destroy_node()
-
-
-_WITHOUT = {
-    "imu": "heading from odometry alone",
-    "joint_states": "no pan-tilt (Free Look off)",
-    "camera": "video off",
-    "battery": "battery not shown",
-}
 
 
 # -- the HAL devices ---------------------------------------------------------------------------

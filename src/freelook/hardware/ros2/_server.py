@@ -71,8 +71,6 @@ async def open_ros2_server(
     except BaseException:
         robot.close()
         raise
-    for line in robot.lacks():
-        log.info(line)
     program = RobotProgram(
         config,
         hardware,
