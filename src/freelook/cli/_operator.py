@@ -122,12 +122,12 @@ def sim(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
-    if ros2:
-        _ros2_sim(config, the_world, ros2_namespace, seed, start_pose)
-        return
     if robots == 1 and stations == 1:
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
+    if ros2:
+        _ros2_sim(config, the_world, ros2_namespace, seed, start_pose)
+        return
     try:
         with contextlib.suppress(KeyboardInterrupt):
             if robots > 1 or stations > 1:

@@ -11,6 +11,7 @@ stops on its own when ``cmd_vel`` has been silent for ``command_timeout``.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import threading
@@ -66,6 +67,9 @@ class SimulatedRos2Robot:
         self.command_timeout = command_timeout
         self._last_command = -math.inf
         self.commands = 0
+        #: set once odometry and the first scan have been published
+        self.publishing = asyncio.Event()
+        self._scans = 0
         r = ros()
         self._r = r
         self.context = start_context(domain_id)
@@ -219,6 +223,8 @@ class SimulatedRos2Robot:
         msg.twist.twist.linear.x = odometry.v
         msg.twist.twist.angular.z = odometry.omega
         self._odom_pub.publish(msg)
+        if not self.publishing.is_set() and (self._scan_pub is None or self._scans > 0):
+            self.publishing.set()
         if self._joints_pub is not None:
             pan, tilt = self.sim.vehicle.pan_tilt()
             joints = r.JointState()
@@ -256,6 +262,7 @@ class SimulatedRos2Robot:
         ranges = np.asarray(frame.ranges, dtype=np.float32)
         msg.ranges = np.where(ranges >= laser.range_max, np.float32(np.inf), ranges).tolist()
         self._scan_pub.publish(msg)
+        self._scans += 1
 
     def _publish_camera(self, now: float) -> None:
         assert self._camera is not None
@@ -285,11 +292,18 @@ async def serve_simulated_ros2(
     """``freelook sim --ros2``: the simulator as a ROS 2 robot until cancelled, its topics
     announced first."""
     robot = SimulatedRos2Robot(config, world, namespace, seed=seed, start=start)
-    where = f"namespace /{namespace}" if namespace else "no namespace"
-    domain = os.environ.get("ROS_DOMAIN_ID", "0")
-    announce(
-        f"freelook sim: {config.name} in {world.name} on ROS 2 ({where}, ROS_DOMAIN_ID {domain})"
-    )
-    for line in robot.describe():
-        announce(f"  {line}")
-    await robot.run()
+    running = asyncio.create_task(robot.run())
+    # announced once it publishes (its first steps load the simulator's compiled loops)
+    published = asyncio.create_task(robot.publishing.wait())
+    await asyncio.wait((running, published), return_when=asyncio.FIRST_COMPLETED)
+    published.cancel()
+    if not running.done():
+        where = f"namespace /{namespace}" if namespace else "no namespace"
+        domain = os.environ.get("ROS_DOMAIN_ID", "0")
+        announce(
+            f"freelook sim: {config.name} in {world.name} on ROS 2 ({where}, "
+            f"ROS_DOMAIN_ID {domain})"
+        )
+        for line in robot.describe():
+            announce(f"  {line}")
+    await running
