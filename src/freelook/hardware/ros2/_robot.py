@@ -448,7 +448,7 @@ class Ros2Robot:
                 "commanding nothing"
             )
         battery = f", battery {self.battery:.0%}" if self.battery is not None else ""
-        return f"a ROS 2 robot ({where}; {', '.join(self.heard)}){battery}"
+        return f"a ROS 2 robot ({where}; {', '.join(list(self.heard))}){battery}"
 
     def publish_twist(self, v: float, vy: float, omega: float) -> None:
         """A velocity command on ``cmd_vel`` (zero if any number is not finite)."""
