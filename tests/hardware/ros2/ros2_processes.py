@@ -7,6 +7,11 @@ import os
 import socket
 import sys
 
+#: s a robot program or ``sim --ros2`` may take to serve: its first start compiles its loops
+FIRST_START = 480.0
+#: the per-test timeout of a test that starts one (its first start, then the test itself)
+CLI_TEST_TIMEOUT = 720
+
 
 def free_udp_port(kind: int = socket.SOCK_DGRAM) -> int:
     """A loopback port free now (UDP; ``socket.SOCK_STREAM``: TCP)."""
@@ -45,8 +50,9 @@ async def start_robot_program(
     )
     assert process.stdout is not None
     lines: list[str] = []
-    # a first start compiles the robot program's loops ahead, in a child, before it listens
-    async with asyncio.timeout(300):
+    # a first start compiles the robot program's loops ahead, in a child, before it listens:
+    # on a fresh install of a 2-core machine that others load too, that took over 300 s
+    async with asyncio.timeout(FIRST_START):
         while True:
             line = (await process.stdout.readline()).decode()
             assert line, "freelook robot ended before serving:\n" + "".join(lines)

@@ -19,9 +19,9 @@ import pytest
 import simplejpeg
 import websockets
 from ros2_base import RoomBase
-from ros2_processes import free_udp_port, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START, free_udp_port, start_robot_program, stop
 
-pytestmark = pytest.mark.realtime
+pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
 KEY = "a-key-for-this-test-only"
 ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
@@ -45,7 +45,7 @@ async def start_operator(udp_port: int, web_port: int) -> tuple[asyncio.subproce
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert process.stdout is not None
-    async with asyncio.timeout(120):
+    async with asyncio.timeout(FIRST_START):
         while True:
             line = (await process.stdout.readline()).decode()
             assert line, "freelook operator ended before serving"

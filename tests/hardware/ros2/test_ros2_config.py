@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START
 
 from freelook.config import builtin_robots, load_robot
 from freelook.errors import ConfigError
@@ -60,11 +61,12 @@ def _robot(*args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "freelook.cli", "robot", "--map", "none", "--wire", "thesis", *args],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=FIRST_START,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
 
 
+@pytest.mark.timeout(CLI_TEST_TIMEOUT)
 def test_a_robot_that_is_not_there_is_one_line_and_exit_2(ros_domain: int) -> None:
     done = _robot("--hardware", "ros2://nobody_here", "--listen", "udp://127.0.0.1:0")
     assert done.returncode == 2

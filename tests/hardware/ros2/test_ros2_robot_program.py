@@ -11,11 +11,11 @@ import time
 
 import pytest
 from ros2_base import RoomBase
-from ros2_processes import free_udp_port, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_robot_program, stop
 
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 
-pytestmark = pytest.mark.realtime
+pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
 
 def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wall(

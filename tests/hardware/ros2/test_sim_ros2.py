@@ -11,12 +11,12 @@ import sys
 import time
 
 import pytest
-from ros2_processes import free_udp_port, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START, free_udp_port, start_robot_program, stop
 
 from freelook.hardware.ros2 import ros
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 
-pytestmark = pytest.mark.realtime
+pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
 
 async def start_ros2_sim(*extra: str) -> tuple[asyncio.subprocess.Process, list[str]]:
@@ -35,7 +35,7 @@ async def start_ros2_sim(*extra: str) -> tuple[asyncio.subprocess.Process, list[
     )
     assert process.stdout is not None
     lines: list[str] = []
-    async with asyncio.timeout(120):
+    async with asyncio.timeout(FIRST_START):
         while True:
             line = (await process.stdout.readline()).decode()
             assert line, "freelook sim --ros2 ended:\n" + "".join(lines)
