@@ -38,6 +38,7 @@ async def start_operator(udp_port: int, web_port: int) -> tuple[asyncio.subproce
         "--key",
         KEY,
         "--no-browser",
+        "--no-record",
         "--port",
         str(web_port),
         stdout=asyncio.subprocess.PIPE,
