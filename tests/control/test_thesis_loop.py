@@ -22,7 +22,13 @@ V_MAX, W_MAX = 0.5, math.radians(50)
 V_MIN, W_MIN = 0.2, math.radians(2)
 
 
-@given(st.floats(-3, 3), st.floats(-5, 5))
+def _command(bound: float) -> st.SearchStrategy[float]:
+    """0, or a magnitude a controller outputs (from 1e-6): denormals underflow in the ratio."""
+    magnitude = st.floats(1e-6, bound)
+    return st.one_of(st.just(0.0), magnitude, magnitude.map(lambda x: -x))
+
+
+@given(_command(3), _command(5))
 def test_thesis_limits_keep_signs_and_bounds(v: float, w: float) -> None:
     lv, lw = thesis_limit_velocity(v, w, V_MAX, W_MAX, V_MIN, W_MIN)
     assert abs(lv) <= V_MAX + 1e-12
@@ -38,6 +44,12 @@ def test_thesis_limits_keep_signs_and_bounds(v: float, w: float) -> None:
 @given(st.floats(0.2, 0.5), st.floats(math.radians(2), math.radians(50)))
 def test_thesis_limits_leave_a_command_between_the_bounds_alone(v: float, w: float) -> None:
     assert thesis_limit_velocity(v, -w, V_MAX, W_MAX, V_MIN, W_MIN) == (v, -w)
+
+
+def test_a_straight_command_keeps_its_speed_and_is_raised_only_when_under_the_minimum() -> None:
+    assert thesis_limit_velocity(0.5, 0.0, V_MAX, W_MAX, V_MIN, W_MIN) == (0.5, 0.0)
+    assert thesis_limit_velocity(-0.1, 0.0, V_MAX, W_MAX, V_MIN, W_MIN) == (-V_MIN, 0.0)
+    assert thesis_limit_velocity(0.0, 0.3, V_MAX, W_MAX, V_MIN, W_MIN) == (0.0, 0.3)
 
 
 def test_a_tiny_turn_throws_the_speed_up_to_its_maximum() -> None:

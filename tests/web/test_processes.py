@@ -89,9 +89,10 @@ def test_a_foreign_page_cannot_drive_the_session(sim: Any) -> None:
     codes, poses = asyncio.run(_attack_and_watch(sim.port, sim.token))
     assert codes == [REFUSED_CLOSE_CODE, REFUSED_CLOSE_CODE]
     assert len(poses) > 5
-    # at rest, localization trims the pose by millimetres; a second of the attack's drive
-    # would have moved it by decimetres
-    assert max(abs(a - b) for p in poses for a, b in zip(p, poses[0], strict=True)) < 0.01
+    # at rest, localization trims the pose by up to a centimetre (the simulated robot's laser
+    # sits a little off its described mount, and some returns are outliers); a second of the
+    # attack's drive (full speed, full turn) would have moved it by decimetres
+    assert max(abs(a - b) for p in poses for a, b in zip(p, poses[0], strict=True)) < 0.03
     status = urllib.request.urlopen(sim.url, timeout=5).status
     assert status == 200
     with pytest.raises(urllib.error.HTTPError, match="403"):

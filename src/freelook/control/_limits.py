@@ -61,9 +61,9 @@ def thesis_limit_velocity(
     a, w = abs(v), abs(omega)
     if a < v_min or w < omega_min:
         if w == 0.0:
-            a = v_min
+            a = max(a, v_min)
         elif a == 0.0:
-            w = omega_min
+            w = max(w, omega_min)
         else:
             up = 1.0 / min(a / v_min, w / omega_min)
             a, w = a * up, w * up

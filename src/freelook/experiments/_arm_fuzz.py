@@ -294,11 +294,13 @@ def arm_fuzz(
             "",
             f"{loose_on} / {loose_off} of {trials}"
             + (f" ({', '.join('–'.join(p) for p in loose_pairs[:6])})" if loose_pairs else ""),
-            "0 / -",
-            loose_on == 0,
-            "the SRDF disables these as adjacent (links joined through fixed links, the usual"
-            " setup-assistant rule), so the check never looks at them; the judge counts them"
-            " when the shapes reach more than 1 mm into each other",
+            "",
+            None,
+            "reported, not judged: the SRDF disables these as adjacent (links joined through"
+            " fixed links, the usual setup-assistant rule), whose shapes meet at the joint by"
+            " design, so the check never looks at them; the judge counts them when the shapes"
+            " reach more than 1 mm into each other (a pair touching only at a joint's end stop"
+            " may still be a real self-collision the SRDF hides)",
         ),
         Row(
             "trials with a wedged arm (a stop the reverse jog cannot leave)",
