@@ -313,9 +313,12 @@ def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any
     assert wait_until(lambda: abs(state(page)["cmd"]["omega"]) < 1e-6, 3)
     after, odom_after = state(page)["pose"], state(page)["odom"]
     assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
-    # over a few seconds odometry turns true: the search found the heading it turned to
+    # the search found the heading it turned to, as far as odometry can tell: under the
+    # simulated Pioneer's error model (config/errors/pioneer3dx.toml: the track 1.5 % wider
+    # than described, the ICR spread 2-3 % off) odometry miscounts a turn by up to ~3 % of it
     turned = odom_after["theta"] - odom_before["theta"]
-    assert abs(math.remainder(after["theta"] - before["theta"] - turned, math.tau)) < 0.05
+    mismatch = abs(math.remainder(after["theta"] - before["theta"] - turned, math.tau))
+    assert mismatch < 0.02 + 0.03 * abs(turned), (mismatch, turned)
     assert not page.inner_text("#pose").startswith("searching the map")
     page.close()
 
