@@ -126,7 +126,7 @@ def sim(
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
     if ros2:
-        _ros2_sim(config, the_world, ros2_namespace, seed, start_pose)
+        _ros2_sim(config, the_world, ros2_namespace, seed, start_pose, exact_robot)
         return
     try:
         with contextlib.suppress(KeyboardInterrupt):
@@ -147,11 +147,14 @@ def _ros2_sim(
     namespace: str,
     seed: int,
     start: tuple[float, float, float],
+    exact: bool,
 ) -> None:
-    """``freelook sim --ros2``: the simulator published as a ROS 2 robot, until Ctrl-C."""
+    """``freelook sim --ros2``: the simulator published as a ROS 2 robot, until Ctrl-C; it
+    differs from its description by its error model unless ``exact``."""
     import asyncio
     import contextlib
 
+    from freelook.config import physical_robot
     from freelook.errors import FreelookError
     from freelook.hardware.ros2 import parse_ros2_url, serve_simulated_ros2
 
@@ -160,7 +163,13 @@ def _ros2_sim(
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(
                 serve_simulated_ros2(
-                    config, world, namespace, seed=seed, start=start, announce=typer.echo
+                    config,
+                    world,
+                    namespace,
+                    seed=seed,
+                    start=start,
+                    truth=None if exact else physical_robot(config, seed),
+                    announce=typer.echo,
                 )
             )
     except FreelookError as err:

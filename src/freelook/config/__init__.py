@@ -6,6 +6,7 @@ from freelook.config._errors import (
     Spread,
     builtin_error_models,
     load_error_model,
+    physical_robot,
 )
 from freelook.config._load import (
     builtin_robots,
@@ -72,6 +73,7 @@ __all__ = [
     "format_validation_error",
     "load_error_model",
     "load_robot",
+    "physical_robot",
     "read_toml",
     "robot_from_mapping",
 ]

@@ -24,7 +24,14 @@ from freelook.config._load import format_validation_error
 from freelook.config._models import RobotConfig
 from freelook.errors import ConfigError
 
-__all__ = ["ErrorModel", "PhysicalTruth", "Spread", "builtin_error_models", "load_error_model"]
+__all__ = [
+    "ErrorModel",
+    "PhysicalTruth",
+    "Spread",
+    "builtin_error_models",
+    "load_error_model",
+    "physical_robot",
+]
 
 _ERRORS_PACKAGE = "freelook.config.errors"
 
@@ -235,3 +242,11 @@ def load_error_model(robot: str | RobotConfig | Path) -> ErrorModel:
         raise ConfigError(f"{name}: no error model for this robot (there are: {known})")
     resource = resources.files(_ERRORS_PACKAGE) / f"{name}.toml"
     return _validated(resource.read_text(encoding="utf-8"), f"config/errors/{name}.toml")
+
+
+def physical_robot(config: RobotConfig, seed: int) -> PhysicalTruth | None:
+    """The simulated robot's physics for ``seed``: its built-in error model's draw (None: the
+    robot has none, and is simulated as its description says)."""
+    if config.name not in builtin_error_models():
+        return None
+    return load_error_model(config.name).draw(seed)

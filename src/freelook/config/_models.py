@@ -478,6 +478,10 @@ class Ros2Topics(_Strict):
     joint_states: str = Field(default="joint_states", pattern=r"^$|" + _TOPIC)
     battery: str = Field(default="battery_state", pattern=r"^$|" + _TOPIC)
     pan_tilt_command: str = Field(default="pan_tilt_controller/commands", pattern=_TOPIC)
+    #: the arm's joints (an ``[arm]``), as its controller takes them
+    arm_command: str = Field(default="arm_controller/commands", pattern=_TOPIC)
+    #: the gripper's finger position (half the opening), as its controller takes it
+    gripper_command: str = Field(default="gripper_controller/commands", pattern=_TOPIC)
 
 
 class Ros2Config(_Strict):
@@ -499,6 +503,9 @@ class Ros2Config(_Strict):
     #: ``velocities``: a forward command controller's ``std_msgs/Float64MultiArray`` of joint
     #: rates (pan, then tilt); ``trajectory``: a ``trajectory_msgs/JointTrajectory`` point
     pan_tilt_command: Literal["velocities", "trajectory"] = "velocities"
+    #: the arm the same way: joint rates in the URDF's order, or a trajectory point; the
+    #: gripper's finger position goes as a one-value ``Float64MultiArray`` or a trajectory point
+    arm_command: Literal["velocities", "trajectory"] = "velocities"
     startup_timeout: float = Field(
         default=5.0, gt=0, le=60.0, description="s to wait for odometry and the scan at start"
     )

@@ -19,12 +19,7 @@ from pathlib import Path
 import uvicorn
 from starlette.applications import Starlette
 
-from freelook.config import (
-    PhysicalTruth,
-    RobotConfig,
-    builtin_error_models,
-    load_error_model,
-)
+from freelook.config import PhysicalTruth, RobotConfig, physical_robot
 from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TransportUrl
@@ -70,9 +65,7 @@ class SessionOptions:
 def _physical_robot(config: RobotConfig, options: SessionOptions) -> PhysicalTruth | None:
     """The simulated robot's physics: its error model's draw for the session's seed (None:
     the model is off, or the robot has none)."""
-    if not options.error_model or config.name not in builtin_error_models():
-        return None
-    return load_error_model(config.name).draw(options.seed)
+    return physical_robot(config, options.seed) if options.error_model else None
 
 
 @dataclass(frozen=True)

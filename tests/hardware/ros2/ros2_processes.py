@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import sys
 
 #: s a robot program or ``sim --ros2`` may take to serve: its first start compiles its loops
 FIRST_START = 480.0
+#: a native link key for the tests' robot programs and operators
+TEST_KEY = "a-key-for-this-test-only"
+ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
 #: the per-test timeout of a test that starts one (its first start, then the test itself)
 CLI_TEST_TIMEOUT = 720
 
@@ -66,3 +70,35 @@ async def stop(process: asyncio.subprocess.Process) -> None:
         process.terminate()
         async with asyncio.timeout(10):
             await process.wait()
+
+
+async def start_operator(
+    udp_port: int, web_port: int, key: str
+) -> tuple[asyncio.subprocess.Process, str]:
+    """``freelook operator`` on the robot at ``udp_port``; returns it once it serves the
+    cockpit, with the URL it announced (token included)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        "operator",
+        "--robot",
+        f"udp://127.0.0.1:{udp_port}",
+        "--key",
+        key,
+        "--no-browser",
+        "--no-record",
+        "--port",
+        str(web_port),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    async with asyncio.timeout(FIRST_START):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "freelook operator ended before serving"
+            found = ANNOUNCED_URL.search(line)
+            if found:
+                return process, found.group(1)

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import socket
-import sys
 import time
 from typing import Any
 
@@ -19,40 +16,16 @@ import pytest
 import simplejpeg
 import websockets
 from ros2_base import RoomBase
-from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START, free_udp_port, start_robot_program, stop
+from ros2_processes import (
+    CLI_TEST_TIMEOUT,
+    TEST_KEY,
+    free_udp_port,
+    start_operator,
+    start_robot_program,
+    stop,
+)
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
-
-KEY = "a-key-for-this-test-only"
-ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
-
-
-async def start_operator(udp_port: int, web_port: int) -> tuple[asyncio.subprocess.Process, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
-        "operator",
-        "--robot",
-        f"udp://127.0.0.1:{udp_port}",
-        "--key",
-        KEY,
-        "--no-browser",
-        "--no-record",
-        "--port",
-        str(web_port),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert process.stdout is not None
-    async with asyncio.timeout(FIRST_START):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook operator ended before serving"
-            found = ANNOUNCED_URL.search(line)
-            if found:
-                return process, found.group(1)
 
 
 class Cockpit:
@@ -90,8 +63,8 @@ def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_dom
     async def run() -> None:
         base = RoomBase(ros_domain).start()
         udp_port, web_port = free_udp_port(), free_udp_port(socket.SOCK_STREAM)
-        robot, _ = await start_robot_program(udp_port, "--key", KEY, wire="native")
-        operator, url = await start_operator(udp_port, web_port)
+        robot, _ = await start_robot_program(udp_port, "--key", TEST_KEY, wire="native")
+        operator, url = await start_operator(udp_port, web_port, TEST_KEY)
         token = url.split("?token=", 1)[1]
         try:
             async with websockets.connect(

@@ -99,11 +99,15 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
                     await asyncio.sleep(0.047)
                 # the link goes quiet: the robot program stops the simulated base
                 await asyncio.sleep(1.0)
+                heard = len(positions)
                 stopped = positions[-1]
                 travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
                 assert 0.3 < travelled < 0.8  # 0.3 m/s for 2 s, less the ramps and the stop
                 assert abs(stopped.v) < 0.01
                 await asyncio.sleep(0.5)
+                # it still reports (a silent robot would look stopped) and stands still
+                assert len(positions) > heard + 5
+                assert abs(positions[-1].v) < 0.01
                 assert math.hypot(positions[-1].x - stopped.x, positions[-1].y - stopped.y) < 0.01
             finally:
                 listener.cancel()

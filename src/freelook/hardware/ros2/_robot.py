@@ -20,7 +20,9 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from freelook.arm import load_arm
 from freelook.config import RobotConfig
+from freelook.hardware.ros2._arm import Ros2Arm
 from freelook.hardware.ros2._convert import (
     ScanLayout,
     check_scan_layout,
@@ -106,12 +108,17 @@ class Ros2Robot:
             self._bearings = np.linspace(-half, half, laser.beams)
             self._ox = np.full(laser.beams, laser.mount_forward)
             self._oy = np.full(laser.beams, laser.mount_left)
+        model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
         self._context = start_context(domain_id)
         try:
             self.node = r.rclpy.create_node(
                 node_name, namespace=namespace or None, context=self._context
+            )
+            #: the arm (a description with an ``[arm]``), fed by ``joint_states``
+            self.arm = (
+                Ros2Arm(config, model, self.node, r, clock=clock) if model is not None else None
             )
             self._subscribe(camera)
             self._advertise()
@@ -149,7 +156,8 @@ class Ros2Robot:
         if cfg.gyro is not None and topics.imu:
             sub("imu", topics.imu, r.Imu, self._on_imu)
         pt = cfg.pan_tilt
-        if pt is not None and (pt.has_pan or pt.has_tilt) and topics.joint_states:
+        joints = (pt is not None and (pt.has_pan or pt.has_tilt)) or self.arm is not None
+        if joints and topics.joint_states:
             sub("joint_states", topics.joint_states, r.JointState, self._on_joints)
         if camera and topics.camera:
             compressed = topics.camera.rstrip("/").endswith("compressed")
@@ -269,6 +277,12 @@ class Ros2Robot:
                     return
                 setattr(self, attr, float(msg.position[i]))
                 found = True
+        if self.arm is not None:
+            try:
+                found = self.arm.read(names, msg.position, msg.velocity, now) or found
+            except ValueError as err:
+                self._refuse("joint_states", str(err))
+                return
         if found:
             self._joints_stamp = now
             self._heard("joint_states", now)
@@ -411,6 +425,12 @@ class Ros2Robot:
     def _build(self) -> RobotHardware:
         heard = self.heard
         pt = self.config.pan_tilt
+        arm = self.arm if self.arm is not None and self.arm.heard else None
+        notes: tuple[str, ...] = ()
+        if self.arm is not None and arm is None:
+            topic = self.topics.get("joint_states")
+            name = topic[0] if topic is not None else "joint_states"
+            notes = (f"no arm: {name} names none of the arm's joints; the arm is off",)
         return RobotHardware(
             drive=_Drive(self),
             odometer=_Odometer(self),
@@ -419,6 +439,8 @@ class Ros2Robot:
             pan_tilt=_PanTilt(self) if pt is not None and "joint_states" in heard else None,
             camera=_Camera(self) if "camera" in heard else None,
             connection=self,
+            arm=arm,
+            notes=notes,
         )
 
     @property
@@ -514,6 +536,8 @@ class Ros2Robot:
         try:
             self.publish_twist(0.0, 0.0, 0.0)
             self.publish_pan_tilt(0.0, 0.0)
+            if self.arm is not None:
+                self.arm.stop()
             self._cmd_vel.wait_for_all_acked(self._r.Duration(seconds=0.5))
         except Exception as err:  # a dead context cannot publish: nothing more to do
             log.warning("could not command the stop on closing: %r", err)

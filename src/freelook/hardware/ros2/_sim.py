@@ -4,9 +4,13 @@ The simulator runs on the real-time runtime; its base behaves as a ROS 2 base do
 publishes its own dead reckoning from its wheel encoders (never the simulator's truth) on
 ``odom``, the laser's scans on ``scan`` (+inf where nothing is within range, as ROS means it),
 the gyro on ``imu/data``, the driving camera as JPEG on ``camera/image_raw/compressed`` and the
-pan and tilt joints on ``joint_states``, and obeys ``cmd_vel`` and the pan-tilt controller's
-commands, as the robot description's ``[ros2]`` section names them. Like a base controller it
-stops on its own when ``cmd_vel`` has been silent for ``command_timeout``.
+pan, tilt and arm joints on ``joint_states``, and obeys ``cmd_vel`` and the pan-tilt's, the
+arm's and the gripper's controllers, as the robot description's ``[ros2]`` section names them.
+Like its controllers it stops on its own: the base when ``cmd_vel``, the arm when its
+commands have been silent for ``command_timeout``. With ``truth`` (an error model's draw) the
+simulated robot differs from its description as a real one does. No /tf is published
+(``tf2_msgs`` has no pip wheel here): the odometry message carries odom → base, the
+description the sensors' poses.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
 from freelook.estimation import Odometry
 from freelook.hardware.ros2._convert import wheels_of_twist
 from freelook.hardware.ros2._rclpy import ros, start_context
@@ -53,11 +57,12 @@ class SimulatedRos2Robot:
         domain_id: int | None = None,
         camera: bool = True,
         command_timeout: float = 0.5,
+        truth: PhysicalTruth | None = None,
     ) -> None:
         self.config = config
         self.runtime = RealtimeRuntime()
         pose = choose_start(world, config.footprint, start)
-        self.sim = Simulator(config, world, seed=seed, pose=pose)
+        self.sim = Simulator(config, world, seed=seed, pose=pose, truth=truth)
         self.sim.attach(self.runtime)
         drive = config.drive
         # the base's own odometry frame: where it was switched on
@@ -66,6 +71,7 @@ class SimulatedRos2Robot:
         )
         self.command_timeout = command_timeout
         self._last_command = -math.inf
+        self._last_arm_command = -math.inf
         self.commands = 0
         #: set once odometry and the first scan have been published
         self.publishing = asyncio.Event()
@@ -92,7 +98,9 @@ class SimulatedRos2Robot:
             else None
         )
         pt = config.pan_tilt
-        joints = pt is not None and (pt.has_pan or pt.has_tilt) and bool(topics.joint_states)
+        self._pans = pt is not None and (pt.has_pan or pt.has_tilt)
+        arm = self.sim.arm
+        joints = (self._pans or arm is not None) and bool(topics.joint_states)
         self._joints_pub = (
             node.create_publisher(r.JointState, topics.joint_states, reliable) if joints else None
         )
@@ -104,16 +112,24 @@ class SimulatedRos2Robot:
             self._camera_pub = node.create_publisher(r.CompressedImage, topics.camera, sensor)
         twist = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
         node.create_subscription(twist, topics.cmd_vel, self._on_cmd_vel, reliable)
-        if joints:
+        if joints and self._pans:
             kind = (
                 r.JointTrajectory
                 if settings.pan_tilt_command == "trajectory"
                 else r.Float64MultiArray
             )
             node.create_subscription(kind, topics.pan_tilt_command, self._on_pan_tilt, reliable)
+        if joints and arm is not None:
+            kind = (
+                r.JointTrajectory if settings.arm_command == "trajectory" else r.Float64MultiArray
+            )
+            node.create_subscription(kind, topics.arm_command, self._on_arm, reliable)
+            node.create_subscription(kind, topics.gripper_command, self._on_gripper, reliable)
         self._lock = threading.Lock()  # commands arrive on the executor's thread
         self._pending: tuple[float, float, float] | None = None
         self._pending_pan: tuple[float, float] | None = None
+        self._pending_arm: list[float] | None = None
+        self._pending_opening: float | None = None
         self.runtime.add_periodic("ros2.odom", 1.0 / ODOM_RATE, self._publish_odom)
         if self._imu_pub is not None:
             self.runtime.add_periodic("ros2.imu", 1.0 / IMU_RATE, self._publish_imu)
@@ -179,10 +195,38 @@ class SimulatedRos2Robot:
         with self._lock:
             self._pending_pan = (pan, tilt)
 
+    def _on_arm(self, msg: Any) -> None:
+        if self.config.ros2.arm_command == "trajectory":
+            rates = list(msg.points[0].velocities) if msg.points else []
+        else:
+            rates = list(msg.data)
+        with self._lock:
+            self._pending_arm = rates  # the arm refuses a wrong count or a non-finite rate
+
+    def _on_gripper(self, msg: Any) -> None:
+        if self.config.ros2.arm_command == "trajectory":
+            finger = list(msg.points[-1].positions) if msg.points else []
+        else:
+            finger = list(msg.data)
+        if len(finger) == 1 and math.isfinite(finger[0]):
+            with self._lock:
+                self._pending_opening = 2.0 * finger[0]
+
     def _apply_commands(self, now: float) -> None:
         with self._lock:
             command, self._pending = self._pending, None
             pan, self._pending_pan = self._pending_pan, None
+            rates, self._pending_arm = self._pending_arm, None
+            opening, self._pending_opening = self._pending_opening, None
+        arm = self.sim.arm
+        if arm is not None:
+            if rates is not None:
+                self._last_arm_command = now
+                arm.command_velocities(rates)
+            elif now - self._last_arm_command > self.command_timeout:
+                arm.command_velocities([0.0] * len(arm.joint_names))  # as its controller would
+            if opening is not None:
+                arm.command_gripper(opening)
         if command is not None:
             self._last_command = now
             self.commands += 1
@@ -226,12 +270,35 @@ class SimulatedRos2Robot:
         if not self.publishing.is_set() and (self._scan_pub is None or self._scans > 0):
             self.publishing.set()
         if self._joints_pub is not None:
+            self._publish_joints(msg.header.stamp)
+
+    def _publish_joints(self, stamp: Any) -> None:
+        assert self._joints_pub is not None
+        names: list[str] = []
+        positions: list[float] = []
+        velocities: list[float] = []
+        if self._pans:
             pan, tilt = self.sim.vehicle.pan_tilt()
-            joints = r.JointState()
-            joints.header.stamp = msg.header.stamp
-            joints.name = [self.config.ros2.pan_joint, self.config.ros2.tilt_joint]
-            joints.position = [float(pan), float(tilt)]
-            self._joints_pub.publish(joints)
+            names += [self.config.ros2.pan_joint, self.config.ros2.tilt_joint]
+            positions += [float(pan), float(tilt)]
+            velocities += [0.0, 0.0]
+        arm = self.sim.arm
+        if arm is not None:
+            state = arm.state()
+            names += state.names
+            positions += state.positions
+            velocities += state.velocities
+            model = arm.model
+            for j in model.gripper_joints[:1]:
+                names.append(model.joint_names[j])
+                positions.append(float(arm.q[j]))
+                velocities.append(float(arm.qd[j]))
+        joints = self._r.JointState()
+        joints.header.stamp = stamp
+        joints.name = names
+        joints.position = positions
+        joints.velocity = velocities
+        self._joints_pub.publish(joints)
 
     def _publish_imu(self, now: float) -> None:
         sample = self.sim.latest_gyro
@@ -287,11 +354,12 @@ async def serve_simulated_ros2(
     *,
     seed: int = 0,
     start: tuple[float, float, float] | None = None,
+    truth: PhysicalTruth | None = None,
     announce: Callable[[str], None] = print,
 ) -> None:
     """``freelook sim --ros2``: the simulator as a ROS 2 robot until cancelled, its topics
-    announced first."""
-    robot = SimulatedRos2Robot(config, world, namespace, seed=seed, start=start)
+    announced first; ``truth``: the physical robot when it differs from its description."""
+    robot = SimulatedRos2Robot(config, world, namespace, seed=seed, start=start, truth=truth)
     running = asyncio.create_task(robot.run())
     # announced once it publishes (its first steps load the simulator's compiled loops)
     published = asyncio.create_task(robot.publishing.wait())

@@ -1,0 +1,110 @@
+"""The cockpit in real Chromium on a ROS 2 base, every process as a user starts it: the tests'
+own base node, ``freelook robot --hardware ros2`` (native profile, a key) and ``freelook
+operator``. The base's camera image is painted on the page, and Free Look's keys turn the
+base's pan joint (Q) and drive it along where the camera looks (W)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ros2_base import RoomBase
+from ros2_processes import (
+    CLI_TEST_TIMEOUT,
+    TEST_KEY,
+    free_udp_port,
+    start_operator,
+    start_robot_program,
+    stop,
+)
+
+pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: the mean colour of the camera canvas's top-left quarter (away from the painted crosshair)
+CAMERA_COLOUR = """() => {
+  const c = document.getElementById('camera');
+  const d = c.getContext('2d').getImageData(0, 0, c.width / 2, c.height / 2).data;
+  let r = 0, b = 0;
+  for (let i = 0; i < d.length; i += 4) { r += d[i]; b += d[i + 2]; }
+  return [c.width, c.height, r / (d.length / 4), b / (d.length / 4)];
+}"""
+
+
+async def hold(page: Any, key: str, seconds: float) -> None:
+    await page.keyboard.down(key)
+    await asyncio.sleep(seconds)
+    await page.keyboard.up(key)
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        await asyncio.sleep(0.05)
+
+
+def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
+    ros_domain: int,
+) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.async_api import async_playwright
+
+    async def run() -> None:
+        base = RoomBase(ros_domain).start()
+        udp_port, web_port = free_udp_port(), free_udp_port(socket.SOCK_STREAM)
+        robot, _ = await start_robot_program(udp_port, "--key", TEST_KEY, wire="native")
+        operator, url = await start_operator(udp_port, web_port, TEST_KEY)
+        try:
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(
+                    executable_path=CHROMIUM,
+                    headless=True,
+                    args=["--no-sandbox", "--disable-gpu", "--no-first-run"],
+                )
+                page = await browser.new_page()
+                errors: list[str] = []
+                page.on("pageerror", lambda err: errors.append(str(err)))
+                await page.goto(url)
+
+                async def painted() -> bool:
+                    return bool((await page.evaluate(CAMERA_COLOUR))[0] == 64)
+
+                # the base's own 64 × 48 JPEG, painted as it came
+                await until(painted, 20.0, "the ROS camera's frame on the page")
+                width, height, red_before, blue_before = await page.evaluate(CAMERA_COLOUR)
+                assert (width, height) == (64, 48)
+                assert blue_before > red_before  # the base's camera at pan 0: blue
+                await page.click("[data-mode=free_look]")
+                # Q turns the camera: on this base its pan joint turns, the chassis stays
+                await hold(page, "KeyQ", 1.0)
+                await asyncio.sleep(0.3)
+                assert base.pan > 0.3
+                assert abs(base.x) < 0.01
+                assert base.pan_commands
+
+                async def turned() -> bool:
+                    return bool((await page.evaluate(CAMERA_COLOUR))[2] > red_before + 20)
+
+                await until(turned, 3.0, "the turned camera's image on the page")
+                # W: forward along where the camera looks
+                x0, y0 = base.x, base.y
+                await hold(page, "KeyW", 1.5)
+                assert ((base.x - x0) ** 2 + (base.y - y0) ** 2) ** 0.5 > 0.2
+                await asyncio.sleep(0.8)
+                assert base.received[-1].v == 0.0  # released: the base is told to stop
+                assert errors == []
+                await browser.close()
+        finally:
+            await stop(operator)
+            await stop(robot)
+            base.close()
+
+    asyncio.run(run())
