@@ -16,7 +16,13 @@ from collections.abc import Mapping
 
 from freelook.bench import Case, benchmark
 from freelook.experiments._parallel import map_trials, set_jobs
-from freelook.experiments._reckless import RecklessCondition, Safety, ZoneRule, reckless_trial
+from freelook.experiments._reckless import (
+    Driver,
+    RecklessCondition,
+    Safety,
+    ZoneRule,
+    reckless_trial,
+)
 from freelook.experiments._tables import RecklessJob, reckless_jobs, reckless_sections
 
 __all__ = ["SAMPLE_STRIDE", "projected_wall", "reckless_sample", "trial_cpu_seconds"]
@@ -27,7 +33,7 @@ SAMPLE_STRIDE = 11
 _FULL_TRIALS = 1000
 _TARGET_S = 300.0
 
-_warm: set[tuple[RecklessCondition, ZoneRule, Safety]] = set()
+_warm: set[tuple[RecklessCondition, ZoneRule, Safety, Driver]] = set()
 
 
 def trial_cpu_seconds(
@@ -37,16 +43,17 @@ def trial_cpu_seconds(
     duration: float,
     rule: ZoneRule,
     safety: Safety = "freelook",
+    driver: Driver = "pushing",
 ) -> float:
     """CPU seconds one reckless trial takes in this process. The first trial of each kind a
     process runs is preceded by one untimed (its compiled kernels load from numba's cache
     then, once per process, as in the full run)."""
-    kind = (condition, rule, safety)
+    kind = (condition, rule, safety, driver)
     if kind not in _warm:
-        reckless_trial(0, True, condition, duration, rule, safety)
+        reckless_trial(0, True, condition, duration, rule, safety, driver)
         _warm.add(kind)
     start = time.process_time()
-    reckless_trial(seed, cut_link, condition, duration, rule, safety)
+    reckless_trial(seed, cut_link, condition, duration, rule, safety, driver)
     return time.process_time() - start
 
 
@@ -65,7 +72,7 @@ def reckless_sample(full: int) -> tuple[list[RecklessJob], dict[str, int]]:
     sample: list[RecklessJob] = []
     trials: dict[str, int] = {}
     start = 0
-    for _, _, _, n in reckless_sections(full):
+    for *_, n in reckless_sections(full):
         section = jobs[start : start + n]
         trials[_section(section[0])] = n
         sample.extend(section[::SAMPLE_STRIDE])
@@ -74,8 +81,8 @@ def reckless_sample(full: int) -> tuple[list[RecklessJob], dict[str, int]]:
 
 
 def _section(job: RecklessJob) -> str:
-    _, _, condition, _, rule, safety = job
-    return f"{condition.name.lower()}_{rule}_{safety}"
+    _, _, condition, _, rule, safety, driver = job
+    return f"{condition.name.lower()}_{rule}_{safety}_{driver}"
 
 
 @benchmark("experiment.reckless_1000")

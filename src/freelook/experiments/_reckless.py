@@ -1,8 +1,12 @@
-"""The thesis's reckless operator (seed 004 §7.1.4), under three kinds of safety and in three
-conditions of what the robot knows.
+"""Reckless operators (seed 004 §7.1.4), under three kinds of safety and in three conditions of
+what the robot knows.
 
-Full speed at the lab's walls and into its 0.8 m passage, forwards or backwards, with random
-turns, half the trials with the link cut mid-run, on a Pioneer that differs from its
+Full speed at the lab's walls and into its 0.8 m passage, half the trials with the link cut
+mid-run, by one of two operators (:data:`Driver`): the thesis's, who steers at full speed
+through the lab and its passage, turning away from what the robot's readings show ahead a
+human's reaction time late; or one who keeps pushing, forwards or backwards, with random turns
+whatever is ahead (no zone that only caps the speed can stop that one), on a Pioneer that
+differs from its
 description by its error model, in the lab as it is on the day (:data:`LAB_ON_THE_DAY`:
 what its map file does not show, glass the laser sees through, the map a few centimetres
 off). Its safety (:data:`Safety`) is the thesis's (zones that only cap the speed, from the
@@ -34,7 +38,14 @@ from freelook.hardware.sim import SimulatedRobot
 from freelook.link import SafetyFlags, VelocityCommand
 from freelook.maps import lab_on_the_day
 
-__all__ = ["RecklessCondition", "RecklessResult", "Safety", "ZoneRule", "reckless_trial"]
+__all__ = [
+    "Driver",
+    "RecklessCondition",
+    "RecklessResult",
+    "Safety",
+    "ZoneRule",
+    "reckless_trial",
+]
 
 #: the thesis's zones from the nearest reading all round, or freelook's direction-aware ones
 ZoneRule = Literal["nearest", "direction"]
@@ -45,6 +56,19 @@ Safety = Literal["thesis", "off", "freelook"]
 LAB_ON_THE_DAY = lab_on_the_day()
 #: s: the thesis stops the robot when fewer than one packet a second arrives (Algorithm 5.1)
 THESIS_WATCHDOG = 1.0
+#: the thesis's operator, who steers away from what is ahead, or one who keeps pushing
+Driver = Literal["steering", "pushing"]
+#: m: the steering operator turns away from anything this near ahead (within ±AHEAD_HALF_ANGLE)
+LOOK_AHEAD = 1.0
+AHEAD_HALF_ANGLE = math.radians(40.0)
+#: m/s: the robot stands still when both its wheels are slower than this
+STILL = 1e-3
+#: m: within this the steering operator turns on the spot instead
+CLOSE_AHEAD = 0.5
+#: s: how late the steering operator acts on what the readings showed: a teleoperator's
+#: reaction (about half a second) plus the picture's way to the station (the robot's 100 ms
+#: cycle, its 31 ms packets, the display)
+REACTION_TIME = 0.7
 
 
 class RecklessCondition(Enum):
@@ -142,10 +166,12 @@ def reckless_trial(
     duration: float = 20.0,
     zone_rule: ZoneRule = "nearest",
     safety: Safety = "freelook",
+    driver: Driver = "pushing",
 ) -> RecklessResult:
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
     the thesis's zones from the nearest reading all round, or freelook's direction-aware ones;
-    ``safety``: the thesis's, none, or freelook's."""
+    ``safety``: the thesis's, none, or freelook's; ``driver``: the thesis's steering operator
+    or one who keeps pushing."""
     config = _pioneer(zone_rule, safety)
     rng = np.random.default_rng(seed)
     robot = _robot(seed, condition, rng, config, _errors().draw(seed))
@@ -153,7 +179,14 @@ def reckless_trial(
     w_max = config.drive.max_turn_rate
     cut_at = float(rng.uniform(2.0, duration - 5.0)) if cut_link else None
     period = config.link.operator_tx_spacing
-    v_cmd = v_max * (1.0 if rng.random() < 0.8 else -1.0)
+    steer = None
+    if driver == "steering":
+        # the fastest the operator's mode allows, so its turns are never scaled down
+        v_max = config.limits.max_speed
+        w_max = math.radians(config.limits.max_turn_rate_deg)
+        steer = _Steering(robot, v_max, w_max)
+    forwards = driver == "steering" or rng.random() < 0.8
+    v_cmd = v_max * (1.0 if forwards else -1.0)
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
     stopped_at: float | None = None
     bound: float | None = None
@@ -166,9 +199,13 @@ def reckless_trial(
     while elapsed < duration:
         cut = cut_at is not None and elapsed >= cut_at
         if not cut:
-            if rng.random() < 0.05:
+            v_now = v_cmd
+            steered = steer.command(elapsed) if steer is not None else None
+            if steered is not None:
+                v_now, w_cmd = steered
+            elif rng.random() < 0.05:
                 w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
-            robot.send(VelocityCommand(v_cmd, w_cmd))
+            robot.send(VelocityCommand(v_now, w_cmd))
             last_sent = elapsed
         # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
         step = config.link.control_period if cut else period
@@ -180,26 +217,78 @@ def reckless_trial(
         speed_before = abs(vehicle.v)
         if not cut:
             continue
-        # its speeds now, without a whole state made each cycle
-        v, omega = vehicle.v, vehicle.omega
         # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
-        wheel = abs(v) + abs(omega) * drive.track_width / 2
+        # (its own speed: under the error model the body's turn understates it)
+        wheel = max(abs(vehicle.v_left), abs(vehicle.v_right))
         tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
         if bound is None and tripped:
             bound = (
                 config.safety.watchdog_timeout
                 + config.link.control_period
                 + max(wheel, wheel_before) / drive.max_deceleration
-                + 5 * drive.motor_time_constant
+                # the motors' lag, from the fastest wheel's speed down to standing still
+                + drive.motor_time_constant * math.log(max(wheel, wheel_before, STILL) / STILL)
             )
         wheel_before = wheel
-        if stopped_at is None and abs(v) < 1e-3 and abs(omega) < 1e-3:
+        if stopped_at is None and wheel < STILL:
             stopped_at = elapsed - last_sent
     in_run = robot.sim.vehicle.contacts > 0
     escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
     return RecklessResult(
         robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped, in_run, impact
     )
+
+
+class _Steering:
+    """The thesis's operator: full speed ahead, turning as hard as the mode allows away from
+    anything the robot's range readings (which its position packets carry: the laser, the
+    front sonar for what the laser sees through) show within :data:`LOOK_AHEAD` ahead, and
+    turning on the spot when it is within :data:`CLOSE_AHEAD`, :data:`REACTION_TIME` after
+    the readings showed it."""
+
+    def __init__(self, robot: SimulatedRobot, v_max: float, w_max: float) -> None:
+        config = robot.config
+        assert config.laser is not None
+        half = math.radians(config.laser.fov_deg) / 2.0
+        bearings = np.linspace(-half, half, config.laser.beams)
+        self._ahead = np.abs(bearings) <= AHEAD_HALF_ANGLE
+        self._left = self._ahead & (bearings > 0)
+        self._right = self._ahead & (bearings < 0)
+        sonar = np.radians(config.sonar.front_deg) if config.sonar is not None else np.zeros(0)
+        self._sonar_ahead = np.abs(sonar) <= AHEAD_HALF_ANGLE
+        self._robot = robot
+        self._v, self._w = v_max, w_max
+        self._seen: list[tuple[float, tuple[float, float] | None]] = []  # (when, its call)
+
+    def _call(self) -> tuple[float, float] | None:
+        """What the readings now call for: (v, ω), or None when nothing is near ahead."""
+        sim = self._robot.sim
+        frame = sim.latest_laser
+        if frame is None:
+            return None
+        ranges = frame.ranges
+        nearest = float(ranges[self._ahead].min())
+        sonar = sim.latest_sonar
+        if sonar is not None and self._sonar_ahead.any():
+            front = sonar.ranges[: len(self._sonar_ahead)][self._sonar_ahead]
+            nearest = min(nearest, float(front.min()))
+        if nearest >= LOOK_AHEAD:
+            return None
+        # towards the side with more room; on the spot when it is close
+        w = (
+            self._w
+            if float(ranges[self._left].mean()) >= float(ranges[self._right].mean())
+            else -self._w
+        )
+        return (0.0 if nearest < CLOSE_AHEAD else self._v), w
+
+    def command(self, now: float) -> tuple[float, float] | None:
+        """The (v, ω) the operator commands now (None: nothing ahead to steer from)."""
+        self._seen.append((now, self._call()))
+        while len(self._seen) > 1 and self._seen[1][0] <= now - REACTION_TIME:
+            self._seen.pop(0)
+        when, acted = self._seen[0]
+        return acted if when <= now - REACTION_TIME else None
 
 
 def _escapes(robot: SimulatedRobot, v_cmd: float) -> bool:
