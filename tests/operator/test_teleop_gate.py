@@ -127,3 +127,22 @@ def test_hostile_messages_never_raise(channel: int, data: bytes) -> None:
     assert isinstance(event, Refused | Authenticated | Drive)
     if isinstance(event, Drive):
         pytest.fail("drove without the token")
+
+
+def test_a_client_that_guesses_the_token_is_refused_unchecked_for_a_while() -> None:
+    gate = _gate()
+    budget = gate.guesses.budget
+    for k in range(budget):
+        refused = gate.message(7, 1, json.dumps({"token": f"guess{k}"}).encode(), 0.0)
+        assert isinstance(refused, Refused)
+        assert refused.guess
+    # over its budget: even the right token is not checked until the window passes
+    blocked = gate.message(7, 1, json.dumps({"token": TOKEN}).encode(), 1.0)
+    assert isinstance(blocked, Refused)
+    assert "too many wrong tokens" in blocked.reason
+    assert 7 not in gate.authenticated
+    later = gate.message(7, 1, json.dumps({"token": TOKEN}).encode(), gate.guesses.window)
+    assert isinstance(later, Authenticated)
+    report = gate.guesses.report(gate.guesses.window)
+    assert report is not None
+    assert f"refused {budget + 1} attempt(s)" in report

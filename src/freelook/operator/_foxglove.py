@@ -255,7 +255,12 @@ class FoxgloveBridge:
             self._sent = station.drive_command = outcome.command
             station.send([outcome.command])
         elif isinstance(outcome, Refused):
-            log.warning("Foxglove client %d: %s", outcome.client, outcome.reason)
+            if outcome.guess:  # guesses are said in aggregate: a guesser cannot fill the log
+                line = self.gate.guesses.report(now)
+                if line is not None:
+                    log.warning("Foxglove bridge: %s", line)
+            else:
+                log.warning("Foxglove client %d: %s", outcome.client, outcome.reason)
             self._status(outcome.client, outcome.reason, StatusLevel.Warning)
         elif isinstance(outcome, Authenticated):
             self._status(outcome.client, "authenticated: teleop accepted", StatusLevel.Info)

@@ -24,6 +24,7 @@ from mcap_ros2._dynamic import generate_dynamic
 
 from freelook.link import VelocityCommand
 from freelook.record import ros_schema
+from freelook.web import GuessThrottle
 
 __all__ = [
     "AUTH_TOPIC",
@@ -50,6 +51,7 @@ class Authenticated:
 class Refused:
     client: int
     reason: str
+    guess: bool = False  # a wrong or throttled token: logged in aggregate, not one by one
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,8 @@ class TeleopGate:
         self._latest: tuple[float, VelocityCommand] | None = None
         self._decoders = {name: _cdr_decoder(name) for name in set(_TYPES.values())}
         self.refused = 0
+        #: wrong tokens per client: one over its budget is refused unchecked for a while
+        self.guesses = GuessThrottle()
 
     def advertise(self, client: int, channel: int, topic: str, encoding: str) -> Refused | None:
         """A client channel; only the auth and teleop topics, in JSON or CDR, are taken."""
@@ -130,7 +134,7 @@ class TeleopGate:
         except Exception as err:  # hostile bytes: any decoding failure is a refusal
             return self._refuse(client, f"malformed {topic} message ({type(err).__name__})")
         if topic == AUTH_TOPIC:
-            return self._authenticate(client, fields)
+            return self._authenticate(client, fields, now)
         return self._drive(client, fields, now)
 
     def command(self, now: float) -> VelocityCommand | None:
@@ -159,13 +163,19 @@ class TeleopGate:
             "angular": {"z": decoded.angular.z},
         }
 
-    def _authenticate(self, client: int, fields: dict[str, Any]) -> TeleopEvent:
+    def _authenticate(self, client: int, fields: dict[str, Any], now: float) -> TeleopEvent:
+        source = f"client {client}"
+        if self.guesses.blocked(source, now):
+            self.refused += 1
+            return Refused(client, "too many wrong tokens: wait a few seconds", guess=True)
         token = fields.get("token", fields.get("data"))
         if not isinstance(token, str) or len(token) > 256:
             return self._refuse(client, 'no token: publish {"token": ...} on ' + AUTH_TOPIC)
         if not hmac.compare_digest(token.encode(), self._token):
             self.authenticated.discard(client)
-            return self._refuse(client, "wrong token: teleop refused")
+            self.guesses.failed(source, now)
+            self.refused += 1
+            return Refused(client, "wrong token: teleop refused", guess=True)
         self.authenticated.add(client)
         return Authenticated(client)
 

@@ -1,5 +1,5 @@
 """The browser cockpit: Starlette app, WebSocket framing, access token and Origin check,
-per-browser latest-value slots."""
+per-browser latest-value slots, and the throttle on guessed tokens."""
 
 from freelook.web._app import (
     REFUSED_CLOSE_CODE,
@@ -14,11 +14,13 @@ from freelook.web._app import (
     three_dir,
 )
 from freelook.web._slots import BrowserSlot
+from freelook.web._throttle import GuessThrottle
 
 __all__ = [
     "REFUSED_CLOSE_CODE",
     "BrowserSlot",
     "CockpitBackend",
+    "GuessThrottle",
     "create_app",
     "encode_error",
     "encode_frame",

@@ -15,7 +15,9 @@ Access: every launch has a random token (:func:`new_token`). ``GET /`` (the cock
 the browser sends an ``Origin``, that origin must be the server's own (scheme, host and port as
 the browser sees them; ``127.0.0.1``, ``localhost`` and ``::1`` count as one host). A refused
 socket is closed with code 4403 before anything is sent. The static files are the public
-front-end code and need no token.
+front-end code and need no token. Wrong tokens are counted per address (:class:`GuessThrottle`):
+an address over its budget is refused unchecked for the rest of its window (HTTP 429, or the
+close code) and refusals are logged in aggregate.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import math
 import os
 import secrets
 import struct
+import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +47,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from freelook.web._slots import BrowserSlot
+from freelook.web._throttle import GuessThrottle
 
 __all__ = [
     "REFUSED_CLOSE_CODE",
@@ -176,8 +181,16 @@ def _parse(text: str) -> dict[str, Any] | str:
     return message
 
 
-def create_app(backend: CockpitBackend, token: str) -> Starlette:
-    """The Starlette app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``."""
+def create_app(
+    backend: CockpitBackend,
+    token: str,
+    *,
+    throttle: GuessThrottle | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Starlette:
+    """The Starlette app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``;
+    ``throttle`` counts wrong tokens per address (a default one when None)."""
+    guesses = throttle if throttle is not None else GuessThrottle()
     if not token:
         raise ValueError("the cockpit needs an access token (see new_token())")
     static_dir = resources.files("freelook.web") / "static"
@@ -196,12 +209,26 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
     async def station(request: Request) -> Response:
         return page(request, station_html)
 
+    def refused(source: str, now: float) -> None:
+        guesses.failed(source, now)
+        line = guesses.report(now)
+        if line is not None:
+            log.warning("cockpit: %s", line)
+
     def page(request: Request, html: str) -> Response:
+        source, now = _host(request), clock()
+        if guesses.blocked(source, now):
+            refused_line = guesses.report(now)
+            if refused_line is not None:
+                log.warning("cockpit: %s", refused_line)
+            return PlainTextResponse(
+                "too many wrong tokens from this address: wait a few seconds", status_code=429
+            )
         given = request.query_params.get("token")
         if not token_matches(given) and not token_matches(
             request.cookies.get(cookie_name(request))
         ):
-            log.warning("cockpit page refused to %s: no valid token", _client(request))
+            refused(source, now)
             return PlainTextResponse(
                 "access token required: open the URL freelook printed (…/?token=…)",
                 status_code=403,
@@ -218,7 +245,11 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
         return response
 
     def refusal(ws: WebSocket) -> str | None:
+        source, now = _host(ws), clock()
+        if guesses.blocked(source, now):
+            return "too many wrong tokens"
         if not token_matches(ws.query_params.get("token")):
+            refused(source, now)
             return "no valid token"
         origin = ws.headers.get("origin")
         if origin is not None and not origin_allowed(
@@ -230,7 +261,8 @@ def create_app(backend: CockpitBackend, token: str) -> Starlette:
     async def websocket(ws: WebSocket) -> None:
         why = refusal(ws)
         if why is not None:
-            log.warning("cockpit socket refused to %s: %s", _client(ws), why)
+            if why.startswith("foreign origin"):  # not a guess: said each time
+                log.warning("cockpit socket refused to %s: %s", _client(ws), why)
             await ws.accept()  # accepted only to carry the close code the page can show
             await ws.close(code=REFUSED_CLOSE_CODE, reason="forbidden")
             return
@@ -295,6 +327,12 @@ def three_dir() -> Path | None:
         if (candidate / "three.module.js").is_file():
             return candidate
     return None
+
+
+def _host(connection: HTTPConnection) -> str:
+    """The address a request came from (its port changes with every connection)."""
+    client = connection.client
+    return client.host if client is not None else "unknown"
 
 
 def _client(connection: HTTPConnection) -> str:
