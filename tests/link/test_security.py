@@ -163,6 +163,33 @@ def test_packets_replayed_into_a_restarted_robot_move_nothing() -> None:
     assert restarted.sessions == {}
 
 
+def test_replayed_session_opens_never_displace_a_stations_handshake() -> None:
+    # an attacker captured the station's SessionOpen of an earlier run and replays it at
+    # 1,000/s into a restarted robot while the station opens its new session
+    old_operator = operator(nonce=b"an earlier run")
+    captured = old_operator.poll(0.0)
+    rb, op = robot(nonce=b"start two"), operator(nonce=b"this run")
+    attacker = ("10.0.0.66", 4000)
+    deliver(rb, captured, 10.0, source=attacker)  # the first copy reaches a fresh robot
+    now = 10.0
+    opened = False
+    sent = op.poll(now)  # the station's open, stamped later than the capture
+    while now < 12.0 and not opened:
+        for _ in range(10):  # 10 replays between each step of the station's handshake
+            now += 0.001
+            refused = deliver(rb, captured, now, source=attacker)
+            assert not any(isinstance(e, Reply) for e in refused)  # no challenge for a replay
+        for event in deliver(rb, sent, now, source=("127.0.0.1", 5000)):
+            if isinstance(event, Reply):  # the robot's challenge: the station confirms
+                answers = deliver(op, list(event.packets), now)
+                sent = [p for a in answers if isinstance(a, Reply) for p in a.packets]
+            opened = opened or isinstance(event, SessionOpened)
+        if not sent:
+            sent = op.poll(now)
+    assert opened
+    assert set(rb.sessions) == {1}
+
+
 def test_a_withheld_packet_delivered_late_is_refused() -> None:
     rb, op = robot(), operator()
     handshake(op, rb)

@@ -14,6 +14,11 @@ new one. Inside a session each stream has its sequence window, and a packet olde
 session (the clocks of the two ends need not agree). The robot draws its nonces from a source
 seeded at start (``os.urandom`` unless a test gives one).
 
+A station's opens are stamped later and later (its wall clock); the robot takes an open only
+if it is stamped later than the last one it took from that station, so a captured open
+replayed, however fast, draws no challenge and never displaces the handshake under way (a
+station whose clock steps back waits until it passes its last open again).
+
 Checks run cheapest first: the source's budget of refused packets, the header, the station id
 (a known station, an open session for flag-1 packets, only the handshake outside one), and only
 then the tag. A session end is a codec for the stream framer (it has the codec's framing
@@ -220,6 +225,7 @@ class RobotSessions(_SessionEnd):
         self.handshake_timeout = handshake_timeout
         self.sessions: dict[int, SessionState] = {}
         self._pending: dict[int, _Pending] = {}
+        self._open_stamps: dict[int, int] = {}  # station → the newest open's stamp, µs
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:
         station = self.keys.lookup(header.sender)
@@ -233,6 +239,15 @@ class RobotSessions(_SessionEnd):
                 )
             self.handshake_tags += 1
             self.codec.verify(packet, header, station.key)
+            # as WireGuard's initiation timestamp: a station's opens are stamped later and
+            # later, so a captured one replayed never displaces the handshake under way
+            newest = self._open_stamps.get(header.sender)
+            if newest is not None and header.stamp_us <= newest:
+                raise ReplayError(
+                    f"SessionOpen from station {header.sender} stamped no later than one "
+                    "taken before (a replay)"
+                )
+            self._open_stamps[header.sender] = header.stamp_us
             return self.codec.payload(packet, header)
         session = self.sessions.get(header.sender)
         pending = self._pending.get(header.sender)
