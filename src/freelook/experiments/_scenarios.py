@@ -333,7 +333,16 @@ def link_course_trial(
     """
     config = load_robot("pioneer3dx")
     world = _world("square")
-    robot = SimulatedRobot(config, world, seed=seed, pose=(7.0, 7.0, 0.0), use_localization=False)
+    truth = physical_robot(config, seed)
+    robot = SimulatedRobot(
+        config,
+        world,
+        seed=seed,
+        pose=(7.0, 7.0, 0.0),
+        believed_pose=truth.believed((7.0, 7.0, 0.0)) if truth is not None else None,
+        truth=truth,
+        use_localization=False,
+    )
     radio = RadioLockups(impairments.lockup_rate, impairments.lockup_duration, seed)
     up, down = (
         ImpairedChannel(impairments, seed=seed * 2 + 1, lockups=radio),
