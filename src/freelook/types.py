@@ -25,11 +25,12 @@ class Mode(IntEnum):
     LINEAR = 6
     TRAJECTORY = 7
     ARM = 8  # the tracks stand still; the operator jogs the arm and its gripper
-    AUTONOMY = 9  # the robot runs its task (seed 002's bomb disposal); any operator input pauses it
+    #: the robot runs its task (Kievit-Kylar's bomb disposal); any operator input pauses it
+    AUTONOMY = 9
 
 
 class TaskPhase(IntEnum):
-    """Where the autonomous disposal task (seed 002's five phases) stands."""
+    """Where the autonomous disposal task (Kievit-Kylar's five phases) stands."""
 
     IDLE = 0  # no task started
     SEARCH_OBJECT = 1  # turn until the suspicious object's colour is seen

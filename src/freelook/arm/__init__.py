@@ -1,5 +1,5 @@
-"""The manipulator arm (seeds 001–003): its model from URDF/SRDF, forward kinematics of its
-collision boxes, the separating-axis test, the two-phase anti-collision check, and seed 002's
+"""The manipulator arm (TAROS 2018): its model from URDF/SRDF, forward kinematics of its
+collision boxes, the separating-axis test, the two-phase anti-collision check, and Kievit-Kylar's
 gradient-descent reach planner with a damped-least-squares baseline. Everything here is
 sans-I/O except the loaders."""
 

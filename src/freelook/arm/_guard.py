@@ -1,4 +1,4 @@
-"""The arm's anti-collision check (seed 003), last before the joint drives.
+"""The arm's anti-collision check (TAROS 2018), last before the joint drives.
 
 Every cycle the commanded joint velocities v are held to the joints' velocity limits (scaled as
 a whole, so a Cartesian jog keeps its direction) and position limits, then the checked box

@@ -1,7 +1,7 @@
-"""Reach planning: seed 002's gradient descent in joint space, a damped-least-squares baseline,
+"""Reach planning: Kievit-Kylar's gradient descent in joint space, a damped-least-squares baseline,
 and a follower that runs a plan as joint-velocity chunks.
 
-Gradient descent (seed 002 §IV): from the current pose every arm joint tries a fixed small step
+Gradient descent (Kievit-Kylar §IV): from the current pose every arm joint tries a fixed small step
 each way; the fittest of these poses is kept, until no step improves the fitness (a local
 optimum). There the step is halved and the climb goes on, down to ``min_step``: coarse steps
 make the plan short, the finest sets how close the tool gets. Fitness is minus the tool's
@@ -54,7 +54,7 @@ def _orientation_error(frames: F64, approach: F64 | None) -> F64:
 
 
 class GradientPlanner:
-    """Seed 002's planner for one arm; moves only the ``arm`` group's joints."""
+    """Kievit-Kylar's planner for one arm; moves only the ``arm`` group's joints."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""``freelook plot``: the example manoeuvres of seed 000 (Figs. 6 and 7)."""
+"""``freelook plot``: the example manoeuvres of Ögren 2013 (Figs. 6 and 7)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def draw_figure(figure: str, output: Path, robot: str = "foi-ugv") -> None:
 
 
 def plot(
-    figure: Annotated[Figure, typer.Argument(help="Which figure of seed 000 to draw.")],
+    figure: Annotated[Figure, typer.Argument(help="Which figure of Ögren 2013 to draw.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="PNG file to write.")],
     robot: Annotated[str, typer.Option(help="Robot description (name or TOML file).")] = "foi-ugv",
 ) -> None:

@@ -73,7 +73,7 @@ class DriveConfig(_Strict):
 
     @property
     def d_eff(self) -> float:
-        """Track width used by the controllers (seed 000 reduces it to stop oscillation)."""
+        """Track width used by the controllers (Ögren 2013 reduces it to stop oscillation)."""
         return self.controller_track_width if self.controller_track_width else self.track_width
 
     @property
@@ -303,7 +303,7 @@ class SafetyConfig(_Strict):
 
 
 class ModeLimitsConfig(_Strict):
-    """Per-mode velocity limits (seed 004 §6.1)."""
+    """Per-mode velocity limits (the thesis §6.1)."""
 
     max_speed: float = Field(default=0.5, gt=0, description="m/s, ≤ drive.max_wheel_speed")
     max_turn_rate_deg: float = Field(
@@ -388,7 +388,7 @@ class FreeLookConfig(_Strict):
 
 
 class TrackingConfig(_Strict):
-    """Gains of the nonlinear state tracking controller (seed 004 eq. 3.17)."""
+    """Gains of the nonlinear state tracking controller (the thesis eq. 3.17)."""
 
     b: float = Field(default=40.0, gt=0, le=10_000.0, description="k2 = b")
     zeta: float = Field(
@@ -407,7 +407,7 @@ class LinkConfig(_Strict):
 
 class ArmConfig(_Strict):
     """A manipulator arm: its URDF and SRDF (relative paths are relative to the robot file) and
-    its anti-collision check (seed 003: boxes extrapolated t_ext ahead, two phases)."""
+    its anti-collision check (TAROS 2018: boxes extrapolated t_ext ahead, two phases)."""
 
     urdf: Path
     srdf: Path
@@ -423,7 +423,7 @@ class ArmConfig(_Strict):
     encoders: bool = Field(
         default=True,
         description="whether the arm's joints report their positions; without (the M2P2 of"
-        " seed 002) the program counts them from the resting pose: each command's velocity"
+        " Kievit-Kylar) the program counts them from the resting pose: each command's velocity"
         " times its time",
     )
 

@@ -1,4 +1,4 @@
-"""The thesis's keyboard increments (seed 004 §5.3.1): ↑/↓ ±20 mm/s, ←/→ ±2 °/s, space stops."""
+"""The thesis's keyboard increments (the thesis §5.3.1): ↑/↓ ±20 mm/s, ←/→ ±2 °/s, space stops."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ratio-preserving velocity limits (seed 004 eqs. 5.1–5.4).
+"""Ratio-preserving velocity limits (the thesis eqs. 5.1–5.4).
 
 When v or ω exceeds its maximum, both are scaled by one factor so v/ω is kept (the robot
 follows the same arc, slower). A minimum raises a too-small non-zero command the same way, so
@@ -47,7 +47,7 @@ def thesis_limit_velocity(
     v_min: float,
     omega_min: float,
 ) -> tuple[float, float]:
-    """The thesis's Algorithm 5.3 as printed (seed 004 eqs. 5.1–5.4), on magnitudes.
+    """The thesis's Algorithm 5.3 as printed (the thesis eqs. 5.1–5.4), on magnitudes.
 
     Over a maximum, both are scaled so the larger ratio is 1 (as :func:`limit_velocity`).
     Under a minimum, both are scaled up so the smaller of v/v_min, ω/ω_min is 1 (a zero ω

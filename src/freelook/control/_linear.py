@@ -1,4 +1,4 @@
-"""Linear drive (seed 004 eq. 5.5): shuttle along x between two points, reversing at each end.
+"""Linear drive (the thesis eq. 5.5): shuttle along x between two points, reversing at each end.
 
 The thesis sets v = √(|x_ref − x|·50) with x in mm and v in mm/s; in SI that is
 v = √(|x_ref − x|·0.05) m/s, capped at the mode's 400 mm/s. The robot drives forward toward the

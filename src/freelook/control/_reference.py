@@ -1,4 +1,4 @@
-"""Trajectory references (seed 004 eqs. 3.3–3.5) from analytic paths or sampled points.
+"""Trajectory references (the thesis eqs. 3.3–3.5) from analytic paths or sampled points.
 
 v_r = ±√(ẋ² + ẏ²), θ_r = atan2(ẏ, ẋ) (+π when reversing), ω_r = (ẋÿ − ẏẍ)/(ẋ² + ẏ²).
 A reversing reference drives backwards along the path: its heading is the path tangent plus π
@@ -130,7 +130,7 @@ def ellipse_path(
     reverse: bool = False,
     centre: tuple[float, float] = (0.0, 0.0),
 ) -> AnalyticPath:
-    """Seed 004 eq. 6.1: x = a·cos(2πt/T), y = b·sin(2πt/T) (counter-clockwise).
+    """The thesis eq. 6.1: x = a·cos(2πt/T), y = b·sin(2πt/T) (counter-clockwise).
 
     ``reverse`` drives the same ellipse backwards (clockwise, heading opposite to travel).
     """

@@ -1,4 +1,4 @@
-"""The thesis's reference target generator (seed 004 Algorithm 5.2): reach, then advance.
+"""The thesis's reference target generator (the thesis Algorithm 5.2): reach, then advance.
 
 The reference is not a clock: the generator holds one target state (x_r, y_r, θ_r, v_r, ω_r)
 from the path's points (eqs. 3.3–3.5 at each point) until the robot's reported position

@@ -1,4 +1,4 @@
-"""Nonlinear state tracking controller (seed 004 eq. 3.17, Klančar et al. form, DESIGN §3).
+"""Nonlinear state tracking controller (the thesis eq. 3.17, Klančar et al. form; design.md §3).
 
 Errors are reference minus current in the robot frame (the thesis's eq. 3.2 prints them the
 other way round, which would diverge):

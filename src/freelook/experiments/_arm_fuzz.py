@@ -14,7 +14,7 @@ counted apart.
 
 Where the checked pairs come from: the URDF's collision boxes, every pair of them (325 for
 TAROS's 26), minus the pairs the SRDF disables (182: 130 adjacent, 52 never in contact), 143
-for TAROS; the TAROS paper (seed 003) checked 94 pairs of its own model.
+for TAROS; the TAROS paper (TAROS 2018) checked 94 pairs of its own model.
 
 ``record`` writes every trial's joint states to one MCAP file, per control cycle:
 ``/joint_states`` for the trials with the check, ``/control/joint_states`` for the same
@@ -263,7 +263,7 @@ def arm_fuzz(
     result = ExperimentResult(
         "arm-fuzz",
         f"Careless arm jogging on {robot}: anti-collision check on, and off as the control",
-        "seed 003 (TAROS anti-collision: boxes, extrapolation, two phases)",
+        "TAROS 2018 (TAROS anti-collision: boxes, extrapolation, two phases)",
         "",
     )
     every = model.n_boxes * (model.n_boxes - 1) // 2

@@ -1,4 +1,4 @@
-"""Seed 002's bomb-disposal task, drawn per seed in the ``eod`` room and run on the lock-step
+"""Kievit-Kylar's bomb-disposal task, drawn per seed in the ``eod`` room and run on the lock-step
 simulator: the robot program in its autonomy mode, seeing only its camera, HAL and arm.
 
 A scenario draws the robot's start, the object (a box the gripper can hold, of a colour from a
@@ -55,7 +55,7 @@ NOISE = (2.0, 6.0)  # the sensor noise's σ, 8-bit levels (a webcam's, lit to di
 INSIDE_SHARE = 0.25  # scenes whose distractor lies inside the detector's hue window
 INSIDE_OFFSET = (3.0, 10.0)  # its hue that far from the object's (the window is ±12°)
 #: an open-loop arm's joints run this much (±, a share) faster or slower than the speed the
-#: program presumes: seed 002 measured the M2P2 arm's speed by experiment, and says its
+#: program presumes: Kievit-Kylar measured the M2P2 arm's speed by experiment, and says its
 #: acceleration was small but not nil
 ARM_SPEED_ERROR = 0.05
 TASK_PHASES = (
@@ -309,7 +309,7 @@ def disposal_trial(
     :class:`Takeover` says (True: one drawn from the seed); ``move_object``: the object is
     carried away while the robot approaches it. To break it on purpose: ``camera_off`` (every
     frame black), ``hue_tolerance`` (the detector's window, ± degrees; 12 as configured).
-    ``open_loop`` (default: on the M2P2 only, as seed 002 ran it): the arm has no encoders,
+    ``open_loop`` (default: on the M2P2 only, as Kievit-Kylar ran it): the arm has no encoders,
     the program counts its joints from the resting pose by the velocities it commanded and
     their times, and each joint's true speed differs from the commanded one by a factor
     drawn from the seed within ±``speed_error``."""
@@ -595,7 +595,7 @@ def bomb_disposal(
     record: Path | None = None,
     jobs: int | None = None,
 ) -> ExperimentResult:
-    """Seed 002's five-phase task, ``trials`` seeded scenarios on ``robot``; ``record``: the
+    """Kievit-Kylar's five-phase task, ``trials`` seeded scenarios on ``robot``; ``record``: the
     trials end to end in one MCAP file (the phase on ``/autonomy/phase``, the objects' true
     poses on ``/sim/objects``, each trial named on ``/bomb_disposal/trials``)."""
     if jobs is not None:
@@ -652,7 +652,7 @@ def disposal_table(
         f"bomb-disposal {robot}",
         f"Bomb disposal on {robot}: detect, approach, grasp, detect the receptacle, approach,"
         " drop (seeded eod scenes)",
-        "seed 002 §3 (five phases; the paper shows one demonstration, no rates)",
+        "Kievit-Kylar §3 (five phases; the paper shows one demonstration, no rates)",
         f"freelook experiment bomb-disposal --trials {trials} --seed {seed} --robot {robot}",
     )
     n = len(results)
@@ -670,10 +670,10 @@ def disposal_table(
             " camera (JPEG as the link sends it, 5 Hz), knows its odometry, acts through its"
             " HAL, its safety and arm check on; every 10th trial an operator takes over"
             + (
-                f"; the arm as seed 002's M2P2: no encoders, its joints counted from the resting"
-                f" pose by the commanded velocities and their times (the planner's fixed steps,"
-                f" one joint at a time), the drives ±{100 * ARM_SPEED_ERROR:g} % off the presumed"
-                f" speed"
+                f"; the arm as Kievit-Kylar's M2P2: no encoders, its joints counted from the"
+                f" resting pose by the commanded velocities and their times (the planner's fixed"
+                f" steps, one joint at a time), the drives ±{100 * ARM_SPEED_ERROR:g} % off the"
+                f" presumed speed"
                 if any(r.open_loop for r in results)
                 else ""
             ),

@@ -1,4 +1,4 @@
-"""The thesis's ellipse (seed 004 Table 7.2, §7.1.3, §7.2), run as the thesis ran it, and
+"""The thesis's ellipse (the thesis Table 7.2, §7.1.3, §7.2), run as the thesis ran it, and
 freelook's own tracking under the same conditions.
 
 The thesis's loop (:func:`thesis_ellipse_trial`): the robot starts at rest, placed by hand a
@@ -92,7 +92,7 @@ class EllipseConditions:
 
 @dataclass(frozen=True)
 class ThesisLoop:
-    """The thesis's station and robot settings (seed 004 §6.1, §8.1, Algorithms 5.2–5.3)."""
+    """The thesis's station and robot settings (the thesis §6.1, §8.1, Algorithms 5.2–5.3)."""
 
     b: float = 40.0
     zeta: float = 0.8

@@ -1,4 +1,4 @@
-"""The thesis's Table 7.1 trials through radios that die and stay dead (seed 004 §7.2).
+"""The thesis's Table 7.1 trials through radios that die and stay dead (the thesis §7.2).
 
 Each trial is the table's own: its operator → robot and robot → operator loss, its operation
 time, and whether its radio failed. The inputs are the table's: a failed trial's radio dies

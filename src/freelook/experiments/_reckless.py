@@ -1,4 +1,4 @@
-"""Reckless operators (seed 004 §7.1.4), under three kinds of safety and in three conditions of
+"""Reckless operators (the thesis §7.1.4), under three kinds of safety and in three conditions of
 what the robot knows.
 
 Full speed at the lab's walls and into its 0.8 m passage, half the trials with the link cut

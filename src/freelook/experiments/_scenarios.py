@@ -141,7 +141,7 @@ def _drive(
 
 @dataclass(frozen=True)
 class LapsResult:
-    """Seed 000 Tables 2–3's run: the camera's drift after each lap, and whether the laps were
+    """Ögren 2013 Tables 2–3's run: the camera's drift after each lap, and whether the laps were
     driven (a robot that never moved must not pass for one that never drifts)."""
 
     drifts: list[float]  # deg, camera heading drift after each lap
@@ -169,7 +169,7 @@ def square_laps_trial(
     errors: bool = True,
     laser: bool = True,
 ) -> LapsResult:
-    """Seed 000 Tables 2–3: camera heading drift (deg) after each lap of FLC square driving.
+    """Ögren 2013 Tables 2–3: camera heading drift (deg) after each lap of FLC square driving.
 
     ``gain`` is the Free Look pull onto the camera's reference (0: the paper's eq. 6 alone;
     None: the robot's own), ``errors`` whether the simulated robot differs from its
@@ -215,7 +215,7 @@ def square_laps_trial(
 
 @dataclass(frozen=True)
 class TranslationResult:
-    """Seed 000 Table 4's run, measured along the way as well as at the end."""
+    """Ögren 2013 Table 4's run, measured along the way as well as at the end."""
 
     final_offset: float  # m, |h| after the run
     max_offset: float  # m, the largest |h| on the way
@@ -233,7 +233,7 @@ def translation_offset_trial(
     errors: bool = True,
     laser: bool = True,
 ) -> TranslationResult:
-    """Seed 000 Table 4: lateral offset h of the camera over a pure forward translation
+    """Ögren 2013 Table 4: lateral offset h of the camera over a pure forward translation
     started with the chassis turned 90° from the camera.
 
     ``open_loop`` runs the paper's law (eq. 6 on the measured pan and the gyro's heading rate,

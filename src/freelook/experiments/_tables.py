@@ -56,7 +56,7 @@ def _seeds(seed: int, trials: int) -> str:
     return f"seed {seed}" if trials == 1 else f"seeds {seed}–{seed + trials - 1}"
 
 
-#: seed 000 Tables 2–3 after 5 laps, per direction (deg)
+#: Ögren 2013 Tables 2–3 after 5 laps, per direction (deg)
 LAPS_BAND = {True: (-6.0, -3.0), False: (-1.0, 1.0)}
 LAP_SIDE = 2.0
 
@@ -77,7 +77,7 @@ def laps_verdict(done: list[sc.LapsResult], clockwise: bool, like: bool) -> tupl
 
 def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
-        "square-laps", "Camera heading drift after 5 square laps (2 m)", "seed 000 Tables 2–3", ""
+        "square-laps", "Camera heading drift after 5 square laps (2 m)", "Ögren 2013 Tables 2–3", ""
     )
     extra = max(1, min(trials, 3))
     gain = load_robot("foi-ugv").free_look.gain
@@ -154,7 +154,7 @@ def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     return result
 
 
-#: seed 000 Table 4: the offset h of 8 runs (cm) and the distance they ran (about 2 m)
+#: Ögren 2013 Table 4: the offset h of 8 runs (cm) and the distance they ran (about 2 m)
 TABLE_4 = (-1.0, 0.0, 10.0, 26.0, 32.0, 25.0, 31.0, 20.0)
 MIN_COVERED = 1.6
 
@@ -183,7 +183,7 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     result = ExperimentResult(
         "translation-offset",
         "Camera offset h over a 2 m forward translation, 90°-turned start",
-        "seed 000 Table 4",
+        "Ögren 2013 Table 4",
         "",
     )
     paper_mean = statistics.fmean(TABLE_4)
@@ -240,7 +240,7 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
 
 def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
-        "flc-figures", "Figs. 6–7 on the robot's error model", "seed 000 §4.1", ""
+        "flc-figures", "Figs. 6–7 on the robot's error model", "Ögren 2013 §4.1", ""
     )
     runs = map_trials(sc.flc_figures_trial, [(seed + k,) for k in range(trials)], progress)
     conditions = (
@@ -266,7 +266,7 @@ def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     return result
 
 
-#: seed 004 Table 7.2: each ellipse trial's completion time and losses (UI → robot, robot → UI);
+#: the thesis Table 7.2: each ellipse trial's completion time and losses (UI → robot, robot → UI);
 #: trial 7 lost 22.17 s to a localization stall of about 4 s past the ellipse's far end
 TABLE_7_2 = (
     ("trial 9", 45.0, EllipseConditions(0.001771, 0.00295)),
@@ -357,7 +357,7 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
         "ellipse",
         "Ellipse tracking (101 points, T = 40 s) from rest off the curve: one lap round the "
         "centre, distance to the curve once near it",
-        "seed 004 Table 7.2, §7.1.3, §7.2",
+        "the thesis Table 7.2, §7.1.3, §7.2",
         "",
     )
     jobs = [(seed + k, c) for _, _, c in TABLE_7_2 for k in range(trials)]
@@ -512,7 +512,7 @@ def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     result = ExperimentResult(
         "packet-drop",
         "Table 7.1's trials: drop per direction, radios that die, what the robot does",
-        "seed 004 Table 7.1, §7.2",
+        "the thesis Table 7.1, §7.2",
         "",
     )
     # a reduced run shortens each trial to a tenth of its operation time
@@ -665,7 +665,7 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
     result = ExperimentResult(
         "reckless",
         "Reckless operator in lab: full speed at walls and into the 0.8 m passage",
-        "seed 004 §7.1.4",
+        "the thesis §7.1.4",
         "",
     )
     runs = iter(map_trials(reckless_trial, reckless_jobs(trials, seed), progress))

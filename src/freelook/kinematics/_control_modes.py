@@ -1,4 +1,4 @@
-"""Tank Control (seed 000 Lemma 1) and Free Look Control (DESIGN §3, generalised (L1, L2)).
+"""Tank Control (Ögren 2013 Lemma 1) and Free Look Control (design.md §3, generalised (L1, L2)).
 
 Free Look Control inverts the camera's kinematics: with
 M = [[1/2 + L2/d, 1/2 − L2/d], [−L1/d, L1/d]] (det M = L1/d),

@@ -1,4 +1,4 @@
-"""Drive models: differential/tracked (seed 000 eq. 3) and holonomic, with a pan camera.
+"""Drive models: differential/tracked (Ögren 2013 eq. 3) and holonomic, with a pan camera.
 
 State (z1, z2, θ, φ): reference point z, chassis heading θ, pan angle φ relative to the chassis.
 """
@@ -28,7 +28,7 @@ class DriveState:
 def drive_derivative(
     theta: float, v_left: float, v_right: float, pan_rate: float, d: float
 ) -> tuple[float, float, float, float]:
-    """(ż1, ż2, θ̇, φ̇) of seed 000 eq. 3: ż = (v_r+v_l)/2·(cos θ, sin θ), θ̇ = (v_r−v_l)/d."""
+    """(ż1, ż2, θ̇, φ̇) of Ögren 2013 eq. 3: ż = (v_r+v_l)/2·(cos θ, sin θ), θ̇ = (v_r−v_l)/d."""
     v = 0.5 * (v_right + v_left)
     return (v * math.cos(theta), v * math.sin(theta), (v_right - v_left) / d, pan_rate)
 

@@ -1,4 +1,4 @@
-"""The example manoeuvres of seed 000 §4.1 (Figs. 6 and 7), integrated under Free Look Control.
+"""The example manoeuvres of Ögren 2013 §4.1 (Figs. 6 and 7), integrated under Free Look Control.
 
 Fig. 6: chassis facing east, camera north; the operator commands left, forward, right, forward,
 left, each a straight camera segment. Fig. 7: approach an object, stop about 1 m away, translate

@@ -1,4 +1,4 @@
-"""Direction-preserving saturation of a whole command (DESIGN §3).
+"""Direction-preserving saturation of a whole command (docs/design.md §3).
 
 (v_l, v_r, k) are linear in the command (v1, v2, ω), so scaling the command by one factor
 s ≤ 1 scales every output by s: the camera keeps its direction and turn ratio, only slower.

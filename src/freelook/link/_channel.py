@@ -3,7 +3,7 @@
 Bernoulli or Gilbert–Elliott burst loss, delay with jitter (which reorders), explicit
 reordering, duplication, bit-flip corruption, a bandwidth cap with a bounded queue, and radio
 lock-ups: a node that goes silent for seconds, as the thesis's half-duplex radios did when their
-buffers overran (seed 004 §7.2). Both directions through one radio share its lock-ups.
+buffers overran (the thesis §7.2). Both directions through one radio share its lock-ups.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ class ModeChange:
 
 @dataclass(frozen=True, slots=True)
 class LinearDriveStart:
-    """Shuttle along x between two points (seed 004 eq. 5.5)."""
+    """Shuttle along x between two points (the thesis eq. 5.5)."""
 
     x_start: float
     x_end: float

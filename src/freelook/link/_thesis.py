@@ -1,4 +1,4 @@
-"""The thesis's packet format (seed 004 §5.1, DESIGN §4), byte-exact, little-endian.
+"""The thesis's packet format (the thesis §5.1, docs/design.md §4), byte-exact, little-endian.
 
     length u8 | 0xFF 0xFA | type u8 | sub_type u8 | payload | time u32 (ms) | CRC-16 u16
 

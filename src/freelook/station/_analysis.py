@@ -1,6 +1,6 @@
 """The image-analysis HIT option: how far the stereo pair's features are, from the images.
 
-TAROS (seed 003) fixes the shift at p′_max in general but suggests a larger one where no pixel
+TAROS 2018 fixes the shift at p′_max in general but suggests a larger one where no pixel
 shows a very far object (indoors). With parallel cameras a feature at disparity δ (camera px,
 left column minus right column) sits in front of the screen by δ; shifting each image outwards
 by h gives it the screen parallax 2h − δ, which must stay ≤ 2 p′_max (the eyes' limit). So the

@@ -1,4 +1,4 @@
-"""Horizontal Image Translation (TAROS, seed 003 eqs. 1–4; DESIGN §3).
+"""Horizontal Image Translation (TAROS 2018 eqs. 1–4; docs/design.md §3).
 
 A stereo pair from parallel cameras shown on a virtual screen puts very far objects at the
 screen and everything else in front of it. Shifting each eye's image outwards (the left image

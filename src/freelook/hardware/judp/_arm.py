@@ -5,7 +5,7 @@ position is half the opening). An effort of 100 % moves a joint at the presumed 
 (the description's ``[jaus] arm_joint_speed_deg``).
 
 With a Manipulator Joint Position Sensor (and ``arm_position_sensing``), efforts follow the
-commanded velocities and positions come from its reports. Without one — seed 002's M2P2 —
+commanded velocities and positions come from its reports. Without one — Kievit-Kylar's M2P2 —
 the arm moves in timed chunks, as the seed moved it: a joint moves only in whole chunks of
 ``arm_chunk`` seconds at full effort, started when the commanded motion owed to it reaches
 half a chunk, and its position is reckoned from the chunks since the start pose (the arm
