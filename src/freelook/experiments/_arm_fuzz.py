@@ -124,6 +124,11 @@ def _full_speed(model: ArmModel, q: F64, target: F64 | int) -> F64:
     return v
 
 
+#: a drive's true speed for a commanded one is off by up to this share (±), per joint
+DRIVE_ERROR = 0.05
+#: the joints' true lag is the description's times a factor in this range
+LAG_SPREAD = (0.8, 1.25)
+
 StepListener = Callable[[float, F64, F64], None]  # (trial time, joint positions, velocities)
 
 
@@ -139,7 +144,11 @@ def arm_fuzz_trial(
     ``on_cycle`` sees the arm every control cycle; ``judge`` says which pairs are in contact
     (None: the model's own boxes, unpadded, on the checked pairs only)."""
     rng = np.random.default_rng(seed)
-    arm = SimulatedArm(model, time_constant=time_constant)
+    # the arm as built differs from its description: each drive runs a little faster or
+    # slower than commanded, and the joints lag by more or less than the description says
+    drives = np.random.default_rng([seed, 2003])
+    arm = SimulatedArm(model, time_constant=time_constant * drives.uniform(*LAG_SPREAD))
+    arm.speed_scale = 1.0 + drives.uniform(-DRIVE_ERROR, DRIVE_ERROR, len(model.arm_joints))
     result = ArmFuzzTrial()
     arm_joints = model.arm_joints
     for duration, target in _jogs(model, rng):
@@ -273,7 +282,9 @@ def arm_fuzz(
         " ones; not the paper's own model"
         + (", whose TAROS checked 94 pairs" if robot == "taros" else "")
         + "),"
-        f" t_ext {config.slow_time:g} s slow / {config.stop_time:g} s stop,"
+        f" t_ext {config.slow_time:g} s slow / {config.stop_time:g} s stop;"
+        f" the arm as built: each drive ±{100 * DRIVE_ERROR:g} % off its commanded speed, the"
+        f" joints' lag {LAG_SPREAD[0]:g}–{LAG_SPREAD[1]:g} × the description's,"
         f" seeds {seed}–{seed + trials - 1}; contact judged on the URDF's visual geometry with"
         f" python-fcl on {len(judge.checked_pairs)} checked and {len(judge.unchecked_pairs)}"
         " unchecked link pairs"
