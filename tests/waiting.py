@@ -36,9 +36,17 @@ def _failure(what: str, timeout: float, last: object) -> AssertionError:
     return AssertionError(f"waited {timeout:g} s for {what}; the last value seen: {seen}")
 
 
-def wait_until(predicate: Callable[[], T], timeout: float, what: str, *, every: float = 0.01) -> T:
+def wait_until(
+    predicate: Callable[[], T],
+    timeout: float,
+    what: str,
+    *,
+    every: float = 0.01,
+    show: Callable[[], object] | None = None,
+) -> T:
     """The first true value of ``predicate()``, polled every ``every`` s for ``timeout`` s;
-    at the deadline an ``AssertionError`` naming ``what`` and the last value seen."""
+    at the deadline an ``AssertionError`` naming ``what`` and the last value seen (or what
+    ``show()`` gives then, where the predicate's own value would say little)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -46,7 +54,7 @@ def wait_until(predicate: Callable[[], T], timeout: float, what: str, *, every: 
             return value
         left = deadline - time.monotonic()
         if left <= 0:
-            raise _failure(what, timeout, value)
+            raise _failure(what, timeout, value if show is None else show())
         time.sleep(min(every, left))
 
 
@@ -56,6 +64,7 @@ async def wait_until_async(
     what: str,
     *,
     every: float = 0.005,
+    show: Callable[[], object] | None = None,
 ) -> T:
     """As :func:`wait_until`, sleeping on the event loop between polls; ``predicate`` may be
     a coroutine function (each poll awaits it, and the time it takes counts)."""
@@ -69,5 +78,5 @@ async def wait_until_async(
             return value  # type: ignore[return-value]
         left = deadline - loop.time()
         if left <= 0:
-            raise _failure(what, timeout, value)
+            raise _failure(what, timeout, value if show is None else show())
         await asyncio.sleep(min(every, left))
