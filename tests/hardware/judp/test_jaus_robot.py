@@ -95,7 +95,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             assert emulator.controller == ME_T
             assert len(emulator.codes_from(ME_T, REQUEST)) >= 4  # well inside the 1 s timeout
             # the odometer follows the robot's local pose, turned into freelook's frame
-            await asyncio.sleep(0.1)  # a pose report or two (the odometer lags one behind)
+            await asyncio.sleep(0.1)  # a pose report or two after the last command
             sample = hw.odometer.latest()
             assert sample is not None
             assert emulator.x > 0.6

@@ -123,7 +123,7 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             )
             # stopped by the program's own stop command, not by the robot's watchdog: control
             # is still held and renewed, and the last velocity command is a stop
-            await asyncio.sleep(0.3)  # longer than the robot's watchdog would leave it alone
+            await asyncio.sleep(0.3)  # a while on, the program still renewing what it holds
             assert emulator.controller == FREELOOK_ID
             last_command = emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)[-1]
             assert asyncio.get_running_loop().time() - last_command.stamp < 0.25  # renewed
