@@ -158,9 +158,17 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
             await wait_until_async(
                 lambda: robot.sessions and telemetry, 5, "the session open and telemetry"
             )
+
+            def station_packets() -> list[bytes]:
+                with lock:
+                    return [data for key, data in captured if key.endswith(station_end.tag)]
+
+            opened = len(station_packets())  # those that opened the session are not replayed
             station_driver.send(TankCommand(0.25, 0.0))
             await wait_until_async(
-                lambda: TankCommand(0.25, 0.0) in commands, 5, "the station's command at the robot"
+                lambda: TankCommand(0.25, 0.0) in commands and len(station_packets()) >= opened + 5,
+                5,
+                "the station's command at the robot, and five packets of its session to replay",
             )
             accepted_before = len(commands)
             # a forger: the right robot, its own tag, the wrong key
@@ -169,8 +177,7 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
             for _ in range(5):
                 spy_bus.session.put("freelook/r1/control/00000000deadbeef", forged)
             # a replay: the station's own packets, captured on the bus, sent again
-            with lock:
-                replayed = [data for key, data in captured if key.endswith(station_end.tag)]
+            replayed = station_packets()
             for data in replayed[-5:]:
                 spy_bus.session.put(f"freelook/r1/control/{station_end.tag}", data)
             # hostile keys and sizes never reach the session
