@@ -117,10 +117,12 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert math.remainder(last.theta + emulator.yaw, math.tau) == pytest.approx(
                 0.0, abs=0.03
             )
-            # the link goes quiet: the program stops the robot within 1 s
+            # the link goes quiet after the last command: the program stops the robot within 1 s
+            quiet = step
             await wait_until_async(
-                lambda: emulator.v == 0.0, 1.0, "the stop after the link went quiet"
+                lambda: emulator.v == 0.0, 2.0, "the stop after the link went quiet"
             )
+            assert time.monotonic() - quiet < 1.0
             # stopped by the program's own stop command, not by the robot's watchdog: control
             # is still held and renewed, and the last velocity command is a stop
             await asyncio.sleep(0.3)  # a while on, the program still renewing what it holds
