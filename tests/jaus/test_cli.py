@@ -15,6 +15,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from freelook.cli import app
+from waiting import wait_until
 
 FREELOOK = [sys.executable, "-m", "freelook.cli"]
 
@@ -34,15 +35,25 @@ def _judp(code: int, body: bytes) -> bytes:
 
 def _ask(sock: socket.socket, port: int, message: bytes, code: int, deadline: float) -> bytes:
     """Send until a reply with ``code`` comes (the processes take a moment to start)."""
-    while time.monotonic() < deadline:
+    heard: list[int] = []  # the codes of the replies that came
+
+    def reply() -> tuple[bytes] | None:
         sock.sendto(message, ("127.0.0.1", port))
         try:
             data = sock.recv(2048)
         except TimeoutError:
-            continue
-        if struct.unpack_from("<H", data, 13)[0] == code:
-            return data[15:-2]
-    raise AssertionError(f"no reply {code:#06x} before the deadline")
+            return None
+        heard.append(struct.unpack_from("<H", data, 13)[0])
+        return (data[15:-2],) if heard[-1] == code else None
+
+    (body,) = wait_until(
+        reply,
+        deadline - time.monotonic(),
+        f"a reply {code:#06x}",
+        every=0,  # each try waits for a reply up to the socket's timeout
+        show=lambda: f"replies {[f'{c:#06x}' for c in heard]}",
+    )
+    return body
 
 
 def test_freelook_jaus_answers_and_grants_control(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ from freelook.link import TransportUrl
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from loopback import running, serving
+from waiting import wait_until_async
 
 GATEWAY = (1, 1, 1)  # subsystem, node, component
 # message codes (AS5710 core, AS6009 mobility)
@@ -107,6 +109,65 @@ async def _client(me: tuple[int, int, int]) -> JausClient:
     return protocol
 
 
+async def _drive(
+    bridge: JausBridge,
+    holder: OperatorStation,
+    holder_task: asyncio.Task[None],
+    seen: dict[str, Any],
+) -> None:
+    """A JAUS client identifies the robot, is refused while ``holder`` holds it, takes control
+    once the holder has gone, drives and turns, keeps a rival out and lets go."""
+    gw = bridge.jaus_address
+    ocu = await _client((7, 1, 1))
+    rival = await _client((8, 1, 1))
+    try:
+        body = await ocu.ask(gw, QUERY_IDENTIFICATION, bytes([2]), REPORT_IDENTIFICATION)
+        query_type, kind, count = struct.unpack_from("<BHB", body)
+        seen["identification"] = (query_type, kind, body[4 : 4 + count].decode())
+        await wait_until_async(lambda: holder.in_control, 10, "the holder in control")
+        (seen["while_held"],) = await ocu.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
+        # the holder goes away; its control lapses, and the JAUS client gets it
+        holder_task.cancel()
+        await asyncio.gather(holder_task, return_exceptions=True)
+        answers: list[int] = []
+
+        async def granted() -> bool:
+            (answer,) = await ocu.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
+            answers.append(answer)
+            return answer == CONTROL_ACCEPTED
+
+        await wait_until_async(
+            granted, 15, "control for the JAUS client", every=0.3, show=lambda: answers[-5:]
+        )
+        (seen["rival"],) = await rival.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
+        start = await ocu.local_pose(gw)
+        # SetVelocityCommand: presence vector (Velocity_X, bit 0), command type 0, 0.3 m/s
+        drive = struct.pack("<BBI", 0b1, 0, scaled(0.3, -327.68, 327.67, 32))
+        for _ in range(15):  # held for 1.5 s, the rival sending its own all the while
+            ocu.send(gw, SET_VELOCITY_COMMAND, drive)
+            rival.send(gw, SET_VELOCITY_COMMAND, struct.pack("<BBI", 0b1, 0, 0))
+            await asyncio.sleep(0.1)
+        moved = await ocu.local_pose(gw)
+        # SetWrenchEffort: PropulsiveRotationalEffortZ (bit 5) −40 %: JAUS yaw is clockwise
+        # positive (z down), so this turns counter-clockwise
+        turn = struct.pack("<HH", 1 << 5, scaled(-40.0, -100, 100, 16))
+        for _ in range(10):  # held for a second
+            ocu.send(gw, SET_WRENCH_EFFORT, turn)
+            await asyncio.sleep(0.1)
+        turned = await ocu.local_pose(gw)
+        velocity = await ocu.ask(
+            gw, QUERY_VELOCITY_STATE, struct.pack("<H", 1 | 1 << 6), REPORT_VELOCITY_STATE
+        )
+        seen["velocity_presence"] = struct.unpack_from("<H", velocity)[0]
+        seen["poses"] = (start, moved, turned)
+        (seen["released"],) = await ocu.ask(gw, RELEASE_CONTROL, b"", REJECT_CONTROL)
+        seen["dropped"] = dict(bridge.core.dropped)
+    finally:
+        for client in (ocu, rival):
+            assert client.transport is not None
+            client.transport.close()
+
+
 def test_a_jaus_client_identifies_takes_control_drives_and_is_refused_when_held() -> None:
     config, world = load_robot("pioneer3dx"), load_world("square")
     key = secrets.token_bytes(32)
@@ -119,69 +180,18 @@ def test_a_jaus_client_identifies_takes_control_drives_and_is_refused_when_held(
             ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=False),
             robot_map=None,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        assert server.local_address is not None
-        host, port = server.local_address
-        # another station holds the robot (same key, same authority: the holder keeps it)
-        holder = OperatorStation(config, None, server.local_address, key=key, station=1)
-        holder.core.attach()  # transmits steadily, renewing its control
-        holder_task = asyncio.create_task(holder.run())
-        bridge = JausBridge(
-            config, TransportUrl("udp", host, port), key, station=2, listen=("127.0.0.1", 0)
-        )
-        bridge_task = asyncio.create_task(bridge.run())
-        await bridge.ready.wait()
-        gw = bridge.jaus_address
-        ocu = await _client((7, 1, 1))
-        rival = await _client((8, 1, 1))
-        try:
-            body = await ocu.ask(gw, QUERY_IDENTIFICATION, bytes([2]), REPORT_IDENTIFICATION)
-            query_type, kind, count = struct.unpack_from("<BHB", body)
-            seen["identification"] = (query_type, kind, body[4 : 4 + count].decode())
-            async with asyncio.timeout(10):
-                while not holder.in_control:
-                    await asyncio.sleep(0.05)
-            (seen["while_held"],) = await ocu.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
-            # the holder goes away; its control lapses, and the JAUS client gets it
-            holder_task.cancel()
-            await asyncio.gather(holder_task, return_exceptions=True)
-            async with asyncio.timeout(15):
-                while True:
-                    (answer,) = await ocu.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
-                    if answer == CONTROL_ACCEPTED:
-                        break
-                    await asyncio.sleep(0.3)
-            (seen["rival"],) = await rival.ask(gw, REQUEST_CONTROL, bytes([50]), CONFIRM_CONTROL)
-            start = await ocu.local_pose(gw)
-            # SetVelocityCommand: presence vector (Velocity_X, bit 0), command type 0, 0.3 m/s
-            drive = struct.pack("<BBI", 0b1, 0, scaled(0.3, -327.68, 327.67, 32))
-            for _ in range(15):
-                ocu.send(gw, SET_VELOCITY_COMMAND, drive)
-                rival.send(gw, SET_VELOCITY_COMMAND, struct.pack("<BBI", 0b1, 0, 0))
-                await asyncio.sleep(0.1)
-            moved = await ocu.local_pose(gw)
-            # SetWrenchEffort: PropulsiveRotationalEffortZ (bit 5) −40 %: JAUS yaw is clockwise
-            # positive (z down), so this turns counter-clockwise
-            turn = struct.pack("<HH", 1 << 5, scaled(-40.0, -100, 100, 16))
-            for _ in range(10):
-                ocu.send(gw, SET_WRENCH_EFFORT, turn)
-                await asyncio.sleep(0.1)
-            turned = await ocu.local_pose(gw)
-            velocity = await ocu.ask(
-                gw, QUERY_VELOCITY_STATE, struct.pack("<H", 1 | 1 << 6), REPORT_VELOCITY_STATE
+        async with serving(server):
+            assert server.local_address is not None
+            host, port = server.local_address
+            # another station holds the robot (same key, same authority: the holder keeps it)
+            holder = OperatorStation(config, None, server.local_address, key=key, station=1)
+            holder.core.attach()  # transmits steadily, renewing its control
+            bridge = JausBridge(
+                config, TransportUrl("udp", host, port), key, station=2, listen=("127.0.0.1", 0)
             )
-            seen["velocity_presence"] = struct.unpack_from("<H", velocity)[0]
-            seen["poses"] = (start, moved, turned)
-            (seen["released"],) = await ocu.ask(gw, RELEASE_CONTROL, b"", REJECT_CONTROL)
-            seen["dropped"] = dict(bridge.core.dropped)
-        finally:
-            for task in (bridge_task, robot_task, holder_task):
-                task.cancel()
-            await asyncio.gather(bridge_task, robot_task, holder_task, return_exceptions=True)
-            for client in (ocu, rival):
-                assert client.transport is not None
-                client.transport.close()
+            async with running(holder, bridge) as (holder_task, _):
+                await bridge.ready.wait()
+                await _drive(bridge, holder, holder_task, seen)
 
     asyncio.run(scenario())
     assert seen["identification"] == (2, 10001, "pioneer3dx")  # a vehicle, by its name

@@ -25,6 +25,7 @@ from freelook.link import (
     parse_transport_url,
 )
 from freelook.link._errors import ReplayError
+from waiting import wait_until_async
 
 KEY = derive_key("udp test key")
 
@@ -51,10 +52,10 @@ def test_forged_and_replayed_commands_over_udp_are_never_accepted() -> None:
                 )
                 if i >= 1:  # replay an earlier genuine packet
                     attacker.sendto(captured[i - 1], robot.local_address)
-                await asyncio.sleep(0.002)
+                await asyncio.sleep(0.002)  # paced, so the socket buffer holds them all
             attacker.sendto(b"\x00garbage\xff", robot.local_address)
             deadline = loop.time() + 2.0
-            while loop.time() < deadline:
+            while loop.time() < deadline:  # everything, until 0.2 s pass with nothing more
                 data = await robot.recv(timeout=0.2)
                 if data is None:
                     break
@@ -108,21 +109,30 @@ def test_serial_over_a_pty_carries_both_profiles_and_resynchronises() -> None:
                 + b"\x00\x01\x02"
                 + native_tx.encode(VelocityCommand(0.3, 0.0), 4.0)
             )
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 3.0
-            while len(received) < 2 and loop.time() < deadline:
+
+            async def two_received() -> bool:
                 data = await port.recv(timeout=0.2)
                 if data:
-                    received += [
-                        e.decoded.message
-                        for e in thesis_decoder.feed(data)
-                        if e.decoded is not None
-                    ]
-            echoed = b""
-            while len(echoed) < 80 and loop.time() < deadline:
-                echoed += await asyncio.to_thread(os.read, master, 4096)
+                    decoded = (e.decoded for e in thesis_decoder.feed(data))
+                    received.extend(d.message for d in decoded if d is not None)
+                return len(received) >= 2
+
+            await wait_until_async(
+                two_received, 3, "both thesis commands through the pty", show=lambda: received
+            )
+            echoed = bytearray()
+
+            async def all_echoed() -> bool:
+                echoed.extend(await asyncio.to_thread(os.read, master, 4096))
+                return len(echoed) >= 80
+
+            await wait_until_async(
+                all_echoed, 3, "80 bytes from the robot's end", show=lambda: bytes(echoed)
+            )
             received += [
-                e.decoded.message for e in native_decoder.feed(echoed) if e.decoded is not None
+                e.decoded.message
+                for e in native_decoder.feed(bytes(echoed))
+                if e.decoded is not None
             ]
         finally:
             port.close()

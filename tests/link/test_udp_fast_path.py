@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections.abc import Callable
 
 import pytest
 
 from freelook.link import UdpEndpoint
+from waiting import wait_until_async
 
 
-async def _settle(predicate: object, timeout: float = 2.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline and not predicate():  # type: ignore[operator]
-        await asyncio.sleep(0.001)
+async def _settle(predicate: Callable[[], object], what: str) -> None:
+    """Until ``predicate()`` holds (2 s at most, then the test fails saying ``what``)."""
+    await wait_until_async(predicate, 2.0, what, every=0.001)
 
 
 def test_verified_datagrams_reach_the_handler_and_strangers_wait_in_the_queue() -> None:
@@ -31,7 +31,7 @@ def test_verified_datagrams_reach_the_handler_and_strangers_wait_in_the_queue() 
             friend.sendto(b"first", robot.local_address)
             stranger.sendto(b"who", robot.local_address)
             friend.sendto(b"second", robot.local_address)
-            await _settle(lambda: len(handled) == 2)
+            await _settle(lambda: len(handled) == 2, "the two verified datagrams handled")
             queued = [await robot.recv(0.2), await robot.recv(0.05)]
         finally:
             friend.close()
@@ -53,14 +53,14 @@ def test_a_verified_backlog_is_read_before_the_fast_path_resumes() -> None:
         try:
             robot.learn_peer(friend.getsockname())
             friend.sendto(b"queued", robot.local_address)  # no handler yet: it is queued
-            await _settle(lambda: bool(robot._known))
+            await _settle(lambda: robot._known, "the verified datagram queued")
             robot.on_verified = lambda data, source: order.append(data)
             friend.sendto(b"behind", robot.local_address)  # must not overtake the queued one
-            await _settle(lambda: len(robot._known) == 2)
+            await _settle(lambda: len(robot._known) == 2, "both verified datagrams queued")
             while (data := await robot.recv(0.05)) is not None:
                 order.append(data)
             friend.sendto(b"fast", robot.local_address)
-            await _settle(lambda: len(order) == 3)
+            await _settle(lambda: len(order) == 3, "the third datagram on the fast path")
         finally:
             friend.close()
             robot.close()
@@ -88,7 +88,7 @@ def test_a_failing_handler_is_logged_and_the_endpoint_keeps_receiving(
             robot.learn_peer(friend.getsockname())
             friend.sendto(b"bad", robot.local_address)
             friend.sendto(b"good", robot.local_address)
-            await _settle(lambda: len(seen) == 2)
+            await _settle(lambda: len(seen) == 2, "both datagrams at the handler")
         finally:
             friend.close()
             robot.close()
@@ -104,7 +104,7 @@ def test_one_reader_at_a_time() -> None:
         robot = await UdpEndpoint.open(("127.0.0.1", 0))
         try:
             first = asyncio.create_task(robot.recv(0.5))
-            await asyncio.sleep(0.01)
+            await _settle(lambda: robot._waiter is not None, "the first reader waiting")
             with pytest.raises(RuntimeError, match="one reader at a time"):
                 await robot.recv(0.1)
             first.cancel()

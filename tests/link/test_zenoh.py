@@ -34,6 +34,8 @@ from freelook.link import (
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from loopback import running, serving
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -42,6 +44,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+async def _discovered(bus: ZenohBus, robots: int) -> list[RobotInfo]:
+    """What ``bus.discover`` finds once it finds ``robots`` robots (each look takes 0.5 s)."""
+    found: list[list[RobotInfo]] = [[]]
+
+    async def all_found() -> bool:
+        found.append(await asyncio.to_thread(bus.discover, 0.5))
+        return len(found[-1]) >= robots
+
+    await wait_until_async(all_found, 10, f"{robots} robot(s) discovered", show=lambda: found[-1])
+    return found[-1]
 
 
 def test_zenoh_config_touches_loopback_only() -> None:
@@ -141,12 +155,21 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
         station_driver = LinkDriver(operator, station_end, loop.time, on_station)
         tasks = [asyncio.create_task(d.run()) for d in (robot_driver, station_driver)]
         try:
-            for _ in range(100):
-                if robot.sessions and telemetry:
-                    break
-                await asyncio.sleep(0.05)
+            await wait_until_async(
+                lambda: robot.sessions and telemetry, 5, "the session open and telemetry"
+            )
+
+            def station_packets() -> list[bytes]:
+                with lock:
+                    return [data for key, data in captured if key.endswith(station_end.tag)]
+
+            opened = len(station_packets())  # those that opened the session are not replayed
             station_driver.send(TankCommand(0.25, 0.0))
-            await asyncio.sleep(0.3)
+            await wait_until_async(
+                lambda: TankCommand(0.25, 0.0) in commands and len(station_packets()) >= opened + 5,
+                5,
+                "the station's command at the robot, and five packets of its session to replay",
+            )
             accepted_before = len(commands)
             # a forger: the right robot, its own tag, the wrong key
             forger = NativeCodec(derive_key("not the key"), sender=1)
@@ -154,14 +177,27 @@ def test_forged_and_replayed_packets_over_zenoh_are_dropped_and_counted() -> Non
             for _ in range(5):
                 spy_bus.session.put("freelook/r1/control/00000000deadbeef", forged)
             # a replay: the station's own packets, captured on the bus, sent again
-            with lock:
-                replayed = [data for key, data in captured if key.endswith(station_end.tag)]
+            replayed = station_packets()
             for data in replayed[-5:]:
                 spy_bus.session.put(f"freelook/r1/control/{station_end.tag}", data)
             # hostile keys and sizes never reach the session
             spy_bus.session.put("freelook/r1/control/NOT-A-TAG", forged)
             spy_bus.session.put("freelook/r1/control/00000000deadbeef", bytes(10_000))
-            await asyncio.sleep(0.5)
+
+            def refused() -> dict[str, int]:
+                counts = robot.stats.refused
+                return {
+                    "forged": counts.get("auth", 0) + counts.get("session", 0),
+                    "replayed": counts.get("replay", 0),
+                    "malformed": robot_end.malformed,
+                }
+
+            await wait_until_async(
+                lambda: all(n >= w for n, w in zip(refused().values(), (5, 5, 2), strict=True)),
+                5,
+                "the forgeries, replays and malformed puts refused and counted",
+                show=refused,
+            )
             return {
                 "sessions": dict(robot.sessions),
                 "accepted_before": accepted_before,
@@ -210,46 +246,36 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
             ServerOptions(listen=url, key=key, camera=True, camera_rate=10.0),
             robot_map=None,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
         spy_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
         keys_seen: set[str] = set()
         spy = spy_bus.session.declare_subscriber(
             "freelook/r1/*/*", lambda s: keys_seen.add(str(s.key_expr).split("/")[2])
         )
         first = OperatorStation(config, None, parse_transport_url(url), key=key, station=1)
-        first_task = asyncio.create_task(first.run())
-        tasks = [robot_task, first_task]
+        second = OperatorStation(config, None, parse_transport_url(url), key=key, station=2)
         try:
-            for _ in range(100):
-                if first.in_control:
-                    break
-                await asyncio.sleep(0.05)
-            second = OperatorStation(config, None, parse_transport_url(url), key=key, station=2)
-            tasks.append(asyncio.create_task(second.run()))
-            for _ in range(100):
-                if second.core.refused_control:
-                    break
-                await asyncio.sleep(0.05)
-            second.drive_command = TankCommand(0.4, 0.0)
-            await asyncio.sleep(0.6)
-            core = server.program.core
-            return {
-                "first": first.in_control,
-                "second": second.in_control,
-                "second_refused": second.core.refused_control,
-                "second_hears": second.telemetry is not None,
-                "controller": second.telemetry.controller if second.telemetry else None,
-                "holder": core.arbiter.holder(server.runtime.now()),
-                "dropped": core.arbiter.dropped.get(2, 0),
-                "speed": robot.sim.ground_truth.v,
-                "frames": first.assembler.completed,
-                "channels": sorted(keys_seen),
-            }
+            async with serving(server), running(first):
+                await wait_until_async(lambda: first.in_control, 5, "the first station in control")
+                async with running(second):
+                    await wait_until_async(
+                        lambda: second.core.refused_control, 5, "the second station refused"
+                    )
+                    second.drive_command = TankCommand(0.4, 0.0)
+                    await asyncio.sleep(0.6)  # time for its commands to move the robot, if obeyed
+                    core = server.program.core
+                    return {
+                        "first": first.in_control,
+                        "second": second.in_control,
+                        "second_refused": second.core.refused_control,
+                        "second_hears": second.telemetry is not None,
+                        "controller": second.telemetry.controller if second.telemetry else None,
+                        "holder": core.arbiter.holder(server.runtime.now()),
+                        "dropped": core.arbiter.dropped.get(2, 0),
+                        "speed": robot.sim.ground_truth.v,
+                        "frames": first.assembler.completed,
+                        "channels": sorted(keys_seen),
+                    }
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             spy.undeclare()
             spy_bus.close()
 
@@ -277,16 +303,17 @@ def test_discovery_lists_the_robots_on_the_bus() -> None:
             for name, model in (("r2", "pioneer3dx"), ("r1", "taros"))
         ]
         try:
-            found: list[RobotInfo] = []
-            for _ in range(20):
-                found = await asyncio.to_thread(station_bus.discover, 0.5)
-                if len(found) == 2:
-                    break
+            found = await _discovered(station_bus, 2)
             alive = await asyncio.to_thread(station_bus.alive, 0.5)
             ends[0].close()  # r2 goes away: its token and its queryable with it
-            await asyncio.sleep(0.3)
-            after = await asyncio.to_thread(station_bus.alive, 0.5)
-            return found, alive, after
+            said: list[list[str]] = [alive]
+
+            async def r2_gone() -> bool:
+                said.append(await asyncio.to_thread(station_bus.alive, 0.5))
+                return "r2" not in said[-1]
+
+            await wait_until_async(r2_gone, 10, "r2 gone from the bus", show=lambda: said[-1])
+            return found, alive, said[-1]
         finally:
             for end in ends:
                 end.close()
@@ -327,11 +354,7 @@ def test_robots_and_stations_on_many_hosts_meet_through_a_router() -> None:
             robot_end = robot_bus.robot(RobotInfo("r7", "pioneer3dx"))
             station_end = station_bus.station("r7")
             try:
-                found: list[RobotInfo] = []
-                for _ in range(20):
-                    found = await asyncio.to_thread(station_bus.discover, 0.5)
-                    if found:
-                        break
+                found = await _discovered(station_bus, 1)
                 station_end.send(b"hello robot")
                 item = await robot_end.recv_from(5.0)
                 assert item is not None

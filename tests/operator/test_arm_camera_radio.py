@@ -20,6 +20,7 @@ from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
 from freelook.web import BrowserSlot
+from loopback import robot_and_station, session_open
 
 pytestmark = pytest.mark.realtime
 
@@ -46,40 +47,41 @@ def test_the_stereo_pair_is_thinned_to_the_radio_budget() -> None:
             world,
             ServerOptions(listen=f"serial://{robot_device}?baud={BAUD}", key=key, camera=True),
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        station = OperatorStation(
-            config, world, parse_transport_url(f"serial://{operator_device}?baud={BAUD}"), key=key
-        )
         slot = BrowserSlot()
-        station.attach(slot)
-        station_task = asyncio.create_task(station.run())
-        await asyncio.sleep(1.0)  # the session open, telemetry flowing
-        sent_before = dict(server.sent_by_stream)
-        received = 0
-        stamps: list[float] = []
-        started = time.monotonic()
-        while time.monotonic() - started < SECONDS:
-            try:
-                out = await asyncio.wait_for(slot.next(), 0.5)
-            except TimeoutError:
-                continue
-            received += sum(1 for p in out if p[:2] == b"\x03\x01")
-            telemetry = station.telemetry
-            if telemetry is not None and (not stamps or telemetry.stamp != stamps[-1]):
-                stamps.append(telemetry.stamp)
-        elapsed = time.monotonic() - started
-        result = Run(
-            {s: n - sent_before.get(s, 0) for s, n in server.sent_by_stream.items()},
-            dict(server.skipped_by_stream),
-            received,
-            elapsed,
-            max(b - a for a, b in itertools.pairwise(stamps)),
-        )
-        for task in (station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(station_task, robot_task, return_exceptions=True)
-        return result
+
+        def station_for(_: object) -> OperatorStation:
+            url = parse_transport_url(f"serial://{operator_device}?baud={BAUD}")
+            station = OperatorStation(config, world, url, key=key)
+            station.attach(slot)
+            return station
+
+        async with robot_and_station(
+            server,
+            station_for,
+            opened=lambda station: session_open(station) and station.telemetry,
+            what="the session open and telemetry flowing",
+        ) as station:
+            sent_before = dict(server.sent_by_stream)
+            received = 0
+            stamps: list[float] = []
+            started = time.monotonic()
+            while time.monotonic() - started < SECONDS:  # the measured time
+                try:
+                    out = await asyncio.wait_for(slot.next(), 0.5)
+                except TimeoutError:
+                    continue
+                received += sum(1 for p in out if p[:2] == b"\x03\x01")
+                telemetry = station.telemetry
+                if telemetry is not None and (not stamps or telemetry.stamp != stamps[-1]):
+                    stamps.append(telemetry.stamp)
+            elapsed = time.monotonic() - started
+            return Run(
+                {s: n - sent_before.get(s, 0) for s, n in server.sent_by_stream.items()},
+                dict(server.skipped_by_stream),
+                received,
+                elapsed,
+                max(b - a for a, b in itertools.pairwise(stamps)),
+            )
 
     with radio_pair(baud=BAUD) as (robot_device, operator_device):
         r = asyncio.run(session(robot_device, operator_device))

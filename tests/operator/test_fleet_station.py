@@ -30,6 +30,7 @@ from freelook.link import (
 from freelook.maps import load_world
 from freelook.operator import FleetStation, StationCore
 from freelook.robot import ServerOptions
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -99,16 +100,16 @@ def test_fleet_station_drives_one_robot_watches_the_others_and_switches() -> Non
         task = asyncio.create_task(station.run())
         out: dict[str, Any] = {}
         try:
-            for _ in range(100):
-                summary = station.summary()
-                if len(summary["robots"]) == 3 and station.current.in_control:
-                    break
-                await asyncio.sleep(0.05)
+            await wait_until_async(
+                lambda: len(station.summary()["robots"]) == 3 and station.current.in_control,
+                5,
+                "three robots found and the first one in control",
+            )
             out["names"] = [r["name"] for r in station.summary()["robots"]]
             holders = {name: s.core.driving for name, s in station.stations.items()}
             out["driving"] = holders
             station.current.drive_command = TankCommand(0.3, 0.0)
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(1.0)  # driven for a second
             poses = fleet.fleet.poses
             out["moved"] = [
                 float(math.hypot(*(poses[i, :2] - fleet.starts[i][:2]))) for i in range(3)
@@ -119,14 +120,18 @@ def test_fleet_station_drives_one_robot_watches_the_others_and_switches() -> Non
                 for bad in (None, 7, "x" * 100, "delta", "*")
             ]
             out["switch"] = station.select("charlie")
-            for _ in range(60):
-                if station.current.in_control:
-                    break
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.4)
-            now = fleet.servers[1].runtime.now()
-            out["bravo_holder"] = fleet.servers[1].program.core.arbiter.holder(now)
-            out["charlie_holder"] = fleet.servers[2].program.core.arbiter.holder(now)
+            await wait_until_async(lambda: station.current.in_control, 3, "control of charlie")
+
+            def holders() -> tuple[int | None, int | None]:
+                now = fleet.servers[1].runtime.now()
+                bravo, charlie = (fleet.servers[k].program.core.arbiter for k in (1, 2))
+                return bravo.holder(now), charlie.holder(now)
+
+            # well inside the robots' 5 s control lapse: bravo was let go, not timed out
+            await wait_until_async(
+                lambda: holders() == (None, 1), 2, "bravo let go and charlie held by station 1"
+            )
+            out["bravo_holder"], out["charlie_holder"] = holders()
             out["selected"] = station.selected
         finally:
             task.cancel()
@@ -184,11 +189,14 @@ def test_a_fleet_session_records_every_robot_under_its_name(tmp_path: Path) -> N
         try:
             async with asyncio.timeout(30):
                 await started.wait()
-                station = parts["stations"][0]
-                while not (len(station.stations) == 2 and station.current.in_control):
-                    await asyncio.sleep(0.05)
+            station = parts["stations"][0]
+            await wait_until_async(
+                lambda: len(station.stations) == 2 and station.current.in_control,
+                30,
+                "both robots found and the first one in control",
+            )
             station.current.drive_command = TankCommand(0.3, 0.0)
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(1.5)  # driven for a while
         finally:
             session.cancel()
             await asyncio.gather(session, return_exceptions=True)

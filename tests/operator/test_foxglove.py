@@ -186,13 +186,13 @@ def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path:
             await fox.advertise(2, "/freelook/auth", "std_msgs/String")
             await fox.publish(2, {"token": "guess"})
             await fox.pump(lambda: any("wrong token" in s["message"] for s in fox.statuses))
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.5)  # time for a refused command to move the robot, were it obeyed
             await fox.pump(_newer_than(fox, "/odom", time.time_ns()))
             seen["refused"] = _xy(fox.decode("/odom", fox.messages["/odom"][-1][1]))
             # with the token: accepted, the robot drives
             await fox.publish(2, {"token": token})
             await fox.pump(lambda: any("authenticated:" in s["message"] for s in fox.statuses))
-            for _ in range(15):
+            for _ in range(15):  # the command held for 1.5 s, as a joystick repeats it
                 await fox.publish(1, {"linear": {"x": 0.4}, "angular": {"z": 0.0}})
                 await asyncio.sleep(0.1)
             await fox.pump(_newer_than(fox, "/odom", time.time_ns()))

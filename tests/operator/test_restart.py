@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 from freelook.config import load_robot
@@ -16,17 +15,10 @@ from freelook.link import derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation, parse_browser_message
 from freelook.robot import RobotServer, ServerOptions
+from waiting import wait_until_async
 
 KEY = derive_key("ef" * 32)
 CONFIG, WORLD = load_robot("pioneer3dx"), load_world("square")
-
-
-async def _until(what: str, done: Callable[[], bool], within: float = 20.0) -> None:
-    deadline = time.monotonic() + within
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {within} s for {what}")
-        await asyncio.sleep(0.02)
 
 
 def _robot(port: int) -> tuple[RobotServer, SimulatedRobot]:
@@ -68,28 +60,33 @@ def test_a_restarted_robot_does_not_drive_on_the_held_key_until_it_is_pressed_ag
         second_task = None
         try:
             start = first_robot.sim.vehicle.state()
-            await _until(
-                "the first robot to drive", lambda: _moved(first_robot, (start.x, start.y)) > 0.1
+            await wait_until_async(
+                lambda: _moved(first_robot, (start.x, start.y)) > 0.1,
+                20,
+                "the first robot to drive",
             )
             first_task.cancel()  # the robot process dies, and another starts on its port
             await asyncio.gather(first_task, return_exceptions=True)
             second, second_robot = _robot(address[1])
             second_task = asyncio.create_task(second.run())
             await second.ready.wait()
-            await _until(
-                "the station's session to open again", lambda: station.sessions_opened >= 2
+            await wait_until_async(
+                lambda: station.sessions_opened >= 2, 20, "the station's session to open again"
             )
             still = second_robot.sim.vehicle.state()
             await asyncio.sleep(2.0)  # the key is still held on the page all this while
             held_back = _moved(second_robot, (still.x, still.y))
             needs_release = station.state()["needs_release"]
             keys = {"type": "axes", "mode": "free_look"}  # let go
-            await asyncio.sleep(0.2)
+            await wait_until_async(
+                lambda: not station.core.needs_release, 5, "the page's release to reach the station"
+            )
             keys = {"type": "axes", "mode": "free_look", "forward": 0.6}  # and press again
             again = second_robot.sim.vehicle.state()
-            await _until(
-                "the restarted robot to drive on the new press",
+            await wait_until_async(
                 lambda: _moved(second_robot, (again.x, again.y)) > 0.05,
+                20,
+                "the restarted robot to drive on the new press",
             )
             return {"held_back": held_back, "needs_release": needs_release}
         finally:

@@ -18,6 +18,8 @@ from freelook.link import VelocityCommand, derive_key, parse_transport_url
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from loopback import robot_and_station, session_open
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
@@ -88,20 +90,18 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
             world,
             ServerOptions(listen=f"serial://{robot_device}", wire=wire, key=key, camera=False),
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        station = OperatorStation(
-            config, world, parse_transport_url(f"serial://{operator_device}"), wire=wire, key=key
-        )
-        station_task = asyncio.create_task(station.run())
         start_x = robot.sim.ground_truth.x
-        await asyncio.sleep(1.0)
-        station.drive_command = VelocityCommand(0.3, 0.0)  # both profiles carry it
-        await asyncio.sleep(2.0)
-        moved = robot.sim.ground_truth.x - start_x
-        for task in (station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        url = parse_transport_url(f"serial://{operator_device}")
+        async with robot_and_station(
+            server,
+            lambda _: OperatorStation(config, world, url, wire=wire, key=key),
+            # native: in control (the robot acts on its commands); thesis: the robot answers
+            opened=lambda station: station.in_control if key else session_open(station),
+            what="the station in control (native) or the robot answering (thesis)",
+        ) as station:
+            station.drive_command = VelocityCommand(0.3, 0.0)  # both profiles carry it
+            await asyncio.sleep(2.0)  # driven for 2 s
+            moved = robot.sim.ground_truth.x - start_x
         return station, moved
 
     with radio_pair(corrupt_every=10) as (robot_device, operator_device):
@@ -131,39 +131,43 @@ def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
             world,
             ServerOptions(listen=f"serial://{robot_device}?baud=115200", key=key, camera=True),
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        station = OperatorStation(
-            config, world, parse_transport_url(f"serial://{operator_device}?baud=115200"), key=key
-        )
-        station_task = asyncio.create_task(station.run())
+        url = parse_transport_url(f"serial://{operator_device}?baud=115200")
         lags: list[float] = []
 
         async def probe() -> None:
             while True:
                 before = time.monotonic()
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)  # a stall of the event loop shows as a late wake-up
                 lags.append(time.monotonic() - before - 0.01)
 
         prober = asyncio.create_task(probe())
-        await asyncio.sleep(2.0)  # control granted, telemetry flowing
         acks: list[float] = []
-        for k in range(12):
-            turn = 0.1 * (1 + k % 3) * (1 if k % 2 else -1)
-            station.drive_command = VelocityCommand(0.0, turn)
-            given = time.monotonic()
-            while time.monotonic() - given < 1.0:
-                t = station.telemetry
-                if t is not None and abs(t.cmd_omega - turn) < 1e-3:
+        try:
+            async with robot_and_station(
+                server,
+                lambda _: OperatorStation(config, world, url, key=key),
+                opened=lambda station: station.in_control and station.telemetry,
+                what="control granted and telemetry flowing",
+            ) as station:
+                for k in range(12):
+                    turn = 0.1 * (1 + k % 3) * (1 if k % 2 else -1)
+                    station.drive_command = VelocityCommand(0.0, turn)
+                    given = time.monotonic()
+                    await wait_until_async(
+                        lambda turn=turn: (
+                            (t := station.telemetry) is not None and abs(t.cmd_omega - turn) < 1e-3
+                        ),
+                        1.0,
+                        f"telemetry acknowledging the turn {turn:+.1f} rad/s",
+                        every=0.002,
+                    )
                     acks.append(time.monotonic() - given)
-                    break
-                await asyncio.sleep(0.002)
-            await asyncio.sleep(0.3)
-        assert server.radio is not None
-        assert server.radio.telemetry_spacing > config.link.robot_tx_spacing  # spaced to fit
-        for task in (prober, station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(prober, station_task, robot_task, return_exceptions=True)
+                    await asyncio.sleep(0.3)  # each command held a while before the next
+                assert server.radio is not None
+                assert server.radio.telemetry_spacing > config.link.robot_tx_spacing  # to fit
+        finally:
+            prober.cancel()
+            await asyncio.gather(prober, return_exceptions=True)
         return acks, lags
 
     with radio_pair(baud=115200) as (robot_device, operator_device):

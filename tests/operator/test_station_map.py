@@ -68,6 +68,7 @@ def test_a_station_flooding_the_robot_with_map_requests_gets_only_the_budget() -
     from freelook.link import derive_key
     from freelook.operator import OperatorStation
     from freelook.robot import ServerOptions
+    from loopback import robot_and_station
 
     key = derive_key("map flood test")
     robot_map = dataclasses.replace(load_world("eod"), source="/srv/maps/eod.toml")
@@ -79,19 +80,16 @@ def test_a_station_flooding_the_robot_with_map_requests_gets_only_the_budget() -
             ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=False),
             robot_map=robot_map,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        assert server.local_address is not None
-        station = OperatorStation(CONFIG, None, server.local_address, key=key)
-        station_task = asyncio.create_task(station.run())
         loop = asyncio.get_running_loop()
-        try:
-            end = loop.time() + 30.0
-            while station.core.robot_map is None and loop.time() < end:
-                await asyncio.sleep(0.05)
+        async with robot_and_station(
+            server,
+            lambda address: OperatorStation(CONFIG, None, address, key=key),
+            opened=lambda station: station.core.robot_map,
+            what="the robot's map at the station",
+            timeout=30,
+        ) as station:
             announcer = server.map
             assert announcer is not None
-            assert station.core.robot_map is not None
             before = announcer.chunks_sent
             began = loop.time()
             digest = announcer.digest
@@ -99,12 +97,8 @@ def test_a_station_flooding_the_robot_with_map_requests_gets_only_the_budget() -
             for _ in range(10):  # in bursts the socket buffers take whole
                 station.send([MapRequest(digest, 0, 64)] * 20)
                 await asyncio.sleep(0.01)
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.5)  # the window the robot's budget is held to
             elapsed = loop.time() - began
-        finally:
-            for task in (station_task, robot_task):
-                task.cancel()
-            await asyncio.gather(station_task, robot_task, return_exceptions=True)
         refused = announcer.chunks_refused + announcer.requests_refused
         return announcer.chunks_sent - before, refused, elapsed, announcer
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,8 @@ from freelook.link import KeyRing, UdpEndpoint, ZenohBus, derive_key, parse_tran
 from freelook.maps import load_world
 from freelook.operator import FleetStation, OperatorStation
 from freelook.robot import ServerOptions
+from loopback import running, serving
+from waiting import wait_until_async
 
 KEYS = """
 [stations.1]
@@ -29,14 +29,6 @@ key = "station one"
 [stations.2]
 key = "station two"
 """
-
-
-async def _until(what: str, done: Callable[[], bool], within: float = 15.0) -> None:
-    deadline = time.monotonic() + within
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {within} s for {what}")
-        await asyncio.sleep(0.05)
 
 
 def test_wrong_keys_are_said_on_both_ends(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
@@ -54,42 +46,47 @@ def test_wrong_keys_are_said_on_both_ends(caplog: pytest.LogCaptureFixture, tmp_
             ServerOptions(listen="udp://127.0.0.1:0", keys=ring, camera=False),
             robot_map=None,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        address = server.local_address
-        assert address is not None
         said: dict[str, list[str]] = {"wrong key": [], "unknown id": [], "right key": []}
-        stations = {
-            "wrong key": OperatorStation(
-                config, None, address, key=derive_key("not station one's"), station=1
-            ),
-            "unknown id": OperatorStation(
-                config, None, address, key=derive_key("station one"), station=9
-            ),
-            "right key": OperatorStation(
-                config, None, address, key=derive_key("station two"), station=2
-            ),
-        }
-        for name, station in stations.items():
-            station.on_status = said[name].append
-        tasks = [asyncio.create_task(s.run()) for s in stations.values()]
-        try:
-            await _until(
-                "both refused stations to say their requests go unanswered",
-                lambda: bool(said["wrong key"] and said["unknown id"]),
-            )
-            await _until("the right key's telemetry", lambda: stations["right key"].telemetry)
-            await asyncio.sleep(2.0)  # two more requests each, which the robot must not log
-            states = {name: s.state()["link"] for name, s in stations.items()}
-            sources: dict[str, tuple[str, int]] = {}
+        async with serving(server):
+            address = server.local_address
+            assert address is not None
+            stations = {
+                "wrong key": OperatorStation(
+                    config, None, address, key=derive_key("not station one's"), station=1
+                ),
+                "unknown id": OperatorStation(
+                    config, None, address, key=derive_key("station one"), station=9
+                ),
+                "right key": OperatorStation(
+                    config, None, address, key=derive_key("station two"), station=2
+                ),
+            }
             for name, station in stations.items():
-                assert station.driver is not None
-                assert isinstance(station.driver.endpoint, UdpEndpoint)
-                sources[name] = station.driver.endpoint.local_address
-        finally:
-            for task in (*tasks, robot_task):
-                task.cancel()
-            await asyncio.gather(*tasks, robot_task, return_exceptions=True)
+                station.on_status = said[name].append
+            async with running(*stations.values()):
+                await wait_until_async(
+                    lambda: said["wrong key"] and said["unknown id"],
+                    15,
+                    "both refused stations to say their requests go unanswered",
+                )
+                await wait_until_async(
+                    lambda: stations["right key"].telemetry, 15, "the right key's telemetry"
+                )
+                refused = [stations[name].session for name in ("wrong key", "unknown id")]
+                asked = [session.unanswered_requests for session in refused]
+                await wait_until_async(  # which the robot must not log again
+                    lambda: all(
+                        s.unanswered_requests >= n + 2 for s, n in zip(refused, asked, strict=True)
+                    ),
+                    15,
+                    "two more requests from each refused station",
+                )
+                states = {name: s.state()["link"] for name, s in stations.items()}
+                sources: dict[str, tuple[str, int]] = {}
+                for name, station in stations.items():
+                    assert station.driver is not None
+                    assert isinstance(station.driver.endpoint, UdpEndpoint)
+                    sources[name] = station.driver.endpoint.local_address
         return said, states, sources
 
     said, states, sources = asyncio.run(scenario())
@@ -130,21 +127,16 @@ def test_a_fleet_station_with_a_wrong_key_says_so_for_its_robot() -> None:
             ServerOptions(listen=f"zenoh://127.0.0.1:{port}/scout-1", key=derive_key("right")),
             robot_map=None,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
         said: list[str] = []
         bus = ZenohBus.for_url(url, listen=False)
         fleet = FleetStation(
             config, None, bus, key=derive_key("wrong"), station=1, first="scout-1",
             on_status=said.append,
         )  # fmt: skip
-        fleet_task = asyncio.create_task(fleet.run())
         try:
-            await _until("the fleet station's line", lambda: bool(said))
+            async with serving(server), running(fleet):
+                await wait_until_async(lambda: said, 15, "the fleet station's line")
         finally:
-            for task in (fleet_task, robot_task):
-                task.cancel()
-            await asyncio.gather(fleet_task, robot_task, return_exceptions=True)
             bus.close()
         return said
 
@@ -166,23 +158,19 @@ def test_no_robot_there_then_a_robot_comes_the_station_says_both() -> None:
         said: list[str] = []
         station = OperatorStation(config, None, ("127.0.0.1", port), key=key)
         station.on_status = said.append
-        station_task = asyncio.create_task(station.run())
-        tasks = [station_task]
-        try:
-            await _until("the station to say nobody answers", lambda: bool(said))
+        async with running(station):
+            await wait_until_async(lambda: said, 15, "the station to say nobody answers")
             server, _ = simulated_server(
                 config,
                 world,
                 ServerOptions(listen=f"udp://127.0.0.1:{port}", key=key, camera=False),
                 robot_map=None,
             )
-            tasks.append(asyncio.create_task(server.run()))
-            await _until("the station to say the session opened", lambda: len(said) > 1)
-            await _until("telemetry", lambda: station.telemetry is not None)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            async with serving(server):
+                await wait_until_async(
+                    lambda: len(said) > 1, 15, "the station to say the session opened"
+                )
+                await wait_until_async(lambda: station.telemetry, 15, "telemetry")
         return said
 
     said = asyncio.run(scenario())

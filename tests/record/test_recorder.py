@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ from freelook.record import (
     repair,
     topic_counts,
 )
+from waiting import wait_until
 
 ROS2_TYPES = [
     "geometry_msgs/Twist",
@@ -172,17 +172,27 @@ def test_kill_9_then_repair_recovers_every_flushed_chunk(tmp_path: Path) -> None
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True
     )
-    assert proc.stdout is not None
-    flushed = 0
-    deadline = time.monotonic() + 60
-    while flushed < 400 and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if line:
-            flushed = int(line)
+    stdout = proc.stdout
+    assert stdout is not None
+    said = [0]  # the writer's count of messages flushed, as it last said it
+
+    def four_hundred_flushed() -> int:
+        line = stdout.readline()  # blocks until the writer says more, or ends
+        if not line:
+            raise AssertionError(f"the writer ended after {said[-1]} messages flushed")
+        said.append(int(line))
+        return said[-1] if said[-1] >= 400 else 0
+
+    flushed = wait_until(
+        four_hundred_flushed,
+        60,
+        "the writer to say 400 messages flushed",
+        every=0,
+        show=lambda: f"{said[-1]} flushed",
+    )
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    proc.stdout.close()
-    assert flushed >= 400
+    stdout.close()
     with pytest.raises(Exception):  # noqa: B017, PT011 - any reader error: the file is cut off
         list(read_messages(path))
     fixed = tmp_path / "fixed.mcap"

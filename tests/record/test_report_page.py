@@ -24,6 +24,8 @@ from freelook.record import (
     safety_episodes,
 )
 from freelook.robot import ServerOptions
+from loopback import robot_and_station
+from waiting import wait_until_async
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 KEY = derive_key("report page test")
@@ -37,31 +39,28 @@ async def _drive_to_the_wall(path: Path) -> None:
     server, _ = simulated_server(
         config, world, ServerOptions(listen="udp://127.0.0.1:0", key=KEY, camera=False), seed=4
     )
-    robot_task = asyncio.create_task(server.run())
-    await server.ready.wait()
-    assert server.local_address is not None
-    station = OperatorStation(config, None, server.local_address, key=KEY, recorder=background)
-    station_task = asyncio.create_task(station.run())
-    loop = asyncio.get_running_loop()
     try:
-        end = loop.time() + 20.0
-        while station.core.robot_map is None and loop.time() < end:
-            await asyncio.sleep(0.05)
-        station.core.attach()
-        station.drive_command = VelocityCommand(0.35, 0.0)
-        end = loop.time() + 25.0  # a bound for a run gone wrong, not a timing
-        while loop.time() < end:
-            t = station.telemetry
-            if t is not None and t.safety_zone >= 0 and t.safety_scale < 0.6:
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(1.0)
-        station.drive_command = VelocityCommand(0.0, 0.0)
-        await asyncio.sleep(0.5)
+        async with robot_and_station(
+            server,
+            lambda address: OperatorStation(config, None, address, key=KEY, recorder=background),
+            opened=lambda station: station.core.robot_map,
+            what="the robot's map at the station",
+        ) as station:
+            station.core.attach()
+            station.drive_command = VelocityCommand(0.35, 0.0)
+            await wait_until_async(
+                lambda: (
+                    (t := station.telemetry) is not None
+                    and t.safety_zone >= 0
+                    and t.safety_scale < 0.6
+                ),
+                25,  # a bound for a run gone wrong, not a timing
+                "the robot's safety zones to slow it below 0.6 near the wall",
+            )
+            await asyncio.sleep(1.0)  # on towards the wall, slowed, for the recording
+            station.drive_command = VelocityCommand(0.0, 0.0)
+            await asyncio.sleep(0.5)  # and at rest for a moment
     finally:
-        for task in (station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(station_task, robot_task, return_exceptions=True)
         background.close()
 
 

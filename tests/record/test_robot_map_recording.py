@@ -23,19 +23,9 @@ from freelook.maps import World, load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, read_messages
 from freelook.robot import ServerOptions
+from loopback import robot_and_station
 
 KEY = derive_key("robot map test")
-
-
-async def _until(condition: object, limit: float = 30.0) -> bool:
-    """Poll ``condition()`` until it holds; ``limit`` only ends a run that went wrong."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while loop.time() < end:
-        if condition():  # type: ignore[operator]
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 async def _session(
@@ -55,23 +45,21 @@ async def _session(
         ServerOptions(listen="udp://127.0.0.1:0", key=KEY, camera=False),
         robot_map=robot_map,
     )
-    robot_task = asyncio.create_task(server.run())
-    await server.ready.wait()
-    assert server.local_address is not None
-    station = OperatorStation(config, None, server.local_address, key=KEY, recorder=background)
-    station_task = asyncio.create_task(station.run())
     try:
-        assert await _until(lambda: station.core.robot_map is not None)
-        if drive is not None:
-            station.core.attach()  # a browser is there: the station transmits
-            station.drive_command = drive
-            await asyncio.sleep(seconds)
-            station.drive_command = VelocityCommand(0.0, 0.0)
-            await asyncio.sleep(0.5)
+        async with robot_and_station(
+            server,
+            lambda address: OperatorStation(config, None, address, key=KEY, recorder=background),
+            opened=lambda station: station.core.robot_map,
+            what="the robot's map at the station",
+            timeout=30,
+        ) as station:
+            if drive is not None:
+                station.core.attach()  # a browser is there: the station transmits
+                station.drive_command = drive
+                await asyncio.sleep(seconds)  # driven for as long as asked
+                station.drive_command = VelocityCommand(0.0, 0.0)
+                await asyncio.sleep(0.5)  # and at rest for a moment
     finally:
-        for task in (station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(station_task, robot_task, return_exceptions=True)
         assert background.close().dropped == 0
     assert server.map is not None
     return station, server.map.chunks_sent
@@ -176,17 +164,16 @@ def test_a_thesis_station_records_the_world_it_was_given(tmp_path: Path) -> None
         server, _ = simulated_server(
             config, world, ServerOptions(listen="udp://127.0.0.1:0", wire="thesis")
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        assert server.local_address is not None
-        station = OperatorStation(
-            config, world, server.local_address, wire="thesis", recorder=background
-        )
-        station_task = asyncio.create_task(station.run())
-        assert await _until(lambda: station.telemetry is not None or station.core.position)
-        for task in (station_task, robot_task):
-            task.cancel()
-        await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        async with robot_and_station(
+            server,
+            lambda address: OperatorStation(
+                config, world, address, wire="thesis", recorder=background
+            ),
+            opened=lambda station: station.telemetry is not None or station.core.position,
+            what="the robot's telemetry at the station",
+            timeout=30,
+        ):
+            pass  # the station has heard the robot: enough to have recorded its own world
         background.close()
         assert server.map is None  # nothing to announce on this profile
 

@@ -19,6 +19,7 @@ from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, build_report, read_messages, topic_counts
 from freelook.robot import ServerOptions
+from loopback import robot_and_station
 
 
 async def _session(path: Path, *, robot_runtime_stamps: bool = False) -> tuple[int, int]:
@@ -43,19 +44,14 @@ async def _session(path: Path, *, robot_runtime_stamps: bool = False) -> tuple[i
             dataclasses.replace(m, stamp=now) if isinstance(m, Telemetry) else m
             for m in telemetry(now)
         ]
-    robot_task = asyncio.create_task(server.run())
-    await server.ready.wait()
-    assert server.local_address is not None
-    station = OperatorStation(config, world, server.local_address, key=key, recorder=background)
-    station_task = asyncio.create_task(station.run())
-    await asyncio.sleep(1.0)
-    station.drive_command = FreeLookCommand(0.2, 0.0, 0.1)
-    await asyncio.sleep(2.5)
-    station.tx_enabled = False
-    await asyncio.sleep(0.3)
-    for task in (station_task, robot_task):
-        task.cancel()
-    await asyncio.gather(station_task, robot_task, return_exceptions=True)
+    async with robot_and_station(
+        server,
+        lambda address: OperatorStation(config, world, address, key=key, recorder=background),
+    ) as station:
+        station.drive_command = FreeLookCommand(0.2, 0.0, 0.1)
+        await asyncio.sleep(2.5)  # a few seconds of driving to record
+        station.tx_enabled = False
+        await asyncio.sleep(0.3)  # the station silent for the last moments of the run
     stats = background.close()
     assert stats.dropped == 0
     return station.stats.received, server.stats.received

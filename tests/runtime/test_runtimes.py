@@ -76,7 +76,7 @@ def test_realtime_runtime_fires_the_same_jobs() -> None:
         other = RealtimeRuntime()
         other.add_periodic("slow", 10.0, lambda t: None, phase=10.0)
         task = asyncio.create_task(other.run())
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # run() idle, its next job 10 s away (nothing shows that state)
         other.stop()
         await asyncio.wait_for(task, 1.0)  # stops promptly though the next job is 10 s away
 

@@ -41,6 +41,7 @@ from freelook.hardware.arcos import (
 )
 from freelook.robot import ServerOptions
 from freelook.robot.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
@@ -55,14 +56,10 @@ def scenario(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(bounded())
 
 
-async def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> float:
-    """Seconds until ``condition`` held; fails naming ``what`` after ``timeout``."""
-    start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        await asyncio.sleep(0.002)
-    return time.monotonic() - start
+async def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    """Until ``condition()`` holds, polled every 2 ms (some bounds here are 50 ms); fails
+    naming ``what`` and the last value seen after ``timeout``."""
+    await wait_until_async(condition, timeout, what, every=0.002)
 
 
 def make_robot(url: str, **options: Any) -> ArcosRobot:
@@ -89,10 +86,11 @@ async def drive_and_check(robot: ArcosRobot, emulator: ArcosEmulator) -> None:
     vel, rvel = emulator.commands[before], emulator.commands[before + 1]
     assert (vel.command, vel.argument, rvel.command, rvel.argument) == (VEL, 400, RVEL, 30)
     assert vel.stamp - given < 0.05
-    await asyncio.sleep(0.25)
+    await asyncio.sleep(0.25)  # driven a quarter of a second
     hw.drive.command_wheels(0.0, 0.0)
     await wait_until(lambda: emulator.v == 0.0, 0.05, "the stop")
-    await asyncio.sleep(0.25)  # a SIP or two from the robot at rest
+    sips = robot.client.stats().sips
+    await wait_until(lambda: robot.client.stats().sips >= sips + 2, 1.0, "two SIPs at rest")
     odo = hw.odometer.latest() if hw.odometer else None
     assert odo is not None
     x, y, th = emulator.pose_m()
@@ -155,7 +153,7 @@ def test_bad_checksums_from_the_robot_are_dropped_and_counted_over_tcp() -> None
         await server.start()
         async with make_robot(f"arcos://127.0.0.1:{server.port}") as robot:
             keeper = asyncio.create_task(robot.run())
-            await asyncio.sleep(0.35)
+            await asyncio.sleep(0.35)  # longer than the 0.3 s link timeout: the link holds
             stats = robot.client.stats()
             assert stats.bad_checksums >= 1
             in_flight = emulator.sips_sent - (stats.sips + stats.bad_checksums)
@@ -207,7 +205,7 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         assert not robot.hardware.connection or not robot.hardware.connection.connected
         for v in (0.1, 0.2):  # given while the robot is away: only the newest may go out
             robot.hardware.drive.command_twist(v, 0.0, 0.0)
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # a while apart
         assert "retrying" in robot.status
         mark = len(emulator.commands)
         await server.start()
@@ -299,7 +297,7 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
         pty.muted = True
         await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
         assert re.search(r"no SIP from the robot for 0\.\d\d s \(limit 0\.30 s\)", robot.status)
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # the cable cut a while longer
         pty.muted = False  # still open from before: it streams SIPs until the client closes it
         await wait_until(lambda: robot.connected, 3.0, "reconnection")
         assert emulator.sessions_opened == 2
@@ -366,8 +364,8 @@ def test_the_robot_program_drives_the_emulated_robot_through_open_arcos_server()
         server, description = await open_arcos_server(load_robot("pioneer3dx"), url, options)
         assert description == f"connected to Emulated Pioneer p3dx-sh at 127.0.0.1:{tcp.port}"
         serving = asyncio.create_task(server.run())
-        await asyncio.sleep(0.3)  # the control cycle commands the drive every 20 ms
-        assert emulator.commands_named(VEL)
+        # the control cycle commands the drive every 20 ms
+        await wait_until(lambda: emulator.commands_named(VEL), 0.3, "VEL from the control cycle")
         connection = server.program.hardware.connection
         assert connection is not None
         assert connection.connected

@@ -33,21 +33,12 @@ from jaus_emulator import (
 
 from freelook.hardware.judp import ClientOptions, JausRobot, JausRobotError, Phase
 from freelook.judp import JausId
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
 ME = JausId(150, 1, 1)
 ME_T = (150, 1, 1)
-
-
-async def _until(what: str, check: Callable[[], bool], timeout: float = 2.0) -> float:
-    """Wait until ``check()`` holds; the time it took (raises naming ``what`` at the deadline)."""
-    start = time.monotonic()
-    while not check():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        await asyncio.sleep(0.005)
-    return time.monotonic() - start
 
 
 def _robot(emulator: JausEmulator, **options: float) -> JausRobot:
@@ -93,7 +84,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             # forward 0.4 m/s turning left (counter-clockwise) 0.3 rad/s: in JAUS's frame a
             # negative (anticlockwise) yaw rate
             hw.drive.command_twist(0.4, 0.0, 0.3)
-            await _until("the robot moving", lambda: emulator.v > 0.35, 0.5)
+            await wait_until_async(lambda: emulator.v > 0.35, 0.5, "the robot moving")
             assert emulator.v == pytest.approx(0.4, abs=0.01)
             assert emulator.yaw_rate == pytest.approx(-0.3, abs=0.01)
             assert emulator.codes_from(ME_T, code)
@@ -104,7 +95,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             assert emulator.controller == ME_T
             assert len(emulator.codes_from(ME_T, REQUEST)) >= 4  # well inside the 1 s timeout
             # the odometer follows the robot's local pose, turned into freelook's frame
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # a pose report or two after the last command
             sample = hw.odometer.latest()
             assert sample is not None
             assert emulator.x > 0.6
@@ -118,7 +109,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
         finally:
             await robot.close()
         # released on close: a stop, then ReleaseControl
-        await _until("released", lambda: emulator.controller is None, 0.5)
+        await wait_until_async(lambda: emulator.controller is None, 0.5, "released")
         assert emulator.codes_from(ME_T, RELEASE)
         assert emulator.v == 0.0
 
@@ -132,8 +123,10 @@ def test_a_command_not_renewed_becomes_a_stop() -> None:
         try:
             assert robot.hardware is not None
             robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
-            await _until("the robot moving", lambda: emulator.v > 0.45, 0.5)
-            taken = await _until("the stop", lambda: emulator.v == 0.0, 1.5)
+            await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
+            given = time.monotonic()
+            await wait_until_async(lambda: emulator.v == 0.0, 1.5, "the stop")
+            taken = time.monotonic() - given
             # the client's 0.5 s command timeout, not the robot's own watchdog: the client kept
             # talking (keep-alive, queries) and the last drive command it sent was a stop
             assert taken < 0.5 + 0.2
@@ -152,9 +145,9 @@ def test_control_taken_by_another_client_is_a_fault_and_nothing_is_commanded() -
         try:
             assert robot.hardware is not None
             robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
-            await _until("the robot moving", lambda: emulator.v > 0.45, 0.5)
+            await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
             emulator.revoke((7, 1, 1), authority=200)  # an operator unit takes it over
-            await _until("the fault", lambda: robot.client.phase == Phase.FAULT, 0.5)
+            await wait_until_async(lambda: robot.client.phase == Phase.FAULT, 0.5, "the fault")
             assert not robot.connected
             assert "RejectControl CONTROL_RELEASED" in robot.status
             assert "nothing is commanded" in robot.status
@@ -182,7 +175,7 @@ def test_a_robot_naming_another_controller_is_a_fault() -> None:
             # RejectControl and leaves renewals unanswered): ReportControl names the other
             emulator.answer_renewals = False
             emulator.controller, emulator.controller_authority = (7, 1, 1), 9
-            await _until("the fault", lambda: robot.client.phase == Phase.FAULT, 1.0)
+            await wait_until_async(lambda: robot.client.phase == Phase.FAULT, 1.0, "the fault")
             assert "controlled by 7.1.1 (authority 9)" in robot.client.problem
         finally:
             await robot.close()
@@ -233,7 +226,7 @@ def test_hostile_datagrams_are_dropped_and_counted_and_out_of_range_reports_refu
         await robot.connect()
         try:
             client = robot.client
-            await _until("a pose", lambda: client.odometry is not None)
+            await wait_until_async(lambda: client.odometry is not None, 2.0, "a pose")
             before = client.dropped.copy()
             good = judp(ME_T, emulator.me, CONFIRM, bytes([0]))
             emulator.send_raw(good[:9], ME_T)  # truncated header
@@ -248,9 +241,10 @@ def test_hostile_datagrams_are_dropped_and_counted_and_out_of_range_reports_refu
             # a good pose from a component of the robot that has no pose sensor
             body_ = struct.pack("<HIIH", 0b1000011, *k, 32767)
             emulator.send_raw(judp(ME_T, (42, 1, 9), 0x4403, body_), ME_T)
-            await _until(
-                "every datagram counted",
+            await wait_until_async(
                 lambda: sum(client.dropped.values()) - sum(before.values()) >= 7,
+                2.0,
+                "every datagram counted",
             )
             dropped = client.dropped - before
             assert dropped["malformed datagram"] == 3
@@ -275,13 +269,14 @@ def test_out_of_range_velocity_reports_are_refused() -> None:
         await robot.connect()
         try:
             client = robot.client
-            await _until("a velocity", lambda: client.velocity is not None)
+            await wait_until_async(lambda: client.velocity is not None, 2.0, "a velocity")
             emulator.reported_v = 300.0  # the robot's sensor reports nonsense
-            await _until(
-                "the refusal",
+            await wait_until_async(
                 lambda: (
                     client.dropped["ReportVelocityState out of range (faster than the robot)"] > 0
                 ),
+                2.0,
+                "the refusal",
             )
             assert client.velocity is not None
             assert client.velocity[0] < 1.0
@@ -301,9 +296,9 @@ def test_a_silent_link_flags_the_hardware_and_comes_back() -> None:
         try:
             assert robot.connected
             emulator.silent = True  # the radio drops out
-            await _until("disconnected", lambda: not robot.connected, 3.0)
+            await wait_until_async(lambda: not robot.connected, 3.0, "disconnected")
             emulator.silent = False
-            await _until("connected again", lambda: robot.connected, 1.0)
+            await wait_until_async(lambda: robot.connected, 1.0, "connected again")
             assert robot.client.phase == Phase.READY
         finally:
             await robot.close()
@@ -341,8 +336,8 @@ def test_an_arm_without_position_sensing_moves_in_timed_chunks() -> None:
             assert hw.arm.state().positions[0] == pytest.approx(emulator.joints[0], abs=0.02)
             # a stop ends a chunk at once
             hw.arm.command_velocities([0.0, 0.0, 0.0])
-            await _until("the arm stopped", lambda: abs(emulator.efforts[0]) < 0.01, 0.2)
-            await asyncio.sleep(0.05)
+            await wait_until_async(lambda: abs(emulator.efforts[0]) < 0.01, 0.2, "the arm stopped")
+            await asyncio.sleep(0.05)  # a few of the emulator's 10 ms steps after the stop
             assert hw.arm.state().positions[0] == pytest.approx(emulator.joints[0], abs=0.02)
         finally:
             await robot.close()
@@ -381,10 +376,10 @@ def test_an_arm_with_a_joint_position_sensor_is_jogged_and_read_back() -> None:
             assert emulator.efforts[1] == pytest.approx(-100 * 0.1 / math.radians(15), abs=0.1)
             assert emulator.joints[1] < -1.4 - 0.04
             # the positions are the sensor's (the emulator's truth), a query period behind
-            await _until(
-                "the sensor read back",
-                lambda: abs(hw.arm.state().positions[1] - emulator.joints[1]) < 0.01,  # type: ignore[union-attr]
+            await wait_until_async(
+                lambda: abs(hw.arm.state().positions[1] - emulator.joints[1]) < 0.01,
                 0.5,
+                "the sensor read back",
             )
         finally:
             await robot.close()

@@ -11,11 +11,14 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 
 import pytest
 from jaus_emulator import REQUEST, VELOCITY_COMMAND, JausEmulator, scale
 
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from loopback import serving
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
@@ -104,7 +107,8 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert emulator.v == pytest.approx(0.3, abs=0.01)
             assert emulator.yaw_rate == pytest.approx(-math.radians(10), abs=0.01)  # clockwise −
             # position packets follow its local pose (JAUS's y right, yaw clockwise)
-            await asyncio.sleep(0.2)
+            heard = len(positions)
+            await wait_until_async(lambda: len(positions) >= heard + 2, 2, "two more positions")
             last = positions[-1]
             assert emulator.x > 0.3
             assert last.x == pytest.approx(emulator.x, abs=0.05)  # a packet of travel behind
@@ -113,14 +117,15 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert math.remainder(last.theta + emulator.yaw, math.tau) == pytest.approx(
                 0.0, abs=0.03
             )
-            # the link goes quiet: the program stops the robot within 1 s
-            quiet = time.monotonic()
-            while emulator.v != 0.0:
-                assert time.monotonic() - quiet < 1.0, "no stop within 1 s of the link going quiet"
-                await asyncio.sleep(0.005)
+            # the link goes quiet after the last command: the program stops the robot within 1 s
+            quiet = step
+            await wait_until_async(
+                lambda: emulator.v == 0.0, 2.0, "the stop after the link went quiet"
+            )
+            assert time.monotonic() - quiet < 1.0
             # stopped by the program's own stop command, not by the robot's watchdog: control
             # is still held and renewed, and the last velocity command is a stop
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # a while on, the program still renewing what it holds
             assert emulator.controller == FREELOOK_ID
             last_command = emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)[-1]
             assert asyncio.get_running_loop().time() - last_command.stamp < 0.25  # renewed
@@ -136,9 +141,7 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             async with asyncio.timeout(10):
                 await process.wait()
         # released on exit
-        async with asyncio.timeout(2):
-            while emulator.controller is not None:
-                await asyncio.sleep(0.01)
+        await wait_until_async(lambda: emulator.controller is None, 2, "control released")
         await emulator.stop()
 
     asyncio.run(run())
@@ -160,32 +163,39 @@ def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_nothing_is_comman
         await emulator.start()
         options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
         server, _ = await open_judp_server(config, f"judp://127.0.0.1:{emulator.port}", options)
-        serving = asyncio.create_task(server.run())
         core = server.program.core
-        try:
-            async with asyncio.timeout(30):
-                await server.ready.wait()
-            async with asyncio.timeout(3):  # the program drives the robot
-                while emulator.v < 0.25:
-                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
-                    await asyncio.sleep(0.02)
-            assert not core.last_output.flags & SafetyFlags.HARDWARE
-            emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
-            async with asyncio.timeout(1):
-                while not core.last_output.flags & SafetyFlags.HARDWARE:
-                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
-                    await asyncio.sleep(0.02)
-            assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
-            assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
-            heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
-            for _ in range(10):  # the operator keeps pushing: nothing reaches the robot
+
+        def pushing(until: Callable[[], object]) -> Callable[[], object]:
+            """The operator's command given on every poll, as a station repeats it."""
+
+            def step() -> object:
                 core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
-                await asyncio.sleep(0.02)
-            assert len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)) == heard
-            assert emulator.controller == (7, 1, 1)
+                return until()
+
+            return step
+
+        try:
+            async with serving(server, timeout=30):
+                await wait_until_async(
+                    pushing(lambda: emulator.v >= 0.25), 3, "the program driving it", every=0.02
+                )
+                assert not core.last_output.flags & SafetyFlags.HARDWARE
+                emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
+                await wait_until_async(
+                    pushing(lambda: core.last_output.flags & SafetyFlags.HARDWARE),
+                    1,
+                    "the hardware fault flagged",
+                    every=0.02,
+                )
+                assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
+                assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
+                heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
+                for _ in range(10):  # the operator keeps pushing: nothing reaches the robot
+                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
+                    await asyncio.sleep(0.02)
+                assert len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)) == heard
+                assert emulator.controller == (7, 1, 1)
         finally:
-            serving.cancel()
-            await asyncio.gather(serving, return_exceptions=True)
             await emulator.stop()
 
     asyncio.run(run())
