@@ -182,25 +182,9 @@ def test_an_encoder_interval_that_does_not_match_the_gyros_is_not_used() -> None
     assert kf.update_encoder_rate(0.1, 0.02)
 
 
-def _blas_fuses_its_products() -> bool:
-    """Whether numpy's 3 × 3 products here fuse each product into the running sum (OpenBLAS
-    on a CPU with FMA): 1·(−1) + a·b with a·b = 1 − 2⁻⁶⁰ is −2⁻⁶⁰ fused, 0 rounded first."""
-    a = np.eye(3)
-    a[0, 1] = 1.0 + 2.0**-30
-    b = np.eye(3)
-    b[0, 0], b[1, 0] = -1.0, 1.0 - 2.0**-30
-    return bool((a @ b)[0, 0] != 0.0)
-
-
-#: the compiled prediction is the fused form on every machine; numpy's is where BLAS fuses
-_NUMPY_FUSES = pytest.mark.skipif(
-    not _blas_fuses_its_products(), reason="this BLAS rounds each product before summing"
-)
-
-
 class _PlainFilter(HeadingKalmanFilter):
-    """The filter's steps in their plain form (a fresh F each step, element reads, np.outer),
-    which the filter's own steps must match to the bit."""
+    """The filter's steps in their plain form, in numpy (a fresh F each step, np.outer): the
+    reference the compiled steps are held to, within rounding."""
 
     @property
     def rate(self) -> float:
@@ -244,6 +228,12 @@ class _PlainFilter(HeadingKalmanFilter):
         self._apply(H, PH, s, variance, innovation)
         return True
 
+    def correct_heading(self, measured: float, variance: float) -> None:
+        H = np.array([1.0, 0.0, 0.0])
+        PH = self.P @ H
+        s = float(PH[0]) + variance
+        self._apply(H, PH, s, variance, wrap_angle(measured - float(self.x[0])))
+
     def _apply(
         self,
         H: npt.NDArray[np.float64],
@@ -260,10 +250,13 @@ class _PlainFilter(HeadingKalmanFilter):
         self.P = 0.5 * (P + P.T)
 
 
-@_NUMPY_FUSES
+#: the compiled steps and numpy's sum their products in other orders (numpy's may fuse them)
+_ROUNDING = {"rtol": 1e-9, "atol": 1e-12}
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.floats(-math.pi, math.pi))
-def test_the_filters_steps_match_their_plain_form_to_the_bit(seed: int, heading: float) -> None:
+def test_the_filters_steps_match_their_plain_form(seed: int, heading: float) -> None:
     rng = np.random.default_rng(seed)
     window = float(rng.choice([0.0, 0.06, 0.2]))
     fast, plain = HeadingKalmanFilter(heading, window=window), _PlainFilter(heading, window=window)
@@ -281,60 +274,41 @@ def test_the_filters_steps_match_their_plain_form_to_the_bit(seed: int, heading:
             measured, variance = float(rng.uniform(-4.0, 4.0)), float(rng.uniform(1e-6, 0.1))
             fast.correct_heading(measured, variance)
             plain.correct_heading(measured, variance)
-        assert fast.x.tobytes() == plain.x.tobytes()
-        assert fast.P.tobytes() == plain.P.tobytes()
-        assert fast.rate.hex() == plain.rate.hex()
+        # a heading near ±π may wrap on one side and not the other
+        assert abs(wrap_angle(fast.heading - plain.heading)) < 1e-9
+        np.testing.assert_allclose(fast.x[1:], plain.x[1:], **_ROUNDING)
+        np.testing.assert_allclose(fast.P, plain.P, **_ROUNDING)
+        assert fast.rate == pytest.approx(plain.rate, rel=1e-9, abs=1e-12)
 
 
-_ENTRIES = st.sampled_from([0.0, -0.0, 1e-300, -1e-300, 1e-160, 3.5, -2.25, 1e300, -1e300])
-
-
-@_NUMPY_FUSES
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.one_of(_ENTRIES, st.floats(-1e3, 1e3)), min_size=9, max_size=9),
-    st.floats(-10.0, 10.0),
-    st.floats(-0.5, 0.5),
-    st.floats(1e-4, 0.5),
-)
-def test_the_compiled_prediction_is_numpys_products_to_the_bit_at_the_edges(
-    entries: list[float], rate: float, scale: float, dt: float
-) -> None:
-    """Signed zeros, underflow and overflow included: the prediction's products are
-    OpenBLAS's (each sum fused, added to zero), not a plain sum."""
-    fast, plain = HeadingKalmanFilter(0.3), _PlainFilter(0.3)
-    for kf in (fast, plain):
-        kf.P = np.array(entries).reshape(3, 3)
-        kf.x = np.array([0.3, 0.01, scale])
-    with np.errstate(all="ignore"):
-        fast.predict(rate, dt)
-        plain.predict(rate, dt)
-    assert fast.x.tobytes() == plain.x.tobytes()
-    assert fast.P.tobytes() == plain.P.tobytes()
-
-
-@_NUMPY_FUSES
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.one_of(_ENTRIES, st.floats(-1e3, 1e3)), min_size=9, max_size=9),
-    st.one_of(_ENTRIES, st.floats(-3.0, 3.0)),
-    st.one_of(_ENTRIES, st.floats(-3.0, 3.0)),
+    st.lists(st.floats(-1e3, 1e3), min_size=6, max_size=6),
+    st.floats(-3.0, 3.0),
+    st.floats(-3.0, 3.0),
     st.floats(-0.5, 0.5),
     st.floats(0.01, 0.5),
 )
-def test_the_compiled_window_update_is_numpys_to_the_bit_at_the_edges(
+def test_a_window_update_matches_its_plain_form_for_any_covariance(
     entries: list[float], gyro: float, tracks: float, scale: float, window: float
 ) -> None:
-    """Signed zeros, underflow and overflow included: P·H and H·(P·H) are OpenBLAS's gemv
-    and dot (each sum fused, added to zero), A·P·Aᵀ its 3 × 3 products."""
+    """A covariance L·Lᵀ of any lower-triangular L: the compiled products within rounding of
+    numpy's (relative to the size of the covariance's entries)."""
+    lower = np.zeros((3, 3))
+    lower[np.tril_indices(3)] = entries
+    covariance = lower @ lower.T
     fast, plain = HeadingKalmanFilter(0.3), _PlainFilter(0.3)
     for kf in (fast, plain):
-        kf.P = np.array(entries).reshape(3, 3)
+        kf.P = covariance.copy()
         kf.x = np.array([0.3, 0.01, scale])
         kf._window_gyro, kf._window_tracks = gyro * window, tracks * window
         kf._window_slip, kf._window_time = 1e-6, window
-    with np.errstate(all="ignore"):
-        assert fast._update_window() == plain._update_window()
-    assert fast.x.tobytes() == plain.x.tobytes()
-    assert fast.P.tobytes() == plain.P.tobytes()
+    before = fast.P.copy()
+    accepted = fast._update_window()
+    assert accepted == plain._update_window()
+    size = 1.0 + float(np.abs(covariance).max())
+    np.testing.assert_allclose(fast.P, plain.P, rtol=1e-9, atol=1e-9 * size)
+    np.testing.assert_allclose(fast.x[1:], plain.x[1:], rtol=1e-9, atol=1e-9 * size)
+    assert abs(wrap_angle(fast.heading - plain.heading)) < 1e-9 * size
     assert fast.refused == plain.refused
+    assert accepted or np.array_equal(fast.P, before)

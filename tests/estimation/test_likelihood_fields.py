@@ -1,5 +1,5 @@
 """Localization's likelihood fields, built a band of rows at a time (the coarse one only when a
-search first needs it), equal the whole-grid computation bit for bit."""
+search first needs it), equal a whole-grid computation with scipy (within float32's rounding)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from scipy.ndimage import distance_transform_edt, map_coordinates
 
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization
-from freelook.estimation._mcl import FIELD_UPSAMPLE, SEARCH_SIGMA
+from freelook.estimation._field import FIELD_UPSAMPLE, SEARCH_SIGMA, LikelihoodField
 from freelook.maps import load_world
+
+#: a few float32 roundings of log-likelihoods between about −8 and 2
+_FLOAT32 = {"rtol": 1e-6, "atol": 1e-6}
 
 
 @pytest.mark.parametrize("name", ["lab", "square"])
@@ -28,7 +31,7 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
         distance_transform_edt(~grid) * world.resolution - half,
     )
     rows, cols = grid.shape
-    z_hit, z_rand = mcl._z_hit, mcl._z_rand
+    z_hit, z_rand = mcl.field.z_hit, mcl.field.z_rand
 
     def field(sigma: float, up: int) -> npt.NDArray[np.float32]:
         r = (np.arange(rows * up) + 0.5) / up - 0.5
@@ -40,34 +43,34 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
         ).astype(np.float32)
         return table
 
-    assert mcl._coarse is None  # not built until a search needs it
-    np.testing.assert_array_equal(mcl._table, field(0.05, FIELD_UPSAMPLE))
+    assert not mcl.field.coarse_built  # not built until a search needs it
+    np.testing.assert_allclose(mcl.field.sharp, field(0.05, FIELD_UPSAMPLE), **_FLOAT32)
     # the blurred field on the map's own grid: its cell centres' distances, no interpolation
     coarse = field(SEARCH_SIGMA, 1)
     np.testing.assert_array_equal(
         coarse,
         np.log(z_hit * np.exp(-(distance**2) / (2 * SEARCH_SIGMA**2)) + z_rand).astype(np.float32),
     )
-    np.testing.assert_array_equal(mcl._coarse_table, coarse)
-    assert mcl._coarse is not None
+    np.testing.assert_allclose(mcl.field.coarse, coarse, **_FLOAT32)
+    assert mcl.field.coarse_built
 
 
 def test_filters_on_one_map_share_its_tables_and_other_maps_get_their_own() -> None:
-    from freelook.estimation import _mcl
-
     config = load_robot("pioneer3dx")
     lab, square = load_world("lab"), load_world("square")
-    _mcl._TABLES.clear()
+    LikelihoodField.forget_tables()
     first = MonteCarloLocalization.for_robot(lab, config, seed=1)
-    built = first._table.copy()
+    built = first.field.sharp.copy()
     second = MonteCarloLocalization.for_robot(load_world("lab"), config, seed=2)
-    assert second._table is first._table  # built once for the map, however often it is loaded
-    assert second._coarse_table is first._coarse_table
-    assert second._coarse_table is not second._table
+    assert (
+        second.field.sharp is first.field.sharp
+    )  # built once for the map, however often it is loaded
+    assert second.field.coarse is first.field.coarse
+    assert second.field.coarse is not second.field.sharp
     other = MonteCarloLocalization.for_robot(square, config, seed=1)
-    assert other._table.shape != first._table.shape
-    _mcl._TABLES.clear()
-    assert np.array_equal(MonteCarloLocalization.for_robot(lab, config, seed=3)._table, built)
+    assert other.field.sharp.shape != first.field.sharp.shape
+    LikelihoodField.forget_tables()
+    assert np.array_equal(MonteCarloLocalization.for_robot(lab, config, seed=3).field.sharp, built)
 
 
 def test_a_map_differing_in_one_cell_gets_its_own_table() -> None:
@@ -79,7 +82,7 @@ def test_a_map_differing_in_one_cell_gets_its_own_table() -> None:
     rows, cols = occupancy.shape
     occupancy[rows // 2, cols // 2] = not occupancy[rows // 2, cols // 2]
     changed = replace(lab, occupancy=occupancy, _obstacles=None)
-    table = MonteCarloLocalization.for_robot(lab, config, seed=1)._table
-    other = MonteCarloLocalization.for_robot(changed, config, seed=1)._table
+    table = MonteCarloLocalization.for_robot(lab, config, seed=1).field.sharp
+    other = MonteCarloLocalization.for_robot(changed, config, seed=1).field.sharp
     assert other is not table
     assert not np.array_equal(other, table)

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization, SearchPhase
-from freelook.estimation._mcl import SCREEN_KEEP, SEARCH_CANDIDATES, SEARCH_STILL_UPDATES
+from freelook.estimation._search import SCREEN_KEEP, SEARCH_CANDIDATES, SEARCH_STILL_UPDATES
 from freelook.geometry import wrap_angle
 from freelook.maps import World, load_world
 from freelook.sim import Simulator
@@ -171,7 +171,7 @@ def test_a_search_scores_in_full_only_the_candidates_a_few_beams_find_plausible(
     kept, scores = mcl._screened(candidates, bx, by)
     assert len(kept) == int(SCREEN_KEEP * len(candidates))
     assert np.all(np.diff(kept) > 0)  # in the order they were drawn, each once
-    full = mcl._score(candidates, bx, by, mcl._coarse_table)
+    full = mcl.field.score(candidates, bx, by, mcl.field.coarse)
     assert np.allclose(scores, full[kept], rtol=1e-12, atol=1e-9)  # kept ones on all beams
     assert set(range(5)) <= set(kept.tolist())  # the poses at the robot
     dropped = np.setdiff1d(np.arange(len(candidates)), kept)

@@ -42,8 +42,8 @@ def test_a_first_start_compiles_in_a_child_once_and_later_starts_go_straight_on(
     split = numba.config.NUMBA_NUM_THREADS >= 2  # one core: a search is never split
     for name in (
         "_render.render_frame",
-        "_mcl._log_weights_ordered_split" if split else "_mcl._log_weights_ordered",
-        "_mcl._log_weights",
+        "_kernels.log_weights_split" if split else "_kernels.log_weights",
+        "_kernels.log_weights",
         "_kernels.memory_cycle",
         "_heading._predict",
     ):

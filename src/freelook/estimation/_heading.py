@@ -25,46 +25,26 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
-from typing import Any, cast
 
 import numba
 import numpy as np
 import numpy.typing as npt
-from numba import types
-from numba.extending import intrinsic
 
 from freelook.config import GyroConfig, RobotConfig
 from freelook.geometry import wrap_angle, wrap_angle_compiled
 
 __all__ = ["HeadingKalmanFilter"]
 
-_I3 = np.eye(3)
-
-
-def _fma_typed(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
-    signature = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.fma(*args)
-
-    return signature, codegen
-
-
-#: a·b + c rounded once (a fused multiply-add, as OpenBLAS's products use); compiled code only
-_fma = cast(Callable[[float, float, float], float], intrinsic(_fma_typed))
-
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _dot3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> float:
-    """a·b of two 3-vectors as OpenBLAS's small products sum it: in order, every product after
-    the first fused into the running sum, then added to zero (so a −0 comes out +0)."""
-    return _fma(a2, b2, _fma(a1, b1, a0 * b0)) + 0.0
+    """a·b of two 3-vectors."""
+    return a0 * b0 + a1 * b1 + a2 * b2
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _product(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """The 3 × 3 product a·b as numpy's ``a @ b`` gives it (:func:`_dot3` per entry)."""
+    """The 3 × 3 product a·b."""
     out = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
@@ -76,7 +56,7 @@ def _product(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDAr
 def _product_transposed(
     a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
 ) -> None:
-    """``out`` = a·bᵀ (3 × 3) as numpy's ``a @ b.T`` gives it (:func:`_dot3` per entry)."""
+    """``out`` = a·bᵀ (3 × 3)."""
     for i in range(3):
         for j in range(3):
             out[i, j] = _dot3(a[i, 0], a[i, 1], a[i, 2], b[j, 0], b[j, 1], b[j, 2])
@@ -90,12 +70,9 @@ def _predict(
     dt: float,
     noise: tuple[float, float, float],
 ) -> None:
-    """One gyro sample integrated into ``x`` and ``P`` (in place); ``noise``: the random walks
-    of heading, bias and scale (per √s).
-
-    ``F P Fᵀ`` as numpy's matrix products give it (:func:`_dot3`); a test holds the two equal
-    to the bit, signed zeros, underflow and infinities included.
-    """
+    """One gyro sample integrated into ``x`` and ``P`` (in place): P ← F P Fᵀ + Q·dt with
+    F = [[1, −dt·gain, −rate·dt·gain], [0, 1, 0], [0, 0, 1]]; ``noise``: the random walks of
+    heading, bias and scale (per √s)."""
     theta, bias, scale = x[0], x[1], x[2]
     gain = 1.0 / (1.0 + scale)
     rate = (gyro_rate - bias) * gain
@@ -110,29 +87,21 @@ def _predict(
 
 
 @numba.njit(cache=True, nogil=True)
-def _window_update(
+def _kalman_update(
     x: npt.NDArray[np.float64],
     P: npt.NDArray[np.float64],
-    gyro: float,
-    tracks: float,
+    h: tuple[float, float, float],
     variance: float,
+    innovation: float,
     gate_squared: float,
 ) -> bool:
-    """A window's Kalman update of ``x`` and ``P`` (in place) with H = (0, 1, ``tracks``): the
-    gyro's mean rate ``gyro`` against (1 + s)·tracks + b; False (nothing changed) when the
-    innovation lies beyond the gate.
-
-    As :meth:`HeadingKalmanFilter._apply` gives it in numpy, Joseph form: P·H, H·(P·H) and
-    A·P·Aᵀ as OpenBLAS sums them (:func:`_dot3`), the rest element by element in numpy's order.
-    """
-    bias, scale = x[1], x[2]
-    gyro_scale = 1.0 + scale
-    h = (0.0, 1.0, tracks)
+    """A Kalman update of ``x`` and ``P`` (in place) by a measurement with row ``h``, its
+    ``variance`` and ``innovation``, in Joseph form (keeps P symmetric and positive); False
+    (nothing changed) when the innovation lies beyond the gate."""
     PH = np.empty(3)
     for i in range(3):
         PH[i] = _dot3(P[i, 0], P[i, 1], P[i, 2], h[0], h[1], h[2])
     s = _dot3(h[0], h[1], h[2], PH[0], PH[1], PH[2]) + variance
-    innovation = gyro - bias - gyro_scale * tracks
     if innovation * innovation > gate_squared * s:
         return False
     K = np.empty(3)
@@ -156,12 +125,28 @@ def _window_update(
     return True
 
 
+@numba.njit(cache=True, nogil=True)
+def _window_update(
+    x: npt.NDArray[np.float64],
+    P: npt.NDArray[np.float64],
+    gyro: float,
+    tracks: float,
+    variance: float,
+    gate_squared: float,
+) -> bool:
+    """A window's update with H = (0, 1, ``tracks``): the gyro's mean rate ``gyro`` against
+    (1 + s)·tracks + b (:func:`_kalman_update`)."""
+    innovation = gyro - x[1] - (1.0 + x[2]) * tracks
+    return _kalman_update(x, P, (0.0, 1.0, tracks), variance, innovation, gate_squared)
+
+
 @functools.cache
 def _compile_kernels() -> None:
     """Compile (or load from numba's cache) the prediction and the window's update when the
     first filter is built, not in a running robot's first control cycle."""
     _predict(np.zeros(3), np.eye(3), 0.0, 0.01, (0.0, 0.0, 0.0))
     _window_update(np.zeros(3), np.eye(3), 0.0, 0.0, 1.0, 25.0)
+    _kalman_update(np.zeros(3), np.eye(3), (1.0, 0.0, 0.0), 1.0, 0.0, math.inf)
 
 
 class HeadingKalmanFilter:
@@ -259,8 +244,6 @@ class HeadingKalmanFilter:
         self._last_gyro = gyro_rate
         self._standing = False
         self._pending = (gyro_rate, dt)
-        # F = [[1, −dt·gain, −rate·dt·gain], [0, 1, 0], [0, 0, 1]], P ← F P Fᵀ + Q·dt: compiled,
-        # a control cycle's one call instead of a dozen numpy operations
         noise = (float(self.gyro_noise), float(self.bias_walk), float(self.scale_walk))
         _predict(self.x, self.P, float(gyro_rate), float(dt), noise)
 
@@ -312,7 +295,6 @@ class HeadingKalmanFilter:
             + self.gyro_noise**2 / T
         )
         self._clear_window()
-        # compiled: a dozen numpy operations on 3 × 3 arrays were 28 µs a window
         if not _window_update(self.x, self.P, gyro, tracks, variance, float(self.gate**2)):
             self.refused += 1
             return False
@@ -335,28 +317,5 @@ class HeadingKalmanFilter:
 
     def correct_heading(self, measured: float, variance: float) -> None:
         """An absolute heading measurement (e.g. from localization)."""
-        H = np.array([1.0, 0.0, 0.0])
-        PH = self.P @ H
-        s = float(PH[0]) + variance
-        self._apply(H, PH, s, variance, wrap_angle(measured - float(self.x[0])))
-
-    def _apply(
-        self,
-        H: npt.NDArray[np.float64],
-        PH: npt.NDArray[np.float64],
-        s: float,
-        variance: float,
-        innovation: float,
-    ) -> None:
-        """Kalman update in Joseph form (keeps P symmetric and positive).
-
-        The outer products are broadcast products (np.outer's own, without its reshaping).
-        """
-        K = PH / s
-        x = self.x + K * innovation
-        x[0] = wrap_angle(float(x[0]))
-        self.x = x
-        column = K[:, np.newaxis]
-        A = _I3 - column * H
-        P = A @ self.P @ A.T + variance * (column * K)
-        self.P = 0.5 * (P + P.T)
+        innovation = wrap_angle(measured - float(self.x[0]))
+        _kalman_update(self.x, self.P, (1.0, 0.0, 0.0), float(variance), innovation, math.inf)
