@@ -21,7 +21,7 @@ from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
 from freelook.safety import _memory as memory_module
-from freelook.safety._kernels import approach_hit, nearest_squared
+from freelook.safety._kernels import MemoryStatus, approach_hit, nearest_squared
 from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
 
 ROBOT = load_robot("pioneer3dx")
@@ -414,11 +414,12 @@ class _Statuses:
 
     def __init__(self, kernel: Callable[..., tuple[object, ...]]) -> None:
         self.kernel = kernel
-        self.seen: Counter[int] = Counter()
+        self.seen: Counter[MemoryStatus] = Counter()
 
     def __call__(self, *args: object) -> tuple[object, ...]:
         out = self.kernel(*args)
-        self.seen[int(out[0])] += 1  # type: ignore[call-overload]
+        assert isinstance(out[0], MemoryStatus)
+        self.seen[out[0]] += 1
         return out
 
 
@@ -505,9 +506,9 @@ def test_the_memory_s_cycle_is_its_steps_to_the_bit(monkeypatch: pytest.MonkeyPa
             assert got.tobytes() == want.tobytes(), (trial, step)
             assert _state(compiled) == _state(reference), (trial, step)
     # every way through was taken: done, a clearing in doubt, the sweep's ends in doubt
-    assert statuses.seen[0] > 100
-    assert statuses.seen[1] > 10
-    assert statuses.seen[3] > 10
+    assert statuses.seen[MemoryStatus.DONE] > 100
+    assert statuses.seen[MemoryStatus.IN_DOUBT] > 10
+    assert statuses.seen[MemoryStatus.NEAR_SWEEP_ENDS] > 10
 
 
 def test_the_memory_s_cycle_leaves_cells_beyond_the_codes_range_to_numpy() -> None:

@@ -19,12 +19,21 @@ worked out as the numpy form does.
 from __future__ import annotations
 
 import math
+from enum import IntEnum
+from typing import NamedTuple
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "Cones",
+    "Fresh",
+    "MemorySettings",
+    "MemoryStatus",
+    "Odometry",
+    "Remembered",
+    "Sweep",
     "approach_hit",
     "approach_hits",
     "beyond_beams",
@@ -570,116 +579,132 @@ def _compact(
     return out_xy, out_stamp, out_laser, out_local
 
 
+class MemoryStatus(IntEnum):
+    """How :func:`memory_cycle` ended."""
+
+    DONE = 0  #: the memory updated; the points are those outside the sweep's view
+    IN_DOUBT = 1  #: a point's clearing is in doubt: nothing was done, take the steps one by one
+    CELLS_TOO_LARGE = 2  #: the memory cleared, but the fresh readings' cells are too large
+    NEAR_SWEEP_ENDS = 3  #: done, but a point lies too near the sweep's ends to tell if outside
+
+
+class Remembered(NamedTuple):
+    """The obstacle memory's points: odometry-frame positions, stamps, from the laser?"""
+
+    xy: _Array
+    stamp: _Array
+    laser: _Mask
+
+
+class Odometry(NamedTuple):
+    """The robot's odometry pose at ``now``: position and heading (cosine, sine)."""
+
+    x: float
+    y: float
+    c: float
+    s: float
+    now: float
+
+
+class Sweep(NamedTuple):
+    """A laser's sweep in the robot frame: origin, first bearing, step, last bearing, ranges
+    (empty: no laser)."""
+
+    x: float
+    y: float
+    first: float
+    step: float
+    last: float
+    ranges: _Array
+
+
+class Cones(NamedTuple):
+    """Sonar transducers in the robot frame: origins, bearings and readings (empty: none)."""
+
+    x: _Array
+    y: _Array
+    bearing: _Array
+    reach: _Array
+
+
+class MemorySettings(NamedTuple):
+    """How the memory clears (sensor ``tolerance``, sonar ``half_cone``), how long
+    (``seconds``) and how far (``reach``) it remembers, and its grid's ``cell``."""
+
+    tolerance: float
+    half_cone: float
+    seconds: float
+    reach: float
+    cell: float
+
+
+class Fresh(NamedTuple):
+    """This moment's readings in the robot frame, the first ``laser_count`` the laser's; taken
+    in only when ``due``."""
+
+    points: _Array
+    laser_count: int
+    due: bool
+
+
 @numba.njit(cache=True, nogil=True)
-def memory_cycle(
-    xy: _Array,
-    stamp: _Array,
-    laser: _Mask,
-    x: float,
-    y: float,
-    c: float,
-    s: float,
-    now: float,
-    sweep: _Array,
-    ranges: _Array,
-    sonar_x: _Array,
-    sonar_y: _Array,
-    sonar_bearings: _Array,
-    sonar_ranges: _Array,
-    tolerance: float,
-    half_cone: float,
-    seconds: float,
-    reach: float,
-    cell: float,
-    fresh: _Array,
-    laser_count: int,
-    due: bool,
-) -> tuple[int, _Array, _Array, _Mask, _Array, _Array, float]:
-    """The obstacle memory's control cycle, as its steps make it one by one: the remembered
-    laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
-    its reading; the ``fresh`` readings taken in when ``due`` (:func:`remember`); the old
-    forgotten; the rest in the robot frame, and those outside the sweep's view.
-
-    The odometry is (x, y) with heading cos ``c``, sin ``s``, at ``now``; ``sweep`` = the
-    laser's origin (x, y), first bearing, step, last bearing (``ranges`` empty: no laser); an
-    empty ``sonar_x``: no sonar.
-
-    Returns (status, xy, stamp, laser, local, points, oldest stamp). Status 0: done; ``points``
-    are those outside the sweep's view. Status 3: the same, but a point lies too near the
-    sweep's ends to tell (the caller's arctangents decide which are outside). Status 1: a
-    point's clearing is in doubt, and nothing was done (the caller takes the steps one by
-    one). Status 2: the arrays are the memory cleared, but the fresh readings' cells are too
-    large for :func:`remember` (the caller takes them in with numpy).
-    """
-    n = xy.shape[0]
-    local = np.empty((n, 2))
-    to_frame(xy, x, y, c, s, local)
+def _cleared(
+    local: _Array, laser: _Mask, sweep: Sweep, cones: Cones, settings: MemorySettings
+) -> tuple[bool, _Mask]:
+    """Which points stay: not laser points the sweep passes beyond, nor points inside a sonar
+    cone nearer than its reading. (False, …) when a point's clearing is in doubt."""
+    n = local.shape[0]
     keep = np.ones(n, dtype=np.bool_)
-    hit = np.empty(n, dtype=np.bool_)
-    unsure = np.empty(n, dtype=np.bool_)
+    ranges = sweep.ranges
     if ranges.shape[0] > 0:  # the laser's points it passes beyond (the sonar's stay)
-        edges = _beams_wedge(sweep[2], sweep[3], ranges.shape[0])
+        edges = _beams_wedge(sweep.first, sweep.step, ranges.shape[0])
         for i in range(n):
             if laser[i]:
-                passed, unsure_here = _beyond_beam(
-                    local[i, 0] - sweep[0],
-                    local[i, 1] - sweep[1],
+                passed, unsure = _beyond_beam(
+                    local[i, 0] - sweep.x,
+                    local[i, 1] - sweep.y,
                     edges,
-                    sweep[2],
-                    sweep[3],
+                    sweep.first,
+                    sweep.step,
                     ranges,
-                    tolerance,
+                    settings.tolerance,
                 )
-                if unsure_here:
-                    return 1, xy, stamp, laser, local, local, 0.0
+                if unsure:
+                    return False, keep
                 keep[i] = not passed
-    if sonar_x.shape[0] > 0 and n > 0:
+    if cones.x.shape[0] > 0 and n > 0:
+        hit = np.empty(n, dtype=np.bool_)
+        unsure_at = np.empty(n, dtype=np.bool_)
         in_cones(
-            local, sonar_x, sonar_y, sonar_bearings, sonar_ranges, half_cone, tolerance, hit, unsure
+            local,
+            cones.x,
+            cones.y,
+            cones.bearing,
+            cones.reach,
+            settings.half_cone,
+            settings.tolerance,
+            hit,
+            unsure_at,
         )
         for i in range(n):
             if keep[i]:
-                if unsure[i]:
-                    return 1, xy, stamp, laser, local, local, 0.0
+                if unsure_at[i]:
+                    return False, keep
                 keep[i] = not hit[i]
-    xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
-    if due:
-        m = fresh.shape[0] + xy.shape[0]
-        out_xy, out_stamp, out_laser = np.empty((m, 2)), np.empty(m), np.empty(m, dtype=np.bool_)
-        pose = np.array((x, y, c, s, now))
-        kept = remember(
-            fresh,
-            laser_count,
-            xy,
-            stamp,
-            laser,
-            pose,
-            now - seconds,
-            reach,
-            cell,
-            out_xy,
-            out_stamp,
-            out_laser,
-        )
-        if kept < 0:
-            return 2, xy, stamp, laser, local, local, 0.0
-        xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
-        local = np.empty((kept, 2))
-        to_frame(xy, x, y, c, s, local)
-    young = np.empty(xy.shape[0], dtype=np.bool_)
-    oldest = math.inf
-    for i in range(xy.shape[0]):
-        young[i] = stamp[i] > now - seconds
-        if young[i] and stamp[i] < oldest:
-            oldest = stamp[i]
-    xy, stamp, laser, local = _compact(young, xy, stamp, laser, local)
-    m = xy.shape[0]
+    return True, keep
+
+
+@numba.njit(cache=True, nogil=True)
+def _outside_view(local: _Array, sweep: Sweep) -> tuple[bool, _Array]:
+    """The points outside the sweep's view (all of them without a laser); (False, …) when one
+    lies too near the sweep's ends to tell."""
+    m = local.shape[0]
     outside = np.ones(m, dtype=np.bool_)
     doubt = np.zeros(m, dtype=np.bool_)
-    if ranges.shape[0] > 0 and outside_sweep(
-        local, sweep[0], sweep[1], sweep[2], sweep[4], outside, doubt
+    if sweep.ranges.shape[0] > 0 and outside_sweep(
+        local, sweep.x, sweep.y, sweep.first, sweep.last, outside, doubt
     ):
-        return 3, xy, stamp, laser, local, local, oldest
+        return False, local
     count = 0
     for i in range(m):
         count += outside[i]
@@ -690,7 +715,68 @@ def memory_cycle(
             points[k, 0] = local[i, 0]
             points[k, 1] = local[i, 1]
             k += 1
-    return 0, xy, stamp, laser, local, points, oldest
+    return True, points
+
+
+@numba.njit(cache=True, nogil=True)
+def memory_cycle(
+    memory: Remembered,
+    odometry: Odometry,
+    sweep: Sweep,
+    cones: Cones,
+    settings: MemorySettings,
+    fresh: Fresh,
+) -> tuple[MemoryStatus, Remembered, _Array, _Array, float]:
+    """The obstacle memory's control cycle, as its steps make it one by one: the remembered
+    laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
+    its reading; the ``fresh`` readings taken in when due (:func:`remember`); the old
+    forgotten; the rest in the robot frame, and those outside the sweep's view.
+
+    Returns (status, the memory, its points in the robot frame, those outside the sweep's
+    view, the oldest stamp); see :class:`MemoryStatus`.
+    """
+    x, y, c, s, now = odometry
+    xy, stamp, laser = memory
+    local = np.empty((xy.shape[0], 2))
+    to_frame(xy, x, y, c, s, local)
+    sure, keep = _cleared(local, laser, sweep, cones, settings)
+    if not sure:
+        return MemoryStatus.IN_DOUBT, Remembered(xy, stamp, laser), local, local, 0.0
+    xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
+    if fresh.due:
+        m = fresh.points.shape[0] + xy.shape[0]
+        out_xy, out_stamp, out_laser = np.empty((m, 2)), np.empty(m), np.empty(m, dtype=np.bool_)
+        pose = np.array((x, y, c, s, now))
+        since = now - settings.seconds
+        kept = remember(
+            fresh.points,
+            fresh.laser_count,
+            xy,
+            stamp,
+            laser,
+            pose,
+            since,
+            settings.reach,
+            settings.cell,
+            out_xy,
+            out_stamp,
+            out_laser,
+        )
+        if kept < 0:
+            return MemoryStatus.CELLS_TOO_LARGE, Remembered(xy, stamp, laser), local, local, 0.0
+        xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
+        local = np.empty((kept, 2))
+        to_frame(xy, x, y, c, s, local)
+    young = np.empty(xy.shape[0], dtype=np.bool_)
+    oldest = math.inf
+    for i in range(xy.shape[0]):
+        young[i] = stamp[i] > now - settings.seconds
+        if young[i] and stamp[i] < oldest:
+            oldest = stamp[i]
+    xy, stamp, laser, local = _compact(young, xy, stamp, laser, local)
+    sure, points = _outside_view(local, sweep)
+    status = MemoryStatus.DONE if sure else MemoryStatus.NEAR_SWEEP_ENDS
+    return status, Remembered(xy, stamp, laser), local, points, oldest
 
 
 def compile_kernels() -> None:
@@ -706,6 +792,11 @@ def compile_kernels() -> None:
     max_depths(points, points, 0.2, 0.1, 0.0)
     nearest_squared(points, points, 0, 0.0, 0.0)
     approach_hits(points, points, one, one, one, one, 0.0, 0.0, 0.2, 0.1, 0.0)
-    sweep = np.array((0.0, 0.0, -1.0, 0.1, 1.0))
-    cycle = (0.0, 0.0, 1.0, 0.0, 1.0, sweep, one, one, one, one, one, 0.1, 0.2, 1.0, 1.0, 0.1)
-    memory_cycle(points, one, out, *cycle, points, 1, True)
+    memory_cycle(
+        Remembered(points, one, out),
+        Odometry(0.0, 0.0, 1.0, 0.0, 1.0),
+        Sweep(0.0, 0.0, -1.0, 0.1, 1.0, one),
+        Cones(one, one, one, one),
+        MemorySettings(0.1, 0.2, 1.0, 1.0, 0.1),
+        Fresh(points, 1, True),
+    )

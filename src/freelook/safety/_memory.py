@@ -18,6 +18,13 @@ import numpy.typing as npt
 
 from freelook.geometry import Pose
 from freelook.safety._kernels import (
+    Cones,
+    Fresh,
+    MemorySettings,
+    MemoryStatus,
+    Odometry,
+    Remembered,
+    Sweep,
     beyond_beams,
     in_cones,
     memory_cycle,
@@ -31,8 +38,11 @@ __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
 _Array = npt.NDArray[np.float64]
 _Cones = tuple[_Array, _Array, _Array, _Array]
 _Layout = tuple[_Array, _Array, _Array]  # the transducers' x, y and bearings
+_Geometry = tuple[float, float, float, float, float]  # a sweep's origin, first, step, last
 _NONE = np.zeros(0)
 _NO_POINTS = np.zeros((0, 2))
+_NO_SWEEP = Sweep(0.0, 0.0, 0.0, 0.0, 0.0, _NONE)
+_NO_CONES = Cones(_NONE, _NONE, _NONE, _NONE)
 
 
 def _f64(values: _Array) -> _Array:
@@ -149,7 +159,7 @@ class ObstacleMemory:
         # one cycle's clearing and reading all look from the same odometry
         self._local: tuple[Pose, _Array, _Array] | None = None
         # the compiled cycle's form of the last sweep's geometry and the last sonar layout
-        self._sweep_view: tuple[_Array, tuple[float, float], _Array] | None = None
+        self._sweep_view: tuple[_Array, tuple[float, float], _Geometry] | None = None
         self._cone_layout: tuple[_Layout, _Layout] | None = None
 
     def __len__(self) -> int:
@@ -187,70 +197,55 @@ class ObstacleMemory:
                 odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
             )
         x, y, theta = odometry
-        if sweep is not None:
-            view, ranges = self._view(sweep), _f64(sweep[1])
-        else:
-            view, ranges = _NONE, _NONE
-        sonar_x, sonar_y, sonar_bearings, sonar_ranges = (
-            (*self._cones(cones), _f64(cones[3])) if cones is not None else (_NONE,) * 4
-        )
+        view = self._view(sweep) if sweep is not None else _NO_SWEEP
+        sonar = Cones(*self._cones(cones), _f64(cones[3])) if cones is not None else _NO_CONES
         due = self.due(now)
         fresh = np.concatenate((laser_points, sonar_points)) if due else _NO_POINTS
-        # the memory's own arrays are float64 and contiguous: this class makes them so
-        status, xy, stamp, laser, local, points, oldest = memory_cycle(
-            self._xy,
-            self._stamp,
-            self._laser,
-            float(x),
-            float(y),
-            math.cos(theta),
-            math.sin(theta),
-            float(now),
-            view,
-            ranges,
-            sonar_x,
-            sonar_y,
-            sonar_bearings,
-            sonar_ranges,
+        settings = MemorySettings(
             float(tolerance),
             float(half_cone),
-            self.seconds,
-            self.reach,
-            self.cell,
-            fresh,
-            len(laser_points),
-            due,
+            float(self.seconds),
+            float(self.reach),
+            float(self.cell),
         )
-        if status == 1:  # a clearing in doubt: the numpy forms decide, step by step
+        # the memory's own arrays are float64 and contiguous: this class makes them so
+        status, memory, local, points, oldest = memory_cycle(
+            Remembered(self._xy, self._stamp, self._laser),
+            Odometry(float(x), float(y), math.cos(theta), math.sin(theta), float(now)),
+            view,
+            sonar,
+            settings,
+            Fresh(fresh, len(laser_points), due),
+        )
+        if status == MemoryStatus.IN_DOUBT:  # the numpy forms decide, step by step
             return self._update_numpy(
                 odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
             )
-        self._xy, self._stamp, self._laser = xy, stamp, laser
-        self._local = (odometry, xy, local)
-        if status == 2:  # cells too large for the compiled codes
+        self._xy, self._stamp, self._laser = memory
+        self._local = (odometry, self._xy, local)
+        if status == MemoryStatus.CELLS_TOO_LARGE:
             self._last_sample = now
             self._observe_numpy(fresh, len(laser_points), odometry, now)
             return self._view_numpy(odometry, now, sweep)
         if due:
             self._last_sample = now
         self._oldest = oldest
-        if status == 3:  # near the sweep's ends: the arctangents decide, as in numpy's form
-            bearing = np.arctan2(local[:, 1] - view[1], local[:, 0] - view[0])
-            points = local[(bearing < view[2]) | (bearing > view[4])]
+        if status == MemoryStatus.NEAR_SWEEP_ENDS:  # the arctangents decide, as in numpy's form
+            bearing = np.arctan2(local[:, 1] - view.y, local[:, 0] - view.x)
+            points = local[(bearing < view.first) | (bearing > view.last)]
         return points
 
-    def _view(self, sweep: tuple[_Array, _Array, tuple[float, float]]) -> _Array:
-        """The sweep's origin (x, y), first bearing, step and last bearing, as the compiled
-        cycle takes them (worked out again only for other bearings or another origin: a
-        laser's are the same every scan)."""
-        bearings, _, origin = sweep
+    def _view(self, sweep: tuple[_Array, _Array, tuple[float, float]]) -> Sweep:
+        """The sweep as the compiled cycle takes it (its geometry worked out again only for
+        other bearings or another origin: a laser's are the same every scan)."""
+        bearings, ranges, origin = sweep
         cached = self._sweep_view
-        if cached is not None and cached[0] is bearings and cached[1] == origin:
-            return cached[2]
-        first, last = float(bearings[0]), float(bearings[-1])
-        view = np.array((origin[0], origin[1], first, float(bearings[1] - bearings[0]), last))
-        self._sweep_view = (bearings, origin, view)
-        return view
+        if cached is None or cached[0] is not bearings or cached[1] != origin:
+            first, last = float(bearings[0]), float(bearings[-1])
+            step = float(bearings[1] - bearings[0])
+            geometry = (float(origin[0]), float(origin[1]), first, step, last)
+            cached = self._sweep_view = (bearings, origin, geometry)
+        return Sweep(*cached[2], _f64(ranges))
 
     def _cones(self, cones: _Cones) -> _Layout:
         """The transducers' x, y and bearings as the compiled cycle takes them (converted again
