@@ -145,9 +145,9 @@ def test_a_turned_fan_is_the_beams_at_its_angles(seed: int, heading: float) -> N
     units = np.column_stack((np.cos(angles), np.sin(angles)))
     clearance = clearance_of(grid)
     fan = np.empty(181)
-    cast_fan(clearance, ox, oy, resolution, x, y, 0.0, units, 30.0, fan)
+    cast_fan(clearance, (ox, oy, resolution), (x, y, 0.0), units, 30.0, fan)
     np.testing.assert_array_equal(fan, cast_rays(grid, lab.origin, resolution, x, y, angles, 30.0))
-    cast_fan(clearance, ox, oy, resolution, x, y, heading, units, 30.0, fan)
+    cast_fan(clearance, (ox, oy, resolution), (x, y, heading), units, 30.0, fan)
     beams = cast_rays(grid, lab.origin, resolution, x, y, angles + heading, 30.0)
     # a beam grazing a cell's corner may hit either of its neighbours: within a cell
     close = np.abs(fan - beams) <= 1e-9

@@ -156,7 +156,7 @@ def test_laser_scans_are_the_numpy_form_to_the_bit(seed: int, noise: float, scan
         c, s = math.cos(th), math.sin(th)
         lx, ly = x + c * 0.15 - s * 0.02, y + s * 0.15 + c * 0.02
         ranges = np.empty(len(units))
-        cast_fan(clearance, *lab.origin, lab.resolution, lx, ly, th, units, 8.0, ranges)
+        cast_fan(clearance, (*lab.origin, lab.resolution), (lx, ly, th), units, 8.0, ranges)
         if noise > 0:
             hits = ranges < 8.0
             ranges[hits] += stream.normal(0.0, noise, int(hits.sum()))

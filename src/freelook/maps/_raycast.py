@@ -1,4 +1,4 @@
-"""Ray casting against an occupancy grid: compiled kernels and a plain-Python reference.
+"""Ray casting against an occupancy grid: compiled kernels (and a slow, independent reference).
 
 A beam jumps through open space by the grid's clearance table (sphere tracing) and walks cell
 by cell near obstacles, so it costs a few dozen steps however long it is. The distance to the
@@ -208,19 +208,18 @@ def unit_vectors(angles: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 @numba.njit(cache=True, nogil=True)
 def cast_fan(
     clearance: npt.NDArray[np.float32],
-    ox: float,
-    oy: float,
-    resolution: float,
-    x: float,
-    y: float,
-    heading: float,
+    world: tuple[float, float, float],
+    pose: tuple[float, float, float],
     units: npt.NDArray[np.float64],
     max_range: float,
     out: npt.NDArray[np.float64],
 ) -> None:
-    """:func:`cast_beams` for a sensor's fixed fan: each beam's unit vector in the sensor's
-    frame (``units[k]``: cos, sin of its angle, worked out once) turned by ``heading``, not a
+    """:func:`cast_beams` for a sensor's fixed fan at ``pose`` (x, y, heading) in the grid
+    ``world`` (origin x, y, resolution): each beam's unit vector in the sensor's frame
+    (``units[k]``: cos, sin of its angle, worked out once) turned by the heading, not a
     cosine and sine per beam. At heading 0 the ranges are :func:`cast_beams`' to the bit."""
+    ox, oy, resolution = world
+    x, y, heading = pose
     c = math.cos(heading)
     s = math.sin(heading)
     n = units.shape[0]

@@ -70,7 +70,7 @@ def _unseen_walls(
     in doubt, heard by a sonar, in doubt. An empty ``laser_ranges`` or ``sonar_x``: no such
     sensor."""
     if cast_again:
-        cast_fan(clearance, ox, oy, resolution, x, y, theta, units, reach, ranges)
+        cast_fan(clearance, (ox, oy, resolution), (x, y, theta), units, reach, ranges)
     n = 0
     for k in range(ranges.shape[0]):
         if ranges[k] < reach:
@@ -170,21 +170,10 @@ class MapLayer:
         simulated laser runs too (each kernel holding a cast of its own costs the process
         about half a megabyte)."""
         x, y, theta = pose
-        ox, oy, resolution = self._world
         reach = float(self.reach)
         ranges = self._ranges
-        cast_fan(
-            self._clearance,
-            ox,
-            oy,
-            resolution,
-            float(x),
-            float(y),
-            float(theta),
-            self._units,
-            reach,
-            ranges,
-        )
+        pose_now = (float(x), float(y), float(theta))
+        cast_fan(self._clearance, self._world, pose_now, self._units, reach, ranges)
         hits = ranges < reach
         points: npt.NDArray[np.float64] = ranges[hits, np.newaxis] * self._units[hits]
         return points

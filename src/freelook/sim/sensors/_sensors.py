@@ -172,7 +172,7 @@ def laser_scan(
     unread normal. Compiled, so a fleet's kernel scans with it; :class:`Laser` makes the same
     numbers from :func:`~freelook.maps.cast_fan` and :func:`_laser_noise`."""
     lx, ly = _laser_origin(pose, laser)
-    cast_fan(clearance, world[0], world[1], world[2], lx, ly, pose[2], units, laser[3], out)
+    cast_fan(clearance, world, (lx, ly, pose[2]), units, laser[3], out)
     return _laser_noise(out, laser, normals, at, out)
 
 
@@ -221,18 +221,9 @@ class Laser:
         pose = (float(x), float(y), float(theta))
         if self._cast.stale(pose):
             lx, ly = laser_origin(pose, self._laser)
-            ox, oy, resolution = self._world
+            mount = (lx, ly, pose[2])
             cast_fan(
-                self._clearance,
-                ox,
-                oy,
-                resolution,
-                lx,
-                ly,
-                pose[2],
-                self._units,
-                self._laser[3],
-                self._cast.ranges,
+                self._clearance, self._world, mount, self._units, self._laser[3], self._cast.ranges
             )
         beams = self.angles.shape[0]
         normals, at = self._normals.ready(beams)
