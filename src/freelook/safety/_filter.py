@@ -68,13 +68,13 @@ def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float
 
 
 # the flags as plain ints: a cycle combines them as ints and makes one SafetyFlags at the
-# end (each operation on an enum flag builds an enum member, a few microseconds a cycle)
+# end (each operation on an enum flag builds an enum member)
 _ZONE = int(SafetyFlags.ZONE)
 _APPROACH = int(SafetyFlags.APPROACH)
 _WATCHDOG = int(SafetyFlags.WATCHDOG)
 _ESTOP = int(SafetyFlags.ESTOP)
 _BUMPER = int(SafetyFlags.BUMPER)
-# every combination of the flags as the enum, made once (building one costs half a microsecond)
+# every combination of the flags as the enum, made once rather than every cycle
 _AS_FLAGS = tuple(SafetyFlags(bits) for bits in range(2 * max(SafetyFlags)))
 
 # the flags whose change is an event of its own, and its name
@@ -171,8 +171,7 @@ class SafetyFilter:
         live_deepest, prior_deepest = max_depths(live_points, prior_points, half_l, half_w, cx)
         live_base = self._base(0, live_deepest) if use_live else 0.0
         prior_base = self._base(1, prior_deepest) if use_prior else 0.0
-        # the first sample whose pose takes a point deeper than allowed (compiled: the
-        # samples × points arithmetic of the numpy form, to the bit)
+        # the first sample whose pose takes a point deeper than allowed
         live_hit, prior_hit = approach_hits(
             live_points, prior_points, x, y, c, s, live_base, prior_base, half_l, half_w, cx
         )

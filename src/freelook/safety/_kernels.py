@@ -781,11 +781,11 @@ def memory_cycle(
 
 def compile_kernels() -> None:
     """Compile the loops a control cycle runs now (or load them from numba's cache), at
-    start-up: compiled in the first control cycle, they would hold the first command back for
-    a quarter of a second. The loops the cycle's own calls hold (the sweep's and the cones'
-    tests, the memory's intake) are compiled only where called alone, by callers outside the
-    control cycle: the cycle hands what its calls leave in doubt to the numpy forms, so the
-    robot program does not carry each loop twice."""
+    start-up: compiled in the first control cycle, they would hold the first command back.
+    The loops the cycle's own calls hold (the sweep's and the cones' tests, the memory's
+    intake) are compiled only where called alone, by callers outside the control cycle: the
+    cycle hands what its calls leave in doubt to the numpy forms, so the robot program does
+    not carry each loop twice."""
     points = np.zeros((1, 2))
     one = np.ones(1)
     out = np.zeros(1, dtype=np.bool_)

@@ -392,7 +392,7 @@ class ObstacleMemory:
     ) -> None:
         """Forget remembered laser points that a laser sweep (sorted bearings) now passes."""
         # np.count_nonzero, not .any(): the same answer for a mask, without a reduction's
-        # set-up (a few microseconds, several times a cycle)
+        # set-up (several times a cycle)
         if not np.count_nonzero(self._laser):
             return
         passed = seen_through(self._to_robot(odometry), bearings, ranges, origin, tolerance)
