@@ -44,7 +44,7 @@ def test_a_first_start_compiles_in_a_child_once_and_later_starts_go_straight_on(
         "_render.render_frame",
         "_kernels.log_weights_split" if split else "_kernels.log_weights",
         "_kernels.log_weights",
-        "_kernels.memory_cycle",
+        "_memory_cycle.memory_cycle",
         "_heading._predict",
     ):
         assert _cached(empty_cache, name), name

@@ -21,8 +21,9 @@ from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
 from freelook.safety import _memory as memory_module
-from freelook.safety._kernels import MemoryStatus, approach_hit, nearest_squared
+from freelook.safety._footprint import approach_hit, nearest_squared
 from freelook.safety._memory import _in_sonar_cones_numpy, _seen_through_numpy
+from freelook.safety._memory_cycle import MemoryStatus
 
 ROBOT = load_robot("pioneer3dx")
 _Array = npt.NDArray[np.float64]

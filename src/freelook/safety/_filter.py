@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import DriveConfig, FootprintConfig, SafetyConfig
-from freelook.safety._kernels import approach_hits, compile_kernels, max_depths, nearest_squared
+from freelook.safety._footprint import approach_hits, compile_kernels, max_depths, nearest_squared
 from freelook.types import SafetyFlags
 
 __all__ = ["SafetyDecision", "SafetyEvent", "SafetyFilter", "limit_ratio"]

@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
-from freelook.safety._kernels import (
+from freelook.safety._kernels import beyond_beams, in_cones, outside_sweep, to_frame
+from freelook.safety._memory_cycle import (
     Cones,
     Fresh,
     MemorySettings,
@@ -25,12 +26,9 @@ from freelook.safety._kernels import (
     Odometry,
     Remembered,
     Sweep,
-    beyond_beams,
-    in_cones,
+    compile_memory_cycle,
     memory_cycle,
-    outside_sweep,
     remember,
-    to_frame,
 )
 
 __all__ = ["ObstacleMemory", "in_sonar_cones", "seen_through"]
@@ -145,6 +143,7 @@ class ObstacleMemory:
     def __init__(
         self, seconds: float, reach: float, cell: float = 0.05, sample_period: float = 0.1
     ) -> None:
+        compile_memory_cycle()  # now, not in the first control cycle
         self.seconds = seconds
         self.reach = reach
         self.cell = cell

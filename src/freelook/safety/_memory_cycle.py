@@ -1,0 +1,360 @@
+"""The obstacle memory's compiled control cycle: clearing what the sensors see through, taking
+in fresh readings, forgetting the old, and the points outside the laser's view, in one call.
+
+What the clearing tests leave in doubt (:mod:`freelook.safety._kernels`) is handed back to the
+caller, whose numpy steps decide it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from enum import IntEnum
+from typing import NamedTuple
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from freelook.safety._kernels import (
+    _beams_wedge,
+    _beyond_beam,
+    in_cones,
+    outside_sweep,
+    to_frame,
+)
+
+__all__ = [
+    "Cones",
+    "Fresh",
+    "MemorySettings",
+    "MemoryStatus",
+    "Odometry",
+    "Remembered",
+    "Sweep",
+    "compile_memory_cycle",
+    "memory_cycle",
+    "remember",
+]
+
+_Array = npt.NDArray[np.float64]
+_Mask = npt.NDArray[np.bool_]
+
+
+#: Cell indices at least this large are left to the numpy form: their codes could overflow.
+_CELL_LIMIT = 2.0**40
+
+
+@numba.njit(cache=True, nogil=True)
+def remember(
+    fresh: _Array,
+    laser_count: int,
+    xy: _Array,
+    stamp: _Array,
+    laser: _Mask,
+    pose: _Array,
+    since: float,
+    reach: float,
+    cell: float,
+    out_xy: _Array,
+    out_stamp: _Array,
+    out_laser: _Mask,
+) -> int:
+    """The obstacle memory's update, as its numpy form makes it: the ``fresh`` readings (robot
+    frame, the first ``laser_count`` the laser's) placed at ``pose`` = (x, y, cos, sin) and
+    stamped ``pose``'s time, before the remembered ``xy``, ``stamp``, ``laser``; those newer
+    than ``since`` and nearer than ``reach`` kept; of them the first in each grid cell and
+    source, in the order of their codes (a stable sort: ``np.unique``'s first indices).
+    Writes the ``out_*`` arrays and returns how many; −1 when a cell index is too large for
+    the codes' int64 (the caller takes the numpy form then)."""
+    x, y, c, s, now = pose[0], pose[1], pose[2], pose[3], pose[4]
+    n_fresh = fresh.shape[0]
+    n = n_fresh + xy.shape[0]
+    near_xy = np.empty((n, 2))
+    near_stamp = np.empty(n)
+    near_laser = np.empty(n, dtype=np.bool_)
+    code = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if i < n_fresh:
+            wx = x + c * fresh[i, 0] - s * fresh[i, 1]
+            wy = y + s * fresh[i, 0] + c * fresh[i, 1]
+            when = now
+            is_laser = i < laser_count
+        else:
+            wx = xy[i - n_fresh, 0]
+            wy = xy[i - n_fresh, 1]
+            when = stamp[i - n_fresh]
+            is_laser = laser[i - n_fresh]
+        if not (when > since and math.hypot(wx - x, wy - y) < reach):
+            continue
+        k0 = np.floor(wx / cell)
+        k1 = np.floor(wy / cell)
+        if not (abs(k0) < _CELL_LIMIT and abs(k1) < _CELL_LIMIT):
+            return -1
+        code[m] = (int(k0) * 1_000_003 + int(k1)) * 2 + (1 if is_laser else 0)
+        near_xy[m, 0] = wx
+        near_xy[m, 1] = wy
+        near_stamp[m] = when
+        near_laser[m] = is_laser
+        m += 1
+    order = np.argsort(code[:m], kind="mergesort")
+    kept = 0
+    for r in range(m):
+        i = order[r]
+        if r > 0 and code[i] == code[order[r - 1]]:
+            continue
+        out_xy[kept, 0] = near_xy[i, 0]
+        out_xy[kept, 1] = near_xy[i, 1]
+        out_stamp[kept] = near_stamp[i]
+        out_laser[kept] = near_laser[i]
+        kept += 1
+    return kept
+
+
+@numba.njit(cache=True, nogil=True)
+def _compact(
+    keep: _Mask, xy: _Array, stamp: _Array, laser: _Mask, local: _Array
+) -> tuple[_Array, _Array, _Mask, _Array]:
+    """The rows ``keep`` marks of the four arrays (copies, in order; the arrays themselves when
+    it marks them all, as most cycles do)."""
+    m = 0
+    for i in range(keep.shape[0]):
+        m += keep[i]
+    if m == keep.shape[0]:
+        return xy, stamp, laser, local
+    out_xy = np.empty((m, 2))
+    out_stamp = np.empty(m)
+    out_laser = np.empty(m, dtype=np.bool_)
+    out_local = np.empty((m, 2))
+    k = 0
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            out_xy[k, 0] = xy[i, 0]
+            out_xy[k, 1] = xy[i, 1]
+            out_stamp[k] = stamp[i]
+            out_laser[k] = laser[i]
+            out_local[k, 0] = local[i, 0]
+            out_local[k, 1] = local[i, 1]
+            k += 1
+    return out_xy, out_stamp, out_laser, out_local
+
+
+class MemoryStatus(IntEnum):
+    """How :func:`memory_cycle` ended."""
+
+    DONE = 0  #: the memory updated; the points are those outside the sweep's view
+    IN_DOUBT = 1  #: a point's clearing is in doubt: nothing was done, take the steps one by one
+    CELLS_TOO_LARGE = 2  #: the memory cleared, but the fresh readings' cells are too large
+    NEAR_SWEEP_ENDS = 3  #: done, but a point lies too near the sweep's ends to tell if outside
+
+
+class Remembered(NamedTuple):
+    """The obstacle memory's points: odometry-frame positions, stamps, from the laser?"""
+
+    xy: _Array
+    stamp: _Array
+    laser: _Mask
+
+
+class Odometry(NamedTuple):
+    """The robot's odometry pose at ``now``: position and heading (cosine, sine)."""
+
+    x: float
+    y: float
+    c: float
+    s: float
+    now: float
+
+
+class Sweep(NamedTuple):
+    """A laser's sweep in the robot frame: origin, first bearing, step, last bearing, ranges
+    (empty: no laser)."""
+
+    x: float
+    y: float
+    first: float
+    step: float
+    last: float
+    ranges: _Array
+
+
+class Cones(NamedTuple):
+    """Sonar transducers in the robot frame: origins, bearings and readings (empty: none)."""
+
+    x: _Array
+    y: _Array
+    bearing: _Array
+    reach: _Array
+
+
+class MemorySettings(NamedTuple):
+    """How the memory clears (sensor ``tolerance``, sonar ``half_cone``), how long
+    (``seconds``) and how far (``reach``) it remembers, and its grid's ``cell``."""
+
+    tolerance: float
+    half_cone: float
+    seconds: float
+    reach: float
+    cell: float
+
+
+class Fresh(NamedTuple):
+    """This moment's readings in the robot frame, the first ``laser_count`` the laser's; taken
+    in only when ``due``."""
+
+    points: _Array
+    laser_count: int
+    due: bool
+
+
+@numba.njit(cache=True, nogil=True)
+def _cleared(
+    local: _Array, laser: _Mask, sweep: Sweep, cones: Cones, settings: MemorySettings
+) -> tuple[bool, _Mask]:
+    """Which points stay: not laser points the sweep passes beyond, nor points inside a sonar
+    cone nearer than its reading. (False, …) when a point's clearing is in doubt."""
+    n = local.shape[0]
+    keep = np.ones(n, dtype=np.bool_)
+    ranges = sweep.ranges
+    if ranges.shape[0] > 0:  # the laser's points it passes beyond (the sonar's stay)
+        edges = _beams_wedge(sweep.first, sweep.step, ranges.shape[0])
+        for i in range(n):
+            if laser[i]:
+                passed, unsure = _beyond_beam(
+                    local[i, 0] - sweep.x,
+                    local[i, 1] - sweep.y,
+                    edges,
+                    sweep.first,
+                    sweep.step,
+                    ranges,
+                    settings.tolerance,
+                )
+                if unsure:
+                    return False, keep
+                keep[i] = not passed
+    if cones.x.shape[0] > 0 and n > 0:
+        hit = np.empty(n, dtype=np.bool_)
+        unsure_at = np.empty(n, dtype=np.bool_)
+        in_cones(
+            local,
+            cones.x,
+            cones.y,
+            cones.bearing,
+            cones.reach,
+            settings.half_cone,
+            settings.tolerance,
+            hit,
+            unsure_at,
+        )
+        for i in range(n):
+            if keep[i]:
+                if unsure_at[i]:
+                    return False, keep
+                keep[i] = not hit[i]
+    return True, keep
+
+
+@numba.njit(cache=True, nogil=True)
+def _outside_view(local: _Array, sweep: Sweep) -> tuple[bool, _Array]:
+    """The points outside the sweep's view (all of them without a laser); (False, …) when one
+    lies too near the sweep's ends to tell."""
+    m = local.shape[0]
+    outside = np.ones(m, dtype=np.bool_)
+    doubt = np.zeros(m, dtype=np.bool_)
+    if sweep.ranges.shape[0] > 0 and outside_sweep(
+        local, sweep.x, sweep.y, sweep.first, sweep.last, outside, doubt
+    ):
+        return False, local
+    count = 0
+    for i in range(m):
+        count += outside[i]
+    points = np.empty((count, 2))
+    k = 0
+    for i in range(m):
+        if outside[i]:
+            points[k, 0] = local[i, 0]
+            points[k, 1] = local[i, 1]
+            k += 1
+    return True, points
+
+
+@numba.njit(cache=True, nogil=True)
+def memory_cycle(
+    memory: Remembered,
+    odometry: Odometry,
+    sweep: Sweep,
+    cones: Cones,
+    settings: MemorySettings,
+    fresh: Fresh,
+) -> tuple[MemoryStatus, Remembered, _Array, _Array, float]:
+    """The obstacle memory's control cycle, as its steps make it one by one: the remembered
+    laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
+    its reading; the ``fresh`` readings taken in when due (:func:`remember`); the old
+    forgotten; the rest in the robot frame, and those outside the sweep's view.
+
+    Returns (status, the memory, its points in the robot frame, those outside the sweep's
+    view, the oldest stamp); see :class:`MemoryStatus`.
+    """
+    x, y, c, s, now = odometry
+    xy, stamp, laser = memory
+    local = np.empty((xy.shape[0], 2))
+    to_frame(xy, x, y, c, s, local)
+    sure, keep = _cleared(local, laser, sweep, cones, settings)
+    if not sure:
+        return MemoryStatus.IN_DOUBT, Remembered(xy, stamp, laser), local, local, 0.0
+    xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
+    if fresh.due:
+        m = fresh.points.shape[0] + xy.shape[0]
+        out_xy, out_stamp, out_laser = np.empty((m, 2)), np.empty(m), np.empty(m, dtype=np.bool_)
+        pose = np.array((x, y, c, s, now))
+        since = now - settings.seconds
+        kept = remember(
+            fresh.points,
+            fresh.laser_count,
+            xy,
+            stamp,
+            laser,
+            pose,
+            since,
+            settings.reach,
+            settings.cell,
+            out_xy,
+            out_stamp,
+            out_laser,
+        )
+        if kept < 0:
+            return MemoryStatus.CELLS_TOO_LARGE, Remembered(xy, stamp, laser), local, local, 0.0
+        xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
+        local = np.empty((kept, 2))
+        to_frame(xy, x, y, c, s, local)
+    young = np.empty(xy.shape[0], dtype=np.bool_)
+    oldest = math.inf
+    for i in range(xy.shape[0]):
+        young[i] = stamp[i] > now - settings.seconds
+        if young[i] and stamp[i] < oldest:
+            oldest = stamp[i]
+    xy, stamp, laser, local = _compact(young, xy, stamp, laser, local)
+    sure, points = _outside_view(local, sweep)
+    status = MemoryStatus.DONE if sure else MemoryStatus.NEAR_SWEEP_ENDS
+    return status, Remembered(xy, stamp, laser), local, points, oldest
+
+
+@functools.cache
+def compile_memory_cycle() -> None:
+    """Compile the memory's cycle now (or load it from numba's cache), not in the first
+    control cycle. The loops the cycle's own calls hold (the sweep's and the cones' tests,
+    the intake) are compiled only where called alone, by callers outside the control cycle:
+    the cycle hands what its calls leave in doubt to the numpy forms, so the robot program
+    does not carry each loop twice."""
+    points = np.zeros((1, 2))
+    one = np.ones(1)
+    out = np.zeros(1, dtype=np.bool_)
+    memory_cycle(
+        Remembered(points, one, out),
+        Odometry(0.0, 0.0, 1.0, 0.0, 1.0),
+        Sweep(0.0, 0.0, -1.0, 0.1, 1.0, one),
+        Cones(one, one, one, one),
+        MemorySettings(0.1, 0.2, 1.0, 1.0, 0.1),
+        Fresh(points, 1, True),
+    )
