@@ -333,25 +333,17 @@ class ObstacleMemory:
         """Remember this moment's readings (robot frame) at ``odometry``; forget the old."""
         self._last_sample = now
         x, y, theta = odometry
-        c, s = math.cos(theta), math.sin(theta)
         fresh = np.vstack((laser, sonar))
         if fresh.dtype == np.float64 and self._xy.dtype == np.float64:
             # compiled: the numpy form's arithmetic, one pass (with its sort for the cells)
             n = len(fresh) + len(self._xy)
             xy, stamp, is_laser = np.empty((n, 2)), np.empty(n), np.empty(n, dtype=bool)
             kept = remember(
-                np.ascontiguousarray(fresh),
-                len(laser),
-                _f64(self._xy),
-                _f64(self._stamp),
-                np.ascontiguousarray(self._laser),
-                np.array((x, y, c, s, now), dtype=np.float64),
-                now - self.seconds,
-                float(self.reach),
-                float(self.cell),
-                xy,
-                stamp,
-                is_laser,
+                Fresh(np.ascontiguousarray(fresh), len(laser), True),
+                Remembered(_f64(self._xy), _f64(self._stamp), np.ascontiguousarray(self._laser)),
+                Odometry(float(x), float(y), math.cos(theta), math.sin(theta), float(now)),
+                (float(now) - float(self.seconds), float(self.reach), float(self.cell)),
+                Remembered(xy, stamp, is_laser),
             )
             if kept >= 0:
                 self._xy, self._stamp, self._laser = xy[:kept], stamp[:kept], is_laser[:kept]

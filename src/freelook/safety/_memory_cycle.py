@@ -41,105 +41,6 @@ _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
 
 
-#: Cell indices at least this large are left to the numpy form: their codes could overflow.
-_CELL_LIMIT = 2.0**40
-
-
-@numba.njit(cache=True, nogil=True)
-def remember(
-    fresh: _Array,
-    laser_count: int,
-    xy: _Array,
-    stamp: _Array,
-    laser: _Mask,
-    pose: _Array,
-    since: float,
-    reach: float,
-    cell: float,
-    out_xy: _Array,
-    out_stamp: _Array,
-    out_laser: _Mask,
-) -> int:
-    """The obstacle memory's update, as its numpy form makes it: the ``fresh`` readings (robot
-    frame, the first ``laser_count`` the laser's) placed at ``pose`` = (x, y, cos, sin) and
-    stamped ``pose``'s time, before the remembered ``xy``, ``stamp``, ``laser``; those newer
-    than ``since`` and nearer than ``reach`` kept; of them the first in each grid cell and
-    source, in the order of their codes (a stable sort: ``np.unique``'s first indices).
-    Writes the ``out_*`` arrays and returns how many; −1 when a cell index is too large for
-    the codes' int64 (the caller takes the numpy form then)."""
-    x, y, c, s, now = pose[0], pose[1], pose[2], pose[3], pose[4]
-    n_fresh = fresh.shape[0]
-    n = n_fresh + xy.shape[0]
-    near_xy = np.empty((n, 2))
-    near_stamp = np.empty(n)
-    near_laser = np.empty(n, dtype=np.bool_)
-    code = np.empty(n, dtype=np.int64)
-    m = 0
-    for i in range(n):
-        if i < n_fresh:
-            wx = x + c * fresh[i, 0] - s * fresh[i, 1]
-            wy = y + s * fresh[i, 0] + c * fresh[i, 1]
-            when = now
-            is_laser = i < laser_count
-        else:
-            wx = xy[i - n_fresh, 0]
-            wy = xy[i - n_fresh, 1]
-            when = stamp[i - n_fresh]
-            is_laser = laser[i - n_fresh]
-        if not (when > since and math.hypot(wx - x, wy - y) < reach):
-            continue
-        k0 = np.floor(wx / cell)
-        k1 = np.floor(wy / cell)
-        if not (abs(k0) < _CELL_LIMIT and abs(k1) < _CELL_LIMIT):
-            return -1
-        code[m] = (int(k0) * 1_000_003 + int(k1)) * 2 + (1 if is_laser else 0)
-        near_xy[m, 0] = wx
-        near_xy[m, 1] = wy
-        near_stamp[m] = when
-        near_laser[m] = is_laser
-        m += 1
-    order = np.argsort(code[:m], kind="mergesort")
-    kept = 0
-    for r in range(m):
-        i = order[r]
-        if r > 0 and code[i] == code[order[r - 1]]:
-            continue
-        out_xy[kept, 0] = near_xy[i, 0]
-        out_xy[kept, 1] = near_xy[i, 1]
-        out_stamp[kept] = near_stamp[i]
-        out_laser[kept] = near_laser[i]
-        kept += 1
-    return kept
-
-
-@numba.njit(cache=True, nogil=True)
-def _compact(
-    keep: _Mask, xy: _Array, stamp: _Array, laser: _Mask, local: _Array
-) -> tuple[_Array, _Array, _Mask, _Array]:
-    """The rows ``keep`` marks of the four arrays (copies, in order; the arrays themselves when
-    it marks them all, as most cycles do)."""
-    m = 0
-    for i in range(keep.shape[0]):
-        m += keep[i]
-    if m == keep.shape[0]:
-        return xy, stamp, laser, local
-    out_xy = np.empty((m, 2))
-    out_stamp = np.empty(m)
-    out_laser = np.empty(m, dtype=np.bool_)
-    out_local = np.empty((m, 2))
-    k = 0
-    for i in range(keep.shape[0]):
-        if keep[i]:
-            out_xy[k, 0] = xy[i, 0]
-            out_xy[k, 1] = xy[i, 1]
-            out_stamp[k] = stamp[i]
-            out_laser[k] = laser[i]
-            out_local[k, 0] = local[i, 0]
-            out_local[k, 1] = local[i, 1]
-            k += 1
-    return out_xy, out_stamp, out_laser, out_local
-
-
 class MemoryStatus(IntEnum):
     """How :func:`memory_cycle` ended."""
 
@@ -206,6 +107,101 @@ class Fresh(NamedTuple):
     points: _Array
     laser_count: int
     due: bool
+
+
+#: Cell indices at least this large are left to the numpy form: their codes could overflow.
+_CELL_LIMIT = 2.0**40
+
+
+@numba.njit(cache=True, nogil=True)
+def remember(
+    fresh: Fresh,
+    memory: Remembered,
+    odometry: Odometry,
+    limits: tuple[float, float, float],
+    out: Remembered,
+) -> int:
+    """The obstacle memory's update, as its numpy form makes it: the ``fresh`` readings
+    placed at ``odometry`` and stamped its time, before the remembered points; those newer
+    than ``limits[0]`` and nearer than ``limits[1]`` kept; of them the first in each grid cell
+    (side ``limits[2]``) and source, in the order of their codes (a stable sort:
+    ``np.unique``'s first indices). Writes ``out`` and returns how many; −1 when a cell index
+    is too large for the codes' int64 (the caller takes the numpy form then)."""
+    x, y, c, s, now = odometry
+    since, reach, cell = limits
+    points, laser_count = fresh.points, fresh.laser_count
+    xy, stamp, laser = memory
+    out_xy, out_stamp, out_laser = out
+    n_fresh = points.shape[0]
+    n = n_fresh + xy.shape[0]
+    near_xy = np.empty((n, 2))
+    near_stamp = np.empty(n)
+    near_laser = np.empty(n, dtype=np.bool_)
+    code = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if i < n_fresh:
+            wx = x + c * points[i, 0] - s * points[i, 1]
+            wy = y + s * points[i, 0] + c * points[i, 1]
+            when = now
+            is_laser = i < laser_count
+        else:
+            wx = xy[i - n_fresh, 0]
+            wy = xy[i - n_fresh, 1]
+            when = stamp[i - n_fresh]
+            is_laser = laser[i - n_fresh]
+        if not (when > since and math.hypot(wx - x, wy - y) < reach):
+            continue
+        k0 = np.floor(wx / cell)
+        k1 = np.floor(wy / cell)
+        if not (abs(k0) < _CELL_LIMIT and abs(k1) < _CELL_LIMIT):
+            return -1
+        code[m] = (int(k0) * 1_000_003 + int(k1)) * 2 + (1 if is_laser else 0)
+        near_xy[m, 0] = wx
+        near_xy[m, 1] = wy
+        near_stamp[m] = when
+        near_laser[m] = is_laser
+        m += 1
+    order = np.argsort(code[:m], kind="mergesort")
+    kept = 0
+    for r in range(m):
+        i = order[r]
+        if r > 0 and code[i] == code[order[r - 1]]:
+            continue
+        out_xy[kept, 0] = near_xy[i, 0]
+        out_xy[kept, 1] = near_xy[i, 1]
+        out_stamp[kept] = near_stamp[i]
+        out_laser[kept] = near_laser[i]
+        kept += 1
+    return kept
+
+
+@numba.njit(cache=True, nogil=True)
+def _compact(
+    keep: _Mask, xy: _Array, stamp: _Array, laser: _Mask, local: _Array
+) -> tuple[_Array, _Array, _Mask, _Array]:
+    """The rows ``keep`` marks of the four arrays (copies, in order; the arrays themselves when
+    it marks them all, as most cycles do)."""
+    m = 0
+    for i in range(keep.shape[0]):
+        m += keep[i]
+    if m == keep.shape[0]:
+        return xy, stamp, laser, local
+    out_xy = np.empty((m, 2))
+    out_stamp = np.empty(m)
+    out_laser = np.empty(m, dtype=np.bool_)
+    out_local = np.empty((m, 2))
+    k = 0
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            out_xy[k, 0] = xy[i, 0]
+            out_xy[k, 1] = xy[i, 1]
+            out_stamp[k] = stamp[i]
+            out_laser[k] = laser[i]
+            out_local[k, 0] = local[i, 0]
+            out_local[k, 1] = local[i, 1]
+            k += 1
+    return out_xy, out_stamp, out_laser, out_local
 
 
 @numba.njit(cache=True, nogil=True)
@@ -307,22 +303,9 @@ def memory_cycle(
     if fresh.due:
         m = fresh.points.shape[0] + xy.shape[0]
         out_xy, out_stamp, out_laser = np.empty((m, 2)), np.empty(m), np.empty(m, dtype=np.bool_)
-        pose = np.array((x, y, c, s, now))
-        since = now - settings.seconds
-        kept = remember(
-            fresh.points,
-            fresh.laser_count,
-            xy,
-            stamp,
-            laser,
-            pose,
-            since,
-            settings.reach,
-            settings.cell,
-            out_xy,
-            out_stamp,
-            out_laser,
-        )
+        out = Remembered(out_xy, out_stamp, out_laser)
+        limits = (now - settings.seconds, settings.reach, settings.cell)
+        kept = remember(fresh, Remembered(xy, stamp, laser), odometry, limits, out)
         if kept < 0:
             return MemoryStatus.CELLS_TOO_LARGE, Remembered(xy, stamp, laser), local, local, 0.0
         xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
