@@ -39,33 +39,6 @@ SCATTER_HEADINGS = 64  # heading bins of :func:`scatter_order`
 _CHUNK = 128  # particles scored together, beam by beam
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _lookup(table: _Table, gx: float, gy: float, outside: float) -> float:
-    """The table read at (gx, gy), in cells from the first cell's centre, bilinearly between
-    the four nearest cell centres; ``outside`` beyond the outer centres (or not a number).
-
-    Interpolated, the field is continuous: a beam ending on a wall face scores the same from
-    either side of the wall.
-    """
-    rows, cols = table.shape
-    fj = np.floor(gx)
-    fi = np.floor(gy)
-    if not (fi >= 0.0 and fi < rows - 1 and fj >= 0.0 and fj < cols - 1):
-        return outside
-    fx = gx - fj
-    fy = gy - fi
-    i = int(fi)
-    j = int(fj)
-    t00 = float(table[i, j])
-    t01 = float(table[i, j + 1])
-    t10 = float(table[i + 1, j])
-    t11 = float(table[i + 1, j + 1])
-    near = (1.0 - fx) * t00 + fx * t01
-    far = (1.0 - fx) * t10 + fx * t11
-    value: float = (1.0 - fy) * near + fy * far
-    return value
-
-
 @numba.njit(cache=True, nogil=True)
 def log_weights(
     particles: _Array,
@@ -91,15 +64,31 @@ def log_weights(
         gx0[q] = (particles[p, 0] - ox) * inv - 0.5
         gy0[q] = (particles[p, 1] - oy) * inv - 0.5
     total = np.zeros(n)
+    last_row = table.shape[0] - 1.0
+    last_col = table.shape[1] - 1.0
     for lo in range(0, n, _CHUNK):
         hi = min(n, lo + _CHUNK)
         for k in range(bx.shape[0]):
             ax = bx[k] * inv
             ay = by[k] * inv
             for q in range(lo, hi):
+                # the end point in table cells, read bilinearly between the four nearest cell
+                # centres: the field is continuous, so a beam ending on a wall face scores the
+                # same from either side of the wall; beyond the outer centres (or not a
+                # number) it scores ``outside``
                 gx = gx0[q] + c[q] * ax - s[q] * ay
                 gy = gy0[q] + s[q] * ax + c[q] * ay
-                total[q] += _lookup(table, gx, gy, outside)
+                # (last_row and last_col are whole numbers: gy < last_row where its floor is)
+                if not (gy >= 0.0 and gy < last_row and gx >= 0.0 and gx < last_col):
+                    total[q] += outside
+                    continue
+                i = int(gy)  # the floor, on the table
+                j = int(gx)
+                fx = gx - j
+                fy = gy - i
+                near = (1.0 - fx) * float(table[i, j]) + fx * float(table[i, j + 1])
+                far = (1.0 - fx) * float(table[i + 1, j]) + fx * float(table[i + 1, j + 1])
+                total[q] += (1.0 - fy) * near + fy * far
     for q in range(n):
         out[order[q]] = total[q]
 

@@ -66,43 +66,12 @@ _View = tuple[float, float, float, float, float]
 _Ray = tuple[float, float, float]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _put(out: _Image, v: int, u: int, colour: tuple[float, float, float], scale: float) -> None:
-    out[v, u, 0] = int(colour[0] * scale)
-    out[v, u, 1] = int(colour[1] * scale)
-    out[v, u, 2] = int(colour[2] * scale)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _ceiling(out: _Image, v: int, u: int, k: float) -> None:
-    """The ceiling's gradient, ``k`` of the way from its top colour to the horizon's."""
-    out[v, u, 0] = int(_CEILING_TOP[0] + (_CEILING_HORIZON[0] - _CEILING_TOP[0]) * k)
-    out[v, u, 1] = int(_CEILING_TOP[1] + (_CEILING_HORIZON[1] - _CEILING_TOP[1]) * k)
-    out[v, u, 2] = int(_CEILING_TOP[2] + (_CEILING_HORIZON[2] - _CEILING_TOP[2]) * k)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _floor(out: _Image, v: int, u: int, fv: float, view: _View, ray: _Ray) -> None:
-    """The floor where this pixel's ray meets z = 0, with a metre grid, fading with distance."""
-    focal, horizon, cam_x, cam_y, cam_z = view
-    dx, dy, cos_off = ray
-    below = fv - horizon
-    if below <= 0.0:
-        below = 1e-3
-    dist = focal * cam_z / below / cos_off
-    ax = (cam_x + dx * dist) % 1.0
-    ay = (cam_y + dy * dist) % 1.0
-    w = 0.012 * (1.0 + dist)
-    line = ax < w or ax > 1.0 - w or ay < w or ay > 1.0 - w
-    _put(out, v, u, _FLOOR_LINE if line else _FLOOR, 1.0 / (1.0 + 0.02 * dist))
-
-
 @numba.njit(cache=True, nogil=True)
 def _background(
     out: _Image, u: int, view: _View, ray: _Ray, wall: tuple[float, int, float], wall_height: float
 ) -> None:
-    """Column ``u``'s ceiling, wall (``wall``: distance in metres, face, position along it)
-    and floor."""
+    """Column ``u``'s ceiling (a gradient), wall (``wall``: distance in metres, face, position
+    along it; shaded by face and distance, with metre lines) and floor (a metre grid)."""
     height = out.shape[0]
     focal, horizon, _, _, cam_z = view
     wall_dist, face, along = wall
@@ -113,10 +82,15 @@ def _background(
     shade = (1.0 if face == 0 else 0.78) / (1.0 + 0.03 * wall_dist)
     frac = along % 1.0
     line_along = frac < 0.015 or frac > 0.985
+    dx, dy, cos_off = ray
+    cam_x, cam_y = view[2], view[3]
     for v in range(height):
         fv = v + 0.5
-        if fv < top:
-            _ceiling(out, v, u, min(1.0, max(0.0, (fv - (horizon - height)) / height)))
+        if fv < top:  # the ceiling: a gradient toward the horizon
+            k = min(1.0, max(0.0, (fv - (horizon - height)) / height))
+            out[v, u, 0] = int(_CEILING_TOP[0] + (_CEILING_HORIZON[0] - _CEILING_TOP[0]) * k)
+            out[v, u, 1] = int(_CEILING_TOP[1] + (_CEILING_HORIZON[1] - _CEILING_TOP[1]) * k)
+            out[v, u, 2] = int(_CEILING_TOP[2] + (_CEILING_HORIZON[2] - _CEILING_TOP[2]) * k)
         elif fv < bottom and wall_dist < 59.0:
             z = cam_z + (horizon - fv) * perp / focal
             s = shade
@@ -124,9 +98,23 @@ def _background(
                 s *= 0.8
             if z < 0.1:
                 s *= 0.6  # skirting board
-            _put(out, v, u, _WALL, s)
-        else:
-            _floor(out, v, u, fv, view, ray)
+            out[v, u, 0] = int(_WALL[0] * s)
+            out[v, u, 1] = int(_WALL[1] * s)
+            out[v, u, 2] = int(_WALL[2] * s)
+        else:  # the floor where this pixel's ray meets z = 0, with a metre grid
+            below = fv - horizon
+            if below <= 0.0:
+                below = 1e-3
+            dist = focal * cam_z / below / cos_off
+            ax = (cam_x + dx * dist) % 1.0
+            ay = (cam_y + dy * dist) % 1.0
+            w = 0.012 * (1.0 + dist)
+            fade = 1.0 / (1.0 + 0.02 * dist)
+            line = ax < w or ax > 1.0 - w or ay < w or ay > 1.0 - w
+            colour = _FLOOR_LINE if line else _FLOOR
+            out[v, u, 0] = int(colour[0] * fade)
+            out[v, u, 1] = int(colour[1] * fade)
+            out[v, u, 2] = int(colour[2] * fade)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
