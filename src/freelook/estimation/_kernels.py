@@ -5,7 +5,8 @@ beam's end point as that particle would see it: a bilinear lookup between the fo
 cell centres of a float32 table. The particles are visited in a given order, a chunk of them at
 a time, beam by beam: one beam's end points from neighbouring particles fall in a small patch
 of the table, so the lookups stay in cache. Each particle's beams are summed in scan order,
-whatever the order the particles are visited in, so a score does not depend on it.
+whatever the order the particles are visited in, so a score does not depend on it. The lookup
+itself is :func:`~freelook.estimation._lookup.lookup_lanes`, eight particles at a time.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import math
 import numba
 import numpy as np
 import numpy.typing as npt
+
+from freelook.estimation._lookup import LANES, lookup_lanes
 
 __all__ = [
     "SCATTER_HEADINGS",
@@ -55,40 +58,28 @@ def log_weights(
     ox, oy, resolution, outside = frame
     inv = 1.0 / resolution
     n = order.shape[0]
+    wide = -(-n // LANES) * LANES  # whole groups of lanes; the padding's scores are dropped
     # each particle's pose in table cells, relative to the cell centres, and its heading
-    gx0, gy0, c, s = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    gx0, gy0, c, s = np.zeros(wide), np.zeros(wide), np.zeros(wide), np.zeros(wide)
     for q in range(n):
         p = order[q]
         c[q] = math.cos(particles[p, 2])
         s[q] = math.sin(particles[p, 2])
         gx0[q] = (particles[p, 0] - ox) * inv - 0.5
         gy0[q] = (particles[p, 1] - oy) * inv - 0.5
-    total = np.zeros(n)
-    last_row = table.shape[0] - 1.0
-    last_col = table.shape[1] - 1.0
-    for lo in range(0, n, _CHUNK):
-        hi = min(n, lo + _CHUNK)
+    total = np.zeros(wide)
+    rows, cols = table.shape
+    for lo in range(0, wide, _CHUNK):
+        hi = min(wide, lo + _CHUNK)
         for k in range(bx.shape[0]):
             ax = bx[k] * inv
             ay = by[k] * inv
-            for q in range(lo, hi):
-                # the end point in table cells, read bilinearly between the four nearest cell
-                # centres: the field is continuous, so a beam ending on a wall face scores the
-                # same from either side of the wall; beyond the outer centres (or not a
+            for q in range(lo, hi, LANES):
+                # the end points of LANES particles read bilinearly between the four nearest
+                # cell centres: the field is continuous, so a beam ending on a wall face scores
+                # the same from either side of the wall; beyond the outer centres (or not a
                 # number) it scores ``outside``
-                gx = gx0[q] + c[q] * ax - s[q] * ay
-                gy = gy0[q] + s[q] * ax + c[q] * ay
-                # (last_row and last_col are whole numbers: gy < last_row where its floor is)
-                if not (gy >= 0.0 and gy < last_row and gx >= 0.0 and gx < last_col):
-                    total[q] += outside
-                    continue
-                i = int(gy)  # the floor, on the table
-                j = int(gx)
-                fx = gx - j
-                fy = gy - i
-                near = (1.0 - fx) * float(table[i, j]) + fx * float(table[i, j + 1])
-                far = (1.0 - fx) * float(table[i + 1, j]) + fx * float(table[i + 1, j + 1])
-                total[q] += (1.0 - fy) * near + fy * far
+                lookup_lanes(total, gx0, gy0, c, s, q, ax, ay, table, rows, cols, outside)
     for q in range(n):
         out[order[q]] = total[q]
 
