@@ -66,6 +66,8 @@ def _lookup_lanes_typed(
     cols: Any,
     outside: Any,
 ) -> Any:
+    """The intrinsic's typing and its code (over 80 lines: one unit, the generator closes
+    over the argument types it checks)."""
     vectors = (total, gx0, gy0, cos, sin)
     if not all(
         isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.float64
