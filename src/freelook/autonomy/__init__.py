@@ -10,6 +10,7 @@ from freelook.autonomy._task import (
     TaskCommand,
     TaskInputs,
     TaskSettings,
+    TaskStep,
     phase_durations,
 )
 from freelook.autonomy._tracking import Track, Tracker
@@ -35,6 +36,7 @@ __all__ = [
     "TaskCommand",
     "TaskInputs",
     "TaskSettings",
+    "TaskStep",
     "Track",
     "Tracker",
     "color_mask",
