@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -135,6 +136,13 @@ class PhaseRecord:
     start: float
     end: float | None = None
     outcome: str = ""
+
+
+class ArmMotion(NamedTuple):
+    """The arm's joint velocities toward a goal this cycle, and whether it is there."""
+
+    velocities: tuple[float, ...] | None
+    there: bool
 
 
 @dataclass(slots=True)
@@ -361,15 +369,15 @@ class DisposalTask:
 
     def _run_arm(
         self, now: float, inputs: TaskInputs, position: tuple[float, float, float]
-    ) -> tuple[tuple[float, ...] | None, bool]:
+    ) -> ArmMotion:
         """Velocities toward ``position`` (planned on first call); whether it is there."""
         if self._move is None or self._move.goal.position != position:
             self._move = self._plan(inputs.q, position)
         velocities = self._move.follower.command(inputs.q)
         joints = self.model.arm_joints
         if self._move.follower.done:
-            return tuple(0.0 for _ in joints), True
-        return tuple(velocities[joints].tolist()), False
+            return ArmMotion(tuple(0.0 for _ in joints), True)
+        return ArmMotion(tuple(velocities[joints].tolist()), False)
 
     def _tool(self, q: F64) -> F64:
         return np.asarray(tool_pose(self.model, q)[:3, 3])
