@@ -71,7 +71,8 @@ class Happening(Enum):
 ANY = None
 
 #: (the mode in force → what happened → the mode that follows); the mode's own row first,
-#: then the row for any mode; what is in neither leaves the mode as it is
+#: then the row for any mode; what is in neither leaves the mode as it is. A ModeChange goes
+#: to the mode it names.
 TRANSITIONS: dict[Mode | None, dict[type | Happening, Mode]] = {
     ANY: {
         VelocityCommand: Mode.VELOCITY,
