@@ -124,7 +124,7 @@ class ControlStep:
         d = drive.d_eff
         wheels = tank_control(intent.v, intent.omega, d)
         s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
-        return intent._replace(v=intent.v * s, omega=intent.omega * s)
+        return Intent(intent.v * s, intent.omega * s, intent.pan_rate, intent.tilt_rate, intent.vy)
 
     def _judge(self, intent: Intent, now: float, yaw_rate: float) -> SafetyDecision:
         """The safety filter's decision on the intent, and a lost connection's stop."""
