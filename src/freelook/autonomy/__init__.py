@@ -4,13 +4,13 @@ it sans-I/O: frames, poses and stamps go in, commands come out; the robot progra
 through the same safety as an operator's commands."""
 
 from freelook.autonomy._perception import Perception
+from freelook.autonomy._steps import TaskStep
 from freelook.autonomy._task import (
     DisposalTask,
     PhaseRecord,
     TaskCommand,
     TaskInputs,
     TaskSettings,
-    TaskStep,
     phase_durations,
 )
 from freelook.autonomy._tracking import Track, Tracker

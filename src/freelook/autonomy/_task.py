@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.arm import ArmModel, GradientPlanner, PlanFollower, ReachGoal, box_poses, tool_pose
+from freelook.autonomy._steps import ARM_ORDER, TaskStep
 from freelook.autonomy._tracking import Track
 from freelook.geometry import Pose
 from freelook.types import TaskPhase
@@ -36,41 +36,10 @@ __all__ = [
     "TaskCommand",
     "TaskInputs",
     "TaskSettings",
-    "TaskStep",
     "phase_durations",
 ]
 
 F64 = npt.NDArray[np.float64]
-
-
-class TaskStep(Enum):
-    """A phase's own steps, beside :class:`~freelook.types.TaskPhase`: the search stows the
-    arm before it turns; the grasp and the drop move the arm step by step. The value is the
-    step's name in outcomes and failures."""
-
-    NONE = ""  # the phase just began
-    STOW = "stow"  # the arm high and close before the base turns
-    TURN = "turn"  # turn in place until the target is seen
-    OPEN = "open"  # the gripper opens
-    OVER = "over"  # the tool over the object, or over the receptacle
-    DOWN = "down"  # down to the grasp
-    CLOSE = "close"  # the gripper closes
-    LIFT = "lift"  # to the carrying pose with the object
-    RELEASE = "release"  # the gripper opens over the receptacle
-    BACK = "back"  # to the carrying pose, empty
-
-
-#: the grasp's and the drop's steps in the order progress counts them
-_ARM_ORDER = (
-    TaskStep.NONE,
-    TaskStep.OPEN,
-    TaskStep.OVER,
-    TaskStep.DOWN,
-    TaskStep.CLOSE,
-    TaskStep.LIFT,
-    TaskStep.RELEASE,
-    TaskStep.BACK,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +241,7 @@ class DisposalTask:
         if self.phase in (TaskPhase.APPROACH_OBJECT, TaskPhase.APPROACH_RECEPTACLE):
             return 1.0 - self._approach_left / max(self._approach_start, 1e-6)
         step = self._step
-        return _ARM_ORDER.index(step) / len(_ARM_ORDER) if step in _ARM_ORDER else 0.0
+        return ARM_ORDER.index(step) / len(ARM_ORDER) if step in ARM_ORDER else 0.0
 
     def _target(self, inputs: TaskInputs) -> Track | None:
         if self.phase in (TaskPhase.SEARCH_OBJECT, TaskPhase.APPROACH_OBJECT):
