@@ -4,6 +4,7 @@ it sans-I/O: frames, poses and stamps go in, commands come out; the robot progra
 through the same safety as an operator's commands."""
 
 from freelook.autonomy._perception import Perception
+from freelook.autonomy._steps import TaskStep
 from freelook.autonomy._task import (
     DisposalTask,
     PhaseRecord,
@@ -35,6 +36,7 @@ __all__ = [
     "TaskCommand",
     "TaskInputs",
     "TaskSettings",
+    "TaskStep",
     "Track",
     "Tracker",
     "color_mask",

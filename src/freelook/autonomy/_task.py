@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.arm import ArmModel, GradientPlanner, PlanFollower, ReachGoal, box_poses, tool_pose
+from freelook.autonomy._steps import ARM_ORDER, TaskStep
 from freelook.autonomy._tracking import Track
 from freelook.geometry import Pose
 from freelook.types import TaskPhase
@@ -105,6 +107,13 @@ class PhaseRecord:
     outcome: str = ""
 
 
+class ArmMotion(NamedTuple):
+    """The arm's joint velocities toward a goal this cycle, and whether it is there."""
+
+    velocities: tuple[float, ...] | None
+    there: bool
+
+
 @dataclass(slots=True)
 class _ArmMove:
     follower: PlanFollower
@@ -135,7 +144,7 @@ class DisposalTask:
         self.progress = 0.0
         self.failure = ""
         self._entered = 0.0
-        self._step = ""  # a phase's own sub-step (grasp and drop)
+        self._step = TaskStep.NONE  # the phase's own step
         self._step_since = 0.0
         self._move: _ArmMove | None = None
         self._attempt = 0
@@ -184,7 +193,7 @@ class DisposalTask:
             self.history[-1].outcome = outcome
         self.phase = phase
         self._entered = now
-        self._step = ""
+        self._step = TaskStep.NONE
         self._step_since = now
         self._move = None
         self._settled_since = None
@@ -231,8 +240,8 @@ class DisposalTask:
             return 0.0
         if self.phase in (TaskPhase.APPROACH_OBJECT, TaskPhase.APPROACH_RECEPTACLE):
             return 1.0 - self._approach_left / max(self._approach_start, 1e-6)
-        order = ("", "open", "over", "down", "close", "lift", "release", "back")
-        return order.index(self._step) / len(order) if self._step in order else 0.0
+        step = self._step
+        return ARM_ORDER.index(step) / len(ARM_ORDER) if step in ARM_ORDER else 0.0
 
     def _target(self, inputs: TaskInputs) -> Track | None:
         if self.phase in (TaskPhase.SEARCH_OBJECT, TaskPhase.APPROACH_OBJECT):
@@ -254,12 +263,12 @@ class DisposalTask:
             self._enter(nxt, now, "seen")
             self._approach_start = math.inf
             return TaskCommand()
-        if self._step == "" and self.phase == TaskPhase.SEARCH_OBJECT:
-            self._next("stow", now)  # the arm high and close before the base turns
-        if self._step == "stow":
+        if self._step == TaskStep.NONE and self.phase == TaskPhase.SEARCH_OBJECT:
+            self._next(TaskStep.STOW, now)  # the arm high and close before the base turns
+        if self._step == TaskStep.STOW:
             arm, there = self._run_arm(now, inputs, s.carry)
             if there or now - self._step_since > s.arm_timeout:
-                self._next("turn", now)
+                self._next(TaskStep.TURN, now)
             return TaskCommand(arm=arm, tilt_rate=self._tilt_toward(inputs, s.search_tilt))
         if elapsed > s.search_timeout:
             return self._fail(now, f"nothing seen in {s.search_timeout:g} s")
@@ -329,20 +338,20 @@ class DisposalTask:
 
     def _run_arm(
         self, now: float, inputs: TaskInputs, position: tuple[float, float, float]
-    ) -> tuple[tuple[float, ...] | None, bool]:
+    ) -> ArmMotion:
         """Velocities toward ``position`` (planned on first call); whether it is there."""
         if self._move is None or self._move.goal.position != position:
             self._move = self._plan(inputs.q, position)
         velocities = self._move.follower.command(inputs.q)
         joints = self.model.arm_joints
         if self._move.follower.done:
-            return tuple(0.0 for _ in joints), True
-        return tuple(velocities[joints].tolist()), False
+            return ArmMotion(tuple(0.0 for _ in joints), True)
+        return ArmMotion(tuple(velocities[joints].tolist()), False)
 
     def _tool(self, q: F64) -> F64:
         return np.asarray(tool_pose(self.model, q)[:3, 3])
 
-    def _next(self, step: str, now: float) -> None:
+    def _next(self, step: TaskStep, now: float) -> None:
         self._step = step
         self._step_since = now
         self._move = None
@@ -374,35 +383,37 @@ class DisposalTask:
         over = (gx, gy, centre_z * 2 + s.pregrasp_height)
         opening = float(2 * self.model.upper[self.model.gripper_joints[0]])
         if now - self._step_since > s.arm_timeout:
-            return self._recover(TaskPhase.APPROACH_OBJECT, now, f"arm step {self._step} timed out")
-        if self._step == "":
-            self._next("open", now)
-        if self._step == "open":
+            return self._recover(
+                TaskPhase.APPROACH_OBJECT, now, f"arm step {self._step.value} timed out"
+            )
+        if self._step == TaskStep.NONE:
+            self._next(TaskStep.OPEN, now)
+        if self._step == TaskStep.OPEN:
             if inputs.q[self.model.gripper_joints[0]] * 2 >= opening - 0.005:
-                self._next("over", now)
+                self._next(TaskStep.OVER, now)
             return TaskCommand(gripper=opening, arm=self._still())
-        if self._step == "over":
+        if self._step == TaskStep.OVER:
             arm, there = self._run_arm(now, inputs, over)
             if there:
-                self._next("down", now)
+                self._next(TaskStep.DOWN, now)
             return TaskCommand(arm=arm, gripper=opening)
-        if self._step == "down":
+        if self._step == TaskStep.DOWN:
             if self._down is None:
                 self._down = self._grasp_height(inputs.q, (gx, gy, centre_z), centre_z * 2)
             arm, there = self._run_arm(now, inputs, self._down)
             if there:
-                self._next("close", now)
+                self._next(TaskStep.CLOSE, now)
             return TaskCommand(arm=arm, gripper=opening)
-        if self._step == "close":
+        if self._step == TaskStep.CLOSE:
             if inputs.holding:
-                self._next("lift", now)
+                self._next(TaskStep.LIFT, now)
             elif inputs.q[self.model.gripper_joints[0]] <= 1e-3:
                 self._attempt += 1  # closed on nothing: open, rise and try again
                 if self._attempt >= s.grasp_attempts:
                     return self._recover(TaskPhase.APPROACH_OBJECT, now, "grasp missed")
-                self._next("open", now)
+                self._next(TaskStep.OPEN, now)
             return TaskCommand(arm=self._still(), gripper=0.0)
-        arm, there = self._run_arm(now, inputs, s.carry)
+        arm, there = self._run_arm(now, inputs, s.carry)  # TaskStep.LIFT
         if there:
             if not inputs.holding:
                 return self._recover(TaskPhase.APPROACH_OBJECT, now, "object slipped")
@@ -414,22 +425,22 @@ class DisposalTask:
         x, y, _ = self._target_at
         if now - self._step_since > s.arm_timeout:
             return self._recover(
-                TaskPhase.APPROACH_RECEPTACLE, now, f"arm step {self._step} timed out"
+                TaskPhase.APPROACH_RECEPTACLE, now, f"arm step {self._step.value} timed out"
             )
         opening = float(2 * self.model.upper[self.model.gripper_joints[0]])
-        if self._step == "":
-            self._next("over", now)
-        if self._step == "over":
+        if self._step == TaskStep.NONE:
+            self._next(TaskStep.OVER, now)
+        if self._step == TaskStep.OVER:
             over = (x, y, self._target_height + s.drop_clearance)
             arm, there = self._run_arm(now, inputs, over)
             if there:
-                self._next("release", now)
+                self._next(TaskStep.RELEASE, now)
             return TaskCommand(arm=arm, gripper=0.0)
-        if self._step == "release":
+        if self._step == TaskStep.RELEASE:
             if not inputs.holding:
-                self._next("back", now)
+                self._next(TaskStep.BACK, now)
             return TaskCommand(arm=self._still(), gripper=opening)
-        arm, there = self._run_arm(now, inputs, s.carry)
+        arm, there = self._run_arm(now, inputs, s.carry)  # TaskStep.BACK
         if there:
             self._enter(TaskPhase.DONE, now, "dropped")
         return TaskCommand(arm=arm, gripper=opening)

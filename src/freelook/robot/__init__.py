@@ -2,7 +2,8 @@
 and the server that puts it on a link. Backends (the simulator, real robots) live in
 :mod:`freelook.hardware`."""
 
-from freelook.robot._core import CycleOutput, RobotCore
+from freelook.robot._core import RobotCore
+from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
 from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram

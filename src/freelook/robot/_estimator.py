@@ -14,6 +14,7 @@ import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +23,7 @@ from freelook.config import RobotConfig
 from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry, PoseEstimate
 from freelook.geometry import Pose, wrap_angle
 from freelook.maps import World
-from freelook.robot.hal import RobotHardware
+from freelook.robot.hal import EncoderSample, OdometrySample, RobotHardware
 
 __all__ = ["LocalizationJob", "LocalizationResult", "StateEstimator"]
 
@@ -47,6 +48,14 @@ class LocalizationResult:
     job: LocalizationJob
     estimate: PoseEstimate
     searching: bool
+
+
+class EncoderRate(NamedTuple):
+    """The yaw rate the encoders measured since their previous reading."""
+
+    rate: float  # rad/s
+    dt: float  # s, between the two readings
+    standing: bool  # neither track moved
 
 
 class StateEstimator:
@@ -97,8 +106,8 @@ class StateEstimator:
         self._last_job_scan = -math.inf
         # (stamp, x, y, θ) of recent odometry, to pair each scan with the odometry of its time
         self._odometry_history: deque[tuple[float, float, float, float]] = deque(maxlen=64)
-        self._last_encoders: tuple[float, int, int] | None = None
-        self._last_odometer: tuple[float, Pose] | None = None
+        self._last_encoders: EncoderSample | None = None
+        self._last_odometer: OdometrySample | None = None
         self._last_gyro_stamp: float | None = None
         self._last_gyro_angle: float | None = None
 
@@ -134,12 +143,11 @@ class StateEstimator:
                 heading.predict(rate, dt)
                 if encoder is not None:
                     # over the encoders' own interval: the filter pairs it with the gyro's
-                    rate_enc, dt_enc, standing = encoder
-                    heading.update_encoder_rate(rate_enc, dt_enc, standing=standing)
+                    heading.update_encoder_rate(encoder.rate, encoder.dt, standing=encoder.standing)
             heading_increment = wrap_angle(heading.heading - before)
             yaw_rate = heading.rate
         elif encoder is not None:
-            yaw_rate = encoder[0]
+            yaw_rate = encoder.rate
         else:
             # neither the filter nor the odometry has moved since the cycle began
             yaw_rate = self.yaw_rate
@@ -153,20 +161,22 @@ class StateEstimator:
             yaw_rate = self._odometer(before_pose, heading_increment, yaw_rate)
         return yaw_rate
 
-    def _encoder_rate(self) -> tuple[float, float, bool] | None:
-        """Yaw rate from the encoders since their last reading, over how long, and whether
-        neither track moved (None without a new reading)."""
+    def _encoder_rate(self) -> EncoderRate | None:
+        """The yaw rate from the encoders since their last reading (None without a new
+        reading)."""
         enc = self.hw.encoders.latest() if self.hw.encoders else None
-        if enc is None or (self._last_encoders is not None and enc.stamp <= self._last_encoders[0]):
+        if enc is None or (
+            self._last_encoders is not None and enc.stamp <= self._last_encoders.stamp
+        ):
             return None
         previous = self._last_encoders
-        self._last_encoders = (enc.stamp, enc.left, enc.right)
+        self._last_encoders = enc
         if previous is None:
             return None
-        dt = enc.stamp - previous[0]
-        counts = (enc.right - previous[2]) - (enc.left - previous[1])
+        dt = enc.stamp - previous.stamp
+        counts = (enc.right - previous.right) - (enc.left - previous.left)
         rate = counts * self.odometry.metres_per_count / self.config.drive.track_width / dt
-        return rate, dt, enc.left == previous[1] and enc.right == previous[2]
+        return EncoderRate(rate, dt, enc.left == previous.left and enc.right == previous.right)
 
     def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
         """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
@@ -174,11 +184,12 @@ class StateEstimator:
         sample = self.hw.odometer.latest()
         if sample is None:
             return yaw_rate
-        reading = Pose(sample.x, sample.y, sample.theta)
-        previous, self._last_odometer = self._last_odometer, (sample.stamp, reading)
-        if previous is None or sample.stamp <= previous[0]:
+        previous, self._last_odometer = self._last_odometer, sample
+        if previous is None or sample.stamp <= previous.stamp:
             return yaw_rate
-        step = previous[1].relative(reading)  # the base's motion, in its own frame
+        reading = Pose(sample.x, sample.y, sample.theta)
+        # the base's motion, in its own frame
+        step = Pose(previous.x, previous.y, previous.theta).relative(reading)
         if heading_increment is not None:
             step = Pose(step.x, step.y, heading_increment)
         self.odometry.advance(step, sample.stamp, (sample.v_left + sample.v_right) / 2)

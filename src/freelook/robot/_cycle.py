@@ -1,0 +1,245 @@
+"""The control step (sans-I/O): the mode's intent → safety → the actuators, once a cycle.
+
+Estimation runs first (odometry, the heading filter); then the mode in force says what it
+wants (:class:`~freelook.robot._modes.Intent`), scaled into what the tracks can do; the safety
+filter judges it against the range sensors, the remembered obstacles and the map; what is left
+goes to the drive, the pan-tilt unit and the arm. Free Look's command keeps its own track
+speeds, scaled as a whole, so the camera keeps its path, slower.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.config import RobotConfig
+from freelook.geometry import Pose
+from freelook.kinematics import saturation_factor, tank_control
+from freelook.maps import World
+from freelook.robot._arm import RobotArm
+from freelook.robot._estimator import StateEstimator
+from freelook.robot._free_look import FreeLookController
+from freelook.robot._intake import CoreLog
+from freelook.robot._map_layer import MapLayer
+from freelook.robot._mode_table import Happening, ModeTable
+from freelook.robot._modes import Intent
+from freelook.robot._scan_points import ScanPoints
+from freelook.robot.hal import RobotHardware
+from freelook.safety import ObstacleMemory, SafetyDecision, SafetyEvent, SafetyFilter
+from freelook.types import Mode, SafetyFlags
+
+__all__ = ["ControlStep", "CycleOutput", "RangePoints"]
+
+# (as plain ints: each operation on an enum flag builds an enum member)
+_STOPPING = int(
+    SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
+)
+# e-stop, watchdog and a lost connection hold the camera as well as the chassis
+_HOLDING = int(SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE)
+# under these a Free Look command's wheels give way to the filter's stopping command
+_BRAKING = int(SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE)
+#: the modes in which the arm moves on command
+_ARM_MODES = (Mode.ARM, Mode.AUTONOMY)
+
+
+class CycleOutput(NamedTuple):
+    """What one control cycle decided (a named tuple: one is made every cycle)."""
+
+    v: float
+    omega: float
+    v_left: float
+    v_right: float
+    pan_rate: float
+    tilt_rate: float
+    flags: SafetyFlags
+    zone: int = -1
+    scale: float = 1.0
+    events: tuple[SafetyEvent, ...] = ()
+
+
+class RangePoints(NamedTuple):
+    """Obstacle points in the robot frame, N×2 each."""
+
+    live: npt.NDArray[np.float64]  # what the range sensors see now
+    prior: npt.NDArray[np.float64]  # what is remembered, and the map's walls and keep-outs
+
+
+class ControlStep:
+    """One robot's control cycle over its HAL, its modes and its safety filter."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        hardware: RobotHardware,
+        estimator: StateEstimator,
+        modes: ModeTable,
+        safety: SafetyFilter,
+        log: CoreLog,
+        robot_map: World | None,
+    ) -> None:
+        self.config = config
+        self.hw = hardware
+        self.estimator = estimator
+        self.modes = modes
+        self.safety = safety
+        self.log = log
+        self.free_look: FreeLookController | None = modes.free_look
+        self.arm: RobotArm | None = modes.arm
+        self.map_layer = (
+            MapLayer(robot_map, config.localization.map_range) if robot_map is not None else None
+        )
+        #: range readings remembered where they were seen (None: off)
+        self.memory = (
+            ObstacleMemory(config.safety.obstacle_memory, config.localization.map_range)
+            if config.safety.obstacle_memory > 0
+            else None
+        )
+        self._scan_points = ScanPoints()  # each reading's points, once
+        self.now = 0.0
+        self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
+        self._hardware_fault = False  # the hardware did not answer at the last cycle
+
+    def step(self, now: float) -> CycleOutput:
+        """One control cycle."""
+        self.now = now
+        yaw_rate = self.estimator.update()
+        pt_state = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
+        pan = pt_state.pan if pt_state is not None else 0.0
+        intent = self.modes.command(now, yaw_rate, pan)
+        if intent.wheels is None:
+            intent = self._within_tracks(intent)
+        decision = self._judge(intent, now, yaw_rate)
+        self.last_output = self._actuate(intent, decision, now)
+        return self.last_output
+
+    def _within_tracks(self, intent: Intent) -> Intent:
+        """(v, ω) scaled, direction kept, to what the tracks can do (not Free Look's, which
+        scales itself)."""
+        if self.free_look is not None:
+            self.free_look.reset()
+        drive = self.config.drive
+        d = drive.d_eff
+        wheels = tank_control(intent.v, intent.omega, d)
+        s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
+        return Intent(intent.v * s, intent.omega * s, intent.pan_rate, intent.tilt_rate, intent.vy)
+
+    def _judge(self, intent: Intent, now: float, yaw_rate: float) -> SafetyDecision:
+        """The safety filter's decision on the intent, and a lost connection's stop."""
+        bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
+        live, prior = self.range_points()
+        decision = self.safety.filter(
+            intent.v,
+            intent.omega,
+            live,
+            now,
+            bool(bumpers and bumpers.front),
+            bool(bumpers and bumpers.rear),
+            measured=(self.estimator.odometry.v, yaw_rate),
+            prior=prior,
+        )
+        connection = self.hw.connection
+        if connection is not None and not connection.connected:
+            # commands cannot reach the robot: command nothing, so nothing old is replayed
+            flags = decision.flags | SafetyFlags.HARDWARE
+            decision = decision._replace(v=0.0, omega=0.0, scale=0.0, flags=flags)
+            if not self._hardware_fault:  # what the hardware says is wrong, once
+                self._hardware_fault = True
+                self.log.events.append(SafetyEvent(now, "hardware", connection.status))
+        elif self._hardware_fault:
+            self._hardware_fault = False
+            self.log.events.append(SafetyEvent(now, "clear", "the hardware answers again"))
+        return decision
+
+    def _actuate(self, intent: Intent, decision: SafetyDecision, now: float) -> CycleOutput:
+        """What safety left, to the drive, the pan-tilt unit and the arm."""
+        d = self.config.drive.d_eff
+        scale = decision.scale
+        bits = int(decision.flags)
+        held = bool(bits & _HOLDING)
+        v, omega = decision.v, decision.omega
+        pan_rate, tilt_rate = intent.pan_rate, intent.tilt_rate
+        own = intent.wheels
+        if own is not None:
+            # the share of the camera command carried out: the reference integrates only that,
+            # so a camera held still has no commanded motion to catch up when it is released
+            if self.free_look is not None:
+                self.free_look.carried_out = 0.0 if held else scale
+            # the whole camera command scales together: the camera keeps its path, slower
+            v_left, v_right = own.v_left * scale, own.v_right * scale
+            pan_rate *= scale
+            if bits & _BRAKING:
+                stop = tank_control(v, omega, d)
+                v_left, v_right = stop.v_left, stop.v_right
+        else:
+            if self.free_look is not None:
+                self.free_look.carried_out = 1.0
+            wheels = tank_control(v, omega, d)
+            v_left, v_right = wheels.v_left, wheels.v_right
+        if held:
+            pan_rate = tilt_rate = 0.0
+            self.modes.happen(Happening.HELD, now)
+        if self.arm is not None:  # every cycle: nothing reaches the joints unchecked
+            self.arm.step(now, active=self.modes.mode in _ARM_MODES, held=held)
+        # the task's sideways speed scaled as the rest of its command was (zero when stopped)
+        vy = intent.vy * min(scale, 1.0) if not bits & _STOPPING else 0.0
+        if self.hw.drive.kind == "holonomic":
+            self.hw.drive.command_twist(v, vy, omega)
+        else:
+            self.hw.drive.command_wheels(v_left, v_right)
+        if self.hw.pan_tilt is not None:
+            self.hw.pan_tilt.command_rates(pan_rate, tilt_rate)
+        events = self.log.events
+        events.extend(decision.events)
+        del events[:-200]
+        return CycleOutput(
+            v,
+            omega,
+            v_left,
+            v_right,
+            pan_rate,
+            tilt_rate,
+            decision.flags,
+            decision.zone,
+            decision.scale,
+            decision.events,
+        )
+
+    def range_points(self) -> RangePoints:
+        """Obstacle points (robot frame): the range sensors' now, the remembered and the map's.
+
+        A sonar echo may come from anywhere across its cone, so each reading becomes points
+        spread over the cone at the measured range: safety must assume the worst bearing. The
+        memory keeps only the cone's axis, since spread points seen from elsewhere would land
+        where nothing is.
+        """
+        laser = self.hw.laser.latest() if self.hw.laser is not None else None
+        laser_points = self._scan_points.laser(laser)
+        sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
+        half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
+        sonar_points, sonar_axes = self._scan_points.sonar(sonar, half)
+        live = np.concatenate((laser_points, sonar_points))  # both N×2
+        cones = (
+            (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
+            if sonar is not None
+            else None
+        )
+        clouds = []
+        if self.memory is not None:
+            sweep = (
+                (laser.bearings, laser.ranges, (float(laser.origin_x[0]), float(laser.origin_y[0])))
+                if laser is not None
+                else None
+            )
+            odometry = Pose(*self.estimator.odometry.pose)
+            clouds.append(
+                self.memory.update(odometry, self.now, laser_points, sonar_axes, sweep, cones, half)
+            )
+        if self.map_layer is not None and self.estimator.pose_trusted:
+            # a wall the sensors see through is not there: the pose is off, or the map is old
+            pose = self.estimator.pose
+            walls = self.map_layer.unseen_walls(pose, laser, sonar, half)
+            clouds += [walls, self.map_layer.keep_out_points(pose)]
+        return RangePoints(live, np.concatenate(clouds) if clouds else np.zeros((0, 2)))

@@ -1,0 +1,408 @@
+"""The robot's drive modes as objects (sans-I/O), one per :class:`~freelook.types.Mode`.
+
+Each mode keeps its own state and answers: ``refusal`` (why it cannot be entered now, or
+None), ``enter`` (it takes over), ``take`` (a command for it arrived, after the transition),
+``command`` (what it asks of the actuators this cycle, an :class:`Intent`), ``finished``
+(its own motion is over) and ``exit`` (it gives way). Which message leads from which mode to
+which is not here but in :mod:`freelook.robot._mode_table`, in one table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from freelook.config import RobotConfig
+from freelook.control import (
+    LinearDrive,
+    SampledPath,
+    TrackingController,
+    TrajectoryReference,
+    limit_velocity,
+)
+from freelook.geometry import Pose
+from freelook.kinematics import WheelCommand
+from freelook.link import (
+    ArmVelocityCommand,
+    FreeLookCommand,
+    GripperCommand,
+    LinearDriveStart,
+    Message,
+    PanTiltCommand,
+    TankCommand,
+    TrajectoryStart,
+    VelocityCommand,
+    WheelSpeedCommand,
+)
+from freelook.robot._arm import RobotArm
+from freelook.robot._autonomy import RobotAutonomy
+from freelook.robot._estimator import StateEstimator
+from freelook.robot._free_look import FreeLookController
+from freelook.robot._intake import CameraRates
+from freelook.robot.hal import RobotHardware
+from freelook.safety import SafetyFilter
+from freelook.types import Mode
+
+__all__ = [
+    "STAND",
+    "ArmJogging",
+    "Autonomous",
+    "CameraJog",
+    "DriveMode",
+    "Driven",
+    "FreeLooking",
+    "Intent",
+    "LinearDriving",
+    "Reference",
+    "Standing",
+    "Tracking",
+    "tank_mode",
+    "velocity_mode",
+    "wheels_mode",
+]
+
+
+class Intent(NamedTuple):
+    """What the mode in force asks of the actuators this cycle, before safety (a named tuple:
+    one is made every cycle)."""
+
+    v: float = 0.0
+    omega: float = 0.0
+    pan_rate: float = 0.0
+    tilt_rate: float = 0.0
+    #: sideways speed (a holonomic base; only the task asks for one)
+    vy: float = 0.0
+    #: track speeds of the mode's own (Free Look: the camera's path), scaled as a whole by
+    #: safety; None: the tracks follow (v, ω)
+    wheels: WheelCommand | None = None
+
+
+#: standing still
+STAND = Intent()
+
+
+class Reference(NamedTuple):
+    """Where a trajectory should have the robot now: pose and velocities."""
+
+    x: float
+    y: float
+    theta: float
+    v: float
+    omega: float
+
+
+class DriveMode:
+    """A mode that stands still, takes no commands and refuses nobody (the default)."""
+
+    #: the commands that feed the watchdog in this mode: only the one that drives it, so the
+    #: watchdog trips on the age of the newest (a pan-tilt, arm or heartbeat message never
+    #: keeps an old drive command alive)
+    feeders: tuple[type, ...] = ()
+
+    def __init__(self, mode: Mode) -> None:
+        self.mode = mode
+
+    def refusal(self) -> str | None:
+        """Why this mode cannot be entered now, or None."""
+        return None
+
+    def enter(self, now: float) -> None:
+        """This mode takes over (from another)."""
+
+    def again(self, now: float) -> None:
+        """This mode, in force, is asked for again."""
+
+    def exit(self, now: float) -> None:
+        """This mode gives way to another."""
+
+    def take(self, message: Message, now: float) -> None:
+        """A command for this mode arrived (it is in force)."""
+
+    def finished(self, now: float) -> bool:
+        """Whether this mode's own motion is over."""
+        return False
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        """What this mode asks for this cycle (the filtered yaw rate and the measured pan
+        angle given)."""
+        return STAND
+
+    def feeds_watchdog(self, message: Message) -> bool:
+        return type(message) in self.feeders
+
+
+class Driven(DriveMode):
+    """A mode the operator drives command by command; the newest command holds."""
+
+    def __init__(
+        self, mode: Mode, commands: type[Message], intent: Callable[[Any], Intent]
+    ) -> None:
+        super().__init__(mode)
+        self.feeders = (commands,)
+        self._intent = intent
+        self.latest: Message | None = None
+
+    def exit(self, now: float) -> None:
+        self.latest = None
+
+    def take(self, message: Message, now: float) -> None:
+        self.latest = message  # newest wins within a cycle
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        return STAND if self.latest is None else self._intent(self.latest)
+
+
+def velocity_mode(mode: Mode) -> Driven:
+    """Velocity commands (v, ω): the velocity mode, and the keyboard's."""
+    return Driven(mode, VelocityCommand, lambda c: Intent(c.v, c.omega))
+
+
+def wheels_mode(d: float) -> Driven:
+    """Track speeds, for a base of effective track width ``d``."""
+    return Driven(
+        Mode.WHEELS,
+        WheelSpeedCommand,
+        lambda c: Intent((c.left + c.right) / 2, (c.right - c.left) / d),
+    )
+
+
+def tank_mode() -> Driven:
+    """Tank control: (v, ω) and the camera's rates together."""
+    return Driven(Mode.TANK, TankCommand, lambda c: Intent(c.v, c.omega, c.pan_rate, c.tilt_rate))
+
+
+class FreeLooking(Driven):
+    """Free Look Control: the operator drives the camera; the controller works out the
+    tracks and the pan, at the cycle rate, with the measured pan and the filtered yaw rate."""
+
+    def __init__(
+        self,
+        controller: FreeLookController | None,
+        estimator: StateEstimator,
+        can_pan: Callable[[], bool],
+    ) -> None:
+        super().__init__(Mode.FREE_LOOK, FreeLookCommand, lambda c: STAND)
+        self.controller = controller
+        self.estimator = estimator
+        self.can_pan = can_pan  # whether the camera pans, off the axle (asked each time)
+
+    def refusal(self) -> str | None:
+        return None if self.can_pan() else "Free Look Control refused: the camera cannot pan"
+
+    def enter(self, now: float) -> None:
+        if self.controller is not None:
+            self.controller.reset()
+
+    def exit(self, now: float) -> None:
+        super().exit(now)
+        if self.controller is not None:
+            self.controller.reset()
+
+    def take(self, message: Message, now: float) -> None:
+        if isinstance(message, FreeLookCommand) and self.controller is not None:
+            self.controller.command(message, now)  # the previous one held until now
+        super().take(message, now)
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        command, controller = self.latest, self.controller
+        if not isinstance(command, FreeLookCommand) or controller is None:
+            return STAND
+        x, y, theta = self.estimator.pose
+        heading = self.estimator.heading
+        if heading is not None:
+            theta = heading.heading
+        out = controller.step(Pose(x, y, theta), pan, yaw_rate, heading is not None, now)
+        wheels = WheelCommand(out.v_left, out.v_right)
+        return Intent(out.v, out.omega, out.pan_rate, command.tilt_rate, wheels=wheels)
+
+
+class LinearDriving(DriveMode):
+    """Linear drive: the robot drives itself along its x axis, from one point to another."""
+
+    def __init__(self, estimator: StateEstimator, max_speed: float) -> None:
+        super().__init__(Mode.LINEAR)
+        self.estimator = estimator
+        self.max_speed = max_speed
+        self.drive: LinearDrive | None = None
+
+    def prepare(self, message: LinearDriveStart) -> str | None:
+        """Set up the drive a start message asks for; why it cannot be, or None."""
+        speed = min(message.max_speed, self.max_speed)
+        try:
+            self.drive = LinearDrive(message.x_start, message.x_end, speed)
+        except ValueError as err:
+            return f"linear drive refused: {err}"
+        return None
+
+    def exit(self, now: float) -> None:
+        self.drive = None
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        if self.drive is None:
+            return STAND
+        out = self.drive.update(*self.estimator.pose)
+        return Intent(out.v, out.omega)
+
+    def feeds_watchdog(self, message: Message) -> bool:
+        return True  # it drives itself: any valid packet shows the link is alive
+
+
+class Tracking(DriveMode):
+    """Trajectory tracking: the robot follows an uploaded path on its own clock."""
+
+    def __init__(
+        self, estimator: StateEstimator, tracker: TrackingController, config: RobotConfig
+    ) -> None:
+        super().__init__(Mode.TRAJECTORY)
+        self.estimator = estimator
+        self.tracker = tracker
+        self.config = config
+        self.path: TrajectoryReference | None = None
+        self.t0 = 0.0
+        self.message: TrajectoryStart | None = None  # the last upload, kept across modes
+        self.reference: Reference | None = None  # where the robot should be now
+
+    def is_repeat(self, message: TrajectoryStart, in_force: bool) -> bool:
+        """Whether ``message`` repeats the upload running (sent again against loss)."""
+        return in_force and message == self.message
+
+    def prepare(self, message: TrajectoryStart, now: float) -> str | None:
+        """Set up the path an upload carries, from ``now``; why it cannot be, or None."""
+        self.message = message
+        try:
+            self.path = SampledPath(
+                message.t, message.x, message.y, reverse=message.reverse, periodic=message.periodic
+            )
+        except ValueError as err:
+            return f"trajectory refused: {err}"
+        self.t0 = now
+        return None
+
+    def exit(self, now: float) -> None:
+        self.path = None
+        self.reference = None
+
+    def finished(self, now: float) -> bool:
+        return self.path is not None and now - self.t0 > self.path.duration
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        if self.path is None:
+            return STAND
+        ref = self.path.at(now - self.t0)
+        self.reference = Reference(ref.x, ref.y, ref.theta, ref.v, ref.omega)
+        v, omega = self.tracker.command(ref, *self.estimator.pose)
+        limits = self.config.limits
+        v, omega = limit_velocity(
+            v, omega, limits.max_speed, math.radians(limits.max_turn_rate_deg)
+        )
+        return Intent(v, omega)
+
+    def feeds_watchdog(self, message: Message) -> bool:
+        return True  # it drives itself: any valid packet shows the link is alive
+
+
+class ArmJogging(DriveMode):
+    """The tracks stand still; the operator jogs the arm and its gripper (the arm's own
+    commands are checked and kept by :class:`RobotArm`)."""
+
+    feeders = (ArmVelocityCommand, GripperCommand)
+
+    def __init__(self) -> None:
+        super().__init__(Mode.ARM)
+
+
+class Standing(DriveMode):
+    """Idle: the robot stands; a camera command is the one in force."""
+
+    feeders = (PanTiltCommand,)
+
+    def __init__(self) -> None:
+        super().__init__(Mode.IDLE)
+
+
+class Autonomous(DriveMode):
+    """The robot runs its disposal task; leaving the mode pauses it, entering it again goes
+    on from the phase it was in."""
+
+    def __init__(
+        self,
+        autonomy: RobotAutonomy | None,
+        hardware: RobotHardware,
+        estimator: StateEstimator,
+        safety: SafetyFilter,
+        arm: RobotArm | None,
+    ) -> None:
+        super().__init__(Mode.AUTONOMY)
+        self.autonomy = autonomy
+        self.hw = hardware
+        self.estimator = estimator
+        self.safety = safety
+        self.arm = arm
+
+    def refusal(self) -> str | None:
+        if self.autonomy is None:
+            return "autonomy refused: it needs an arm and a driving camera"
+        if self.safety.estop:
+            return "autonomy refused: the e-stop is engaged"
+        return None
+
+    def enter(self, now: float) -> None:
+        assert self.autonomy is not None
+        self.autonomy.start(now)  # a new task, or the paused one from its phase
+        self.safety.command_received(now)
+
+    def again(self, now: float) -> None:
+        self.enter(now)
+
+    def exit(self, now: float) -> None:
+        if self.autonomy is not None:
+            self.autonomy.pause(now)  # the operator takes over; the phase is kept
+
+    def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
+        if self.autonomy is None:
+            return STAND
+        pt = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
+        task = self.autonomy.step(
+            now,
+            Pose(*self.estimator.odometry.pose),
+            pt.pan if pt is not None else 0.0,
+            pt.tilt if pt is not None else 0.0,
+            self.arm.joints() if self.arm is not None else np.zeros(0),
+            bool(self.hw.arm is not None and self.hw.arm.gripper_state().holding),
+        )
+        if self.arm is not None:  # checked by the arm's guard like an operator's jog
+            if task.arm is not None:
+                self.arm.command(ArmVelocityCommand(task.arm))
+            if task.gripper is not None:
+                self.arm.grip(GripperCommand(task.gripper))
+        return Intent(task.vx, task.omega, task.pan_rate, task.tilt_rate, task.vy)
+
+    def feeds_watchdog(self, message: Message) -> bool:
+        return True  # it drives itself: any valid packet shows the link is alive
+
+
+class CameraJog:
+    """The operator's camera rates, added to any mode's but Free Look's; a jog expires on its
+    own after ``timeout``, as the watchdog's."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.rates: CameraRates | None = None
+        self.since = 0.0  # when it arrived
+
+    def set(self, rates: CameraRates, now: float) -> None:
+        self.rates = rates
+        self.since = now
+
+    def add_to(self, intent: Intent, now: float) -> Intent:
+        """``intent`` with the jog in force added (it expires here)."""
+        if self.rates is not None and now - self.since > self.timeout:
+            self.rates = None
+        if self.rates is None:
+            return intent
+        return intent._replace(
+            pan_rate=intent.pan_rate + self.rates.pan, tilt_rate=intent.tilt_rate + self.rates.tilt
+        )
