@@ -6,10 +6,17 @@ from freelook.robot._core import CycleOutput, RobotCore
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
 from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram
+from freelook.robot._real import (
+    ConnectedRobot,
+    real_robot_server,
+    serve_connected_robot,
+    start_on_map,
+)
 from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 
 __all__ = [
     "ROBOT_STATION",
+    "ConnectedRobot",
     "CycleOutput",
     "LocalizationJob",
     "LocalizationResult",
@@ -18,4 +25,7 @@ __all__ = [
     "RobotProgram",
     "RobotServer",
     "ServerOptions",
+    "real_robot_server",
+    "serve_connected_robot",
+    "start_on_map",
 ]
