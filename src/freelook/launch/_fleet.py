@@ -122,6 +122,15 @@ def _recording(
         announce(recorded_line(background.close()))
 
 
+def _station_keys(stations: int) -> tuple[dict[int, str], KeyRing]:
+    """A random passphrase for each of ``stations`` stations, and the robots' ring of them."""
+    passphrases = {k: secrets.token_hex(32) for k in range(1, stations + 1)}
+    ring = KeyRing.from_mapping(
+        {"stations": {str(k): {"key": phrase} for k, phrase in passphrases.items()}}
+    )
+    return passphrases, ring
+
+
 async def run_fleet_session(
     config: RobotConfig,
     world: World,
@@ -142,10 +151,7 @@ async def run_fleet_session(
         raise ConfigError(f"--robots {robots}: expected 1…{MAX_ROBOTS}")
     if not 1 <= stations <= 16:
         raise ConfigError(f"--stations {stations}: expected 1…16")
-    passphrases = {k: secrets.token_hex(32) for k in range(1, stations + 1)}  # random keys
-    ring = KeyRing.from_mapping(
-        {"stations": {str(k): {"key": phrase} for k, phrase in passphrases.items()}}
-    )
+    passphrases, ring = _station_keys(stations)
     names = fleet_names(robots)
     host, port = zenoh_address
     zenoh_listen = TransportUrl("zenoh", host, port).zenoh_endpoint
@@ -172,13 +178,12 @@ async def run_fleet_session(
             await fleet.ready()
             backends = []
             for k in range(1, stations + 1):
-                bus = ZenohBus.peer(connect=[zenoh_listen])
-                buses.append(bus)
+                buses.append(ZenohBus.peer(connect=[zenoh_listen]))
                 backends.append(
                     FleetStation(
                         config,
                         world,
-                        bus,
+                        buses[-1],
                         key=derive_key(passphrases[k]),
                         station=k,
                         first=names[(k - 1) % robots],
