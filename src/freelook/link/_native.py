@@ -183,8 +183,10 @@ class NativeCodec:
             for i in range(count)
         ]
 
-    frame_length = staticmethod(frame_length)
+    # the header's stages (``_native_header.py``), as the stream decoder and the sessions
+    # reach them through the codec
     header_size = HEADER_SIZE
+    frame_length = staticmethod(frame_length)
     parse = staticmethod(read_header)
 
     @staticmethod
