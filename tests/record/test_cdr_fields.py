@@ -22,7 +22,7 @@ u32 = st.integers(0, 2**32 - 1)
 
 def _decode(typename: str, data: bytes) -> Any:
     schema = ros_schema(typename)
-    record = Schema(1, schema.name, "ros2msg", schema.text.encode())
+    record = Schema(id=1, name=schema.name, encoding="ros2msg", data=schema.text.encode())
     decoder = DecoderFactory().decoder_for("cdr", record)
     assert decoder is not None
     return decoder(data)
