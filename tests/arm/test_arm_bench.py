@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from freelook.bench import BenchOptions, discover, registered
+from freelook.arm import bench_cases  # noqa: F401 (registers the arm's cases)
+from freelook.bench import BenchOptions, registered
+from freelook.sim import bench_cases as _sim_cases  # noqa: F401 (sim.arm_step)
 
 
 @pytest.mark.parametrize("name", ["arm.check_taros", "arm.check_m2p2"])
 def test_check_benchmarks_measure_a_check_that_acts(name: str) -> None:
-    discover()
     case = registered()[name](BenchOptions())
     case.run()
     assert case.baseline is not None  # python-fcl is installed with the dev extras
@@ -20,7 +21,6 @@ def test_check_benchmarks_measure_a_check_that_acts(name: str) -> None:
 
 
 def test_plan_benchmark_reaches_every_goal() -> None:
-    discover()
     case = registered()["arm.plan_reach_taros"](BenchOptions())
     assert case.extra is not None
     figures = case.extra()
@@ -29,7 +29,6 @@ def test_plan_benchmark_reaches_every_goal() -> None:
 
 
 def test_arm_step_benchmark_runs() -> None:
-    discover()
     case = registered()["sim.arm_step"](BenchOptions())
     case.run()
     assert case.max_baseline_ratio == 0.1

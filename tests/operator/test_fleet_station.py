@@ -164,7 +164,7 @@ def test_a_fleet_session_records_every_robot_under_its_name(tmp_path: Path) -> N
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
 
-    from freelook.operator import SessionOptions, run_fleet_session
+    from freelook.launch import SessionOptions, run_fleet_session
 
     recording = tmp_path / "fleet.mcap"
     options = SessionOptions(port=free_port(), open_browser=False, record=recording)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from freelook.operator._flood import flood_trial
+from freelook.launch import flood_trial
 
 pytestmark = pytest.mark.realtime
 

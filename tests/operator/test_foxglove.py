@@ -25,8 +25,8 @@ from mcap.reader import make_reader
 from mcap_ros2._dynamic import generate_dynamic
 
 from freelook.config import load_robot
+from freelook.launch import SessionOptions, run_session
 from freelook.maps import load_world
-from freelook.operator import SessionOptions, run_session
 
 SUBPROTOCOL = "foxglove.sdk.v1"
 SERVER_MESSAGE_DATA = 0x01  # opcode: u32 subscription id, u64 log time, payload

@@ -20,7 +20,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from freelook.errors import ConfigError
-from freelook.operator import SessionOptions, web_access
+from freelook.launch import SessionOptions, web_access
 from freelook.web import REFUSED_CLOSE_CODE, BrowserSlot, create_app, origin_allowed
 
 TOKEN = "t0ken-for-tests"

@@ -91,7 +91,7 @@ def test_keys_move_and_stop_at_once_and_the_estop_key_stops(configuration: str) 
     """A fresh session (the camera streaming), the cockpit in Free Look: W, S, A, D pressed
     once each, then W held and Space; timed at the robot's wheels (``freelook bench``'s
     ``web.cockpit_keys_*`` run the same session)."""
-    from freelook.operator._bench_cockpit import _keys_session
+    from freelook.launch._bench_cockpit import _keys_session
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")

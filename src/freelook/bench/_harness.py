@@ -5,53 +5,18 @@ the operation under test, optionally a baseline doing the same work a simpler wa
 of operations each call performs, and an optional target time per operation. The harness times
 both in the same run (so ratios do not depend on how fast the machine is) and reports
 ``speedup = baseline time / candidate time``.
+
+Cases register themselves: each package that has some keeps them in private modules that its
+public ``bench_cases`` module imports, and ``freelook bench`` imports those (so the layers
+contracts see every import). This module imports none of them.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-
-__all__ = [
-    "SUITES",
-    "BenchOptions",
-    "Case",
-    "Factory",
-    "Result",
-    "benchmark",
-    "benchmark_with_options",
-    "discover",
-    "iter_selected",
-    "registered",
-    "run_case",
-]
-
-#: Modules that register benchmarks; each layer owns one.
-SUITES: tuple[str, ...] = (
-    "freelook.kinematics._bench",
-    "freelook.sim._bench",
-    "freelook.sim._bench_sensors",
-    "freelook.sim._bench_camera",
-    "freelook.link._bench",
-    "freelook.hardware.sim._bench_estimation",
-    "freelook.safety._bench",
-    "freelook.arm._bench",
-    "freelook.sim.arm._bench",
-    "freelook.hardware.sim._bench",
-    "freelook.hardware.sim._bench_memory",
-    "freelook.hardware._bench_ros2",
-    "freelook.operator._bench",
-    "freelook.operator._bench_fleet",
-    "freelook.operator._bench_station",
-    "freelook.operator._bench_cockpit",
-    "freelook.operator._bench_foxglove",
-    "freelook.record._bench",
-    "freelook.experiments._bench",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +107,6 @@ def benchmark_with_options(name: str) -> Callable[[Factory], Factory]:
         return factory
 
     return decorate
-
-
-def discover() -> None:
-    """Import every suite module that exists in this installation."""
-    for module in SUITES:
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
 
 
 def registered() -> dict[str, Factory]:

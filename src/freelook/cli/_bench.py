@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated
 
 import typer
 
-__all__ = ["register"]
+__all__ = ["load_cases", "register"]
+
+
+def load_cases() -> tuple[ModuleType, ...]:
+    """Import every package's benchmark cases; each registers its own with freelook.bench."""
+    from freelook.arm import bench_cases as arm
+    from freelook.experiments import bench_cases as experiments
+    from freelook.hardware import bench_cases as hardware
+    from freelook.kinematics import bench_cases as kinematics
+    from freelook.launch import bench_cases as launch
+    from freelook.link import bench_cases as link
+    from freelook.operator import bench_cases as operator
+    from freelook.record import bench_cases as record
+    from freelook.safety import bench_cases as safety
+    from freelook.sim import bench_cases as sim
+
+    return (arm, experiments, hardware, kinematics, launch, link, operator, record, safety, sim)
 
 
 def _fmt(seconds: float | None) -> str:
@@ -43,9 +60,9 @@ def bench(
     from rich.progress import Progress
     from rich.table import Table
 
-    from freelook.bench import BenchOptions, discover, iter_selected, run_case
+    from freelook.bench import BenchOptions, iter_selected, run_case
 
-    discover()
+    load_cases()
     options = BenchOptions(soak_minutes=soak_minutes)
     selected = list(iter_selected(names or []))
     if list_only:

@@ -10,8 +10,8 @@ import typer
 
 if TYPE_CHECKING:
     from freelook.config import RobotConfig
+    from freelook.launch import SessionOptions
     from freelook.maps import World
-    from freelook.operator import SessionOptions
 
 __all__ = ["register"]
 
@@ -93,8 +93,8 @@ def sim(
     from freelook.config import load_robot
     from freelook.errors import ConfigError, FreelookError
     from freelook.hardware import compile_ahead
+    from freelook.launch import SessionOptions, default_run_path, run_session
     from freelook.maps import choose_start, load_world
-    from freelook.operator import SessionOptions, default_run_path, run_session
 
     try:
         if not 0 <= port <= 65535:  # before the first start's compilation
@@ -222,14 +222,14 @@ def operator(
     from freelook.cli._fail import fail
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.link import link_key, parse_transport_url
-    from freelook.maps import load_world
-    from freelook.operator import (
+    from freelook.launch import (
         SessionOptions,
         default_run_path,
         run_fleet_operator,
         run_operator,
     )
+    from freelook.link import link_key, parse_transport_url
+    from freelook.maps import load_world
 
     try:
         url = parse_transport_url(robot_url)
@@ -277,7 +277,7 @@ def _fleet(
 ) -> Coroutine[Any, Any, None]:
     """``sim --robots N --stations M``: the fleet on the batched simulator, over Zenoh."""
     from freelook.errors import ConfigError
-    from freelook.operator import run_fleet_session
+    from freelook.launch import run_fleet_session
 
     host, _, port = zenoh.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:

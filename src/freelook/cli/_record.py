@@ -12,6 +12,13 @@ __all__ = ["register"]
 record_app = typer.Typer(help="Inspect and repair recorded runs (MCAP).", no_args_is_help=True)
 
 
+def _existing(path: Path) -> None:
+    """A one-line error and exit code 2 when there is no file at ``path``."""
+    if not path.exists():
+        typer.echo(f"{path}: no such file", err=True)
+        raise typer.Exit(2)
+
+
 @record_app.command("repair")
 def repair_command(
     source: Annotated[Path, typer.Argument(help="A truncated or damaged .mcap file.")],
@@ -21,17 +28,15 @@ def repair_command(
     ] = None,
 ) -> None:
     """Recover every readable chunk of a cut-off recording into a valid file."""
+    from freelook.cli._fail import fail
     from freelook.record import RepairError, repair
 
-    if not source.exists():
-        typer.echo(f"{source}: no such file", err=True)
-        raise typer.Exit(2)
+    _existing(source)
     destination = output or source.with_suffix(".repaired.mcap")
     try:
         report = repair(source, destination)
     except RepairError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     typer.echo(
         f"{destination}: {report.messages_recovered} messages from {report.chunks_recovered} "
         f"chunks ({report.chunks_lost} unreadable; "
@@ -44,14 +49,14 @@ def info_command(path: Annotated[Path, typer.Argument(help="A .mcap recording.")
     """Topics, message counts and the time span of a recording (exit 2 when it is damaged)."""
     import datetime as dt
 
+    from freelook.cli._fail import fail
     from freelook.errors import FreelookError
     from freelook.record import recording_info
 
     try:
         info = recording_info(path)
     except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     for key, value in sorted(info.metadata.items()):
         typer.echo(f"{key}: {value}")
     if info.start is None or info.end is None:
@@ -74,18 +79,16 @@ def report_command(
     ] = None,
 ) -> None:
     """Turn a recorded run into an HTML page with plots and the link table."""
+    from freelook.cli._fail import fail
     from freelook.errors import FreelookError
     from freelook.record import build_report
 
-    if not run.exists():
-        typer.echo(f"{run}: no such file", err=True)
-        raise typer.Exit(2)
+    _existing(run)
     destination = out_dir or run.with_name(run.stem + "-report")
     try:
         index = build_report(run, destination)
     except FreelookError as err:  # empty, cut off, damaged: named, with the way out
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
     typer.echo(f"report: {index}")
 
 

@@ -1,23 +1,75 @@
-"""Choosing a backend: ``sim``, ``arcos://…``, ``judp://…`` or ``ros2[://…]``, and the map the
-robot is given."""
+"""Choosing a backend by the scheme of ``--hardware`` (``sim``, ``arcos://…``, ``judp://…``,
+``ros2[://…]``), and the map the robot is given.
+
+:data:`BACKENDS` maps a scheme to a :class:`Backend`: how its URLs are written and a loader
+that imports the backend only when it is asked for (a simulated robot loads no JAUS or ROS 2
+code). A new backend adds one entry, here or with :func:`register_backend`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
-from freelook.hardware.arcos import open_arcos_server
-from freelook.hardware.judp import open_judp_server
-from freelook.hardware.ros2 import open_ros2_server
-from freelook.hardware.sim import published_map, simulated_server
 from freelook.maps import World, load_world
 from freelook.robot import RobotServer, ServerOptions
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
 
-__all__ = ["open_robot_server"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "BackendRequest",
+    "known_backends",
+    "open_robot_server",
+    "register_backend",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BackendRequest:
+    """What ``freelook robot`` asks of a backend (see :func:`open_robot_server`)."""
+
+    config: RobotConfig
+    url: str
+    options: ServerOptions
+    world: str = "lab"
+    robot_map: str | None = None
+    seed: int = 0
+    recorder: BackgroundRecorder | None = None
+    start: tuple[float, float, float] | None = None
+
+
+Opener = Callable[[BackendRequest], Awaitable[tuple[RobotServer, str]]]
+
+
+class RobotOpener(Protocol):
+    """A real robot's ``open_…_server``: connect to ``url``, then build the server over it."""
+
+    def __call__(
+        self,
+        config: RobotConfig,
+        url: str,
+        options: ServerOptions,
+        *,
+        robot_map: World | None = None,
+        recorder: BackgroundRecorder | None = None,
+        start: tuple[float, float, float] | None = None,
+    ) -> Awaitable[tuple[RobotServer, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """One entry of :data:`BACKENDS`."""
+
+    usage: str  # how its ``--hardware`` is written, for the error that lists them
+    load: Callable[[], Opener]  # imports the backend and returns its opener
+    bare: bool = False  # the scheme alone names it (``sim``, ``ros2``)
+    urls: bool = True  # ``SCHEME:…`` names it
 
 
 def _robot_map(spec: str | None, default: World | None) -> World | None:
@@ -26,6 +78,88 @@ def _robot_map(spec: str | None, default: World | None) -> World | None:
     if spec.lower() == "none":
         return None
     return load_world(spec)  # WorldError names the file and what was wrong
+
+
+def _real_robot(opener: RobotOpener) -> Opener:
+    """A real robot's opener on a request: no map unless one is given."""
+
+    async def open_server(request: BackendRequest) -> tuple[RobotServer, str]:
+        return await opener(
+            request.config,
+            request.url,
+            request.options,
+            robot_map=_robot_map(request.robot_map, None),
+            recorder=request.recorder,
+            start=request.start,
+        )
+
+    return open_server
+
+
+def _sim() -> Opener:
+    from freelook.hardware.sim import published_map, simulated_server
+
+    async def open_server(request: BackendRequest) -> tuple[RobotServer, str]:
+        the_world = load_world(request.world)
+        server, _ = simulated_server(
+            request.config,
+            the_world,
+            request.options,
+            seed=request.seed,
+            robot_map=_robot_map(request.robot_map, published_map(the_world)),
+            recorder=request.recorder,
+            start=request.start,
+        )
+        return server, f"the simulator in {the_world.name}"
+
+    return open_server
+
+
+def _arcos() -> Opener:
+    from freelook.hardware.arcos import open_arcos_server
+
+    return _real_robot(open_arcos_server)
+
+
+def _judp() -> Opener:
+    from freelook.hardware.judp import open_judp_server
+
+    return _real_robot(open_judp_server)
+
+
+def _ros2() -> Opener:
+    from freelook.hardware.ros2 import open_ros2_server
+
+    return _real_robot(open_ros2_server)
+
+
+#: ``--hardware`` scheme → its backend (python-can's ``BACKENDS``, by URL scheme).
+BACKENDS: dict[str, Backend] = {
+    "sim": Backend("sim", _sim, bare=True, urls=False),
+    "arcos": Backend("arcos://HOST:PORT, arcos:///dev/DEVICE", _arcos),
+    "judp": Backend("judp://HOST:PORT", _judp),
+    "ros2": Backend("ros2 or ros2://NAMESPACE", _ros2, bare=True),
+}
+
+
+def register_backend(scheme: str, backend: Backend) -> None:
+    """Add a backend under ``scheme`` (a name no other backend has)."""
+    if scheme in BACKENDS:
+        raise ValueError(f"a backend already serves {scheme!r}")
+    BACKENDS[scheme] = backend
+
+
+def known_backends() -> str:
+    """How every backend's ``--hardware`` is written, for an error message."""
+    return ", ".join(backend.usage for backend in BACKENDS.values())
+
+
+def _backend(hardware: str) -> Backend:
+    scheme, colon, _ = hardware.partition(":")
+    backend = BACKENDS.get(scheme)
+    if backend is None or not (backend.urls if colon else backend.bare):
+        raise ConfigError(f"--hardware {hardware!r}: expected {known_backends()}")
+    return backend
 
 
 async def open_robot_server(
@@ -47,46 +181,6 @@ async def open_robot_server(
     it stands on its map; None: the map's start or the free place nearest its origin.
     Raises a :class:`freelook.errors.FreelookError` naming what could not be opened.
     """
-    if hardware == "sim":
-        the_world = load_world(world)
-        server, _ = simulated_server(
-            config,
-            the_world,
-            options,
-            seed=seed,
-            robot_map=_robot_map(robot_map, published_map(the_world)),
-            recorder=recorder,
-            start=start,
-        )
-        return server, f"the simulator in {the_world.name}"
-    if hardware.startswith("arcos:"):
-        return await open_arcos_server(
-            config,
-            hardware,
-            options,
-            robot_map=_robot_map(robot_map, None),
-            recorder=recorder,
-            start=start,
-        )
-    if hardware.startswith("judp:"):
-        return await open_judp_server(
-            config,
-            hardware,
-            options,
-            robot_map=_robot_map(robot_map, None),
-            recorder=recorder,
-            start=start,
-        )
-    if hardware == "ros2" or hardware.startswith("ros2:"):
-        return await open_ros2_server(
-            config,
-            hardware,
-            options,
-            robot_map=_robot_map(robot_map, None),
-            recorder=recorder,
-            start=start,
-        )
-    raise ConfigError(
-        f"--hardware {hardware!r}: expected sim, arcos://HOST:PORT, arcos:///dev/DEVICE, "
-        "judp://HOST:PORT, ros2 or ros2://NAMESPACE"
-    )
+    opener = _backend(hardware).load()
+    request = BackendRequest(config, hardware, options, world, robot_map, seed, recorder, start)
+    return await opener(request)

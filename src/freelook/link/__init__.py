@@ -107,11 +107,15 @@ from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
 from freelook.link._thesis import ThesisCodec, position_from_telemetry
 from freelook.link._transport import (
+    TRANSPORTS,
     Endpoint,
     SerialEndpoint,
+    Transport,
     TransportUrl,
     UdpEndpoint,
+    known_transports,
     parse_transport_url,
+    register_transport,
 )
 from freelook.link._values import (
     FIELD_LIMITS,
@@ -141,6 +145,7 @@ __all__ = [
     "MIN_KEY_BITS",
     "SESSION_REFUSALS",
     "SPACING_LIMITS",
+    "TRANSPORTS",
     "Accepted",
     "ArmTelemetry",
     "ArmVelocityCommand",
@@ -227,6 +232,7 @@ __all__ = [
     "ThesisCodec",
     "TrajectoryStart",
     "TrajectoryStop",
+    "Transport",
     "TransportUrl",
     "UdpEndpoint",
     "UnknownTypeError",
@@ -247,10 +253,12 @@ __all__ = [
     "encode_map",
     "key_bits",
     "key_from_env",
+    "known_transports",
     "link_key",
     "map_digest",
     "parse_transport_url",
     "position_from_telemetry",
+    "register_transport",
     "rejection_reason",
     "strong_key",
     "zenoh_config",

@@ -5,7 +5,8 @@ radio nodes) share a small surface: ``send(bytes)``, ``await recv_from(timeout)`
 and where it came from), ``learn_peer(source)`` and ``close()``. A transport never decides
 who its peer is: the link session verifies a packet first, and only then does the driver tell
 the transport to answer its source. A Zenoh, JAUS or MAVLink gateway is one more class with
-the same methods.
+the same methods. :data:`TRANSPORTS` maps a URL scheme to the parser of its URLs; a new
+transport adds one entry, here or with :func:`register_transport`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 import queue
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import parse_qs, urlparse
@@ -27,11 +29,15 @@ from freelook.link._inbox import Inbox
 from freelook.link._zenoh import check_robot_name
 
 __all__ = [
+    "TRANSPORTS",
     "Endpoint",
     "SerialEndpoint",
+    "Transport",
     "TransportUrl",
     "UdpEndpoint",
+    "known_transports",
     "parse_transport_url",
+    "register_transport",
 ]
 
 Address = tuple[str, int]
@@ -54,7 +60,7 @@ class Endpoint(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TransportUrl:
-    scheme: str  # "udp", "serial" or "zenoh"
+    scheme: str  # a key of TRANSPORTS: "udp", "serial" or "zenoh"
     host: str = ""
     port: int = 0
     device: str = ""
@@ -93,27 +99,32 @@ _HOST = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
 
 
 def _parse(url: str) -> TransportUrl:
+    scheme = urlparse(url).scheme
+    transport = TRANSPORTS.get(scheme)
+    if transport is None:
+        raise ConfigError(f"{url}: unknown transport (use {known_transports()})")
+    return transport.parse(url)
+
+
+def _udp_url(url: str) -> TransportUrl:
     parsed = urlparse(url)
-    if parsed.scheme == "udp":
-        try:
-            port = parsed.port
-        except ValueError:  # not a number, or outside 0–65535
-            raise ConfigError(f"{url}: expected udp://HOST:PORT with a port 0–65535") from None
-        if not parsed.hostname or port is None:
-            raise ConfigError(f"{url}: expected udp://HOST:PORT")
-        return TransportUrl("udp", parsed.hostname, port)
-    if parsed.scheme == "serial":
-        if not parsed.path:
-            raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
-        baud = parse_qs(parsed.query).get("baud", ["921600"])[0]
-        if not (baud.isascii() and baud.isdigit() and 50 <= int(baud) <= MAX_BAUD):
-            raise ConfigError(f"{url}: baud must be a whole number 50…{MAX_BAUD}, got {baud!r}")
-        return TransportUrl("serial", device=parsed.path, baud=int(baud))
-    if parsed.scheme == "zenoh":
-        return _zenoh_url(url)
-    raise ConfigError(
-        f"{url}: unknown transport (use udp://HOST:PORT, serial:///dev/… or zenoh://HOST:PORT/ROBOT)"
-    )
+    try:
+        port = parsed.port
+    except ValueError:  # not a number, or outside 0–65535
+        raise ConfigError(f"{url}: expected udp://HOST:PORT with a port 0–65535") from None
+    if not parsed.hostname or port is None:
+        raise ConfigError(f"{url}: expected udp://HOST:PORT")
+    return TransportUrl("udp", parsed.hostname, port)
+
+
+def _serial_url(url: str) -> TransportUrl:
+    parsed = urlparse(url)
+    if not parsed.path:
+        raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
+    baud = parse_qs(parsed.query).get("baud", ["921600"])[0]
+    if not (baud.isascii() and baud.isdigit() and 50 <= int(baud) <= MAX_BAUD):
+        raise ConfigError(f"{url}: baud must be a whole number 50…{MAX_BAUD}, got {baud!r}")
+    return TransportUrl("serial", device=parsed.path, baud=int(baud))
 
 
 def _zenoh_url(url: str) -> TransportUrl:
@@ -129,6 +140,35 @@ def _zenoh_url(url: str) -> TransportUrl:
     if mode not in ("peer", "client"):
         raise ConfigError(f"{url}: mode must be peer or client, got {mode!r}")
     return TransportUrl("zenoh", parsed.hostname, port, robot=check_robot_name(robot), mode=mode)
+
+
+@dataclass(frozen=True, slots=True)
+class Transport:
+    """One entry of :data:`TRANSPORTS`."""
+
+    usage: str  # how its URL is written, for the error that lists them
+    parse: Callable[[str], TransportUrl]  # a URL of this scheme, checked (ConfigError if not)
+
+
+#: URL scheme → its transport (python-can's ``BACKENDS``, by URL scheme).
+TRANSPORTS: dict[str, Transport] = {
+    "udp": Transport("udp://HOST:PORT", _udp_url),
+    "serial": Transport("serial:///dev/…", _serial_url),
+    "zenoh": Transport("zenoh://HOST:PORT/ROBOT", _zenoh_url),
+}
+
+
+def register_transport(scheme: str, transport: Transport) -> None:
+    """Add a transport under ``scheme`` (a name no other transport has)."""
+    if scheme in TRANSPORTS:
+        raise ValueError(f"a transport already serves {scheme!r}")
+    TRANSPORTS[scheme] = transport
+
+
+def known_transports() -> str:
+    """How every transport's URL is written, for an error message."""
+    *rest, last = [transport.usage for transport in TRANSPORTS.values()]
+    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 class _UdpProtocol(asyncio.DatagramProtocol):

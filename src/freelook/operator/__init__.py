@@ -1,37 +1,22 @@
 """The operator station: its sans-I/O core (browser inputs in, link messages out), the browser
-protocol, operator-side planning, what the page is shown, and the processes of a session."""
+protocol, operator-side planning, what the page is shown, the station on a link (one robot, or
+a fleet on a Zenoh bus) and its live Foxglove bridge. It knows the robot only through the link:
+the processes of a session are started by :mod:`freelook.launch`."""
 
-from freelook.operator._app import (
-    SessionOptions,
-    default_run_path,
-    run_operator,
-    run_session,
-    web_access,
-)
 from freelook.operator._browser import BrowserInput, RefusedInputError, parse_browser_message
 from freelook.operator._core import OPERATOR_STATION, StationCore
-from freelook.operator._fleet import (
-    FleetStation,
-    fleet_names,
-    run_fleet_operator,
-    run_fleet_session,
-)
+from freelook.operator._fleet import MAX_ROBOTS, FleetStation
+from freelook.operator._foxglove import FoxgloveBridge
 from freelook.operator._station import OperatorStation
 
 __all__ = [
+    "MAX_ROBOTS",
     "OPERATOR_STATION",
     "BrowserInput",
     "FleetStation",
+    "FoxgloveBridge",
     "OperatorStation",
     "RefusedInputError",
-    "SessionOptions",
     "StationCore",
-    "default_run_path",
-    "fleet_names",
     "parse_browser_message",
-    "run_fleet_operator",
-    "run_fleet_session",
-    "run_operator",
-    "run_session",
-    "web_access",
 ]

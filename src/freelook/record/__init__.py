@@ -2,6 +2,7 @@
 
 from freelook.record._arm import ArmRecording
 from freelook.record._description import robot_urdf
+from freelook.record._figures import path_limits
 from freelook.record._reader import (
     RecordedMessage,
     RecordingError,
@@ -11,15 +12,13 @@ from freelook.record._reader import (
     topic_counts,
 )
 from freelook.record._repair import RepairError, RepairReport, repair
-from freelook.record._report import (
+from freelook.record._report import build_report
+from freelook.record._run_data import RunData, load_run
+from freelook.record._run_stats import (
     DirectionFigures,
-    RunData,
     SafetyEpisode,
-    build_report,
     direction_figures,
     link_table,
-    load_run,
-    path_limits,
     safety_episodes,
     summary_lines,
 )

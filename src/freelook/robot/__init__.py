@@ -7,10 +7,17 @@ from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
 from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram
+from freelook.robot._real import (
+    ConnectedRobot,
+    real_robot_server,
+    serve_connected_robot,
+    start_on_map,
+)
 from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 
 __all__ = [
     "ROBOT_STATION",
+    "ConnectedRobot",
     "CycleOutput",
     "LocalizationJob",
     "LocalizationResult",
@@ -19,4 +26,7 @@ __all__ = [
     "RobotProgram",
     "RobotServer",
     "ServerOptions",
+    "real_robot_server",
+    "serve_connected_robot",
+    "start_on_map",
 ]

@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 from freelook.config import RobotConfig
 from freelook.hardware.arcos._robot import ArcosRobot
-from freelook.maps import World, choose_start
-from freelook.robot import RobotProgram, RobotServer, ServerOptions
-from freelook.runtime import RealtimeRuntime
+from freelook.maps import World
+from freelook.robot import RobotServer, ServerOptions, serve_connected_robot
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
@@ -35,27 +34,11 @@ async def open_arcos_server(
     does not answer the handshake. The server runs :meth:`ArcosRobot.run` as a backend task,
     which keeps the link (reconnecting) and sends STOP and CLOSE when the server ends.
     """
-    if robot_map is not None:
-        start_pose = choose_start(robot_map, config.footprint, start)
-    else:
-        start_pose = start or (0.0, 0.0, 0.0)
-    runtime = RealtimeRuntime()
-    robot = ArcosRobot.from_config(url, config, clock=runtime.now)
-    await robot.connect()
-    program = RobotProgram(
+    return await serve_connected_robot(
         config,
-        robot.hardware,
-        runtime,
+        lambda clock: ArcosRobot.from_config(url, config, clock=clock),
+        options,
         robot_map=robot_map,
-        start_pose=start_pose,
-        background_localization=True,
+        recorder=recorder,
+        start=start,
     )
-
-    async def keep_link() -> None:
-        try:
-            await robot.run()
-        finally:
-            await robot.close()
-
-    server = RobotServer(program, runtime, options, recorder, backend_tasks=[keep_link])
-    return server, robot.status

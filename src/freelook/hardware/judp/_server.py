@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 from freelook.config import RobotConfig
 from freelook.hardware.judp._robot import JausRobot
-from freelook.maps import World, choose_start
-from freelook.robot import RobotProgram, RobotServer, ServerOptions
-from freelook.runtime import RealtimeRuntime
+from freelook.maps import World
+from freelook.robot import RobotServer, ServerOptions, serve_connected_robot
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
@@ -32,28 +31,11 @@ async def open_judp_server(
     The server keeps the robot (keep-alive, sensor queries) as a backend task and releases
     control when it ends.
     """
-    if robot_map is not None:
-        start_pose = choose_start(robot_map, config.footprint, start)
-    else:
-        start_pose = start or (0.0, 0.0, 0.0)
-    runtime = RealtimeRuntime()
-    robot = JausRobot.from_config(url, config, clock=runtime.now)
-    await robot.connect()
-    assert robot.hardware is not None
-    program = RobotProgram(
+    return await serve_connected_robot(
         config,
-        robot.hardware,
-        runtime,
+        lambda clock: JausRobot.from_config(url, config, clock=clock),
+        options,
         robot_map=robot_map,
-        start_pose=start_pose,
-        background_localization=True,
+        recorder=recorder,
+        start=start,
     )
-
-    async def keep_robot() -> None:
-        try:
-            await robot.run()
-        finally:
-            await robot.close()
-
-    server = RobotServer(program, runtime, options, recorder, backend_tasks=[keep_robot])
-    return server, robot.status

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
 from freelook.hardware.ros2._robot import Ros2Robot
-from freelook.maps import World, choose_start
-from freelook.robot import RobotProgram, RobotServer, ServerOptions
+from freelook.maps import World
+from freelook.robot import RobotServer, ServerOptions, real_robot_server, start_on_map
 from freelook.runtime import RealtimeRuntime
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
@@ -58,10 +58,7 @@ async def open_ros2_server(
     keeps watching the topics and, when it ends, commands zero velocity and ends the node.
     """
     namespace = parse_ros2_url(url)
-    if robot_map is not None:
-        start_pose = choose_start(robot_map, config.footprint, start)
-    else:
-        start_pose = start or (0.0, 0.0, 0.0)
+    start_pose = start_on_map(config, robot_map, start)
     runtime = RealtimeRuntime()
     robot = Ros2Robot(
         config, namespace, clock=runtime.now, domain_id=domain_id, camera=options.camera
@@ -71,14 +68,6 @@ async def open_ros2_server(
     except BaseException:
         robot.close()
         raise
-    program = RobotProgram(
-        config,
-        hardware,
-        runtime,
-        robot_map=robot_map,
-        start_pose=start_pose,
-        background_localization=True,
-    )
 
     async def watch() -> None:
         """Say when a required topic goes quiet (the program stops commanding) and when the
@@ -97,5 +86,14 @@ async def open_ros2_server(
         finally:
             robot.close()
 
-    server = RobotServer(program, runtime, options, recorder, backend_tasks=[watch])
+    server = real_robot_server(
+        config,
+        hardware,
+        runtime,
+        options,
+        start_pose=start_pose,
+        robot_map=robot_map,
+        recorder=recorder,
+        backend_tasks=[watch],
+    )
     return server, robot.status

@@ -153,7 +153,7 @@ async def _stations(
 ) -> tuple[FleetTrial, list[float]]:
     from freelook.config import load_robot
     from freelook.link import ControlRequest, TransportUrl, VelocityCommand, ZenohBus, derive_key
-    from freelook.operator._station import OperatorStation
+    from freelook.operator import OperatorStation
 
     config = load_robot("pioneer3dx")
     trial = FleetTrial()

@@ -47,7 +47,7 @@ async def _drive(seconds: float, flood_pps: float) -> tuple[int, float, float, i
     from freelook.hardware.sim import simulated_server
     from freelook.link import FreeLookCommand, derive_key
     from freelook.maps import load_world
-    from freelook.operator._station import OperatorStation
+    from freelook.operator import OperatorStation
     from freelook.robot import ServerOptions
 
     config, world = load_robot("pioneer3dx"), load_world("square")

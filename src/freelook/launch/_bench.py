@@ -26,8 +26,8 @@ def _p95(values: list[float]) -> float:
 
 async def _with_session(body: Any, camera: bool) -> dict[str, float]:
     from freelook.config import load_robot
+    from freelook.launch._session import SessionOptions, run_session
     from freelook.maps import load_world
-    from freelook.operator._app import SessionOptions, run_session
 
     port = _free_port()
     started = asyncio.Event()
@@ -239,7 +239,7 @@ def first_press() -> Case:
 def flood() -> Case:
     """A 50k packets/s wrong-key flood on loopback while an operator drives at its spacing.
     Targets: 0 watchdog stops, telemetry ≥ 90 % of its rate without the flood."""
-    from freelook.operator._flood import flood_trial
+    from freelook.launch._flood import flood_trial
 
     figures: dict[str, float] = {}
 

@@ -24,8 +24,7 @@ from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TransportUrl
 from freelook.maps import World
-from freelook.operator._foxglove import FoxgloveBridge
-from freelook.operator._station import OperatorStation
+from freelook.operator import FoxgloveBridge, OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStreams, Tee
 from freelook.robot import ServerOptions
 from freelook.web import create_app, is_loopback, new_token
@@ -33,7 +32,9 @@ from freelook.web import create_app, is_loopback, new_token
 __all__ = [
     "SessionOptions",
     "WebAccess",
+    "default_run_path",
     "listen_web",
+    "recorded_line",
     "run_operator",
     "run_session",
     "web_access",

@@ -73,9 +73,9 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
     from playwright.async_api import async_playwright
 
     from freelook.config import load_robot
+    from freelook.launch._bench import _free_port
+    from freelook.launch._session import SessionOptions, run_session
     from freelook.maps import load_world
-    from freelook.operator._app import SessionOptions, run_session
-    from freelook.operator._bench import _free_port
 
     started = asyncio.Event()
     parts: dict[str, Any] = {}

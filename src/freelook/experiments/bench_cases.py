@@ -1,0 +1,8 @@
+"""Benchmark cases of the experiments' runs.
+
+Importing this module registers them with :mod:`freelook.bench` (each private module
+registers its own); ``freelook bench`` imports it."""
+
+from freelook.experiments import _bench  # noqa: F401
+
+__all__: list[str] = []

@@ -1,0 +1,8 @@
+"""Benchmark cases of whole sessions (browser to wheels, the cockpit, a fleet, a flood).
+
+Importing this module registers them with :mod:`freelook.bench` (each private module
+registers its own); ``freelook bench`` imports it."""
+
+from freelook.launch import _bench, _bench_cockpit, _bench_fleet  # noqa: F401
+
+__all__: list[str] = []
