@@ -94,3 +94,23 @@ def test_only_the_backend_asked_for_is_imported() -> None:
     assert not [m for m in before if m.startswith(("freelook.hardware.sim", *real))]
     assert "freelook.hardware.sim" in after
     assert not [m for m in after if m.startswith(real)]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_the_simulated_robot_differs_from_its_description_unless_told_exact(exact: bool) -> None:
+    # the program believes the nominal description; the simulator runs the error model's robot
+    config = load_robot("pioneer3dx")
+    server, _ = asyncio.run(
+        open_robot_server(config, "sim", OPTIONS, robot_map="none", seed=3, exact=exact)
+    )
+    try:
+        drive = server.program.hardware.drive
+        sim = drive._sim  # type: ignore[attr-defined]
+        assert server.program.config == config  # the program's belief: the description
+        if exact:
+            assert sim.truth is None
+        else:
+            assert sim.truth is not None
+            assert sim.truth.left_wheel != 1.0  # the wheels are not as described
+    finally:
+        server.program.close()

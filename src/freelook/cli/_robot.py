@@ -66,6 +66,15 @@ def robot(
             "(RobotHome), else the free place nearest its origin."
         ),
     ] = None,
+    exact_robot: Annotated[
+        bool,
+        typer.Option(
+            "--exact-robot",
+            help="With sim: simulate the robot exactly as its description says (a demo); by "
+            "default it differs by its error model (config/errors/ROBOT.toml), as a real robot "
+            "would.",
+        ),
+    ] = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
@@ -120,6 +129,7 @@ def robot(
                 robot_map=robot_map,
                 seed=seed,
                 start=start_pose,
+                exact=exact_robot,
             )
         except FreelookError as err:
             fail(err)

@@ -42,6 +42,8 @@ class BackendRequest:
     seed: int = 0
     recorder: BackgroundRecorder | None = None
     start: tuple[float, float, float] | None = None
+    #: the simulated robot exactly as described (a demo); else it differs by its error model
+    exact: bool = False
 
 
 Opener = Callable[[BackendRequest], Awaitable[tuple[RobotServer, str]]]
@@ -97,6 +99,7 @@ def _real_robot(opener: RobotOpener) -> Opener:
 
 
 def _sim() -> Opener:
+    from freelook.config import physical_robot
     from freelook.hardware.sim import published_map, simulated_server
 
     async def open_server(request: BackendRequest) -> tuple[RobotServer, str]:
@@ -109,6 +112,7 @@ def _sim() -> Opener:
             robot_map=_robot_map(request.robot_map, published_map(the_world)),
             recorder=request.recorder,
             start=request.start,
+            truth=None if request.exact else physical_robot(request.config, request.seed),
         )
         return server, f"the simulator in {the_world.name}"
 
@@ -172,6 +176,7 @@ async def open_robot_server(
     seed: int = 0,
     recorder: BackgroundRecorder | None = None,
     start: tuple[float, float, float] | None = None,
+    exact: bool = False,
 ) -> tuple[RobotServer, str]:
     """A robot server on the backend ``hardware`` names, and a line describing it.
 
@@ -179,8 +184,11 @@ async def open_robot_server(
     for the backend's default (the simulated world's own map file; no map on a real robot).
     ``start``: where the robot starts (the simulator puts it there) or, on a real robot, where
     it stands on its map; None: the map's start or the free place nearest its origin.
+    ``exact``: a simulated robot exactly as described, not under its error model.
     Raises a :class:`freelook.errors.FreelookError` naming what could not be opened.
     """
     opener = _backend(hardware).load()
-    request = BackendRequest(config, hardware, options, world, robot_map, seed, recorder, start)
+    request = BackendRequest(
+        config, hardware, options, world, robot_map, seed, recorder, start, exact
+    )
     return await opener(request)
