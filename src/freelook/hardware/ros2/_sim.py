@@ -83,7 +83,30 @@ class SimulatedRos2Robot:
             "freelook_sim", namespace=namespace or None, context=self.context
         )
         self.node = node
-        topics, settings = config.ros2.topics, config.ros2
+        self._lock = threading.Lock()  # commands arrive on the executor's thread
+        self._pending: tuple[float, float, float] | None = None
+        self._pending_pan: tuple[float, float] | None = None
+        self._pending_arm: list[float] | None = None
+        self._pending_opening: float | None = None
+        self._advertise(world, camera)
+        self._obey()
+        self.runtime.add_periodic("ros2.odom", 1.0 / ODOM_RATE, self._publish_odom)
+        if self._imu_pub is not None:
+            self.runtime.add_periodic("ros2.imu", 1.0 / IMU_RATE, self._publish_imu)
+        if self._scan_pub is not None:
+            self.sim.on_laser.append(self._publish_scan)
+        if self._camera is not None:
+            rate = min(CAMERA_RATE, config.camera.rate_hz)
+            self.runtime.add_periodic("ros2.camera", 1.0 / rate, self._publish_camera)
+        self._executor = r.executors.SingleThreadedExecutor(context=self.context)
+        self._executor.add_node(node)
+        self._thread = threading.Thread(target=self._spin, name="ros2-sim", daemon=True)
+        self._thread.start()
+
+    def _advertise(self, world: World, camera: bool) -> None:
+        """The publishers of the readings (a device the description lacks publishes none)."""
+        r, node, config = self._r, self.node, self.config
+        topics = config.ros2.topics
         sensor = r.qos.qos_profile_sensor_data
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         self._odom_pub = node.create_publisher(r.Odometry, topics.odom, reliable)
@@ -99,8 +122,7 @@ class SimulatedRos2Robot:
         )
         pt = config.pan_tilt
         self._pans = pt is not None and (pt.has_pan or pt.has_tilt)
-        arm = self.sim.arm
-        joints = (self._pans or arm is not None) and bool(topics.joint_states)
+        joints = (self._pans or self.sim.arm is not None) and bool(topics.joint_states)
         self._joints_pub = (
             node.create_publisher(r.JointState, topics.joint_states, reliable) if joints else None
         )
@@ -110,38 +132,27 @@ class SimulatedRos2Robot:
 
             self._camera = Camera(config.camera, pt, world)
             self._camera_pub = node.create_publisher(r.CompressedImage, topics.camera, sensor)
+
+    def _obey(self) -> None:
+        """The subscriptions to the commands its controllers would take."""
+        r, node, settings = self._r, self.node, self.config.ros2
+        topics = settings.topics
+        reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         twist = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
         node.create_subscription(twist, topics.cmd_vel, self._on_cmd_vel, reliable)
-        if joints and self._pans:
+        if self._joints_pub is not None and self._pans:
             kind = (
                 r.JointTrajectory
                 if settings.pan_tilt_command == "trajectory"
                 else r.Float64MultiArray
             )
             node.create_subscription(kind, topics.pan_tilt_command, self._on_pan_tilt, reliable)
-        if joints and arm is not None:
+        if self._joints_pub is not None and self.sim.arm is not None:
             kind = (
                 r.JointTrajectory if settings.arm_command == "trajectory" else r.Float64MultiArray
             )
             node.create_subscription(kind, topics.arm_command, self._on_arm, reliable)
             node.create_subscription(kind, topics.gripper_command, self._on_gripper, reliable)
-        self._lock = threading.Lock()  # commands arrive on the executor's thread
-        self._pending: tuple[float, float, float] | None = None
-        self._pending_pan: tuple[float, float] | None = None
-        self._pending_arm: list[float] | None = None
-        self._pending_opening: float | None = None
-        self.runtime.add_periodic("ros2.odom", 1.0 / ODOM_RATE, self._publish_odom)
-        if self._imu_pub is not None:
-            self.runtime.add_periodic("ros2.imu", 1.0 / IMU_RATE, self._publish_imu)
-        if self._scan_pub is not None:
-            self.sim.on_laser.append(self._publish_scan)
-        if self._camera is not None:
-            rate = min(CAMERA_RATE, config.camera.rate_hz)
-            self.runtime.add_periodic("ros2.camera", 1.0 / rate, self._publish_camera)
-        self._executor = r.executors.SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(node)
-        self._thread = threading.Thread(target=self._spin, name="ros2-sim", daemon=True)
-        self._thread.start()
 
     def describe(self) -> list[str]:
         """The topics it publishes and obeys, one line each (resolved names)."""
