@@ -13,6 +13,7 @@ echo "== npm ci (three.js for the pages; TypeScript to check them)"
 npm ci --no-audit --no-fund --loglevel=error
 echo "== tsc (the pages' JavaScript, JSDoc types)"
 node_modules/.bin/tsc --noEmit -p tsconfig.json
+node_modules/.bin/tsc --noEmit -p tsconfig.strict.json
 echo "== node --test (the pages' DOM-free modules)"
 node --test tests/js/*.test.js
 echo "== ruff"

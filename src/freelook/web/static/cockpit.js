@@ -194,6 +194,9 @@ function drawChassisCue(pan) {
 }
 
 // ---------------------------------------------------------------- hello / state
+/** @type {Promise<void> | null} */
+let arm3dLoading = null;  // arm3d.js, asked for by the first hello of a robot with an arm
+
 /** @param {any} msg */
 function onHello(msg) {
   state.hello = msg;
@@ -231,9 +234,6 @@ function onHello(msg) {
   input("otx-ms").value = String(Math.round(msg.operator_tx_ms || 47));
   setMode(state.mode, false);
 }
-
-/** @type {Promise<void> | null} */
-let arm3dLoading = null;
 
 /** @param {number | null | undefined} x @param {number} [d] */
 function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }

@@ -39,7 +39,7 @@ export function standardPad(pads) {
   return Array.from(pads || []).find((p) => p && p.mapping === "standard") || null;
 }
 
-/** @param {Pad | null} pad */
+/** @param {Pad | null} pad @returns {pad is Pad} */
 const deadmanHeld = (pad) => !!(pad && pad.buttons[DEADMAN] && pad.buttons[DEADMAN].pressed);
 
 /**
