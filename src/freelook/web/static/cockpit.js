@@ -22,21 +22,45 @@ const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 const canvasEl = (id) => /** @type {HTMLCanvasElement} */ ($(id));
 const DEG = 180 / Math.PI;
 const state = {
-  /** @type {any} */ hello: null, /** @type {any} */ last: null, mode: "free_look", estop: false,
-  /** @type {WebSocket | null} */ ws: null, connected: false,
-  /** @type {Set<string>} */ keys: new Set(), mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
-  /** @type {string | null} */ gamepad: null, /** @type {number[][]} */ trail: [],
-  /** @type {number[][]} */ waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
-  view: { cx: 0, cy: 0, scale: 40 }, /** @type {any} */ dragging: null,
-  /** @type {HTMLImageElement | null} */ mapImage: null, /** @type {number[][]} */ graph: [], graphScale: 0,
+  /** @type {any} */
+  hello: null,  // the server's hello: the robot, its map, cameras, arm, fleet
+  /** @type {any} */
+  last: null,  // the newest state message
+  mode: "free_look", estop: false, connected: false,
+  /** @type {WebSocket | null} */
+  ws: null,
+  /** @type {Set<string>} */
+  keys: new Set(),
+  mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
+  /** @type {string | null} */
+  gamepad: null,
+  /** @type {number[][]} */
+  trail: [],
+  /** @type {number[][]} */
+  waypoints: [],
+  frames: 0, fpsT0: performance.now(), fps: 0,
+  view: { cx: 0, cy: 0, scale: 40 },
+  /** @type {{ start: number[], view: { cx: number, cy: number, scale: number }, moved: boolean } | null} */
+  dragging: null,
+  /** @type {HTMLImageElement | null} */
+  mapImage: null,
+  /** @type {number[][]} */
+  graph: [],
+  graphScale: 0,
   lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
   paintDelay: 0, paintedAt: 0, framePaintedAt: 0, helloAt: 0,
-  lastArm: "", /** @type {string[]} */ armPhases: [], armStates: 0,
-  errors: 0, /** @type {string | undefined} */ lastError: undefined, badFrames: 0,
+  lastArm: "", armStates: 0,
+  /** @type {string[]} */
+  armPhases: [],
+  errors: 0, badFrames: 0,
+  /** @type {string | undefined} */
+  lastError: undefined,
   stale: false, pageBehind: false, telemetryAge: Infinity,
-  // the page's parts, for tests and debugging: the arm camera's and the fleet list's state, and
+  // the page's parts, for tests and debugging: the arm camera (armcam.js), the fleet list, and
   // the arm's 3-D view once loaded (arm3d.js, only for a robot with an arm)
-  armCamera, fleet: createFleet(send), /** @type {any} */ arm3d: null,
+  armCamera, fleet: createFleet(send),
+  /** @type {any} */
+  arm3d: null,
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
