@@ -355,22 +355,6 @@ def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
     page.close()
 
 
-def test_after_the_socket_reconnects_the_page_sends_on_the_new_one(browser: Any, sim: Any) -> None:
-    page, errors = open_cockpit(browser, sim)
-    page.evaluate("window.__first = window.freelook.ws; window.__first.close()")
-    page.wait_for_function(
-        "window.freelook.connected && window.freelook.ws !== window.__first"
-        " && window.freelook.ws.readyState === WebSocket.OPEN",
-        timeout=15_000,
-    )
-    page.keyboard.press("Space")  # the e-stop reaches the robot through the new socket
-    assert wait_until(lambda: state(page)["estop"], 5), "the e-stop went to the closed socket"
-    page.click("#estop")
-    assert wait_until(lambda: not state(page)["estop"], 5)
-    assert errors == []
-    page.close()
-
-
 def test_free_look_frees_the_mouse_without_stopping_and_the_modes_stay_clickable(
     browser: Any, sim: Any
 ) -> None:

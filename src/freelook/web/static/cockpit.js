@@ -68,8 +68,7 @@ const state = {
 // the token, the socket and its reconnection: link.js, shared with the station
 function connect() {
   state.ws = openLink({
-    onOpen: (ws) => {
-      state.ws = ws;  // a reconnection's new socket
+    onOpen: () => {
       state.connected = true; fresh.pingSent = 0;
       setChip("link-state", "link: waiting for the station", "warn");
       send({ type: "mode", mode: state.mode });

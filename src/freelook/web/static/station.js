@@ -51,7 +51,7 @@ station.room = room;
 // ---------------------------------------------------------------- connection (link.js)
 function connect() {
   station.ws = openLink({
-    onOpen: (ws) => { station.ws = ws; station.connected = true; send({ type: "mode", mode: station.driveMode }); },
+    onOpen: () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); },
     onClose: (refused) => {
       station.connected = false;
       $("status").textContent = refused ? "refused: open the URL freelook printed" : "disconnected";
