@@ -9,8 +9,13 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev,ros2]'
-echo "== npm ci (three.js for the cockpit's arm view)"
+echo "== npm ci (three.js for the pages; TypeScript to check them)"
 npm ci --no-audit --no-fund --loglevel=error
+echo "== tsc (the pages' JavaScript, JSDoc types)"
+node_modules/.bin/tsc --noEmit -p tsconfig.json
+node_modules/.bin/tsc --noEmit -p tsconfig.strict.json
+echo "== node --test (the pages' DOM-free modules)"
+node --test tests/js/*.test.js
 echo "== ruff"
 .venv/bin/ruff check src tests
 .venv/bin/ruff format --check src tests

@@ -42,19 +42,19 @@ def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(taros.url)
     page.wait_for_function("window.freelook.last && window.freelook.last.arm", timeout=60_000)
-    page.wait_for_function("window.freelookArm3d && window.freelookArm3d.view.meshes.length")
-    assert page.evaluate("window.freelookArm3d.view.meshes.length") == 26
+    page.wait_for_function("window.freelook.arm3d && window.freelook.arm3d.view.meshes.length")
+    assert page.evaluate("window.freelook.arm3d.view.meshes.length") == 26
     page.click("#arm-mode")
     page.wait_for_function("window.freelook.last.mode === 'arm'")
     page.wait_for_function("window.freelook.last.arm.phase === 'clear'")
-    assert page.evaluate("window.freelookArm3d.redBoxes()") == []
+    assert page.evaluate("window.freelook.arm3d.redBoxes()") == []
     start = elbow(page)
 
     page.keyboard.down("KeyD")  # the elbow down, the fingers onto the bumper
     page.wait_for_function("window.freelook.last.arm.phase === 'stop'", timeout=30_000)
     phases = page.evaluate("window.freelook.armPhases")
     assert phases[-3:] == ["clear", "slow", "stop"]  # it slowed before it stopped
-    red = set(page.evaluate("window.freelookArm3d.redBoxes()"))
+    red = set(page.evaluate("window.freelook.arm3d.redBoxes()"))
     assert {"bumper", "finger_left", "finger_right"} <= red
     assert page.locator("#arm-phase").inner_text() == "stop"
     seen = states_seen(page)
@@ -72,8 +72,8 @@ def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
     page.wait_for_function(f"window.freelook.last.arm.positions[2] > {stopped + 0.2}")
     page.wait_for_function("window.freelook.last.arm.phase === 'clear'")
     page.keyboard.up("KeyE")
-    page.wait_for_function("window.freelookArm3d.redBoxes().length === 0")
-    assert page.evaluate("window.freelookArm3d.view.rendered") > 0  # WebGL drew the view
+    page.wait_for_function("window.freelook.arm3d.redBoxes().length === 0")
+    assert page.evaluate("window.freelook.arm3d.view.rendered") > 0  # WebGL drew the view
     assert errors == []
     page.close()
 
@@ -162,7 +162,7 @@ def test_the_arm_pane_shows_the_stereo_pair_left_eye_or_side_by_side(
     ]
     page.click("#arm-mode")
     page.wait_for_function("window.freelook.last.mode === 'arm'")
-    view = "window.freelookArmCamera.view"
+    view = "window.freelook.armCamera.view"
     page.wait_for_function(f"{view}.framesPainted > 3", timeout=30_000)
     assert page.locator("#armcam").is_visible()
     assert page.evaluate(f"[{view}.lastStream, {view}.lastLayout]") == [1, 1]

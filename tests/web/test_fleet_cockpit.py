@@ -66,8 +66,8 @@ def open_page(browser: Any, url: str) -> tuple[Any, list[str]]:
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
     page.wait_for_function(
-        "window.freelookFleet && window.freelookFleet.last && "
-        "window.freelookFleet.last.robots.length === 3",
+        "window.freelook.fleet && window.freelook.fleet.last && "
+        "window.freelook.fleet.last.robots.length === 3",
         timeout=30_000,
     )
     return page, errors

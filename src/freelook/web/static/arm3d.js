@@ -1,15 +1,18 @@
+// @ts-check
 // freelook cockpit: the arm's 3-D view. Every collision box of the robot (body and arm) is
 // drawn where the robot's joint encoders put it (the station poses them from the URDF); the
 // boxes of a pair in an anti-collision phase are drawn red (TAROS Fig. 6). three.js comes from
-// the npm registry (package.json at the repository's root, installed with npm ci).
-// Loaded by cockpit.js when the robot has an arm.
-import * as THREE from "/vendor/three/three.module.js";
+// the npm registry (package.json at the repository's root, installed with npm ci), named
+// "three" by the page's import map. Imported by cockpit.js when the robot has an arm.
+import * as THREE from "three";
 
 const COLORS = { body: 0x6d7b88, arm: 0x4aa3ff, ground: 0x2a3138, red: 0xff2020 };
-const view = { scene: null, renderer: null, camera: null, meshes: [], names: [], rendered: 0, webgl: false };
+/** The scene and how often it was drawn (for tests and debugging). */
+export const view = { scene: null, renderer: null, camera: null, meshes: [], names: [], rendered: 0, webgl: false };
 
+/** @param {any} description the hello's arm: its boxes and arm links */
 function build(description) {
-  const canvas = document.getElementById("arm-canvas");
+  const canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("arm-canvas"));
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x181e24);
   scene.add(new THREE.AmbientLight(0xffffff, 0.6));
@@ -21,7 +24,7 @@ function build(description) {
   camera.position.set(3.0, -4.0, 2.6);
   camera.lookAt(0.0, 0, 0.5);
   const arm = new Set(description.arm_links || []);
-  view.meshes = description.boxes.map((box) => {
+  view.meshes = description.boxes.map((/** @type {any} */ box) => {
     const geometry = new THREE.BoxGeometry(box.size[0], box.size[1], box.size[2]);
     const base = box.name === "ground" ? COLORS.ground : arm.has(box.name) ? COLORS.arm : COLORS.body;
     const material = new THREE.MeshLambertMaterial({ color: base, transparent: box.name === "ground", opacity: box.name === "ground" ? 0.35 : 1 });
@@ -32,17 +35,18 @@ function build(description) {
     scene.add(mesh);
     return mesh;
   });
-  view.names = description.boxes.map((b) => b.name);
+  view.names = description.boxes.map((/** @type {any} */ b) => b.name);
   view.scene = scene; view.camera = camera;
   try {
     view.renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
     view.webgl = true;
     document.getElementById("arm-status").textContent = "";
-  } catch (err) {
+  } catch {
     document.getElementById("arm-status").textContent = "3-D view: this browser has no WebGL";
   }
 }
 
+/** @param {any} arm the state's arm: each box's centre and rotation, the red pairs */
 function update(arm) {
   if (!view.scene || !arm || !arm.centres) return;
   const red = new Set(arm.red);
@@ -64,15 +68,12 @@ function update(arm) {
   }
 }
 
-// Boxes drawn red now (for tests and debugging).
-function redBoxes() {
+/** Boxes drawn red now (for tests and debugging). */
+export function redBoxes() {
   return view.meshes.filter((m) => m.material.color.getHex() === COLORS.red).map((m) => m.userData.name);
 }
 
-function onHello(msg) { if (msg.arm && !view.scene) build(msg.arm); }
-function onState(s) { if (s.arm) update(s.arm); }
-
-window.freelookArm3d = { onHello, onState, redBoxes, view };
-const page = window.freelook;
-if (page && page.hello) onHello(page.hello);
-if (page && page.last) onState(page.last);
+/** @param {any} msg the hello message */
+export function onHello(msg) { if (msg.arm && !view.scene) build(msg.arm); }
+/** @param {any} s a state message */
+export function onState(s) { if (s.arm) update(s.arm); }

@@ -1,26 +1,73 @@
-// freelook cockpit: camera, map, link graphs, drive modes. Talks to the operator process over
-// one WebSocket: binary frames from the server (0x01 JSON state, 0x02 JPEG frame, 0x03 a further
-// camera's JPEG frame), JSON text
-// from the browser. Every input change is sent at once; releasing every input sends zero.
-"use strict";
+// @ts-check
+// freelook cockpit, the page's entry module: camera, map, link graphs, drive modes. Talks to the
+// operator process over one WebSocket: binary frames from the server (protocol.js: JSON state,
+// the driving camera's JPEG frames, a further camera's), JSON text from the browser. Every input
+// change is sent at once; releasing every input sends zero. Its one global is window.freelook,
+// the page's state, for tests and debugging.
+import { connect as openLink, sendJson } from "./link.js";
+import { FRAME, parseFrame } from "./protocol.js";
+import { ARM_KEYS, armJog, axesIdle, driveAxes, standardPad } from "./controls.js";
+import {
+  NO_VIDEO_MS, PING_MS, TICK_MS, cameraStale, isStale, linkChip, newFresh, noteBehind, noteTick,
+  pageDelay, telemetryAge,
+} from "./freshness.js";
+import * as armCamera from "./armcam.js";
+import { createFleet } from "./fleet.js";
 
+/** @param {string} id */
 const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const input = (id) => /** @type {HTMLInputElement} */ ($(id));
+/** @param {string} id */
+const canvasEl = (id) => /** @type {HTMLCanvasElement} */ ($(id));
 const DEG = 180 / Math.PI;
 const state = {
-  hello: null, last: null, mode: "free_look", estop: false, ws: null, connected: false,
-  keys: new Set(), mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
-  gamepad: null, trail: [], waypoints: [], frames: 0, fpsT0: performance.now(), fps: 0,
-  view: { cx: 0, cy: 0, scale: 40 }, dragging: null, mapImage: null, graph: [],
+  /** @type {any} */
+  hello: null,  // the server's hello: the robot, its map, cameras, arm, fleet
+  /** @type {any} */
+  last: null,  // the newest state message
+  mode: "free_look", estop: false, connected: false,
+  /** @type {WebSocket | null} */
+  ws: null,
+  /** @type {Set<string>} */
+  keys: new Set(),
+  mouseTurn: 0, mouseTilt: 0, lastMouse: 0, pointerLocked: false,
+  /** @type {string | null} */
+  gamepad: null,
+  /** @type {number[][]} */
+  trail: [],
+  /** @type {number[][]} */
+  waypoints: [],
+  frames: 0, fpsT0: performance.now(), fps: 0,
+  view: { cx: 0, cy: 0, scale: 40 },
+  /** @type {{ start: number[], view: { cx: number, cy: number, scale: number }, moved: boolean } | null} */
+  dragging: null,
+  /** @type {HTMLImageElement | null} */
+  mapImage: null,
+  /** @type {number[][]} */
+  graph: [],
+  graphScale: 0,
   lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
-  paintDelay: 0, paintedAt: 0, framePaintedAt: 0,
-  lastArm: "", armPhases: [], armStates: 0,
+  paintDelay: 0, paintedAt: 0, framePaintedAt: 0, helloAt: 0,
+  lastArm: "", armStates: 0,
+  /** @type {string[]} */
+  armPhases: [],
+  errors: 0, badFrames: 0,
+  /** @type {string | undefined} */
+  lastError: undefined,
+  stale: false, pageBehind: false, telemetryAge: Infinity,
+  // the page's parts, for tests and debugging: the arm camera (armcam.js), the fleet list, and
+  // the arm's 3-D view once loaded (arm3d.js, only for a robot with an arm)
+  armCamera, fleet: createFleet(send),
+  /** @type {any} */
+  arm3d: null,
 };
-window.freelook = state;  // for tests and debugging
+/** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
 // ---------------------------------------------------------------- connection
-// the token, the socket and its reconnection: /static/link.js, shared with the station
+// the token, the socket and its reconnection: link.js, shared with the station
 function connect() {
-  state.ws = window.freelookLink.connect({
+  state.ws = openLink({
     onOpen: () => {
       state.connected = true; fresh.pingSent = 0;
       setChip("link-state", "link: waiting for the station", "warn");
@@ -35,33 +82,33 @@ function connect() {
   });
 }
 
+/** @param {object} obj */
 function send(obj) {
-  window.freelookLink.sendJson(state.ws, obj);
+  sendJson(state.ws, obj);
 }
 
-const decoder = new TextDecoder();
+/** @param {ArrayBuffer} data */
 function onMessage(data) {
-  const bytes = new Uint8Array(data);
-  if (bytes[0] === 1) {
-    const msg = JSON.parse(decoder.decode(bytes.subarray(1)));
+  const frame = parseFrame(data);
+  if (!frame) { state.badFrames += 1; return; }  // an unknown kind or a short frame: dropped
+  if (frame.kind === FRAME.JSON) {
+    const msg = frame.message;
     if (msg.type === "hello") onHello(msg);
     else if (msg.type === "state") onState(msg);
     else if (msg.type === "error") onError(msg);
     else if (msg.type === "pong") onPong(msg);
-    else if (msg.type === "fleet" && window.freelookFleet) window.freelookFleet.onFleet(msg);
-  } else if (bytes[0] === 2) {
-    const view = new DataView(data);
-    const stamp = view.getFloat64(1, true);
-    const frameId = view.getUint32(9, true);
-    onFrame(new Blob([bytes.subarray(13)], { type: "image/jpeg" }), frameId, stamp);
-  } else if (bytes[0] === 3 && window.freelookArmCamera) {
-    window.freelookArmCamera.onFrame(data);  // a further camera: the Arm pane's (armcam.js)
+    else if (msg.type === "fleet") state.fleet.onFleet(msg);
+  } else if (frame.kind === FRAME.DRIVING) {
+    onFrame(new Blob([frame.jpeg], { type: "image/jpeg" }), frame.frameId, frame.stamp);
+  } else {
+    armCamera.onFrame(frame);  // a further camera: the Arm pane's (armcam.js)
   }
 }
 
 // The server refused a message this page sent (a bug here or a newer server): say so, keep going.
+/** @param {any} msg */
 function onError(msg) {
-  state.errors = (state.errors || 0) + 1;
+  state.errors += 1;
   state.lastError = msg.reason;
   console.warn("server refused a message:", msg.reason);
 }
@@ -73,12 +120,14 @@ function onError(msg) {
 // (willReadFrequently), so drawing on them never waits on the GPU process either.
 const dirty = { camera: false, map: false, graph: false, cue: false };
 let paintRequested = 0;  // performance.now() when the animation frame was asked for, 0 when none
-function canvas2d(id) { return $(id).getContext("2d", { willReadFrequently: true }); }
+/** @param {string} id */
+function canvas2d(id) { return canvasEl(id).getContext("2d", { willReadFrequently: true }); }
+/** @param {"camera" | "map" | "graph" | "cue"} what */
 function schedulePaint(what) {
   dirty[what] = true;
   if (!paintRequested) { paintRequested = performance.now(); requestAnimationFrame(paintAll); }
 }
-function paintAll(now) {
+function paintAll() {
   state.paintedAt = performance.now();
   state.paintDelay = state.paintedAt - paintRequested;  // asked for until it came
   paintRequested = 0;
@@ -101,7 +150,12 @@ function paintAll(now) {
 // ---------------------------------------------------------------- camera
 // One frame decodes at a time; a frame that arrives meanwhile replaces the one waiting, and a
 // decoded frame replaces one not painted yet (each replaced frame is counted in framesDropped).
-let decoding = false, pendingFrame = null, readyFrame = null;
+let decoding = false;
+/** @type {{ blob: Blob, frameId: number, stamp: number } | null} */
+let pendingFrame = null;
+/** @type {{ bitmap: ImageBitmap, frameId: number, stamp: number } | null} */
+let readyFrame = null;
+/** @param {Blob} blob @param {number} frameId @param {number} stamp */
 function onFrame(blob, frameId, stamp) {
   if (pendingFrame) state.framesDropped += 1;
   pendingFrame = { blob, frameId, stamp };
@@ -125,8 +179,9 @@ async function decodeNext() {
   }
 }
 
+/** @param {ImageBitmap} bitmap */
 function paintCamera(bitmap) {
-  const canvas = $("camera");
+  const canvas = canvasEl("camera");
   if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
     canvas.width = bitmap.width; canvas.height = bitmap.height;
   }
@@ -148,9 +203,10 @@ function paintCamera(bitmap) {
   }
 }
 
+/** @param {number} pan */
 function drawChassisCue(pan) {
   // Top-down: the camera looks up the canvas; the chassis is drawn turned by −pan.
-  const c = $("chassis-cue"), ctx = canvas2d("chassis-cue");
+  const c = canvasEl("chassis-cue"), ctx = canvas2d("chassis-cue");
   ctx.clearRect(0, 0, c.width, c.height);
   ctx.fillStyle = "rgba(0,0,0,0.45)"; ctx.beginPath(); ctx.arc(45, 45, 44, 0, 2 * Math.PI); ctx.fill();
   ctx.save(); ctx.translate(45, 45); ctx.rotate(pan);
@@ -161,6 +217,10 @@ function drawChassisCue(pan) {
 }
 
 // ---------------------------------------------------------------- hello / state
+/** @type {Promise<void> | null} */
+let arm3dLoading = null;  // arm3d.js, asked for by the first hello of a robot with an arm
+
+/** @param {any} msg */
 function onHello(msg) {
   state.hello = msg;
   state.helloAt = performance.now();  // a new robot (fleet): its video starts from here
@@ -172,58 +232,46 @@ function onHello(msg) {
     const m = msg.map;
     state.view.cx = m.origin[0] + m.width * m.resolution / 2;
     state.view.cy = m.origin[1] + m.height * m.resolution / 2;
-    const canvas = $("map");
+    const canvas = canvasEl("map");
     state.view.scale = Math.min(canvas.width / (m.width * m.resolution), canvas.height / (m.height * m.resolution)) * 0.95;
   }
   $("arm-mode").hidden = !msg.arm;
-  if (msg.fleet && window.freelookFleet) window.freelookFleet.onFleet(msg.fleet);
-  if (window.freelookArmCamera) window.freelookArmCamera.onHello(msg);
+  if (msg.fleet) state.fleet.onFleet(msg.fleet);
+  armCamera.onHello(msg);
   if (msg.arm) {
-    $("arm-joints").innerHTML = msg.arm.joints.map((name, k) =>
+    $("arm-joints").innerHTML = msg.arm.joints.map((/** @type {string} */ name, /** @type {number} */ k) =>
       `<tr><td>${ARM_KEYS[k] ? ARM_KEYS[k].map((c) => c.slice(3)).join("/") : ""} ${name}</td><td id="arm-joint-${k}">-</td></tr>`).join("");
   }
-  if (msg.arm && !state.arm3d) {
+  if (msg.arm && !arm3dLoading) {
     // the 3-D view and three.js load only for a robot with an arm
-    state.arm3d = import("/static/arm3d.js").catch(() => {
+    arm3dLoading = import("./arm3d.js").then((arm3d) => {
+      state.arm3d = arm3d;
+      if (state.hello) arm3d.onHello(state.hello);
+      if (state.last) arm3d.onState(state.last);
+    }, () => {
       $("arm-status").textContent = "3-D view: three.js is not installed (run npm ci in the repository)";
     });
   }
-  if (window.freelookArm3d) window.freelookArm3d.onHello(msg);
-  $("rtx-ms").value = Math.round(msg.robot_tx_ms || 31);
-  $("otx-ms").value = Math.round(msg.operator_tx_ms || 47);
+  if (state.arm3d) state.arm3d.onHello(msg);
+  input("rtx-ms").value = String(Math.round(msg.robot_tx_ms || 31));
+  input("otx-ms").value = String(Math.round(msg.operator_tx_ms || 47));
   setMode(state.mode, false);
 }
 
+/** @param {number | null | undefined} x @param {number} [d] */
 function fmt(x, d = 2) { return (x === null || x === undefined) ? "-" : Number(x).toFixed(d); }
+/** @param {string} id @param {string} text @param {string} [cls] */
 function setChip(id, text, cls) { const el = $(id); el.textContent = text; el.className = "chip " + (cls || ""); }
 
 // ---------------------------------------------------------------- freshness
-// How old is what the page shows? The server stamps each state with the age of the robot's
-// newest report (its own clock); the page adds how long ago it took that state in, and how far
-// behind it takes messages in: a ping through the same socket comes back behind everything
-// queued before it, so its round trip is the page's own delay (no clocks compared). Telemetry
-// older than STALE_S marks the header and the view stale; a page that takes its messages in,
-// runs its timers or paints late says it is behind.
-const STALE_S = 0.5, BEHIND_S = 0.3, PING_MS = 250, NO_VIDEO_MS = 3000;
-const fresh = { pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0 };
+// How old is what the page shows, and is the page behind: freshness.js (the computation), shown
+// here every TICK_MS.
+const fresh = newFresh();
+/** @param {any} msg */
 function onPong(msg) {
   if (msg.t !== fresh.pingSent) return;  // an answer to an earlier socket's ping
   fresh.rtt = performance.now() - fresh.pingSent;
   fresh.pingSent = 0;
-}
-function telemetryAge() {
-  const s = state.last;
-  if (!s || s.age === null || s.age === undefined || !fresh.stateAt) return Infinity;
-  const now = performance.now();
-  const delivery = fresh.pingSent ? Math.max(fresh.rtt, now - fresh.pingSent) : fresh.rtt;
-  return s.age + (now - fresh.stateAt + delivery) / 1000;
-}
-function pageDelay() {
-  const now = performance.now();
-  const delivery = fresh.pingSent ? Math.max(fresh.rtt, now - fresh.pingSent) : fresh.rtt;
-  const painting = paintRequested ? now - paintRequested : 0;  // an animation frame not come yet
-  const lastPaint = now - state.paintedAt < 3000 ? state.paintDelay : 0;
-  return Math.max(delivery, fresh.stall, painting, lastPaint) / 1000;
 }
 function showFreshness() {
   const now = performance.now();
@@ -231,29 +279,20 @@ function showFreshness() {
     fresh.pingSent = fresh.pingAt = now;
     send({ type: "ping", t: now });
   }
-  const behind = pageDelay();
-  if (behind > BEHIND_S) {
-    if (now - fresh.behindAt > 3000) fresh.behindBy = 0;
-    fresh.behindBy = Math.max(fresh.behindBy, behind);
-    fresh.behindAt = now;
-  }
-  const lagging = now - fresh.behindAt < 3000;  // said for 3 s after it last fell behind
+  const behind = pageDelay(fresh, now, { requested: paintRequested, paintedAt: state.paintedAt, delay: state.paintDelay });
+  const lagging = noteBehind(fresh, behind, now);  // said for a while after it last fell behind
   const pageChip = $("page-state");
   pageChip.hidden = !lagging;
   if (lagging) setChip("page-state", `page: behind ${fresh.behindBy.toFixed(1)} s`, "warn");
   state.pageBehind = lagging;
-  const age = telemetryAge();
-  state.telemetryAge = age;
   const s = state.last;
-  const stale = state.connected && !!s && age > STALE_S;
+  const age = telemetryAge(s ? s.age : null, fresh, now);
+  state.telemetryAge = age;
+  const stale = isStale(state.connected, !!s, age);
   state.stale = stale;
   document.body.classList.toggle("stale", stale);
   if (!state.connected || !s || !s.link) return;  // the socket's own chip (connect) stands
-  if (s.link.session === "unanswered")  // requests unanswered: say so, not just "lost"
-    setChip("link-state", "link: no answer to session request (wrong key or station id, or no robot there)", "bad");
-  else if (!s.link.connected) setChip("link-state", "link: lost", "bad");
-  else if (stale) setChip("link-state", `link: stale, ${Number.isFinite(age) ? age.toFixed(1) + " s" : "no report"} old`, "bad");
-  else setChip("link-state", "link: up", "ok");
+  setChip("link-state", ...linkChip(s.link, stale, age));
   // no frame for a while: say so in place of the camera, with the reason when the server knows it
   const lastVideo = Math.max(state.framePaintedAt, state.helloAt || 0);
   const silent = !!state.hello && s.link.connected && now - lastVideo > NO_VIDEO_MS;
@@ -265,21 +304,16 @@ function showFreshness() {
       : `no video from ${name} for ${((now - lastVideo) / 1000).toFixed(0)} s: its camera sends none, or its frames do not arrive`;
     $("fps").textContent = "-";
   }
-  const camStale = $("camera-pane").classList;
-  camStale.toggle("stale", stale || (state.framePaintedAt > 0 && now - state.framePaintedAt > 1000 * STALE_S * 2));
+  $("camera-pane").classList.toggle("stale", cameraStale(stale, state.framePaintedAt, now));
 }
 // a timer, never an animation frame: it runs while the renderer is slow, and measures the
-// page's own stalls (a 50 ms timer that comes late)
+// page's own stalls (a timer that comes late)
 function freshnessTick() {
-  const now = performance.now();
-  if (fresh.tickAt) {
-    const late = now - fresh.tickAt - 50;
-    fresh.stall = late > 0 ? late : 0;
-  }
-  fresh.tickAt = now;
+  noteTick(fresh, performance.now());
   showFreshness();
 }
 
+/** @param {any} arm */
 function onArmState(arm) {
   state.armStates += 1;
   const phases = state.armPhases;  // every phase the robot reported, in order
@@ -288,10 +322,11 @@ function onArmState(arm) {
   chip.textContent = arm.phase;
   chip.className = "chip " + arm.phase;
   $("arm-red").textContent = arm.red.length ? "red: " + arm.red.join(", ") : "";
-  arm.positions.forEach((q, k) => { const el = $("arm-joint-" + k); if (el) el.textContent = (q * DEG).toFixed(1) + "°"; });
-  if (window.freelookArm3d) window.freelookArm3d.onState(state.last);
+  arm.positions.forEach((/** @type {number} */ q, /** @type {number} */ k) => { const el = $("arm-joint-" + k); if (el) el.textContent = (q * DEG).toFixed(1) + "°"; });
+  if (state.arm3d) state.arm3d.onState(state.last);
 }
 
+/** @param {any} s */
 function onState(s) {
   state.last = s;
   // the robot restarted or the link came back: nothing held from before drives it
@@ -348,17 +383,19 @@ function onState(s) {
 }
 
 // ---------------------------------------------------------------- map
+/** @param {number} x @param {number} y @returns {[number, number]} */
 function worldToCanvas(x, y) {
-  const c = $("map"), v = state.view;
+  const c = canvasEl("map"), v = state.view;
   return [c.width / 2 + (x - v.cx) * v.scale, c.height / 2 - (y - v.cy) * v.scale];
 }
+/** @param {number} px @param {number} py @returns {[number, number]} */
 function canvasToWorld(px, py) {
-  const c = $("map"), v = state.view;
+  const c = canvasEl("map"), v = state.view;
   return [v.cx + (px - c.width / 2) / v.scale, v.cy - (py - c.height / 2) / v.scale];
 }
 
 function drawMap() {
-  const c = $("map"), ctx = canvas2d("map"), v = state.view;
+  const c = canvasEl("map"), ctx = canvas2d("map"), v = state.view;
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   const h = state.hello;
   if (state.mapImage && h && h.map) {
@@ -402,6 +439,7 @@ function drawMap() {
   if (!s || !s.pose || !h) return;
   const { x, y, theta } = s.pose;
   const cos = Math.cos(theta), sin = Math.sin(theta);
+  /** @param {number} bx @param {number} by @returns {[number, number]} */
   const toWorld = (bx, by) => [x + cos * bx - sin * by, y + sin * bx + cos * by];
   // safety zone rings
   const zones = h.robot.zones || [];
@@ -454,7 +492,8 @@ function drawMap() {
 }
 
 function setupMap() {
-  const c = $("map");
+  const c = canvasEl("map");
+  /** @param {MouseEvent} ev @returns {[number, number]} */
   const toCanvas = (ev) => { const r = c.getBoundingClientRect(); return [(ev.clientX - r.left) * c.width / r.width, (ev.clientY - r.top) * c.height / r.height]; };
   c.addEventListener("wheel", (ev) => {
     ev.preventDefault();
@@ -467,7 +506,7 @@ function setupMap() {
   window.addEventListener("mouseup", (ev) => {
     const d = state.dragging; state.dragging = null;
     if (d && !d.moved && ev.target === c && state.mode === "trajectory") {
-      state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = state.waypoints.length; schedulePaint("map");
+      state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = String(state.waypoints.length); schedulePaint("map");
     }
   });
   c.addEventListener("mousemove", (ev) => {
@@ -484,13 +523,14 @@ function setupMap() {
 
 // ---------------------------------------------------------------- graphs
 function drawGraph() {
-  const c = $("graph"), ctx = canvas2d("graph"), g = state.graph;
+  const c = canvasEl("graph"), ctx = canvas2d("graph"), g = state.graph;
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   if (g.length < 2) return;
   const t1 = performance.now(), t0 = t1 - 30000;
   // one scale for the three rates (all tens per second), drops on their own 0–100 %
   const maxRate = Math.max(40, ...g.map((r) => Math.max(r[1], r[2], r[3]))) * 1.1;
   state.graphScale = maxRate;
+  /** @param {number} idx @param {string} color @param {number} scale */
   const line = (idx, color, scale) => {
     ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
     g.forEach((r, i) => { const px = (r[0] - t0) / 30000 * c.width, py = c.height - r[idx] / scale * c.height; i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
@@ -504,6 +544,7 @@ function drawGraph() {
 }
 
 // ---------------------------------------------------------------- modes and inputs
+/** @type {Record<string, string>} */
 const KEY_HELP = {
   keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
   tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space E-stop (the button releases it)",
@@ -512,13 +553,11 @@ const KEY_HELP = {
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
   arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
 };
-// arm mode, joint by joint: the keys that jog joint k up and down
-const ARM_KEYS = [["KeyQ", "KeyA"], ["KeyW", "KeyS"], ["KeyE", "KeyD"], ["KeyR", "KeyF"], ["KeyT", "KeyG"], ["KeyY", "KeyH"]];
-
+/** @param {string} mode @param {boolean} [notify] */
 function setMode(mode, notify = true) {
   state.mode = mode;
   if (mode !== "free_look" && document.pointerLockElement) document.exitPointerLock();
-  document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", b.dataset.mode === mode));
+  document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", /** @type {HTMLElement} */ (b).dataset.mode === mode));
   $("linear-panel").classList.toggle("shown", mode === "linear");
   $("traj-panel").classList.toggle("shown", mode === "trajectory");
   $("keys-help").textContent = KEY_HELP[mode] || "";
@@ -531,30 +570,17 @@ function setMode(mode, notify = true) {
   sendAxes(true);
 }
 
-function armFromInputs() {
-  const k = state.keys;
-  const key = (a, b) => (k.has(a) ? 1 : 0) - (k.has(b) ? 1 : 0);
-  const boost = k.has("ShiftLeft") || k.has("ShiftRight") ? 1 : 0.6;
-  const n = state.hello && state.hello.arm ? state.hello.arm.joints.length : 0;
-  const cartesian = $("arm-cartesian").checked;
-  let values = cartesian
-    ? [key("KeyW", "KeyS"), key("KeyA", "KeyD"), key("KeyR", "KeyF")]
-    : Array.from({ length: n }, (_, j) => (ARM_KEYS[j] ? key(ARM_KEYS[j][0], ARM_KEYS[j][1]) : 0));
-  values = values.map((v) => v * boost);
-  const pads = navigator.getGamepads ? navigator.getGamepads() : [];
-  const gp = Array.from(pads || []).find((p) => p && p.mapping === "standard");
-  if (gp && gp.buttons[4] && gp.buttons[4].pressed) {  // LB is the deadman
-    const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
-    const trig = (gp.buttons[7] ? gp.buttons[7].value : 0) - (gp.buttons[6] ? gp.buttons[6].value : 0);
-    const sticks = cartesian
-      ? [-dz(gp.axes[1]), -dz(gp.axes[0]), -dz(gp.axes[3])]
-      : [-dz(gp.axes[0]), -dz(gp.axes[1]), -dz(gp.axes[3]), -dz(gp.axes[2]), trig];
-    values = values.map((v, j) => v + (sticks[j] || 0));
-  }
-  const clamp = (v) => Math.max(-1, Math.min(1, v));
-  return { cartesian, values: values.map(clamp) };
+// the held keys and a gamepad: controls.js
+function pad() {
+  return standardPad(navigator.getGamepads ? navigator.getGamepads() : []);
 }
 
+function armFromInputs() {
+  const n = state.hello && state.hello.arm ? state.hello.arm.joints.length : 0;
+  return armJog(state.keys, n, input("arm-cartesian").checked, pad());
+}
+
+/** @param {boolean} [force] */
 function sendArm(force = false) {
   const a = armFromInputs();
   const key = JSON.stringify(a);
@@ -567,40 +593,20 @@ function sendArm(force = false) {
 }
 
 function axesFromInputs() {
-  const k = state.keys;
-  const key = (a, b) => (k.has(a) ? 1 : 0) - (k.has(b) ? 1 : 0);
-  let forward = key("KeyW", "KeyS"), left = key("KeyA", "KeyD"), turn = key("KeyQ", "KeyE");
-  let pan = 0, tilt = key("KeyR", "KeyF");
-  const boost = k.has("ShiftLeft") || k.has("ShiftRight") ? 1 : 0.6;
-  forward *= boost; left *= boost;
-  if (state.mode === "tank") { pan = turn; turn = left; left = 0; }
   // mouse-look: decays to zero when the mouse stops
   if (performance.now() - state.lastMouse > 120) { state.mouseTurn = 0; state.mouseTilt = 0; }
-  turn += state.mouseTurn; tilt += state.mouseTilt;
-  // gamepad (standard mapping): left stick translates, right stick turns/tilts; LB is the deadman
-  const pads = navigator.getGamepads ? navigator.getGamepads() : [];
-  const gp = Array.from(pads || []).find((p) => p && p.mapping === "standard");
+  const gp = pad();
   state.gamepad = gp ? gp.id : null;
-  if (gp) {
-    const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
-    const deadman = gp.buttons[4] && gp.buttons[4].pressed;
-    if (deadman) {
-      forward += -dz(gp.axes[1]);
-      if (state.mode === "tank") { turn += -dz(gp.axes[0]); pan += -dz(gp.axes[2]); }
-      else { left += -dz(gp.axes[0]); turn += -dz(gp.axes[2]); }
-      tilt += -dz(gp.axes[3]);
-    }
-  }
-  const clamp = (v) => Math.max(-1, Math.min(1, v));
-  return { forward: clamp(forward), left: clamp(left), turn: clamp(turn), pan: clamp(pan), tilt: clamp(tilt) };
+  return driveAxes(state.keys, state.mode, { turn: state.mouseTurn, tilt: state.mouseTilt }, gp);
 }
 
+/** @param {boolean} [force] */
 function sendAxes(force = false) {
   if (state.mode === "arm" && state.hello && state.hello.arm) { sendArm(force); return; }
   if (state.mode !== "free_look" && state.mode !== "tank") return;
   const a = axesFromInputs();
   const key = JSON.stringify(a);
-  const zero = a.forward === 0 && a.left === 0 && a.turn === 0 && a.pan === 0 && a.tilt === 0;
+  const zero = axesIdle(a);
   // Send on every change at once; repeat while non-zero so the robot's watchdog stays fed.
   if (force || key !== state.lastAxes || !zero) {
     send({ type: "axes", mode: state.mode, ...a });
@@ -618,8 +624,9 @@ function engageEstop() {
   if (document.pointerLockElement) document.exitPointerLock();  // the mouse is free to click
   sendAxes(true);
 }
+/** @param {MouseEvent} ev */
 function onEstopButton(ev) {
-  ev.currentTarget.blur();
+  /** @type {HTMLElement} */ (ev.currentTarget).blur();
   if (!state.estop) { engageEstop(); return; }
   if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
   state.keys.clear();
@@ -627,16 +634,17 @@ function onEstopButton(ev) {
   send({ type: "estop", engaged: false });
 }
 
+/** @type {Record<string, string>} */
 const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right" };
 function setupInputs() {
-  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(b.dataset.mode)));
+  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(/** @type {HTMLElement} */ (b).dataset.mode)));
   $("estop").addEventListener("click", onEstopButton);
   $("relocalize").addEventListener("click", () => send({ type: "relocalize" }));
   $("grip-open").addEventListener("click", () => send({ type: "gripper", open: 1 }));
   $("grip-close").addEventListener("click", () => send({ type: "gripper", open: 0 }));
   $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
   window.addEventListener("keydown", (ev) => {
-    if (ev.target && ev.target.tagName === "INPUT") return;
+    if (ev.target && /** @type {HTMLElement} */ (ev.target).tagName === "INPUT") return;
     // Escape gives the mouse back (Free Look) and does nothing else: it is no e-stop key
     if (ev.code === "Escape") { if (document.pointerLockElement) document.exitPointerLock(); return; }
     if (ev.code === "Space") {
@@ -656,7 +664,7 @@ function setupInputs() {
       return;
     }
     if (state.mode === "arm" && ev.code === "KeyC" && !ev.repeat) {
-      $("arm-cartesian").checked = !$("arm-cartesian").checked;
+      input("arm-cartesian").checked = !input("arm-cartesian").checked;
       state.keys.clear();
       sendAxes(true);
       return;
@@ -665,7 +673,7 @@ function setupInputs() {
   });
   window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
   window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
-  const cam = $("camera");
+  const cam = canvasEl("camera");
   // a click captures the mouse (Free Look); while it is captured every click lands here, so a
   // click frees it again (as Esc does) and the buttons are the mouse's once more
   let freedByClick = false;
@@ -688,26 +696,27 @@ function setupInputs() {
     state.lastMouse = performance.now();
     sendAxes();
   });
-  $("lin-start").addEventListener("click", () => send({ type: "linear", action: "start", x0: +$("lin-x0").value, x1: +$("lin-x1").value }));
+  $("lin-start").addEventListener("click", () => send({ type: "linear", action: "start", x0: +input("lin-x0").value, x1: +input("lin-x1").value }));
   $("lin-stop").addEventListener("click", () => send({ type: "linear", action: "stop" }));
-  const side = () => document.querySelector("input[name=traj-side]:checked").value;
+  const side = () => /** @type {HTMLInputElement} */ (document.querySelector("input[name=traj-side]:checked")).value;
   $("traj-ellipse").addEventListener("click", () => { state.trail = []; send({ type: "trajectory", action: "start", preset: "ellipse", side: side() }); });
   $("traj-waypoints").addEventListener("click", () => {
     if (state.waypoints.length < 2) return;
     state.trail = [];
     send({ type: "trajectory", action: "start", preset: "waypoints", waypoints: state.waypoints, side: side() });
   });
-  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = 0; schedulePaint("map"); });
+  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = "0"; schedulePaint("map"); });
   $("traj-stop").addEventListener("click", () => send({ type: "trajectory", action: "stop" }));
   $("rtx-toggle").addEventListener("click", () => send({ type: "transmission", side: "robot", enabled: !state.robotTx }));
   $("otx-toggle").addEventListener("click", () => send({ type: "transmission", side: "operator", enabled: !state.operatorTx }));
-  $("rtx-set").addEventListener("click", () => send({ type: "transmission", side: "robot", spacing_ms: +$("rtx-ms").value }));
-  $("otx-set").addEventListener("click", () => send({ type: "transmission", side: "operator", spacing_ms: +$("otx-ms").value }));
+  $("rtx-set").addEventListener("click", () => send({ type: "transmission", side: "robot", spacing_ms: +input("rtx-ms").value }));
+  $("otx-set").addEventListener("click", () => send({ type: "transmission", side: "operator", spacing_ms: +input("otx-ms").value }));
   // Poll held inputs and the gamepad; repeat non-zero commands, send zero once on release.
-  setInterval(() => { sendAxes(); freshnessTick(); }, 50);
+  setInterval(() => { sendAxes(); freshnessTick(); }, TICK_MS);
 }
 
 setupMap();
 setupInputs();
+armCamera.setup();
 setMode("free_look", false);
 connect();

@@ -1,19 +1,28 @@
+// @ts-check
 // freelook cockpit: the fleet list (a station on a Zenoh bus with several robots). Each row is a
 // robot: its mode, speed and who controls it; "drive" picks it (the server stops and lets go of
 // the robot driven before, and asks the new one for control: the robot may refuse while another
-// station holds it, and then neither the title nor the button says it is driven). A robot not heard for 2 s is "silent". The cockpit calls onFleet with each
-// {"type": "fleet"} message.
-"use strict";
+// station holds it, and then neither the title nor the button says it is driven). A robot not
+// heard for 2 s is "silent". The cockpit calls onFleet with each {"type": "fleet"} message.
 
-window.freelookFleet = (() => {
-  const fleet = { last: null, selects: 0 };
+/**
+ * @param {any} robot @param {number} station
+ * @returns {string}
+ */
+function controlText(robot, station) {
+  if (robot.controller === null || robot.controller === undefined) return "-";
+  if (robot.controller === 0) return "free";
+  return robot.controller === station ? "you" : `station ${robot.controller}`;
+}
 
-  function controlText(robot, station) {
-    if (robot.controller === null || robot.controller === undefined) return "-";
-    if (robot.controller === 0) return "free";
-    return robot.controller === station ? "you" : `station ${robot.controller}`;
-  }
+/**
+ * The fleet list, sending the operator's pick with `send`.
+ * @param {(message: object) => void} send
+ */
+export function createFleet(send) {
+  const fleet = { last: null, selects: 0, onFleet };
 
+  /** @param {any} robot @param {number} station */
   function row(robot, station) {
     const tr = document.createElement("tr");
     tr.dataset.robot = robot.name;
@@ -47,22 +56,23 @@ window.freelookFleet = (() => {
     return tr;
   }
 
-  fleet.onFleet = (msg) => {
+  /** @param {any} msg */
+  function onFleet(msg) {
     if (!msg || !Array.isArray(msg.robots)) return;
     fleet.last = msg;
     const box = document.getElementById("fleet-box");
     const table = document.getElementById("fleet");
     if (!box || !table) return;
     box.hidden = false;
-    table.replaceChildren(...msg.robots.map((robot) => row(robot, msg.station)));
+    table.replaceChildren(...msg.robots.map((/** @type {any} */ robot) => row(robot, msg.station)));
     const title = document.getElementById("fleet-title");
-    const picked = msg.robots.find((r) => r.name === msg.selected);
+    const picked = msg.robots.find((/** @type {any} */ r) => r.name === msg.selected);
     const held = picked && picked.controller ? ` (station ${picked.controller} holds it)` : "";
     if (title) {
       title.textContent = !picked || picked.in_control ? `Fleet · station ${msg.station} drives ${msg.selected}`
         : picked.refused ? `Fleet · station ${msg.station}: ${msg.selected} refused${held}`
           : `Fleet · station ${msg.station} asks for ${msg.selected}`;
     }
-  };
+  }
   return fleet;
-})();
+}

@@ -1,3 +1,4 @@
+// @ts-check
 // freelook station: Horizontal Image Translation (TAROS eqs. 1–4, DESIGN §3), the same formulas
 // as freelook.station in Python, and the image-analysis option (block matching of the two eyes).
 // Pure functions: no DOM, no clock.

@@ -1,3 +1,4 @@
+// @ts-check
 // freelook station: the flat panels of the virtual room, drawn on 2-D canvases that become
 // textures: the map with the laser and the safety zones, the link graphs, the status and
 // warning icons (link, safety, e-stop, arm collision phase, battery), and icons over a camera.

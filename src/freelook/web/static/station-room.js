@@ -1,9 +1,10 @@
+// @ts-check
 // freelook station: the virtual room of TAROS Fig. 2 in three.js. The viewer sits at the origin
 // (y up, looking along −z); every screen stands vertical and turns toward the viewer. The main
 // stereo "cinema" screen is two planes in one place, the left image on layer 1 (the left eye's)
 // and the right image on layer 2; direct-to-eyes mode shows the same two images on head-fixed
 // planes instead. The 3-D robot with its arm's collision boxes stands on the floor.
-import * as THREE from "/vendor/three/three.module.js";
+import * as THREE from "three";
 
 export const EYE_HEIGHT = 1.6;  // m, a seated operator's eyes above the floor (and the desktop view's)
 

@@ -1,16 +1,24 @@
+// @ts-check
 // freelook virtual operator station (TAROS): the robot's cameras on screens in a virtual room,
 // in a WebXR headset (immersive-vr) or on a desktop (mouse look; mono, side-by-side or anaglyph
 // stereo). One WebSocket to the operator station, as the cockpit's: binary frames from the
-// server (0x01 JSON, 0x02 driving camera, 0x03 further streams), JSON text from the browser.
+// server (protocol.js: JSON, the driving camera, further streams), JSON text from the browser.
 // The stereo pair arrives as one side-by-side frame with one capture stamp; each eye's image is
 // cut from that frame and shifted outwards by the Horizontal Image Translation (HIT), computed
 // from the XR view actually rendered. Head motion never moves the robot unless head-coupled
 // pan is switched on.
-import { hitFromView, disparities, analysedShift } from "/static/station-hit.js";
-import { drawStatus, drawOverlay, drawGraph, drawMap } from "/static/station-panels.js";
-import { EYE_HEIGHT, createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "/static/station-room.js";
+// Its one global is window.station, the page's state, for tests and debugging.
+import { hitFromView, disparities, analysedShift } from "./station-hit.js";
+import { drawStatus, drawOverlay, drawGraph, drawMap } from "./station-panels.js";
+import { EYE_HEIGHT, createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "./station-room.js";
+import { connect as openLink, sendJson } from "./link.js";
+import { FRAME, LAYOUT, parseFrame } from "./protocol.js";
+import { clamp, keyAxes, keyCartesian } from "./controls.js";
 
+/** @param {string} id */
 const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 const params = new URLSearchParams(location.search);
 const positive = (key, fallback) => {
   const v = Number.parseFloat(params.get(key));
@@ -35,14 +43,14 @@ const station = {
   view: { yaw: 0, pitch: 0.02 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
   graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
 };
-window.station = station;  // for tests and debugging
+/** @type {any} */ (window).station = station;  // for tests and debugging
 
 const room = createRoom($("room"), station.layout);
 station.room = room;
 
-// ---------------------------------------------------------------- connection (/static/link.js)
+// ---------------------------------------------------------------- connection (link.js)
 function connect() {
-  station.ws = window.freelookLink.connect({
+  station.ws = openLink({
     onOpen: () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); },
     onClose: (refused) => {
       station.connected = false;
@@ -52,33 +60,42 @@ function connect() {
   });
 }
 
+/** @param {object} obj */
 function send(obj) {
-  window.freelookLink.sendJson(station.ws, obj);
+  sendJson(station.ws, obj);
 }
 
-const decoder = new TextDecoder();
+/**
+ * A camera frame waiting for its screen: jpeg is an ArrayBuffer of its own (handed over to the
+ * decoding worker); arrived and decoded: this page's wall clock (ms), for the stage times.
+ * @typedef {{ stream: number, layout: number, stamp: number, frameId: number, jpeg: ArrayBuffer,
+ *             arrived?: number, decoded?: number }} Frame
+ */
+
+/** @param {ArrayBuffer} data */
 function onMessage(data) {
-  const bytes = new Uint8Array(data);
-  if (bytes[0] === 1) {
-    const msg = JSON.parse(decoder.decode(bytes.subarray(1)));
+  const parsed = parseFrame(data);
+  if (!parsed) return;  // an unknown kind or a short frame: dropped
+  if (parsed.kind === FRAME.JSON) {
+    const msg = parsed.message;
     if (msg.type === "hello") onHello(msg);
     else if (msg.type === "state") onState(msg);
     else if (msg.type === "error") { station.errors += 1; console.warn("server refused a message:", msg.reason); }
-  } else if (bytes[0] === 2) {
-    const v = new DataView(data);
-    queue("driving", { stream: 0, layout: 0, stamp: v.getFloat64(1, true), frameId: v.getUint32(9, true), jpeg: data.slice(13) });
-  } else if (bytes[0] === 3) {
-    const v = new DataView(data);
-    const frame = { stream: v.getUint8(1), layout: v.getUint8(2), stamp: v.getFloat64(3, true), frameId: v.getUint32(11, true), jpeg: data.slice(15), arrived: performance.timeOrigin + performance.now() };
-    if (station.mainCamera && frame.stream === station.mainCamera.stream) queue("main", frame);
-    else if (station.thermalCamera && frame.stream === station.thermalCamera.stream) queue("thermal", frame);
+    return;
   }
+  const { stream, layout, stamp, frameId } = parsed;
+  /** @type {Frame} */
+  const frame = { stream, layout, stamp, frameId, jpeg: parsed.jpeg.slice().buffer };
+  if (parsed.kind === FRAME.DRIVING) { queue("driving", frame); return; }
+  frame.arrived = performance.timeOrigin + performance.now();
+  if (station.mainCamera && frame.stream === station.mainCamera.stream) queue("main", frame);
+  else if (station.thermalCamera && frame.stream === station.thermalCamera.stream) queue("thermal", frame);
 }
 
 function onHello(msg) {
   station.hello = msg;
   const cameras = (msg.cameras || []).slice().sort((a, b) => a.stream - b.stream);
-  station.mainCamera = cameras.find((c) => c.layout === 1) || cameras.find((c) => c.kind !== "thermal") || null;
+  station.mainCamera = cameras.find((c) => c.layout === LAYOUT.STEREO) || cameras.find((c) => c.kind !== "thermal") || null;
   station.thermalCamera = cameras.find((c) => c.kind === "thermal") || null;
   if (station.mainCamera) setMainAspect(room, eyeWidth(station.mainCamera), station.mainCamera.height);
   buildRobot(room, msg);
@@ -87,13 +104,13 @@ function onHello(msg) {
     img.onload = () => { station.mapImage = img; };
     img.src = "data:image/png;base64," + msg.map.png;
   }
-  $("status").textContent = `${msg.robot.name}: ` + (station.mainCamera ? `main screen ${station.mainCamera.name}${station.mainCamera.layout === 1 ? " (stereo)" : ""}` : "no arm camera");
+  $("status").textContent = `${msg.robot.name}: ` + (station.mainCamera ? `main screen ${station.mainCamera.name}${station.mainCamera.layout === LAYOUT.STEREO ? " (stereo)" : ""}` : "no arm camera");
 }
 
 // One eye's image width: a side-by-side pair's frame holds both eyes.
 function eyeWidth(camera) {
-  if (station.mainWidth && camera === station.mainCamera) return camera.layout === 1 ? station.mainWidth / 2 : station.mainWidth;
-  return camera.layout === 1 && camera.width > 0 ? camera.width / 2 : camera.width;
+  if (station.mainWidth && camera === station.mainCamera) return camera.layout === LAYOUT.STEREO ? station.mainWidth / 2 : station.mainWidth;
+  return camera.layout === LAYOUT.STEREO && camera.width > 0 ? camera.width / 2 : camera.width;
 }
 
 function onState(s) {
@@ -163,6 +180,8 @@ async function decode(name) {
 }
 
 const raw = document.createElement("canvas");  // the last stereo frame as it came, both eyes
+/** @type {Frame | null} */
+let rawFrame = null;  // ... and its frame
 function onMainFrame(bitmap, frame) {
   if (station.freeze) return;
   if (raw.width !== bitmap.width || raw.height !== bitmap.height) { raw.width = bitmap.width; raw.height = bitmap.height; }
@@ -170,9 +189,9 @@ function onMainFrame(bitmap, frame) {
   station.mainFrames += 1;
   // a pair is one frame holding both eyes side by side: as wide as hello says, an even width
   const cam = station.mainCamera;
-  if (frame.layout !== cam.layout || bitmap.width !== cam.width || bitmap.height !== cam.height || (frame.layout === 1 && bitmap.width % 2)) station.layoutErrors += 1;
+  if (frame.layout !== cam.layout || bitmap.width !== cam.width || bitmap.height !== cam.height || (frame.layout === LAYOUT.STEREO && bitmap.width % 2)) station.layoutErrors += 1;
   station.mainWidth = bitmap.width;
-  raw.frame = frame;
+  rawFrame = frame;
   frame.decoded = performance.timeOrigin + performance.now();
   if (station.hitMode === "analysis") analyse();
   composeEyes();
@@ -182,9 +201,9 @@ function onMainFrame(bitmap, frame) {
 // Each eye's image from the one side-by-side frame, moved outwards by the HIT shift: the left
 // image to the left, the right one to the right (black where the shift uncovers the screen).
 function composeEyes() {
-  const frame = raw.frame;
+  const frame = rawFrame;
   if (!frame) return;
-  const stereo = frame.layout === 1;
+  const stereo = frame.layout === LAYOUT.STEREO;
   const w = stereo ? Math.floor(raw.width / 2) : raw.width, h = raw.height;
   const shift = station.viewMode === "direct" ? 0 : station.shift;
   for (const [eye, sx, dx] of [["left", 0, -shift], ["right", stereo ? w : 0, shift]]) {
@@ -202,8 +221,8 @@ function composeEyes() {
 // The image-analysis HIT option: the farthest features' disparity from a small grey copy.
 const small = document.createElement("canvas");
 function analyse() {
-  const frame = raw.frame;
-  if (!frame || frame.layout !== 1 || !station.hit) return;
+  const frame = rawFrame;
+  if (!frame || frame.layout !== LAYOUT.STEREO || !station.hit) return;
   const eyeW = Math.floor(raw.width / 2), scale = Math.min(1, 160 / eyeW);
   const w = Math.max(16, Math.round(eyeW * scale)), h = Math.max(16, Math.round(raw.height * scale));
   small.width = 2 * w; small.height = h;
@@ -297,11 +316,10 @@ function setDriveMode(mode) {
   station.lastInput = "";
 }
 
+// the held keys (controls.js, as the cockpit's Free Look), the controllers and the head
 function inputs() {
-  const key = (a, b) => (keys.has(a) ? 1 : 0) - (keys.has(b) ? 1 : 0);
-  const boost = keys.has("ShiftLeft") || keys.has("ShiftRight") ? 1 : 0.6;
-  const a = { forward: key("KeyW", "KeyS") * boost, left: key("KeyA", "KeyD") * boost, turn: key("KeyQ", "KeyE"), pan: 0, tilt: key("KeyR", "KeyF") };
-  let cartesian = [key("KeyW", "KeyS"), key("KeyA", "KeyD"), key("KeyR", "KeyF")].map((v) => v * boost);
+  const a = keyAxes(keys);
+  let cartesian = keyCartesian(keys);
   if (xrInput && xrInput.deadman) {
     a.forward += xrInput.forward; a.left += xrInput.left; a.turn += xrInput.turn; a.tilt += xrInput.tilt;
     cartesian = cartesian.map((v, k) => v + xrInput.cartesian[k]);
@@ -310,7 +328,6 @@ function inputs() {
     a.turn += station.headYaw / (Math.PI / 6);
     a.tilt += station.headPitch / (Math.PI / 6);
   }
-  const clamp = (v) => Math.max(-1, Math.min(1, v));
   for (const k of Object.keys(a)) a[k] = clamp(a[k]);
   return { axes: a, cartesian: cartesian.map(clamp) };
 }
@@ -329,34 +346,36 @@ function controlTick() {
   }
 }
 
+/** @param {string} mode */
 function setViewMode(mode) {
   station.viewMode = mode;
-  $("view-mode").value = mode;
+  input("view-mode").value = mode;
   room.mainLeft.visible = room.mainRight.visible = mode === "cinema";
   room.head.visible = mode === "direct";
   composeEyes();
 }
 
 function setupInputs() {
-  $("view-mode").value = station.viewMode;
-  $("stereo").value = station.stereo;
-  $("hit-mode").value = station.hitMode;
-  $("head-pan").checked = station.headPan;
-  $("view-mode").addEventListener("change", (ev) => setViewMode(ev.target.value));
-  $("stereo").addEventListener("change", (ev) => { station.stereo = ev.target.value; });
-  $("hit-mode").addEventListener("change", (ev) => { station.hitMode = ev.target.value; station.hitKey = ""; });
-  $("head-pan").addEventListener("change", (ev) => { station.headPan = ev.target.checked; });
+  input("view-mode").value = station.viewMode;
+  input("stereo").value = station.stereo;
+  input("hit-mode").value = station.hitMode;
+  input("head-pan").checked = station.headPan;
+  input("view-mode").addEventListener("change", () => setViewMode(input("view-mode").value));
+  input("stereo").addEventListener("change", () => { station.stereo = input("stereo").value; });
+  input("hit-mode").addEventListener("change", () => { station.hitMode = input("hit-mode").value; station.hitKey = ""; });
+  input("head-pan").addEventListener("change", () => { station.headPan = input("head-pan").checked; });
   // a changed choice gives the keys back to driving
-  for (const id of ["view-mode", "stereo", "hit-mode", "head-pan"]) $(id).addEventListener("change", (ev) => ev.target.blur());
+  for (const id of ["view-mode", "stereo", "hit-mode", "head-pan"]) $(id).addEventListener("change", () => $(id).blur());
   window.addEventListener("keydown", (ev) => {
-    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    const target = /** @type {HTMLElement | null} */ (ev.target);
+    if (target && (target.tagName === "INPUT" || target.tagName === "SELECT")) return;
     // the e-stop key only ever engages it; a click on "release e-stop" is its only release
     if (ev.code === "Space" || ev.code === "Escape") { ev.preventDefault(); send({ type: "estop", engaged: true }); keys.clear(); return; }
     if (!ev.repeat) keys.add(ev.code);
   });
   window.addEventListener("keyup", (ev) => keys.delete(ev.code));
   $("estop-release").addEventListener("click", (ev) => {
-    ev.currentTarget.blur();
+    $("estop-release").blur();
     if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
     keys.clear();
     send({ type: "estop", engaged: false });
@@ -378,14 +397,15 @@ function setupInputs() {
 
 // ---------------------------------------------------------------- WebXR
 async function setupXR() {
-  const button = $("enter-vr");
-  if (!navigator.xr) { button.textContent = "VR: no WebXR in this browser"; return; }
-  const supported = await navigator.xr.isSessionSupported("immersive-vr").catch(() => false);
+  const button = /** @type {HTMLButtonElement} */ ($("enter-vr"));
+  const xr = /** @type {any} */ (navigator).xr;  // WebXR: not in TypeScript's DOM types
+  if (!xr) { button.textContent = "VR: no WebXR in this browser"; return; }
+  const supported = await xr.isSessionSupported("immersive-vr").catch(() => false);
   if (!supported) { button.textContent = "VR: no headset"; return; }
   button.disabled = false;
   button.addEventListener("click", async () => {
     if (room.renderer.xr.isPresenting) { room.renderer.xr.getSession().end(); return; }
-    const session = await navigator.xr.requestSession("immersive-vr", { optionalFeatures: ["local-floor"] });
+    const session = await xr.requestSession("immersive-vr", { optionalFeatures: ["local-floor"] });
     // without a floor-level space the head starts at the origin: raise it to eye height
     const floor = !session.enabledFeatures || session.enabledFeatures.includes("local-floor");
     room.renderer.xr.setReferenceSpaceType(floor ? "local-floor" : "local");

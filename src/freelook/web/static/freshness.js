@@ -1,0 +1,106 @@
+// @ts-check
+// freelook cockpit: how old is what the page shows? The server stamps each state with the age of
+// the robot's newest report (its own clock); the page adds how long ago it took that state in,
+// and how far behind it takes messages in: a ping through the same socket comes back behind
+// everything queued before it, so its round trip is the page's own delay (no clocks compared).
+// Telemetry older than STALE_S marks the header and the view stale; a page that takes its
+// messages in, runs its timers or paints late says it is behind. Pure: times (ms, the page's
+// performance.now()) are passed in, so node's test runner checks it (tests/js/).
+
+export const STALE_S = 0.5;  // telemetry older than this is shown stale
+export const BEHIND_S = 0.3;  // a page this far behind says so
+export const BEHIND_HOLD_MS = 3000;  // ... for this long after it last fell behind
+export const PING_MS = 250;
+export const NO_VIDEO_MS = 3000;
+export const TICK_MS = 50;  // the freshness timer's period
+
+/**
+ * What the page knows of its own delays (ms). pingSent: when the ping in flight left, 0 when
+ * none is; rtt: the last round trip; stateAt: when the newest state came in; stall: how late the
+ * last timer tick came; behindAt / behindBy: when the page last fell behind, and by how much (s).
+ * @typedef {{ pingSent: number, pingAt: number, rtt: number, stateAt: number, stall: number,
+ *             tickAt: number, behindAt: number, behindBy: number }} Fresh
+ */
+
+/** @returns {Fresh} */
+export function newFresh() {
+  return { pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0 };
+}
+
+/** How long a message takes to reach the page now (ms): the last round trip, or longer while a
+ * ping is out for longer.
+ * @param {Fresh} fresh @param {number} now */
+export function delivery(fresh, now) {
+  return fresh.pingSent ? Math.max(fresh.rtt, now - fresh.pingSent) : fresh.rtt;
+}
+
+/**
+ * The age (s) of the robot's report the page shows: its age when the server sent it, plus its
+ * time since it came in and its delivery. Infinity when there is none.
+ * @param {number | null | undefined} reportAge the state's "age" (s)
+ * @param {Fresh} fresh @param {number} now
+ */
+export function telemetryAge(reportAge, fresh, now) {
+  if (reportAge === null || reportAge === undefined || !fresh.stateAt) return Infinity;
+  return reportAge + (now - fresh.stateAt + delivery(fresh, now)) / 1000;
+}
+
+/**
+ * How far behind (s) the page is: the longest of its delivery, its last timer stall, an
+ * animation frame asked for and not come yet, and the last paint's delay (while recent).
+ * @param {Fresh} fresh @param {number} now
+ * @param {{ requested: number, paintedAt: number, delay: number }} paint requested: when the
+ *   pending animation frame was asked for, 0 when none is; paintedAt, delay: the last paint's
+ */
+export function pageDelay(fresh, now, paint) {
+  const painting = paint.requested ? now - paint.requested : 0;
+  const lastPaint = now - paint.paintedAt < 3000 ? paint.delay : 0;
+  return Math.max(delivery(fresh, now), fresh.stall, painting, lastPaint) / 1000;
+}
+
+/**
+ * Notes how far behind the page is now, and whether it says so: for BEHIND_HOLD_MS after it
+ * last fell behind, with the most it fell behind meanwhile (fresh.behindBy).
+ * @param {Fresh} fresh @param {number} behind (s) @param {number} now
+ */
+export function noteBehind(fresh, behind, now) {
+  if (behind > BEHIND_S) {
+    if (now - fresh.behindAt > BEHIND_HOLD_MS) fresh.behindBy = 0;
+    fresh.behindBy = Math.max(fresh.behindBy, behind);
+    fresh.behindAt = now;
+  }
+  return now - fresh.behindAt < BEHIND_HOLD_MS;
+}
+
+/** Notes a timer tick at `now`: how late it came after the last one (fresh.stall).
+ * @param {Fresh} fresh @param {number} now */
+export function noteTick(fresh, now) {
+  if (fresh.tickAt) {
+    const late = now - fresh.tickAt - TICK_MS;
+    fresh.stall = late > 0 ? late : 0;
+  }
+  fresh.tickAt = now;
+}
+
+/** Whether the page shows stale telemetry: connected, with a state, older than STALE_S.
+ * @param {boolean} connected @param {boolean} hasState @param {number} age (s) */
+export const isStale = (connected, hasState, age) => connected && hasState && age > STALE_S;
+
+/** Whether the camera view is stale: the telemetry is, or no frame was painted for 2 × STALE_S.
+ * @param {boolean} stale @param {number} framePaintedAt 0 before the first @param {number} now */
+export const cameraStale = (stale, framePaintedAt, now) =>
+  stale || (framePaintedAt > 0 && now - framePaintedAt > 1000 * STALE_S * 2);
+
+/**
+ * The link chip's text and class for a state's link report.
+ * @param {{ session?: string, connected?: boolean }} link
+ * @param {boolean} stale @param {number} age (s)
+ * @returns {[string, string]}
+ */
+export function linkChip(link, stale, age) {
+  if (link.session === "unanswered")  // requests unanswered: say so, not just "lost"
+    return ["link: no answer to session request (wrong key or station id, or no robot there)", "bad"];
+  if (!link.connected) return ["link: lost", "bad"];
+  if (stale) return [`link: stale, ${Number.isFinite(age) ? age.toFixed(1) + " s" : "no report"} old`, "bad"];
+  return ["link: up", "ok"];
+}
