@@ -68,7 +68,8 @@ const state = {
 // the token, the socket and its reconnection: link.js, shared with the station
 function connect() {
   state.ws = openLink({
-    onOpen: () => {
+    onOpen: (ws) => {
+      state.ws = ws;  // a reconnection's new socket: everything is sent on it from now on
       state.connected = true; fresh.pingSent = 0;
       setChip("link-state", "link: waiting for the station", "warn");
       send({ type: "mode", mode: state.mode });

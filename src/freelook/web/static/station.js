@@ -51,7 +51,11 @@ station.room = room;
 // ---------------------------------------------------------------- connection (link.js)
 function connect() {
   station.ws = openLink({
-    onOpen: () => { station.connected = true; send({ type: "mode", mode: station.driveMode }); },
+    onOpen: (ws) => {
+      station.ws = ws;  // a reconnection's new socket: everything is sent on it from now on
+      station.connected = true;
+      send({ type: "mode", mode: station.driveMode });
+    },
     onClose: (refused) => {
       station.connected = false;
       $("status").textContent = refused ? "refused: open the URL freelook printed" : "disconnected";
