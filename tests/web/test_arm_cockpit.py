@@ -25,6 +25,16 @@ def taros(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
         running.process.stdout.close()
 
 
+@pytest.fixture(autouse=True)
+def _pages_closed(browser: Any) -> Iterator[None]:
+    """Every page a test opened is closed after it, failed or not: a page left open with a key
+    held would go on jogging the arm in the next test."""
+    yield
+    for context in browser.contexts:
+        for page in context.pages:
+            page.close()
+
+
 def elbow(page: Any) -> float:
     return float(page.evaluate("window.freelook.last.arm.positions[2]"))
 
@@ -49,11 +59,15 @@ def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
     page.wait_for_function("window.freelook.last.arm.phase === 'clear'")
     assert page.evaluate("window.freelook.arm3d.redBoxes()") == []
     start = elbow(page)
+    before = len(page.evaluate("window.freelook.armPhases"))
 
     page.keyboard.down("KeyD")  # the elbow down, the fingers onto the bumper
     page.wait_for_function("window.freelook.last.arm.phase === 'stop'", timeout=30_000)
-    phases = page.evaluate("window.freelook.armPhases")
-    assert phases[-3:] == ["clear", "slow", "stop"]  # it slowed before it stopped
+    phases = page.evaluate("window.freelook.armPhases")[before:]
+    # it slowed before it stopped (slowed to a quarter, the arm may clear the slow phase's
+    # look-ahead and speed up again before the stop phase's catches it: slow, clear, stop)
+    assert "slow" in phases[: phases.index("stop")], phases
+    assert phases[-1] == "stop"
     red = set(page.evaluate("window.freelook.arm3d.redBoxes()"))
     assert {"bumper", "finger_left", "finger_right"} <= red
     assert page.locator("#arm-phase").inner_text() == "stop"
