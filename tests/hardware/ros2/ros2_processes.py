@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import sys
+from collections.abc import Callable
 
 #: s a robot program or ``sim --ros2`` may take to serve: its first start compiles its loops
 FIRST_START = 480.0
@@ -24,6 +25,33 @@ def free_udp_port(kind: int = socket.SOCK_DGRAM) -> int:
         return int(s.getsockname()[1])
 
 
+async def start_cli(
+    *args: str, ready: Callable[[str], bool]
+) -> tuple[asyncio.subprocess.Process, list[str]]:
+    """``freelook ARGS`` as a user starts it; returns it once a line it printed is ``ready``,
+    with its lines so far."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "freelook.cli",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    # a first start compiles the program's loops ahead, in a child, before it serves: on a
+    # fresh install of a 2-core machine that others load too, that took over 300 s
+    async with asyncio.timeout(FIRST_START):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, f"freelook {args[0]} ended before serving:\n" + "".join(lines)
+            lines.append(line)
+            if ready(line):
+                return process, lines
+
+
 async def start_robot_program(
     udp_port: int,
     *extra: str,
@@ -32,10 +60,7 @@ async def start_robot_program(
     robot_map: str = "none",
 ) -> tuple[asyncio.subprocess.Process, list[str]]:
     """The robot program as a user starts it; returns it once it serves, with its lines."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
+    return await start_cli(
         "robot",
         "--robot",
         robot,
@@ -48,21 +73,8 @@ async def start_robot_program(
         "--wire",
         wire,
         *extra,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready=lambda line: "profile on" in line,
     )
-    assert process.stdout is not None
-    lines: list[str] = []
-    # a first start compiles the robot program's loops ahead, in a child, before it listens:
-    # on a fresh install of a 2-core machine that others load too, that took over 300 s
-    async with asyncio.timeout(FIRST_START):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook robot ended before serving:\n" + "".join(lines)
-            lines.append(line)
-            if "profile on" in line:
-                return process, lines
 
 
 async def stop(process: asyncio.subprocess.Process) -> None:
@@ -77,10 +89,7 @@ async def start_operator(
 ) -> tuple[asyncio.subprocess.Process, str]:
     """``freelook operator`` on the robot at ``udp_port``; returns it once it serves the
     cockpit, with the URL it announced (token included)."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
+    process, lines = await start_cli(
         "operator",
         "--robot",
         f"udp://127.0.0.1:{udp_port}",
@@ -90,15 +99,8 @@ async def start_operator(
         "--no-record",
         "--port",
         str(web_port),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready=lambda line: ANNOUNCED_URL.search(line) is not None,
     )
-    assert process.stdout is not None
-    async with asyncio.timeout(FIRST_START):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook operator ended before serving"
-            found = ANNOUNCED_URL.search(line)
-            if found:
-                return process, found.group(1)
+    found = ANNOUNCED_URL.search(lines[-1])
+    assert found is not None
+    return process, found.group(1)

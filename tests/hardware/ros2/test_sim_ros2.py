@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
-import sys
 import time
 
 import pytest
-from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START, free_udp_port, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_cli, start_robot_program, stop
 
 from freelook.hardware.ros2 import ros
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
@@ -20,28 +18,14 @@ pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
 
 async def start_ros2_sim(*extra: str) -> tuple[asyncio.subprocess.Process, list[str]]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
+    return await start_cli(
         "sim",
         "--ros2",
         "--no-browser",
         "--no-record",
         *extra,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready=lambda line: "obeys" in line and "cmd_vel" in line,
     )
-    assert process.stdout is not None
-    lines: list[str] = []
-    async with asyncio.timeout(FIRST_START):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook sim --ros2 ended:\n" + "".join(lines)
-            lines.append(line)
-            if "obeys" in line and "cmd_vel" in line:
-                return process, lines
 
 
 def topic_types(domain: int, timeout: float = 5.0) -> dict[str, list[str]]:
