@@ -28,8 +28,9 @@ async def start_ros2_sim(*extra: str) -> tuple[asyncio.subprocess.Process, list[
     )
 
 
-def topic_types(domain: int, timeout: float = 5.0) -> dict[str, list[str]]:
-    """The graph's topics as another ROS 2 node sees them."""
+def topic_types(domain: int, expected: set[str], timeout: float = 5.0) -> dict[str, list[str]]:
+    """The graph's topics as another ROS 2 node sees them, once it has discovered all of
+    ``expected`` (discovery is incremental: publishers and subscriptions arrive one by one)."""
     r = ros()
     context = r.rclpy.Context()
     r.rclpy.init(context=context, domain_id=domain)
@@ -38,7 +39,7 @@ def topic_types(domain: int, timeout: float = 5.0) -> dict[str, list[str]]:
         deadline = time.monotonic() + timeout
         while True:
             found = dict(node.get_topic_names_and_types())
-            if "/scan" in found or time.monotonic() > deadline:
+            if expected <= found.keys() or time.monotonic() > deadline:
                 return found
             time.sleep(0.05)
     finally:
@@ -50,13 +51,16 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
     async def run() -> None:
         sim, _ = await start_ros2_sim("--robot", "pioneer3dx", "--world", "lab")
         try:
-            types = await asyncio.to_thread(topic_types, ros_domain)
-            assert types["/odom"] == ["nav_msgs/msg/Odometry"]
-            assert types["/scan"] == ["sensor_msgs/msg/LaserScan"]
-            assert types["/imu/data"] == ["sensor_msgs/msg/Imu"]
-            assert types["/joint_states"] == ["sensor_msgs/msg/JointState"]
-            assert types["/camera/image_raw/compressed"] == ["sensor_msgs/msg/CompressedImage"]
-            assert types["/cmd_vel"] == ["geometry_msgs/msg/Twist"]
+            expected = {
+                "/odom": ["nav_msgs/msg/Odometry"],
+                "/scan": ["sensor_msgs/msg/LaserScan"],
+                "/imu/data": ["sensor_msgs/msg/Imu"],
+                "/joint_states": ["sensor_msgs/msg/JointState"],
+                "/camera/image_raw/compressed": ["sensor_msgs/msg/CompressedImage"],
+                "/cmd_vel": ["geometry_msgs/msg/Twist"],
+            }
+            types = await asyncio.to_thread(topic_types, ros_domain, set(expected))
+            assert {topic: types.get(topic) for topic in expected} == expected
             udp_port = free_udp_port()
             robot, _ = await start_robot_program(udp_port, robot_map="lab")
             operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
