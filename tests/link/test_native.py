@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from freelook.errors import ConfigError
 from freelook.link import (
+    MAX_AGE,
     MAX_DATAGRAM,
     AuthenticationError,
     ChecksumError,
@@ -26,6 +27,7 @@ from freelook.link import (
     ModeChange,
     NativeCodec,
     PanTiltCommand,
+    ReceptionReport,
     RejectReason,
     Relocalize,
     ReplayError,
@@ -73,6 +75,12 @@ messages = st.one_of(
     st.builds(ControlRelease, st.integers(0, 65535)),
     st.builds(ControlGrant, st.integers(0, 65535), st.integers(0, 255)),
     st.builds(ControlReject, st.integers(0, 65535), st.sampled_from(RejectReason)),
+    st.builds(
+        ReceptionReport,
+        st.floats(0, MAX_AGE, width=32),
+        st.floats(0, MAX_AGE, width=32),
+        st.floats(0, 100, width=32),
+    ),
     st.integers(0, 300).flatmap(
         lambda n: st.builds(
             TrajectoryStart,

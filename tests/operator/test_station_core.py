@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
+    MAX_AGE,
     Accepted,
     ControlGrant,
     ControlReject,
@@ -24,6 +25,7 @@ from freelook.link import (
     LinkSession,
     ModeChange,
     NativeCodec,
+    ReceptionReport,
     RejectReason,
     SetTransmissionSpacing,
     TankCommand,
@@ -103,6 +105,26 @@ def test_control_is_renewed_about_once_a_second() -> None:
     assert core.start() == [ControlRequest(1, 10)]
     sent = [m for k in range(40) for m in core.periodic(k * 0.047)]
     assert sent.count(ControlRequest(1, 10)) == 2
+
+
+def test_a_driving_station_reports_what_it_sees_five_times_a_second() -> None:
+    core = station()
+    core.start()
+
+    def reports(t0: float) -> list[ReceptionReport]:
+        sent = [m for k in range(40) for m in core.periodic(t0 + k * 0.047)]
+        return [m for m in sent if isinstance(m, ReceptionReport)]
+
+    first = reports(0.0)
+    assert len(first) == 10
+    assert first[0] == ReceptionReport(MAX_AGE, MAX_AGE, 0.0)  # never heard anything: blind
+    robot = SimulatedRobot(CONFIG, load_world("square"), seed=3, pose=(7.0, 7.0, 0.0))
+    core.on_link_message(robot.core.telemetry(0.0), 2.0)
+    spacing = core.robot_tx_spacing
+    assert core.reception(2.0 + spacing / 2).telemetry_overdue == 0.0  # the next is not due yet
+    assert core.reception(2.7 + spacing).telemetry_overdue == pytest.approx(0.7)
+    core.robot_tx_enabled = False  # the operator turned the robot's transmission off
+    assert reports(3.0) == []
 
 
 def test_a_refusal_stands_while_the_robot_grants_other_stations() -> None:
@@ -236,6 +258,7 @@ def test_from_the_key_to_the_wheels_within_one_control_cycle() -> None:
     deliver(press(core, {"type": "mode", "mode": "free_look"}))
     for _ in range(20):  # a second of the station's transmissions, nothing pressed
         robot.run_for(0.047)
+        core.on_link_message(robot.core.telemetry(robot.now()), robot.now())  # it sees
         deliver(core.periodic(robot.now()))
     out = robot.core.last_output
     assert out.v_left == out.v_right == 0.0

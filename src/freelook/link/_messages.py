@@ -31,6 +31,7 @@ __all__ = [
     "ModeChange",
     "PanTiltCommand",
     "PositionReport",
+    "ReceptionReport",
     "RejectReason",
     "Relocalize",
     "SafetyFlags",
@@ -217,6 +218,19 @@ class Heartbeat:
 
 
 @dataclass(frozen=True, slots=True)
+class ReceptionReport:
+    """Station → robot: what the station sees of the robot, so the robot can tell when its
+    driver is blind. On the station's clock, when the report is sent: how long its telemetry
+    is overdue (past the spacing the station asked for; 0 while on time), how long since its
+    newest complete driving-camera frame arrived, and the share of the robot's packets it
+    misses (%)."""
+
+    telemetry_overdue: float
+    video_age: float
+    loss_percent: float
+
+
+@dataclass(frozen=True, slots=True)
 class ControlRequest:
     """Ask for control of the robot (JAUS RequestControl)."""
 
@@ -397,6 +411,7 @@ Message = (
     | MapChunk
     | Telemetry
     | PositionReport
+    | ReceptionReport
     | VideoFrame
     | VideoFragment
 )

@@ -300,6 +300,12 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         lambda m: _F.pack(m.opening),
         _exact(_F, msg.GripperCommand),
     ),
+    30: (
+        msg.ReceptionReport,
+        Stream.SESSION,
+        lambda m: _F3.pack(m.telemetry_overdue, m.video_age, m.loss_percent),
+        _exact(_F3, msg.ReceptionReport),
+    ),
 }
 #: message class → its type code
 CODE = {cls: code for code, (cls, _, _, _) in TYPES.items()}

@@ -33,6 +33,7 @@ from freelook.link._messages import (
     Message,
     PanTiltCommand,
     PositionReport,
+    ReceptionReport,
     SessionChallenge,
     SessionOpen,
     SetTransmissionSpacing,
@@ -52,6 +53,7 @@ __all__ = [
     "DIGEST_SIZE",
     "FIELD_LIMITS",
     "MAP_CHUNK",
+    "MAX_AGE",
     "MAX_MAP_BYTES",
     "MAX_MAP_REQUEST",
     "MAX_STREAMS",
@@ -80,6 +82,7 @@ ARM_PAIRS = 512  # checked pairs one phase may list in telemetry
 ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its URDF's limits)
 GRIPPER = 1.0  # m: the widest gripper opening
 MAX_STREAMS = 8  # camera streams a robot may send (0 the driving camera)
+MAX_AGE = 3600.0  # s: the oldest a reception report says (older, or never: this)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +133,11 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
     },
     TrajectoryStart: {"t": _sym(DURATION), "x": _sym(DISTANCE), "y": _sym(DISTANCE)},
     SetTransmissionSpacing: {"spacing": Limit(0.0, 3600.0)},
+    ReceptionReport: {
+        "telemetry_overdue": Limit(0.0, MAX_AGE),
+        "video_age": Limit(0.0, MAX_AGE),
+        "loss_percent": Limit(0.0, 100.0),
+    },
     ControlRequest: {"station": _STATION, "authority": _AUTHORITY},
     ControlRelease: {"station": _STATION},
     ControlGrant: {"station": _STATION, "authority": _AUTHORITY},

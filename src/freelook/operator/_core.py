@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from freelook.config import RobotConfig
 from freelook.control import KeyboardDrive, SampledPath, TrackingController, limit_velocity
 from freelook.link import (
+    MAX_AGE,
     SPACING_LIMITS,
     ArmVelocityCommand,
     ControlGrant,
@@ -36,6 +37,7 @@ from freelook.link import (
     Message,
     ModeChange,
     PositionReport,
+    ReceptionReport,
     Relocalize,
     SetTransmission,
     SetTransmissionSpacing,
@@ -69,6 +71,7 @@ __all__ = ["OPERATOR_STATION", "StationCore"]
 OPERATOR_STATION = 1
 CONTROL_RENEWAL = 20  # transmissions between control requests (about 1 s at 47 ms)
 WATCH_BEAT = 100  # transmissions between a watching station's heartbeats (about 5 s)
+REPORT_BEATS = 4  # transmissions between a driving station's reception reports (about 0.2 s)
 #: s a held input (keys, a stick, an arm jog) stays in force without the page sending it again;
 #: the page repeats a held input every 50 ms, so a page that stalls (a slow renderer, a hung
 #: tab) stops the robot within this instead of driving on until its key-up is handled
@@ -147,6 +150,7 @@ class StationCore:
         self.position: PositionReport | None = None
         self.last_rx: float | None = None
         self.report_rx: float | None = None  # when the robot's newest report came in
+        self.video_rx: float | None = None  # when the newest driving-camera frame came in
         #: telemetry reports and driving-camera frames per second: what the robot sends, each
         #: counted whole (a frame is many packets on the wire)
         self.telemetry_rate = RecentRate()
@@ -470,8 +474,28 @@ class StationCore:
             out.append(self.gripper_command)  # the robot's watchdog holds the fingers otherwise
         if self.native and self._beats % CONTROL_RENEWAL == 0:
             out.append(ControlRequest(self.station, self.authority))
+        if self.native and self.robot_tx_enabled and self._beats % REPORT_BEATS == 0:
+            out.append(self.reception(now))  # (with the robot's transmission off: blind by choice)
         out.extend(self.maps.requests(now))  # the robot's map, while this end lacks it
         return out
+
+    def frame_received(self, now: float) -> None:
+        """A complete frame of the driving camera came in."""
+        self.video_rx = now
+        self.video_rate.add(now)
+
+    def reception(self, now: float) -> ReceptionReport:
+        """What this station sees of the robot, for the robot to judge whether its driver is
+        blind (never heard: the longest the wire carries)."""
+        if self.report_rx is None:
+            overdue = MAX_AGE
+        else:
+            overdue = min(MAX_AGE, max(0.0, now - self.report_rx - self.robot_tx_spacing))
+        video_age = (
+            MAX_AGE if self.video_rx is None else min(MAX_AGE, max(0.0, now - self.video_rx))
+        )
+        loss = min(100.0, self.session.stats.report(now).drop_percent)
+        return ReceptionReport(overdue, video_age, loss)
 
     def _expire_held_input(self, now: float) -> None:
         """A held input the page stopped repeating becomes a stop of the same kind."""

@@ -222,7 +222,7 @@ class OperatorStation:
             if frame is None:
                 return
             if frame.stream == 0:
-                self.core.video_rate.add(event.now)
+                self.core.frame_received(event.now)
             self._on_frame(frame)
 
     def _on_frame(self, frame: VideoFrame) -> None:

@@ -25,6 +25,7 @@ from freelook.link import (
     LinkStatsReport,
     Message,
     Permissions,
+    ReceptionReport,
     Relocalize,
     Telemetry,
 )
@@ -37,6 +38,7 @@ from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog
 from freelook.robot._mode_table import ModeParts, ModeTable
 from freelook.robot._modes import Reference
+from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
 from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
@@ -95,6 +97,8 @@ class RobotCore:
         self.log = CoreLog()
         self.intake = CommandIntake(arbitration_timeout, self.log)
         self.arbiter = self.intake.arbiter
+        #: which stations report that they cannot see the robot
+        self.sight = DriverSight(config.safety.watchdog_timeout)
         parts = ModeParts(self.tracker, self.free_look, self._can_pan, self.arm, self.autonomy)
         self.modes = ModeTable(config, hardware, self.estimator, self.safety, parts, self.log)
         self.control = ControlStep(
@@ -235,6 +239,9 @@ class RobotCore:
             return []
         if isinstance(message, ControlRequest | ControlRelease):
             return intake.control(message, now, station)
+        if isinstance(message, ReceptionReport):
+            self._reception(message, now, station)
+            return []
         if isinstance(message, EStop) and message.engaged:
             self.modes.handle(message, now)  # whoever may speak may stop the robot
             return []
@@ -244,9 +251,18 @@ class RobotCore:
             self.estimator.global_localization()
         else:
             self.modes.handle(message, now)
-        if self.modes.feeds_watchdog(message):
+        if self.modes.feeds_watchdog(message) and self.sight.sees(station):
             self.safety.command_received(now)
         return []
+
+    def _reception(self, report: ReceptionReport, now: float, station: int) -> None:
+        """A station's report of what it sees: a driver gone blind stops the robot at once."""
+        change = self.sight.report(station, report)
+        if change is None:
+            return
+        self.log.notice(change.why)
+        if change.blind and self.arbiter.holder(now) == station:
+            self.safety.command_lapsed()
 
     def _can_pan(self) -> bool:
         """Whether Free Look can run: the camera pans, and sits off the axle."""

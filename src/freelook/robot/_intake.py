@@ -11,6 +11,7 @@ robot's own configured limits, direction kept. What is refused is written down i
 from __future__ import annotations
 
 import math
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -30,6 +31,7 @@ from freelook.link import (
     Message,
     ModeChange,
     Permissions,
+    ReceptionReport,
     RejectReason,
     TankCommand,
     TrajectoryStart,
@@ -66,19 +68,37 @@ _ASKS_FOR: dict[type, Mode] = {
 
 
 class CoreLog:
-    """What the core refused and what happened, for the operator and the tests to read."""
+    """What the core refused and what happened, for the operator and the tests to read, and
+    the lines worth the robot's log (:attr:`notices`, for the program around the core to
+    write out)."""
 
     def __init__(self) -> None:
         self.rejections: list[str] = []
         self.dropped_commands = 0
         #: safety and control events, the newest 200 kept by the control cycle
         self.events: list[SafetyEvent] = []
+        #: lines for the robot's log, oldest first, until the program takes them
+        self.notices: deque[str] = deque(maxlen=64)
+        self._said: Counter[str] = Counter()
 
     def refuse(self, why: str, *, dropped: bool = False) -> None:
         """A command refused, and why; ``dropped``: it also counts as a dropped command."""
         self.rejections.append(why)
         if dropped:
             self.dropped_commands += 1
+
+    def notice(self, line: str, *, kind: str | None = None) -> None:
+        """A line for the robot's log. Lines of one ``kind`` (a station's refusals of one
+        message type) go out the 1st, 10th, 100th… time, with the count: a flood of them
+        cannot fill the log."""
+        if kind is not None:
+            self._said[kind] += 1
+            count = self._said[kind]
+            if count != 10 ** (len(str(count)) - 1):
+                return
+            if count > 1:
+                line = f"{line} ({count} times)"
+        self.notices.append(line)
 
 
 class CameraRates(NamedTuple):
@@ -133,7 +153,7 @@ class CommandLimits:
 
 def _not_permitted(message: Message, permissions: Permissions) -> str | None:
     """Why a station with ``permissions`` may not send ``message`` (None: it may)."""
-    if isinstance(message, Heartbeat | ControlRelease):
+    if isinstance(message, Heartbeat | ControlRelease | ReceptionReport):
         return None
     if permissions.observer:
         return f"an observer may not send {type(message).__name__}"
@@ -172,7 +192,9 @@ class CommandIntake:
         self._authorities[station] = permissions.authority
         refusal = _not_permitted(message, permissions)
         if refusal is not None:
-            self.log.refuse(f"station {station}: {refusal}", dropped=True)
+            line = f"station {station}: {refusal}"
+            self.log.refuse(line, dropped=True)
+            self.log.notice(f"refused {line}", kind=f"{station} {type(message).__name__}")
             return False
         return True
 

@@ -246,6 +246,9 @@ class RobotServer:
             return
         for reply in self.program.send(message, event.decoded.sender, event.permissions):
             self._send(reply)
+        notices = self.program.core.log.notices
+        while notices:
+            log.warning("%s", notices.popleft())
 
     def _send(self, message: Message) -> None:
         if self.driver is not None:

@@ -128,6 +128,11 @@ class SafetyFilter:
         """A valid command arrived: feeds the watchdog (and releases a tripped one)."""
         self.last_command_time = now
 
+    def command_lapsed(self) -> None:
+        """The sender can no longer stand by its command (its operator cannot see): the
+        watchdog's controlled stop starts now, and the next valid command releases it."""
+        self.last_command_time = None
+
     def set_estop(self, engaged: bool) -> None:
         self.estop = engaged
 
