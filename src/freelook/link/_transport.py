@@ -171,6 +171,10 @@ def known_transports() -> str:
     return f"{', '.join(rest)} or {last}" if rest else last
 
 
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
 class _UdpProtocol(asyncio.DatagramProtocol):
     def __init__(self, endpoint: UdpEndpoint) -> None:
         self.endpoint = endpoint
@@ -202,20 +206,27 @@ class UdpEndpoint(Inbox[Address]):
     @classmethod
     async def open(
         cls,
-        local: Address = ("127.0.0.1", 0),
+        local: Address | None = ("127.0.0.1", 0),
         remote: Address | None = None,
         max_queue: int = 1024,
     ) -> UdpEndpoint:
+        """A socket bound to ``local`` (None: wherever the route to ``remote`` leaves from).
+        With ``remote`` the socket is connected to it: the kernel drops every datagram from
+        anywhere else before this process sees it, so a flood at this port costs nothing."""
         endpoint = cls(max_queue)
         loop = asyncio.get_running_loop()
         try:
             transport, _ = await loop.create_datagram_endpoint(
-                lambda: _UdpProtocol(endpoint), local_addr=local
+                lambda: _UdpProtocol(endpoint), local_addr=local, remote_addr=remote
             )
         except (OSError, OverflowError) as err:  # a port in use, an address not here
-            host = f"[{local[0]}]" if ":" in local[0] else local[0]
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise ConfigError(f"cannot listen on udp://{host}:{local[1]}: {reason}") from None
+            if remote is not None:
+                where = f"open udp://{_host(remote[0])}:{remote[1]}"
+            else:
+                assert local is not None
+                where = f"listen on udp://{_host(local[0])}:{local[1]}"
+            raise ConfigError(f"cannot {where}: {reason}") from None
         endpoint._transport = transport
         if remote is not None:
             endpoint.peer = remote
@@ -230,16 +241,21 @@ class UdpEndpoint(Inbox[Address]):
         return (str(host), int(port))
 
     def _deliver(self, data: bytes, addr: Address) -> None:
-        if self.fixed_peer and addr != self.peer:
-            self.dropped_strangers += 1  # a pinned peer: nobody else is heard
+        if self.fixed_peer:  # connected: the kernel let through only the peer's datagrams
+            assert self.peer is not None
+            self._queue(data, self.peer, True)
             return
         self._queue(data, addr, addr in self.verified)
 
     def send(self, data: bytes, addr: Address | None = None) -> None:
-        target = addr or self.peer
-        if self._transport is None or target is None:
+        if self._transport is None:
             return
-        self._transport.sendto(data, target)
+        if self.fixed_peer:  # connected: only to the peer
+            self._transport.sendto(data)
+            return
+        target = addr or self.peer
+        if target is not None:
+            self._transport.sendto(data, target)
 
     def learn_peer(self, source: object) -> None:
         """``source`` sent a packet the link verified: answer it, and read it first."""

@@ -188,7 +188,7 @@ class OperatorStation:
                 bus = own_bus = ZenohBus.for_url(robot, listen=False)
             endpoint = bus.station(robot.robot)
         else:
-            endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=(robot.host, robot.port))
+            endpoint = await UdpEndpoint.open(None, remote=(robot.host, robot.port))
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
         self._record_start()
         self.send(self.core.start())
