@@ -65,12 +65,24 @@ class StreamDecoder:
         self._header = max(codec.sync_offset + len(codec.sync), getattr(codec, "header_size", 0))
         self.max_buffer = 2 * codec.max_length
         self.stats = StreamStats()
+        self._base = 0  # how many bytes of the stream came before the buffer's first
+        #: where, counted from the stream's start, a later packet was looked for and was not
+        #: one: each place is tried once, however often new bytes come (a stream dense with
+        #: false syncs costs linear time, not a search of the whole buffer per read)
+        self._not_packets: set[int] = set()
+
+    def _drop(self, count: int) -> None:
+        """Forget the buffer's first ``count`` bytes."""
+        del self._buffer[:count]
+        self._base += count
+        if len(self._not_packets) > self.max_buffer:  # places behind the buffer: forget them
+            self._not_packets = {p for p in self._not_packets if p >= self._base}
 
     def _garbage(self, events: list[DecodeEvent], count: int) -> None:
         if count <= 0:
             return
         chunk = bytes(self._buffer[:count])
-        del self._buffer[:count]
+        self._drop(count)
         self.stats.garbage_bytes += count
         if events and events[-1].kind == "garbage":
             events[-1] = DecodeEvent("garbage", events[-1].data + chunk)
@@ -104,20 +116,27 @@ class StreamDecoder:
             search = found + 1
             if len(buf) - start < self._header:
                 return False
+            if self._base + start in self._not_packets:
+                continue
             try:
                 length = codec.frame_length(buf, start)
             except FramingError:
+                self._not_packets.add(self._base + start)
                 continue
-            if length < codec.min_length or len(buf) - start < length:
+            if length < codec.min_length:
+                self._not_packets.add(self._base + start)
                 continue
+            if len(buf) - start < length:
+                continue  # not all here yet: tried again when more comes
             try:
                 decoded = codec.decode(bytes(buf[start : start + length]))
             except Exception:  # not a packet (or a replay): keep looking
+                self._not_packets.add(self._base + start)
                 continue
             self._garbage(events, start)
             self.stats.packets += 1
             events.append(DecodeEvent("packet", bytes(buf[:length]), decoded))
-            del buf[:length]
+            self._drop(length)
             return True
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[DecodeEvent]:
@@ -155,7 +174,7 @@ class StreamDecoder:
                 decoded = codec.decode(bytes(buf[:length]))
             except ReplayError as err:
                 self._reject(events, length, err)  # intact but replayed: drop it whole
-                del buf[:length]
+                self._drop(length)
                 continue
             except ProtocolError as err:
                 # corrupted, forged or a false sync: skip one byte and search again
@@ -168,5 +187,5 @@ class StreamDecoder:
                 continue
             self.stats.packets += 1
             events.append(DecodeEvent("packet", bytes(buf[:length]), decoded))
-            del buf[:length]
+            self._drop(length)
         return events
