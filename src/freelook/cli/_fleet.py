@@ -3,6 +3,7 @@ a bus holds."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -33,26 +34,47 @@ def router(
     connect: Annotated[
         list[str] | None, typer.Option(help="HOST:PORT of another router to join.")
     ] = None,
+    keys: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keys file (TOML): admit only its stations and [robots.NAME], each to its "
+            "own key expressions (docs/security.md)."
+        ),
+    ] = None,
+    weak_key: Annotated[
+        bool, typer.Option("--weak-key", help="Accept keys of under 128 bits (never in the field).")
+    ] = False,
 ) -> None:
     """Run a Zenoh router (zenohd's part freelook needs): robots and stations on other hosts
     connect to it with zenoh://ROUTER:PORT/ROBOT?mode=client. Ctrl-C stops it."""
     import signal
     import threading
 
+    from freelook.cli._fail import fail
     from freelook.errors import FreelookError
-    from freelook.link import ZenohBus, zenoh_config
+    from freelook.link import BusAccess, KeyRing, ZenohAuth, ZenohBus, zenoh_config
 
     try:
+        auth = None
+        if keys is not None:
+            ring = KeyRing.load(keys, allow_weak=weak_key)
+            auth = ZenohAuth(access=BusAccess.of(ring.station_keys(), ring.robots))
         bus = ZenohBus(
             zenoh_config(
                 "router",
                 listen=[_endpoint(text, "--listen") for text in listen],
                 connect=[_endpoint(text, "--connect") for text in connect or []],
-            )
+            ),
+            auth=auth,
         )
     except FreelookError as err:
-        typer.echo(str(err), err=True)
-        raise typer.Exit(2) from None
+        fail(err)
+    if auth is None:
+        typer.echo(
+            "  warning: no --keys: anyone who reaches this router can read and publish on "
+            "every robot's key expressions",
+            err=True,
+        )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     typer.echo(f"freelook fleet router listening on {', '.join(listen)}")
@@ -75,6 +97,16 @@ def list_robots(
         ),
     ],
     timeout: Annotated[float, typer.Option(help="Seconds to wait for answers.")] = 1.0,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="A station's key, to log in to a bus that checks (else FREELOOK_LINK_KEY)."
+        ),
+    ] = None,
+    weak_key: Annotated[
+        bool,
+        typer.Option("--weak-key", help="Accept a key of under 128 bits (never in the field)."),
+    ] = False,
 ) -> None:
     """List the robots on a Zenoh bus (name, model, wire profile). Exit code 1 when no robot
     answered (nothing wrong with the command, nothing found: a script can tell), 2 on a bad
@@ -83,7 +115,7 @@ def list_robots(
 
     from freelook.cli._fail import fail
     from freelook.errors import ConfigError, FreelookError
-    from freelook.link import ZenohBus, parse_transport_url
+    from freelook.link import ZenohBus, link_key, parse_transport_url
 
     wait = max(0.1, min(timeout, 30.0)) if math.isfinite(timeout) else 1.0
     try:
@@ -93,7 +125,7 @@ def list_robots(
                 f"{bus_url}: fleet list asks a Zenoh bus (zenoh://HOST:PORT/ANY); a robot on "
                 f"{url.scheme} answers only a station in session with it"
             )
-        bus = ZenohBus.for_url(url, listen=False)
+        bus = ZenohBus.for_url(url, listen=False, key=link_key(key, allow_weak=weak_key))
     except FreelookError as err:
         fail(err)
     try:
@@ -105,7 +137,7 @@ def list_robots(
     if not robots:
         typer.echo(
             f"no robot answered on zenoh://{url.host}:{url.port} within {wait:g} s "
-            "(no robot or router there, or none reachable)",
+            "(no robot or router there, none reachable, or a bus that refuses this key)",
             err=True,
         )
         raise typer.Exit(1)

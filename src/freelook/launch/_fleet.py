@@ -23,7 +23,15 @@ from freelook.launch._session import (
     recorded_line,
     web_access,
 )
-from freelook.link import KeyRing, TransportUrl, ZenohBus, derive_key
+from freelook.link import (
+    BusAccess,
+    KeyRing,
+    TransportUrl,
+    ZenohAuth,
+    ZenohBus,
+    derive_key,
+    station_user,
+)
 from freelook.maps import World
 from freelook.operator import MAX_ROBOTS, FleetStation
 from freelook.record import BackgroundRecorder, Recorder
@@ -155,7 +163,10 @@ async def run_fleet_session(
     names = fleet_names(robots)
     host, port = zenoh_address
     zenoh_listen = TransportUrl("zenoh", host, port).zenoh_endpoint
-    robots_bus = ZenohBus.peer(listen=[zenoh_listen])
+    # the robots' peer admits the stations' users only, each to its own key expressions
+    robots_bus = ZenohBus.peer(
+        listen=[zenoh_listen], auth=ZenohAuth(access=BusAccess.of(ring.station_keys()))
+    )
     buses: list[ZenohBus] = [robots_bus]
     metadata = {"robots": ",".join(names), "robot": config.name, "world": world.name}
     try:
@@ -178,13 +189,15 @@ async def run_fleet_session(
             await fleet.ready()
             backends = []
             for k in range(1, stations + 1):
-                buses.append(ZenohBus.peer(connect=[zenoh_listen]))
+                key = derive_key(passphrases[k])
+                login = ZenohAuth(user=station_user(key))
+                buses.append(ZenohBus.peer(connect=[zenoh_listen], auth=login))
                 backends.append(
                     FleetStation(
                         config,
                         world,
                         buses[-1],
-                        key=derive_key(passphrases[k]),
+                        key=key,
                         station=k,
                         first=names[(k - 1) % robots],
                         recorder=recorder if k == 1 else None,  # one file: station 1's view
@@ -222,7 +235,7 @@ async def run_fleet_operator(
     the bus, driving ROBOT first, until cancelled."""
     if options.key is None:
         raise ConfigError("a station on Zenoh needs its key: --key or FREELOOK_LINK_KEY")
-    bus = ZenohBus.for_url(robot, listen=False)
+    bus = ZenohBus.for_url(robot, listen=False, key=options.key)
     metadata = {"robot": config.name, "world": world.name if world is not None else ""}
     try:
         with _listening(options, 1) as bound, _recording(options, metadata, announce) as recorder:

@@ -38,7 +38,14 @@ from freelook.link._errors import (
 from freelook.link._fragment import FrameAssembler
 from freelook.link._handshake import RefusalBudget
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
-from freelook.link._keys import KeyRing, KeysFile, Permissions, StationEntry, StationKeys
+from freelook.link._keys import (
+    KeyRing,
+    KeysFile,
+    Permissions,
+    RobotEntry,
+    StationEntry,
+    StationKeys,
+)
 from freelook.link._map_transfer import (
     MAX_MAP_CELLS,
     MapAnnouncer,
@@ -131,8 +138,17 @@ from freelook.link._zenoh import (
     RobotInfo,
     ZenohBus,
     ZenohEndpoint,
+    bus_auth,
     check_robot_name,
     zenoh_config,
+)
+from freelook.link._zenoh_acl import (
+    BusAccess,
+    BusUser,
+    ZenohAuth,
+    ZenohTls,
+    robot_user,
+    station_user,
 )
 
 __all__ = [
@@ -154,6 +170,8 @@ __all__ = [
     "ArmVelocityCommand",
     "AuthenticationError",
     "AutonomyTelemetry",
+    "BusAccess",
+    "BusUser",
     "ChannelCounters",
     "ChecksumError",
     "ControlArbiter",
@@ -213,6 +231,7 @@ __all__ = [
     "ReplayError",
     "ReplayWindow",
     "Reply",
+    "RobotEntry",
     "RobotInfo",
     "SafetyFlags",
     "SerialEndpoint",
@@ -245,8 +264,11 @@ __all__ = [
     "VideoFragment",
     "VideoFrame",
     "WheelSpeedCommand",
+    "ZenohAuth",
     "ZenohBus",
     "ZenohEndpoint",
+    "ZenohTls",
+    "bus_auth",
     "check_robot_name",
     "check_values",
     "crc16_ccitt_false",
@@ -264,6 +286,8 @@ __all__ = [
     "position_from_telemetry",
     "register_transport",
     "rejection_reason",
+    "robot_user",
+    "station_user",
     "strong_key",
     "zenoh_config",
 ]

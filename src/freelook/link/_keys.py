@@ -12,6 +12,11 @@ A keys file (TOML) names each station that may talk to the robot::
     key = "another passphrase"
     observer = true
 
+A robot on a Zenoh router needs a bus key of its own (``docs/security.md``)::
+
+    [robots.scout-1]
+    key = "64 hex digits"
+
 A packet's station id is bound to its key: a packet claiming station 2 must verify with
 station 2's key. A single key (``--key`` or ``FREELOOK_LINK_KEY``) is the one-station
 shorthand: any station id, any mode, authority as each request asks (up to 255).
@@ -19,6 +24,7 @@ shorthand: any station id, any mode, authority as each request asks (up to 255).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +37,10 @@ from freelook.errors import ConfigError
 from freelook.link._auth import strong_key
 from freelook.types import Mode
 
-__all__ = ["KeyRing", "KeysFile", "Permissions", "StationEntry", "StationKeys"]
+__all__ = ["KeyRing", "KeysFile", "Permissions", "RobotEntry", "StationEntry", "StationKeys"]
 
 ALL_MODES = frozenset(Mode)
+_ROBOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # a chunk of Zenoh key expressions
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +93,21 @@ class StationEntry(BaseModel):
         return key
 
 
+class RobotEntry(BaseModel):
+    """One ``[robots.NAME]`` table: the key a robot logs in to a Zenoh router with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(min_length=1, description="64 hex digits, or a passphrase")
+
+
 class KeysFile(BaseModel):
-    """A whole keys file: station id (1…65535) → its entry."""
+    """A whole keys file: station id (1…65535) → its entry; robot name → its bus key."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     stations: dict[int, StationEntry] = Field(min_length=1)
+    robots: dict[str, RobotEntry] = Field(default_factory=dict)
 
     @field_validator("stations")
     @classmethod
@@ -100,6 +116,14 @@ class KeysFile(BaseModel):
             if not 0 < station <= 0xFFFF:
                 raise ValueError(f"station id {station} outside 1…65535")
         return stations
+
+    @field_validator("robots")
+    @classmethod
+    def _robot_names(cls, robots: dict[str, RobotEntry]) -> dict[str, RobotEntry]:
+        for name in robots:
+            if not _ROBOT_NAME.fullmatch(name):
+                raise ValueError(f"robot name {name!r}: expected 1-64 of A-Z a-z 0-9 _ - .")
+        return robots
 
 
 class KeyRing:
@@ -110,6 +134,7 @@ class KeyRing:
     ) -> None:
         self._stations = dict(stations or {})
         self._any = None if any_station is None else StationKeys(0, any_station, Permissions())
+        self.robots: dict[str, bytes] = {}  # robot name → its Zenoh bus key (``[robots.NAME]``)
 
     @classmethod
     def single(cls, key: bytes) -> KeyRing:
@@ -141,7 +166,11 @@ class KeyRing:
                 entry.key, allow_weak=allow_weak, what=f"{source}: stations.{station}.key"
             )
             stations[station] = StationKeys(station, key, permissions)
-        return cls(stations)
+        ring = cls(stations)
+        for name, robot in model.robots.items():
+            what = f"{source}: robots.{name}.key"
+            ring.robots[name] = strong_key(robot.key, allow_weak=allow_weak, what=what)
+        return ring
 
     @classmethod
     def load(cls, path: str | Path, *, allow_weak: bool = False) -> KeyRing:
@@ -163,3 +192,11 @@ class KeyRing:
 
     def __iter__(self) -> Iterator[StationKeys]:
         return iter(self._stations.values())
+
+    def station_keys(self) -> list[bytes]:
+        """Every distinct station key, the one-key shorthand's included (a Zenoh bus's
+        station users are made from them)."""
+        keys = [entry.key for entry in self._stations.values()]
+        if self._any is not None:
+            keys.append(self._any.key)
+        return list(dict.fromkeys(keys))

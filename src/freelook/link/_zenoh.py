@@ -1,8 +1,8 @@
 """The Zenoh transport: robots and stations on one distributed bus (eclipse-zenoh).
 
-Key expressions, per robot ``R`` and per station end ``T`` (a random tag each station end
-draws, so every station has channels of its own and the robot answers only where a verified
-packet came from):
+Key expressions, per robot ``R`` and per station end ``T`` (a tag each station end draws:
+its bus user name when the bus authenticates, then random hex digits, so every station has
+channels of its own and the robot answers only where a verified packet came from):
 
     freelook/R/control/T      station → robot: every packet a station sends
     freelook/R/telemetry/T    robot → station: telemetry, grants, map, session replies
@@ -18,7 +18,9 @@ small queue of their own. Zenoh delivers on its own threads; samples hop onto th
 loop before anything else sees them.
 
 A :class:`ZenohBus` is one Zenoh session (peer mode on chosen endpoints, or a client of a
-router); any number of robot and station endpoints share it.
+router); any number of robot and station endpoints share it. With a :class:`ZenohAuth` it
+logs in with a user name and password made from its keys and, where it accepts connections,
+enforces the access control lists of :mod:`freelook.link._zenoh_acl`.
 """
 
 from __future__ import annotations
@@ -38,11 +40,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from freelook.errors import ConfigError
 from freelook.link._inbox import Inbox
 from freelook.link._native import MAX_PACKET, Stream
+from freelook.link._zenoh_acl import BusAccess, ZenohAuth, ZenohTls, robot_user, station_user
 
 # zenoh is imported where it is used, so programs that never open a bus do not load it
 if TYPE_CHECKING:
     import zenoh
 
+    from freelook.link._keys import KeyRing
     from freelook.link._transport import TransportUrl
 
 __all__ = [
@@ -50,6 +54,7 @@ __all__ = [
     "RobotInfo",
     "ZenohBus",
     "ZenohEndpoint",
+    "bus_auth",
     "check_robot_name",
     "zenoh_config",
 ]
@@ -57,7 +62,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 ROOT = "freelook"
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-_TAG = re.compile(r"[0-9a-f]{16}")
+_TAG = re.compile(r"(?:station-[0-9a-f]{16}-)?[0-9a-f]{16}")  # [bus user-] random hex
 _SYNC = b"\xfe\x4c"
 MAX_INFO = 4096  # bytes: the longest robot description discovery reads
 CHANNEL = 1024  # samples a subscription's ring keeps for its reader (the oldest go first)
@@ -139,15 +144,20 @@ class ZenohBus:
     for the interpreter for them: a busy loop costs some latency, never Zenoh's flow.
     """
 
-    def __init__(self, config: zenoh.Config) -> None:
+    def __init__(self, config: zenoh.Config, *, auth: ZenohAuth | None = None) -> None:
         import zenoh
 
+        self.auth = auth or ZenohAuth()
         try:
-            self.session = zenoh.open(config)
+            with self.auth.applied(config) as ready:
+                self.session = zenoh.open(ready)
         except zenoh.ZError as err:
             raise ConfigError(f"cannot open the Zenoh session: {err}") from None
         self._closed = False
-        self.prefix = secrets.token_hex(6)  # station tags on this bus: prefix + 4 hex digits
+        # station tags on this bus: [its user name-] prefix + 4 hex digits
+        user = self.auth.user.name if self.auth.user is not None else ""
+        own = user + "-" if user.startswith("station-") else ""
+        self.prefix = own + secrets.token_hex(6)
         self._tags = itertools.count(1)
         self._robots: dict[str, ZenohEndpoint] = {}
         self._stations: dict[str, ZenohEndpoint] = {}  # tag → its station end
@@ -251,22 +261,41 @@ class ZenohBus:
             endpoint._accept(data, source)
 
     @classmethod
-    def peer(cls, listen: Sequence[str] = (), connect: Sequence[str] = ()) -> ZenohBus:
-        return cls(zenoh_config("peer", listen, connect))
+    def peer(
+        cls,
+        listen: Sequence[str] = (),
+        connect: Sequence[str] = (),
+        *,
+        auth: ZenohAuth | None = None,
+    ) -> ZenohBus:
+        auth = auth or ZenohAuth()
+        listen, connect = [auth.endpoint(e) for e in listen], [auth.endpoint(e) for e in connect]
+        return cls(zenoh_config("peer", listen, connect), auth=auth)
 
     @classmethod
-    def client(cls, router: Sequence[str]) -> ZenohBus:
-        return cls(zenoh_config("client", connect=router))
+    def client(cls, router: Sequence[str], *, auth: ZenohAuth | None = None) -> ZenohBus:
+        auth = auth or ZenohAuth()
+        return cls(zenoh_config("client", connect=[auth.endpoint(e) for e in router]), auth=auth)
 
     @classmethod
-    def for_url(cls, url: TransportUrl, *, listen: bool) -> ZenohBus:
+    def for_url(
+        cls,
+        url: TransportUrl,
+        *,
+        listen: bool,
+        keys: KeyRing | None = None,
+        key: bytes | None = None,
+        tls: ZenohTls | None = None,
+    ) -> ZenohBus:
         """The bus a ``zenoh://`` URL names: in peer mode, listening at its address (a robot)
-        or connecting to it (a station); in client mode, a router's client either way."""
+        or connecting to it (a station); in client mode, a router's client either way.
+        Authenticated when keys are given (:func:`bus_auth`); open otherwise."""
+        auth = bus_auth(url, listen=listen, keys=keys, key=key, tls=tls)
         if url.mode == "client":
-            return cls.client([url.zenoh_endpoint])
+            return cls.client([url.zenoh_endpoint], auth=auth)
         if listen:
-            return cls.peer(listen=[url.zenoh_endpoint])
-        return cls.peer(connect=[url.zenoh_endpoint])
+            return cls.peer(listen=[url.zenoh_endpoint], auth=auth)
+        return cls.peer(connect=[url.zenoh_endpoint], auth=auth)
 
     def robot(self, info: RobotInfo) -> ZenohEndpoint:
         """The robot end for ``info.name``: hears every station's control channel."""
@@ -314,6 +343,40 @@ class ZenohBus:
             reader.join(timeout=1.0)
         self._subscriptions.clear()
         self.session.close()  # type: ignore[no-untyped-call]
+
+
+def bus_auth(
+    url: TransportUrl,
+    *,
+    listen: bool,
+    keys: KeyRing | None = None,
+    key: bytes | None = None,
+    tls: ZenohTls | None = None,
+) -> ZenohAuth:
+    """How the end of ``url`` authenticates. A robot (``listen``) with station keys
+    (``keys``, or the one-key shorthand ``key``) enforces access control in peer mode and
+    logs in to the router as ``robot-NAME`` in client mode (its key: ``[robots.NAME]``, or
+    the shorthand key). A station logs in with its ``key``. No keys: an open bus."""
+    if listen:
+        ring = keys
+        if ring is None and key is not None:
+            from freelook.link._keys import KeyRing
+
+            ring = KeyRing.single(key)
+        if ring is None:
+            return ZenohAuth(tls=tls)
+        if url.mode == "peer":
+            return ZenohAuth(access=BusAccess.of(ring.station_keys()), tls=tls)
+        robot_key = ring.robots.get(url.robot, key)
+        if robot_key is None:
+            raise ConfigError(
+                f"robot {url.robot!r} logs in to a Zenoh router with its bus key: add "
+                f"[robots.{url.robot}] to the keys file (freelook keys new --robot {url.robot})"
+            )
+        return ZenohAuth(user=robot_user(url.robot, robot_key), tls=tls)
+    if key is None:
+        return ZenohAuth(tls=tls)
+    return ZenohAuth(user=station_user(key), tls=tls)
 
 
 def _is_video(data: bytes) -> bool:

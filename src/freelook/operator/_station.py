@@ -79,6 +79,7 @@ class OperatorStation:
         share one); None opens one from the URL. ``driving`` False: only watch the robot."""
         self.config = config
         self.bus = bus
+        self._bus_key = key  # logs in to an authenticated Zenoh bus (its user is made from it)
         self.world = world
         # a bare (host, port) is a UDP peer
         self.robot = (
@@ -185,7 +186,7 @@ class OperatorStation:
         elif robot.scheme == "zenoh":
             bus = self.bus
             if bus is None:
-                bus = own_bus = ZenohBus.for_url(robot, listen=False)
+                bus = own_bus = ZenohBus.for_url(robot, listen=False, key=self._bus_key)
             endpoint = bus.station(robot.robot)
         else:
             endpoint = await UdpEndpoint.open(None, remote=(robot.host, robot.port))

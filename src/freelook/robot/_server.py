@@ -159,7 +159,9 @@ class RobotServer:
         elif url.scheme == "zenoh":
             bus = self.bus
             if bus is None:
-                bus = own_bus = ZenohBus.for_url(url, listen=True)
+                bus = own_bus = ZenohBus.for_url(
+                    url, listen=True, keys=self.options.keys, key=self.options.key
+                )
             endpoint = bus.robot(RobotInfo(url.robot, self.config.name, self.options.wire))
         else:
             endpoint = SerialEndpoint(url.device, url.baud)

@@ -1,0 +1,248 @@
+"""Who may be on a Zenoh bus and what each may do: user names and passwords made from the
+link keys, the access control lists a listening robot or a router enforces, and TLS.
+
+Credentials (Zenoh's ``transport/auth/usrpwd``) are made from keys the ends already hold, so
+nothing new is handed out to stations:
+
+    station   user ``station-`` + 16 hex digits of BLAKE2s(key = station key, "user")
+              password: 64 hex digits of BLAKE2s(key = station key, "password")
+    robot     user ``robot-NAME``; password: BLAKE2s(key = the robot's bus key, "password")
+              (``[robots.NAME]`` in the keys file; needed only to log in to a router)
+
+A station's tags start with its user name (``freelook/R/control/station-…-TAG``), so "its
+own" keys are one key expression per station. The side that accepts connections (a robot
+listening in peer mode, or ``freelook fleet router``) holds every user and enforces, default
+deny:
+
+    station U  puts on          freelook/*/control/U-*          (its own control channels)
+               subscribes to    freelook/*/telemetry/U-*, freelook/*/video/U-*
+               queries          freelook/*/info, liveliness freelook/*/alive (discovery)
+    robot R    puts on          freelook/R/telemetry/*, freelook/R/video/*
+               subscribes to    freelook/R/control/*
+               answers          freelook/R/info; liveliness token freelook/R/alive
+
+and forwards to each only what it may receive. Everything else (another station's channels,
+``**``, a robot's keys published by a station) is dropped by Zenoh before it reaches anyone.
+Zenoh's usrpwd extension proves the password with a keyed hash over the listener's nonce; the
+user name crosses in clear unless the link is TLS. Payloads are still authenticated by the
+link session, as over UDP: the bus's access control is the outer wall, not the only one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from freelook.errors import ConfigError
+
+if TYPE_CHECKING:
+    import zenoh
+
+__all__ = ["BusAccess", "BusUser", "ZenohAuth", "ZenohTls", "robot_user", "station_user"]
+
+_ROOT = "freelook"
+
+
+@dataclass(frozen=True, slots=True)
+class BusUser:
+    """A user name and password for Zenoh's usrpwd authentication."""
+
+    name: str
+    password: str = field(repr=False)
+
+
+def _digest(key: bytes, person: bytes) -> str:
+    return hashlib.blake2s(person, key=key[:32], digest_size=32).hexdigest()
+
+
+def station_user(key: bytes) -> BusUser:
+    """The bus user of the station whose link key is ``key`` (stations sharing a key share
+    it: the one-key shorthand is one user)."""
+    if not key:
+        raise ConfigError("a station on an authenticated Zenoh bus needs its link key")
+    return BusUser(
+        "station-" + _digest(key, b"freelook zenoh user")[:16],
+        _digest(key, b"freelook zenoh password"),
+    )
+
+
+def robot_user(name: str, key: bytes) -> BusUser:
+    """The bus user of robot ``name`` with bus key ``key`` (to log in to a router)."""
+    if not key:
+        raise ConfigError(f"robot {name!r} needs a bus key to log in to a router")
+    return BusUser(f"robot-{name}", _digest(key, b"freelook zenoh robot password"))
+
+
+def _rule(rule_id: str, flow: str, messages: Iterable[str], keys: Iterable[str]) -> dict[str, Any]:
+    return {
+        "id": rule_id,
+        "permission": "allow",
+        "flows": [flow],
+        "messages": list(messages),
+        "key_exprs": list(keys),
+    }
+
+
+def _station_rules(user: str) -> list[dict[str, Any]]:
+    own = [f"{_ROOT}/*/telemetry/{user}-$*", f"{_ROOT}/*/video/{user}-$*"]
+    return [
+        _rule(f"{user} puts", "ingress", ["put"], [f"{_ROOT}/*/control/{user}-$*"]),
+        _rule(f"{user} subscribes", "ingress", ["declare_subscriber"], own),
+        _rule(f"{user} discovers", "ingress", ["query"], [f"{_ROOT}/*/info"]),
+        _rule(
+            f"{user} watches",
+            "ingress",
+            ["liveliness_query", "declare_liveliness_subscriber"],
+            [f"{_ROOT}/*/alive"],
+        ),
+        _rule(f"{user} receives", "egress", ["put"], own),
+        _rule(f"{user} sees robots", "egress", ["declare_subscriber"], [f"{_ROOT}/*/control/*"]),
+        _rule(
+            f"{user} sees answers", "egress", ["declare_queryable", "reply"], [f"{_ROOT}/*/info"]
+        ),
+        _rule(f"{user} sees tokens", "egress", ["liveliness_token"], [f"{_ROOT}/*/alive"]),
+    ]
+
+
+def _robot_rules(name: str, user: str) -> list[dict[str, Any]]:
+    base = f"{_ROOT}/{name}"
+    return [
+        _rule(f"{user} puts", "ingress", ["put"], [f"{base}/telemetry/*", f"{base}/video/*"]),
+        _rule(f"{user} subscribes", "ingress", ["declare_subscriber"], [f"{base}/control/*"]),
+        _rule(f"{user} answers", "ingress", ["declare_queryable", "reply"], [f"{base}/info"]),
+        _rule(f"{user} is alive", "ingress", ["liveliness_token"], [f"{base}/alive"]),
+        _rule(f"{user} receives", "egress", ["put"], [f"{base}/control/*"]),
+        _rule(
+            f"{user} sees stations",
+            "egress",
+            ["declare_subscriber"],
+            [f"{_ROOT}/*/telemetry/*", f"{_ROOT}/*/video/*"],
+        ),
+        _rule(f"{user} is asked", "egress", ["query"], [f"{_ROOT}/*/info"]),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class BusAccess:
+    """The users an accepting node knows and what each may do (default deny)."""
+
+    stations: tuple[BusUser, ...]
+    robots: tuple[tuple[str, BusUser], ...] = ()
+
+    @classmethod
+    def of(
+        cls, station_keys: Iterable[bytes], robot_keys: Mapping[str, bytes] | None = None
+    ) -> BusAccess:
+        """Access for the stations with ``station_keys`` and the robots with ``robot_keys``
+        (name → bus key; a router's robots)."""
+        stations = tuple(dict.fromkeys(station_user(key) for key in station_keys))
+        if not stations:
+            raise ConfigError("an authenticated Zenoh bus needs at least one station key")
+        named = sorted((robot_keys or {}).items())
+        robots = tuple((name, robot_user(name, key)) for name, key in named)
+        return cls(stations, robots)
+
+    def dictionary(self) -> str:
+        """Zenoh's usrpwd dictionary: ``user:password`` lines."""
+        users = [*self.stations, *(user for _, user in self.robots)]
+        return "".join(f"{user.name}:{user.password}\n" for user in users)
+
+    def access_control(self) -> dict[str, Any]:
+        """Zenoh's ``access_control`` configuration: one subject and policy per user."""
+        rules: list[dict[str, Any]] = []
+        subjects: list[dict[str, Any]] = []
+        policies: list[dict[str, Any]] = []
+        entries = [(user.name, _station_rules(user.name)) for user in self.stations]
+        entries += [(user.name, _robot_rules(name, user.name)) for name, user in self.robots]
+        for name, its_rules in entries:
+            rules += its_rules
+            subjects.append({"id": name, "usernames": [name]})
+            policies.append({"id": name, "rules": [r["id"] for r in its_rules], "subjects": [name]})
+        return {
+            "enabled": True,
+            "default_permission": "deny",
+            "rules": rules,
+            "subjects": subjects,
+            "policies": policies,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ZenohTls:
+    """TLS for the bus's links (``tls/HOST:PORT`` endpoints): ``root_ca`` verifies the
+    listener's certificate (connecting side); ``certificate`` and ``private_key`` are the
+    listener's (a robot in peer mode, a router)."""
+
+    root_ca: Path | None = None
+    certificate: Path | None = None
+    private_key: Path | None = None
+
+    def check(self) -> None:
+        """Every path given is a readable file, and a certificate comes with its key."""
+        if (self.certificate is None) != (self.private_key is None):
+            raise ConfigError("Zenoh TLS: a certificate needs its private key, and the other way")
+        for what, path in (
+            ("root CA", self.root_ca),
+            ("certificate", self.certificate),
+            ("private key", self.private_key),
+        ):
+            if path is not None and not Path(path).is_file():
+                raise ConfigError(f"Zenoh TLS {what} {path}: no such file")
+
+
+@dataclass(frozen=True, slots=True)
+class ZenohAuth:
+    """How one bus authenticates: ``user`` is presented when it connects (a station, a robot
+    logging in to a router), ``access`` enforced on whoever connects to it, ``tls`` wraps its
+    links."""
+
+    user: BusUser | None = None
+    access: BusAccess | None = None
+    tls: ZenohTls | None = None
+
+    def endpoint(self, endpoint: str) -> str:
+        """``endpoint`` on the link protocol this bus uses (``tls/…`` with TLS)."""
+        if self.tls is not None and endpoint.startswith("tcp/"):
+            return "tls/" + endpoint[4:]
+        return endpoint
+
+    @contextlib.contextmanager
+    def applied(self, config: zenoh.Config) -> Iterator[zenoh.Config]:
+        """``config`` with this authentication; the dictionary of passwords lives in a file
+        only the owner reads, for as long as the session takes to open."""
+        if self.tls is not None:
+            self.tls.check()
+            tls: dict[str, Any] = {}
+            if self.tls.root_ca is not None:
+                tls["root_ca_certificate"] = str(self.tls.root_ca)
+            if self.tls.certificate is not None:
+                tls["listen_certificate"] = str(self.tls.certificate)
+                tls["listen_private_key"] = str(self.tls.private_key)
+            for name, value in tls.items():
+                config.insert_json5(f"transport/link/tls/{name}", json.dumps(value))
+        if self.access is not None or self.user is not None:
+            # peers learn of each other only from where they are told to connect
+            config.insert_json5("scouting/gossip/enabled", "false")
+        if self.user is not None:
+            config.insert_json5("transport/auth/usrpwd/user", json.dumps(self.user.name))
+            config.insert_json5("transport/auth/usrpwd/password", json.dumps(self.user.password))
+        if self.access is None:
+            yield config
+            return
+        config.insert_json5("access_control", json.dumps(self.access.access_control()))
+        fd, name = tempfile.mkstemp(prefix="freelook-zenoh-", suffix=".txt")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+                stream.write(self.access.dictionary())
+            config.insert_json5("transport/auth/usrpwd/dictionary_file", json.dumps(name))
+            yield config
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)

@@ -1,0 +1,373 @@
+"""Zenoh with access control, attacked on loopback (tcp/127.0.0.1, real sessions): a robot
+served from a keys file admits only its stations' users, each to its own key expressions.
+A peer without the password sees and moves nothing; a station with a valid password can
+neither read another station's telemetry and video nor publish on a robot's telemetry key or
+another station's control key, and its flood leaves the driver's video and telemetry rate as
+they were; discovery still works. The same through ``freelook fleet router --keys``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zenoh
+from test_zenoh import free_port
+
+from freelook.config import load_robot
+from freelook.errors import ConfigError
+from freelook.hardware.sim import simulated_server
+from freelook.link import (
+    MAX_PACKET,
+    BusAccess,
+    KeyRing,
+    RobotInfo,
+    ZenohAuth,
+    ZenohBus,
+    ZenohTls,
+    bus_auth,
+    derive_key,
+    parse_transport_url,
+    robot_user,
+    station_user,
+    zenoh_config,
+)
+from freelook.maps import load_world
+from freelook.operator import OperatorStation
+from freelook.robot import ServerOptions
+from loopback import running, serving
+from waiting import wait_until_async
+
+pytestmark = pytest.mark.timeout(120)
+
+KEY_1 = "1" * 64  # station 1: the driver
+KEY_2 = "2" * 64  # station 2: a station with a valid key, turned attacker
+ROBOT_KEY = "7" * 64
+REMOTE = zenoh.Locality.REMOTE
+
+
+def _keys() -> KeyRing:
+    return KeyRing.from_mapping({"stations": {"1": {"key": KEY_1}, "2": {"key": KEY_2}}})
+
+
+class Peer:
+    """A raw Zenoh session an attacker opens (no freelook end on it): what it receives from
+    others, counted by key."""
+
+    def __init__(self, mode: str, endpoint: str, user: tuple[str, str] | None) -> None:
+        config = zenoh_config(mode, connect=[endpoint])  # type: ignore[arg-type]
+        if user is not None:
+            config.insert_json5("transport/auth/usrpwd/user", json.dumps(user[0]))
+            config.insert_json5("transport/auth/usrpwd/password", json.dumps(user[1]))
+        self.session = zenoh.open(config)
+        self.heard: list[str] = []
+        self._lock = threading.Lock()
+
+    def listen(self, key: str) -> None:
+        def hear(sample: zenoh.Sample) -> None:
+            with self._lock:
+                self.heard.append(str(sample.key_expr))
+
+        self.session.declare_subscriber(key, hear, allowed_origin=REMOTE)
+
+    def snoop(self) -> dict[str, list[str]]:
+        """What a curious peer can list: every queryable's and liveliness token's key."""
+        answers = [r.ok for r in self.session.get("**", timeout=0.5) if r.ok is not None]
+        tokens = self.session.liveliness().get("**", timeout=0.5)
+        return {
+            "queryables": sorted(str(s.key_expr) for s in answers),
+            "tokens": sorted(str(r.ok.key_expr) for r in tokens if r.ok is not None),
+            "info": sorted(
+                str(r.ok.key_expr)
+                for r in self.session.get("freelook/*/info", timeout=0.5)
+                if r.ok is not None
+            ),
+            "alive": sorted(
+                str(r.ok.key_expr)
+                for r in self.session.liveliness().get("freelook/*/alive", timeout=0.5)
+                if r.ok is not None
+            ),
+        }
+
+    def count(self, pattern: str) -> int:
+        with self._lock:
+            return sum(pattern in key for key in self.heard)
+
+    def close(self) -> None:
+        self.session.close()  # type: ignore[no-untyped-call]
+
+
+def _user(key: str) -> tuple[str, str]:
+    user = station_user(derive_key(key))
+    return user.name, user.password
+
+
+async def _flood(put: Callable[[], None], rate: float, stop: asyncio.Event) -> int:
+    """``put`` at ``rate`` per second until ``stop``; how many were sent."""
+    loop = asyncio.get_running_loop()
+    start, sent = loop.time(), 0
+    while not stop.is_set():
+        due = start + sent / rate
+        if loop.time() < due:
+            await asyncio.sleep(due - loop.time())
+            continue
+        put()
+        sent += 1
+    return sent
+
+
+def test_credentials_are_made_from_the_keys_and_the_acl_is_default_deny() -> None:
+    one, again, two = (station_user(derive_key(k)) for k in (KEY_1, KEY_1, KEY_2))
+    assert one == again
+    assert one.name != two.name
+    assert one.password != two.password
+    assert one.name.startswith("station-")
+    assert len(one.password) == 64
+    assert KEY_1 not in one.password
+    assert KEY_1[:16] not in one.name
+    access = BusAccess.of([derive_key(KEY_1), derive_key(KEY_2)], {"r1": derive_key(ROBOT_KEY)})
+    acl = access.access_control()
+    assert acl["enabled"] is True
+    assert acl["default_permission"] == "deny"
+    assert [s["usernames"] for s in acl["subjects"]] == [[one.name], [two.name], ["robot-r1"]]
+    puts = {
+        r["id"]: r["key_exprs"]
+        for r in acl["rules"]
+        if r["flows"] == ["ingress"] and "put" in r["messages"]
+    }
+    assert puts[f"{one.name} puts"] == [f"freelook/*/control/{one.name}-$*"]
+    assert puts["robot-r1 puts"] == ["freelook/r1/telemetry/*", "freelook/r1/video/*"]
+    assert access.dictionary().splitlines() == [
+        f"{one.name}:{one.password}",
+        f"{two.name}:{two.password}",
+        f"robot-r1:{robot_user('r1', derive_key(ROBOT_KEY)).password}",
+    ]
+
+
+def test_a_bus_auth_config_error_is_one_clear_line() -> None:
+    url = parse_transport_url("zenoh://127.0.0.1:7447/r9?mode=client")
+    with pytest.raises(ConfigError, match=r"add \[robots.r9\] to the keys file"):
+        bus_auth(url, listen=True, keys=_keys())
+    nowhere = ZenohAuth(tls=ZenohTls(Path("/nope")))
+    with pytest.raises(ConfigError, match=r"root CA /nope: no such file"):
+        ZenohBus.peer(connect=["tcp/127.0.0.1:9"], auth=nowhere)
+
+
+def test_no_station_or_stranger_reads_or_blinds_the_driver_over_zenoh() -> None:
+    """A robot served with a keys file (peer mode), station 1 driving with its camera on.
+    Strangers (no password, a wrong one) are refused at connection. Station 2, with its own
+    valid key, listens on everything and floods station 1's telemetry, video and control keys
+    at 300 samples/s: it hears nothing of station 1's, the robot and station 1 see none of
+    its samples, station 1's video and telemetry keep their rate, and a snoop lists only the
+    robots (info, liveliness)."""
+    port = free_port()
+    endpoint = f"tcp/127.0.0.1:{port}"
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    url = f"zenoh://127.0.0.1:{port}/r1"
+
+    async def scenario() -> dict[str, Any]:
+        server, _ = simulated_server(
+            config,
+            world,
+            ServerOptions(listen=url, keys=_keys(), camera=True, camera_rate=10.0),
+            robot_map=None,
+        )
+        driver = OperatorStation(
+            config, None, parse_transport_url(url), key=derive_key(KEY_1), station=1
+        )
+        peers: list[Peer] = []
+        try:
+            async with serving(server), running(driver):
+                await wait_until_async(
+                    lambda: driver.in_control and driver.assembler.completed > 3,
+                    20,
+                    "station 1 in control, its video coming",
+                )
+                for who in (None, ("station-0000000000000000", "guess"), (_user(KEY_1)[0], "x")):
+                    peers.append(Peer("peer", endpoint, who))
+                strangers = peers[:]
+                attacker = Peer("peer", endpoint, _user(KEY_2))
+                peers.append(attacker)
+                for peer in peers:
+                    for key in ("**", "freelook/**", "freelook/r1/*/*", "freelook/r1/video/*"):
+                        peer.listen(key)
+                await wait_until_async(
+                    lambda: list(attacker.session.info.peers_zid()), 5, "station 2 connected"
+                )
+                loop = asyncio.get_running_loop()
+                assert driver.driver is not None
+                tag = driver.driver.endpoint.tag  # type: ignore[union-attr]
+                robot_refused = dict(server.session.stats.refused)
+                driver_end = driver.driver.endpoint
+
+                async def window(seconds: float) -> tuple[int, int]:
+                    frames, packets = driver.assembler.completed, driver.session.stats.received
+                    await asyncio.sleep(seconds)  # a measuring window, not a synchronisation
+                    return (
+                        driver.assembler.completed - frames,
+                        driver.session.stats.received - packets,
+                    )
+
+                baseline = await window(3.0)
+                stop = asyncio.Event()
+                forged = bytes.fromhex("fe4c") + bytes(60)
+                oversized = bytes(MAX_PACKET + 1)  # dropped and counted by the end it reaches
+                floods = [
+                    asyncio.create_task(_flood(put, 300.0, stop))
+                    for put in (
+                        lambda: attacker.session.put(f"freelook/r1/telemetry/{tag}", forged),
+                        lambda: attacker.session.put(f"freelook/r1/video/{tag}", forged),
+                        lambda: attacker.session.put(f"freelook/r1/control/{tag}", forged),
+                        lambda: attacker.session.put("freelook/r1/telemetry/x", forged),
+                        lambda: attacker.session.put(f"freelook/r1/video/{tag}", oversized),
+                    )
+                ]
+                attacked = await window(3.0)
+                stop.set()
+                sent = await asyncio.gather(*floods)
+                snoops = {
+                    "stranger": await asyncio.to_thread(strangers[0].snoop),
+                    "station 2": await asyncio.to_thread(attacker.snoop),
+                }
+                return {
+                    "strangers connected": [
+                        len(list(p.session.info.peers_zid())) for p in strangers
+                    ],
+                    "heard": {i: peer.count("freelook/r1/") for i, peer in enumerate(peers)},
+                    "baseline": baseline,
+                    "attacked": attacked,
+                    "sent": sent,
+                    "elapsed": loop.time(),
+                    "robot refused": _grown(robot_refused, server.session.stats.refused),
+                    "driver malformed": driver_end.malformed,  # type: ignore[union-attr]
+                    "snoops": snoops,
+                    "tag": tag,
+                }
+        finally:
+            for peer in peers:
+                peer.close()
+
+    out = asyncio.run(scenario())
+    assert out["tag"].startswith(_user(KEY_1)[0] + "-")  # the driver's channels carry its user
+    assert out["strangers connected"] == [0, 0, 0]  # no password, a guessed user, a wrong one
+    assert out["heard"] == {0: 0, 1: 0, 2: 0, 3: 0}, out["heard"]  # nobody read station 1's
+    assert all(n >= 800 for n in out["sent"]), out["sent"]  # ~300/s for 3 s, each key
+    assert out["robot refused"] == {}  # the forged control samples never reached the robot
+    assert out["driver malformed"] == 0  # nor the oversized ones station 1's end
+    (frames0, packets0), (frames1, packets1) = out["baseline"], out["attacked"]
+    assert frames0 >= 15, out["baseline"]  # 10 fps video
+    assert packets0 >= 30, out["baseline"]  # 20 Hz telemetry
+    assert frames1 >= 0.9 * frames0, (out["baseline"], out["attacked"])
+    assert packets1 >= 0.9 * packets0, (out["baseline"], out["attacked"])
+    nothing = {"queryables": [], "tokens": [], "info": [], "alive": []}
+    assert out["snoops"]["stranger"] == nothing
+    assert out["snoops"]["station 2"] == {
+        "queryables": [],  # ** is not a key it may ask
+        "tokens": ["freelook/r1/alive"],  # the robot's token only, whatever it asks
+        "info": ["freelook/r1/info"],
+        "alive": ["freelook/r1/alive"],
+    }
+
+
+def _grown(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: v - before.get(k, 0) for k, v in after.items() if v > before.get(k, 0)}
+
+
+def test_a_router_with_keys_admits_each_robot_and_station_to_its_own_keys(tmp_path: Path) -> None:
+    """``freelook fleet router --keys FILE``: the robot logs in as ``robot-r7`` with its
+    ``[robots.r7]`` key, the station with its own; a client without the password cannot
+    even open its session; station 2 reads nothing of station 1's and its puts on station 1's
+    control key and the robot's telemetry key reach nobody; a robot without its bus key
+    cannot publish as r7."""
+    keys = tmp_path / "keys.toml"
+    keys.write_text(
+        f'[stations.1]\nkey = "{KEY_1}"\n[stations.2]\nkey = "{KEY_2}"\n'
+        f'[robots.r7]\nkey = "{ROBOT_KEY}"\n'
+    )
+    port = free_port()
+    endpoint = f"tcp/127.0.0.1:{port}"
+    router = subprocess.Popen(
+        [sys.executable, "-m", "freelook.cli", "fleet", "router", "--listen",
+         f"127.0.0.1:{port}", "--keys", str(keys)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert router.stdout is not None
+        assert "listening on" in router.stdout.readline()
+        url = parse_transport_url(f"zenoh://127.0.0.1:{port}/r7?mode=client")
+        ring = KeyRing.load(keys)
+
+        async def scenario() -> dict[str, Any]:
+            robot_bus = ZenohBus.for_url(url, listen=True, keys=ring)
+            station_bus = ZenohBus.for_url(url, listen=False, key=derive_key(KEY_1))
+            attacker = Peer("client", endpoint, _user(KEY_2))
+            try:
+                Peer("client", endpoint, ("robot-r7", "not its password")).close()
+                impostor = "opened"
+            except zenoh.ZError:
+                impostor = "refused"
+            robot_end = robot_bus.robot(RobotInfo("r7", "pioneer3dx"))
+            station_end = station_bus.station("r7")
+            try:
+                for key in ("**", "freelook/r7/*/*"):
+                    attacker.listen(key)
+                station_end.send(b"hello robot")
+                item = await robot_end.recv_from(5.0)
+                assert item is not None
+                robot_end.learn_peer(item[1])
+                for _ in range(3):
+                    attacker.session.put(f"freelook/r7/control/{station_end.tag}", b"forged")
+                    attacker.session.put(f"freelook/r7/telemetry/{station_end.tag}", b"forged")
+                robot_end.send(b"hello station", item[1])
+                back = await station_end.recv_from(5.0)
+                # the legitimate pair still talks after the forgeries: both ends hear only it
+                station_end.send(b"again")
+                again = await robot_end.recv_from(5.0)
+                robot_end.send(b"and back", item[1])
+                back_again = await station_end.recv_from(5.0)
+                queued = [await robot_end.recv_from(0.3), await station_end.recv_from(0.3)]
+                return {
+                    "source": item[1],
+                    "station": [back, back_again],
+                    "robot": [item[0], again[0] if again else None],
+                    "queued": queued,
+                    "heard": attacker.count("freelook/r7/"),
+                    "impostor": impostor,
+                    "found": await asyncio.to_thread(attacker.snoop),
+                    "tag": station_end.tag,
+                }
+            finally:
+                robot_end.close()
+                station_end.close()
+                attacker.close()
+                station_bus.close()
+                robot_bus.close()
+
+        out = asyncio.run(scenario())
+        with pytest.raises(ConfigError, match="cannot open the Zenoh session"):
+            ZenohBus.client([endpoint])  # no password: client mode fails to open
+    finally:
+        router.terminate()
+        router.wait(timeout=10)
+        if router.stdout is not None:
+            router.stdout.close()
+    assert out["source"] == out["tag"]
+    assert out["robot"] == [b"hello robot", b"again"]
+    assert [b[0] if b else None for b in out["station"]] == [b"hello station", b"and back"]
+    assert out["queued"] == [None, None]  # no forged sample reached either end
+    assert out["heard"] == 0
+    assert out["impostor"] == "refused"  # a wrong robot password opens nothing
+    assert out["found"] == {
+        "queryables": [],
+        "tokens": [],  # the router refuses a liveliness query on **
+        "info": ["freelook/r7/info"],
+        "alive": ["freelook/r7/alive"],
+    }
