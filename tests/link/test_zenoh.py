@@ -26,9 +26,11 @@ from freelook.link import (
     RobotInfo,
     TankCommand,
     VelocityCommand,
+    ZenohAuth,
     ZenohBus,
     derive_key,
     parse_transport_url,
+    station_user,
     zenoh_config,
 )
 from freelook.maps import load_world
@@ -246,11 +248,18 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
             ServerOptions(listen=url, key=key, camera=True, camera_rate=10.0),
             robot_map=None,
         )
-        spy_bus = ZenohBus.peer(connect=[f"tcp/127.0.0.1:{port}"])
-        keys_seen: set[str] = set()
-        spy = spy_bus.session.declare_subscriber(
-            "freelook/r1/*/*", lambda s: keys_seen.add(str(s.key_expr).split("/")[2])
+        # the stations share the key, so its bus user may read both stations' channels
+        spy_bus = ZenohBus.peer(
+            connect=[f"tcp/127.0.0.1:{port}"], auth=ZenohAuth(user=station_user(key))
         )
+        keys_seen: set[str] = set()
+        spies = [
+            spy_bus.session.declare_subscriber(
+                f"freelook/r1/{channel}/{station_user(key).name}-$*",
+                lambda s: keys_seen.add(str(s.key_expr).split("/")[2]),
+            )
+            for channel in ("telemetry", "video")
+        ]
         first = OperatorStation(config, None, parse_transport_url(url), key=key, station=1)
         second = OperatorStation(config, None, parse_transport_url(url), key=key, station=2)
         try:
@@ -276,7 +285,8 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
                         "channels": sorted(keys_seen),
                     }
         finally:
-            spy.undeclare()
+            for spy in spies:
+                spy.undeclare()
             spy_bus.close()
 
     out = asyncio.run(scenario())

@@ -69,15 +69,15 @@ def router(
         )
     except FreelookError as err:
         fail(err)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    typer.echo(f"freelook fleet router listening on {', '.join(listen)}")
     if auth is None:
         typer.echo(
             "  warning: no --keys: anyone who reaches this router can read and publish on "
             "every robot's key expressions",
             err=True,
         )
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    typer.echo(f"freelook fleet router listening on {', '.join(listen)}")
     try:
         while not stop.wait(0.5):
             pass
