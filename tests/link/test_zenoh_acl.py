@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import (
     MAX_PACKET,
+    TLS_CA_ENV,
     BusAccess,
     KeyRing,
     RobotInfo,
@@ -407,3 +409,171 @@ def test_a_router_with_keys_admits_each_robot_and_station_to_its_own_keys(tmp_pa
         "info": ["freelook/r7/info"],
         "alive": ["freelook/r7/alive"],
     }
+
+
+def _certificates(folder: Path) -> dict[str, Path]:
+    """A test CA and a certificate it signed for 127.0.0.1 (openssl), and a second CA."""
+    files = {n: folder / f"{n}.pem" for n in ("ca", "ca_key", "other", "other_key", "cert", "key")}
+    csr, ext = folder / "cert.csr", folder / "ext.cnf"
+    ext.write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    for ca, key in (("ca", "ca_key"), ("other", "other_key")):
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                 f"/CN=freelook {ca}", "-keyout", files[key], "-out", files[ca])  # fmt: skip
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+             "-keyout", files["key"], "-out", csr)  # fmt: skip
+    _openssl("x509", "-req", "-in", csr, "-CA", files["ca"], "-CAkey", files["ca_key"],
+             "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", files["cert"])  # fmt: skip
+    return files
+
+
+def _openssl(*args: object) -> None:
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 to ``target`` that keeps every byte crossing it in
+    :attr:`seen` (what anyone on the path could read)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.seen = bytearray()
+        self._writers: list[asyncio.StreamWriter] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError):
+            while data := await reader.read(65536):
+                self.seen.extend(data)
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        self._writers += [writer, up_writer]
+        pipes = [
+            asyncio.create_task(self._pipe(reader, up_writer)),
+            asyncio.create_task(self._pipe(up_reader, writer)),
+        ]
+        self._tasks.update(pipes)
+        await asyncio.gather(*pipes, return_exceptions=True)
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for writer in self._writers:
+            writer.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for writer in self._writers:
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+        if self.server is not None:
+            await self.server.wait_closed()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+@pytest.mark.parametrize("tls", [False, True])
+def test_over_tls_nothing_crosses_in_clear(
+    tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A robot listening with its keys file's ``[zenoh]`` certificate, a station trusting
+    the CA (``FREELOOK_ZENOH_CA``), through a relay that records every byte: the packets
+    cross and the user name and payloads are nowhere in the recording; the password never is,
+    TLS or not (usrpwd proves it with a keyed hash). A station on plain TCP, or trusting
+    another CA, connects to nothing."""
+    files = _certificates(tmp_path)
+    keys = tmp_path / "keys.toml"
+    table = '[zenoh]\ntls_certificate = "cert.pem"\ntls_private_key = "key.pem"\n' if tls else ""
+    keys.write_text(f'[stations.1]\nkey = "{KEY_1}"\n' + table)
+    if tls:
+        monkeypatch.setenv(TLS_CA_ENV, str(files["ca"]))
+    port = free_port()
+    user = station_user(derive_key(KEY_1))
+
+    async def scenario() -> dict[str, Any]:
+        relay = Relay(port)
+        relayed = await relay.start()
+        robot_bus = ZenohBus.for_url(
+            parse_transport_url(f"zenoh://127.0.0.1:{port}/r1"),
+            listen=True,
+            keys=KeyRing.load(keys),
+        )
+        url = parse_transport_url(f"zenoh://127.0.0.1:{relayed}/r1")
+        # opened off the loop: the relay runs on it while Zenoh connects through it
+        station_bus = await asyncio.to_thread(
+            ZenohBus.for_url, url, listen=False, key=derive_key(KEY_1)
+        )
+        robot_end = robot_bus.robot(RobotInfo("r1", "pioneer3dx"))
+        station_end = station_bus.station("r1")
+        endpoint = f"tcp/127.0.0.1:{port}"
+        wrong = [
+            ZenohBus.peer(connect=[endpoint], auth=ZenohAuth(user=user)),  # plain TCP
+            ZenohBus.peer(
+                connect=[endpoint], auth=ZenohAuth(user=user, tls=ZenohTls(files["other"]))
+            ),
+        ]
+        try:
+            received: list[bytes] = []
+
+            async def crossed() -> bool:
+                # a peer sends only once it knows of a subscriber: until then, send again
+                station_end.send(b"the secret payload")
+                item = await robot_end.recv_from(0.2)
+                received.extend([item[0]] if item else [])
+                return bool(received)
+
+            await wait_until_async(crossed, 10, "the station's packet at the robot")
+            return {
+                "received": received[0],
+                "wrong": [len(list(b.session.info.peers_zid())) for b in wrong],
+                "seen": bytes(relay.seen),
+            }
+        finally:
+            robot_end.close()
+            station_end.close()
+            for bus in (*wrong, station_bus, robot_bus):
+                bus.close()
+            await relay.close()
+
+    out = asyncio.run(scenario())
+    seen = out["seen"]
+    assert out["received"] == b"the secret payload"
+    assert len(seen) > 100  # the session crossed the relay
+    assert user.password.encode() not in seen
+    assert (user.name.encode() in seen) is not tls
+    assert (b"the secret payload" in seen) is not tls
+    assert out["wrong"] == ([0, 0] if tls else [1, 0])
+
+
+def test_keys_new_writes_robot_bus_keys_and_bad_bus_configs_are_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from freelook.cli import app
+
+    path = tmp_path / "keys.toml"
+    made = CliRunner().invoke(app, ["keys", "new", str(path), "--robot", "scout-1"])
+    assert made.exit_code == 0, made.output
+    ring = KeyRing.load(path)
+    assert list(ring.robots) == ["scout-1"]
+    assert len(ring.robots["scout-1"]) == 32
+    bad = CliRunner().invoke(app, ["keys", "new", str(tmp_path / "b.toml"), "--robot", "a/b"])
+    assert bad.exit_code == 2
+    assert bad.output.startswith("--robot: robot name 'a/b'")
+    weak = tmp_path / "weak.toml"
+    weak.write_text('[stations.1]\nkey = "robot"\n')
+    for args, line in (
+        (["fleet", "router", "--keys", str(weak)], f"{weak}: stations.1.key has at most"),
+        (["fleet", "router", "--keys", str(tmp_path / "none.toml")], f"{tmp_path / 'none.toml'}"),
+        (["fleet", "list", "zenoh://127.0.0.1:9/any", "--key", "robot"], "--key has at most"),
+    ):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert result.output.startswith(line), result.output

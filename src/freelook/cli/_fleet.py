@@ -52,18 +52,20 @@ def router(
 
     from freelook.cli._fail import fail
     from freelook.errors import FreelookError
-    from freelook.link import BusAccess, KeyRing, ZenohAuth, ZenohBus, zenoh_config
+    from freelook.link import BusAccess, KeyRing, ZenohAuth, ZenohBus, ZenohTls, zenoh_config
 
     try:
         auth = None
         if keys is not None:
             ring = KeyRing.load(keys, allow_weak=weak_key)
-            auth = ZenohAuth(access=BusAccess.of(ring.station_keys(), ring.robots))
+            access = BusAccess.of(ring.station_keys(), ring.robots)
+            auth = ZenohAuth(access=access, tls=ZenohTls.from_files(ring.zenoh_tls))
+        on = auth.endpoint if auth is not None else str
         bus = ZenohBus(
             zenoh_config(
                 "router",
-                listen=[_endpoint(text, "--listen") for text in listen],
-                connect=[_endpoint(text, "--connect") for text in connect or []],
+                listen=[on(_endpoint(text, "--listen")) for text in listen],
+                connect=[on(_endpoint(text, "--connect")) for text in connect or []],
             ),
             auth=auth,
         )

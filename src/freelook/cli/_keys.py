@@ -13,13 +13,18 @@ __all__ = ["register"]
 keys_app = typer.Typer(help="Make station keys.", no_args_is_help=True)
 
 
-def keys_file_text(keys: dict[int, str], observers: set[int]) -> str:
-    """A keys file (TOML) giving each station its key; ``observers`` only watch."""
+def keys_file_text(
+    keys: dict[int, str], observers: set[int], robots: dict[str, str] | None = None
+) -> str:
+    """A keys file (TOML) giving each station its key (``observers`` only watch) and each
+    robot in ``robots`` its key for a Zenoh router."""
     lines = ["# freelook station keys: give each station its own key, over a channel you trust"]
     for station, key in sorted(keys.items()):
         lines += ["", f"[stations.{station}]", f'key = "{key}"']
         if station in observers:
             lines.append("observer = true")
+    for name, key in sorted((robots or {}).items()):
+        lines += ["", f"[robots.{name}]  # logs in to a Zenoh router", f'key = "{key}"']
     return "\n".join(lines) + "\n"
 
 
@@ -33,6 +38,12 @@ def new_command(
         list[int] | None,
         typer.Option("--observer", help="A station id that may only watch (repeatable)."),
     ] = None,
+    robot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--robot", help="A robot that logs in to a Zenoh router: its bus key (repeatable)."
+        ),
+    ] = None,
 ) -> None:
     """Write a keys file with a random 256-bit key for each station, readable by its owner
     only; print where it went (the keys stay in the file)."""
@@ -43,7 +54,16 @@ def new_command(
     if outside:
         typer.echo(f"--observer {outside[0]}: not a station of 1…{stations}", err=True)
         raise typer.Exit(2)
-    text = keys_file_text({s: secrets.token_hex(32) for s in range(1, stations + 1)}, observers)
+    from freelook.errors import ConfigError
+    from freelook.link import check_robot_name
+
+    try:
+        robots = {check_robot_name(name): secrets.token_hex(32) for name in robot or []}
+    except ConfigError as err:
+        typer.echo(f"--robot: {err}", err=True)
+        raise typer.Exit(2) from None
+    stations_keys = {s: secrets.token_hex(32) for s in range(1, stations + 1)}
+    text = keys_file_text(stations_keys, observers, robots)
     try:
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -135,6 +135,7 @@ from freelook.link._values import (
     check_values,
 )
 from freelook.link._zenoh import (
+    TLS_CA_ENV,
     RobotInfo,
     ZenohBus,
     ZenohEndpoint,
@@ -164,6 +165,7 @@ __all__ = [
     "MIN_KEY_BITS",
     "SESSION_REFUSALS",
     "SPACING_LIMITS",
+    "TLS_CA_ENV",
     "TRANSPORTS",
     "Accepted",
     "ArmTelemetry",

@@ -12,10 +12,16 @@ A keys file (TOML) names each station that may talk to the robot::
     key = "another passphrase"
     observer = true
 
-A robot on a Zenoh router needs a bus key of its own (``docs/security.md``)::
+A robot on a Zenoh router needs a bus key of its own, and the bus may run over TLS
+(``docs/security.md``; paths relative to the keys file)::
 
     [robots.scout-1]
     key = "64 hex digits"
+
+    [zenoh]
+    tls_certificate = "robot.pem"      # a listening robot's or a router's certificate
+    tls_private_key = "robot.key"
+    tls_root_ca = "ca.pem"             # what a robot on a router checks the router with
 
 A packet's station id is bound to its key: a packet claiming station 2 must verify with
 station 2's key. A single key (``--key`` or ``FREELOOK_LINK_KEY``) is the one-station
@@ -101,6 +107,16 @@ class RobotEntry(BaseModel):
     key: str = Field(min_length=1, description="64 hex digits, or a passphrase")
 
 
+class ZenohEntry(BaseModel):
+    """``[zenoh]``: TLS files for the bus (paths relative to the keys file)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tls_certificate: str | None = None
+    tls_private_key: str | None = None
+    tls_root_ca: str | None = None
+
+
 class KeysFile(BaseModel):
     """A whole keys file: station id (1…65535) → its entry; robot name → its bus key."""
 
@@ -108,6 +124,7 @@ class KeysFile(BaseModel):
 
     stations: dict[int, StationEntry] = Field(min_length=1)
     robots: dict[str, RobotEntry] = Field(default_factory=dict)
+    zenoh: ZenohEntry = Field(default_factory=ZenohEntry)
 
     @field_validator("stations")
     @classmethod
@@ -135,6 +152,7 @@ class KeyRing:
         self._stations = dict(stations or {})
         self._any = None if any_station is None else StationKeys(0, any_station, Permissions())
         self.robots: dict[str, bytes] = {}  # robot name → its Zenoh bus key (``[robots.NAME]``)
+        self.zenoh_tls: dict[str, Path] = {}  # ``[zenoh]``: tls_certificate … → its path
 
     @classmethod
     def single(cls, key: bytes) -> KeyRing:
@@ -170,6 +188,9 @@ class KeyRing:
         for name, robot in model.robots.items():
             what = f"{source}: robots.{name}.key"
             ring.robots[name] = strong_key(robot.key, allow_weak=allow_weak, what=what)
+        base = Path(source).parent
+        for field, value in model.zenoh.model_dump(exclude_none=True).items():
+            ring.zenoh_tls[field] = base / value
         return ring
 
     @classmethod

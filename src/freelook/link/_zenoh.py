@@ -30,11 +30,13 @@ import contextlib
 import itertools
 import json
 import logging
+import os
 import re
 import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from freelook.errors import ConfigError
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROOT",
+    "TLS_CA_ENV",
     "RobotInfo",
     "ZenohBus",
     "ZenohEndpoint",
@@ -64,6 +67,7 @@ ROOT = "freelook"
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _TAG = re.compile(r"(?:station-[0-9a-f]{16}-)?[0-9a-f]{16}")  # [bus user-] random hex
 _SYNC = b"\xfe\x4c"
+TLS_CA_ENV = "FREELOOK_ZENOH_CA"  # a station's root CA for a bus on TLS
 MAX_INFO = 4096  # bytes: the longest robot description discovery reads
 CHANNEL = 1024  # samples a subscription's ring keeps for its reader (the oldest go first)
 BATCH = 256  # samples a reader hands the event loop at once, at most
@@ -356,7 +360,13 @@ def bus_auth(
     """How the end of ``url`` authenticates. A robot (``listen``) with station keys
     (``keys``, or the one-key shorthand ``key``) enforces access control in peer mode and
     logs in to the router as ``robot-NAME`` in client mode (its key: ``[robots.NAME]``, or
-    the shorthand key). A station logs in with its ``key``. No keys: an open bus."""
+    the shorthand key). A station logs in with its ``key``. No keys: an open bus. TLS:
+    ``tls``, else the keys file's ``[zenoh]`` files (a robot), else the root CA in
+    ``FREELOOK_ZENOH_CA`` (a station)."""
+    if tls is None and listen and keys is not None:
+        tls = ZenohTls.from_files(keys.zenoh_tls)
+    elif tls is None and not listen and os.environ.get(TLS_CA_ENV):
+        tls = ZenohTls(root_ca=Path(os.environ[TLS_CA_ENV]))
     if listen:
         ring = keys
         if ring is None and key is not None:

@@ -184,6 +184,16 @@ class ZenohTls:
     certificate: Path | None = None
     private_key: Path | None = None
 
+    @classmethod
+    def from_files(cls, files: Mapping[str, Path]) -> ZenohTls | None:
+        """TLS from a keys file's ``[zenoh]`` table (``tls_root_ca``, ``tls_certificate``,
+        ``tls_private_key``); None when it names none."""
+        if not files:
+            return None
+        return cls(
+            files.get("tls_root_ca"), files.get("tls_certificate"), files.get("tls_private_key")
+        )
+
     def check(self) -> None:
         """Every path given is a readable file, and a certificate comes with its key."""
         if (self.certificate is None) != (self.private_key is None):
