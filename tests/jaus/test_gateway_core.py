@@ -14,12 +14,14 @@ from freelook.jaus import (
     MAX_CLIENTS,
     MAX_PENDING,
     MAX_REPLIES,
-    AckNak,
-    ConfirmControl,
-    ConfirmResponse,
     GatewayOptions,
     GatewayOutput,
     JausGateway,
+)
+from freelook.judp import (
+    AckNak,
+    ConfirmControl,
+    ConfirmResponse,
     JausId,
     JausMessage,
     JudpError,

@@ -1,6 +1,7 @@
 """A JAUS gateway: the gateway's core (access control, driving, reports) and its I/O shell that
-talks to a robot as an authenticated operator station, over the JUDP codec of
-:mod:`freelook.judp` (re-exported here). See docs/jaus.md."""
+talks to a robot as an authenticated operator station. The JUDP codec it speaks is
+:mod:`freelook.judp`; :class:`JausId` is re-exported here because the gateway's own id is one.
+See docs/jaus.md."""
 
 from freelook.jaus._gateway import (
     MAX_CLIENTS,
@@ -12,76 +13,18 @@ from freelook.jaus._gateway import (
     JausGateway,
 )
 from freelook.jaus._runner import JAUS_PORT, JausBridge, run_gateway
-from freelook.judp import (
-    HEADER_SIZE,
-    JUDP_VERSION,
-    MAX_DATAGRAM,
-    AckNak,
-    ConfirmControl,
-    ConfirmResponse,
-    JausId,
-    JausMessage,
-    JudpError,
-    JudpMessage,
-    LocalPose,
-    QueryIdentification,
-    QueryLocalPose,
-    QueryVelocityState,
-    RejectControl,
-    RejectResponse,
-    ReleaseControl,
-    ReportIdentification,
-    ReportLocalPose,
-    ReportVelocityState,
-    RequestControl,
-    Scaled,
-    SetVelocityCommand,
-    SetWrenchEffort,
-    VelocityState,
-    decode_message,
-    encode_message,
-    pack_judp,
-    parse_judp,
-)
+from freelook.judp import JausId
 
 __all__ = [
-    "HEADER_SIZE",
     "JAUS_PORT",
-    "JUDP_VERSION",
     "MAX_CLIENTS",
-    "MAX_DATAGRAM",
     "MAX_PENDING",
     "MAX_REPLIES",
-    "AckNak",
     "Address",
-    "ConfirmControl",
-    "ConfirmResponse",
     "GatewayOptions",
     "GatewayOutput",
     "JausBridge",
     "JausGateway",
     "JausId",
-    "JausMessage",
-    "JudpError",
-    "JudpMessage",
-    "LocalPose",
-    "QueryIdentification",
-    "QueryLocalPose",
-    "QueryVelocityState",
-    "RejectControl",
-    "RejectResponse",
-    "ReleaseControl",
-    "ReportIdentification",
-    "ReportLocalPose",
-    "ReportVelocityState",
-    "RequestControl",
-    "Scaled",
-    "SetVelocityCommand",
-    "SetWrenchEffort",
-    "VelocityState",
-    "decode_message",
-    "encode_message",
-    "pack_judp",
-    "parse_judp",
     "run_gateway",
 ]

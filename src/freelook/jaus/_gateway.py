@@ -24,33 +24,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from freelook.judp import (
-    AckNak,
-    ConfirmControl,
-    ConfirmResponse,
-    JausId,
-    JausMessage,
-    JudpError,
-    JudpMessage,
-    LocalPose,
-    QueryIdentification,
-    QueryLocalPose,
-    QueryVelocityState,
-    RejectControl,
-    RejectResponse,
-    ReleaseControl,
-    ReportIdentification,
-    ReportLocalPose,
-    ReportVelocityState,
-    RequestControl,
-    SetVelocityCommand,
-    SetWrenchEffort,
-    VelocityState,
-    decode_message,
-    encode_message,
-    pack_judp,
-    parse_judp,
-)
+from freelook import judp
 from freelook.link import (
     ControlGrant,
     ControlReject,
@@ -75,7 +49,7 @@ __all__ = [
 Address = tuple[str, int]
 VEHICLE, NODE, COMPONENT = 10001, 40001, 60001  # ReportIdentification types
 _IDENTITY_TYPES = {1: VEHICLE, 2: VEHICLE, 3: NODE, 4: COMPONENT}
-DEFAULT_COMPONENT = JausId(1, 1, 1)  # subsystem 1, node 1, component 1
+DEFAULT_COMPONENT = judp.JausId(1, 1, 1)  # subsystem 1, node 1, component 1
 CONTROL_RENEWAL = 1.0  # s between the gateway's control requests to the robot while it drives
 #: bounds on what strangers can make the gateway keep or send: clients whose sequence numbers
 #: it keeps (the least recently heard forgotten), clients waiting for the robot's answer, and
@@ -90,7 +64,7 @@ class GatewayOptions:
     name: str
     max_speed: float  # m/s: 100 % propulsive effort, and the clamp of velocity commands
     max_turn_rate: float  # rad/s
-    component: JausId = DEFAULT_COMPONENT
+    component: judp.JausId = DEFAULT_COMPONENT
     station: int = 2  # the gateway's station id on the robot's link
     authority: int = 10  # what the gateway claims when it asks the robot for control
     command_hold: float = 0.5  # s a drive command drives without a new one
@@ -106,7 +80,7 @@ class GatewayOutput:
 
 @dataclass
 class _Client:
-    id: JausId
+    id: judp.JausId
     address: Address
     authority: int
     heard: float
@@ -124,7 +98,7 @@ class JausGateway:
         self.command: tuple[float, VelocityCommand] | None = None
         self.dropped: Counter[str] = Counter()
         self.received = 0
-        self._sequence: OrderedDict[JausId, int] = OrderedDict()
+        self._sequence: OrderedDict[judp.JausId, int] = OrderedDict()
         self._renewed = -math.inf
 
     # -- JUDP --------------------------------------------------------------------------------
@@ -133,25 +107,25 @@ class JausGateway:
         """One datagram from a JAUS client: its messages handled, replies returned."""
         out = GatewayOutput()
         try:
-            messages = parse_judp(data)
-        except JudpError:
+            messages = judp.parse_judp(data)
+        except judp.JudpError:
             self.dropped["malformed"] += 1
             return out
-        for judp in messages:
-            if not judp.destination.matches(self.options.component):
+        for frame in messages:
+            if not frame.destination.matches(self.options.component):
                 self.dropped["not addressed to this component"] += 1
                 continue
-            if judp.ack_nak in (AckNak.ACK, AckNak.NAK):
+            if frame.ack_nak in (judp.AckNak.ACK, judp.AckNak.NAK):
                 continue  # an answer to nothing this gateway asks
-            if judp.ack_nak == AckNak.REQUIRED:
-                self._reply(out, judp.source, source, b"", ack=True, sequence=judp.sequence)
+            if frame.ack_nak == judp.AckNak.REQUIRED:
+                self._reply(out, frame.source, source, b"", ack=True, sequence=frame.sequence)
             try:
-                message = decode_message(judp.code, judp.body)
-            except JudpError:
+                message = judp.decode_message(frame.code, frame.body)
+            except judp.JudpError:
                 self.dropped["malformed or unsupported message"] += 1
                 continue
             self.received += 1
-            self._handle(message, judp, source, now, out)
+            self._handle(message, frame, source, now, out)
         if len(out.datagrams) > MAX_REPLIES:
             self.dropped["replies beyond what one datagram may draw"] += (
                 len(out.datagrams) - MAX_REPLIES
@@ -161,13 +135,13 @@ class JausGateway:
 
     def _handle(
         self,
-        message: JausMessage,
-        judp: JudpMessage,
+        message: judp.JausMessage,
+        frame: judp.JudpMessage,
         source: Address,
         now: float,
         out: GatewayOutput,
     ) -> None:
-        client = judp.source
+        client = frame.source
         controller = self.controller
         is_controller = (
             controller is not None and controller.id == client and controller.address == source
@@ -175,14 +149,14 @@ class JausGateway:
         if is_controller:
             assert controller is not None
             controller.heard = now
-        if isinstance(message, RequestControl):
+        if isinstance(message, judp.RequestControl):
             self._request(_Client(client, source, message.authority, now), now, out)
-        elif isinstance(message, ReleaseControl):
+        elif isinstance(message, judp.ReleaseControl):
             if is_controller:
                 self._release(now, out)
             else:
                 self.dropped["release from a client not in control"] += 1
-        elif isinstance(message, SetWrenchEffort | SetVelocityCommand):
+        elif isinstance(message, judp.SetWrenchEffort | judp.SetVelocityCommand):
             if not (is_controller and self.in_control):
                 self.dropped["command from a client not in control"] += 1
                 return
@@ -192,14 +166,16 @@ class JausGateway:
                 return
             self.command = (now, command)
             out.link.append(command)
-        elif isinstance(message, QueryIdentification):
+        elif isinstance(message, judp.QueryIdentification):
             kind = _IDENTITY_TYPES.get(message.query_type, COMPONENT)
-            report = ReportIdentification(message.query_type, kind, self.options.name)
+            report = judp.ReportIdentification(message.query_type, kind, self.options.name)
             self._send(out, client, source, report)
-        elif isinstance(message, QueryLocalPose):
-            self._send(out, client, source, ReportLocalPose(self._pose(message.presence)))
-        elif isinstance(message, QueryVelocityState):
-            self._send(out, client, source, ReportVelocityState(self._velocity(message.presence)))
+        elif isinstance(message, judp.QueryLocalPose):
+            self._send(out, client, source, judp.ReportLocalPose(self._pose(message.presence)))
+        elif isinstance(message, judp.QueryVelocityState):
+            self._send(
+                out, client, source, judp.ReportVelocityState(self._velocity(message.presence))
+            )
         else:
             self.dropped["message a component does not take"] += 1
 
@@ -213,12 +189,15 @@ class JausGateway:
                     out,
                     client.id,
                     client.address,
-                    ConfirmControl(ConfirmResponse.INSUFFICIENT_AUTHORITY),
+                    judp.ConfirmControl(judp.ConfirmResponse.INSUFFICIENT_AUTHORITY),
                 )
                 return
             # a higher authority takes over: the holder hears it lost control
             self._send(
-                out, holder.id, holder.address, RejectControl(RejectResponse.CONTROL_RELEASED)
+                out,
+                holder.id,
+                holder.address,
+                judp.RejectControl(judp.RejectResponse.CONTROL_RELEASED),
             )
             self.controller = None
             self.command = None
@@ -228,14 +207,14 @@ class JausGateway:
         waiting = [(c, t) for c, t in self.pending if c.id != client.id]
         if len(waiting) >= MAX_PENDING:
             self.dropped["control request beyond the clients that may wait"] += 1
-            self._confirm(out, client, ConfirmResponse.NOT_AVAILABLE)
+            self._confirm(out, client, judp.ConfirmResponse.NOT_AVAILABLE)
             return
         self.pending = [*waiting, (client, now)]
         out.link.append(self._control_request(now))
 
     def _accept(self, client: _Client, out: GatewayOutput) -> None:
         self.controller = client
-        self._confirm(out, client, ConfirmResponse.CONTROL_ACCEPTED)
+        self._confirm(out, client, judp.ConfirmResponse.CONTROL_ACCEPTED)
 
     def _release(self, now: float, out: GatewayOutput) -> None:
         """The controller lets go (or went silent): stop, give the robot back, tell it."""
@@ -244,7 +223,10 @@ class JausGateway:
         self.command = None
         if holder is not None:
             self._send(
-                out, holder.id, holder.address, RejectControl(RejectResponse.CONTROL_RELEASED)
+                out,
+                holder.id,
+                holder.address,
+                judp.RejectControl(judp.RejectResponse.CONTROL_RELEASED),
             )
         if self.in_control:
             out.link += [VelocityCommand(0.0, 0.0), ControlRelease(self.options.station)]
@@ -280,13 +262,19 @@ class JausGateway:
         holder, self.controller = self.controller, None
         if holder is not None:
             self._send(
-                out, holder.id, holder.address, RejectControl(RejectResponse.CONTROL_RELEASED)
+                out,
+                holder.id,
+                holder.address,
+                judp.RejectControl(judp.RejectResponse.CONTROL_RELEASED),
             )
 
     def _refuse_pending(self, out: GatewayOutput) -> None:
         for client, _ in self.pending:
             self._send(
-                out, client.id, client.address, ConfirmControl(ConfirmResponse.NOT_AVAILABLE)
+                out,
+                client.id,
+                client.address,
+                judp.ConfirmControl(judp.ConfirmResponse.NOT_AVAILABLE),
             )
         self.pending = []
 
@@ -301,7 +289,10 @@ class JausGateway:
             self.pending = [p for p in self.pending if p not in expired]
             for client, _ in expired:
                 self._send(
-                    out, client.id, client.address, ConfirmControl(ConfirmResponse.NOT_AVAILABLE)
+                    out,
+                    client.id,
+                    client.address,
+                    judp.ConfirmControl(judp.ConfirmResponse.NOT_AVAILABLE),
                 )
         holder = self.controller
         if holder is not None and now - holder.heard > opts.control_timeout:
@@ -321,10 +312,12 @@ class JausGateway:
 
     # -- conversions -------------------------------------------------------------------------
 
-    def _drive(self, message: SetWrenchEffort | SetVelocityCommand) -> VelocityCommand | None:
+    def _drive(
+        self, message: judp.SetWrenchEffort | judp.SetVelocityCommand
+    ) -> VelocityCommand | None:
         """JAUS (z down: yaw rate positive clockwise) to freelook (counter-clockwise)."""
         opts = self.options
-        if isinstance(message, SetWrenchEffort):
+        if isinstance(message, judp.SetWrenchEffort):
             forward = message.propulsive_linear[0] or 0.0
             turn = message.propulsive_rotational[2] or 0.0
             v, omega = forward / 100.0 * opts.max_speed, -turn / 100.0 * opts.max_turn_rate
@@ -338,21 +331,21 @@ class JausGateway:
             max(-opts.max_turn_rate, min(opts.max_turn_rate, omega)),
         )
 
-    def _pose(self, wanted: int) -> LocalPose:
+    def _pose(self, wanted: int) -> judp.LocalPose:
         t = self.telemetry
         if t is None:
-            return LocalPose()
+            return judp.LocalPose()
         x, y, theta = t.odom
-        full = LocalPose(
+        full = judp.LocalPose(
             x=x, y=-y, z=0.0, roll=0.0, pitch=0.0, yaw=-theta, timestamp=_timestamp(t.stamp)
         )
         return _only(full, wanted)
 
-    def _velocity(self, wanted: int) -> VelocityState:
+    def _velocity(self, wanted: int) -> judp.VelocityState:
         t = self.telemetry
         if t is None:
-            return VelocityState()
-        full = VelocityState(
+            return judp.VelocityState()
+        full = judp.VelocityState(
             vx=t.v,
             vy=0.0,
             vz=0.0,
@@ -365,19 +358,23 @@ class JausGateway:
 
     # -- sending -----------------------------------------------------------------------------
 
-    def _confirm(self, out: GatewayOutput, client: _Client, response: ConfirmResponse) -> None:
-        self._send(out, client.id, client.address, ConfirmControl(response))
+    def _confirm(self, out: GatewayOutput, client: _Client, response: judp.ConfirmResponse) -> None:
+        self._send(out, client.id, client.address, judp.ConfirmControl(response))
 
     def _released(self, out: GatewayOutput, client: _Client) -> None:
-        self._send(out, client.id, client.address, RejectControl(RejectResponse.CONTROL_RELEASED))
+        self._send(
+            out, client.id, client.address, judp.RejectControl(judp.RejectResponse.CONTROL_RELEASED)
+        )
 
-    def _send(self, out: GatewayOutput, to: JausId, address: Address, message: JausMessage) -> None:
-        self._reply(out, to, address, encode_message(message))
+    def _send(
+        self, out: GatewayOutput, to: judp.JausId, address: Address, message: judp.JausMessage
+    ) -> None:
+        self._reply(out, to, address, judp.encode_message(message))
 
     def _reply(
         self,
         out: GatewayOutput,
-        to: JausId,
+        to: judp.JausId,
         address: Address,
         payload: bytes,
         *,
@@ -389,17 +386,17 @@ class JausGateway:
             self._sequence[to] = (sequence + 1) & 0xFFFF  # most recently heard last
             while len(self._sequence) > MAX_CLIENTS:
                 self._sequence.popitem(last=False)
-        judp = JudpMessage(
+        frame = judp.JudpMessage(
             destination=to,
             source=self.options.component,
             payload=payload,
             sequence=sequence,
-            ack_nak=AckNak.ACK if ack else AckNak.NONE,
+            ack_nak=judp.AckNak.ACK if ack else judp.AckNak.NONE,
         )
-        out.datagrams.append((pack_judp([judp]), address))
+        out.datagrams.append((judp.pack_judp([frame]), address))
 
 
-_R = TypeVar("_R", LocalPose, VelocityState)
+_R = TypeVar("_R", judp.LocalPose, judp.VelocityState)
 
 
 def _only(record: _R, wanted: int) -> _R:

@@ -9,8 +9,9 @@ from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram
 from freelook.robot._real import (
     ConnectedRobot,
+    ConnectedRobotOpener,
+    RobotFactory,
     real_robot_server,
-    serve_connected_robot,
     start_on_map,
 )
 from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
@@ -18,15 +19,16 @@ from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 __all__ = [
     "ROBOT_STATION",
     "ConnectedRobot",
+    "ConnectedRobotOpener",
     "CycleOutput",
     "LocalizationJob",
     "LocalizationResult",
     "MapLayer",
     "RobotCore",
+    "RobotFactory",
     "RobotProgram",
     "RobotServer",
     "ServerOptions",
     "real_robot_server",
-    "serve_connected_robot",
     "start_on_map",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from freelook.config import RobotConfig
 from freelook.control import TrackingController
-from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
+from freelook.estimation import HeadingKalmanFilter, Odometry
 from freelook.geometry import Pose
 from freelook.link import (
     ControlRelease,
@@ -37,7 +37,6 @@ from freelook.robot._estimator import LocalizationJob, LocalizationResult, State
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog
 from freelook.robot._mode_table import ModeParts, ModeTable
-from freelook.robot._modes import Reference
 from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
 from freelook.robot.hal import RobotHardware
@@ -124,11 +123,6 @@ class RobotCore:
         return self.safety.estop
 
     @property
-    def reference(self) -> Reference | None:
-        """Where a trajectory being tracked should have the robot now."""
-        return self.modes.reference
-
-    @property
     def now(self) -> float:
         """The time of the last control cycle."""
         return self.control.now
@@ -177,10 +171,6 @@ class RobotCore:
     @property
     def heading(self) -> HeadingKalmanFilter | None:
         return self.estimator.heading
-
-    @property
-    def mcl(self) -> MonteCarloLocalization | None:
-        return self.estimator.mcl
 
     def on_scan(self, now: float) -> bool:
         """A new laser scan: run localization now; returns whether the filter updated."""

@@ -5,6 +5,7 @@ it keeps (ARCOS, JAUS) the whole of it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from freelook.config import RobotConfig
@@ -17,7 +18,13 @@ from freelook.runtime import RealtimeRuntime
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
 
-__all__ = ["ConnectedRobot", "real_robot_server", "serve_connected_robot", "start_on_map"]
+__all__ = [
+    "ConnectedRobot",
+    "ConnectedRobotOpener",
+    "RobotFactory",
+    "real_robot_server",
+    "start_on_map",
+]
 
 
 def start_on_map(
@@ -78,38 +85,55 @@ class ConnectedRobot(Protocol):
         """Stop the robot and let it go."""
 
 
-async def serve_connected_robot(
-    config: RobotConfig,
-    robot_for: Callable[[Callable[[], float]], ConnectedRobot],
-    options: ServerOptions,
-    *,
-    robot_map: World | None,
-    recorder: BackgroundRecorder | None,
-    start: tuple[float, float, float] | None,
-) -> tuple[RobotServer, str]:
-    """Connect to the robot ``robot_for(clock)`` makes, then serve the robot program on it
-    (see :func:`start_on_map` for where it believes it stands), and its status line. The
-    server keeps the connection as a backend task and closes it when it ends."""
-    start_pose = start_on_map(config, robot_map, start)
-    runtime = RealtimeRuntime()
-    robot = robot_for(runtime.now)
-    await robot.connect()
-    assert robot.hardware is not None  # connect() built it
+class RobotFactory(Protocol):
+    """How a backend makes its robot for a URL (``ArcosRobot.from_config``)."""
 
-    async def keep_robot() -> None:
-        try:
-            await robot.run()
-        finally:
-            await robot.close()
+    def __call__(
+        self, url: str, config: RobotConfig, *, clock: Callable[[], float]
+    ) -> ConnectedRobot: ...
 
-    server = real_robot_server(
-        config,
-        robot.hardware,
-        runtime,
-        options,
-        start_pose=start_pose,
-        robot_map=robot_map,
-        recorder=recorder,
-        backend_tasks=[keep_robot],
-    )
-    return server, robot.status
+
+@dataclass(frozen=True, slots=True)
+class ConnectedRobotOpener:
+    """The ``open_…_server`` of a backend whose robot sits behind a connection it keeps (ARCOS,
+    JAUS): one opener serves them all, told only how to make the robot."""
+
+    robot: RobotFactory
+
+    async def __call__(
+        self,
+        config: RobotConfig,
+        url: str,
+        options: ServerOptions,
+        *,
+        robot_map: World | None = None,
+        recorder: BackgroundRecorder | None = None,
+        start: tuple[float, float, float] | None = None,
+    ) -> tuple[RobotServer, str]:
+        """Connect to the robot at ``url``, then serve the robot program on it (see
+        :func:`start_on_map` for where it believes it stands), and its status line. Raises
+        the backend's error naming what did not answer. The server keeps the connection as a
+        backend task and closes it (stopping the robot) when it ends."""
+        start_pose = start_on_map(config, robot_map, start)
+        runtime = RealtimeRuntime()
+        robot = self.robot(url, config, clock=runtime.now)
+        await robot.connect()
+        assert robot.hardware is not None  # connect() built it
+
+        async def keep_robot() -> None:
+            try:
+                await robot.run()
+            finally:
+                await robot.close()
+
+        server = real_robot_server(
+            config,
+            robot.hardware,
+            runtime,
+            options,
+            start_pose=start_pose,
+            robot_map=robot_map,
+            recorder=recorder,
+            backend_tasks=[keep_robot],
+        )
+        return server, robot.status

@@ -17,9 +17,8 @@ import numpy.typing as npt
 from freelook.config import SonarConfig
 from freelook.hardware.arcos._client import ArcosClient
 from freelook.robot.hal import (
-    BumperState,
     HardwareConnection,
-    OdometrySample,
+    LatestReading,
     RangeScan,
     RobotHardware,
 )
@@ -117,22 +116,6 @@ class _Drive:
         self._notify()
 
 
-class _Odometer:
-    def __init__(self, client: ArcosClient) -> None:
-        self._client = client
-
-    def latest(self) -> OdometrySample | None:
-        return self._client.odometry
-
-
-class _Bumpers:
-    def __init__(self, client: ArcosClient) -> None:
-        self._client = client
-
-    def latest(self) -> BumperState | None:
-        return self._client.bumpers
-
-
 class _Sonar:
     """Each sonar's newest range from the SIPs (ARCOS reports a few sonars per SIP)."""
 
@@ -176,8 +159,8 @@ def arcos_hardware(
     """
     return RobotHardware(
         drive=_Drive(client, track_width, notify, clock),
-        odometer=_Odometer(client),
+        odometer=LatestReading(lambda: client.odometry),
         sonar=None if sonar is None else _Sonar(client, sonar),
-        bumpers=_Bumpers(client),
+        bumpers=LatestReading(lambda: client.bumpers),
         connection=connection,
     )

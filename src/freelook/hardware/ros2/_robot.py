@@ -38,6 +38,7 @@ from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._rclpy import ros, start_context
 from freelook.robot.hal import (
     GyroSample,
+    LatestReading,
     OdometrySample,
     PanTiltState,
     RangeScan,
@@ -436,8 +437,8 @@ class Ros2Robot:
             notes = (f"no arm: {name} names none of the arm's joints; the arm is off",)
         return RobotHardware(
             drive=_Drive(self),
-            odometer=_Odometer(self),
-            gyro=_Gyro(self) if "imu" in heard else None,
+            odometer=LatestReading(lambda: self._odom),
+            gyro=LatestReading(lambda: self._gyro) if "imu" in heard else None,
             laser=_Laser(self) if "scan" in heard else None,
             pan_tilt=_PanTilt(self) if pt is not None and "joint_states" in heard else None,
             camera=_Camera(self) if "camera" in heard else None,
@@ -572,22 +573,6 @@ class _Drive:
 
     def command_twist(self, vx: float, vy: float, omega: float) -> None:
         self._robot.publish_twist(vx, vy, omega)
-
-
-class _Odometer:
-    def __init__(self, robot: Ros2Robot) -> None:
-        self._robot = robot
-
-    def latest(self) -> OdometrySample | None:
-        return self._robot._odom
-
-
-class _Gyro:
-    def __init__(self, robot: Ros2Robot) -> None:
-        self._robot = robot
-
-    def latest(self) -> GyroSample | None:
-        return self._robot._gyro
 
 
 class _Laser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -60,24 +61,31 @@ class _PanTilt:
         return PanTiltState(self._sim.now, *self._sim.vehicle.pan_tilt())
 
 
-class _Laser:
-    name = "laser"
+class _RangeSensor:
+    """A simulated range sensor: the newest frame's ranges over the beams' fixed geometry, where
+    the robot's description says they sit (the same scan object until the simulator scans
+    again)."""
 
-    def __init__(self, sim: Simulator) -> None:
-        self._sim = sim
-        assert sim.laser is not None
-        assert sim.config.laser is not None
-        cfg = sim.config.laser  # where the robot's description says the laser sits
-        n = len(sim.laser.angles)
-        self._bearings = sim.laser.angles.copy()
-        self._ox = np.full(n, cfg.mount_forward)
-        self._oy = np.full(n, cfg.mount_left)
-        self._range_max = cfg.range_max
-        self._last: tuple[LaserFrame, RangeScan] | None = None  # a frame and its scan
+    def __init__(
+        self,
+        name: str,
+        newest: Callable[[], LaserFrame | SonarFrame | None],
+        bearings: npt.NDArray[np.float64],
+        origin_x: npt.NDArray[np.float64],
+        origin_y: npt.NDArray[np.float64],
+        range_max: float,
+    ) -> None:
+        self.name = name
+        self._newest = newest
+        self._bearings = bearings
+        self._ox = origin_x
+        self._oy = origin_y
+        self._range_max = range_max
+        self._last: tuple[LaserFrame | SonarFrame, RangeScan] | None = None  # a frame, its scan
 
     def latest(self) -> RangeScan | None:
-        """The newest frame's scan (the same object until the simulator scans again)."""
-        frame = self._sim.latest_laser
+        """The newest frame's scan."""
+        frame = self._newest()
         if frame is None:
             return None
         last = self._last
@@ -90,31 +98,32 @@ class _Laser:
         return scan
 
 
-class _Sonar:
-    name = "sonar"
+def _laser(sim: Simulator) -> _RangeSensor:
+    assert sim.laser is not None
+    assert sim.config.laser is not None
+    cfg = sim.config.laser
+    n = len(sim.laser.angles)
+    return _RangeSensor(
+        "laser",
+        lambda: sim.latest_laser,
+        sim.laser.angles.copy(),
+        np.full(n, cfg.mount_forward),
+        np.full(n, cfg.mount_left),
+        cfg.range_max,
+    )
 
-    def __init__(self, sim: Simulator) -> None:
-        self._sim = sim
-        assert sim.sonar is not None
-        self._bearings = sim.sonar.bearings.copy()
-        self._ox = sim.sonar.mount_x.copy()
-        self._oy = sim.sonar.mount_y.copy()
-        self._range_max = sim.sonar.config.range_max
-        self._last: tuple[SonarFrame, RangeScan] | None = None  # a frame and its scan
 
-    def latest(self) -> RangeScan | None:
-        """The newest frame's scan (the same object until the simulator reads again)."""
-        frame = self._sim.latest_sonar
-        if frame is None:
-            return None
-        last = self._last
-        if last is not None and last[0] is frame:
-            return last[1]
-        scan = RangeScan(
-            frame.stamp, frame.ranges, self._bearings, self._ox, self._oy, self._range_max
-        )
-        self._last = (frame, scan)
-        return scan
+def _sonar(sim: Simulator) -> _RangeSensor:
+    sonar = sim.sonar
+    assert sonar is not None
+    return _RangeSensor(
+        "sonar",
+        lambda: sim.latest_sonar,
+        sonar.bearings.copy(),
+        sonar.mount_x.copy(),
+        sonar.mount_y.copy(),
+        sonar.config.range_max,
+    )
 
 
 class _Gyro:
@@ -272,8 +281,8 @@ def simulated_hardware(sim: Simulator, *, camera: bool = True, gyro: bool = True
         encoders=_Encoders(sim),
         pan_tilt=_PanTilt(sim) if cfg.pan_tilt is not None else None,
         gyro=_Gyro(sim) if cfg.gyro is not None and gyro else None,
-        laser=_Laser(sim) if sim.laser is not None else None,
-        sonar=_Sonar(sim) if sim.sonar is not None else None,
+        laser=_laser(sim) if sim.laser is not None else None,
+        sonar=_sonar(sim) if sim.sonar is not None else None,
         bumpers=_Bumpers(sim),
         camera=_Camera(sim) if camera and cfg.pan_tilt is not None else None,
         arm=sim.arm,

@@ -10,9 +10,9 @@ of a frozen dataclass to make.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Protocol, runtime_checkable
+from typing import Generic, Literal, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ __all__ = [
     "GripperState",
     "GyroSample",
     "HardwareConnection",
+    "LatestReading",
     "Odometer",
     "OdometrySample",
     "PanTiltState",
@@ -246,3 +247,19 @@ class RobotHardware:
     #: what this hardware cannot give the program beyond an absent device, one line each
     #: (said at start, e.g. an arm without position sensing that moves in timed chunks)
     notes: tuple[str, ...] = ()
+
+
+_T = TypeVar("_T")
+
+
+class LatestReading(Generic[_T]):
+    """A device whose newest reading is a value its backend keeps up to date (an odometer or
+    bumpers read from a connection's state): :meth:`latest` is whatever ``read()`` gives."""
+
+    __slots__ = ("_read",)
+
+    def __init__(self, read: Callable[[], _T | None]) -> None:
+        self._read = read
+
+    def latest(self) -> _T | None:
+        return self._read()
