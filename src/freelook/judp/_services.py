@@ -73,7 +73,11 @@ class QueryStatus:
 
 @dataclass(frozen=True, slots=True)
 class ReportStatus:
+    """The component's state; ``reserved`` the standard's reserved u32, kept as read so what
+    decodes re-encodes to the same bytes."""
+
     status: ManagementStatus
+    reserved: int = 0
     CODE = 0x4002
 
 
@@ -211,8 +215,7 @@ def decode_service_message(code: int, r: Reader) -> ServiceMessage | None:
         return _EMPTY[code]
     if code == ReportStatus.CODE:
         status = enum_value(ManagementStatus, r.take("B"))
-        r.take("I")  # reserved
-        return ReportStatus(status)
+        return ReportStatus(status, r.take("I"))
     if code == ReportTimeout.CODE:
         return ReportTimeout(r.take("B"))
     if code == ReportControl.CODE:
@@ -258,7 +261,7 @@ def encode_service_message(message: ServiceMessage) -> bytes:
     if isinstance(message, _EMPTY_TYPES):
         return b""
     if isinstance(message, ReportStatus):
-        return struct.pack("<BI", int(message.status), 0)
+        return struct.pack("<BI", int(message.status), message.reserved)
     if isinstance(message, ReportTimeout):
         return struct.pack("<B", message.timeout)
     if isinstance(message, ReportControl):
