@@ -5,8 +5,12 @@ beam's end point as that particle would see it: a bilinear lookup between the fo
 cell centres of a float32 table. The particles are visited in a given order, a chunk of them at
 a time, beam by beam: one beam's end points from neighbouring particles fall in a small patch
 of the table, so the lookups stay in cache. Each particle's beams are summed in scan order,
-whatever the order the particles are visited in, so a score does not depend on it. The lookup
-itself is :func:`~freelook.estimation._lookup.lookup_lanes`, eight particles at a time.
+whatever the order the particles are visited in, so a score does not depend on it.
+
+The lookup loop has no branch: an end point beyond the table reads a cell in it (the first)
+and its value is then replaced by the score outside. Without a branch the compiler works on
+several particles at once, fetching their cells together, so one particle's wait for memory
+overlaps the others' (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,8 +21,6 @@ import math
 import numba
 import numpy as np
 import numpy.typing as npt
-
-from freelook.estimation._lookup import LANES, lookup_lanes
 
 __all__ = [
     "SCATTER_HEADINGS",
@@ -42,7 +44,36 @@ SCATTER_HEADINGS = 64  # heading bins of :func:`scatter_order`
 _CHUNK = 128  # particles scored together, beam by beam
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bilinear(
+    flat: npt.NDArray[np.float32], cols: int, last: tuple[float, float], gx: float, gy: float
+) -> tuple[float, bool]:
+    """The table (``flat``: its rows one after another, ``cols`` a row) read at (gx, gy), in
+    cells from the first cell's centre, bilinearly between the four nearest cell centres, and
+    whether those exist: (gx, gy) within ``last`` = (the last column, the last row) less one,
+    not a number outside. Outside, the value is the first cell's, to be discarded.
+
+    Interpolated, the field is continuous: a beam ending on a wall face scores the same from
+    either side of the wall."""
+    fj = np.floor(gx)
+    fi = np.floor(gy)
+    inside = fj >= 0.0 and fj < last[0] and fi >= 0.0 and fi < last[1]
+    fj = fj if inside else 0.0
+    fi = fi if inside else 0.0
+    fx = gx - fj
+    fy = gy - fi
+    # an unsigned index: numba adds no wraparound for a negative one
+    cell = np.uint64(fi) * np.uint64(cols) + np.uint64(fj)
+    t00 = np.float64(flat[cell])
+    t01 = np.float64(flat[cell + np.uint64(1)])
+    t10 = np.float64(flat[cell + np.uint64(cols)])
+    t11 = np.float64(flat[cell + np.uint64(cols + 1)])
+    near = (1.0 - fx) * t00 + fx * t01
+    far = (1.0 - fx) * t10 + fx * t11
+    return (1.0 - fy) * near + fy * far, inside
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def log_weights(
     particles: _Array,
     order: _Indices,
@@ -58,28 +89,29 @@ def log_weights(
     ox, oy, resolution, outside = frame
     inv = 1.0 / resolution
     n = order.shape[0]
-    wide = -(-n // LANES) * LANES  # whole groups of lanes; the padding's scores are dropped
     # each particle's pose in table cells, relative to the cell centres, and its heading
-    gx0, gy0, c, s = np.zeros(wide), np.zeros(wide), np.zeros(wide), np.zeros(wide)
+    gx0, gy0, c, s = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     for q in range(n):
         p = order[q]
         c[q] = math.cos(particles[p, 2])
         s[q] = math.sin(particles[p, 2])
         gx0[q] = (particles[p, 0] - ox) * inv - 0.5
         gy0[q] = (particles[p, 1] - oy) * inv - 0.5
-    total = np.zeros(wide)
+    total = np.zeros(n)
     rows, cols = table.shape
-    for lo in range(0, wide, _CHUNK):
-        hi = min(wide, lo + _CHUNK)
+    flat = np.ascontiguousarray(table).ravel()  # a view of a C-ordered table
+    last = (cols - 1.0, rows - 1.0)
+    for lo in range(0, n, _CHUNK):
+        # unsigned: numba adds no wraparound for a negative index, and the loop is vectorised
+        chunk = range(np.uint64(lo), np.uint64(min(n, lo + _CHUNK)))
         for k in range(bx.shape[0]):
             ax = bx[k] * inv
             ay = by[k] * inv
-            for q in range(lo, hi, LANES):
-                # the end points of LANES particles read bilinearly between the four nearest
-                # cell centres: the field is continuous, so a beam ending on a wall face scores
-                # the same from either side of the wall; beyond the outer centres (or not a
-                # number) it scores ``outside``
-                lookup_lanes(total, gx0, gy0, c, s, q, ax, ay, table, rows, cols, outside)
+            for q in chunk:
+                gx = gx0[q] + c[q] * ax - s[q] * ay
+                gy = gy0[q] + s[q] * ax + c[q] * ay
+                value, inside = _bilinear(flat, cols, last, gx, gy)
+                total[q] += value if inside else outside
     for q in range(n):
         out[order[q]] = total[q]
 
