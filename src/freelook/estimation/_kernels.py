@@ -7,10 +7,9 @@ a time, beam by beam: one beam's end points from neighbouring particles fall in 
 of the table, so the lookups stay in cache. Each particle's beams are summed in scan order,
 whatever the order the particles are visited in, so a score does not depend on it.
 
-The lookup loop has no branch: an end point beyond the table reads a cell in it (the first)
-and its value is then replaced by the score outside. Without a branch the compiler works on
-several particles at once, fetching their cells together, so one particle's wait for memory
-overlaps the others' (docs/performance.md).
+The table is read through its flat rows with an unsigned index (numba then adds no check for
+a negative one), and an end point beyond the table reads the first cell, its value then
+replaced by the score outside: one path for every end point (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -50,8 +49,9 @@ def _bilinear(
 ) -> tuple[float, bool]:
     """The table (``flat``: its rows one after another, ``cols`` a row) read at (gx, gy), in
     cells from the first cell's centre, bilinearly between the four nearest cell centres, and
-    whether those exist: (gx, gy) within ``last`` = (the last column, the last row) less one,
-    not a number outside. Outside, the value is the first cell's, to be discarded.
+    whether those exist (the cell below (gx, gy) comes before ``last``, the last column's and
+    row's indices; not a number is outside). Outside, the value is the first cell's, to be
+    discarded.
 
     Interpolated, the field is continuous: a beam ending on a wall face scores the same from
     either side of the wall."""
@@ -62,7 +62,6 @@ def _bilinear(
     fi = fi if inside else 0.0
     fx = gx - fj
     fy = gy - fi
-    # an unsigned index: numba adds no wraparound for a negative one
     cell = np.uint64(fi) * np.uint64(cols) + np.uint64(fj)
     t00 = np.float64(flat[cell])
     t01 = np.float64(flat[cell + np.uint64(1)])
@@ -73,7 +72,7 @@ def _bilinear(
     return (1.0 - fy) * near + fy * far, inside
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True)
 def log_weights(
     particles: _Array,
     order: _Indices,
@@ -102,7 +101,6 @@ def log_weights(
     flat = np.ascontiguousarray(table).ravel()  # a view of a C-ordered table
     last = (cols - 1.0, rows - 1.0)
     for lo in range(0, n, _CHUNK):
-        # unsigned: numba adds no wraparound for a negative index, and the loop is vectorised
         chunk = range(np.uint64(lo), np.uint64(min(n, lo + _CHUNK)))
         for k in range(bx.shape[0]):
             ax = bx[k] * inv
