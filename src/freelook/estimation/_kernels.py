@@ -7,9 +7,11 @@ a time, beam by beam: one beam's end points from neighbouring particles fall in 
 of the table, so the lookups stay in cache. Each particle's beams are summed in scan order,
 whatever the order the particles are visited in, so a score does not depend on it.
 
-The table is read through its flat rows with an unsigned index (numba then adds no check for
-a negative one), and an end point beyond the table reads the first cell, its value then
-replaced by the score outside: one path for every end point (docs/performance.md).
+A chunk's lookups of one beam are three loops: where each end point falls (its cell and its
+place in it), the four cells around it fetched, and the blend. The first and the last read and
+write only the chunk's own arrays, element by element, so the compiler runs them several
+particles at a time; the fetch reads the table wherever the end points fall, one at a time
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
 _Array = npt.NDArray[np.float64]
 _Table = npt.NDArray[np.float32]
 _Indices = npt.NDArray[np.int64]
+_Cells = npt.NDArray[np.uint64]
 #: Where a table lies and what a beam ending off it scores: (origin x, origin y, a cell's
 #: side, the score outside the cell centres).
 TableFrame = tuple[float, float, float, float]
@@ -43,33 +46,72 @@ SCATTER_HEADINGS = 64  # heading bins of :func:`scatter_order`
 _CHUNK = 128  # particles scored together, beam by beam
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _bilinear(
-    flat: npt.NDArray[np.float32], cols: int, last: tuple[float, float], gx: float, gy: float
-) -> tuple[float, bool]:
-    """The table (``flat``: its rows one after another, ``cols`` a row) read at (gx, gy), in
-    cells from the first cell's centre, bilinearly between the four nearest cell centres, and
-    whether those exist (the cell below (gx, gy) comes before ``last``, the last column's and
-    row's indices; not a number is outside). Outside, the value is the first cell's, to be
-    discarded.
+@numba.njit(cache=True, nogil=True)
+def _place(
+    poses: tuple[_Array, _Array, _Array, _Array],
+    end: tuple[float, float],
+    table: tuple[int, float, float],
+    cell: _Cells,
+    fx: _Array,
+    fy: _Array,
+) -> None:
+    """Where the end point ``end`` (robot frame, in table cells) falls for each of the
+    ``poses`` (x, y in cells from the first cell's centre; cos, sin of the heading): the index
+    of the cell at or below it among the table's flat rows (``table``: a row's cells, the last
+    column's and row's indices) and its place in that cell, ``fx`` NaN where the four cells
+    around it do not all exist (beyond the outer cell centres, or not a number; the index is
+    then the first cell's)."""
+    gx0, gy0, c, s = poses
+    ax, ay = end
+    cols, last_col, last_row = table
+    for q in range(gx0.shape[0]):
+        gx = gx0[q] + c[q] * ax - s[q] * ay
+        gy = gy0[q] + s[q] * ax + c[q] * ay
+        fj = np.floor(gx)
+        fi = np.floor(gy)
+        inside = (fj >= 0.0) & (fj < last_col) & (fi >= 0.0) & (fi < last_row)
+        fj = fj if inside else 0.0
+        fi = fi if inside else 0.0
+        fx[q] = gx - fj if inside else math.nan
+        fy[q] = gy - fi
+        # unsigned: numba adds no check for a negative index
+        cell[q] = np.uint64(fi) * np.uint64(cols) + np.uint64(fj)
 
-    Interpolated, the field is continuous: a beam ending on a wall face scores the same from
-    either side of the wall."""
-    fj = np.floor(gx)
-    fi = np.floor(gy)
-    inside = fj >= 0.0 and fj < last[0] and fi >= 0.0 and fi < last[1]
-    fj = fj if inside else 0.0
-    fi = fi if inside else 0.0
-    fx = gx - fj
-    fy = gy - fi
-    cell = np.uint64(fi) * np.uint64(cols) + np.uint64(fj)
-    t00 = np.float64(flat[cell])
-    t01 = np.float64(flat[cell + np.uint64(1)])
-    t10 = np.float64(flat[cell + np.uint64(cols)])
-    t11 = np.float64(flat[cell + np.uint64(cols + 1)])
-    near = (1.0 - fx) * t00 + fx * t01
-    far = (1.0 - fx) * t10 + fx * t11
-    return (1.0 - fy) * near + fy * far, inside
+
+@numba.njit(cache=True, nogil=True)
+def _fetch(
+    flat: npt.NDArray[np.float32],
+    cols: int,
+    cell: _Cells,
+    corners: tuple[_Array, _Array, _Array, _Array],
+) -> None:
+    """The four cells from each ``cell`` on (itself, the next, the two above them)."""
+    t00, t01, t10, t11 = corners
+    right, up, diagonal = np.uint64(1), np.uint64(cols), np.uint64(cols + 1)
+    for q in range(cell.shape[0]):
+        t00[q] = flat[cell[q]]
+        t01[q] = flat[cell[q] + right]
+        t10[q] = flat[cell[q] + up]
+        t11[q] = flat[cell[q] + diagonal]
+
+
+@numba.njit(cache=True, nogil=True)
+def _blend(
+    fx: _Array,
+    fy: _Array,
+    corners: tuple[_Array, _Array, _Array, _Array],
+    outside: float,
+    total: _Array,
+) -> None:
+    """Adds to ``total`` each end point's value, bilinear between its four cells (``outside``
+    where :func:`_place` found them missing). Interpolated, the field is continuous: a beam
+    ending on a wall face scores the same from either side of the wall."""
+    t00, t01, t10, t11 = corners
+    for q in range(fx.shape[0]):
+        near = (1.0 - fx[q]) * t00[q] + fx[q] * t01[q]
+        far = (1.0 - fx[q]) * t10[q] + fx[q] * t11[q]
+        value = (1.0 - fy[q]) * near + fy[q] * far
+        total[q] += value if fx[q] == fx[q] else outside
 
 
 @numba.njit(cache=True, nogil=True)
@@ -99,17 +141,21 @@ def log_weights(
     total = np.zeros(n)
     rows, cols = table.shape
     flat = np.ascontiguousarray(table).ravel()  # a view of a C-ordered table
-    last = (cols - 1.0, rows - 1.0)
+    shape = (cols, cols - 1.0, rows - 1.0)
+    # a chunk's end points of one beam: cells, places in them, the four cells' values
+    cells = np.empty(_CHUNK, dtype=np.uint64)
+    places = (np.empty(_CHUNK), np.empty(_CHUNK))
+    values = (np.empty(_CHUNK), np.empty(_CHUNK), np.empty(_CHUNK), np.empty(_CHUNK))
     for lo in range(0, n, _CHUNK):
-        chunk = range(np.uint64(lo), np.uint64(min(n, lo + _CHUNK)))
+        chunk = slice(lo, min(n, lo + _CHUNK))
+        m = chunk.stop - lo
+        poses = (gx0[chunk], gy0[chunk], c[chunk], s[chunk])
+        cell, fx, fy, sums = cells[:m], places[0][:m], places[1][:m], total[chunk]
+        corners = (values[0][:m], values[1][:m], values[2][:m], values[3][:m])
         for k in range(bx.shape[0]):
-            ax = bx[k] * inv
-            ay = by[k] * inv
-            for q in chunk:
-                gx = gx0[q] + c[q] * ax - s[q] * ay
-                gy = gy0[q] + s[q] * ax + c[q] * ay
-                value, inside = _bilinear(flat, cols, last, gx, gy)
-                total[q] += value if inside else outside
+            _place(poses, (bx[k] * inv, by[k] * inv), shape, cell, fx, fy)
+            _fetch(flat, cols, cell, corners)
+            _blend(fx, fy, corners, outside, sums)
     for q in range(n):
         out[order[q]] = total[q]
 
