@@ -5,8 +5,13 @@ beam's end point as that particle would see it: a bilinear lookup between the fo
 cell centres of a float32 table. The particles are visited in a given order, a chunk of them at
 a time, beam by beam: one beam's end points from neighbouring particles fall in a small patch
 of the table, so the lookups stay in cache. Each particle's beams are summed in scan order,
-whatever the order the particles are visited in, so a score does not depend on it. The lookup
-itself is :func:`~freelook.estimation._lookup.lookup_lanes`, eight particles at a time.
+whatever the order the particles are visited in, so a score does not depend on it.
+
+A chunk's lookups of one beam are three loops: where each end point falls (its cell and its
+place in it), the four cells around it fetched, and the blend. The first and the last read and
+write only the chunk's own arrays, element by element, so the compiler runs them several
+particles at a time; the fetch reads the table wherever the end points fall, one at a time
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,8 +22,6 @@ import math
 import numba
 import numpy as np
 import numpy.typing as npt
-
-from freelook.estimation._lookup import LANES, lookup_lanes
 
 __all__ = [
     "SCATTER_HEADINGS",
@@ -34,12 +37,81 @@ __all__ = [
 _Array = npt.NDArray[np.float64]
 _Table = npt.NDArray[np.float32]
 _Indices = npt.NDArray[np.int64]
+_Cells = npt.NDArray[np.uint64]
 #: Where a table lies and what a beam ending off it scores: (origin x, origin y, a cell's
 #: side, the score outside the cell centres).
 TableFrame = tuple[float, float, float, float]
 
 SCATTER_HEADINGS = 64  # heading bins of :func:`scatter_order`
 _CHUNK = 128  # particles scored together, beam by beam
+
+
+@numba.njit(cache=True, nogil=True)
+def _place(
+    poses: tuple[_Array, _Array, _Array, _Array],
+    end: tuple[float, float],
+    table: tuple[int, float, float],
+    cell: _Cells,
+    fx: _Array,
+    fy: _Array,
+) -> None:
+    """Where the end point ``end`` (robot frame, in table cells) falls for each of the
+    ``poses`` (x, y in cells from the first cell's centre; cos, sin of the heading): the index
+    of the cell at or below it among the table's flat rows (``table``: a row's cells, the last
+    column's and row's indices) and its place in that cell, ``fx`` NaN where the four cells
+    around it do not all exist (beyond the outer cell centres, or not a number; the index is
+    then the first cell's)."""
+    gx0, gy0, c, s = poses
+    ax, ay = end
+    cols, last_col, last_row = table
+    for q in range(gx0.shape[0]):
+        gx = gx0[q] + c[q] * ax - s[q] * ay
+        gy = gy0[q] + s[q] * ax + c[q] * ay
+        fj = np.floor(gx)
+        fi = np.floor(gy)
+        inside = (fj >= 0.0) & (fj < last_col) & (fi >= 0.0) & (fi < last_row)
+        fj = fj if inside else 0.0
+        fi = fi if inside else 0.0
+        fx[q] = gx - fj if inside else math.nan
+        fy[q] = gy - fi
+        # unsigned: numba adds no check for a negative index
+        cell[q] = np.uint64(fi) * np.uint64(cols) + np.uint64(fj)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fetch(
+    flat: npt.NDArray[np.float32],
+    cols: int,
+    cell: _Cells,
+    corners: tuple[_Array, _Array, _Array, _Array],
+) -> None:
+    """The four cells from each ``cell`` on (itself, the next, the two above them)."""
+    t00, t01, t10, t11 = corners
+    right, up, diagonal = np.uint64(1), np.uint64(cols), np.uint64(cols + 1)
+    for q in range(cell.shape[0]):
+        t00[q] = flat[cell[q]]
+        t01[q] = flat[cell[q] + right]
+        t10[q] = flat[cell[q] + up]
+        t11[q] = flat[cell[q] + diagonal]
+
+
+@numba.njit(cache=True, nogil=True)
+def _blend(
+    fx: _Array,
+    fy: _Array,
+    corners: tuple[_Array, _Array, _Array, _Array],
+    outside: float,
+    total: _Array,
+) -> None:
+    """Adds to ``total`` each end point's value, bilinear between its four cells (``outside``
+    where :func:`_place` found them missing). Interpolated, the field is continuous: a beam
+    ending on a wall face scores the same from either side of the wall."""
+    t00, t01, t10, t11 = corners
+    for q in range(fx.shape[0]):
+        near = (1.0 - fx[q]) * t00[q] + fx[q] * t01[q]
+        far = (1.0 - fx[q]) * t10[q] + fx[q] * t11[q]
+        value = (1.0 - fy[q]) * near + fy[q] * far
+        total[q] += value if fx[q] == fx[q] else outside
 
 
 @numba.njit(cache=True, nogil=True)
@@ -58,28 +130,32 @@ def log_weights(
     ox, oy, resolution, outside = frame
     inv = 1.0 / resolution
     n = order.shape[0]
-    wide = -(-n // LANES) * LANES  # whole groups of lanes; the padding's scores are dropped
     # each particle's pose in table cells, relative to the cell centres, and its heading
-    gx0, gy0, c, s = np.zeros(wide), np.zeros(wide), np.zeros(wide), np.zeros(wide)
+    gx0, gy0, c, s = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     for q in range(n):
         p = order[q]
         c[q] = math.cos(particles[p, 2])
         s[q] = math.sin(particles[p, 2])
         gx0[q] = (particles[p, 0] - ox) * inv - 0.5
         gy0[q] = (particles[p, 1] - oy) * inv - 0.5
-    total = np.zeros(wide)
+    total = np.zeros(n)
     rows, cols = table.shape
-    for lo in range(0, wide, _CHUNK):
-        hi = min(wide, lo + _CHUNK)
+    flat = np.ascontiguousarray(table).ravel()  # a view of a C-ordered table
+    shape = (cols, cols - 1.0, rows - 1.0)
+    # a chunk's end points of one beam: cells, places in them, the four cells' values
+    cells = np.empty(_CHUNK, dtype=np.uint64)
+    places = (np.empty(_CHUNK), np.empty(_CHUNK))
+    values = (np.empty(_CHUNK), np.empty(_CHUNK), np.empty(_CHUNK), np.empty(_CHUNK))
+    for lo in range(0, n, _CHUNK):
+        chunk = slice(lo, min(n, lo + _CHUNK))
+        m = chunk.stop - lo
+        poses = (gx0[chunk], gy0[chunk], c[chunk], s[chunk])
+        cell, fx, fy, sums = cells[:m], places[0][:m], places[1][:m], total[chunk]
+        corners = (values[0][:m], values[1][:m], values[2][:m], values[3][:m])
         for k in range(bx.shape[0]):
-            ax = bx[k] * inv
-            ay = by[k] * inv
-            for q in range(lo, hi, LANES):
-                # the end points of LANES particles read bilinearly between the four nearest
-                # cell centres: the field is continuous, so a beam ending on a wall face scores
-                # the same from either side of the wall; beyond the outer centres (or not a
-                # number) it scores ``outside``
-                lookup_lanes(total, gx0, gy0, c, s, q, ax, ay, table, rows, cols, outside)
+            _place(poses, (bx[k] * inv, by[k] * inv), shape, cell, fx, fy)
+            _fetch(flat, cols, cell, corners)
+            _blend(fx, fy, corners, outside, sums)
     for q in range(n):
         out[order[q]] = total[q]
 

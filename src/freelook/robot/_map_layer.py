@@ -25,7 +25,7 @@ import numpy.typing as npt
 from freelook.geometry import Pose
 from freelook.maps import World, cast_fan, clearance_of, unit_vectors
 from freelook.robot.hal import RangeScan
-from freelook.safety import beyond_beams, in_cones, in_sonar_cones, seen_through
+from freelook.safety import beyond_beams, in_cones
 
 __all__ = ["MapLayer"]
 
@@ -63,12 +63,10 @@ def _unseen_walls(
     walls: _Array,
     masks: _Mask,
     unseen: _Array,
-) -> tuple[int, int, int]:
-    """The map's wall points (``walls[:n]``, rays cast into ``ranges`` only when
-    ``cast_again``), those neither sensor sees through (``unseen[:m]``) and how many the
-    numpy forms must decide (doubt): returns (n, m, doubt). ``masks`` rows: seen by the laser,
-    in doubt, heard by a sonar, in doubt. An empty ``laser_ranges`` or ``sonar_x``: no such
-    sensor."""
+) -> int:
+    """The map's wall points (rays cast into ``ranges`` only when ``cast_again``) that
+    neither sensor sees through, into ``unseen``: returns how many. ``masks`` rows: seen by
+    the laser, heard by a sonar. An empty ``laser_ranges`` or ``sonar_x``: no such sensor."""
     if cast_again:
         cast_fan(clearance, (ox, oy, resolution), (x, y, theta), units, reach, ranges)
     n = 0
@@ -78,17 +76,13 @@ def _unseen_walls(
             walls[n, 1] = ranges[k] * units[k, 1]
             n += 1
     points = walls[:n]
-    seen, seen_doubt, heard, heard_doubt = masks[0], masks[1], masks[2], masks[3]
-    doubt = 0
+    seen, heard = masks[0], masks[1]
     if laser_ranges.shape[0] > 0:
-        doubt += beyond_beams(
-            points, laser_x, laser_y, first, step, laser_ranges, tolerance, seen, seen_doubt
-        )
+        beyond_beams(points, laser_x, laser_y, first, step, laser_ranges, tolerance, seen)
     else:
         seen[:n] = False
-        seen_doubt[:n] = False
     if sonar_x.shape[0] > 0:
-        doubt += in_cones(
+        in_cones(
             points,
             sonar_x,
             sonar_y,
@@ -97,18 +91,16 @@ def _unseen_walls(
             half_cone,
             tolerance,
             heard,
-            heard_doubt,
         )
     else:
         heard[:n] = False
-        heard_doubt[:n] = False
     m = 0
     for i in range(n):
         if not (seen[i] or heard[i]):
             unseen[m, 0] = points[i, 0]
             unseen[m, 1] = points[i, 1]
             m += 1
-    return n, m, doubt
+    return m
 
 
 def _f64(values: _Array) -> _Array:
@@ -138,7 +130,7 @@ class MapLayer:
         self._unseen_ranges = np.empty(rays)
         self._unseen_cast = b""
         self._walls = np.empty((rays, 2))
-        self._masks = np.empty((4, rays), dtype=bool)
+        self._masks = np.empty((2, rays), dtype=bool)
         self._unseen = np.empty((rays, 2))
         # the compiled call's form of the last laser's and sonar ring's fixed geometry
         self._laser_layout: tuple[_Layout, tuple[tuple[float, float], float, float]] | None = None
@@ -189,34 +181,29 @@ class MapLayer:
         """:meth:`wall_points` less those the ``laser`` sees through
         (:func:`~freelook.safety.seen_through`) or a ``sonar`` cone (``half_cone`` wide each
         side) hears beyond (:func:`~freelook.safety.in_sonar_cones`): a wall the sensors see
-        through is not there (the pose is off, or the map is old).
+        through is not there (the pose is off, or the map is old). A bearing without a range
+        (or a range without a bearing) is no beam, and a sonar's transducers are those with
+        all four of their values.
 
         One compiled call every control cycle, the same points as those three calls; a robot
         standing still is not cast from again."""
-        laser_odd = laser is not None and (
-            len(laser.bearings) < 2 or len(laser.ranges) != len(laser.bearings)
-        )
-        sonar_odd = sonar is not None and not (
-            len(sonar.origin_x) == len(sonar.origin_y) == len(sonar.bearings) == len(sonar.ranges)
-        )
-        if laser_odd or sonar_odd:
-            return self._unseen_walls_numpy(pose, laser, sonar, half_cone, tolerance)
         x, y, theta = float(pose[0]), float(pose[1]), float(pose[2])
         reach = float(self.reach)
         key = _CAST_KEY.pack(x, y, theta, reach)  # as bytes: −0.0 is not 0.0 here
         cast_again = key != self._unseen_cast
         self._unseen_cast = key
         ox, oy, resolution = self._world
-        if laser is not None:
+        beams = min(len(laser.bearings), len(laser.ranges)) if laser is not None else 0
+        if laser is not None and beams >= 2:
             laser_at, first, step = self._sweep(laser)
-            laser_ranges = _f64(laser.ranges)
+            laser_ranges = _f64(laser.ranges[:beams])
         else:
             laser_at, first, step, laser_ranges = (0.0, 0.0), 0.0, 0.0, _NONE
         if sonar is not None and len(sonar.ranges):
-            cones = (*self._cones(sonar), _f64(sonar.ranges))
+            cones = self._cones(sonar)
         else:
             cones = (_NONE, _NONE, _NONE, _NONE)
-        n, m, doubt = _unseen_walls(
+        m = _unseen_walls(
             self._clearance,
             ox,
             oy,
@@ -240,24 +227,7 @@ class MapLayer:
             self._masks,
             self._unseen,
         )
-        if not doubt:
-            return self._unseen[:m].copy()
-        # the numpy forms' word on the points the compiled tests leave to them (numpy alone:
-        # a compiled loop loaded for this would stall the cycle and cost the process memory)
-        walls = self._walls[:n]
-        seen, seen_doubt, heard, heard_doubt = self._masks[:, :n]
-        absent = seen | heard
-        if laser is not None and seen_doubt.any():
-            absent[seen_doubt] |= seen_through(
-                walls[seen_doubt], laser.bearings, laser.ranges, laser_at, tolerance, compiled=False
-            )
-        if sonar is not None and heard_doubt.any():
-            cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
-            absent[heard_doubt] |= in_sonar_cones(
-                walls[heard_doubt], cones, half_cone, tolerance, compiled=False
-            )
-        unseen: npt.NDArray[np.float64] = walls[~absent]
-        return unseen
+        return self._unseen[:m].copy()
 
     def _sweep(self, laser: RangeScan) -> tuple[tuple[float, float], float, float]:
         """The laser's origin, first bearing and step (worked out again only for other
@@ -274,39 +244,19 @@ class MapLayer:
         self._laser_layout = (fixed, sweep)
         return sweep
 
-    def _cones(self, sonar: RangeScan) -> tuple[_Array, _Array, _Array]:
-        """The transducers' x, y and bearings as the compiled call takes them (converted again
-        only for other arrays: a sonar ring's are the same every reading)."""
+    def _cones(self, sonar: RangeScan) -> tuple[_Array, _Array, _Array, _Array]:
+        """The transducers' x, y, bearings and readings as the compiled call takes them, as
+        many as each of the four has (the layout converted again only for other arrays: a
+        sonar ring's are the same every reading)."""
         fixed = (sonar.origin_x, sonar.origin_y, sonar.bearings)
+        n = len(sonar.ranges)
         cached = self._sonar_layout
-        if cached is not None and _same_arrays(cached[0], fixed):
-            return cached[1]
-        layout = (_f64(fixed[0]), _f64(fixed[1]), _f64(fixed[2]))
-        self._sonar_layout = (fixed, layout)
-        return layout
-
-    def _unseen_walls_numpy(
-        self,
-        pose: Pose,
-        laser: RangeScan | None,
-        sonar: RangeScan | None,
-        half_cone: float,
-        tolerance: float = 0.1,
-    ) -> npt.NDArray[np.float64]:
-        """:meth:`unseen_walls` as the three calls, the tests in numpy (its reference, and its
-        way with sensors of unusual shape)."""
-        walls = self.wall_points(pose)
-        absent = np.zeros(len(walls), dtype=bool)
-        if laser is not None:
-            origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-            absent |= seen_through(
-                walls, laser.bearings, laser.ranges, origin, tolerance, compiled=False
-            )
-        if sonar is not None:
-            cones = (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
-            absent |= in_sonar_cones(walls, cones, half_cone, tolerance, compiled=False)
-        unseen: npt.NDArray[np.float64] = walls[~absent]
-        return unseen
+        if cached is None or not _same_arrays(cached[0], fixed) or len(cached[1][0]) != n:
+            n = min(n, len(fixed[0]), len(fixed[1]), len(fixed[2]))
+            layout = (_f64(fixed[0][:n]), _f64(fixed[1][:n]), _f64(fixed[2][:n]))
+            cached = self._sonar_layout = (fixed, layout)
+        ox, oy, bearings = cached[1]
+        return ox, oy, bearings, _f64(sonar.ranges[: len(ox)])
 
     def keep_out_points(self, pose: Pose) -> npt.NDArray[np.float64]:
         """Points along the keep-out outlines within ``reach`` of ``pose`` (robot frame), but

@@ -135,7 +135,7 @@ def _nearest_in(points: _Array, side: int, rear: float, front: float, best: floa
     """:func:`nearest_squared` over one array, from ``best`` so far."""
     for i in range(points.shape[0]):
         px = points[i, 0]
-        # the numpy form's mask: x ≥ rear moving forward, x ≤ front backing (NaN x: left out)
+        # the points that count: x ≥ rear moving forward, x ≤ front backing (NaN x: left out)
         if (side > 0 and not px >= rear) or (side < 0 and not px <= front):
             continue
         py = points[i, 1]
@@ -149,10 +149,9 @@ def _nearest_in(points: _Array, side: int, rear: float, front: float, best: floa
 
 @numba.njit(cache=True, nogil=True)
 def nearest_squared(points: _Array, prior: _Array, side: int, rear: float, front: float) -> float:
-    """The smallest squared distance from the centre over both arrays' points, as
-    ``np.min(np.einsum("ij,ij->i", p, p))`` of the stacked points that count gives it (its
-    rows are ``x·x + y·y``): all of them for ``side`` 0, those with x ≥ ``rear`` for 1, with
-    x ≤ ``front`` for −1. NaN if any counted is NaN (numpy's min), inf when none counts."""
+    """The smallest squared distance (``x·x + y·y``) from the centre over both arrays'
+    points that count: all of them for ``side`` 0, those with x ≥ ``rear`` for 1, with
+    x ≤ ``front`` for −1. NaN if any counted is NaN (as numpy's min), inf when none counts."""
     best = _nearest_in(points, side, rear, front, math.inf)
     if best != best:
         return best

@@ -2,18 +2,13 @@
 beyond, which lie in a sonar cone nearer than its reading, which lie outside a sweep's view.
 
 Every control cycle tests a few hundred remembered and map points against the laser's sweep
-and the sonar cones: small arrays, where numpy's per-call cost is most of the time. These
-loops do the same arithmetic in the same order as the numpy forms beside their callers (sums,
-products, square roots, sines, cosines and ``hypot`` round alike here and in numpy). One
-thing does not: numpy's ``arctan2`` may run its own vectorised code, a few ulps from the C
-library's. So the loops decide every point whose answer a few ulps cannot change, and flag
-the rest (within ``_DOUBT`` of a beam's rounding edge, a cone's side or a sweep's end, or not
-finite) for the caller to decide with the numpy form.
+and the sonar cones: small arrays, where numpy's per-call cost is most of the time, so these
+loops are the one implementation of the tests.
 
 Most points are far from any edge, and those need no arctangent or square root at all: a
 point clearly to one side of a sweep's edges is placed by cross products, and one clearly
 within a narrow cone's reach and clear of its side by squares. Only the few near an edge are
-worked out as the numpy form does.
+placed by their bearing's arctangent.
 """
 
 from __future__ import annotations
@@ -29,9 +24,6 @@ __all__ = ["beyond_beams", "in_cones", "outside_sweep", "to_frame"]
 _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
 
-#: Closer than this to a decision's edge (radians, or beams for a rounding edge), a point is
-#: left to the numpy form: a million times the few ulps the two arctangents differ by.
-_DOUBT = 1e-9
 #: A cone's test by cosine decides points further than this (radians) from the cone's side.
 _CONE_BAND = 1e-6
 #: No wedge: every point is placed by its arctangent.
@@ -39,7 +31,8 @@ _NONE = (1.0, 0.0, 1.0, 0.0, 0)
 
 
 #: A point further than this (radians, as the sine of its angle off an edge) to one side of a
-#: sweep's edge is on that side without its arctangent: a thousand times ``_DOUBT``.
+#: sweep's edge is on that side without its arctangent: far beyond the cross products'
+#: rounding.
 _EDGE_BAND = 1e-6
 
 
@@ -93,18 +86,14 @@ def beyond_beams(
     ranges: _Array,
     tolerance: float,
     out: _Mask,
-    doubt: _Mask,
-) -> int:
-    """Which points a sweep (beam k at ``first + k·step``) passes beyond; returns how many
-    are in doubt (their beam's rounding too close to call)."""
-    doubtful = 0
+) -> None:
+    """``out``: which points a sweep (beam k at ``first + k·step``, one for each of
+    ``ranges``) passes beyond: nothing is there, or the beam would have stopped at it."""
     edges = _beams_wedge(first, step, ranges.shape[0])
     for i in range(points.shape[0]):
-        out[i], doubt[i] = _beyond_beam(
+        out[i] = _beyond_beam(
             points[i, 0] - ox, points[i, 1] - oy, edges, first, step, ranges, tolerance
         )
-        doubtful += doubt[i]
-    return doubtful
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -123,18 +112,17 @@ def _beyond_beam(
     step: float,
     ranges: _Array,
     tolerance: float,
-) -> tuple[bool, bool]:
-    """:func:`beyond_beams` of the point (dx, dy) from the sweep's origin: (passed beyond,
-    in doubt)."""
-    if _side(dx, dy, edges) < 0:
-        return False, False
+) -> bool:
+    """:func:`beyond_beams` of the point (dx, dy) from the sweep's origin: whether the beam
+    its bearing rounds to (halves to even) reaches further (a point not finite, or beyond the
+    sweep, is not passed)."""
+    if _side(dx, dy, edges) < 0 or step == 0.0:  # (a sweep of one bearing: no beam to pass)
+        return False
     q = (math.atan2(dy, dx) - first) / step
-    if not abs(q) < 1e15 or abs(q - math.floor(q) - 0.5) < _DOUBT:
-        return False, True
+    if not abs(q) < 1e15:
+        return False
     k = int(np.rint(q))
-    if 0 <= k < ranges.shape[0]:
-        return ranges[k] > math.hypot(dx, dy) + tolerance, False
-    return False, False
+    return 0 <= k < ranges.shape[0] and float(ranges[k]) > math.hypot(dx, dy) + tolerance
 
 
 #: Sectors of bearing round the points' origin, by which a far point finds the cones it may
@@ -144,7 +132,7 @@ _SECTORS = 64
 #: each transducer at most asin(1/3) ≈ 19.5° off its bearing from the origin.
 _FAR = 3.0
 #: Radians added to the widest a far point's bearing may differ and still fall in a cone: far
-#: beyond the rounding of the sectors' arithmetic and the cones' own bands (1e-6, 1e-9).
+#: beyond the rounding of the sectors' arithmetic and the cones' own band (1e-6).
 _SECTOR_MARGIN = 1e-3
 
 
@@ -221,10 +209,6 @@ def _cone_tables(
     return cb, sb, near, beyond, within
 
 
-#: How a point lies against one cone (:func:`_in_cone`).
-_OUTSIDE, _INSIDE, _UNSURE = 0, 1, 2
-
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def _in_cone(
     dx: float,
@@ -234,40 +218,37 @@ def _in_cone(
     bearing: float,
     half_cone: float,
     bounds: tuple[bool, bool, float, float, float, float],
-) -> int:
-    """Where (dx, dy) from cone ``j``'s transducer lies against it: clearly beyond its reach
-    or behind the transducer is outside, without a square root (within 1e-12 relative of the
+) -> bool:
+    """Whether (dx, dy) from cone ``j``'s transducer lies in it: clearly beyond its reach or
+    behind the transducer is outside, without a square root (within 1e-12 relative of the
     reach, or within 2e-6 of the transducer, the exact tests decide); then by the cosine off
-    the axis, clear of ``_CONE_BAND``; then by the angle, unsure within ``_DOUBT`` of the
-    side."""
+    the axis, clear of ``_CONE_BAND``; then by the angle."""
     cb, sb, near, beyond, within = tables
     fast, behind_out, cos_in, cos_out, cos_in_squared, cos_out_squared = bounds
     squared = dx * dx + dy * dy
     if squared > beyond[j]:
-        return _OUTSIDE
+        return False
     if behind_out and squared > 4e-12:
         ahead = cb[j] * dx + sb[j] * dy
         if ahead <= 0.0:
-            return _OUTSIDE
+            return False
         if squared < within[j]:  # h < near[j], and r = ahead / h is clear of the band
             if ahead * ahead < cos_out_squared * squared:
-                return _OUTSIDE
+                return False
             if ahead * ahead > cos_in_squared * squared:
-                return _INSIDE
+                return True
     h = math.hypot(dx, dy)
     if not h < near[j]:
-        return _OUTSIDE
+        return False
     if fast and h > 1e-6:
         r = (cb[j] * dx + sb[j] * dy) / h
         if r < cos_out:
-            return _OUTSIDE
+            return False
         if r > cos_in:
-            return _INSIDE
+            return True
     d = math.atan2(dy, dx) - bearing
     off = abs(math.atan2(math.sin(d), math.cos(d)))
-    if not abs(off - half_cone) > _DOUBT:
-        return _UNSURE
-    return _INSIDE if off < half_cone else _OUTSIDE
+    return off < half_cone
 
 
 @numba.njit(cache=True, nogil=True)
@@ -280,17 +261,15 @@ def in_cones(
     half_cone: float,
     tolerance: float,
     out: _Mask,
-    doubt: _Mask,
-) -> int:
-    """Which points lie in a cone nearer than its reach; returns how many are in doubt.
+) -> None:
+    """``out``: which points lie in a cone nearer than its reach.
 
     Most points are decided by the cosine of their angle off the cone's axis, without an
     arctangent: clearly in or clearly out by ``_CONE_BAND`` radians; the rest by the angle.
     Of a narrow cone, points clearly nearer than the reach and clearly off the band are
     decided by squares, without a square root either. A point far from the origin is tested
     only against the cones its sector of bearing may lie in (:func:`_cone_sectors`): the
-    others hold it nowhere near their sides, so it is outside them and in no doubt."""
-    doubtful = 0
+    others hold it nowhere near their sides, so it is outside them."""
     tables = _cone_tables(bearing, reach, tolerance)
     fast = _CONE_BAND < half_cone < math.pi - _CONE_BAND
     cos_in = math.cos(half_cone - _CONE_BAND)  # cosines above: clearly inside
@@ -310,29 +289,21 @@ def in_cones(
         if square >= far_squared and square < math.inf:
             maybe = sectors[_sector(px, py)]
         inside = False
-        unsure = False
         for j in range(ox.shape[0]):
-            if not (maybe >> j) & 1:
-                continue
-            where = _in_cone(px - ox[j], py - oy[j], j, tables, bearing[j], half_cone, bounds)
-            if where == _INSIDE:
+            if (maybe >> j) & 1 and _in_cone(
+                px - ox[j], py - oy[j], j, tables, bearing[j], half_cone, bounds
+            ):
                 inside = True
                 break
-            unsure = unsure or where == _UNSURE
         out[i] = inside
-        doubt[i] = unsure and not inside
-        if doubt[i]:
-            doubtful += 1
-    return doubtful
 
 
 @numba.njit(cache=True, nogil=True)
 def outside_sweep(
-    points: _Array, ox: float, oy: float, first: float, last: float, out: _Mask, doubt: _Mask
-) -> int:
-    """Which points lie outside the bearings [first, last] seen from (ox, oy); returns how
-    many are in doubt."""
-    doubtful = 0
+    points: _Array, ox: float, oy: float, first: float, last: float, out: _Mask
+) -> None:
+    """``out``: which points lie outside the bearings [first, last] seen from (ox, oy) (a
+    point not finite is not: its bearing is no number)."""
     edges = _wedge(first, last)
     for i in range(points.shape[0]):
         dx = points[i, 0] - ox
@@ -340,11 +311,6 @@ def outside_sweep(
         side = _side(dx, dy, edges)
         if side != 0:
             out[i] = side < 0
-            doubt[i] = False
             continue
         b = math.atan2(dy, dx)
         out[i] = b < first or b > last
-        doubt[i] = not (abs(b - first) > _DOUBT and abs(b - last) > _DOUBT)
-        if doubt[i]:
-            doubtful += 1
-    return doubtful

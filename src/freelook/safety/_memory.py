@@ -22,7 +22,6 @@ from freelook.safety._memory_cycle import (
     Cones,
     Fresh,
     MemorySettings,
-    MemoryStatus,
     Odometry,
     Remembered,
     Sweep,
@@ -41,10 +40,24 @@ _NONE = np.zeros(0)
 _NO_POINTS = np.zeros((0, 2))
 _NO_SWEEP = Sweep(0.0, 0.0, 0.0, 0.0, 0.0, _NONE)
 _NO_CONES = Cones(_NONE, _NONE, _NONE, _NONE)
+#: A memory's reach in cells at most (its cells are coded relative to the robot's own).
+_MOST_CELLS = 2.0**20
 
 
 def _f64(values: _Array) -> _Array:
     return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _points(values: _Array) -> _Array:
+    """Points as the compiled loops take them: rows of (x, y), float64, contiguous."""
+    return _f64(values).reshape(-1, 2)
+
+
+def _sweep_geometry(bearings: _Array) -> tuple[float, float, float]:
+    """A sweep's first bearing, step and last bearing (step 0 for a single beam)."""
+    first, last = float(bearings[0]), float(bearings[-1])
+    step = float(bearings[1] - bearings[0]) if len(bearings) > 1 else 0.0
+    return first, step, last
 
 
 def seen_through(
@@ -53,88 +66,45 @@ def seen_through(
     ranges: _Array,
     origin: tuple[float, float],
     tolerance: float = 0.1,
-    *,
-    compiled: bool = True,
 ) -> npt.NDArray[np.bool_]:
-    """Which points (robot frame) a laser sweep (sorted bearings) now passes beyond: nothing
-    is there, or the laser would have stopped at it.
-
-    ``compiled=False``: numpy alone, the same answers without the compiled loop (for a
-    control cycle that must not wait for its first compile)."""
-    if len(bearings) < 2 or not len(points):
-        return np.zeros(len(points), dtype=bool)
-    if len(ranges) != len(bearings) or not compiled:
-        return _seen_through_numpy(points, bearings, ranges, origin, tolerance)
-    out = np.empty(len(points), dtype=bool)
-    doubt = np.empty(len(points), dtype=bool)
-    step = float(bearings[1] - bearings[0])
-    points = _f64(points)
+    """Which points (robot frame) a laser sweep (sorted, evenly spaced bearings) now passes
+    beyond: nothing is there, or the laser would have stopped at it. A bearing without a
+    range, or a range without a bearing, is no beam."""
+    out = np.zeros(len(points), dtype=bool)
+    beams = min(len(bearings), len(ranges))
+    if beams < 2 or not len(points):
+        return out
+    first, step, _ = _sweep_geometry(bearings)
     ox, oy = float(origin[0]), float(origin[1])
-    first = float(bearings[0])
-    if beyond_beams(points, ox, oy, first, step, _f64(ranges), tolerance, out, doubt):
-        out[doubt] = _seen_through_numpy(points[doubt], bearings, ranges, origin, tolerance)
+    beyond_beams(_points(points), ox, oy, first, step, _f64(ranges[:beams]), tolerance, out)
     return out
 
 
-def _seen_through_numpy(
-    points: _Array,
-    bearings: _Array,
-    ranges: _Array,
-    origin: tuple[float, float],
-    tolerance: float,
-) -> npt.NDArray[np.bool_]:
-    """:func:`seen_through` in numpy (the compiled loop's reference, and its word on doubt)."""
-    dx, dy = points[:, 0] - origin[0], points[:, 1] - origin[1]
-    step = float(bearings[1] - bearings[0])
-    index = np.rint((np.arctan2(dy, dx) - bearings[0]) / step).astype(np.int64)
-    inside = (index >= 0) & (index < len(bearings))
-    beam_range = np.full(len(index), -np.inf)
-    beam_range[inside] = ranges[index[inside]]
-    return np.asarray(inside & (beam_range > np.hypot(dx, dy) + tolerance), dtype=bool)
+def _transducers(sonar: _Cones) -> _Cones:
+    """The sonar's (x, y, bearing, range) as the compiled loops take them, as many as each
+    of the four has."""
+    n = min(len(sonar[0]), len(sonar[1]), len(sonar[2]), len(sonar[3]))
+    ox, oy, bearing, reach = sonar
+    return _f64(ox[:n]), _f64(oy[:n]), _f64(bearing[:n]), _f64(reach[:n])
 
 
 def in_sonar_cones(
     points: _Array,
-    sonar: tuple[_Array, _Array, _Array, _Array],
+    sonar: _Cones,
     half_cone: float,
     tolerance: float = 0.1,
-    *,
-    compiled: bool = True,
 ) -> npt.NDArray[np.bool_]:
     """Which points (robot frame) lie inside a sonar's cone nearer than its reading: the sonar
     hears the nearest echo in its cone, so nothing is there.
 
-    ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame;
-    ``compiled=False``: numpy alone, as :func:`seen_through`.
+    ``sonar`` = (origin x, origin y, bearing, range) of each transducer, robot frame.
     """
-    if not len(points) or not len(sonar[0]):
-        return np.zeros(len(points), dtype=bool)
-    ox, oy, bearing, reach = sonar
-    n = len(ox)
-    if len(oy) != n or len(bearing) != n or len(reach) != n or not compiled:
-        return _in_sonar_cones_numpy(points, sonar, half_cone, tolerance)
-    out = np.empty(len(points), dtype=bool)
-    doubt = np.empty(len(points), dtype=bool)
-    points = _f64(points)
-    ox, oy, bearing, reach = _f64(ox), _f64(oy), _f64(bearing), _f64(reach)
-    if in_cones(points, ox, oy, bearing, reach, float(half_cone), tolerance, out, doubt):
-        out[doubt] = _in_sonar_cones_numpy(points[doubt], sonar, half_cone, tolerance)
+    out = np.zeros(len(points), dtype=bool)
+    ox, oy, bearing, reach = _transducers(sonar)
+    if not len(points) or not len(ox):
+        return out
+    in_cones(_points(points), ox, oy, bearing, reach, float(half_cone), tolerance, out)
     return out
-
-
-def _in_sonar_cones_numpy(
-    points: _Array,
-    sonar: tuple[_Array, _Array, _Array, _Array],
-    half_cone: float,
-    tolerance: float,
-) -> npt.NDArray[np.bool_]:
-    """:func:`in_sonar_cones` in numpy (the compiled loop's reference, and its word on doubt)."""
-    ox, oy, bearing, reach = sonar
-    dx = points[None, :, 0] - ox[:, None]
-    dy = points[None, :, 1] - oy[:, None]
-    off = np.abs(np.angle(np.exp(1j * (np.arctan2(dy, dx) - bearing[:, None]))))
-    inside = (off < half_cone) & (np.hypot(dx, dy) < reach[:, None] - tolerance)
-    return np.asarray(inside.any(axis=0))
 
 
 class ObstacleMemory:
@@ -143,6 +113,11 @@ class ObstacleMemory:
     def __init__(
         self, seconds: float, reach: float, cell: float = 0.05, sample_period: float = 0.1
     ) -> None:
+        if not (cell > 0.0 and 0.0 <= reach <= cell * _MOST_CELLS):
+            raise ValueError(
+                f"obstacle memory: reach {reach} m and cell {cell} m: expected a positive "
+                f"cell and a reach of at most {_MOST_CELLS:.0f} cells"
+            )
         compile_memory_cycle()  # now, not in the first control cycle
         self.seconds = seconds
         self.reach = reach
@@ -184,22 +159,14 @@ class ObstacleMemory:
         (:meth:`clear_seen_through`, :meth:`clear_in_cones`), take in this moment's readings
         when :meth:`due` (:meth:`observe`), and return the :meth:`points` outside the sweep's
         view. One compiled call, the same memory and points as those steps one by one."""
-        usual = (
-            laser_points.dtype == np.float64
-            and sonar_points.dtype == np.float64
-            and self._xy.dtype == np.float64
-            and (sweep is None or 2 <= len(sweep[0]) == len(sweep[1]))
-            and (cones is None or len(cones[0]) == len(cones[1]) == len(cones[2]) == len(cones[3]))
-        )
-        if not usual:
-            return self._update_numpy(
-                odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
-            )
         x, y, theta = odometry
-        view = self._view(sweep) if sweep is not None else _NO_SWEEP
-        sonar = Cones(*self._cones(cones), _f64(cones[3])) if cones is not None else _NO_CONES
+        view = self._view(sweep) if sweep is not None and len(sweep[0]) else _NO_SWEEP
+        sonar = Cones(*self._cones(cones)) if cones is not None else _NO_CONES
         due = self.due(now)
-        fresh = np.concatenate((laser_points, sonar_points)) if due else _NO_POINTS
+        if due:
+            fresh = np.concatenate((_points(laser_points), _points(sonar_points)))
+        else:
+            fresh = _NO_POINTS
         settings = MemorySettings(
             float(tolerance),
             float(half_cone),
@@ -208,7 +175,7 @@ class ObstacleMemory:
             float(self.cell),
         )
         # the memory's own arrays are float64 and contiguous: this class makes them so
-        status, memory, local, points, oldest = memory_cycle(
+        memory, local, points, self._oldest = memory_cycle(
             Remembered(self._xy, self._stamp, self._laser),
             Odometry(float(x), float(y), math.cos(theta), math.sin(theta), float(now)),
             view,
@@ -216,22 +183,10 @@ class ObstacleMemory:
             settings,
             Fresh(fresh, len(laser_points), due),
         )
-        if status == MemoryStatus.IN_DOUBT:  # the numpy forms decide, step by step
-            return self._update_numpy(
-                odometry, now, laser_points, sonar_points, sweep, cones, half_cone, tolerance
-            )
         self._xy, self._stamp, self._laser = memory
         self._local = (odometry, self._xy, local)
-        if status == MemoryStatus.CELLS_TOO_LARGE:
-            self._last_sample = now
-            self._observe_numpy(fresh, len(laser_points), odometry, now)
-            return self._view_numpy(odometry, now, sweep)
         if due:
             self._last_sample = now
-        self._oldest = oldest
-        if status == MemoryStatus.NEAR_SWEEP_ENDS:  # the arctangents decide, as in numpy's form
-            bearing = np.arctan2(local[:, 1] - view.y, local[:, 0] - view.x)
-            points = local[(bearing < view.first) | (bearing > view.last)]
         return points
 
     def _view(self, sweep: tuple[_Array, _Array, tuple[float, float]]) -> Sweep:
@@ -240,138 +195,41 @@ class ObstacleMemory:
         bearings, ranges, origin = sweep
         cached = self._sweep_view
         if cached is None or cached[0] is not bearings or cached[1] != origin:
-            first, last = float(bearings[0]), float(bearings[-1])
-            step = float(bearings[1] - bearings[0])
+            first, step, last = _sweep_geometry(bearings)
             geometry = (float(origin[0]), float(origin[1]), first, step, last)
             cached = self._sweep_view = (bearings, origin, geometry)
-        return Sweep(*cached[2], _f64(ranges))
+        return Sweep(*cached[2], _f64(ranges[: len(bearings)]))
 
-    def _cones(self, cones: _Cones) -> _Layout:
-        """The transducers' x, y and bearings as the compiled cycle takes them (converted again
-        only for other arrays: a sonar ring's are the same every reading)."""
+    def _cones(self, cones: _Cones) -> _Cones:
+        """The transducers' x, y, bearings and readings as the compiled cycle takes them (the
+        layout converted again only for other arrays: a sonar ring's are the same every
+        reading)."""
         cached = self._cone_layout
+        n = len(cones[3])
         if cached is not None:
             (x, y, bearings), layout = cached
-            if x is cones[0] and y is cones[1] and bearings is cones[2]:
-                return layout
-        layout = (_f64(cones[0]), _f64(cones[1]), _f64(cones[2]))
-        self._cone_layout = ((cones[0], cones[1], cones[2]), layout)
-        return layout
-
-    def _update_numpy(
-        self,
-        odometry: Pose,
-        now: float,
-        laser_points: _Array,
-        sonar_points: _Array,
-        sweep: tuple[_Array, _Array, tuple[float, float]] | None,
-        cones: _Cones | None,
-        half_cone: float,
-        tolerance: float,
-    ) -> _Array:
-        """:meth:`update` in numpy, one step at a time: its reference, and its way in doubt
-        (no compiled loop but the cycle's own is ever needed, so none is loaded for this)."""
-        if sweep is not None and np.count_nonzero(self._laser):
-            bearings, ranges, origin = sweep
-            local = self._to_robot_numpy(odometry)
-            passed = seen_through(local, bearings, ranges, origin, tolerance, compiled=False)
-            self._forget(passed & self._laser)
-        if cones is not None and len(self._xy):
-            local = self._to_robot_numpy(odometry)
-            self._forget(in_sonar_cones(local, cones, half_cone, tolerance, compiled=False))
-        if self.due(now):
-            self._last_sample = now
-            self._observe_numpy(
-                np.vstack((laser_points, sonar_points)), len(laser_points), odometry, now
-            )
-        return self._view_numpy(odometry, now, sweep)
-
-    def _forget(self, gone: npt.NDArray[np.bool_]) -> None:
-        if np.count_nonzero(gone):
-            keep = ~gone
-            self._xy, self._stamp, self._laser = (
-                self._xy[keep],
-                self._stamp[keep],
-                self._laser[keep],
-            )
-            self._local = None
-
-    def _to_robot_numpy(self, odometry: Pose) -> _Array:
-        """The remembered points in the robot frame at ``odometry``, in numpy (the compiled
-        loop's arithmetic)."""
-        x, y, theta = odometry
-        c, s = math.cos(theta), math.sin(theta)
-        dx, dy = self._xy[:, 0] - x, self._xy[:, 1] - y
-        return np.column_stack((c * dx + s * dy, -s * dx + c * dy))
-
-    def _view_numpy(
-        self,
-        odometry: Pose,
-        now: float,
-        sweep: tuple[_Array, _Array, tuple[float, float]] | None,
-    ) -> _Array:
-        """:meth:`points` in numpy: the young ones, outside the ``sweep``'s view."""
-        young = self._stamp > now - self.seconds
-        if np.count_nonzero(young) != len(young):
-            self._xy, self._stamp, self._laser = (
-                self._xy[young],
-                self._stamp[young],
-                self._laser[young],
-            )
-            self._local = None
-        self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
-        local = self._to_robot_numpy(odometry)
-        if sweep is None:
-            return local
-        bearings, _, (ox, oy) = sweep
-        bearing = np.arctan2(local[:, 1] - oy, local[:, 0] - ox)
-        outside = (bearing < float(bearings[0])) | (bearing > float(bearings[-1]))
-        points: _Array = local[outside]
-        return points
+            if x is cones[0] and y is cones[1] and bearings is cones[2] and len(layout[0]) == n:
+                return (*layout, _f64(cones[3]))
+        ox, oy, bearing, reach = _transducers(cones)
+        self._cone_layout = ((cones[0], cones[1], cones[2]), (ox, oy, bearing))
+        return ox, oy, bearing, reach
 
     def observe(self, laser: _Array, sonar: _Array, odometry: Pose, now: float) -> None:
         """Remember this moment's readings (robot frame) at ``odometry``; forget the old."""
         self._last_sample = now
         x, y, theta = odometry
-        fresh = np.vstack((laser, sonar))
-        if fresh.dtype == np.float64 and self._xy.dtype == np.float64:
-            # compiled: the numpy form's arithmetic, one pass (with its sort for the cells)
-            n = len(fresh) + len(self._xy)
-            xy, stamp, is_laser = np.empty((n, 2)), np.empty(n), np.empty(n, dtype=bool)
-            kept = remember(
-                Fresh(np.ascontiguousarray(fresh), len(laser), True),
-                Remembered(_f64(self._xy), _f64(self._stamp), np.ascontiguousarray(self._laser)),
-                Odometry(float(x), float(y), math.cos(theta), math.sin(theta), float(now)),
-                (float(now) - float(self.seconds), float(self.reach), float(self.cell)),
-                Remembered(xy, stamp, is_laser),
-            )
-            if kept >= 0:
-                self._xy, self._stamp, self._laser = xy[:kept], stamp[:kept], is_laser[:kept]
-                self._oldest = float(self._stamp.min()) if kept else math.inf
-                return
-        self._observe_numpy(fresh, len(laser), odometry, now)
-
-    def _observe_numpy(self, fresh: _Array, laser_count: int, odometry: Pose, now: float) -> None:
-        """:meth:`observe` in numpy (the compiled update's reference, and its fallback)."""
-        x, y, theta = odometry
-        c, s = math.cos(theta), math.sin(theta)
-        sonar_count = len(fresh) - laser_count
-        world = np.column_stack(
-            (x + c * fresh[:, 0] - s * fresh[:, 1], y + s * fresh[:, 0] + c * fresh[:, 1])
+        fresh = np.concatenate((_points(laser), _points(sonar)))
+        n = len(fresh) + len(self._xy)
+        xy, stamp, is_laser = np.empty((n, 2)), np.empty(n), np.empty(n, dtype=bool)
+        kept = remember(
+            Fresh(fresh, len(laser), True),
+            Remembered(self._xy, self._stamp, self._laser),
+            Odometry(float(x), float(y), math.cos(theta), math.sin(theta), float(now)),
+            (float(now) - float(self.seconds), float(self.reach), float(self.cell)),
+            Remembered(xy, stamp, is_laser),
         )
-        xy = np.vstack((world, self._xy))
-        stamp = np.concatenate((np.full(len(fresh), now), self._stamp))
-        is_laser = np.concatenate(
-            (np.ones(laser_count, dtype=bool), np.zeros(sonar_count, dtype=bool), self._laser)
-        )
-        near = (stamp > now - self.seconds) & (np.hypot(xy[:, 0] - x, xy[:, 1] - y) < self.reach)
-        xy, stamp, is_laser = xy[near], stamp[near], is_laser[near]
-        # one point per grid cell and source, the newest (fresh readings come first)
-        keys = np.floor(xy / self.cell).astype(np.int64)
-        code = (keys[:, 0] * 1_000_003 + keys[:, 1]) * 2 + is_laser
-        _, first = np.unique(code, return_index=True)
-        self._xy, self._stamp, self._laser = xy[first], stamp[first], is_laser[first]
-        self._oldest = float(self._stamp.min()) if len(self._stamp) else math.inf
+        self._xy, self._stamp, self._laser = xy[:kept], stamp[:kept], is_laser[:kept]
+        self._oldest = float(self._stamp.min()) if kept else math.inf
 
     def clear_seen_through(
         self,
@@ -431,11 +289,7 @@ class ObstacleMemory:
             return local.copy()
         (ox, oy), first, last = seen
         outside = np.empty(len(local), dtype=bool)
-        doubt = np.empty(len(local), dtype=bool)
-        if outside_sweep(local, float(ox), float(oy), float(first), float(last), outside, doubt):
-            near = local[doubt]
-            bearing = np.arctan2(near[:, 1] - oy, near[:, 0] - ox)
-            outside[doubt] = (bearing < first) | (bearing > last)
+        outside_sweep(local, float(ox), float(oy), float(first), float(last), outside)
         return local[outside]
 
     def _keep(self, keep: npt.NDArray[np.bool_]) -> None:
@@ -454,7 +308,7 @@ class ObstacleMemory:
         x, y, theta = odometry
         local = np.empty((len(self._xy), 2))
         to_frame(
-            _f64(self._xy),
+            self._xy,
             float(x),
             float(y),
             math.cos(theta),

@@ -1,15 +1,11 @@
 """The obstacle memory's compiled control cycle: clearing what the sensors see through, taking
 in fresh readings, forgetting the old, and the points outside the laser's view, in one call.
-
-What the clearing tests leave in doubt (:mod:`freelook.safety._kernels`) is handed back to the
-caller, whose numpy steps decide it.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from enum import IntEnum
 from typing import NamedTuple
 
 import numba
@@ -28,7 +24,6 @@ __all__ = [
     "Cones",
     "Fresh",
     "MemorySettings",
-    "MemoryStatus",
     "Odometry",
     "Remembered",
     "Sweep",
@@ -39,15 +34,6 @@ __all__ = [
 
 _Array = npt.NDArray[np.float64]
 _Mask = npt.NDArray[np.bool_]
-
-
-class MemoryStatus(IntEnum):
-    """How :func:`memory_cycle` ended."""
-
-    DONE = 0  #: the memory updated; the points are those outside the sweep's view
-    IN_DOUBT = 1  #: a point's clearing is in doubt: nothing was done, take the steps one by one
-    CELLS_TOO_LARGE = 2  #: the memory cleared, but the fresh readings' cells are too large
-    NEAR_SWEEP_ENDS = 3  #: done, but a point lies too near the sweep's ends to tell if outside
 
 
 class Remembered(NamedTuple):
@@ -109,8 +95,8 @@ class Fresh(NamedTuple):
     due: bool
 
 
-#: Cell indices at least this large are left to the numpy form: their codes could overflow.
-_CELL_LIMIT = 2.0**40
+#: A code's multiplier of a cell's column: rows this far apart would share codes.
+_ROW_SPAN = 1_000_003
 
 
 @numba.njit(cache=True, nogil=True)
@@ -121,14 +107,18 @@ def remember(
     limits: tuple[float, float, float],
     out: Remembered,
 ) -> int:
-    """The obstacle memory's update, as its numpy form makes it: the ``fresh`` readings
-    placed at ``odometry`` and stamped its time, before the remembered points; those newer
-    than ``limits[0]`` and nearer than ``limits[1]`` kept; of them the first in each grid cell
-    (side ``limits[2]``) and source, in the order of their codes (a stable sort:
-    ``np.unique``'s first indices). Writes ``out`` and returns how many; −1 when a cell index
-    is too large for the codes' int64 (the caller takes the numpy form then)."""
+    """The obstacle memory's update: the ``fresh`` readings placed at ``odometry`` and stamped
+    its time, before the remembered points; those newer than ``limits[0]`` and nearer than
+    ``limits[1]`` kept; of them the first in each grid cell (side ``limits[2]``) and source,
+    ordered by cell (column, then row; a stable sort). Writes ``out`` and returns how many.
+
+    A cell is coded relative to the robot's own (kept points are within the reach of it, so
+    the codes stay small wherever the robot is); cells are ordered the same as by their
+    absolute indices."""
     x, y, c, s, now = odometry
     since, reach, cell = limits
+    home0 = np.floor(x / cell)
+    home1 = np.floor(y / cell)
     points, laser_count = fresh.points, fresh.laser_count
     xy, stamp, laser = memory
     out_xy, out_stamp, out_laser = out
@@ -152,11 +142,9 @@ def remember(
             is_laser = laser[i - n_fresh]
         if not (when > since and math.hypot(wx - x, wy - y) < reach):
             continue
-        k0 = np.floor(wx / cell)
-        k1 = np.floor(wy / cell)
-        if not (abs(k0) < _CELL_LIMIT and abs(k1) < _CELL_LIMIT):
-            return -1
-        code[m] = (int(k0) * 1_000_003 + int(k1)) * 2 + (1 if is_laser else 0)
+        k0 = int(np.floor(wx / cell) - home0)
+        k1 = int(np.floor(wy / cell) - home1)
+        code[m] = (k0 * _ROW_SPAN + k1) * 2 + (1 if is_laser else 0)
         near_xy[m, 0] = wx
         near_xy[m, 1] = wy
         near_stamp[m] = when
@@ -207,9 +195,9 @@ def _compact(
 @numba.njit(cache=True, nogil=True)
 def _cleared(
     local: _Array, laser: _Mask, sweep: Sweep, cones: Cones, settings: MemorySettings
-) -> tuple[bool, _Mask]:
+) -> _Mask:
     """Which points stay: not laser points the sweep passes beyond, nor points inside a sonar
-    cone nearer than its reading. (False, …) when a point's clearing is in doubt."""
+    cone nearer than its reading."""
     n = local.shape[0]
     keep = np.ones(n, dtype=np.bool_)
     ranges = sweep.ranges
@@ -217,7 +205,7 @@ def _cleared(
         edges = _beams_wedge(sweep.first, sweep.step, ranges.shape[0])
         for i in range(n):
             if laser[i]:
-                passed, unsure = _beyond_beam(
+                keep[i] = not _beyond_beam(
                     local[i, 0] - sweep.x,
                     local[i, 1] - sweep.y,
                     edges,
@@ -226,12 +214,8 @@ def _cleared(
                     ranges,
                     settings.tolerance,
                 )
-                if unsure:
-                    return False, keep
-                keep[i] = not passed
     if cones.x.shape[0] > 0 and n > 0:
         hit = np.empty(n, dtype=np.bool_)
-        unsure_at = np.empty(n, dtype=np.bool_)
         in_cones(
             local,
             cones.x,
@@ -241,27 +225,19 @@ def _cleared(
             settings.half_cone,
             settings.tolerance,
             hit,
-            unsure_at,
         )
         for i in range(n):
-            if keep[i]:
-                if unsure_at[i]:
-                    return False, keep
-                keep[i] = not hit[i]
-    return True, keep
+            keep[i] = keep[i] and not hit[i]
+    return keep
 
 
 @numba.njit(cache=True, nogil=True)
-def _outside_view(local: _Array, sweep: Sweep) -> tuple[bool, _Array]:
-    """The points outside the sweep's view (all of them without a laser); (False, …) when one
-    lies too near the sweep's ends to tell."""
+def _outside_view(local: _Array, sweep: Sweep) -> _Array:
+    """The points outside the sweep's view (all of them without a laser)."""
     m = local.shape[0]
     outside = np.ones(m, dtype=np.bool_)
-    doubt = np.zeros(m, dtype=np.bool_)
-    if sweep.ranges.shape[0] > 0 and outside_sweep(
-        local, sweep.x, sweep.y, sweep.first, sweep.last, outside, doubt
-    ):
-        return False, local
+    if sweep.ranges.shape[0] > 0:
+        outside_sweep(local, sweep.x, sweep.y, sweep.first, sweep.last, outside)
     count = 0
     for i in range(m):
         count += outside[i]
@@ -272,7 +248,7 @@ def _outside_view(local: _Array, sweep: Sweep) -> tuple[bool, _Array]:
             points[k, 0] = local[i, 0]
             points[k, 1] = local[i, 1]
             k += 1
-    return True, points
+    return points
 
 
 @numba.njit(cache=True, nogil=True)
@@ -283,22 +259,20 @@ def memory_cycle(
     cones: Cones,
     settings: MemorySettings,
     fresh: Fresh,
-) -> tuple[MemoryStatus, Remembered, _Array, _Array, float]:
-    """The obstacle memory's control cycle, as its steps make it one by one: the remembered
-    laser points the sweep passes beyond forgotten, then those inside a sonar cone nearer than
-    its reading; the ``fresh`` readings taken in when due (:func:`remember`); the old
-    forgotten; the rest in the robot frame, and those outside the sweep's view.
+) -> tuple[Remembered, _Array, _Array, float]:
+    """The obstacle memory's control cycle: the remembered laser points the sweep passes
+    beyond forgotten, then those inside a sonar cone nearer than its reading; the ``fresh``
+    readings taken in when due (:func:`remember`); the old forgotten; the rest in the robot
+    frame, and those outside the sweep's view.
 
-    Returns (status, the memory, its points in the robot frame, those outside the sweep's
-    view, the oldest stamp); see :class:`MemoryStatus`.
+    Returns (the memory, its points in the robot frame, those outside the sweep's view, the
+    oldest stamp).
     """
     x, y, c, s, now = odometry
     xy, stamp, laser = memory
     local = np.empty((xy.shape[0], 2))
     to_frame(xy, x, y, c, s, local)
-    sure, keep = _cleared(local, laser, sweep, cones, settings)
-    if not sure:
-        return MemoryStatus.IN_DOUBT, Remembered(xy, stamp, laser), local, local, 0.0
+    keep = _cleared(local, laser, sweep, cones, settings)
     xy, stamp, laser, local = _compact(keep, xy, stamp, laser, local)
     if fresh.due:
         m = fresh.points.shape[0] + xy.shape[0]
@@ -306,8 +280,6 @@ def memory_cycle(
         out = Remembered(out_xy, out_stamp, out_laser)
         limits = (now - settings.seconds, settings.reach, settings.cell)
         kept = remember(fresh, Remembered(xy, stamp, laser), odometry, limits, out)
-        if kept < 0:
-            return MemoryStatus.CELLS_TOO_LARGE, Remembered(xy, stamp, laser), local, local, 0.0
         xy, stamp, laser = out_xy[:kept], out_stamp[:kept], out_laser[:kept]
         local = np.empty((kept, 2))
         to_frame(xy, x, y, c, s, local)
@@ -318,18 +290,14 @@ def memory_cycle(
         if young[i] and stamp[i] < oldest:
             oldest = stamp[i]
     xy, stamp, laser, local = _compact(young, xy, stamp, laser, local)
-    sure, points = _outside_view(local, sweep)
-    status = MemoryStatus.DONE if sure else MemoryStatus.NEAR_SWEEP_ENDS
-    return status, Remembered(xy, stamp, laser), local, points, oldest
+    points = _outside_view(local, sweep)
+    return Remembered(xy, stamp, laser), local, points, oldest
 
 
 @functools.cache
 def compile_memory_cycle() -> None:
     """Compile the memory's cycle now (or load it from numba's cache), not in the first
-    control cycle. The loops the cycle's own calls hold (the sweep's and the cones' tests,
-    the intake) are compiled only where called alone, by callers outside the control cycle:
-    the cycle hands what its calls leave in doubt to the numpy forms, so the robot program
-    does not carry each loop twice."""
+    control cycle."""
     points = np.zeros((1, 2))
     one = np.ones(1)
     out = np.zeros(1, dtype=np.bool_)
