@@ -310,7 +310,7 @@ def m2p2() -> Robot:
     neighbours = [(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)]
     return Robot(
         "m2p2",
-        "M2P2 (seed 002): holonomic four-wheel base, 2-DOF arm in a vertical plane, 2-DOF "
+        "M2P2 (Kievit-Kylar): holonomic four-wheel base, 2-DOF arm in a vertical plane, 2-DOF "
         "gripper (roll and jaw), a camera on the arm",
         b, j, bodies, neighbours, ["shoulder", "elbow", "gripper_roll"], ["jaw_left_joint"],
         "tool0", ["base_link", "tool0"], {"shoulder": 0.6, "elbow": -1.4},
