@@ -213,7 +213,8 @@ def taros() -> Robot:
     arm = ["turret_yaw", "shoulder_pitch", "elbow_pitch", "wrist_pitch", "wrist_roll_joint"]
     return Robot(
         "taros",
-        "TAROS (seeds 001/003): tracked base, 5-DOF arm with a gripper, stereo pair at the wrist",
+        "TAROS (Kot and Novák, TAROS 2018): tracked base, 5-DOF arm with a gripper, "
+        "stereo pair at the wrist",
         b, j, bodies, neighbours, arm, ["finger_left_joint"], "tool0", ["base_link", "tool0"],
         {"shoulder_pitch": 0.5, "elbow_pitch": -1.2, "wrist_pitch": -0.5},
     )  # fmt: skip
