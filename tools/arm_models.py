@@ -213,7 +213,8 @@ def taros() -> Robot:
     arm = ["turret_yaw", "shoulder_pitch", "elbow_pitch", "wrist_pitch", "wrist_roll_joint"]
     return Robot(
         "taros",
-        "TAROS (seeds 001/003): tracked base, 5-DOF arm with a gripper, stereo pair at the wrist",
+        "TAROS (Kot and Novák, TAROS 2018): tracked base, 5-DOF arm with a gripper, "
+        "stereo pair at the wrist",
         b, j, bodies, neighbours, arm, ["finger_left_joint"], "tool0", ["base_link", "tool0"],
         {"shoulder_pitch": 0.5, "elbow_pitch": -1.2, "wrist_pitch": -0.5},
     )  # fmt: skip
@@ -310,7 +311,7 @@ def m2p2() -> Robot:
     neighbours = [(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)]
     return Robot(
         "m2p2",
-        "M2P2 (seed 002): holonomic four-wheel base, 2-DOF arm in a vertical plane, 2-DOF "
+        "M2P2 (Kievit-Kylar): holonomic four-wheel base, 2-DOF arm in a vertical plane, 2-DOF "
         "gripper (roll and jaw), a camera on the arm",
         b, j, bodies, neighbours, ["shoulder", "elbow", "gripper_roll"], ["jaw_left_joint"],
         "tool0", ["base_link", "tool0"], {"shoulder": 0.6, "elbow": -1.4},

@@ -185,7 +185,7 @@ def test_hit_checks_every_argument_against_human_ranges(option: str, value: str,
 
 
 def test_every_hit_argument_has_a_range_and_the_ranges_hold_real_headsets() -> None:
-    from freelook.cli._station import HUMAN_RANGES
+    from freelook.cli._hit import HUMAN_RANGES
 
     assert set(HUMAN_RANGES) == set(HAND)
     for headset in (

@@ -1,4 +1,4 @@
-"""Thesis profile: golden bytes written by hand from DESIGN §4, CRC, saturation."""
+"""Thesis profile: golden bytes written by hand from docs/design.md §4, CRC, saturation."""
 
 from __future__ import annotations
 

@@ -194,7 +194,7 @@ def test_a_station_whose_key_does_not_allow_the_arm_moves_nothing(
 
 @pytest.mark.parametrize("encoders", [True, False])
 def test_an_arm_without_encoders_is_counted_from_its_resting_pose(encoders: bool) -> None:
-    """The M2P2's arm had no joint sensors (seed 002): the program counts each joint from the
+    """The M2P2's arm had no joint sensors (Kievit-Kylar): the program counts each joint from the
     resting pose by what it commanded and for how long. A drive 10 % faster than presumed
     then ends 10 % further than the count says; with encoders the program reads the truth."""
     arm = CONFIG.arm

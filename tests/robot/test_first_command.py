@@ -30,7 +30,7 @@ from freelook.maps import load_world
 
 KEY = bytes(range(32))
 STATION = 1
-SPACING = 0.047  # the operator's transmission spacing (seed 004)
+SPACING = 0.047  # the operator's transmission spacing (the thesis §6.1)
 
 
 class Operator:

@@ -23,7 +23,7 @@ from PIL import Image
 from test_cockpit import screenshot_path  # type: ignore[import-not-found]
 
 from conftest import Sim, start_sim  # type: ignore[import-not-found]
-from freelook.station import hit_from_view
+from freelook.stereo import hit_from_view
 
 IWER = Path(__file__).parents[2] / "node_modules" / "iwer" / "build" / "iwer.min.js"
 HEADSET = """

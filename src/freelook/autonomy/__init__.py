@@ -1,4 +1,4 @@
-"""Autonomy on a teleoperated robot (seed 002): colour-blob vision on the camera's frames,
+"""Autonomy on a teleoperated robot (Kievit-Kylar): colour-blob vision on the camera's frames,
 targets tracked over frames, and the five-phase bomb-disposal task as a state machine. All of
 it sans-I/O: frames, poses and stamps go in, commands come out; the robot program runs it
 through the same safety as an operator's commands."""

@@ -1,4 +1,4 @@
-"""Colour-blob vision (seed 002's detector) on decoded camera frames, sans-I/O.
+"""Colour-blob vision (Kievit-Kylar's detector) on decoded camera frames, sans-I/O.
 
 A frame's pixels are thresholded in HSV (a hue window, minimum saturation and value), the
 connected blobs of at least ``min_area`` pixels are kept, and each blob is placed on the floor:

@@ -13,6 +13,7 @@ from freelook.cli import (
     _config,
     _experiment,
     _fleet,
+    _hit,
     _jaus,
     _keys,
     _link,
@@ -20,7 +21,6 @@ from freelook.cli import (
     _plot,
     _record,
     _robot,
-    _station,
     _world,
 )
 
@@ -45,7 +45,7 @@ for _module in (
     _fleet,
     _record,
     _experiment,
-    _station,
+    _hit,
     _jaus,
     _keys,
 ):

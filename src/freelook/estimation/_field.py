@@ -4,7 +4,6 @@ model), tabulated, and the scoring of poses against it."""
 from __future__ import annotations
 
 import math
-import threading
 from typing import ClassVar
 
 import numba
@@ -13,6 +12,7 @@ import numpy.typing as npt
 
 from freelook.estimation._kernels import log_weights, log_weights_split, scatter_order
 from freelook.maps import World, distance_to_background, grid_key, interpolate_linear
+from freelook.runtime import PARALLEL_POOL
 
 __all__ = ["FIELD_UPSAMPLE", "SEARCH_SIGMA", "LikelihoodField"]
 
@@ -62,8 +62,6 @@ class LikelihoodField:
 
     #: tables by (map content, resolution, upsampling, sigma, z_hit, z_rand), the oldest first
     _tables: ClassVar[dict[_TableKey, _Table]] = {}
-    #: numba's default thread pool takes one parallel call at a time
-    _split_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, world: World, range_max: float, sigma_hit: float, z_hit: float) -> None:
         self.world = world
@@ -150,7 +148,7 @@ class LikelihoodField:
             order = np.arange(len(poses))
         cores = numba.get_num_threads()
         if len(poses) >= SPLIT_PARTICLES and cores >= 2:
-            with self._split_lock:
+            with PARALLEL_POOL:  # numba's pool takes one parallel call at a time
                 log_weights_split(poses, order, (bx, by), table, frame, out, cores)
         else:
             log_weights(poses, order, (bx, by), table, frame, out)

@@ -1,4 +1,4 @@
-"""Heading Kalman filter fusing a rate gyro with the encoders' yaw rate (seed 000 §5.1).
+"""Heading Kalman filter fusing a rate gyro with the encoders' yaw rate (Ögren 2013 §5.1).
 
 State [θ, b, s]: heading, gyro bias (rad/s) and gyro scale-factor error; the gyro reads
 g = (1 + s)·ω + b + noise. Prediction integrates the corrected rate (g − b)/(1 + s); process

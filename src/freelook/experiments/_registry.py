@@ -68,7 +68,7 @@ def _localization_in_lab(trials: int, seed: int, progress: Progress) -> Experime
     result = ExperimentResult(
         "localization",
         "Monte Carlo localization in lab (2000 particles, 60 beams, likelihood field)",
-        "seed 004 §4.1.2 (ARNL: 2000 samples, 100 mm grid, ~30 ms update)",
+        "the thesis §4.1.2 (ARNL: 2000 samples, 100 mm grid, ~30 ms update)",
         f"freelook experiment localization --trials {trials} --seed {seed}",
     )
     drives = max(1, trials // 10)
@@ -137,7 +137,7 @@ def _localization_on_map(
         f"localization {Path(world).name}",
         f"Global localization in {Path(world).name} (random free starts, slow driving)",
         "a building map given as a file (docs/real-maps.md names the public ones measured); "
-        "ARNL's localization (seed 004 §4.1.2)",
+        "ARNL's localization (the thesis §4.1.2)",
         f"freelook experiment localization --world {world} --trials {trials} --seed {seed}",
     )
     result.rows.append(

@@ -11,7 +11,7 @@ or a lost hardware connection holds the robot, the check is run with a zero comm
 held command is forgotten: the arm stands, the gripper keeps its opening, and nothing resumes
 until the station sends a new command.
 
-An arm without encoders (``encoders = false``, the M2P2 of seed 002) is counted instead: it
+An arm without encoders (``encoders = false``, Kievit-Kylar's M2P2) is counted instead: it
 starts at its resting pose (held there by physical stops) and each cycle's checked velocities
 times the cycle's period are added up, clipped at the joints' limits; the check, the task and
 telemetry see that count, and any drive speed unlike the commanded one shows as an error

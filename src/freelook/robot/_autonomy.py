@@ -5,7 +5,7 @@ the link sends and decoded again (at half size, libjpeg's DCT scaling) before th
 blobs are looked for, at ``vision_rate``. The task's command goes back to the robot core,
 which passes it through the same mode layer, safety filter (zones, approach check, watchdog,
 e-stop) and arm anti-collision check as an operator's; the core repeats it every control cycle
-until the task changes it, so a base with its own command watchdog keeps moving (seed 002).
+until the task changes it, so a base with its own command watchdog keeps moving (Kievit-Kylar).
 """
 
 from __future__ import annotations

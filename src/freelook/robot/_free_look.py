@@ -1,7 +1,7 @@
 """Free Look Control on the robot, closed around the camera's estimated pose.
 
 The commanded camera motion is integrated into a reference camera pose (position and
-heading); the feedback law (DESIGN §3) then runs on the commanded velocity plus a correction
+heading); the feedback law (docs/design.md §3) then runs on the commanded velocity plus a correction
 toward that reference, so motor lag, slip and the controller's d_eff do not bend the camera's
 path or turn its heading. The pan rate uses the measured chassis rate (gyro filter), not the
 wheel model. Commands are integrated over the time each was in force (arrival to arrival),

@@ -1,4 +1,4 @@
-"""Hardware interfaces of the robot program (seed 002's "plug-and-play").
+"""Hardware interfaces of the robot program (Kievit-Kylar's "plug-and-play").
 
 The robot program talks to hardware only through these protocols. The simulator implements all
 of them; a real robot implements the ones it has (a robot without a pan unit or a gyro still

@@ -1,4 +1,4 @@
-"""Robot-side safety, last before the actuators (DESIGN §3, seed 004 §5.2).
+"""Robot-side safety, last before the actuators (docs/design.md §3, the thesis §5.2).
 
 Three checks, each ratio-preserving (the robot keeps its arc, only slower):
 

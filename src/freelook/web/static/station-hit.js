@@ -1,6 +1,7 @@
 // @ts-check
-// freelook station: Horizontal Image Translation (TAROS eqs. 1–4, DESIGN §3), the same formulas
-// as freelook.station in Python, and the image-analysis option (block matching of the two eyes).
+// freelook station: Horizontal Image Translation (TAROS 2018 eqs. 1–4, docs/design.md §3), the
+// same formulas as freelook.stereo in Python, and the image-analysis option (block matching of
+// the two eyes).
 // Pure functions: no DOM, no clock.
 
 // d′ = X / (4 tan(φx/2)); p_max = L·d′ / (2 d_s); w′_s = w_s·d′ / d_s; p′_max = p_max·X_c / w′_s.
@@ -24,7 +25,7 @@ export function hitFromView(eyeWidth, projectionX, ipd, screenDistance, screenWi
 
 // Disparities (px, left column − right column) of the farthest (5th percentile) and nearest
 // (95th) textured blocks of two grey images (Float32Array, w×h), searched in 0…maxD; null when
-// nothing has texture. Mirrors freelook.station.disparities.
+// nothing has texture. Mirrors freelook.stereo.disparities.
 export function disparities(left, right, w, h, maxD, block = 8) {
   const rows = Math.floor(h / block), cols = Math.floor((w - maxD) / block);
   if (rows < 1 || cols < 1) return null;

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from freelook.station._hit import HitError
+from freelook.stereo._hit import HitError
 
 __all__ = ["Disparities", "analysed_shift", "disparities"]
 

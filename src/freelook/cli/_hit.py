@@ -1,4 +1,5 @@
-"""``freelook hit``: the virtual station's Horizontal Image Translation, by hand."""
+"""``freelook hit``: the Horizontal Image Translation of a stereo pair on the virtual
+station's screen, by hand."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def hit_command(
 ) -> None:
     """Print d′, p_max, w′_s and p′_max (TAROS eqs. 1–4): how far to shift each stereo image
     outwards on the virtual screen."""
-    from freelook.station import HitError, hit
+    from freelook.stereo import HitError, hit
 
     try:
         result = hit(resolution, fov, ipd, screen_distance, screen_width, camera_width)

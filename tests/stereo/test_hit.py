@@ -11,16 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import freelook.station
+import freelook.stereo
 from freelook.cli import app
-from freelook.station import HitError, analysed_shift, disparities, hit, hit_from_view
+from freelook.stereo import HitError, analysed_shift, disparities, hit, hit_from_view
 
 HAND = ["--resolution", "2160", "--fov", "94", "--ipd", "0.064", "--screen-distance", "3",
         "--screen-width", "4", "--camera-width", "1280"]  # fmt: skip
 
 
 def test_the_face_is_locked() -> None:
-    assert sorted(freelook.station.__all__) == [
+    assert sorted(freelook.stereo.__all__) == [
         "Disparities", "Hit", "HitError", "analysed_shift", "disparities", "hit", "hit_from_view",
     ]  # fmt: skip
 

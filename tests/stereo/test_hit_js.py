@@ -1,4 +1,4 @@
-"""The page's HIT (web/static/station-hit.js) against freelook.station: the same formulas and
+"""The page's HIT (web/static/station-hit.js) against freelook.stereo: the same formulas and
 the same block matching, run by Node on the same inputs."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from freelook.station import HitError, analysed_shift, disparities, hit
+from freelook.stereo import HitError, analysed_shift, disparities, hit
 
 NODE = shutil.which("node")
 MODULE = Path(__file__).parents[2] / "src" / "freelook" / "web" / "static" / "station-hit.js"
