@@ -17,6 +17,7 @@ from freelook.hardware.ros2 import open_ros2_server
 from freelook.link import ControlRequest, NativeCodec, TankCommand, Telemetry, UdpEndpoint
 from freelook.robot import ServerOptions
 from freelook.types import SafetyFlags
+from loopback import OPENS, alive
 from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
@@ -35,7 +36,9 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
         )
         server, _ = await open_ros2_server(config, "ros2", options, domain_id=ros_domain)
         serving = asyncio.create_task(server.run())
-        await server.ready.wait()
+        await wait_until_async(
+            lambda: alive(serving) and server.ready.is_set(), OPENS, "the robot server to listen"
+        )
         assert server.local_address is not None
         operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=server.local_address)
         codec = NativeCodec(None, sender=1, allow_unauthenticated=True)
