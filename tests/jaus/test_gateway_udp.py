@@ -77,11 +77,21 @@ class JausClient(asyncio.DatagramProtocol):
         self.sequence += 1
 
     async def expect(self, code: int, timeout: float = 5.0) -> bytes:
-        async with asyncio.timeout(timeout):
-            while True:
-                got, body = await self.inbox.get()
-                if got == code:
-                    return body
+        """The body of the next message with ``code`` (others are passed over); at ``timeout``
+        an ``AssertionError`` naming it and the codes that came instead."""
+        others: list[int] = []
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    got, body = await self.inbox.get()
+                    if got == code:
+                        return body
+                    others.append(got)
+        except TimeoutError:
+            came = [f"{c:#06x}" for c in others]
+            raise AssertionError(
+                f"waited {timeout:g} s for a message {code:#06x}; came instead: {came}"
+            ) from None
 
     async def ask(self, gateway: tuple[str, int], code: int, body: bytes, reply: int) -> bytes:
         self.send(gateway, code, body)
