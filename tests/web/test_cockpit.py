@@ -34,6 +34,12 @@ def state(page: Any) -> dict[str, Any]:
     return page.evaluate("window.freelook.last")  # type: ignore[no-any-return]
 
 
+def motion(page: Any) -> dict[str, Any]:
+    """What a wait on the robot's state shows when it runs out: mode, command, stops."""
+    s = state(page)
+    return {k: s.get(k) for k in ("mode", "cmd", "estop", "safety", "localizing")}
+
+
 #: the shared wait (it raises naming what it waited for), looking at the page every 50 ms
 wait_until = partial(_wait_until, every=0.05)
 
@@ -172,7 +178,10 @@ def test_mouse_look_turns_the_camera(browser: Any, sim: Any) -> None:
         time.sleep(0.05)  # the mouse moved at 20 events a second
     page.evaluate("() => { window.freelook.pointerLocked = false; }")
     wait_until(
-        lambda: abs(state(page)["cmd"]["omega"]) < 1e-3, 3, "the turn to end once the mouse stopped"
+        lambda: abs(state(page)["cmd"]["omega"]) < 1e-3,
+        3,
+        "the turn to end once the mouse stopped",
+        show=lambda: motion(page),
     )
     after = camera_pose(state(page))[2]
     turned = math.remainder(after - before, 2 * math.pi)
@@ -196,10 +205,20 @@ def test_fake_gamepad_drives_and_deadman_release_stops(browser: Any, sim: Any) -
     page, _ = open_cockpit(browser, sim, init_script=GAMEPAD)
     page.click("[data-mode=free_look]")
     before = camera_pose(state(page))
-    wait_until(lambda: state(page)["cmd"]["v"] > 0.05, 5, "the gamepad to drive forward")
+    wait_until(
+        lambda: state(page)["cmd"]["v"] > 0.05,
+        5,
+        "the gamepad to drive forward",
+        show=lambda: motion(page),
+    )
     time.sleep(1.0)  # the stick held forward for a second
     page.evaluate("() => { window.__pad.buttons[4] = {pressed: false, value: 0}; }")
-    wait_until(lambda: abs(state(page)["cmd"]["v"]) < 1e-3, 3, "the stop on the deadman's release")
+    wait_until(
+        lambda: abs(state(page)["cmd"]["v"]) < 1e-3,
+        3,
+        "the stop on the deadman's release",
+        show=lambda: motion(page),
+    )
     after = camera_pose(state(page))
     assert math.hypot(after[0] - before[0], after[1] - before[1]) > 0.1
     page.close()
@@ -209,18 +228,26 @@ def test_estop_latches_in_any_mode_until_released(browser: Any, sim: Any) -> Non
     page, _ = open_cockpit(browser, sim)
     page.click("[data-mode=tank]")
     page.keyboard.down("KeyW")
-    wait_until(lambda: state(page)["cmd"]["v"] > 0.05, 5, "W to drive forward in Tank")
+    wait_until(
+        lambda: state(page)["cmd"]["v"] > 0.05,
+        5,
+        "W to drive forward in Tank",
+        show=lambda: motion(page),
+    )
     page.click("#estop")
     wait_until(
         lambda: state(page)["estop"] and abs(state(page)["cmd"]["v"]) < 1e-6,
         3,
         "the e-stop engaged and the robot stopped",
+        show=lambda: motion(page),
     )
     time.sleep(0.5)  # time for W to drive, were the stop released
     assert abs(state(page)["cmd"]["v"]) < 1e-6  # W still held: stays stopped
     page.keyboard.up("KeyW")
     page.click("#estop")
-    wait_until(lambda: not state(page)["estop"], 3, "the e-stop released")
+    wait_until(
+        lambda: not state(page)["estop"], 3, "the e-stop released", show=lambda: motion(page)
+    )
     page.close()
 
 
@@ -233,15 +260,22 @@ def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> Non
         lambda: abs(state(page)["cmd"]["v"] - 0.10) < 0.011,
         5,
         "five increments to command 0.10 m/s",
+        show=lambda: motion(page),
     )
     page.keyboard.press("ArrowLeft")
     wait_until(
         lambda: abs(math.degrees(state(page)["cmd"]["omega"]) - 2.0) < 0.3,
         5,
         "ArrowLeft to command 2 °/s",
+        show=lambda: motion(page),
     )
     page.keyboard.press("Space")
-    wait_until(lambda: abs(state(page)["cmd"]["v"]) < 1e-6, 3, "Space to stop the robot")
+    wait_until(
+        lambda: abs(state(page)["cmd"]["v"]) < 1e-6,
+        3,
+        "Space to stop the robot",
+        show=lambda: motion(page),
+    )
     page.close()
 
 
@@ -251,10 +285,16 @@ def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path:
     page.click("#traj-ellipse")
     try:
         wait_until(
-            lambda: len(state(page).get("reference") or []) > 50, 5, "the ellipse's reference drawn"
+            lambda: len(state(page).get("reference") or []) > 50,
+            5,
+            "the ellipse's reference drawn",
+            show=lambda: motion(page),
         )
         wait_until(
-            lambda: state(page).get("mode") == "trajectory", 5, "the trajectory mode running"
+            lambda: state(page).get("mode") == "trajectory",
+            5,
+            "the trajectory mode running",
+            show=lambda: motion(page),
         )
         wait_until(
             lambda: page.evaluate("window.freelook.trail.length") > 10,
@@ -300,13 +340,17 @@ def test_linear_drive_shuttles(browser: Any, sim: Any) -> None:
     page.click("#lin-start")
     try:
         wait_until(
-            lambda: way * (state(page)["pose"]["x"] - x0) > 0.7, 30, "the robot out to the far end"
+            lambda: way * (state(page)["pose"]["x"] - x0) > 0.7,
+            30,
+            "the robot out to the far end",
+            show=lambda: motion(page),
         )
         # and back from the far end
         wait_until(
             lambda: way * (state(page)["pose"]["x"] - x0) < 0.5,
             30,
             "the robot back from the far end",
+            show=lambda: motion(page),
         )
     finally:  # the robot runs linear drive by itself: stop it even if the test failed
         page.click("#lin-stop")
@@ -318,7 +362,12 @@ def test_closing_the_tab_stops_the_robot_through_the_watchdog(browser: Any, sim:
     page.click("[data-mode=tank]")
     # turning on the spot: wherever the tests before left the robot, nothing blocks it
     page.keyboard.down("KeyA")
-    wait_until(lambda: abs(state(page)["cmd"]["omega"]) > 0.05, 5, "A to turn the robot")
+    wait_until(
+        lambda: abs(state(page)["cmd"]["omega"]) > 0.05,
+        5,
+        "A to turn the robot",
+        show=lambda: motion(page),
+    )
     page.close()  # no key-up ever arrives
     watcher, _ = open_cockpit(browser, sim)
     # stopped, the watchdog's reason shown while it lasts (the new page's own commands may
@@ -337,7 +386,9 @@ def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any
     page, _ = open_cockpit(browser, sim)
     before, odom_before = state(page)["pose"], state(page)["odom"]
     page.click("#relocalize")
-    wait_until(lambda: state(page)["localizing"], 3, "the search to start")
+    wait_until(
+        lambda: state(page)["localizing"], 3, "the search to start", show=lambda: motion(page)
+    )
     wait_until(
         lambda: page.inner_text("#pose").startswith("searching the map"),
         3,
@@ -346,9 +397,16 @@ def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any
     # one view can fit several places; the operator turns on the spot to show the robot more
     for _ in range(10):
         page.keyboard.press("ArrowLeft")  # 20 °/s
-    wait_until(lambda: not state(page)["localizing"], 40, "the search to end")
+    wait_until(
+        lambda: not state(page)["localizing"], 40, "the search to end", show=lambda: motion(page)
+    )
     page.keyboard.press("Space")
-    wait_until(lambda: abs(state(page)["cmd"]["omega"]) < 1e-6, 3, "Space to stop the turn")
+    wait_until(
+        lambda: abs(state(page)["cmd"]["omega"]) < 1e-6,
+        3,
+        "Space to stop the turn",
+        show=lambda: motion(page),
+    )
     after, odom_after = state(page)["pose"], state(page)["odom"]
     assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
     # the search found the heading it turned to, as far as odometry can tell: under the
@@ -367,12 +425,18 @@ def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
     page, errors = open_cockpit(browser, sim)
     page.click("[data-mode=tank]")
     page.keyboard.down("KeyA")  # turning on the spot: nothing blocks it wherever the robot is
-    wait_until(lambda: abs(state(page)["cmd"]["omega"]) > 0.05, 5, "A to turn the robot")
+    wait_until(
+        lambda: abs(state(page)["cmd"]["omega"]) > 0.05,
+        5,
+        "A to turn the robot",
+        show=lambda: motion(page),
+    )
     page.keyboard.press("Space")
     wait_until(
         lambda: state(page)["estop"] and abs(state(page)["cmd"]["omega"]) < 1e-6,
         3,
         "the e-stop key to engage the stop",
+        show=lambda: motion(page),
     )
     # the key again, Escape, and keys on the focused button: none of them releases it
     page.keyboard.press("Space")
@@ -387,7 +451,12 @@ def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
     assert state(page)["estop"]
     assert abs(state(page)["cmd"]["omega"]) < 1e-6  # A still held: it stays stopped
     page.click("#estop")  # the deliberate act
-    wait_until(lambda: not state(page)["estop"], 3, "the button to release the e-stop")
+    wait_until(
+        lambda: not state(page)["estop"],
+        3,
+        "the button to release the e-stop",
+        show=lambda: motion(page),
+    )
     time.sleep(0.5)  # time for A to turn the robot, were it obeyed
     # A is still down, but it went down before the stop: released, the robot does not drive off
     assert abs(state(page)["cmd"]["omega"]) < 1e-6
