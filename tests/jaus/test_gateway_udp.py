@@ -19,7 +19,7 @@ from freelook.link import TransportUrl
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
-from loopback import running, serving
+from loopback import OPENS, alive, running, serving
 from waiting import wait_until_async
 
 GATEWAY = (1, 1, 1)  # subsystem, node, component
@@ -77,11 +77,21 @@ class JausClient(asyncio.DatagramProtocol):
         self.sequence += 1
 
     async def expect(self, code: int, timeout: float = 5.0) -> bytes:
-        async with asyncio.timeout(timeout):
-            while True:
-                got, body = await self.inbox.get()
-                if got == code:
-                    return body
+        """The body of the next message with ``code`` (others are passed over); at ``timeout``
+        an ``AssertionError`` naming it and the codes that came instead."""
+        others: list[int] = []
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    got, body = await self.inbox.get()
+                    if got == code:
+                        return body
+                    others.append(got)
+        except TimeoutError:
+            came = [f"{c:#06x}" for c in others]
+            raise AssertionError(
+                f"waited {timeout:g} s for a message {code:#06x}; came instead: {came}"
+            ) from None
 
     async def ask(self, gateway: tuple[str, int], code: int, body: bytes, reply: int) -> bytes:
         self.send(gateway, code, body)
@@ -189,8 +199,12 @@ def test_a_jaus_client_identifies_takes_control_drives_and_is_refused_when_held(
             bridge = JausBridge(
                 config, TransportUrl("udp", host, port), key, station=2, listen=("127.0.0.1", 0)
             )
-            async with running(holder, bridge) as (holder_task, _):
-                await bridge.ready.wait()
+            async with running(holder, bridge) as (holder_task, bridge_task):
+                await wait_until_async(
+                    lambda: alive(holder_task, bridge_task) and bridge.ready.is_set(),
+                    OPENS,
+                    "the JAUS gateway to listen",
+                )
                 await _drive(bridge, holder, holder_task, seen)
 
     asyncio.run(scenario())

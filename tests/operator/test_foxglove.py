@@ -75,23 +75,34 @@ class FoxgloveClient:
         self.statuses: list[dict[str, Any]] = []
         self.messages: dict[str, list[tuple[int, bytes]]] = {}
 
-    async def pump(self, until: Callable[[], bool], timeout: float = 20.0) -> None:
-        """Read server messages until ``until()`` holds."""
-        async with asyncio.timeout(timeout):
-            while not until():
-                frame = await self.ws.recv()
-                if isinstance(frame, bytes):
-                    assert frame[0] == SERVER_MESSAGE_DATA, frame[:1]
-                    sub, log_time = struct.unpack_from("<IQ", frame, 1)
-                    topic = self.subscriptions[sub]
-                    self.messages.setdefault(topic, []).append((log_time, frame[13:]))
-                    continue
-                message = json.loads(frame)
-                if message["op"] == "advertise":
-                    for channel in message["channels"]:
-                        self.channels[channel["topic"]] = channel
-                elif message["op"] == "status":
-                    self.statuses.append(message)
+    async def pump(self, until: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+        """Read server messages until ``until()`` holds; at ``timeout`` an ``AssertionError``
+        naming ``what`` and what the client has seen."""
+        try:
+            await asyncio.wait_for(self._read_until(until), timeout)
+        except TimeoutError:
+            seen = {t: len(m) for t, m in self.messages.items()}
+            statuses = [s["message"] for s in self.statuses[-3:]]
+            raise AssertionError(
+                f"waited {timeout:g} s for {what}; channels {sorted(self.channels)}, "
+                f"messages {seen}, the last statuses {statuses}"
+            ) from None
+
+    async def _read_until(self, until: Callable[[], bool]) -> None:
+        while not until():
+            frame = await self.ws.recv()
+            if isinstance(frame, bytes):
+                assert frame[0] == SERVER_MESSAGE_DATA, frame[:1]
+                sub, log_time = struct.unpack_from("<IQ", frame, 1)
+                topic = self.subscriptions[sub]
+                self.messages.setdefault(topic, []).append((log_time, frame[13:]))
+                continue
+            message = json.loads(frame)
+            if message["op"] == "advertise":
+                for channel in message["channels"]:
+                    self.channels[channel["topic"]] = channel
+            elif message["op"] == "status":
+                self.statuses.append(message)
 
     async def subscribe(self, *topics: str) -> None:
         subs = []
@@ -108,9 +119,11 @@ class FoxgloveClient:
         for _ in range(5):
             await self.subscribe(*sorted(wanted - self.messages.keys()))
             try:
-                await self.pump(lambda: wanted <= self.messages.keys(), timeout=2.0)
+                await self.pump(
+                    lambda: wanted <= self.messages.keys(), f"messages on {wanted}", timeout=2.0
+                )
                 return
-            except TimeoutError:
+            except AssertionError:
                 continue
         raise AssertionError(f"no messages on {wanted - self.messages.keys()}")
 
@@ -169,10 +182,13 @@ def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path:
         async with websockets.connect(uri, subprotocols=[SUBPROTOCOL]) as ws:  # type: ignore[list-item]
             assert ws.subprotocol == SUBPROTOCOL
             fox = FoxgloveClient(ws)
-            await fox.pump(lambda: {"/odom", "/scan"} <= fox.channels.keys())
+            await fox.pump(
+                lambda: {"/odom", "/scan"} <= fox.channels.keys(), "/odom and /scan advertised"
+            )
             await fox.subscribe_surely("/odom", "/scan")
             await fox.pump(
-                lambda: all(len(fox.messages.get(t, [])) >= 3 for t in ("/odom", "/scan"))
+                lambda: all(len(fox.messages.get(t, [])) >= 3 for t in ("/odom", "/scan")),
+                "three messages each on /odom and /scan",
             )
             seen["channels"] = {t: fox.channels[t] for t in ("/odom", "/scan")}
             odom = fox.decode("/odom", fox.messages["/odom"][-1][1])
@@ -182,20 +198,33 @@ def test_a_foxglove_client_watches_live_and_drives_only_with_the_token(tmp_path:
             # teleop without the token: refused, with the reason
             await fox.advertise(1, "/cmd_vel", "geometry_msgs/Twist")
             await fox.publish(1, {"linear": {"x": 0.4}, "angular": {"z": 0.0}})
-            await fox.pump(lambda: any("not authenticated" in s["message"] for s in fox.statuses))
+            await fox.pump(
+                lambda: any("not authenticated" in s["message"] for s in fox.statuses),
+                "the status refusing teleop without the token",
+            )
             await fox.advertise(2, "/freelook/auth", "std_msgs/String")
             await fox.publish(2, {"token": "guess"})
-            await fox.pump(lambda: any("wrong token" in s["message"] for s in fox.statuses))
+            await fox.pump(
+                lambda: any("wrong token" in s["message"] for s in fox.statuses),
+                "the status refusing the wrong token",
+            )
             await asyncio.sleep(0.5)  # time for a refused command to move the robot, were it obeyed
-            await fox.pump(_newer_than(fox, "/odom", time.time_ns()))
+            await fox.pump(
+                _newer_than(fox, "/odom", time.time_ns()), "an /odom message newer than now"
+            )
             seen["refused"] = _xy(fox.decode("/odom", fox.messages["/odom"][-1][1]))
             # with the token: accepted, the robot drives
             await fox.publish(2, {"token": token})
-            await fox.pump(lambda: any("authenticated:" in s["message"] for s in fox.statuses))
+            await fox.pump(
+                lambda: any("authenticated:" in s["message"] for s in fox.statuses),
+                "the status accepting the token",
+            )
             for _ in range(15):  # the command held for 1.5 s, as a joystick repeats it
                 await fox.publish(1, {"linear": {"x": 0.4}, "angular": {"z": 0.0}})
                 await asyncio.sleep(0.1)
-            await fox.pump(_newer_than(fox, "/odom", time.time_ns()))
+            await fox.pump(
+                _newer_than(fox, "/odom", time.time_ns()), "an /odom message newer than now"
+            )
             seen["driven"] = _xy(fox.decode("/odom", fox.messages["/odom"][-1][1]))
             seen["statuses"] = [s["message"] for s in fox.statuses]
 
@@ -264,7 +293,7 @@ def test_with_the_cockpits_tls_files_the_bridge_speaks_only_wss(tmp_path: Path) 
         uri = f"wss://127.0.0.1:{port}"
         async with websockets.connect(uri, ssl=context, subprotocols=[SUBPROTOCOL]) as ws:  # type: ignore[list-item]
             fox = FoxgloveClient(ws)
-            await fox.pump(lambda: "/odom" in fox.channels)
+            await fox.pump(lambda: "/odom" in fox.channels, "/odom advertised over wss")
             seen["wss"] = fox.channels["/odom"]["schemaName"]
         try:
             async with asyncio.timeout(5):

@@ -15,6 +15,7 @@ from freelook.link import derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation, parse_browser_message
 from freelook.robot import RobotServer, ServerOptions
+from loopback import OPENS, alive
 from waiting import wait_until_async
 
 KEY = derive_key("ef" * 32)
@@ -39,7 +40,9 @@ def test_a_restarted_robot_does_not_drive_on_the_held_key_until_it_is_pressed_ag
     async def scenario() -> dict[str, Any]:
         first, first_robot = _robot(0)
         first_task = asyncio.create_task(first.run())
-        await first.ready.wait()
+        await wait_until_async(
+            lambda: alive(first_task) and first.ready.is_set(), OPENS, "the first robot to listen"
+        )
         address = first.local_address
         assert address is not None
         station = OperatorStation(CONFIG, None, address, key=KEY)
@@ -69,7 +72,11 @@ def test_a_restarted_robot_does_not_drive_on_the_held_key_until_it_is_pressed_ag
             await asyncio.gather(first_task, return_exceptions=True)
             second, second_robot = _robot(address[1])
             second_task = asyncio.create_task(second.run())
-            await second.ready.wait()
+            await wait_until_async(
+                lambda: alive(second_task) and second.ready.is_set(),
+                OPENS,
+                "the restarted robot to listen on the same port",
+            )
             await wait_until_async(
                 lambda: station.sessions_opened >= 2, 20, "the station's session to open again"
             )

@@ -25,6 +25,8 @@ from freelook.robot import ServerOptions
 from freelook.sim import Simulator
 from freelook.sim.camera import LinkCamera
 from freelook.web import BrowserSlot
+from loopback import robot_and_station
+from waiting import wait_until_async
 
 TAROS = load_robot("taros")
 STREAM_HEADER = struct.Struct("<BBBdI")
@@ -39,31 +41,40 @@ async def _run(path: Path) -> tuple[list[bytes], list[bytes], np.ndarray, np.nda
         world,
         ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=True, camera_rate=5.0),
     )
-    robot_task = asyncio.create_task(server.run())
-    await server.ready.wait()
-    assert server.local_address is not None
-    station = OperatorStation(TAROS, world, server.local_address, key=key, recorder=recorder)
     slot = BrowserSlot()
-    station.attach(slot)
-    station_task = asyncio.create_task(station.run())
+
+    def station_for(address: tuple[str, int] | None) -> OperatorStation:
+        station = OperatorStation(TAROS, world, address, key=key, recorder=recorder)
+        station.attach(slot)
+        return station
+
     drive: list[bytes] = []
     arm: list[bytes] = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 20.0
-    while (len(arm) < 8 or not drive) and loop.time() < deadline:
-        for payload in await asyncio.wait_for(slot.next(), 5.0):
+
+    async def both_streams() -> bool:
+        try:
+            out = await asyncio.wait_for(slot.next(), 5.0)
+        except TimeoutError:
+            return False  # nothing for 5 s: the wait's own deadline says what is missing
+        for payload in out:
             # stream 1 is the pair (stream 2, the thermal camera, is not looked at here)
             pair = payload[:2] == b"\x03\x01"
             (drive if payload[0] == 2 else arm if pair else []).append(payload)
-    # the eyes the robot's arm sees now (it holds its pose: nobody jogs it)
-    sim_arm = robot.sim.arm
-    assert sim_arm is not None
-    link = sim_arm.model.link_index("stereo_bar")
-    expected = LinkCamera(TAROS.cameras[0], world).render(sim_arm.link_in_world(link))
-    now = server.runtime.now() + server.session.wire_offset
-    for task in (station_task, robot_task):
-        task.cancel()
-    await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        return len(arm) >= 8 and bool(drive)
+
+    async with robot_and_station(server, station_for):
+        await wait_until_async(
+            both_streams,
+            20.0,
+            "8 stereo frames and a driving-camera frame at the browser's slot",
+            show=lambda: f"{len(arm)} stereo, {len(drive)} driving",
+        )
+        # the eyes the robot's arm sees now (it holds its pose: nobody jogs it)
+        sim_arm = robot.sim.arm
+        assert sim_arm is not None
+        link = sim_arm.model.link_index("stereo_bar")
+        expected = LinkCamera(TAROS.cameras[0], world).render(sim_arm.link_in_world(link))
+        now = server.runtime.now() + server.session.wire_offset
     recorder.close()
     last = arm[-1]
     image = np.asarray(Image.open(io.BytesIO(last[STREAM_HEADER.size :])).convert("RGB"))

@@ -60,7 +60,7 @@ def test_a_robot_standing_on_a_stalling_real_time_loop_keeps_its_heading() -> No
 
     async def watch() -> None:
         for _ in range(16):
-            await asyncio.sleep(0.25)
+            await asyncio.sleep(0.25)  # the heading looked at every quarter second, 4 s long
             headings.append(robot.core.odometry.theta)
         runtime.stop()
 

@@ -17,6 +17,8 @@ from freelook.link import (
 )
 from freelook.maps import load_world
 from freelook.robot import ServerOptions
+from loopback import OPENS, alive
+from waiting import wait_until_async
 
 
 def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
@@ -27,7 +29,9 @@ def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
             ServerOptions(listen="udp://127.0.0.1:0", wire="thesis", camera=False),
         )
         task = asyncio.create_task(server.run())
-        await server.ready.wait()
+        await wait_until_async(
+            lambda: alive(task) and server.ready.is_set(), OPENS, "the robot server to listen"
+        )
         assert server.local_address is not None
         operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=server.local_address)
         codec = ThesisCodec()
@@ -87,7 +91,9 @@ def test_a_pinned_peer_is_the_only_one_heard_and_answered() -> None:
             ),
         )
         task = asyncio.create_task(server.run())
-        await server.ready.wait()
+        await wait_until_async(
+            lambda: alive(task) and server.ready.is_set(), OPENS, "the robot server to listen"
+        )
         assert server.local_address is not None
         codec = ThesisCodec()
         start_x = robot.sim.ground_truth.x

@@ -12,6 +12,8 @@ from freelook.link import FreeLookCommand, KeyRing, TankCommand, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from loopback import OPENS, alive, running, serving
+from waiting import wait_until_async
 
 KEYS = """
 [stations.1]
@@ -41,43 +43,45 @@ def test_each_station_does_what_its_key_allows(tmp_path: Path) -> None:
             ServerOptions(listen="udp://127.0.0.1:0", keys=ring, camera=False),
             robot_map=None,
         )
-        robot_task = asyncio.create_task(server.run())
-        await server.ready.wait()
-        assert server.local_address is not None
 
         def station(number: int, passphrase: str) -> OperatorStation:
             key = derive_key(passphrase)
             return OperatorStation(config, None, server.local_address, key=key, station=number)
 
-        driver = station(1, "driver passphrase")
-        watcher = station(2, "watcher passphrase")
-        impostor = station(3, "driver passphrase")  # station 3's id with station 1's key
-        tasks = [asyncio.create_task(s.run()) for s in (driver, watcher, impostor)]
         out: dict[str, object] = {}
-        try:
-            await asyncio.sleep(1.0)
-            core = server.program.core
-            # the watcher tries to drive, the impostor tries to take over
-            watcher.drive_command = TankCommand(0.3, 0.0)
-            impostor.drive_command = TankCommand(0.3, 0.0)
-            await asyncio.sleep(0.8)
-            out["moved_by_others"] = robot.sim.ground_truth.v
-            # the driver may not use Free Look, only Tank Control
-            driver.drive_command = FreeLookCommand(0.3, 0.0, 0.0)
-            await asyncio.sleep(0.5)
-            out["moved_in_free_look"] = robot.sim.ground_truth.v
-            driver.drive_command = TankCommand(0.3, 0.0)
-            await asyncio.sleep(1.0)
-            out["moved_in_tank"] = robot.sim.ground_truth.v
-            out["holder"] = core.arbiter.holder(server.runtime.now())
-            out["watcher_telemetry"] = watcher.telemetry is not None
-            out["impostor_telemetry"] = impostor.telemetry is not None
-            out["rejections"] = list(core.rejections)
-            out["refused"] = dict(server.session.stats.refused)
-        finally:
-            for task in (*tasks, robot_task):
-                task.cancel()
-            await asyncio.gather(*tasks, robot_task, return_exceptions=True)
+        async with serving(server):
+            driver = station(1, "driver passphrase")
+            watcher = station(2, "watcher passphrase")
+            impostor = station(3, "driver passphrase")  # station 3's id with station 1's key
+            async with running(driver, watcher, impostor) as tasks:
+                await wait_until_async(
+                    lambda: alive(*tasks) and driver.in_control and watcher.telemetry is not None,
+                    OPENS,
+                    "the driver in control and the watcher hearing telemetry",
+                )
+                core = server.program.core
+                # the watcher tries to drive, the impostor tries to take over
+                watcher.drive_command = TankCommand(0.3, 0.0)
+                impostor.drive_command = TankCommand(0.3, 0.0)
+                await asyncio.sleep(0.8)  # time for their commands to move the robot, if obeyed
+                out["moved_by_others"] = robot.sim.ground_truth.v
+                # the driver may not use Free Look, only Tank Control
+                driver.drive_command = FreeLookCommand(0.3, 0.0, 0.0)
+                await asyncio.sleep(0.5)  # time for it to move the robot, were it obeyed
+                out["moved_in_free_look"] = robot.sim.ground_truth.v
+                driver.drive_command = TankCommand(0.3, 0.0)
+                await wait_until_async(
+                    lambda: robot.sim.ground_truth.v > 0.2,
+                    10,
+                    "the driver's Tank Control to move the robot",
+                    show=lambda: robot.sim.ground_truth.v,
+                )
+                out["moved_in_tank"] = robot.sim.ground_truth.v
+                out["holder"] = core.arbiter.holder(server.runtime.now())
+                out["watcher_telemetry"] = watcher.telemetry is not None
+                out["impostor_telemetry"] = impostor.telemetry is not None
+                out["rejections"] = list(core.rejections)
+                out["refused"] = dict(server.session.stats.refused)
         return out
 
     out = asyncio.run(scenario())

@@ -9,11 +9,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from waiting import wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -75,21 +76,31 @@ def start_sim(tmp_path: Path, *extra: str, record: bool = False) -> Sim:
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 90
+    stdout = process.stdout
+    assert stdout is not None
     lines: list[str] = []
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
+
+    def announced() -> re.Match[str] | None:
+        line = stdout.readline()
         lines.append(line)
-        found = ANNOUNCED_URL.search(line)
-        if found:
-            sim = Sim(process, found.group(1), port, path)
-            sim.lines = lines
-            return sim
         if not line and process.poll() is not None:
-            break
-    process.kill()
-    raise RuntimeError("freelook sim did not start")
+            raise AssertionError(f"freelook sim ended ({process.returncode}): {lines}")
+        return ANNOUNCED_URL.search(line)
+
+    try:
+        found = wait_until(  # each look reads a line of its output
+            announced,
+            90,
+            "freelook sim to announce its URL",
+            every=0,
+            show=lambda: lines[-5:],
+        )
+    except AssertionError:
+        process.kill()
+        raise
+    sim = Sim(process, found.group(1), port, path)
+    sim.lines = lines
+    return sim
 
 
 @pytest.fixture(scope="module")

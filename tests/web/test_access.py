@@ -22,6 +22,8 @@ from websockets.exceptions import ConnectionClosed
 from freelook.errors import ConfigError
 from freelook.launch import SessionOptions, web_access
 from freelook.web import REFUSED_CLOSE_CODE, BrowserSlot, create_app, origin_allowed
+from loopback import alive
+from waiting import wait_until_async
 
 TOKEN = "t0ken-for-tests"
 
@@ -67,9 +69,7 @@ async def _serving(backend: _Backend) -> AsyncIterator[int]:
         )
     )
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not task.done(), "server did not start"
-        await asyncio.sleep(0.01)
+    await wait_until_async(lambda: alive(task) and server.started, 20, "the web server to start")
     try:
         yield port
     finally:
@@ -164,7 +164,9 @@ def test_malformed_or_refused_messages_get_an_error_and_the_socket_stays_open() 
                 await ws.send(text)
                 replies.append(_json(await asyncio.wait_for(ws.recv(), 5)))
             await ws.send(json.dumps({"type": "mode", "mode": "tank"}))  # still served
-            await asyncio.sleep(0.1)
+            await wait_until_async(
+                lambda: len(backend.handled) >= 2, 5, "the mode message at the backend"
+            )
 
     backend = _run(body)
     assert [r["type"] for r in replies] == ["error"] * 4

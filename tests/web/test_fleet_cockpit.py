@@ -5,14 +5,17 @@ refused, then to a free one, takes it and drives it."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import ANNOUNCED_URL, Sim, free_port, start_sim  # type: ignore[import-not-found]
+from waiting import wait_until as _wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -29,14 +32,21 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sim, str]]
         f"127.0.0.1:{free_port()}",
     )
     assert running.process.stdout is not None
-    second = None
-    deadline = time.monotonic() + 30
-    while second is None and time.monotonic() < deadline:
-        found = ANNOUNCED_URL.search(running.process.stdout.readline())
-        if found:
-            second = found.group(1)
-    assert second is not None, "the second station's cockpit was not announced"
-    yield running, second
+    stdout = running.process.stdout
+    lines: list[str] = []
+
+    def announced() -> re.Match[str] | None:
+        lines.append(stdout.readline())
+        return ANNOUNCED_URL.search(lines[-1])
+
+    second = _wait_until(  # each look reads a line (blocking; at the end of output, at once)
+        announced,
+        30,
+        "the second station's cockpit announced",
+        every=0.05,
+        show=lambda: [line for line in lines if line][-5:],
+    )
+    yield running, second.group(1)
     running.stop()
     running.process.stdout.close()
 
@@ -51,13 +61,8 @@ def rows(page: Any) -> dict[str, dict[str, str]]:
     )
 
 
-def wait_until(condition: Any, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
+#: the shared wait (it raises naming what it waited for), looking at the pages every 100 ms
+wait_until = partial(_wait_until, every=0.1)
 
 
 def open_page(browser: Any, url: str) -> tuple[Any, list[str]]:
@@ -80,42 +85,80 @@ def test_fleet_list_and_switching_robot(
     first, errors = open_page(browser, sim.url)
     second, errors_2 = open_page(browser, second_url)
     # each station drives its own robot at the start and the list says who controls which
-    assert wait_until(lambda: rows(first).get("robot-1", {}).get("control") == "you")
-    assert wait_until(lambda: rows(second).get("robot-2", {}).get("control") == "you")
-    assert wait_until(lambda: rows(first)["robot-2"]["control"] == "station 2")
+    wait_until(
+        lambda: rows(first).get("robot-1", {}).get("control") == "you",
+        15,
+        "station 1's list: robot-1 under its control",
+    )
+    wait_until(
+        lambda: rows(second).get("robot-2", {}).get("control") == "you",
+        15,
+        "station 2's list: robot-2 under its control",
+    )
+    wait_until(
+        lambda: rows(first)["robot-2"]["control"] == "station 2",
+        15,
+        "station 1's list: robot-2 under station 2",
+    )
     listed = rows(first)
     assert sorted(listed) == ["robot-1", "robot-2", "robot-3"]
     assert listed["robot-1"]["button"] == "driving"
     assert listed["robot-3"]["control"] == "free"
 
     # the fleet's robots have no camera: the view says so, and why
-    assert wait_until(lambda: first.locator("#camera-note").is_visible())
+    wait_until(
+        lambda: first.locator("#camera-note").is_visible(),
+        15,
+        "the note that the robot has no camera",
+    )
     assert "no camera" in first.inner_text("#camera-note")
     assert "robot-1" in first.inner_text("#camera-note")
 
     # station 1 picks robot-2, which station 2 holds: the robot refuses it, and neither the
     # title nor the button says station 1 drives it
     first.click("#fleet tr[data-robot='robot-2'] button")
-    assert wait_until(lambda: "refused you" in rows(first)["robot-2"]["control"])
+    wait_until(
+        lambda: "refused you" in rows(first)["robot-2"]["control"],
+        15,
+        "station 1's list: robot-2 refused it",
+    )
     assert rows(first)["robot-2"]["button"] == "refused"
     title = first.inner_text("#fleet-title").lower()
     assert "drives" not in title
     assert "robot-2 refused (station 2 holds it)" in title
-    assert wait_until(lambda: rows(first)["robot-1"]["control"] == "free")  # let go of it
+    wait_until(
+        lambda: rows(first)["robot-1"]["control"] == "free", 15, "station 1 to let go of robot-1"
+    )
     assert rows(second)["robot-2"]["control"] == "you"
     first.keyboard.press("ArrowUp")
-    time.sleep(1.0)
+    time.sleep(1.0)  # time for the key to move robot-2, were it obeyed
     assert rows(second)["robot-2"]["speed"] == "0.00 m/s"  # the refused station moved nothing
 
     # then robot-3, which nobody holds: granted, and the arrow keys drive it
     first.click("#fleet tr[data-robot='robot-3'] button")
-    assert wait_until(lambda: rows(first)["robot-3"]["control"] == "you")
-    assert wait_until(lambda: rows(first)["robot-3"]["button"] == "driving")
+    wait_until(
+        lambda: rows(first)["robot-3"]["control"] == "you",
+        15,
+        "station 1's list: robot-3 under its control",
+    )
+    wait_until(
+        lambda: rows(first)["robot-3"]["button"] == "driving",
+        15,
+        "station 1's list: driving robot-3",
+    )
     assert first.inner_text("#fleet-title").lower() == "fleet · station 1 drives robot-3"
-    assert wait_until(lambda: first.evaluate("window.freelook.hello.fleet.selected") == "robot-3")
+    wait_until(
+        lambda: first.evaluate("window.freelook.hello.fleet.selected") == "robot-3",
+        15,
+        "station 1's page: robot-3 selected",
+    )
     for _ in range(10):
         first.keyboard.press("ArrowUp")
-    assert wait_until(lambda: rows(second)["robot-3"]["speed"] not in ("-", "0.00 m/s"))
+    wait_until(
+        lambda: rows(second)["robot-3"]["speed"] not in ("-", "0.00 m/s"),
+        15,
+        "station 2's list: robot-3 moving",
+    )
     assert rows(second)["robot-3"]["control"] == "station 1"
     first.keyboard.press("Space")
     first.screenshot(path=str(tmp_path / "fleet.png"))

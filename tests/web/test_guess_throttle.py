@@ -14,6 +14,8 @@ import uvicorn
 import websockets
 
 from freelook.web import REFUSED_CLOSE_CODE, BrowserSlot, GuessThrottle, create_app
+from loopback import alive
+from waiting import wait_until_async
 
 TOKEN = "t0ken-for-tests"
 
@@ -105,9 +107,9 @@ def test_guessing_the_token_is_throttled_and_logged_in_aggregate(
 
     async def run() -> None:
         task = asyncio.create_task(server.serve())
-        while not server.started:
-            assert not task.done(), "server did not start"
-            await asyncio.sleep(0.01)
+        await wait_until_async(
+            lambda: alive(task) and server.started, 20, "the web server to start"
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             statuses = [

@@ -74,7 +74,7 @@ async def _attack_and_watch(port: int, token: str) -> tuple[list[int], list[tupl
                 codes.append(await _drive(evil, axes))
         loop = asyncio.get_running_loop()
         until = loop.time() + 1.5
-        while loop.time() < until:
+        while loop.time() < until:  # the pose watched for 1.5 s after the attack
             frame = await watcher.recv()
             if isinstance(frame, bytes) and frame[:1] == b"\x01":
                 message = json.loads(frame[1:])

@@ -134,8 +134,7 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
     assert page.evaluate("station.mainWidth") == 640
 
     # the eye textures: each image moved outwards by the shift (left to the left)
-    page.evaluate("station.freeze = true")
-    page.wait_for_timeout(200)
+    page.evaluate("station.freeze = true")  # from now on each frame is dropped as it arrives
     page.evaluate("station.hitMode = 'off'; station.hitKey = ''")
     page.wait_for_function("station.shift === 0")
     plain_left, plain_right = _canvas(page, "left"), _canvas(page, "right")
@@ -171,7 +170,7 @@ def test_the_station_in_an_emulated_headset(browser: Any, taros: Sim, tmp_path: 
     page.wait_for_function("station.headYaw > 0.6")
     turned = _eyes(page)
     assert np.abs(_png(turned["left"]) - left_eye).mean() > 5.0
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # a second with the head turned, the states watched
     page.wait_for_function("window.__states.length >= 3")
     states = page.evaluate("window.__stopWatching()")
     assert page.evaluate("station.sentAxes") == sent  # no drive command came from the head
@@ -247,7 +246,7 @@ def test_the_default_desktop_view_shows_the_status_icons_and_the_link_legend(
     page = browser.new_page(viewport={"width": 1500, "height": 900})
     page.goto(taros.url.replace("/?token=", "/station?token="))
     page.wait_for_function("window.station && station.mainFrames > 2", timeout=60_000)
-    page.wait_for_timeout(500)
+    page.wait_for_function("station.icons")  # the panels painted: status icons, link legend
     page.screenshot(path=screenshot_path(tmp_path, "station-desktop.png"))
     bar = page.locator("#bar").bounding_box()
     view = page.locator("#room").bounding_box()
@@ -289,11 +288,11 @@ def test_the_station_estop_key_only_engages_and_its_button_releases(
     page.keyboard.press("Space")
     page.wait_for_function("station.last.estop", polling=50, timeout=5_000)
     page.keyboard.press("Space")  # again: it stays engaged
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # time for a release to show, were there one
     assert page.evaluate("station.last.estop"), "the e-stop key released the e-stop"
     page.focus("#estop-release")
     page.keyboard.press("Enter")  # a key on the focused button is no release either
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # time for a release to show, were there one
     assert page.evaluate("station.last.estop")
     page.click("#estop-release")
     page.wait_for_function("!station.last.estop", polling=50, timeout=5_000)

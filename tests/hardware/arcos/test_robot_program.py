@@ -53,12 +53,21 @@ async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subpro
     )
     assert process.stdout is not None
     # a first start compiles the robot program's loops ahead, in a child, before it listens
-    async with asyncio.timeout(120):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook robot ended before serving"
-            if "thesis profile on" in line:
-                return process
+    lines: list[str] = []
+    try:
+        async with asyncio.timeout(120):
+            while True:
+                line = (await process.stdout.readline()).decode()
+                assert line, "freelook robot ended before serving:\n" + "".join(lines)
+                lines.append(line)
+                if "thesis profile on" in line:
+                    return process
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(
+            "waited 120 s for freelook robot to serve; it said:\n" + "".join(lines)
+        ) from None
 
 
 def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its_watchdog() -> None:

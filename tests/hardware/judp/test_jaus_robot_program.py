@@ -52,17 +52,25 @@ async def _start(judp_port: int, udp_port: int) -> tuple[asyncio.subprocess.Proc
     assert process.stdout is not None
     lines: list[str] = []
     # a first start compiles the robot program's loops ahead, in a child, before it listens
-    async with asyncio.timeout(120):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, "freelook robot ended before serving:\n" + "".join(lines)
-            lines.append(line)
-            if "thesis profile on" in line:
-                break
-    # what it says at start about what the robot lacks comes right after
-    async with asyncio.timeout(5):
-        while not any("no wheel encoders through JAUS" in line for line in lines):
-            lines.append((await process.stdout.readline()).decode())
+    try:
+        async with asyncio.timeout(120):
+            while True:
+                line = (await process.stdout.readline()).decode()
+                assert line, "freelook robot ended before serving:\n" + "".join(lines)
+                lines.append(line)
+                if "thesis profile on" in line:
+                    break
+        # what it says at start about what the robot lacks comes right after
+        async with asyncio.timeout(5):
+            while not any("no wheel encoders through JAUS" in line for line in lines):
+                lines.append((await process.stdout.readline()).decode())
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(
+            "waited for freelook robot to serve and name what the robot lacks; it said:\n"
+            + "".join(lines)
+        ) from None
     return process, lines
 
 

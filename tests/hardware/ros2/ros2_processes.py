@@ -43,13 +43,20 @@ async def start_cli(
     lines: list[str] = []
     # a first start compiles the program's loops ahead, in a child, before it serves: on a
     # fresh install of a 2-core machine that others load too, that took over 300 s
-    async with asyncio.timeout(FIRST_START):
-        while True:
-            line = (await process.stdout.readline()).decode()
-            assert line, f"freelook {args[0]} ended before serving:\n" + "".join(lines)
-            lines.append(line)
-            if ready(line):
-                return process, lines
+    try:
+        async with asyncio.timeout(FIRST_START):
+            while True:
+                line = (await process.stdout.readline()).decode()
+                assert line, f"freelook {args[0]} ended before serving:\n" + "".join(lines)
+                lines.append(line)
+                if ready(line):
+                    return process, lines
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(
+            f"waited {FIRST_START:g} s for freelook {args[0]} to serve; it said:\n" + "".join(lines)
+        ) from None
 
 
 async def start_robot_program(

@@ -6,22 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 import pytest
 
 from freelook.config import RobotConfig, load_robot
 from freelook.hardware.ros2 import Ros2Robot, SimulatedRos2Robot
 from freelook.maps import load_world
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
-
-
-async def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize("command", ["velocities", "trajectory"])
@@ -50,26 +43,28 @@ def test_the_hal_arm_jogs_the_simulated_arm_and_reads_it_back(
                 arm.command_velocities([0.3] + [0.0] * (n - 1))
                 await asyncio.sleep(0.02)
             arm.command_velocities([0.0] * n)
-            await wait_for(
+            await wait_until_async(
                 lambda: abs(simulated.state().velocities[0]) < 1e-3, 1.0, "the arm to stop"
             )
             moved = simulated.state().positions[0] - before[0]
             assert 0.1 < moved < 0.25  # 0.3 rad/s for 0.6 s, behind the joints' lag
             assert simulated.state().positions[1:] == pytest.approx(before[1:], abs=1e-3)
-            await wait_for(
+            await wait_until_async(
                 lambda: arm.state().positions[0] == pytest.approx(before[0] + moved, abs=2e-3),
                 1.0,
                 "joint_states to follow the arm",
             )
             # a malformed command stops the arm rather than moving it
             arm.command_velocities([float("nan")] + [0.0] * (n - 1))
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # time for it to move the arm, were it obeyed
             assert simulated.state().positions[0] == pytest.approx(before[0] + moved, abs=1e-3)
             # the gripper closes on nothing: it reads back closed, holding nothing
             wide = arm.gripper_state().opening
             assert wide > 0.02
             arm.command_gripper(0.0)
-            await wait_for(lambda: arm.gripper_state().opening < 1e-3, 3.0, "the gripper to close")
+            await wait_until_async(
+                lambda: arm.gripper_state().opening < 1e-3, 3.0, "the gripper to close"
+            )
             assert not arm.gripper_state().holding
         finally:
             robot.close()

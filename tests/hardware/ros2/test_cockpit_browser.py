@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import socket
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,8 @@ from ros2_processes import (
     start_robot_program,
     stop,
 )
+
+from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
@@ -38,16 +38,10 @@ CAMERA_COLOUR = """() => {
 
 
 async def hold(page: Any, key: str, seconds: float) -> None:
+    """``key`` held down for ``seconds``, then released."""
     await page.keyboard.down(key)
-    await asyncio.sleep(seconds)
+    await asyncio.sleep(seconds)  # the time it is held
     await page.keyboard.up(key)
-
-
-async def until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        await asyncio.sleep(0.05)
 
 
 def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
@@ -78,28 +72,28 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
                     return bool((await page.evaluate(CAMERA_COLOUR))[0] == 64)
 
                 # the base's own 64 × 48 JPEG, painted as it came
-                await until(painted, 20.0, "the ROS camera's frame on the page")
+                await wait_until_async(painted, 20.0, "the ROS camera's frame on the page")
                 width, height, red_before, blue_before = await page.evaluate(CAMERA_COLOUR)
                 assert (width, height) == (64, 48)
                 assert blue_before > red_before  # the base's camera at pan 0: blue
                 await page.click("[data-mode=free_look]")
                 # Q turns the camera: on this base its pan joint turns, the chassis stays
                 await hold(page, "KeyQ", 1.0)
-                await asyncio.sleep(0.3)
-                assert base.pan > 0.3
+                await wait_until_async(lambda: base.pan > 0.3, 5.0, "the base's pan turned by Q")
                 assert abs(base.x) < 0.01
                 assert base.pan_commands
 
                 async def turned() -> bool:
                     return bool((await page.evaluate(CAMERA_COLOUR))[2] > red_before + 20)
 
-                await until(turned, 3.0, "the turned camera's image on the page")
+                await wait_until_async(turned, 3.0, "the turned camera's image on the page")
                 # W: forward along where the camera looks
                 x0, y0 = base.x, base.y
                 await hold(page, "KeyW", 1.5)
                 assert ((base.x - x0) ** 2 + (base.y - y0) ** 2) ** 0.5 > 0.2
-                await asyncio.sleep(0.8)
-                assert base.received[-1].v == 0.0  # released: the base is told to stop
+                await wait_until_async(  # released: the base is told to stop
+                    lambda: base.received[-1].v == 0.0, 5.0, "a zero cmd_vel after W's release"
+                )
                 assert errors == []
                 await browser.close()
         finally:

@@ -25,6 +25,8 @@ from ros2_processes import (
     stop,
 )
 
+from waiting import wait_until_async
+
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
 
@@ -52,13 +54,6 @@ class Cockpit:
             await asyncio.sleep(0.05)
 
 
-async def wait_for(check: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        await asyncio.sleep(0.02)
-
-
 def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_domain: int) -> None:
     async def run() -> None:
         base = RoomBase(ros_domain).start()
@@ -75,7 +70,9 @@ def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_dom
                 cockpit = Cockpit(ws)
                 listener = asyncio.create_task(cockpit.listen())
                 # the base's own camera image, as the base encoded it
-                await wait_for(lambda: cockpit.frames, 10.0, "a camera frame in the cockpit")
+                await wait_until_async(
+                    lambda: cockpit.frames, 10.0, "a camera frame in the cockpit"
+                )
                 assert cockpit.frames[-1].shape == (48, 64, 3)
                 red_before = float(cockpit.frames[-1][..., 0].mean())
                 # Free Look: the mouse turns the camera, so the base's pan joint turns
@@ -87,7 +84,7 @@ def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_dom
                 assert abs(base.x) < 0.01  # the camera turned, the chassis did not move
                 assert base.pan_commands  # as Float64MultiArray rates on the pan controller
                 # and the image the cockpit shows is the turned camera's
-                await wait_for(
+                await wait_until_async(
                     lambda: float(cockpit.frames[-1][..., 0].mean()) > red_before + 20,
                     2.0,
                     "the turned camera's image",
@@ -100,7 +97,7 @@ def test_the_cockpit_shows_the_ros2_camera_and_free_look_drives_the_base(ros_dom
                 # a scan that goes quiet: the robot stops commanding and says why
                 base.stop_publishing("scan")
                 await cockpit.hold({"type": "axes", "mode": "free_look", "forward": 1.0}, 1.0)
-                await wait_for(
+                await wait_until_async(
                     lambda: "hardware" in cockpit.states[-1]["safety"]["reasons"],
                     2.0,
                     "the hardware stop in the cockpit's state",

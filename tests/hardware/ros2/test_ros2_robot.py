@@ -6,7 +6,6 @@ import asyncio
 import math
 import sys
 import time
-from collections.abc import Callable
 
 import pytest
 import simplejpeg
@@ -15,16 +14,9 @@ from ros2_base import RoomBase
 from freelook.config import load_robot
 from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
 from freelook.robot.hal import EncodedCamera
+from waiting import wait_until
 
 pytestmark = pytest.mark.realtime
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout} s for {what}")
-        time.sleep(0.01)
 
 
 def start(robot: Ros2Robot, timeout: float | None = None) -> None:
@@ -99,8 +91,8 @@ def test_non_finite_odometry_and_rates_are_refused_and_counted_never_used(ros_do
             assert robot.hardware.odometer is not None
             base.v = 0.2
             seen = []
-            deadline = time.monotonic() + 1.0
-            while time.monotonic() < deadline:
+            sampled = time.monotonic() + 1.0  # a second of the odometer, sampled every 5 ms
+            while time.monotonic() < sampled:
                 sample = robot.hardware.odometer.latest()
                 assert sample is not None
                 seen.append(sample.x)

@@ -14,6 +14,7 @@ from ros2_base import RoomBase
 from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_robot_program, stop
 
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
@@ -55,9 +56,12 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
             # the commanded speed reaches the base within half a second
             sent = time.monotonic()
             operator.send(codec.encode(VelocityCommand(0.3, math.radians(5)), 0.0))
-            while not any(abs(c.v - 0.3) < 1e-6 for c in base.commands_since(sent)):
-                assert time.monotonic() - sent < 0.5, "no cmd_vel of 0.3 m/s within 0.5 s"
-                await asyncio.sleep(0.002)
+            await wait_until_async(
+                lambda: any(abs(c.v - 0.3) < 1e-6 for c in base.commands_since(sent)),
+                0.5 - (time.monotonic() - sent),
+                "a cmd_vel of 0.3 m/s at the base within 0.5 s",
+                every=0.002,
+            )
             quiet = await drive(0.3, math.radians(5), 1.0)
             # position packets follow the base's odometry
             await asyncio.sleep(0.1)  # still moving: the watchdog has not tripped
@@ -67,10 +71,12 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
             assert last.y == pytest.approx(base.y, abs=0.06)
             assert math.remainder(last.theta - base.theta, math.tau) == pytest.approx(0, abs=0.03)
             # the link goes quiet: the program itself publishes zero (the base has no timeout)
-            while not any(c.v == 0.0 for c in base.commands_since(quiet)):
-                assert time.monotonic() - quiet < 1.0, "no zero velocity within 1 s of quiet"
-                await asyncio.sleep(0.002)
-            stopped = next(c for c in base.commands_since(quiet) if c.v == 0.0)
+            stopped = await wait_until_async(
+                lambda: next((c for c in base.commands_since(quiet) if c.v == 0.0), None),
+                1.0 - (time.monotonic() - quiet),
+                "a zero velocity at the base within 1 s of the quiet link",
+                every=0.002,
+            )
             # the watchdog (0.5 s) trips within a cycle (20 ms), then a controlled stop at the
             # deceleration limit (0.3 m/s at 1.5 m/s²: 0.2 s), and DDS
             assert stopped.stamp - quiet < 0.5 + 0.02 + 0.2 + 0.02 + 0.03

@@ -7,22 +7,15 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
 
 import pytest
 
 from freelook.config import load_robot
 from freelook.hardware.ros2 import Ros2Robot, SimulatedRos2Robot
 from freelook.maps import load_world
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
-
-
-async def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        await asyncio.sleep(0.01)
 
 
 def test_the_tracked_pan_tilt_description_drives_the_simulated_base(ros_domain: int) -> None:
@@ -48,14 +41,16 @@ def test_the_tracked_pan_tilt_description_drives_the_simulated_base(ros_domain: 
             truth0 = sim.sim.ground_truth
             # pan at 0.5 rad/s through joint trajectories, read back from joint_states
             end = time.monotonic() + 1.0
-            while time.monotonic() < end:
+            while time.monotonic() < end:  # a second of commands, every 20 ms
                 hw.pan_tilt.command_rates(0.5, 0.0)
                 hw.drive.command_wheels(0.2, 0.2)
                 await asyncio.sleep(0.02)
             hw.pan_tilt.command_rates(0.0, 0.0)
             hw.drive.command_wheels(0.0, 0.0)
-            await wait_for(lambda: sim.sim.vehicle.pan > 0.3, 1.0, "the simulated pan to turn")
-            await wait_for(
+            await wait_until_async(
+                lambda: sim.sim.vehicle.pan > 0.3, 1.0, "the simulated pan to turn"
+            )
+            await wait_until_async(
                 lambda: (
                     hw.pan_tilt is not None
                     and abs(hw.pan_tilt.state().pan - sim.sim.vehicle.pan) < 0.02

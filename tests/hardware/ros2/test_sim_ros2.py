@@ -13,6 +13,7 @@ from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_cli, start_rob
 
 from freelook.hardware.ros2 import ros
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from waiting import wait_until, wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
 
@@ -35,13 +36,21 @@ def topic_types(domain: int, expected: set[str], timeout: float = 5.0) -> dict[s
     context = r.rclpy.Context()
     r.rclpy.init(context=context, domain_id=domain)
     node = r.rclpy.create_node("probe", context=context)
+    found: dict[str, list[str]] = {}
+
+    def discovered() -> dict[str, list[str]] | None:
+        found.clear()
+        found.update(node.get_topic_names_and_types())
+        return found if expected <= found.keys() else None
+
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            found = dict(node.get_topic_names_and_types())
-            if expected <= found.keys() or time.monotonic() > deadline:
-                return found
-            time.sleep(0.05)
+        return wait_until(
+            discovered,
+            timeout,
+            f"a ROS 2 node to discover {sorted(expected)}",
+            every=0.05,
+            show=lambda: sorted(expected - found.keys()),
+        )
     finally:
         node.destroy_node()
         context.try_shutdown()
@@ -78,21 +87,20 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
             listener = asyncio.create_task(listen())
             try:
                 operator.send(codec.encode(SetTransmission(True), 0.0))
-                await asyncio.sleep(0.5)
-                assert positions, "no position packet"
+                await wait_until_async(lambda: positions, 10.0, "a position packet")
                 start = positions[-1]
                 end = time.monotonic() + 2.0
-                while time.monotonic() < end:
+                while time.monotonic() < end:  # 2 s of commands at the thesis's 47 ms spacing
                     operator.send(codec.encode(VelocityCommand(0.3, 0.0), 0.0))
                     await asyncio.sleep(0.047)
                 # the link goes quiet: the robot program stops the simulated base
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(1.0)  # the watchdog's time to run out and the base to stop
                 heard = len(positions)
                 stopped = positions[-1]
                 travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
                 assert 0.3 < travelled < 0.8  # 0.3 m/s for 2 s, less the ramps and the stop
                 assert abs(stopped.v) < 0.01
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.5)  # half a second on, watched:
                 # it still reports (a silent robot would look stopped) and stands still
                 assert len(positions) > heard + 5
                 assert abs(positions[-1].v) < 0.01

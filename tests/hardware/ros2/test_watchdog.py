@@ -17,6 +17,8 @@ from freelook.hardware.ros2 import open_ros2_server
 from freelook.link import ControlRequest, NativeCodec, TankCommand, Telemetry, UdpEndpoint
 from freelook.robot import ServerOptions
 from freelook.types import SafetyFlags
+from loopback import OPENS, alive
+from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
@@ -34,7 +36,9 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
         )
         server, _ = await open_ros2_server(config, "ros2", options, domain_id=ros_domain)
         serving = asyncio.create_task(server.run())
-        await server.ready.wait()
+        await wait_until_async(
+            lambda: alive(serving) and server.ready.is_set(), OPENS, "the robot server to listen"
+        )
         assert server.local_address is not None
         operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=server.local_address)
         codec = NativeCodec(None, sender=1, allow_unauthenticated=True)
@@ -52,13 +56,21 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
         try:
             # this process loads the program's compiled loops at its first cycles: until then
             # the base's topics wait for the interpreter, and the program rightly stops
-            warm = time.monotonic() + 60.0
-            while not telemetry or telemetry[-1].safety_flags & SafetyFlags.HARDWARE:
-                assert time.monotonic() < warm, "the robot program never heard the base"
+            def hears_the_base() -> bool:
+                if telemetry and not telemetry[-1].safety_flags & SafetyFlags.HARDWARE:
+                    return True
                 operator.send(codec.encode(ControlRequest(1, 10), time.time()))
-                await asyncio.sleep(0.05)
+                return False
+
+            await wait_until_async(
+                hears_the_base,
+                60.0,
+                "the robot program to hear the base (telemetry without the hardware stop)",
+                every=0.05,
+                show=lambda: telemetry[-1].safety_flags if telemetry else "no telemetry",
+            )
             end = time.monotonic() + 1.0
-            while time.monotonic() < end:
+            while time.monotonic() < end:  # a second of commands at the thesis's 47 ms spacing
                 operator.send(codec.encode(TankCommand(0.2, 0.0, 0.5, 0.0), time.time()))
                 last = time.monotonic()
                 await asyncio.sleep(0.047)
@@ -76,10 +88,17 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
                 pan = next((t for t, rate in pans if t > last and rate == 0.0), None)
                 return braking, stopped, pan
 
-            while None in (found := stops()):
-                assert time.monotonic() - last < 1.0, "no stop within 1 s of the quiet link"
-                await asyncio.sleep(0.002)
-            braking, stopped, pan_stop = found
+            def all_stops() -> tuple[float | None, float | None, float | None] | None:
+                found = stops()
+                return None if None in found else found
+
+            braking, stopped, pan_stop = await wait_until_async(
+                all_stops,
+                1.0 - (time.monotonic() - last),
+                "braking, a stop and a held pan within 1 s of the quiet link",
+                every=0.002,
+                show=stops,
+            )
             assert braking is not None
             assert stopped is not None
             assert pan_stop is not None
@@ -90,9 +109,14 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
             assert pan_stop - last <= watchdog + cycle + slack
             ramp = 0.2 / config.drive.max_deceleration
             assert stopped - last <= watchdog + cycle + ramp + cycle + slack
-            await asyncio.sleep(0.2)
-            assert telemetry[-1].safety_flags & SafetyFlags.WATCHDOG
-            assert telemetry[-1].cmd_v == 0.0
+            await wait_until_async(
+                lambda: (
+                    telemetry[-1].safety_flags & SafetyFlags.WATCHDOG and telemetry[-1].cmd_v == 0.0
+                ),
+                5.0,
+                "telemetry saying the watchdog stopped the robot",
+                show=lambda: (telemetry[-1].safety_flags, telemetry[-1].cmd_v),
+            )
         finally:
             listener.cancel()
             operator.close()
