@@ -92,3 +92,13 @@ def test_refusals_name_the_station_in_the_log_and_a_flood_of_them_cannot_fill_it
         "100 times)",
         "1000 times)",
     ]
+
+
+def test_a_station_that_has_not_heard_the_robot_yet_does_not_drive_it_and_is_no_news() -> None:
+    r = SimulatedRobot(CONFIG, WORLD, seed=3, pose=(7.0, 7.0, 0.0), use_localization=False)
+    r.send(ControlRequest(1, 10), 1)
+    r.send(ReceptionReport(3600.0, 3600.0, 0.0), 1)  # its first report: nothing heard yet
+    assert drive_on(r, 1.0, None) < 0.01
+    r.send(SEES, 1)
+    assert drive_on(r, 2.0, SEES) > 0.4
+    assert not r.core.log.notices  # the start of every session is not worth a log line

@@ -248,10 +248,9 @@ class RobotCore:
     def _reception(self, report: ReceptionReport, now: float, station: int) -> None:
         """A station's report of what it sees: a driver gone blind stops the robot at once."""
         change = self.sight.report(station, report)
-        if change is None:
-            return
-        self.log.notice(change.why)
-        if change.blind and self.arbiter.holder(now) == station:
+        if change is not None:
+            self.log.notice(change.why)
+        if not self.sight.sees(station) and self.arbiter.holder(now) == station:
             self.safety.command_lapsed()
 
     def _can_pan(self) -> bool:

@@ -31,13 +31,18 @@ class DriverSight:
     def __init__(self, blind_after: float) -> None:
         self.blind_after = blind_after  # s: the watchdog's timeout
         self._blind: dict[int, bool] = {}  # station → blind, for the stations that report
+        self._saw: set[int] = set()  # the stations that have seen the robot
 
     def report(self, station: int, report: ReceptionReport) -> SightChange | None:
-        """Take a station's report; returns the change when it went blind or saw again."""
+        """Take a station's report; returns the change when a station that had seen the
+        robot went blind or saw again (one that never saw it is blind, and no news)."""
         blind = not report.telemetry_overdue <= self.blind_after  # an age that is NaN: blind
         was = self._blind.get(station, False)
         self._blind[station] = blind
-        if blind == was:
+        had_seen = station in self._saw
+        if not blind:
+            self._saw.add(station)
+        if blind == was or not had_seen:
             return None
         if blind:
             why = (
