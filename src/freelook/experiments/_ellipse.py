@@ -267,6 +267,33 @@ def _centre() -> tuple[float, float]:
     return start[0], start[1]
 
 
+class _ThesisStation:
+    """The thesis's station: on each position packet, Algorithm 5.2's next target, eq. 3.17's
+    command towards it, limited as Algorithm 5.3 limits it; ``command`` is the newest (zero
+    once the generator has no target)."""
+
+    def __init__(self, xs: np.ndarray, ys: np.ndarray, loop: ThesisLoop) -> None:
+        # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the
+        # targets' v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
+        self.targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
+        self.tracker = TrackingController(
+            b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
+        )
+        self.loop = loop
+        self.command = VelocityCommand(0.0, 0.0)
+
+    def position(self, report: PositionReport) -> None:
+        ref = self.targets.update(report.x, report.y, report.theta)
+        if ref is None:
+            self.command = VelocityCommand(0.0, 0.0)
+            return
+        v, w = self.tracker.command(ref, report.x, report.y, report.theta)
+        loop = self.loop
+        self.command = VelocityCommand(
+            *thesis_limit_velocity(v, w, loop.v_max, loop.omega_max, loop.v_min, loop.omega_min)
+        )
+
+
 def thesis_ellipse_trial(
     seed: int,
     conditions: EllipseConditions,
@@ -287,17 +314,11 @@ def thesis_ellipse_trial(
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
     robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
-    # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the targets'
-    # v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
-    targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
-    tracker = TrackingController(
-        b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
-    )
+    station = _ThesisStation(xs, ys, loop)
     measure = _Measure(_centre())
     period_us = round(loop.robot_cycle * 1e6)
     next_cycle_us = period_us
     cached: Message | None = None  # the newest command the robot's receiver has
-    command: Message = VelocityCommand(0.0, 0.0)  # the station's newest
     next_op = next_robot = 0.0
     stall_until: float | None = None
     held: tuple[float, float, float] | None = None
@@ -322,19 +343,11 @@ def thesis_ellipse_trial(
                 robot.core.handle(cached, now)
                 cached = None
         for arrived in _arrivals(down, station_end, now):
-            if not isinstance(arrived, PositionReport):
-                continue
-            ref = targets.update(arrived.x, arrived.y, arrived.theta)
-            if ref is None:
-                command = VelocityCommand(0.0, 0.0)
-                continue
-            v, w = tracker.command(ref, arrived.x, arrived.y, arrived.theta)
-            command = VelocityCommand(
-                *thesis_limit_velocity(v, w, loop.v_max, loop.omega_max, loop.v_min, loop.omega_min)
-            )
+            if isinstance(arrived, PositionReport):
+                station.position(arrived)
         if now >= next_op:
             next_op += config.link.operator_tx_spacing
-            _transmit(up, station_end, command, now)
+            _transmit(up, station_end, station.command, now)
         robot.run_for(dt)
         real = robot.sim.ground_truth
         measure.update(robot.now(), real.x, real.y)
