@@ -152,6 +152,15 @@ class EllipseProgress:
         return self.swept
 
 
+@dataclass(frozen=True)
+class _Distances:
+    """The distances to the curve once on it, m: the worst, the 95th percentile, the mean."""
+
+    worst: float
+    p95: float
+    mean: float
+
+
 class _Measure:
     """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
@@ -189,11 +198,11 @@ class _Measure:
         # the last point is the first: round within NEAR of it (NEAR/b of angle short at most)
         self.finished = swept >= 2 * math.pi - NEAR / b and at_end
 
-    def stats(self) -> tuple[float, float, float]:
+    def stats(self) -> _Distances:
         if not self.distances:
-            return math.inf, math.inf, math.inf
+            return _Distances(math.inf, math.inf, math.inf)
         a = np.array(self.distances)
-        return float(a.max()), float(np.percentile(a, 95)), float(a.mean())
+        return _Distances(float(a.max()), float(np.percentile(a, 95)), float(a.mean()))
 
 
 def _drop(channel: ImpairedChannel) -> float:
@@ -224,16 +233,23 @@ def _thesis_robot(loop: ThesisLoop, config: RobotConfig) -> RobotConfig:
 START_INSIDE = 0.25
 
 
-def _course(
-    config: RobotConfig,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]:
+@dataclass(frozen=True)
+class _Course:
+    """The thesis's 101 points (their parameter ``t`` and places) and the start at rest."""
+
+    t: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    start: tuple[float, float, float]
+
+
+def _course() -> _Course:
     """The thesis's 101 points around the square world's start, and the start at rest
     ``START_INSIDE`` inside the first point, facing along the path (+y)."""
-    del config
     world = _world("square")
     t, ex, ey = ellipse_points(101)
     cx, cy = world.start[0], world.start[1]
-    return t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2)
+    return _Course(t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2))
 
 
 def _placed(
@@ -309,12 +325,12 @@ def thesis_ellipse_trial(
     the error model's draw for ``seed``, or ``truth`` (a robot unlike its description on
     purpose), or with ``exact`` the description itself."""
     config = _thesis_robot(loop, load_robot(robot_name))
-    _, xs, ys, start = _course(config)
-    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
+    course = _course()
+    robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
     robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
-    station = _ThesisStation(xs, ys, loop)
+    station = _ThesisStation(course.xs, course.ys, loop)
     measure = _Measure(_centre())
     period_us = round(loop.robot_cycle * 1e6)
     next_cycle_us = period_us
@@ -366,13 +382,13 @@ def thesis_ellipse_trial(
 def _result(
     now: float, measure: _Measure, up: ImpairedChannel, down: ImpairedChannel, stalls: int
 ) -> EllipseResult:
-    worst, p95, mean = measure.stats()
+    distances = measure.stats()
     return EllipseResult(
         now if measure.finished else None,
         40.0,
-        worst,
-        p95,
-        mean,
+        distances.worst,
+        distances.p95,
+        distances.mean,
         _drop(up),
         _drop(down),
         stalls,
@@ -397,13 +413,15 @@ def freelook_ellipse_trial(
     conditions' localization stall stops its scan matching for as long (:class:`_ScanStall`):
     its pose runs on odometry and gyro meanwhile, as freelook's does between scans."""
     config = load_robot(robot_name)
-    t_pts, xs, ys, start = _course(config)
-    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
+    course = _course()
+    robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     operator, robot_end = _sessions(config)
     robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
     measure = _Measure(_centre())
-    upload = TrajectoryStart(tuple(t_pts.tolist()), tuple(xs.tolist()), tuple(ys.tolist()))
+    upload = TrajectoryStart(
+        tuple(course.t.tolist()), tuple(course.xs.tolist()), tuple(course.ys.tolist())
+    )
     seen: Telemetry | None = None
     next_op = next_robot = 0.0
     dt = config.link.control_period / 4
