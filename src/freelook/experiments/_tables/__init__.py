@@ -5,6 +5,7 @@ say what differs. Every verdict is computed from the runs. One module per source
 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
 
 from freelook.experiments._tables._ellipse import TABLE_7_2, ellipse_row, ellipse_table
+from freelook.experiments._tables._format import Verdict
 from freelook.experiments._tables._free_look import (
     LAP_SIDE,
     flc_figures_table,
@@ -16,6 +17,7 @@ from freelook.experiments._tables._free_look import (
 from freelook.experiments._tables._packet_drop import packet_drop_row, packet_drop_table
 from freelook.experiments._tables._reckless import (
     RecklessJob,
+    RecklessVerdict,
     reckless_jobs,
     reckless_sections,
     reckless_table,
@@ -26,6 +28,8 @@ __all__ = [
     "LAP_SIDE",
     "TABLE_7_2",
     "RecklessJob",
+    "RecklessVerdict",
+    "Verdict",
     "ellipse_row",
     "ellipse_table",
     "flc_figures_table",

@@ -1,8 +1,17 @@
-"""What the tables say alike: a run's seeds."""
+"""What the tables share: a row's verdict, a run's seeds."""
 
 from __future__ import annotations
 
-__all__ = ["seed_range"]
+from typing import NamedTuple
+
+__all__ = ["Verdict", "seed_range"]
+
+
+class Verdict(NamedTuple):
+    """A row's target, and whether the runs meet it."""
+
+    target: str
+    met: bool
 
 
 def seed_range(seed: int, trials: int) -> str:

@@ -10,7 +10,7 @@ from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._parallel import map_trials
 from freelook.experiments._result import ExperimentResult, Progress, Row
-from freelook.experiments._tables._format import seed_range
+from freelook.experiments._tables._format import Verdict, seed_range
 
 __all__ = [
     "LAP_SIDE",
@@ -28,7 +28,7 @@ LAPS_BAND = {True: (-6.0, -3.0), False: (-1.0, 1.0)}
 LAP_SIDE = 2.0
 
 
-def laps_verdict(done: list[sc.LapsResult], clockwise: bool, like: bool) -> tuple[str, bool]:
+def laps_verdict(done: list[sc.LapsResult], clockwise: bool, like: bool) -> Verdict:
     """A laps row's target and whether ``done`` meets it: every lap driven, and the drift
     after 5 laps in the paper's band (a paper row) or under its smallest drift (freelook's)."""
     lo, hi = LAPS_BAND[clockwise]
@@ -36,10 +36,10 @@ def laps_verdict(done: list[sc.LapsResult], clockwise: bool, like: bool) -> tupl
     finals = [r.drifts[-1] for r in done]
     if like:
         target = f"every run in {lo:+.0f}…{hi:+.0f}°, all laps driven"
-        return target, driven and all(lo <= d <= hi for d in finals)
+        return Verdict(target, driven and all(lo <= d <= hi for d in finals))
     bound = min(abs(lo), abs(hi)) if clockwise else 1.0
     target = f"every run within ±{bound:g}°, all laps driven"
-    return target, driven and all(abs(d) < bound for d in finals)
+    return Verdict(target, driven and all(abs(d) < bound for d in finals))
 
 
 def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
@@ -126,7 +126,7 @@ TABLE_4 = (-1.0, 0.0, 10.0, 26.0, 32.0, 25.0, 31.0, 20.0)
 MIN_COVERED = 1.6
 
 
-def translation_verdict(done: list[sc.TranslationResult], like: bool) -> tuple[str, bool]:
+def translation_verdict(done: list[sc.TranslationResult], like: bool) -> Verdict:
     """A Table 4 row's target and whether ``done`` meets it: every run covered its distance,
     and the mean h within the paper's mean ± two standard errors of its 8 runs (a paper row)
     or, on average, under half the paper's mean (freelook's)."""
@@ -140,10 +140,10 @@ def translation_verdict(done: list[sc.TranslationResult], like: bool) -> tuple[s
             f"mean in {lo:.0f}…{hi:.0f} cm (the paper's ± 2 standard errors), every run "
             f"≥ {MIN_COVERED:g} m"
         )
-        return target, driven and lo <= statistics.fmean(hs) <= hi
+        return Verdict(target, driven and lo <= statistics.fmean(hs) <= hi)
     beat = paper_mean / 2
     target = f"mean |h| < {beat:.0f} cm (half the paper's), every run ≥ {MIN_COVERED:g} m"
-    return target, driven and statistics.fmean(abs(h) for h in hs) < beat
+    return Verdict(target, driven and statistics.fmean(abs(h) for h in hs) < beat)
 
 
 def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:

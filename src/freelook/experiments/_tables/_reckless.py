@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from freelook.config import load_robot
 from freelook.experiments._parallel import map_trials
@@ -23,6 +24,7 @@ from freelook.experiments._tables._format import seed_range
 
 __all__ = [
     "RecklessJob",
+    "RecklessVerdict",
     "reckless_jobs",
     "reckless_sections",
     "reckless_table",
@@ -64,7 +66,15 @@ def reckless_jobs(trials: int, seed: int) -> list[RecklessJob]:
     ]
 
 
-def reckless_verdict(done: list[RecklessResult], safety: Safety) -> tuple[str, str, bool]:
+class RecklessVerdict(NamedTuple):
+    """A reckless row's figures, its target, and whether the runs meet it."""
+
+    ours: str
+    target: str
+    met: bool
+
+
+def reckless_verdict(done: list[RecklessResult], safety: Safety) -> RecklessVerdict:
     """A reckless row's figures, target and whether ``done`` meets it. With safety (the
     thesis's or freelook's): no collision, no stop later than watchdog + cycle + braking after
     a cut, no robot that cannot be driven out. The control run without safety must collide,
@@ -86,8 +96,12 @@ def reckless_verdict(done: list[RecklessResult], safety: Safety) -> tuple[str, s
         + f", {stuck} stuck"
     )
     if safety == "off":
-        return ours, "collisions in ≥ half the trials", bool(done) and 2 * collisions >= len(done)
-    return ours, "0, 0, 0", bool(done) and collisions == 0 and late == 0 and stuck == 0
+        return RecklessVerdict(
+            ours, "collisions in ≥ half the trials", bool(done) and 2 * collisions >= len(done)
+        )
+    return RecklessVerdict(
+        ours, "0, 0, 0", bool(done) and collisions == 0 and late == 0 and stuck == 0
+    )
 
 
 def _pioneer_zone_cap() -> float:
