@@ -47,8 +47,8 @@ def _small_wheels(seed: int, factor: float) -> PhysicalTruth:
 def test_translation_rows_meet_their_targets_and_the_closed_loop_beats_the_open() -> None:
     open_loop = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in SEEDS]
     closed = [sc.translation_offset_trial(seed) for seed in SEEDS]
-    assert translation_verdict(open_loop, like=True)[1], [r.signed_offset for r in open_loop]
-    assert translation_verdict(closed, like=False)[1], [r.signed_offset for r in closed]
+    assert translation_verdict(open_loop, like=True).met, [r.signed_offset for r in open_loop]
+    assert translation_verdict(closed, like=False).met, [r.signed_offset for r in closed]
     # the paper's runs spread (−1…32 cm): so do these, under the error model
     spread = [r.signed_offset for r in open_loop]
     assert max(spread) - min(spread) > 0.05
@@ -70,8 +70,8 @@ def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
     still = [sc.translation_offset_trial(1, open_loop=True, laser=False)]
     assert still[0].covered < 0.1
     assert still[0].final_offset < 0.02  # no offset at all: it never went anywhere
-    assert not translation_verdict(still, like=True)[1]
-    assert not translation_verdict(still, like=False)[1]
+    assert not translation_verdict(still, like=True).met
+    assert not translation_verdict(still, like=False).met
     monkeypatch.undo()
     # the controller told the identified d (70 cm) instead of the paper's reduced 35 cm
     right = load_robot("foi-ugv")
@@ -80,7 +80,7 @@ def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
     )
     monkeypatch.setattr(sc, "load_robot", lambda name: wrong)
     runs = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in (1, 2)]
-    assert not translation_verdict(runs, like=True)[1], [r.signed_offset for r in runs]
+    assert not translation_verdict(runs, like=True).met, [r.signed_offset for r in runs]
 
 
 def test_reckless_rows_freelook_keeps_off_walls_and_the_control_run_collides() -> None:
@@ -135,7 +135,7 @@ def test_a_blind_robot_fails_the_reckless_row(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(rk, "_pioneer", lambda rule, safety="freelook": blind)
     done = [reckless_trial(seed, False, RecklessCondition.SENSORS) for seed in (2, 4)]
     assert any(r.collided for r in done)
-    assert not reckless_verdict(done, "freelook")[2]
+    assert not reckless_verdict(done, "freelook").met
 
 
 @pytest.mark.parametrize("seed", [18, 64])

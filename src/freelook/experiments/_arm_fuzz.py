@@ -29,18 +29,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.arm import ArmGuard, ArmModel, ArmPhase, load_arm, pair_separations
-from freelook.config import load_robot
+from freelook.config import ArmConfig, load_robot
 from freelook.experiments._arm_contact import ContactJudge
+from freelook.experiments._result import ExperimentResult, Row
 from freelook.sim.arm import SimulatedArm
-
-if TYPE_CHECKING:
-    from freelook.experiments._result import ExperimentResult
 
 __all__ = ["ArmFuzzTrial", "arm_fuzz", "arm_fuzz_trial"]
 
@@ -225,58 +222,72 @@ class _TrialRecorder:
         self.recorder.close()
 
 
-def arm_fuzz(
+@dataclass(frozen=True)
+class _Tally:
+    """The trials with the check on and off, counted for the table."""
+
+    trials: int
+    hit_on: int  # trials with a contact on a checked pair
+    hit_off: int
+    loose_on: int  # trials with a contact on a pair the check is not given
+    loose_off: int
+    loose_pairs: list[tuple[str, str]]
+    wedged: int  # trials with a wedged arm, check on
+    stops: int  # stops in all, check on
+    steps_on: int  # physics steps with a contact on a checked pair
+    steps_off: int
+    slowdowns: float  # control cycles slowed per trial, check on
+
+    @classmethod
+    def of(cls, on: list[ArmFuzzTrial], off: list[ArmFuzzTrial]) -> _Tally:
+        trials = len(on)
+        return cls(
+            trials,
+            hit_on=sum(t.intersecting_steps > 0 for t in on),
+            hit_off=sum(t.intersecting_steps > 0 for t in off),
+            loose_on=sum(t.unchecked_steps > 0 for t in on),
+            loose_off=sum(t.unchecked_steps > 0 for t in off),
+            loose_pairs=sorted(set().union(*(t.unchecked_pairs for t in on + off))),
+            wedged=sum(t.wedged > 0 for t in on),
+            stops=sum(t.stops for t in on),
+            steps_on=sum(t.intersecting_steps for t in on),
+            steps_off=sum(t.intersecting_steps for t in off),
+            slowdowns=sum(t.slowdowns for t in on) / max(trials, 1),
+        )
+
+
+def _sessions(
+    model: ArmModel,
+    guard: ArmGuard | None,
+    judge: ContactJudge,
+    time_constant: float,
     trials: int,
     seed: int,
     progress: Callable[[int, int], None],
-    robot: str = "taros",
-    record: Path | None = None,
-    *,
-    guard_off: bool = False,
-) -> ExperimentResult:
-    """``trials`` sessions with the check on and the same sessions with it off; ``record``:
-    every trial's joint states into this MCAP file; ``guard_off`` breaks it on purpose (the
-    "check on" sessions run without it)."""
-    from freelook.experiments._result import ExperimentResult, Row
-
-    config = load_robot(robot).arm
-    if config is None:
-        raise ValueError(f"robot {robot!r} has no arm")
-    model = load_arm(config.urdf, config.srdf)
-    guard = None if guard_off else ArmGuard.from_config(model, config)
-    judge = ContactJudge(config.urdf, model)
+    recording: _TrialRecorder | None,
+) -> _Tally:
+    """``trials`` seeded sessions with ``guard``, each beside the same session without it."""
     on: list[ArmFuzzTrial] = []
     off: list[ArmFuzzTrial] = []
-    recording = _TrialRecorder(record, model, config.urdf.read_text()) if record else None
     try:
         for k in range(trials):
             checked = unchecked = None
             if recording is not None:
                 checked, unchecked = recording.trial(k, seed + k)
-            tau = config.joint_time_constant
-            on.append(arm_fuzz_trial(model, guard, seed + k, tau, checked, judge))
-            off.append(arm_fuzz_trial(model, None, seed + k, tau, unchecked, judge))
+            on.append(arm_fuzz_trial(model, guard, seed + k, time_constant, checked, judge))
+            off.append(arm_fuzz_trial(model, None, seed + k, time_constant, unchecked, judge))
             progress(k + 1, trials)
     finally:
         if recording is not None:
             recording.close()
-    hit_on = sum(t.intersecting_steps > 0 for t in on)
-    hit_off = sum(t.intersecting_steps > 0 for t in off)
-    loose_on = sum(t.unchecked_steps > 0 for t in on)
-    loose_off = sum(t.unchecked_steps > 0 for t in off)
-    loose_pairs = sorted(set().union(*(t.unchecked_pairs for t in on + off)))
-    wedged = sum(t.wedged > 0 for t in on)
-    stops = sum(t.stops for t in on)
-    steps_on = sum(t.intersecting_steps for t in on)
-    steps_off = sum(t.intersecting_steps for t in off)
-    result = ExperimentResult(
-        "arm-fuzz",
-        f"Careless arm jogging on {robot}: anti-collision check on, and off as the control",
-        "TAROS 2018 (TAROS anti-collision: boxes, extrapolation, two phases)",
-        "",
-    )
+    return _Tally.of(on, off)
+
+
+def _conditions(
+    robot: str, model: ArmModel, config: ArmConfig, judge: ContactJudge, seeds: str, broken: bool
+) -> str:
     every = model.n_boxes * (model.n_boxes - 1) // 2
-    conditions = (
+    return (
         f"{robot}: {model.n_boxes} boxes, {model.n_pairs} checked pairs (all {every} pairs of"
         f" freelook's URDF's collision boxes minus the SRDF's {every - model.n_pairs} disabled"
         " ones; not the paper's own model"
@@ -285,25 +296,29 @@ def arm_fuzz(
         f" t_ext {config.slow_time:g} s slow / {config.stop_time:g} s stop;"
         f" the arm as built: each drive ±{100 * DRIVE_ERROR:g} % off its commanded speed, the"
         f" joints' lag {LAG_SPREAD[0]:g}–{LAG_SPREAD[1]:g} × the description's,"
-        f" seeds {seed}–{seed + trials - 1}; contact judged on the URDF's visual geometry with"
+        f" {seeds}; contact judged on the URDF's visual geometry with"
         f" python-fcl on {len(judge.checked_pairs)} checked and {len(judge.unchecked_pairs)}"
         " unchecked link pairs"
-        + (" (broken on purpose: the check off in the check-on sessions)" if guard_off else "")
+        + (" (broken on purpose: the check off in the check-on sessions)" if broken else "")
     )
-    result.rows += [
+
+
+def _rows(tally: _Tally, conditions: str) -> list[Row]:
+    trials, loose_pairs = tally.trials, tally.loose_pairs
+    return [
         Row(
             "trials with a contact on a checked pair, check on",
             "none (qualitative)",
-            f"{hit_on} of {trials} ({steps_on} physics steps)",
+            f"{tally.hit_on} of {trials} ({tally.steps_on} physics steps)",
             "0",
-            hit_on == 0,
+            tally.hit_on == 0,
             conditions,
         ),
         Row(
             "trials with a contact on a pair the check is not given (SRDF-disabled), check on"
             " / off",
             "",
-            f"{loose_on} / {loose_off} of {trials}"
+            f"{tally.loose_on} / {tally.loose_off} of {trials}"
             + (f" ({', '.join('–'.join(p) for p in loose_pairs[:6])})" if loose_pairs else ""),
             "",
             None,
@@ -316,34 +331,65 @@ def arm_fuzz(
         Row(
             "trials with a wedged arm (a stop the reverse jog cannot leave)",
             "",
-            f"{wedged} of {trials} ({stops} stops in all)",
+            f"{tally.wedged} of {trials} ({tally.stops} stops in all)",
             "0",
-            wedged == 0,
+            tally.wedged == 0,
         ),
         Row(
             "trials with a contact on a checked pair, check off (control)",
             "",
-            f"{hit_off} of {trials} ({steps_off} physics steps)",
+            f"{tally.hit_off} of {trials} ({tally.steps_off} physics steps)",
             "> 0",
-            hit_off > 0,
+            tally.hit_off > 0,
         ),
         Row(
             "control cycles slowed (phase 1) per trial, check on",
             "",
-            f"{sum(t.slowdowns for t in on) / max(trials, 1):.1f}",
+            f"{tally.slowdowns:.1f}",
         ),
     ]
+
+
+def arm_fuzz(
+    trials: int,
+    seed: int,
+    progress: Callable[[int, int], None],
+    robot: str = "taros",
+    record: Path | None = None,
+    *,
+    guard_off: bool = False,
+) -> ExperimentResult:
+    """``trials`` sessions with the check on and the same sessions with it off; ``record``:
+    every trial's joint states into this MCAP file; ``guard_off`` breaks it on purpose (the
+    "check on" sessions run without it)."""
+    config = load_robot(robot).arm
+    if config is None:
+        raise ValueError(f"robot {robot!r} has no arm")
+    model = load_arm(config.urdf, config.srdf)
+    guard = None if guard_off else ArmGuard.from_config(model, config)
+    judge = ContactJudge(config.urdf, model)
+    recording = _TrialRecorder(record, model, config.urdf.read_text()) if record else None
+    tau = config.joint_time_constant
+    tally = _sessions(model, guard, judge, tau, trials, seed, progress, recording)
+    result = ExperimentResult(
+        "arm-fuzz",
+        f"Careless arm jogging on {robot}: anti-collision check on, and off as the control",
+        "TAROS 2018 (TAROS anti-collision: boxes, extrapolation, two phases)",
+        "",
+    )
+    seeds = f"seeds {seed}–{seed + trials - 1}"
+    result.rows += _rows(tally, _conditions(robot, model, config, judge, seeds, guard_off))
     result.details.update(
         robot=robot,
         pairs=model.n_pairs,
         boxes=model.n_boxes,
-        stops=stops,
-        intersecting_trials_on=hit_on,
-        intersecting_trials_off=hit_off,
-        unchecked_contact_trials_on=loose_on,
-        unchecked_contact_trials_off=loose_off,
-        unchecked_pairs_in_contact=[list(p) for p in loose_pairs],
+        stops=tally.stops,
+        intersecting_trials_on=tally.hit_on,
+        intersecting_trials_off=tally.hit_off,
+        unchecked_contact_trials_on=tally.loose_on,
+        unchecked_contact_trials_off=tally.loose_off,
+        unchecked_pairs_in_contact=[list(p) for p in tally.loose_pairs],
         judged_pairs={"checked": len(judge.checked_pairs), "unchecked": len(judge.unchecked_pairs)},
-        wedged_trials=wedged,
+        wedged_trials=tally.wedged,
     )
     return result

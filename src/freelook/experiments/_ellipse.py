@@ -152,6 +152,15 @@ class EllipseProgress:
         return self.swept
 
 
+@dataclass(frozen=True)
+class _Distances:
+    """The distances to the curve once on it, m: the worst, the 95th percentile, the mean."""
+
+    worst: float
+    p95: float
+    mean: float
+
+
 class _Measure:
     """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
@@ -189,11 +198,11 @@ class _Measure:
         # the last point is the first: round within NEAR of it (NEAR/b of angle short at most)
         self.finished = swept >= 2 * math.pi - NEAR / b and at_end
 
-    def stats(self) -> tuple[float, float, float]:
+    def stats(self) -> _Distances:
         if not self.distances:
-            return math.inf, math.inf, math.inf
+            return _Distances(math.inf, math.inf, math.inf)
         a = np.array(self.distances)
-        return float(a.max()), float(np.percentile(a, 95)), float(a.mean())
+        return _Distances(float(a.max()), float(np.percentile(a, 95)), float(a.mean()))
 
 
 def _drop(channel: ImpairedChannel) -> float:
@@ -224,16 +233,23 @@ def _thesis_robot(loop: ThesisLoop, config: RobotConfig) -> RobotConfig:
 START_INSIDE = 0.25
 
 
-def _course(
-    config: RobotConfig,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]:
+@dataclass(frozen=True)
+class _Course:
+    """The thesis's 101 points (their parameter ``t`` and places) and the start at rest."""
+
+    t: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    start: tuple[float, float, float]
+
+
+def _course() -> _Course:
     """The thesis's 101 points around the square world's start, and the start at rest
     ``START_INSIDE`` inside the first point, facing along the path (+y)."""
-    del config
     world = _world("square")
     t, ex, ey = ellipse_points(101)
     cx, cy = world.start[0], world.start[1]
-    return t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2)
+    return _Course(t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2))
 
 
 def _placed(
@@ -267,6 +283,33 @@ def _centre() -> tuple[float, float]:
     return start[0], start[1]
 
 
+class _ThesisStation:
+    """The thesis's station: on each position packet, Algorithm 5.2's next target, eq. 3.17's
+    command towards it, limited as Algorithm 5.3 limits it; ``command`` is the newest (zero
+    once the generator has no target)."""
+
+    def __init__(self, xs: np.ndarray, ys: np.ndarray, loop: ThesisLoop) -> None:
+        # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the
+        # targets' v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
+        self.targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
+        self.tracker = TrackingController(
+            b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
+        )
+        self.loop = loop
+        self.command = VelocityCommand(0.0, 0.0)
+
+    def position(self, report: PositionReport) -> None:
+        ref = self.targets.update(report.x, report.y, report.theta)
+        if ref is None:
+            self.command = VelocityCommand(0.0, 0.0)
+            return
+        v, w = self.tracker.command(ref, report.x, report.y, report.theta)
+        loop = self.loop
+        self.command = VelocityCommand(
+            *thesis_limit_velocity(v, w, loop.v_max, loop.omega_max, loop.v_min, loop.omega_min)
+        )
+
+
 def thesis_ellipse_trial(
     seed: int,
     conditions: EllipseConditions,
@@ -282,22 +325,16 @@ def thesis_ellipse_trial(
     the error model's draw for ``seed``, or ``truth`` (a robot unlike its description on
     purpose), or with ``exact`` the description itself."""
     config = _thesis_robot(loop, load_robot(robot_name))
-    _, xs, ys, start = _course(config)
-    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
+    course = _course()
+    robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
     robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
-    # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the targets'
-    # v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
-    targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
-    tracker = TrackingController(
-        b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
-    )
+    station = _ThesisStation(course.xs, course.ys, loop)
     measure = _Measure(_centre())
     period_us = round(loop.robot_cycle * 1e6)
     next_cycle_us = period_us
     cached: Message | None = None  # the newest command the robot's receiver has
-    command: Message = VelocityCommand(0.0, 0.0)  # the station's newest
     next_op = next_robot = 0.0
     stall_until: float | None = None
     held: tuple[float, float, float] | None = None
@@ -322,19 +359,11 @@ def thesis_ellipse_trial(
                 robot.core.handle(cached, now)
                 cached = None
         for arrived in _arrivals(down, station_end, now):
-            if not isinstance(arrived, PositionReport):
-                continue
-            ref = targets.update(arrived.x, arrived.y, arrived.theta)
-            if ref is None:
-                command = VelocityCommand(0.0, 0.0)
-                continue
-            v, w = tracker.command(ref, arrived.x, arrived.y, arrived.theta)
-            command = VelocityCommand(
-                *thesis_limit_velocity(v, w, loop.v_max, loop.omega_max, loop.v_min, loop.omega_min)
-            )
+            if isinstance(arrived, PositionReport):
+                station.position(arrived)
         if now >= next_op:
             next_op += config.link.operator_tx_spacing
-            _transmit(up, station_end, command, now)
+            _transmit(up, station_end, station.command, now)
         robot.run_for(dt)
         real = robot.sim.ground_truth
         measure.update(robot.now(), real.x, real.y)
@@ -353,13 +382,13 @@ def thesis_ellipse_trial(
 def _result(
     now: float, measure: _Measure, up: ImpairedChannel, down: ImpairedChannel, stalls: int
 ) -> EllipseResult:
-    worst, p95, mean = measure.stats()
+    distances = measure.stats()
     return EllipseResult(
         now if measure.finished else None,
         40.0,
-        worst,
-        p95,
-        mean,
+        distances.worst,
+        distances.p95,
+        distances.mean,
         _drop(up),
         _drop(down),
         stalls,
@@ -384,13 +413,15 @@ def freelook_ellipse_trial(
     conditions' localization stall stops its scan matching for as long (:class:`_ScanStall`):
     its pose runs on odometry and gyro meanwhile, as freelook's does between scans."""
     config = load_robot(robot_name)
-    t_pts, xs, ys, start = _course(config)
-    robot = _placed(config, robot_name, seed, start, use_localization, exact, truth)
+    course = _course()
+    robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     operator, robot_end = _sessions(config)
     robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
     measure = _Measure(_centre())
-    upload = TrajectoryStart(tuple(t_pts.tolist()), tuple(xs.tolist()), tuple(ys.tolist()))
+    upload = TrajectoryStart(
+        tuple(course.t.tolist()), tuple(course.xs.tolist()), tuple(course.ys.tolist())
+    )
     seen: Telemetry | None = None
     next_op = next_robot = 0.0
     dt = config.link.control_period / 4

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from freelook.config import load_error_model, load_robot
+from freelook.config import RobotConfig, load_error_model, load_robot
 from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit, _world
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
@@ -37,6 +37,7 @@ from freelook.link import (
     ThesisCodec,
     VelocityCommand,
 )
+from freelook.sim.vehicle import VehicleState
 
 __all__ = [
     "AFTER",
@@ -105,9 +106,130 @@ class _Silence:
         return max(self.longest, now - self.last)
 
 
+@dataclass(frozen=True)
+class _Drops:
+    """Each direction's drop (% of the packets sent) and the packets it sent, so far."""
+
+    up: float
+    down: float
+    sent_up: int
+    sent_down: int
+
+    @classmethod
+    def of(cls, up: ImpairedChannel, down: ImpairedChannel) -> _Drops:
+        return cls(_drop(up), _drop(down), up.counters.sent, down.counters.sent)
+
+
 def _drop(channel: ImpairedChannel) -> float:
     c = channel.counters
     return 100.0 * (c.sent - c.delivered) / c.sent if c.sent else 0.0
+
+
+def _trial_config(thesis: bool, watchdog: bool) -> RobotConfig:
+    """The Pioneer as the system runs it: the thesis's 1 s watchdog and 100 ms cycle, or
+    freelook's own; ``watchdog`` False: a watchdog that never fires."""
+    config = load_robot("pioneer3dx")
+    safety = config.safety.model_copy(
+        update={"watchdog_timeout": (1.0 if thesis else config.safety.watchdog_timeout)}
+    )
+    if not watchdog:
+        safety = safety.model_copy(update={"watchdog_timeout": 1e6})
+    link = config.link.model_copy(update={"control_period": 0.1}) if thesis else config.link
+    return config.model_copy(update={"safety": safety, "link": link})
+
+
+def _operator_command(now: float) -> VelocityCommand:
+    """The operator drives 5 s forward, then turns 5 s, and again."""
+    return VelocityCommand(0.3, 0.0) if int(now // 5) % 2 == 0 else VelocityCommand(0.0, 0.5)
+
+
+class _TrialLink:
+    """Both ends of one trial's link through its radio: the operator's commands (and on
+    freelook's link its control lease) up, the robot's telemetry down; the longest silence
+    each way, and on freelook's link each end's radio watch, which restarts its radio."""
+
+    def __init__(
+        self,
+        config: RobotConfig,
+        robot: SimulatedRobot,
+        trial: LinkTrial,
+        seed: int,
+        radio: DeadRadio,
+        *,
+        thesis: bool,
+        watch: bool,
+    ) -> None:
+        self.config, self.robot, self.radio, self.thesis = config, robot, radio, thesis
+        self.up = ImpairedChannel(Impairments(loss=trial.up_loss), seed=seed * 2 + 1, lockups=radio)
+        self.down = ImpairedChannel(Impairments(loss=trial.down_loss), seed=seed * 2, lockups=radio)
+        if thesis:
+            self.station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
+            self.robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
+        else:
+            self.station_end, self.robot_end = _sessions(config)
+            robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
+        self.station = OPERATOR if not thesis else 0
+        self.watches: dict[RadioNode, RadioWatch] = (
+            {"station": RadioWatch(), "robot": RadioWatch()} if watch and not thesis else {}
+        )
+        self.heard_up, self.heard_down = _Silence(), _Silence()
+        self.next_op = self.next_robot = self.next_lease = 0.0
+
+    def send(self, now: float) -> None:
+        """What each end has due at ``now``."""
+        link, up, down = self.config.link, self.up, self.down
+        if now >= self.next_robot:
+            self.next_robot += link.robot_tx_spacing
+            _transmit(down, self.robot_end, self.robot.core.telemetry(now), now)
+        if now >= self.next_op:
+            self.next_op += link.operator_tx_spacing
+            _transmit(up, self.station_end, _operator_command(now), now)
+        if not self.thesis and now >= self.next_lease:
+            self.next_lease += 1.0  # the station's control lease, as its link sends it
+            _transmit(up, self.station_end, ControlRequest(OPERATOR, 10), now)
+
+    def receive(self, now: float) -> None:
+        """What arrives at each end by ``now``: the robot handles the operator's; each end's
+        watch hears it, and restarts its radio after a silence."""
+        for message in _arrivals(self.up, self.robot_end, now):
+            self.robot.core.handle(message, now, self.station)
+            self.heard_up.heard(now)
+            if "robot" in self.watches:
+                self.watches["robot"].heard(now)
+        for _ in _arrivals(self.down, self.station_end, now):
+            self.heard_down.heard(now)
+            if "station" in self.watches:
+                self.watches["station"].heard(now)
+        for end_node, w in self.watches.items():
+            if w.update(now):
+                self.radio.restart(end_node, now)
+
+    def silence(self, now: float) -> float:
+        """The longest silence either way up to ``now``, a trailing one too."""
+        return max(self.heard_up.until(now), self.heard_down.until(now))
+
+
+class _AfterDeath:
+    """What the robot truly does once its radio died at ``death``: when it first stood still,
+    whether it moved again while the radio carried nothing, when it drove again."""
+
+    def __init__(self, death: float) -> None:
+        self.death = death
+        self.stopped_after: float | None = None
+        self.moved_while_dead = False
+        self.drove_again: float | None = None
+
+    def update(self, now: float, real: VehicleState, carrying: bool) -> None:
+        moving = abs(real.v) > 0.01 or abs(real.omega) > 0.01
+        if self.stopped_after is None and not moving:
+            self.stopped_after = now - self.death
+        elif (
+            self.stopped_after is not None and moving and not carrying and self.drove_again is None
+        ):
+            self.moved_while_dead = True
+        driving = abs(real.v) > 0.05 or abs(real.omega) > 0.1
+        if self.stopped_after is not None and carrying and driving and self.drove_again is None:
+            self.drove_again = now - self.death
 
 
 def table_7_1_trial(
@@ -122,15 +244,8 @@ def table_7_1_trial(
     """One Table 7.1 trial under ``system``. ``time_scale`` shortens the operation time (for
     quick runs); ``watch`` False takes freelook's radio watch away and ``watchdog`` False the
     robot's link watchdog (both on purpose, to show the verdicts can fail)."""
-    config = load_robot("pioneer3dx")
     thesis = system == "thesis"
-    safety = config.safety.model_copy(
-        update={"watchdog_timeout": (1.0 if thesis else config.safety.watchdog_timeout)}
-    )
-    if not watchdog:
-        safety = safety.model_copy(update={"watchdog_timeout": 1e6})
-    link = config.link.model_copy(update={"control_period": 0.1}) if thesis else config.link
-    config = config.model_copy(update={"safety": safety, "link": link})
+    config = _trial_config(thesis, watchdog)
     truth = load_error_model("pioneer3dx").draw(seed)
     robot = SimulatedRobot(
         config,
@@ -145,81 +260,33 @@ def table_7_1_trial(
     operation = trial.operation_time * time_scale
     node: RadioNode = "robot" if rng.random() < 0.5 else "station"
     radio = DeadRadio([(operation, node)] if trial.node_fail else [])
-    up = ImpairedChannel(Impairments(loss=trial.up_loss), seed=seed * 2 + 1, lockups=radio)
-    down = ImpairedChannel(Impairments(loss=trial.down_loss), seed=seed * 2, lockups=radio)
-    if thesis:
-        station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
-        robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
-    else:
-        station_end, robot_end = _sessions(config)
-        robot.core.handle(ControlRequest(OPERATOR, 10), 0.0, OPERATOR)
-    station = OPERATOR if not thesis else 0
-    watches = {"station": RadioWatch(), "robot": RadioWatch()} if watch and not thesis else {}
-    heard_up, heard_down = _Silence(), _Silence()
+    link = _TrialLink(config, robot, trial, seed, radio, thesis=thesis, watch=watch)
     end = operation + (AFTER if trial.node_fail else 0.0)
-    snapshot: tuple[float, float, int, int] | None = None
-    stopped_after: float | None = None
-    moved_while_dead = False
-    drove_again: float | None = None
-    next_op = next_robot = next_lease = 0.0
+    drops: _Drops | None = None  # at the end of the operation time
+    after = _AfterDeath(operation)
     step = 0.01  # s: the loop's own step, finer than either end's transmission spacing
     while robot.now() < end:
         now = robot.now()
-        if snapshot is None and now >= operation:
-            snapshot = (_drop(up), _drop(down), up.counters.sent, down.counters.sent)
-        if now >= next_robot:
-            next_robot += config.link.robot_tx_spacing
-            _transmit(down, robot_end, robot.core.telemetry(now), now)
-        if now >= next_op:
-            next_op += config.link.operator_tx_spacing
-            phase = int(now // 5) % 2
-            _transmit(
-                up,
-                station_end,
-                VelocityCommand(0.3, 0.0) if phase == 0 else VelocityCommand(0.0, 0.5),
-                now,
-            )
-        if not thesis and now >= next_lease:
-            next_lease += 1.0  # the station's control lease, as its link sends it
-            _transmit(up, station_end, ControlRequest(OPERATOR, 10), now)
-        for message in _arrivals(up, robot_end, now):
-            robot.core.handle(message, now, station)
-            heard_up.heard(now)
-            if "robot" in watches:
-                watches["robot"].heard(now)
-        for _ in _arrivals(down, station_end, now):
-            heard_down.heard(now)
-            if "station" in watches:
-                watches["station"].heard(now)
-        for end_node, w in watches.items():
-            if w.update(now):
-                radio.restart(end_node, now)  # type: ignore[arg-type]
+        if drops is None and now >= operation:
+            drops = _Drops.of(link.up, link.down)
+        link.send(now)
+        link.receive(now)
         robot.run_for(step)
         if trial.node_fail and robot.now() > operation:
-            real = robot.sim.ground_truth
-            moving = abs(real.v) > 0.01 or abs(real.omega) > 0.01
             carrying = not radio.silent(robot.now())
-            if stopped_after is None and not moving:
-                stopped_after = robot.now() - operation
-            elif stopped_after is not None and moving and not carrying and drove_again is None:
-                moved_while_dead = True
-            driving = abs(real.v) > 0.05 or abs(real.omega) > 0.1
-            if stopped_after is not None and carrying and driving and drove_again is None:
-                drove_again = robot.now() - operation
-    if snapshot is None:
-        snapshot = (_drop(up), _drop(down), up.counters.sent, down.counters.sent)
-    drop_up, drop_down, sent_up, sent_down = snapshot
-    silence = max(heard_up.until(robot.now()), heard_down.until(robot.now()))
+            after.update(robot.now(), robot.sim.ground_truth, carrying)
+    if drops is None:
+        drops = _Drops.of(link.up, link.down)
     return LinkTrialResult(
         trial.number,
-        drop_up,
-        drop_down,
-        sent_up,
-        sent_down,
+        drops.up,
+        drops.down,
+        drops.sent_up,
+        drops.sent_down,
         trial.node_fail,
-        silence > 1.0,
-        stopped_after,
-        moved_while_dead,
-        drove_again,
+        link.silence(robot.now()) > 1.0,
+        after.stopped_after,
+        after.moved_while_dead,
+        after.drove_again,
         len(radio.restarts),
     )

@@ -1,0 +1,46 @@
+"""The papers' tables, like for like first: each row with a paper value runs under the paper's
+own conditions and carries its target; freelook's improvements follow as rows of their own that
+say what differs. Every verdict is computed from the runs. One module per source:
+:mod:`._free_look` (Ögren 2013), :mod:`._ellipse` and :mod:`._packet_drop` (the thesis's Tables
+7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
+
+from freelook.experiments._tables._ellipse import TABLE_7_2, ellipse_row, ellipse_table
+from freelook.experiments._tables._format import Verdict
+from freelook.experiments._tables._free_look import (
+    LAP_SIDE,
+    flc_figures_table,
+    laps_verdict,
+    square_laps_table,
+    translation_table,
+    translation_verdict,
+)
+from freelook.experiments._tables._packet_drop import packet_drop_row, packet_drop_table
+from freelook.experiments._tables._reckless import (
+    RecklessJob,
+    RecklessVerdict,
+    reckless_jobs,
+    reckless_sections,
+    reckless_table,
+    reckless_verdict,
+)
+
+__all__ = [
+    "LAP_SIDE",
+    "TABLE_7_2",
+    "RecklessJob",
+    "RecklessVerdict",
+    "Verdict",
+    "ellipse_row",
+    "ellipse_table",
+    "flc_figures_table",
+    "laps_verdict",
+    "packet_drop_row",
+    "packet_drop_table",
+    "reckless_jobs",
+    "reckless_sections",
+    "reckless_table",
+    "reckless_verdict",
+    "square_laps_table",
+    "translation_table",
+    "translation_verdict",
+]

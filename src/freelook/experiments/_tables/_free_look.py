@@ -1,0 +1,233 @@
+"""Ögren 2013's Free Look tables: the camera's heading drift over square laps (Tables 2–3),
+its offset over a translation (Table 4), and Figs. 6–7."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from freelook.config import load_robot
+from freelook.experiments import _scenarios as sc
+from freelook.experiments._parallel import map_trials
+from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._tables._format import Verdict, seed_range
+
+__all__ = [
+    "LAP_SIDE",
+    "TABLE_4",
+    "flc_figures_table",
+    "laps_verdict",
+    "square_laps_table",
+    "translation_table",
+    "translation_verdict",
+]
+
+
+#: Ögren 2013 Tables 2–3 after 5 laps, per direction (deg)
+LAPS_BAND = {True: (-6.0, -3.0), False: (-1.0, 1.0)}
+LAP_SIDE = 2.0
+
+
+def laps_verdict(done: list[sc.LapsResult], clockwise: bool, like: bool) -> Verdict:
+    """A laps row's target and whether ``done`` meets it: every lap driven, and the drift
+    after 5 laps in the paper's band (a paper row) or under its smallest drift (freelook's)."""
+    lo, hi = LAPS_BAND[clockwise]
+    driven = bool(done) and all(r.completed(LAP_SIDE) for r in done)
+    finals = [r.drifts[-1] for r in done]
+    if like:
+        target = f"every run in {lo:+.0f}…{hi:+.0f}°, all laps driven"
+        return Verdict(target, driven and all(lo <= d <= hi for d in finals))
+    bound = min(abs(lo), abs(hi)) if clockwise else 1.0
+    target = f"every run within ±{bound:g}°, all laps driven"
+    return Verdict(target, driven and all(abs(d) < bound for d in finals))
+
+
+def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
+    result = ExperimentResult(
+        "square-laps", "Camera heading drift after 5 square laps (2 m)", "Ögren 2013 Tables 2–3", ""
+    )
+    extra = max(1, min(trials, 3))
+    gain = load_robot("foi-ugv").free_look.gain
+    variants: list[tuple[str, bool, bool, float, int, bool]] = [
+        # label, gyro, laser localization, Free Look gain, trials, like for like
+        (
+            "the paper's eq. 6, gyro + encoder filter (the FOI UGV's)",
+            True,
+            False,
+            0.0,
+            trials,
+            True,
+        ),
+        (
+            f"freelook extra: pull {gain:g}/s, gyro + encoders + laser localization",
+            True,
+            True,
+            gain,
+            extra,
+            False,
+        ),
+        ("for comparison: eq. 6, encoders only (no filter)", False, False, 0.0, extra, False),
+    ]
+    result.notes.append(
+        "The FOI UGV's error model (config/errors/foi-ugv.toml, docs/belief-and-truth.md) is "
+        "calibrated so that the paper's own system lands in Tables 2–3: the identified track "
+        "width absorbs the sprockets' common 1.5 %; what is left is the left sprocket 0.05 % "
+        "larger than the right and the ICR spread a few tenths of a per cent below the "
+        "identified one, turning right a little more than left."
+    )
+    jobs = [
+        (seed + k, clockwise, 5, LAP_SIDE, gyro, laser, "foi-ugv", pull, True, laser)
+        for _, gyro, laser, pull, n, _ in variants
+        for clockwise in (True, False)
+        for k in range(n)
+    ]
+    runs = iter(map_trials(sc.square_laps_trial, jobs, progress))
+    for label, gyro, laser, _, n, like in variants:
+        for clockwise in (True, False):
+            done: list[sc.LapsResult] = [next(runs) for _ in range(n)]
+            finals = [r.drifts[-1] for r in done]
+            driven = sum(r.completed(LAP_SIDE) for r in done)
+            sensors = "gyro + encoders + laser" if laser else "gyro + encoders, no laser"
+            if not gyro:
+                sensors = "encoders only, no laser"
+            ours = (
+                f"{min(finals):+.2f}…{max(finals):+.2f}° (mean {statistics.fmean(finals):+.2f}°), "
+                f"{driven} of {n} runs drove all 5 laps"
+            )
+            target, met = laps_verdict(done, clockwise, like)
+            ok: bool | None = met
+            if not gyro:  # what the filter is worth: a comparison, not an improvement
+                target, ok = "", None
+            if laser and ok is False:
+                result.notes.append(
+                    f"{'CW' if clockwise else 'CCW'} with laser localization misses its "
+                    "target: the drift is a step in the first lap, flat after it. The robot "
+                    "starts from where it was told it stands (the error model's placing error "
+                    "off) and the laser sits turned on its mount (0.7° std, unknown to the "
+                    "robot); localization moves the camera's heading onto the map's as seen "
+                    "through that laser, once. It does not drift on."
+                )
+            result.rows.append(
+                Row(
+                    f"{'CW' if clockwise else 'CCW'}, {label}",
+                    ("−3…−6° (Table 2)" if clockwise else "−1…+1° (Table 3)") if like else "",
+                    ours,
+                    target,
+                    ok,
+                    f"foi-ugv, {sensors}, square world, under its error model "
+                    f"(config/errors/foi-ugv.toml), {seed_range(seed, n)}",
+                )
+            )
+    return result
+
+
+#: Ögren 2013 Table 4: the offset h of 8 runs (cm) and the distance they ran (about 2 m)
+TABLE_4 = (-1.0, 0.0, 10.0, 26.0, 32.0, 25.0, 31.0, 20.0)
+MIN_COVERED = 1.6
+
+
+def translation_verdict(done: list[sc.TranslationResult], like: bool) -> Verdict:
+    """A Table 4 row's target and whether ``done`` meets it: every run covered its distance,
+    and the mean h within the paper's mean ± two standard errors of its 8 runs (a paper row)
+    or, on average, under half the paper's mean (freelook's)."""
+    paper_mean = statistics.fmean(TABLE_4)
+    band = 2 * statistics.stdev(TABLE_4) / math.sqrt(len(TABLE_4))
+    driven = bool(done) and min(r.covered for r in done) >= MIN_COVERED
+    hs = [r.signed_offset * 100 for r in done]
+    if like:
+        lo, hi = paper_mean - band, paper_mean + band
+        target = (
+            f"mean in {lo:.0f}…{hi:.0f} cm (the paper's ± 2 standard errors), every run "
+            f"≥ {MIN_COVERED:g} m"
+        )
+        return Verdict(target, driven and lo <= statistics.fmean(hs) <= hi)
+    beat = paper_mean / 2
+    target = f"mean |h| < {beat:.0f} cm (half the paper's), every run ≥ {MIN_COVERED:g} m"
+    return Verdict(target, driven and statistics.fmean(abs(h) for h in hs) < beat)
+
+
+def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
+    result = ExperimentResult(
+        "translation-offset",
+        "Camera offset h over a 2 m forward translation, 90°-turned start",
+        "Ögren 2013 Table 4",
+        "",
+    )
+    paper_mean = statistics.fmean(TABLE_4)
+    gain = load_robot("foi-ugv").free_look.gain
+    laws = [
+        # label, open loop, laser, like for like
+        ("the paper's eq. 6 (gain 0), gyro + encoders", True, False, True),
+        (
+            f"freelook extra: pull {gain:g}/s onto the reference, gyro + encoders + laser "
+            "localization",
+            False,
+            True,
+            False,
+        ),
+    ]
+    jobs = [
+        (seed + k, 2.0, "foi-ugv", open_loop, True, laser)
+        for _, open_loop, laser, _ in laws
+        for k in range(trials)
+    ]
+    result.notes.append(
+        "The offset comes from the paper's reduced controller d (35 cm against 70) and the "
+        "tracks' sideways skid while the chassis turns under the camera; the skid's run-to-run "
+        "spread (config/errors/foi-ugv.toml: lateral 0.22 ± 0.3, ICR 5 ± 6 cm ahead of the "
+        "axle) is calibrated to Table 4's "
+        "spread. h is signed as the paper's: towards where the chassis first faced."
+    )
+    runs = iter(map_trials(sc.translation_offset_trial, jobs, progress))
+    for label, _, laser, like in laws:
+        done = [next(runs) for _ in range(trials)]
+        hs = [r.signed_offset * 100 for r in done]
+        mean = statistics.fmean(hs)
+        covered = min(r.covered for r in done)
+        target, ok = translation_verdict(done, like)
+        ours = (
+            f"mean {mean:+.1f} cm, runs {min(hs):+.1f}…{max(hs):+.1f} cm"
+            + (f" (std {statistics.stdev(hs):.1f} cm)" if len(hs) > 1 else "")
+            + f"; covered {covered:.2f}–{max(r.covered for r in done):.2f} m"
+        )
+        sensors = "gyro + encoders + laser localization" if laser else "gyro + encoders, no laser"
+        result.rows.append(
+            Row(
+                f"{label}: h over {trials} runs",
+                f"mean {paper_mean:.0f} cm, runs −1…32 cm, about 2 m" if like else "",
+                ours,
+                target,
+                ok,
+                f"foi-ugv, {sensors}, controller d {load_robot('foi-ugv').drive.d_eff:g} m, "
+                f"under its error model (config/errors/foi-ugv.toml), {seed_range(seed, trials)}",
+            )
+        )
+    return result
+
+
+def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
+    result = ExperimentResult(
+        "flc-figures", "Figs. 6–7 on the robot's error model", "Ögren 2013 §4.1", ""
+    )
+    runs = map_trials(sc.flc_figures_trial, [(seed + k,) for k in range(trials)], progress)
+    conditions = (
+        "foi-ugv under its error model (config/errors/foi-ugv.toml), robot-side Free Look, "
+        f"{seed_range(seed, trials)}"
+    )
+    result.rows.append(
+        Row(
+            "Fig. 6: worst deviation from a straight camera segment",
+            "qualitative",
+            f"{max(s for s, _ in runs) * 1000:.0f} mm per metre",
+            conditions=conditions,
+        )
+    )
+    result.rows.append(
+        Row(
+            "Fig. 7: orbit radius spread",
+            "qualitative",
+            f"{max(o for _, o in runs) * 1000:.0f} mm",
+            conditions=conditions,
+        )
+    )
+    return result

@@ -1,0 +1,192 @@
+"""The thesis's Table 7.1 as a table: its trials under the thesis's system and freelook's, and
+freelook's link over harder radios."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from freelook.config import load_robot
+from freelook.experiments import _scenarios as sc
+from freelook.experiments._packet_drop import AFTER, TABLE_7_1, LinkTrialResult, table_7_1_trial
+from freelook.experiments._parallel import map_trials
+from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._tables._format import seed_range
+from freelook.link import DeadRadio, Impairments, RadioWatch
+
+__all__ = ["packet_drop_row", "packet_drop_table"]
+
+
+#: agreement with Table 7.1: each trial's drop within this many binomial σ of the table's
+DROP_SIGMAS = 4.0
+#: s the robot may take to stand still after its radio died: its watchdog, a cycle, braking
+STOP_MARGIN = 0.5
+
+
+def packet_drop_row(
+    label: str,
+    paper: str,
+    runs: list[LinkTrialResult],
+    conditions: str,
+    *,
+    thesis: bool,
+    watchdog: float,
+    recovery_bound: float | None = None,
+) -> Row:
+    """One Table 7.1 row from its trials (several seeds of the table's nine). Both systems
+    must measure each trial's drop within :data:`DROP_SIGMAS` of the table's, see every
+    failure as a silence and no silence elsewhere, and stand still within ``watchdog`` +
+    :data:`STOP_MARGIN` of each radio's death without moving again while it is dead. The
+    thesis's row then agrees with the thesis when no failed trial drove again (nothing in its
+    system restarts a radio); freelook's when every one drove again within ``recovery_bound``."""
+    table = {t.number: t for t in TABLE_7_1}
+    # how far each measured drop is from its trial's, in its own binomial σ (the packets a
+    # trial sends are finite: a tenth of a trial sends a few hundred), and in points
+    sigmas, points = 0.0, 0.0
+    for r in runs:
+        t = table[r.trial]
+        for measured, p, n in (
+            (r.drop_up, t.up_loss, r.sent_up),
+            (r.drop_down, t.down_loss, r.sent_down),
+        ):
+            sigma = 100 * math.sqrt(max(p * (1 - p), 1e-4) / max(n, 1))
+            sigmas = max(sigmas, abs(measured - 100 * p) / sigma)
+            points = max(points, abs(measured - 100 * p))
+    failed = [r for r in runs if r.failed]
+    seen = sum(r.silent for r in failed)
+    false_alarms = sum(r.silent for r in runs if not r.failed)
+    stops = [r.stopped_after if r.stopped_after is not None else math.inf for r in failed]
+    moved = sum(r.moved_while_dead for r in failed)
+    back = [r.drove_again_after for r in failed if r.drove_again_after is not None]
+    restarts = sum(r.restarts for r in failed)
+    ups = [r.drop_up for r in runs]
+    downs = [r.drop_down for r in runs]
+    ours = (
+        f"drop ↑ {min(ups):.1f}–{max(ups):.1f} % ↓ {min(downs):.1f}–{max(downs):.1f} % "
+        f"(each trial within {points:.1f} points, {sigmas:.1f} σ, of the table's); "
+        f"{len(failed)} radio deaths injected, {seen} seen as silences, {false_alarms} "
+        "elsewhere; stood still "
+        + (f"{min(stops):.2f}–{max(stops):.2f} s after" if stops else "—")
+        + f", {moved} moved while dead; drove again in {len(back)} of {len(failed)}"
+        + (f" ({min(back):.1f}–{max(back):.1f} s after, {restarts} radio restarts)" if back else "")
+    )
+    safe = (
+        sigmas <= DROP_SIGMAS
+        and seen == len(failed)
+        and false_alarms == 0
+        and all(t <= watchdog + STOP_MARGIN for t in stops)
+        and moved == 0
+    )
+    if thesis:
+        target = (
+            f"drops within {DROP_SIGMAS:g} σ, every death seen, none elsewhere, still "
+            f"within {watchdog + STOP_MARGIN:g} s, dead until restarted"
+        )
+        ok = safe and not back
+    else:
+        assert recovery_bound is not None
+        target = (
+            f"drops within {DROP_SIGMAS:g} σ, every death seen, none elsewhere, still "
+            f"within {watchdog + STOP_MARGIN:g} s, driving again within {recovery_bound:g} s"
+        )
+        ok = safe and len(back) == len(failed) and all(t <= recovery_bound for t in back)
+    return Row(label, paper, ours, target, ok, conditions)
+
+
+#: freelook's link over radios harder than the thesis's: (label, what the radio does)
+HARDER_LINKS = (
+    ("clean", Impairments()),
+    ("10 % loss", Impairments(loss=0.10)),
+    ("30 % loss", Impairments(loss=0.30)),
+    (
+        "bursty ≈ 30 %",
+        Impairments(loss=0.1, burst_p_enter=0.05, burst_p_exit=0.15, burst_loss=0.9),
+    ),
+    ("50 % loss, 250 kbit/s", Impairments(loss=0.5, bandwidth_bps=250_000)),
+)
+
+
+def _table_7_1_rows(trials: int, seed: int, progress: Progress, total: int) -> list[Row]:
+    """Table 7.1's nine trials ``trials`` times under the thesis's system, then freelook's:
+    a row each. A reduced run (one trial each) shortens each to a tenth of its operation
+    time."""
+    scale = 1.0 if trials >= 2 else 0.1
+    jobs = [
+        (seed + k, t, system, scale)
+        for system in ("thesis", "freelook")
+        for k in range(trials)
+        for t in TABLE_7_1
+    ]
+    done = map_trials(table_7_1_trial, jobs, progress, 0, total)
+    theirs, ours = done[: len(done) // 2], done[len(done) // 2 :]
+    failed = ", ".join(str(t.number) for t in TABLE_7_1 if t.node_fail)
+    inputs = (
+        f"Table 7.1's nine trials, each its own loss each way and operation time"
+        f"{' (a tenth of it)' if scale < 1 else ''}, the radio dying at its end in trials "
+        f"{failed} (4 deaths an input, not a result; which node dies is drawn), "
+        f"{AFTER:g} s run on after; error model pioneer3dx; {seed_range(seed, trials)}"
+    )
+    config = load_robot("pioneer3dx")
+    watch = RadioWatch()
+    bound = watch.silence + DeadRadio().boot + 2.0
+    thesis = packet_drop_row(
+        "the thesis's system: thesis profile, 100 ms cycle, < 1 packet/s watchdog, no "
+        "radio restart",
+        "0.3–53 % drop; node failure in 4 of 9 trials, each needing a restart",
+        theirs,
+        inputs,
+        thesis=True,
+        watchdog=1.0,
+    )
+    freelook = packet_drop_row(
+        "freelook extra: native profile, 20 ms cycle, "
+        f"{config.safety.watchdog_timeout:g} s watchdog, each end restarts its radio after "
+        f"{watch.silence:g} s of silence",
+        "",
+        ours,
+        inputs + f"; radio boot {DeadRadio().boot:g} s",
+        thesis=False,
+        watchdog=config.safety.watchdog_timeout,
+        recovery_bound=bound,
+    )
+    return [thesis, freelook]
+
+
+def _harder_link_rows(
+    trials: int, seed: int, progress: Progress, done: int, total: int
+) -> list[Row]:
+    """Each of :data:`HARDER_LINKS` ``trials`` × 30 s on freelook's link, without lock-ups:
+    a row each, met when no silence over a second."""
+    jobs = [(seed + k, imp, 30.0) for _, imp in HARDER_LINKS for k in range(trials)]
+    runs = iter(map_trials(sc.link_course_trial, jobs, progress, done, total))
+    result = []
+    for label, _ in HARDER_LINKS:
+        rows = [next(runs) for _ in range(trials)]
+        failures = int(sum(r["node_failures"] for r in rows))
+        result.append(
+            Row(
+                f"freelook extra: {label}",
+                "",
+                f"drop ↑ {statistics.fmean(r['drop_up'] for r in rows):.1f} % "
+                f"↓ {statistics.fmean(r['drop_down'] for r in rows):.1f} %, continuity "
+                f"{min(r['continuity'] for r in rows) * 100:.1f} %, silences over 1 s {failures}",
+                "0 silences",
+                failures == 0,
+                f"pioneer3dx, no lock-ups, {trials} × 30 s, {seed_range(seed, trials)}",
+            )
+        )
+    return result
+
+
+def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
+    result = ExperimentResult(
+        "packet-drop",
+        "Table 7.1's trials: drop per direction, radios that die, what the robot does",
+        "the thesis Table 7.1, §7.2",
+        "",
+    )
+    table_trials = 2 * trials * len(TABLE_7_1)
+    total = table_trials + len(HARDER_LINKS) * trials
+    result.rows += _table_7_1_rows(trials, seed, progress, total)
+    result.rows += _harder_link_rows(trials, seed, progress, table_trials, total)
+    return result
