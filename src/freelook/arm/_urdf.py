@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from freelook.arm._model import FIXED, PRISMATIC, REVOLUTE, ArmModel
+from freelook.arm._model import F64, FIXED, PRISMATIC, REVOLUTE, ArmModel
 from freelook.errors import ConfigError
 
 __all__ = ["load_arm", "load_urdf"]
@@ -317,7 +317,40 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
     path = Path(srdf)
     root = _parse_xml(path)
     problems: list[str] = []
-    links, joints = set(model.link_names), model.joint_names
+    groups = _srdf_groups(root, path, model, problems)
+    tool = model.tool_link
+    for effector in root.iter("end_effector"):
+        link = effector.get("parent_link")
+        if link not in model.link_names:
+            problems.append(f"{_where(path, effector)}: parent_link={link!r} names no link")
+        else:
+            tool = model.link_names.index(link)
+    ready = _srdf_ready(root, path, model, problems)
+    disabled = _srdf_disabled(root, path, model, problems)
+    if problems:
+        raise ConfigError(f"{path}: invalid SRDF", problems)
+    keep = [
+        k
+        for k, (a, b) in enumerate(zip(model.pair_a.tolist(), model.pair_b.tolist(), strict=True))
+        if frozenset((model.box_links[a], model.box_links[b])) not in disabled
+    ]
+    return dataclasses.replace(
+        model,
+        arm_joints=np.array(groups["arm"], dtype=np.int64),
+        gripper_joints=np.array(groups.get("gripper", []), dtype=np.int64),
+        tool_link=tool,
+        pair_a=model.pair_a[keep].copy(),
+        pair_b=model.pair_b[keep].copy(),
+        ready=ready,
+    )
+
+
+def _srdf_groups(
+    root: Any, path: Path, model: ArmModel, problems: list[str]
+) -> dict[str, list[int]]:
+    """The SRDF's joint groups by name, as indices of the URDF's actuated joints; a joint it
+    does not have, or no group ``arm``, is added to ``problems``."""
+    joints = model.joint_names
     groups: dict[str, list[int]] = {}
     for group in root.iter("group"):
         members: list[int] = []
@@ -333,13 +366,13 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
         groups[group.get("name") or ""] = members
     if not groups.get("arm"):
         problems.append(f'{path}: expected a <group name="arm"> naming the jogged joints')
-    tool = model.tool_link
-    for effector in root.iter("end_effector"):
-        link = effector.get("parent_link")
-        if link not in links:
-            problems.append(f"{_where(path, effector)}: parent_link={link!r} names no link")
-        else:
-            tool = model.link_names.index(link)
+    return groups
+
+
+def _srdf_ready(root: Any, path: Path, model: ArmModel, problems: list[str]) -> F64:
+    """The joints of the ``ready`` group state, within their limits (else in ``problems``);
+    the URDF's ready pose where it names none."""
+    joints = model.joint_names
     ready = model.ready.copy()
     for state in root.iter("group_state"):
         if state.get("name") != "ready":
@@ -358,10 +391,18 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
                     f"[{model.lower[k]:g}, {model.upper[k]:g}]"
                 )
             ready[k] = value[0]
+    return ready
+
+
+def _srdf_disabled(
+    root: Any, path: Path, model: ArmModel, problems: list[str]
+) -> set[frozenset[str]]:
+    """The link pairs whose collisions the SRDF disables; a name that is no link, or a link
+    without a collision box, is added to ``problems``."""
     disabled: set[frozenset[str]] = set()
     for pair in root.iter("disable_collisions"):
         names = (pair.get("link1"), pair.get("link2"))
-        bad = [n for n in names if n not in links]
+        bad = [n for n in names if n not in model.link_names]
         if bad:
             problems.append(
                 f"{_where(path, pair)}: {', '.join(repr(b) for b in bad)} names no link of "
@@ -372,19 +413,4 @@ def load_arm(urdf: Path | str, srdf: Path | str) -> ArmModel:
                 f"{_where(path, pair)}: {names} includes a link without a collision box"
             )
         disabled.add(frozenset(n for n in names if n is not None))
-    if problems:
-        raise ConfigError(f"{path}: invalid SRDF", problems)
-    keep = [
-        k
-        for k, (a, b) in enumerate(zip(model.pair_a.tolist(), model.pair_b.tolist(), strict=True))
-        if frozenset((model.box_links[a], model.box_links[b])) not in disabled
-    ]
-    return dataclasses.replace(
-        model,
-        arm_joints=np.array(groups["arm"], dtype=np.int64),
-        gripper_joints=np.array(groups.get("gripper", []), dtype=np.int64),
-        tool_link=tool,
-        pair_a=model.pair_a[keep].copy(),
-        pair_b=model.pair_b[keep].copy(),
-        ready=ready,
-    )
+    return disabled

@@ -11,54 +11,84 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:  # the experiments (scipy, the arm, every scenario) load when one runs
+    from rich.console import Console
+
     from freelook.experiments import ExperimentResult
 
 __all__ = ["register", "write_markdown"]
 
 
+_Name = Annotated[str, typer.Argument(help="Experiment name, or 'all'.")]
+_Trials = Annotated[int | None, typer.Option(help="Trials (default: the full count).")]
+_Seed = Annotated[int, typer.Option(help="First seed.")]
+_Reduced = Annotated[bool, typer.Option(help="The small CI form.")]
+_Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+_Markdown = Annotated[
+    Path | None, typer.Option("--markdown", help="Write the tables to this Markdown file.")
+]
+_World = Annotated[
+    str | None,
+    typer.Option(help="localization only: a built-in world or a map file to localize in."),
+]
+_Jobs = Annotated[
+    int | None,
+    typer.Option(
+        min=1, max=64, help="Worker processes sharing the trials (default: one per core)."
+    ),
+]
+_Robot = Annotated[
+    str | None, typer.Option(help="arm-fuzz, bomb-disposal: the robot (taros, m2p2).")
+]
+_Record = Annotated[
+    Path | None,
+    typer.Option(
+        help="arm-fuzz: every trial's joint states; bomb-disposal: the task's phase and the"
+        " objects' true poses; into this MCAP file."
+    ),
+]
+
+
 def experiment(
-    name: Annotated[str, typer.Argument(help="Experiment name, or 'all'.")],
-    trials: Annotated[int | None, typer.Option(help="Trials (default: the full count).")] = None,
-    seed: Annotated[int, typer.Option(help="First seed.")] = 1,
-    reduced: Annotated[bool, typer.Option(help="The small CI form.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Write the tables to this Markdown file.")
-    ] = None,
-    world: Annotated[
-        str | None,
-        typer.Option(help="localization only: a built-in world or a map file to localize in."),
-    ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            min=1, max=64, help="Worker processes sharing the trials (default: one per core)."
-        ),
-    ] = None,
-    robot: Annotated[
-        str | None, typer.Option(help="arm-fuzz, bomb-disposal: the robot (taros, m2p2).")
-    ] = None,
-    record: Annotated[
-        Path | None,
-        typer.Option(
-            help="arm-fuzz: every trial's joint states; bomb-disposal: the task's phase and the"
-            " objects' true poses; into this MCAP file."
-        ),
-    ] = None,
+    name: _Name,
+    trials: _Trials = None,
+    seed: _Seed = 1,
+    reduced: _Reduced = False,
+    json_out: _Json = False,
+    markdown: _Markdown = None,
+    world: _World = None,
+    jobs: _Jobs = None,
+    robot: _Robot = None,
+    record: _Record = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
     from dataclasses import asdict
 
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
-    from freelook.errors import FreelookError
-    from freelook.experiments import EXPERIMENTS, localization_experiment, run_experiment
-    from freelook.maps import load_world
-
+    names = _names(name, world, robot, record)
     # the figures do not depend on it: each trial is a function of its seed alone
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    console = Console(stderr=json_out, width=150)
+    results = _run(names, console, trials, seed, reduced, world, jobs, robot, record)
+    if json_out:
+        typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
+    else:
+        _print_tables(console, results)
+    if markdown is not None:
+        write_markdown(markdown, results)
+    missed = [f"{r.name}: {row.what}" for r in results for row in r.rows if row.ok is False]
+    if missed:
+        typer.echo("targets missed:\n  " + "\n  ".join(missed), err=True)
+        raise typer.Exit(1)
+
+
+def _names(name: str, world: str | None, robot: str | None, record: Path | None) -> list[str]:
+    """The experiments ``name`` stands for, with the options checked against them (one line,
+    exit code 2, where they do not go together)."""
+    from freelook.errors import FreelookError
+    from freelook.experiments import EXPERIMENTS
+    from freelook.maps import load_world
+
     names = list(EXPERIMENTS) if name == "all" else [name]
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
@@ -76,8 +106,26 @@ def experiment(
     if (robot is not None or record is not None) and names not in (["arm-fuzz"], ["bomb-disposal"]):
         typer.echo("--robot and --record go with arm-fuzz or bomb-disposal only", err=True)
         raise typer.Exit(2)
+    return names
+
+
+def _run(
+    names: list[str],
+    console: Console,
+    trials: int | None,
+    seed: int,
+    reduced: bool,
+    world: str | None,
+    jobs: int,
+    robot: str | None,
+    record: Path | None,
+) -> list[ExperimentResult]:
+    """Run each experiment in turn, its progress on a bar of its own."""
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+    from freelook.experiments import EXPERIMENTS, localization_experiment, run_experiment
+
     results = []
-    console = Console(stderr=json_out, width=150)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -104,24 +152,22 @@ def experiment(
                 results.append(result)
             else:
                 results.append(run_experiment(each, trials, seed, progress, reduced, jobs))
-    if json_out:
-        typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
-    else:
-        for r in results:
-            table = Table(title=f"{r.title} ({r.source})", title_justify="left")
-            for column in ("", "paper", "freelook", "target", "ok", "conditions"):
-                table.add_column(column)
-            for row in r.rows:
-                ok = "" if row.ok is None else ("yes" if row.ok else "NO")
-                table.add_row(row.what, row.paper, row.ours, row.target, ok, row.conditions)
-            console.print(table)
-            console.print(f"[dim]{r.command}[/dim]")
-    if markdown is not None:
-        write_markdown(markdown, results)
-    missed = [f"{r.name}: {row.what}" for r in results for row in r.rows if row.ok is False]
-    if missed:
-        typer.echo("targets missed:\n  " + "\n  ".join(missed), err=True)
-        raise typer.Exit(1)
+    return results
+
+
+def _print_tables(console: Console, results: list[ExperimentResult]) -> None:
+    """Each result as a table, our figures beside the paper's, and the command that made it."""
+    from rich.table import Table
+
+    for r in results:
+        table = Table(title=f"{r.title} ({r.source})", title_justify="left")
+        for column in ("", "paper", "freelook", "target", "ok", "conditions"):
+            table.add_column(column)
+        for row in r.rows:
+            ok = "" if row.ok is None else ("yes" if row.ok else "NO")
+            table.add_row(row.what, row.paper, row.ours, row.target, ok, row.conditions)
+        console.print(table)
+        console.print(f"[dim]{r.command}[/dim]")
 
 
 def _bomb_disposal(

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from freelook.cli._options import Seed, WeakKey, Wire
+
 if TYPE_CHECKING:
     from freelook.config import RobotConfig
     from freelook.launch import SessionOptions
@@ -27,83 +29,108 @@ _Foxglove = Annotated[
         "Foxglove drives only with the cockpit's token (docs/foxglove.md)."
     ),
 ]
-_HOST_HELP = (
-    "Web address. Loopback by default; beyond loopback use --certfile/--keyfile "
-    "(the token is required everywhere)."
-)
+_Host = Annotated[
+    str,
+    typer.Option(
+        help="Web address. Loopback by default; beyond loopback use --certfile/--keyfile "
+        "(the token is required everywhere)."
+    ),
+]
+_Port = Annotated[int, typer.Option(help="Web port.")]
+_NoRecord = Annotated[bool, typer.Option("--no-record", help="Do not record.")]
+
+# sim's own options
+_Robot = Annotated[str, typer.Option(help="Robot name or TOML file.")]
+_World = Annotated[str, typer.Option(help="World name or map file.")]
+_Record = Annotated[Path | None, typer.Option(help="Record to this file.")]
+_NoBrowser = Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")]
+_Start = Annotated[
+    str | None,
+    typer.Option(
+        help="Start pose X,Y,THETA (m, m, degrees); default: the map's start (RobotHome), "
+        "else the free place nearest its origin."
+    ),
+]
+_Robots = Annotated[
+    int, typer.Option(help="Simulated robots (several: a fleet on Zenoh, one simulator).")
+]
+_Stations = Annotated[
+    int, typer.Option(help="Operator stations, each its own cockpit on the next port.")
+]
+_Zenoh = Annotated[
+    str, typer.Option(help="HOST:PORT the fleet's Zenoh peer listens on (with --robots).")
+]
+_ExactRobot = Annotated[
+    bool,
+    typer.Option(
+        "--exact-robot",
+        help="Simulate the robot exactly as its description says (a demo); by default it "
+        "differs by its error model (config/errors/ROBOT.toml), as a real robot would.",
+    ),
+]
+_Ros2 = Annotated[
+    bool,
+    typer.Option(
+        "--ros2",
+        help="Only the simulator, as a ROS 2 robot on the standard topics (drive it with "
+        "freelook robot --hardware ros2, or any ROS 2 tool); docs/ros2.md.",
+    ),
+]
+_Ros2Namespace = Annotated[str, typer.Option(help="The ROS 2 robot's namespace (with --ros2).")]
+
+# operator's own options
+_RobotUrl = Annotated[
+    str,
+    typer.Option(
+        "--robot",
+        help="The robot's link: udp://HOST:PORT, serial:///dev/DEVICE[?baud=N], or "
+        "zenoh://HOST:PORT/ROBOT[?mode=client] (the fleet on that bus, ROBOT driven first).",
+    ),
+]
+_RobotConfig = Annotated[
+    str, typer.Option("--robot-config", help="Robot description (name or TOML).")
+]
+_Map = Annotated[str | None, typer.Option(help="Map to show (name or file).")]
+_Key = Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")]
+_Station = Annotated[
+    int, typer.Option(help="This station's id (its key's entry in the robot's keys file).")
+]
+_RecordTo = Annotated[
+    Path | None, typer.Option(help="Record to this file (default: runs/DATE-TIME.mcap).")
+]
+_NoBrowserBare = Annotated[bool, typer.Option("--no-browser")]
 
 
 def sim(
-    robot: Annotated[str, typer.Option(help="Robot name or TOML file.")] = "pioneer3dx",
-    world: Annotated[str, typer.Option(help="World name or map file.")] = "lab",
-    port: Annotated[int, typer.Option(help="Web port.")] = 8080,
-    host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
+    robot: _Robot = "pioneer3dx",
+    world: _World = "lab",
+    port: _Port = 8080,
+    host: _Host = "127.0.0.1",
     certfile: _Certfile = None,
     keyfile: _Keyfile = None,
-    record: Annotated[Path | None, typer.Option(help="Record to this file.")] = None,
-    no_record: Annotated[bool, typer.Option("--no-record", help="Do not record.")] = False,
-    no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = (
-        False
-    ),
-    seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
-    start: Annotated[
-        str | None,
-        typer.Option(
-            help="Start pose X,Y,THETA (m, m, degrees); default: the map's start (RobotHome), "
-            "else the free place nearest its origin."
-        ),
-    ] = None,
+    record: _Record = None,
+    no_record: _NoRecord = False,
+    no_browser: _NoBrowser = False,
+    seed: Seed = 0,
+    start: _Start = None,
     foxglove: _Foxglove = None,
-    robots: Annotated[
-        int, typer.Option(help="Simulated robots (several: a fleet on Zenoh, one simulator).")
-    ] = 1,
-    stations: Annotated[
-        int, typer.Option(help="Operator stations, each its own cockpit on the next port.")
-    ] = 1,
-    zenoh: Annotated[
-        str, typer.Option(help="HOST:PORT the fleet's Zenoh peer listens on (with --robots).")
-    ] = "127.0.0.1:7447",
-    exact_robot: Annotated[
-        bool,
-        typer.Option(
-            "--exact-robot",
-            help="Simulate the robot exactly as its description says (a demo); by default it "
-            "differs by its error model (config/errors/ROBOT.toml), as a real robot would.",
-        ),
-    ] = False,
-    ros2: Annotated[
-        bool,
-        typer.Option(
-            "--ros2",
-            help="Only the simulator, as a ROS 2 robot on the standard topics (drive it with "
-            "freelook robot --hardware ros2, or any ROS 2 tool); docs/ros2.md.",
-        ),
-    ] = False,
-    ros2_namespace: Annotated[
-        str, typer.Option(help="The ROS 2 robot's namespace (with --ros2).")
-    ] = "",
+    robots: _Robots = 1,
+    stations: _Stations = 1,
+    zenoh: _Zenoh = "127.0.0.1:7447",
+    exact_robot: _ExactRobot = False,
+    ros2: _Ros2 = False,
+    ros2_namespace: _Ros2Namespace = "",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
     import contextlib
-    import signal
 
     from freelook.cli._fail import fail
-    from freelook.cli._world import parse_start
-    from freelook.config import load_robot
-    from freelook.errors import ConfigError, FreelookError
+    from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead
     from freelook.launch import SessionOptions, default_run_path, run_session
-    from freelook.maps import choose_start, load_world
 
-    try:
-        if not 0 <= port <= 65535:  # before the first start's compilation
-            raise ConfigError(f"cannot serve the cockpit on {host}:{port}: a port is 0–65535")
-        config = load_robot(robot)
-        the_world = load_world(world)
-        start_pose = choose_start(the_world, config.footprint, parse_start(start))
-    except FreelookError as err:
-        fail(err)
+    config, the_world, start_pose = _sim_setup(robot, world, host, port, start)
     path = None if no_record else (record or default_run_path())
     options = SessionOptions(
         host=host,
@@ -117,11 +144,7 @@ def sim(
         foxglove=foxglove,
         error_model=not exact_robot,
     )
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)  # a service manager's stop is a clean stop too
+    _stop_on_sigterm()
     if robots == 1 and stations == 1:
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
@@ -139,6 +162,36 @@ def sim(
     except (FreelookError, OSError) as err:  # TLS files, a port in use
         fail(err)
     typer.echo("freelook: stopped")
+
+
+def _sim_setup(
+    robot: str, world: str, host: str, port: int, start: str | None
+) -> tuple[RobotConfig, World, tuple[float, float, float]]:
+    """``sim``'s robot, world and start pose, checked (one line, exit code 2, if not)."""
+    from freelook.cli._fail import fail
+    from freelook.cli._world import parse_start
+    from freelook.config import load_robot
+    from freelook.errors import ConfigError, FreelookError
+    from freelook.maps import choose_start, load_world
+
+    try:
+        if not 0 <= port <= 65535:  # before the first start's compilation
+            raise ConfigError(f"cannot serve the cockpit on {host}:{port}: a port is 0–65535")
+        config = load_robot(robot)
+        the_world = load_world(world)
+        return config, the_world, choose_start(the_world, config.footprint, parse_start(start))
+    except FreelookError as err:
+        fail(err)
+
+
+def _stop_on_sigterm() -> None:
+    """A service manager's stop (SIGTERM) is a clean stop too, as Ctrl-C is."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _ros2_sim(
@@ -179,55 +232,31 @@ def _ros2_sim(
 
 
 def operator(
-    robot_url: Annotated[
-        str,
-        typer.Option(
-            "--robot",
-            help="The robot's link: udp://HOST:PORT, serial:///dev/DEVICE[?baud=N], or "
-            "zenoh://HOST:PORT/ROBOT[?mode=client] (the fleet on that bus, ROBOT driven first).",
-        ),
-    ],
-    robot_config: Annotated[
-        str, typer.Option("--robot-config", help="Robot description (name or TOML).")
-    ] = "pioneer3dx",
-    world: Annotated[str | None, typer.Option(help="Map to show (name or file).")] = None,
-    wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
-    key: Annotated[str | None, typer.Option(help="Native key (else FREELOOK_LINK_KEY).")] = None,
-    weak_key: Annotated[
-        bool,
-        typer.Option(
-            "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
-        ),
-    ] = False,
-    station: Annotated[
-        int, typer.Option(help="This station's id (its key's entry in the robot's keys file).")
-    ] = 1,
-    port: Annotated[int, typer.Option(help="Web port.")] = 8080,
-    host: Annotated[str, typer.Option(help=_HOST_HELP)] = "127.0.0.1",
+    robot_url: _RobotUrl,
+    robot_config: _RobotConfig = "pioneer3dx",
+    world: _Map = None,
+    wire: Wire = "native",
+    key: _Key = None,
+    weak_key: WeakKey = False,
+    station: _Station = 1,
+    port: _Port = 8080,
+    host: _Host = "127.0.0.1",
     certfile: _Certfile = None,
     keyfile: _Keyfile = None,
-    record: Annotated[
-        Path | None, typer.Option(help="Record to this file (default: runs/DATE-TIME.mcap).")
-    ] = None,
-    no_record: Annotated[bool, typer.Option("--no-record", help="Do not record.")] = False,
-    no_browser: Annotated[bool, typer.Option("--no-browser")] = False,
+    record: _RecordTo = None,
+    no_record: _NoRecord = False,
+    no_browser: _NoBrowserBare = False,
     foxglove: _Foxglove = None,
 ) -> None:
     """The operator station and cockpit for a robot elsewhere (recorded to runs/ unless
     --no-record)."""
     import asyncio
     import contextlib
-    import signal
 
     from freelook.cli._fail import fail
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.launch import (
-        SessionOptions,
-        default_run_path,
-        run_fleet_operator,
-        run_operator,
-    )
+    from freelook.launch import SessionOptions, default_run_path, run_fleet_operator, run_operator
     from freelook.link import link_key, parse_transport_url
     from freelook.maps import load_world
 
@@ -252,11 +281,7 @@ def operator(
         station=station,
         foxglove=foxglove,
     )
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
+    _stop_on_sigterm()
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run = run_fleet_operator if url.scheme == "zenoh" else run_operator

@@ -3,78 +3,87 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from freelook.cli._options import Seed, WeakKey, Wire
+
+if TYPE_CHECKING:
+    from freelook.config import RobotConfig
+    from freelook.robot import RobotServer, ServerOptions
+
 __all__ = ["register"]
+
+_RobotName = Annotated[str, typer.Option("--robot", help="Robot name or TOML file.")]
+_Hardware = Annotated[
+    str,
+    typer.Option(
+        help="sim, arcos://HOST:PORT (MobileSim: 8101), arcos:///dev/ttyUSB0, "
+        "judp://HOST:PORT (a JAUS robot; 3794) or ros2[://NAMESPACE] (a ROS 2 robot's "
+        "standard topics; docs/ros2.md)."
+    ),
+]
+_World = Annotated[str, typer.Option(help="The simulated world (with --hardware sim).")]
+_Map = Annotated[
+    str | None,
+    typer.Option(
+        "--map",
+        help="Map file or built-in world the robot localizes in and keeps clear of "
+        "(default with sim: the world's own map file; 'none': range sensors only).",
+    ),
+]
+_Listen = Annotated[
+    str,
+    typer.Option(
+        help="udp://HOST:PORT, serial:///dev/…?baud=N or zenoh://HOST:PORT/NAME[?mode=client]"
+    ),
+]
+_Key = Annotated[str | None, typer.Option(help="Native link key (else FREELOOK_LINK_KEY).")]
+_Insecure = Annotated[
+    bool, typer.Option("--insecure", help="Native profile without authentication.")
+]
+_Keys = Annotated[
+    Path | None,
+    typer.Option(help="Station keys file (TOML): each station's key and permissions."),
+]
+_Peer = Annotated[
+    str | None,
+    typer.Option(help="HOST:PORT of the operator: answer and hear nobody else (UDP)."),
+]
+_Start = Annotated[
+    str | None,
+    typer.Option(
+        help="Start pose X,Y,THETA (m, m, degrees) on the map; default: the map's start "
+        "(RobotHome), else the free place nearest its origin."
+    ),
+]
+_ExactRobot = Annotated[
+    bool,
+    typer.Option(
+        "--exact-robot",
+        help="With sim: simulate the robot exactly as its description says (a demo); by "
+        "default it differs by its error model (config/errors/ROBOT.toml), as a real robot "
+        "would.",
+    ),
+]
 
 
 def robot(
-    robot_name: Annotated[str, typer.Option("--robot", help="Robot name or TOML file.")] = (
-        "pioneer3dx"
-    ),
-    hardware: Annotated[
-        str,
-        typer.Option(
-            help="sim, arcos://HOST:PORT (MobileSim: 8101), arcos:///dev/ttyUSB0, "
-            "judp://HOST:PORT (a JAUS robot; 3794) or ros2[://NAMESPACE] (a ROS 2 robot's "
-            "standard topics; docs/ros2.md)."
-        ),
-    ] = "sim",
-    world: Annotated[str, typer.Option(help="The simulated world (with --hardware sim).")] = "lab",
-    robot_map: Annotated[
-        str | None,
-        typer.Option(
-            "--map",
-            help="Map file or built-in world the robot localizes in and keeps clear of "
-            "(default with sim: the world's own map file; 'none': range sensors only).",
-        ),
-    ] = None,
-    listen: Annotated[
-        str,
-        typer.Option(
-            help="udp://HOST:PORT, serial:///dev/…?baud=N or zenoh://HOST:PORT/NAME[?mode=client]"
-        ),
-    ] = "udp://127.0.0.1:47001",
-    wire: Annotated[str, typer.Option(help="Wire profile: thesis or native.")] = "native",
-    key: Annotated[
-        str | None, typer.Option(help="Native link key (else FREELOOK_LINK_KEY).")
-    ] = None,
-    insecure: Annotated[
-        bool, typer.Option("--insecure", help="Native profile without authentication.")
-    ] = False,
-    weak_key: Annotated[
-        bool,
-        typer.Option(
-            "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
-        ),
-    ] = False,
-    seed: Annotated[int, typer.Option(help="Simulator seed.")] = 0,
-    keys: Annotated[
-        Path | None,
-        typer.Option(help="Station keys file (TOML): each station's key and permissions."),
-    ] = None,
-    peer: Annotated[
-        str | None,
-        typer.Option(help="HOST:PORT of the operator: answer and hear nobody else (UDP)."),
-    ] = None,
-    start: Annotated[
-        str | None,
-        typer.Option(
-            help="Start pose X,Y,THETA (m, m, degrees) on the map; default: the map's start "
-            "(RobotHome), else the free place nearest its origin."
-        ),
-    ] = None,
-    exact_robot: Annotated[
-        bool,
-        typer.Option(
-            "--exact-robot",
-            help="With sim: simulate the robot exactly as its description says (a demo); by "
-            "default it differs by its error model (config/errors/ROBOT.toml), as a real robot "
-            "would.",
-        ),
-    ] = False,
+    robot_name: _RobotName = "pioneer3dx",
+    hardware: _Hardware = "sim",
+    world: _World = "lab",
+    robot_map: _Map = None,
+    listen: _Listen = "udp://127.0.0.1:47001",
+    wire: Wire = "native",
+    key: _Key = None,
+    insecure: _Insecure = False,
+    weak_key: WeakKey = False,
+    seed: Seed = 0,
+    keys: _Keys = None,
+    peer: _Peer = None,
+    start: _Start = None,
+    exact_robot: _ExactRobot = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
@@ -86,8 +95,7 @@ def robot(
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead, open_robot_server
-    from freelook.link import KeyRing, link_key, parse_transport_url
-    from freelook.robot import ServerOptions
+    from freelook.link import parse_transport_url
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
@@ -99,21 +107,7 @@ def robot(
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
             config = load_robot(robot_name)
-            secret = link_key(key, allow_weak=weak_key)
-            ring = KeyRing.load(keys, allow_weak=weak_key) if keys is not None else None
-            if wire == "native" and secret is None and ring is None and not insecure:
-                raise FreelookError(
-                    "the native profile needs keys: --keys FILE, --key, FREELOOK_LINK_KEY, "
-                    "or --insecure"
-                )
-            options = ServerOptions(
-                listen=listen,
-                wire=wire,
-                key=secret,
-                allow_unauthenticated=insecure,
-                peer=_address(peer) if peer else None,
-                keys=ring,
-            )
+            options = _server_options(listen, wire, key, insecure, weak_key, keys, peer)
             start_pose = parse_start(start)
             # a first run compiles in a child, so this process holds no compiler's memory
             compile_ahead(
@@ -133,34 +127,77 @@ def robot(
             )
         except FreelookError as err:
             fail(err)
-        running = asyncio.create_task(server.run())
-        ready = asyncio.create_task(server.ready.wait())
-        await asyncio.wait((running, ready), return_when=asyncio.FIRST_COMPLETED)
-        if running.done():  # it could not start (a port in use, a serial device missing)
-            ready.cancel()
-            try:
-                running.result()
-            except (FreelookError, OSError) as err:
-                fail(err)
-            return
-        # announced once it listens: a packet sent on seeing this line is heard
-        where = listen
-        if server.local_address is not None:
-            where = f"udp://{server.local_address[0]}:{server.local_address[1]}"
-        typer.echo(f"robot {config.name} on {description}: {wire} profile on {where}")
-        if wire == "thesis" or insecure:
-            typer.echo(
-                "  warning: this link is not authenticated: anyone who can send to it can "
-                "drive the robot. Use it only on a trusted radio"
-                + ("" if peer else ", or pin the operator with --peer HOST:PORT"),
-                err=True,
-            )
-        for line in server.program.core.unavailable():
-            typer.echo(f"  {line}")
-        await running
+        await _run(server, config, description, options)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
+
+
+def _server_options(
+    listen: str,
+    wire: str,
+    key: str | None,
+    insecure: bool,
+    weak_key: bool,
+    keys: Path | None,
+    peer: str | None,
+) -> ServerOptions:
+    """The link the robot serves on: its wire profile and the keys that profile needs."""
+    from freelook.errors import FreelookError
+    from freelook.link import KeyRing, link_key
+    from freelook.robot import ServerOptions
+
+    secret = link_key(key, allow_weak=weak_key)
+    ring = KeyRing.load(keys, allow_weak=weak_key) if keys is not None else None
+    if wire == "native" and secret is None and ring is None and not insecure:
+        raise FreelookError(
+            "the native profile needs keys: --keys FILE, --key, FREELOOK_LINK_KEY, or --insecure"
+        )
+    return ServerOptions(
+        listen=listen,
+        wire=wire,
+        key=secret,
+        allow_unauthenticated=insecure,
+        peer=_address(peer) if peer else None,
+        keys=ring,
+    )
+
+
+async def _run(
+    server: RobotServer, config: RobotConfig, description: str, options: ServerOptions
+) -> None:
+    """Serve until stopped, announcing the link once it listens (one line, exit code 2, if it
+    cannot start)."""
+    import asyncio
+
+    from freelook.cli._fail import fail
+    from freelook.errors import FreelookError
+
+    running = asyncio.create_task(server.run())
+    ready = asyncio.create_task(server.ready.wait())
+    await asyncio.wait((running, ready), return_when=asyncio.FIRST_COMPLETED)
+    if running.done():  # it could not start (a port in use, a serial device missing)
+        ready.cancel()
+        try:
+            running.result()
+        except (FreelookError, OSError) as err:
+            fail(err)
+        return
+    # announced once it listens: a packet sent on seeing this line is heard
+    where = options.listen
+    if server.local_address is not None:
+        where = f"udp://{server.local_address[0]}:{server.local_address[1]}"
+    typer.echo(f"robot {config.name} on {description}: {options.wire} profile on {where}")
+    if options.wire == "thesis" or options.allow_unauthenticated:
+        typer.echo(
+            "  warning: this link is not authenticated: anyone who can send to it can "
+            "drive the robot. Use it only on a trusted radio"
+            + ("" if options.peer else ", or pin the operator with --peer HOST:PORT"),
+            err=True,
+        )
+    for line in server.program.core.unavailable():
+        typer.echo(f"  {line}")
+    await running
 
 
 def _address(text: str) -> tuple[str, int]:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from freelook.maps import World
 
 __all__ = ["draw_world", "parse_start", "register"]
 
@@ -47,7 +52,6 @@ def draw_world(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
-    from matplotlib.patches import Circle, Polygon
 
     from freelook.config import load_robot
     from freelook.maps import choose_start, load_world
@@ -69,6 +73,36 @@ def draw_world(
         vmax=1.0,
         interpolation="nearest",
     )
+    _draw_keep_out(ax, world)
+    _draw_places_and_objects(ax, world)
+    where = (
+        "--start"
+        if start is not None
+        else world.start_from.removeprefix("the ") or "nearest free place to the origin"
+    )
+    _draw_start(ax, chosen, where)
+    ax.set_xticks(range(math.floor(x0), math.ceil(x1) + 1))
+    ax.set_yticks(range(math.floor(y0), math.ceil(y1) + 1))
+    ax.tick_params(labelsize=7)
+    ax.grid(alpha=0.25)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    area = (x1 - x0) * (y1 - y0)
+    ax.set_title(
+        f"{world.name}: {x1 - x0:.1f} × {y1 - y0:.1f} m ({area:.0f} m²), "
+        f"{world.resolution * 100:.0f} cm cells"
+    )
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(output, dpi=100)
+    plt.close(fig)
+    return chosen
+
+
+def _draw_keep_out(ax: Axes, world: World) -> None:
+    """The keep-out areas (filled) and lines, in red."""
+    from matplotlib.patches import Polygon
+
     for k, zone in enumerate(world.keep_out):
         label = "keep out" if k == 0 else None
         if zone.kind == "area":
@@ -78,6 +112,14 @@ def draw_world(
         else:
             (ax1, ay1), (ax2, ay2) = zone.vertices
             ax.plot([ax1, ax2], [ay1, ay2], color="tab:red", lw=2, label=label)
+
+
+def _draw_places_and_objects(ax: Axes, world: World) -> None:
+    """The named places (green diamonds) and the objects in their own colours, each named."""
+    import math
+
+    from matplotlib.patches import Circle, Polygon
+
     for place in world.places:
         ax.plot(place.x, place.y, "D", color="tab:green", ms=5)
         ax.annotate(
@@ -96,35 +138,20 @@ def draw_world(
             ]
             ax.add_patch(Polygon(corners, closed=True, color=color))
         ax.annotate(obj.name, (obj.x, obj.y), xytext=(4, 4), textcoords="offset points", fontsize=8)
-    sx, sy, st = chosen
+
+
+def _draw_start(ax: Axes, start: tuple[float, float, float], where: str) -> None:
+    """The start pose as a blue dot with an arrow along its heading, labelled by its origin."""
+    import math
+
+    sx, sy, st = start
     ax.annotate(
         "",
         xy=(sx + 0.6 * math.cos(st), sy + 0.6 * math.sin(st)),
         xytext=(sx, sy),
         arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2},
     )
-    where = (
-        "--start"
-        if start is not None
-        else world.start_from.removeprefix("the ") or "nearest free place to the origin"
-    )
     ax.plot(sx, sy, "o", color="tab:blue", label=f"start ({where})")
-    ax.set_xticks(range(math.floor(x0), math.ceil(x1) + 1))
-    ax.set_yticks(range(math.floor(y0), math.ceil(y1) + 1))
-    ax.tick_params(labelsize=7)
-    ax.grid(alpha=0.25)
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    area = (x1 - x0) * (y1 - y0)
-    ax.set_title(
-        f"{world.name}: {x1 - x0:.1f} × {y1 - y0:.1f} m ({area:.0f} m²), "
-        f"{world.resolution * 100:.0f} cm cells"
-    )
-    ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(output, dpi=100)
-    plt.close(fig)
-    return chosen
 
 
 @world_app.command("show")

@@ -8,6 +8,7 @@ from freelook.config._errors import (
     load_error_model,
     physical_robot,
 )
+from freelook.config._interfaces import JausConfig, LinkConfig, Ros2Config, Ros2Topics
 from freelook.config._load import (
     builtin_robots,
     format_validation_error,
@@ -16,29 +17,27 @@ from freelook.config._load import (
     robot_from_mapping,
 )
 from freelook.config._models import (
-    PAN_TILT_MOUNT,
     ArmConfig,
-    CameraConfig,
     DriveConfig,
     EstimationConfig,
     FootprintConfig,
     FreeLookConfig,
-    GyroConfig,
-    JausConfig,
-    LaserConfig,
-    LinkConfig,
     LocalizationConfig,
     ModeLimitsConfig,
-    PanTiltConfig,
     RobotConfig,
-    Ros2Config,
-    Ros2Topics,
     SafetyConfig,
     SafetyZone,
     SlipConfig,
+    TrackingConfig,
+)
+from freelook.config._sensors import (
+    PAN_TILT_MOUNT,
+    CameraConfig,
+    GyroConfig,
+    LaserConfig,
+    PanTiltConfig,
     SonarConfig,
     StreamCameraConfig,
-    TrackingConfig,
 )
 
 __all__ = [

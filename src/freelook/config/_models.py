@@ -5,6 +5,10 @@ Lengths are metres, speeds m/s, times seconds. Angles are degrees in the files (
 Unknown keys are errors: a misspelt field must never be silently ignored, and no number may be
 NaN or infinite. Safety-relevant values are bounded: the watchdog fires within 0.05–2 s, every
 mode and zone limit is within what the drive can do, zones grow outwards.
+
+The sensors' sections are in :mod:`._sensors`, the link's, JAUS's and ROS 2's in
+:mod:`._interfaces`; this module holds the drive, the body, safety, the controllers, the arm and
+the description that gathers them all.
 """
 
 from __future__ import annotations
@@ -13,29 +17,34 @@ import math
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from freelook.config._interfaces import JausConfig, LinkConfig, Ros2Config
+from freelook.config._sensors import (
+    PAN_TILT_MOUNT,
+    CameraConfig,
+    GyroConfig,
+    LaserConfig,
+    PanTiltConfig,
+    SonarConfig,
+    StreamCameraConfig,
+)
+from freelook.config._strict import Strict
+
 __all__ = [
-    "PAN_TILT_MOUNT",
     "ArmConfig",
-    "CameraConfig",
     "DriveConfig",
     "EstimationConfig",
     "FootprintConfig",
-    "GyroConfig",
-    "LaserConfig",
-    "LinkConfig",
+    "FreeLookConfig",
+    "LocalizationConfig",
     "ModeLimitsConfig",
-    "PanTiltConfig",
     "RobotConfig",
-    "Ros2Config",
-    "Ros2Topics",
     "SafetyConfig",
     "SafetyZone",
     "SlipConfig",
-    "SonarConfig",
-    "StreamCameraConfig",
+    "TrackingConfig",
 ]
 
 
@@ -44,13 +53,7 @@ WATCHDOG_MIN = 0.05
 WATCHDOG_MAX = 2.0
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
-    )
-
-
-class DriveConfig(_Strict):
+class DriveConfig(Strict):
     """Drive base: geometry, limits and actuator dynamics."""
 
     kind: Literal["differential", "tracked", "holonomic"]
@@ -81,7 +84,7 @@ class DriveConfig(_Strict):
         return math.radians(self.max_turn_rate_deg)
 
 
-class SlipConfig(_Strict):
+class SlipConfig(Strict):
     """Track slip from the tracks' instantaneous centres of rotation (Martinez et al.).
 
     The ICRs of the left and right tracks sit at ±``icr_spread``·d/2 from the centreline, so
@@ -96,7 +99,7 @@ class SlipConfig(_Strict):
     noise: float = Field(default=0.0, ge=0.0, le=1.0, description="relative std of random slip")
 
 
-class FootprintConfig(_Strict):
+class FootprintConfig(Strict):
     """Rectangular footprint relative to the reference point z (the drive axle centre)."""
 
     length: float = Field(ge=0.05, le=20.0, description="m")
@@ -107,142 +110,7 @@ class FootprintConfig(_Strict):
     swing_radius: float = Field(ge=0.02, le=15.0, description="m")
 
 
-class PanTiltConfig(_Strict):
-    """Camera pan(-tilt) unit mounted at (L1 forward, L2 left) of z."""
-
-    mount_forward: float = Field(
-        ge=-5.0, le=5.0, description="L1, m; must be non-zero for Free Look Control"
-    )
-    mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="L2, m")
-    mount_height: float = Field(gt=0, le=5.0, description="m")
-    has_pan: bool = True
-    has_tilt: bool = True
-    max_pan_rate_deg: float = Field(gt=0, le=720.0, description="deg/s")
-    max_tilt_rate_deg: float = Field(default=60.0, gt=0, le=720.0, description="deg/s")
-    pan_limits_deg: tuple[float, float] | None = Field(
-        default=None, description="mechanical pan limits; omit for an unlimited slip-ring pan"
-    )
-    tilt_limits_deg: tuple[float, float] = (-30.0, 30.0)
-
-    @property
-    def max_pan_rate(self) -> float:
-        return math.radians(self.max_pan_rate_deg)
-
-    @model_validator(mode="after")
-    def _limits_ordered(self) -> PanTiltConfig:
-        for name, lim in (
-            ("pan_limits_deg", self.pan_limits_deg),
-            ("tilt_limits_deg", self.tilt_limits_deg),
-        ):
-            if lim is not None and not lim[0] < lim[1]:
-                raise ValueError(f"{name} must be [lower, upper] with lower < upper, got {lim}")
-        return self
-
-
-class CameraConfig(_Strict):
-    """Image sensor on the pan-tilt unit."""
-
-    width: int = Field(default=640, gt=0, le=4096)
-    height: int = Field(default=480, gt=0, le=4096)
-    fov_deg: float = Field(default=60.0, gt=1, lt=179)
-    rate_hz: float = Field(default=30.0, gt=0, le=120.0)
-    stereo_baseline: float | None = Field(default=None, gt=0, le=1.0, description="m")
-    jpeg_quality: int = Field(default=80, ge=10, le=100)
-
-
-#: camera streams a robot may send: 0 is the driving camera, 1…7 the ``[[cameras]]``
-MAX_CAMERA_STREAM = 7
-#: the mount of a camera that turns with the pan-tilt unit
-PAN_TILT_MOUNT = "pan_tilt"
-
-
-class StreamCameraConfig(_Strict):
-    """A further camera, sent as its own stream: on the pan-tilt unit or fixed to a link of the
-    arm's URDF (``mount``), at ``offset`` (m) and ``rpy_deg`` (roll, pitch, yaw) in that frame,
-    looking along the frame's x axis. With ``stereo_baseline`` it is a stereo pair whose eyes
-    sit ``stereo_baseline / 2`` to each side of that point; its frames carry both eyes side by
-    side (``width`` is one eye's)."""
-
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$", description="names topics and panes")
-    stream: int = Field(ge=1, le=MAX_CAMERA_STREAM, description="0 is the driving camera")
-    mount: str = Field(min_length=1, description='"pan_tilt" or a link of the arm\'s URDF')
-    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rpy_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    width: int = Field(default=320, gt=0, le=2048)
-    height: int = Field(default=240, gt=0, le=2048)
-    fov_deg: float = Field(default=60.0, gt=1, lt=179)
-    rate_hz: float = Field(default=10.0, gt=0, le=60)
-    jpeg_quality: int = Field(default=75, ge=10, le=100)
-    stereo_baseline: float | None = Field(default=None, gt=0, le=1.0, description="m")
-    kind: Literal["visible", "thermal"] = "visible"
-
-    @property
-    def stereo(self) -> bool:
-        return self.stereo_baseline is not None
-
-    @property
-    def frame_width(self) -> int:
-        """Width of a sent frame: both eyes of a stereo pair side by side."""
-        return 2 * self.width if self.stereo else self.width
-
-
-class LaserConfig(_Strict):
-    """Planar laser scanner."""
-
-    mount_forward: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
-    mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
-    beams: int = Field(default=181, ge=2, le=8192)
-    fov_deg: float = Field(default=180.0, gt=0, le=360)
-    rate_hz: float = Field(default=75.0, gt=0, le=200.0)
-    range_max: float = Field(default=30.0, gt=0, le=300.0, description="m")
-    range_min: float = Field(default=0.02, ge=0, le=10.0, description="m")
-    noise_std: float = Field(default=0.01, ge=0, le=1.0, description="m")
-
-    @model_validator(mode="after")
-    def _ranges_ordered(self) -> LaserConfig:
-        if not self.range_min < self.range_max:
-            raise ValueError(
-                f"range_min must be below range_max (got {self.range_min}, {self.range_max})"
-            )
-        return self
-
-
-class SonarConfig(_Strict):
-    """Sonar rings: bearings of each transducer, degrees, 0 = forward, counter-clockwise."""
-
-    front_deg: tuple[float, ...] = Field(
-        default=(90.0, 50.0, 30.0, 10.0, -10.0, -30.0, -50.0, -90.0), max_length=32
-    )
-    rear_deg: tuple[float, ...] = Field(
-        default=(-90.0, -130.0, -150.0, -170.0, 170.0, 150.0, 130.0, 90.0), max_length=32
-    )
-    ring_radius: float = Field(default=0.2, gt=0, le=2.0, description="m")
-    cone_deg: float = Field(default=15.0, gt=0, lt=90)
-    range_max: float = Field(default=5.0, gt=0, le=20.0, description="m")
-    noise_std: float = Field(default=0.02, ge=0, le=1.0, description="m")
-    rate_hz: float = Field(default=25.0, gt=0, le=200.0)
-
-    @field_validator("front_deg", "rear_deg")
-    @classmethod
-    def _bearings_on_the_circle(cls, bearings: tuple[float, ...]) -> tuple[float, ...]:
-        if any(not -360.0 <= b <= 360.0 for b in bearings):
-            raise ValueError(f"bearings in degrees within ±360 (got {bearings})")
-        return bearings
-
-
-class GyroConfig(_Strict):
-    """Rate gyro; defaults are a typical MEMS part."""
-
-    rate_hz: float = Field(default=100.0, gt=0, le=2000.0)
-    turn_on_bias_deg_s: float = Field(
-        default=0.5, ge=0, le=100.0, description="max |bias| at power-on"
-    )
-    bias_instability_deg_h: float = Field(default=10.0, ge=0, le=10_000.0)
-    angle_random_walk_deg_sqrt_h: float = Field(default=0.3, ge=0, le=100.0)
-    scale_factor_error: float = Field(default=0.003, ge=0, le=0.5)
-
-
-class SafetyZone(_Strict):
+class SafetyZone(Strict):
     """One zone of the thesis's zonal safety: boundary from the robot centre and its limits."""
 
     boundary: float = Field(gt=0, le=20.0, description="outer boundary measured from the centre, m")
@@ -250,7 +118,7 @@ class SafetyZone(_Strict):
     max_turn_rate_deg: float = Field(ge=0, le=720.0, description="deg/s")
 
 
-class SafetyConfig(_Strict):
+class SafetyConfig(Strict):
     """Robot-side safety: zones, approach check and link watchdog."""
 
     zones: tuple[SafetyZone, ...] = Field(min_length=1, max_length=16)
@@ -302,7 +170,7 @@ class SafetyConfig(_Strict):
         return self
 
 
-class ModeLimitsConfig(_Strict):
+class ModeLimitsConfig(Strict):
     """Per-mode velocity limits (the thesis §6.1)."""
 
     max_speed: float = Field(default=0.5, gt=0, description="m/s, ≤ drive.max_wheel_speed")
@@ -316,7 +184,7 @@ class ModeLimitsConfig(_Strict):
     )
 
 
-class EstimationConfig(_Strict):
+class EstimationConfig(Strict):
     """Pose estimation settings."""
 
     mcl_particles: int = Field(default=2000, ge=10, le=200_000)
@@ -325,7 +193,7 @@ class EstimationConfig(_Strict):
     mcl_update_min_a_deg: float = Field(default=3.0, ge=0, le=180.0)
 
 
-class LocalizationConfig(_Strict):
+class LocalizationConfig(Strict):
     """How the robot fuses laser localization (MCL) with odometry."""
 
     initial_std_xy: float = Field(
@@ -370,7 +238,7 @@ class LocalizationConfig(_Strict):
     )
 
 
-class FreeLookConfig(_Strict):
+class FreeLookConfig(Strict):
     """The robot-side Free Look controller, closed around the camera's estimated pose."""
 
     gain: float = Field(
@@ -387,7 +255,7 @@ class FreeLookConfig(_Strict):
     )
 
 
-class TrackingConfig(_Strict):
+class TrackingConfig(Strict):
     """Gains of the nonlinear state tracking controller (the thesis eq. 3.17)."""
 
     b: float = Field(default=40.0, gt=0, le=10_000.0, description="k2 = b")
@@ -396,16 +264,7 @@ class TrackingConfig(_Strict):
     )
 
 
-class LinkConfig(_Strict):
-    """Link and transmission defaults."""
-
-    control_period: float = Field(default=0.02, ge=0.001, le=1.0, description="s")
-    # spacings within what a peer may ask for on the link (freelook.link.SPACING_LIMITS)
-    robot_tx_spacing: float = Field(default=0.031, ge=0.005, le=2.0, description="s")
-    operator_tx_spacing: float = Field(default=0.047, ge=0.005, le=2.0, description="s")
-
-
-class ArmConfig(_Strict):
+class ArmConfig(Strict):
     """A manipulator arm: its URDF and SRDF (relative paths are relative to the robot file) and
     its anti-collision check (TAROS 2018: boxes extrapolated t_ext ahead, two phases)."""
 
@@ -442,79 +301,7 @@ class ArmConfig(_Strict):
         return self
 
 
-class JausConfig(_Strict):
-    """How freelook drives the robot over JAUS (``--hardware judp://HOST:PORT``): its own
-    JAUS id, the authority it asks control with, and what the robot's JAUS side lacks."""
-
-    authority: int = Field(default=5, ge=0, le=255, description="RequestControl authority")
-    subsystem: int = Field(default=150, ge=1, le=65534, description="freelook's own JAUS id")
-    node: int = Field(default=1, ge=1, le=254)
-    component: int = Field(default=1, ge=1, le=254)
-    arm_position_sensing: bool = Field(
-        default=True, description="false: no joint positions; the arm moves in timed chunks"
-    )
-    arm_chunk: float = Field(default=0.2, gt=0, le=2.0, description="s per timed arm move")
-    arm_joint_speed_deg: float = Field(
-        default=15.0, gt=0, le=360.0, description="presumed joint speed at full effort, deg/s"
-    )
-
-
-_TOPIC = r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$"
-_JOINT = r"^[A-Za-z_][A-Za-z0-9_./-]{0,127}$"
-
-
-class Ros2Topics(_Strict):
-    """The topics of a ROS 2 robot, relative to its namespace (the usual names by default).
-
-    An empty name means the robot has no such topic: the program goes without that device.
-    """
-
-    cmd_vel: str = Field(default="cmd_vel", pattern=_TOPIC)
-    odom: str = Field(default="odom", pattern=_TOPIC)
-    scan: str = Field(default="scan", pattern=r"^$|" + _TOPIC)
-    imu: str = Field(default="imu/data", pattern=r"^$|" + _TOPIC)
-    #: ``…/compressed`` is a ``sensor_msgs/CompressedImage`` (JPEG), anything else an ``Image``
-    camera: str = Field(default="camera/image_raw/compressed", pattern=r"^$|" + _TOPIC)
-    joint_states: str = Field(default="joint_states", pattern=r"^$|" + _TOPIC)
-    battery: str = Field(default="battery_state", pattern=r"^$|" + _TOPIC)
-    pan_tilt_command: str = Field(default="pan_tilt_controller/commands", pattern=_TOPIC)
-    #: the arm's joints (an ``[arm]``), as its controller takes them
-    arm_command: str = Field(default="arm_controller/commands", pattern=_TOPIC)
-    #: the gripper's finger position (half the opening), as its controller takes it
-    gripper_command: str = Field(default="gripper_controller/commands", pattern=_TOPIC)
-
-
-class Ros2Config(_Strict):
-    """How the robot speaks ROS 2 (``[ros2]``): topics, message kinds, QoS, joints, timing.
-
-    The sensors' poses on the base are the description's own (``[laser]``, ``[pan_tilt]``):
-    /tf is not always there, and the robot program's belief is its description.
-    """
-
-    topics: Ros2Topics = Ros2Topics()
-    #: ``geometry_msgs/TwistStamped`` on ``cmd_vel`` (Jazzy's diff_drive_controller), else Twist
-    cmd_vel_stamped: bool = False
-    base_frame: str = Field(default="base_link", pattern=_JOINT)
-    #: the laser's ``frame_id`` scans must carry ("": any)
-    scan_frame: str = Field(default="", pattern=r"^$|" + _JOINT)
-    sensor_qos: Literal["best_effort", "reliable"] = "best_effort"
-    pan_joint: str = Field(default="pan_joint", pattern=_JOINT)
-    tilt_joint: str = Field(default="tilt_joint", pattern=_JOINT)
-    #: ``velocities``: a forward command controller's ``std_msgs/Float64MultiArray`` of joint
-    #: rates (pan, then tilt); ``trajectory``: a ``trajectory_msgs/JointTrajectory`` point
-    pan_tilt_command: Literal["velocities", "trajectory"] = "velocities"
-    #: the arm the same way: joint rates in the URDF's order, or a trajectory point; the
-    #: gripper's finger position goes as a one-value ``Float64MultiArray`` or a trajectory point
-    arm_command: Literal["velocities", "trajectory"] = "velocities"
-    startup_timeout: float = Field(
-        default=5.0, gt=0, le=60.0, description="s to wait for odometry and the scan at start"
-    )
-    quiet_timeout: float = Field(
-        default=0.5, gt=0, le=5.0, description="s a required topic may be silent mid-run"
-    )
-
-
-class RobotConfig(_Strict):
+class RobotConfig(Strict):
     """Everything that describes one robot; a sensor section that is absent means no such sensor."""
 
     name: str = Field(min_length=1)

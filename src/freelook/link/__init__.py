@@ -35,6 +35,16 @@ from freelook.link._errors import (
     ValueRangeError,
     rejection_reason,
 )
+from freelook.link._events import (
+    Accepted,
+    LinkEvent,
+    Outgoing,
+    PacketRecord,
+    Refused,
+    Reply,
+    SessionOpened,
+    SessionStatus,
+)
 from freelook.link._fragment import FrameAssembler
 from freelook.link._handshake import RefusalBudget
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
@@ -98,18 +108,7 @@ from freelook.link._messages import (
 from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
 from freelook.link._radio import DeadRadio, RadioNode, RadioWatch
 from freelook.link._refusal_log import SESSION_REFUSALS, RefusalLog
-from freelook.link._session import (
-    SPACING_LIMITS,
-    Accepted,
-    LinkEvent,
-    LinkSession,
-    Outgoing,
-    PacketRecord,
-    Refused,
-    Reply,
-    SessionOpened,
-    SessionStatus,
-)
+from freelook.link._session import SPACING_LIMITS, LinkSession
 from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats

@@ -10,6 +10,7 @@ import struct
 import threading
 import time
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -117,6 +118,79 @@ def _raw_echo_server(sock: socket.socket, stop: threading.Event) -> None:
         sock.sendto(data, addr)
 
 
+async def _udp_exchange(n: int) -> list[float]:
+    """``n`` command round trips between two asyncio UDP endpoints on loopback, the robot's
+    end answering each verified command; each round trip's time in seconds."""
+    from freelook.link._transport import UdpEndpoint
+
+    robot = await UdpEndpoint.open(("127.0.0.1", 0))
+    operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=robot.local_address)
+    op_codec, robot_codec = _native_pair()
+    robot_codec.sender = 100
+    op_codec.replay.max_age = 1e12
+
+    answered = [0]
+
+    def answer(data: bytes, source: tuple[str, int]) -> None:
+        decoded = robot_codec.decode(data)
+        robot.learn_peer(source)  # verified: answer it (as the link driver does)
+        robot.send(robot_codec.encode(decoded.message, time.monotonic()))
+        answered[0] += 1
+
+    # as the link driver runs it: the first packet (a stranger's until verified) through
+    # the reader, every later one on the endpoint's fast path
+    robot.on_verified = answer
+
+    async def robot_side() -> None:
+        while answered[0] < n:
+            item = await robot.recv_from(0.05)
+            if item is not None:
+                answer(*item)
+
+    task = asyncio.create_task(robot_side())
+    message = VelocityCommand(0.25, 0.17)
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        operator.send(op_codec.encode(message, time.monotonic()))
+        reply = await operator.recv(1.0)
+        assert reply is not None
+        op_codec.decode(reply)
+        samples.append(time.perf_counter() - t0)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert answered[0] == n
+    robot.close()
+    operator.close()
+    return samples
+
+
+def _raw_echo(n: int) -> Callable[[], list[float]]:
+    """``n`` round trips of a blocking socket to a raw echo server on loopback, per call.
+
+    The echo server lives as long as the process (a daemon thread), so a call times round
+    trips, not a thread's start and stop."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    threading.Thread(target=_raw_echo_server, args=(server, threading.Event()), daemon=True).start()
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.settimeout(1.0)
+    payload = bytes(54)
+    address = server.getsockname()
+
+    def round_trips() -> list[float]:
+        raw = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            client.sendto(payload, address)
+            client.recvfrom(2048)
+            raw.append(time.perf_counter() - t0)
+        return raw
+
+    return round_trips
+
+
 @benchmark("link.udp_round_trip")
 def udp_round_trip() -> Case:
     """Command round trip over real loopback UDP with asyncio endpoints (encode, tag, send,
@@ -126,78 +200,19 @@ def udp_round_trip() -> Case:
     The two sides take turns, call by call, and each call's figure is the median of its round
     trips, so the machine's load weighs on both alike and a round trip a scheduler tick delays
     does not count; the ratio judged is the median over adjacent pairs of calls."""
-    from freelook.link._transport import UdpEndpoint
-
     n = 200
     every: list[float] = []  # every candidate round trip (for the p99)
     medians: list[float] = []  # per call: median round trip
     raw_medians: list[float] = []
+    raw_echo = _raw_echo(n)
 
-    async def exchange() -> None:
-        robot = await UdpEndpoint.open(("127.0.0.1", 0))
-        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=robot.local_address)
-        op_codec, robot_codec = _native_pair()
-        robot_codec.sender = 100
-        op_codec.replay.max_age = 1e12
-
-        answered = [0]
-
-        def answer(data: bytes, source: tuple[str, int]) -> None:
-            decoded = robot_codec.decode(data)
-            robot.learn_peer(source)  # verified: answer it (as the link driver does)
-            robot.send(robot_codec.encode(decoded.message, time.monotonic()))
-            answered[0] += 1
-
-        # as the link driver runs it: the first packet (a stranger's until verified) through
-        # the reader, every later one on the endpoint's fast path
-        robot.on_verified = answer
-
-        async def robot_side() -> None:
-            while answered[0] < n:
-                item = await robot.recv_from(0.05)
-                if item is not None:
-                    answer(*item)
-
-        task = asyncio.create_task(robot_side())
-        message = VelocityCommand(0.25, 0.17)
-        samples = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            operator.send(op_codec.encode(message, time.monotonic()))
-            reply = await operator.recv(1.0)
-            assert reply is not None
-            op_codec.decode(reply)
-            samples.append(time.perf_counter() - t0)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        assert answered[0] == n
-        robot.close()
-        operator.close()
+    def run() -> None:
+        samples = asyncio.run(_udp_exchange(n))
         every.extend(samples)
         medians.append(statistics.median(samples))
 
-    def run() -> None:
-        asyncio.run(exchange())
-
-    # the echo server lives as long as the process (a daemon thread), so a baseline call
-    # times round trips, not a thread's start and stop
-    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    server.bind(("127.0.0.1", 0))
-    threading.Thread(target=_raw_echo_server, args=(server, threading.Event()), daemon=True).start()
-    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    client.settimeout(1.0)
-    payload = bytes(54)
-    address = server.getsockname()
-
     def baseline() -> None:
-        raw = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            client.sendto(payload, address)
-            client.recvfrom(2048)
-            raw.append(time.perf_counter() - t0)
-        raw_medians.append(statistics.median(raw))
+        raw_medians.append(statistics.median(raw_echo()))
 
     def paired_ratio() -> float:
         """Median over adjacent calls of (round trip median / raw echo median)."""

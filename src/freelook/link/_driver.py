@@ -18,15 +18,9 @@ import logging
 import time
 from collections.abc import Callable
 
+from freelook.link._events import Accepted, LinkEvent, Outgoing, Reply, SessionOpened
 from freelook.link._messages import Message
-from freelook.link._session import (
-    Accepted,
-    LinkEvent,
-    LinkSession,
-    Outgoing,
-    Reply,
-    SessionOpened,
-)
+from freelook.link._session import LinkSession
 from freelook.link._transport import Endpoint, UdpEndpoint
 from freelook.link._zenoh import ZenohEndpoint
 

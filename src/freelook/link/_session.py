@@ -1,13 +1,14 @@
 """One end of the link conversation, sans-I/O (in the manner of h11's ``Connection``).
 
 A :class:`LinkSession` takes what a transport delivered with :meth:`LinkSession.receive` and
-hands back events (a packet accepted, a packet refused and why); :meth:`LinkSession.send`
-returns the bytes for a message; :meth:`LinkSession.poll` returns what is due at the session's
-transmission spacing (telemetry on the robot, the newest command or a heartbeat and the control
-lease on the operator station). The caller owns the socket or serial port and the clock: every
-method takes ``now`` in the caller's clock, so a lock-step runtime and a real-time one drive the
-same session. Statistics, refusal classification, the transmission controls of the thesis
-(start/stop, spacing) and the recording hook all live here, once, for both ends.
+hands back events (a packet accepted, a packet refused and why: :mod:`._events`);
+:meth:`LinkSession.send` returns the bytes for a message; :meth:`LinkSession.poll` returns what
+is due at the session's transmission spacing (telemetry on the robot, the newest command or a
+heartbeat and the control lease on the operator station). The caller owns the socket or serial
+port and the clock: every method takes ``now`` in the caller's clock, so a lock-step runtime and
+a real-time one drive the same session. Statistics, refusal classification, the transmission
+controls of the thesis (start/stop, spacing) and the recording hook all live here, once, for both
+ends.
 
 Wire stamps are the caller's ``now`` plus ``wire_offset`` (a real-time driver passes the
 wall-clock offset, so stamps compare across processes; lock-step runs pass 0).
@@ -27,11 +28,22 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from freelook.errors import ConfigError, ProtocolError
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
+from freelook.link._events import (
+    Accepted,
+    LinkEvent,
+    Outgoing,
+    PacketHook,
+    PacketRecord,
+    Refused,
+    Reply,
+    SessionOpened,
+    SessionStatus,
+)
 from freelook.link._handshake import (
     NonceSource,
     OperatorSessions,
@@ -55,25 +67,9 @@ from freelook.link._stats import LinkStatistics
 from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
 
-__all__ = [
-    "SPACING_LIMITS",
-    "Accepted",
-    "LinkEvent",
-    "LinkSession",
-    "Outgoing",
-    "PacketRecord",
-    "Refused",
-    "Reply",
-    "SessionOpened",
-    "SessionStatus",
-]
+__all__ = ["SPACING_LIMITS", "LinkSession"]
 
 SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
-
-#: Where the operator end's session stands: "open" (the robot answers), "opening" (a request
-#: is out, not yet long), "unanswered" (requests have gone unanswered for ``unanswered_after``
-#: s: a wrong key or station id, or no robot at that address).
-SessionStatus = Literal["open", "opening", "unanswered"]
 
 
 @dataclass(slots=True)
@@ -86,85 +82,30 @@ class _StationStream:
     next_due: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    """A packet that decoded, verified and was not a replay.
-
-    ``permissions``: what the sending station may do (robot end with sessions; None without
-    sessions or on the operator end, where the robot sent it)."""
-
-    decoded: Decoded
-    data: bytes
-    now: float
-    permissions: Permissions | None = None
-
-    @property
-    def message(self) -> Message:
-        return self.decoded.message
-
-    @property
-    def station(self) -> int:
-        """The sender's station id (0 for the thesis profile, which has none)."""
-        return self.decoded.sender
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A packet dropped: ``reason`` is crc, auth, session, replay, rate, value or malformed;
-    ``source``: where it came from, as the transport named it (None when it cannot say)."""
-
-    reason: str
-    error: ProtocolError
-    data: bytes
-    now: float
-    source: object = None
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOpened:
-    """A session with ``station`` is open: the packet that opened it came from a source that
-    holds the station's key (a driver answers that source from now on)."""
-
-    station: int
-    permissions: Permissions
-    now: float
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Packets to send back to the source of the packet just received (handshake answers and
-    what was held until the session opened)."""
-
-    packets: tuple[bytes, ...]
-    station: int
-    now: float
-
-
-LinkEvent = Accepted | Refused | SessionOpened | Reply
-
-
-@dataclass(frozen=True, slots=True)
-class Outgoing:
-    """A packet to send, and the station it is for (None: the one peer there is)."""
-
-    data: bytes
-    station: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PacketRecord:
-    """One received packet as a recording keeps it."""
-
-    data: bytes
-    decoded: Decoded | None
-    accepted: bool
-    kind: str  # the message type, or why it was refused
-    send_time: float  # the sender's stamp in this end's clock (receive time when refused)
-    receive_time: float
-
-
-class PacketHook(Protocol):
-    def __call__(self, record: PacketRecord) -> None: ...
+def _session_ends(
+    role: Literal["robot", "operator"],
+    codec: ThesisCodec | NativeCodec,
+    keys: KeyRing | None,
+    nonce: bytes | NonceSource | None,
+    max_age: float,
+    budget: RefusalBudget | None,
+) -> tuple[RobotSessions | None, OperatorSessions | None]:
+    """The sessions of the robot end (one per station of ``keys``, or of the codec's key for
+    any station) or of the operator end; a clear error unless the codec is native with a key."""
+    if not isinstance(codec, NativeCodec) or codec.key is None:
+        raise ConfigError("link sessions need the native profile with a key")
+    source = nonce_source(nonce)
+    spent = budget or RefusalBudget()
+    if role == "robot":
+        ring = keys if keys is not None else KeyRing.single(codec.key)
+        robot = RobotSessions(
+            codec, ring, nonce=source, max_age=max_age, budget=spent, handshake_timeout=max_age
+        )
+        return robot, None
+    operator = OperatorSessions(
+        codec, nonce=source, max_age=max_age, budget=spent, handshake_timeout=max_age
+    )
+    return None, operator
 
 
 class LinkSession:
@@ -223,25 +164,7 @@ class LinkSession:
         #: spaces only what it receives itself: an observer cannot blind the driver)
         self._streams: dict[int, _StationStream] = {}
         if role is not None:
-            if not isinstance(codec, NativeCodec) or codec.key is None:
-                raise ConfigError("link sessions need the native profile with a key")
-            timeout = max_age
-            source = nonce_source(nonce)
-            spent = budget or RefusalBudget()
-            if role == "robot":
-                ring = keys if keys is not None else KeyRing.single(codec.key)
-                self._robot = RobotSessions(
-                    codec,
-                    ring,
-                    nonce=source,
-                    max_age=max_age,
-                    budget=spent,
-                    handshake_timeout=timeout,
-                )
-            else:
-                self._operator = OperatorSessions(
-                    codec, nonce=source, max_age=max_age, budget=spent, handshake_timeout=timeout
-                )
+            self._robot, self._operator = _session_ends(role, codec, keys, nonce, max_age, budget)
         self._ends = self._robot or self._operator
         if self._ends is not None:
             self._ends.wire_offset = wire_offset

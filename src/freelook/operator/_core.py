@@ -1,7 +1,7 @@
 """The operator station's core (sans-I/O): browser inputs in, link messages out.
 
-It keeps what the operator asked for (the newest drive command, the e-stop, an operator-side
-trajectory, the transmission settings) and what the robot last said (telemetry, control
+It keeps what the operator asked for (the newest drive command, the e-stop, a trajectory
+(:mod:`._trajectories`), the transmission settings) and what the robot last said (telemetry, control
 grants). :meth:`StationCore.handle` returns the messages to send at once; :meth:`periodic`
 gives the link session what it re-sends at the operator's spacing (the robot's watchdog wants a
 steady stream). Time is always an argument: the same core runs in tests on a fake clock.
@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from freelook.config import RobotConfig
-from freelook.control import KeyboardDrive, SampledPath, TrackingController, limit_velocity
+from freelook.control import KeyboardDrive
 from freelook.link import (
     MAX_AGE,
     SPACING_LIMITS,
@@ -63,7 +62,8 @@ from freelook.operator._browser import (
     TrajectoryRequest,
     TransmissionRequest,
 )
-from freelook.operator._planning import Clearance, ellipse_from, waypoint_path
+from freelook.operator._planning import Clearance
+from freelook.operator._trajectories import RunningPath, Trajectories
 from freelook.types import Mode
 
 __all__ = ["OPERATOR_STATION", "StationCore"]
@@ -94,14 +94,6 @@ class RecentRate:
         return len(self._times) / self.window
 
 
-@dataclass
-class _OperatorPath:
-    """A trajectory the station tracks itself (the thesis's operator-side mode)."""
-
-    path: SampledPath
-    t0: float
-
-
 class StationCore:
     """One operator station for one robot, without I/O."""
 
@@ -129,9 +121,8 @@ class StationCore:
             limits.max_speed,
             math.radians(limits.max_turn_rate_deg),
         )
-        self.tracker = TrackingController(
-            b=config.operator_tracking.b, zeta=config.operator_tracking.zeta
-        )
+        #: the trajectories started from the page (:mod:`._trajectories`)
+        self.paths = Trajectories(config)
         self.clearance = Clearance(world)
         #: the robot's map: announced by digest, kept when this end has it, else fetched
         self.maps = MapReceiver(world, known_maps)
@@ -156,11 +147,6 @@ class StationCore:
         self.telemetry_rate = RecentRate()
         self.video_rate = RecentRate()
         self.in_control = False
-        self.reference_path: list[list[float]] = []
-        self.operator_path: _OperatorPath | None = None
-        #: a trajectory the robot tracks, as sent (its reference is recorded beside the run)
-        self.robot_path: _OperatorPath | None = None
-        self._robot_tracking = False  # the robot reported trajectory mode since it was sent
         self.robot_tx_enabled = True
         self.robot_tx_spacing = config.link.robot_tx_spacing
         self.painted: list[tuple[float, float]] = []  # (render stamp, paint report time)
@@ -193,7 +179,7 @@ class StationCore:
             self.telemetry = message
             if self.arm is not None and message.arm is not None:
                 self.arm.observe(message.arm)
-            self._follow_robot_path(message, now)
+            self.paths.follow_robot(message, now)
         elif isinstance(message, PositionReport):
             self.position = message
         elif isinstance(message, ControlGrant):
@@ -216,16 +202,6 @@ class StationCore:
             return robot_map
         return None
 
-    def _follow_robot_path(self, telemetry: Telemetry, now: float) -> None:
-        """A robot-side trajectory runs while the robot says so; one it never took up (refused)
-        is forgotten after 2 s."""
-        if self.robot_path is None:
-            return
-        if telemetry.mode == Mode.TRAJECTORY:
-            self._robot_tracking = True
-        elif self._robot_tracking or now - self.robot_path.t0 > 2.0:
-            self.robot_path = None
-
     def start(self) -> list[Message]:
         """What a station sends first: a control request (native), or "set Tx start"."""
         if self.native and not self.driving:
@@ -246,7 +222,7 @@ class StationCore:
         self.driving = False
         self.drive_command = None
         self.gripper_command = None
-        self.operator_path = None
+        self.paths.operator = None
         self.in_control = False
         if not was or not self.native:
             return []
@@ -264,7 +240,7 @@ class StationCore:
             # the last browser went away: stop sending, and the robot's watchdog stops it
             self.drive_command = None
             self.gripper_command = None
-            self.operator_path = None
+            self.paths.operator = None
             self.session.transmitting = False
 
     def session_reopened(self, now: float) -> None:
@@ -273,7 +249,7 @@ class StationCore:
         operator has let go of it (a stick or keys at rest, or a new key press)."""
         self.drive_command = None
         self.gripper_command = None
-        self.operator_path = None
+        self.paths.operator = None
         self._held_since = None
         self.keyboard.v = self.keyboard.omega = 0.0
         self.needs_release = True
@@ -305,7 +281,7 @@ class StationCore:
             return self._axes(request)
         if isinstance(request, KeyPress):
             # arrow keys take over from any automatic mode at once, as in the thesis
-            self.operator_path = None
+            self.paths.operator = None
             v, omega = self.keyboard.press(request.key)
             self.drive_command = VelocityCommand(v, omega)
             return [self.drive_command]
@@ -314,7 +290,7 @@ class StationCore:
         if isinstance(request, EStopRequest):
             self.estop = request.engaged
             if self.estop:
-                self.operator_path = None
+                self.paths.operator = None
                 self.drive_command = None
                 self.gripper_command = None
             return [EStop(self.estop)]
@@ -341,7 +317,7 @@ class StationCore:
         pt = self.config.pan_tilt
         v_max = limits.max_speed
         w_max = math.radians(limits.max_turn_rate_deg)
-        self.operator_path = None
+        self.paths.operator = None
         command: Message
         if axes.mode == "tank":
             pan_max = pt.max_pan_rate if pt else 0.0
@@ -362,7 +338,7 @@ class StationCore:
         the robot last reported) or a gripper opening; nothing for a robot without an arm."""
         if self.arm is None:
             return []
-        self.operator_path = None
+        self.paths.operator = None
         command: Message | None
         if isinstance(request, GripperRequest):
             command = self.gripper_command = self.arm.gripper(request.fraction)
@@ -385,11 +361,11 @@ class StationCore:
         if request.mode == "autonomy":  # "dispose": the robot runs its task, or resumes it
             if not self.native:
                 return []  # the thesis profile carries no mode changes
-            self.operator_path = None
+            self.paths.operator = None
             self.drive_command = None  # heartbeats only: any command would take over
             self.gripper_command = None
             return [ModeChange(Mode.AUTONOMY)]
-        self.operator_path = None
+        self.paths.operator = None
         self.keyboard.press("space")
         zero: Message = VelocityCommand(0.0, 0.0)
         if request.mode == "tank":
@@ -408,25 +384,14 @@ class StationCore:
 
     def _trajectory(self, request: TrajectoryRequest, now: float) -> list[Message]:
         if not request.start:
-            self.operator_path = self.robot_path = None
-            self.reference_path = []
+            self.paths.stop()
             self.drive_command = VelocityCommand(0.0, 0.0)
             return [TrajectoryStop()]
         pose = self.telemetry.pose if self.telemetry is not None else (0.0, 0.0, 0.0)
-        if request.preset == "waypoints":
-            t, xs, ys, periodic = waypoint_path(pose, request.waypoints)
-        else:
-            t, xs, ys, periodic = ellipse_from(pose, self.clearance)
-        self.reference_path = [[x, y] for x, y in zip(xs, ys, strict=True)]
-        if request.side == "operator":
-            self.operator_path = _OperatorPath(SampledPath(t, xs, ys, periodic=periodic), now)
-            return [VelocityCommand(0.0, 0.0)]
-        self.operator_path = None
-        self.drive_command = None
-        # the robot starts on receipt: its reference from the moment it was sent
-        self.robot_path = _OperatorPath(SampledPath(t, xs, ys, periodic=periodic), now)
-        self._robot_tracking = False
-        return [TrajectoryStart(tuple(t), tuple(xs), tuple(ys), periodic=periodic)]
+        message = self.paths.start(request, pose, self.clearance, now)
+        if isinstance(message, TrajectoryStart):
+            self.drive_command = None
+        return [message]
 
     def _transmission(self, request: TransmissionRequest) -> list[Message]:
         low, high = SPACING_LIMITS
@@ -449,16 +414,18 @@ class StationCore:
     # -- each transmission -------------------------------------------------------------------
 
     def reference_now(self, now: float) -> tuple[float, float, float, float, float] | None:
-        """The reference of the trajectory running at ``now``: the station's own, or the
-        robot's once it reported tracking it (timed from when it was sent; the robot starts on
-        receipt, a link delay later). None when none runs."""
-        running = self.operator_path
-        if running is None and self._robot_tracking:
-            running = self.robot_path
-        if running is None or now - running.t0 > running.path.duration:
-            return None
-        r = running.path.at(now - running.t0)
-        return (r.x, r.y, r.theta, r.v, r.omega)
+        """The reference of the trajectory running at ``now`` (None when none runs)."""
+        return self.paths.reference_now(now)
+
+    @property
+    def reference_path(self) -> list[list[float]]:
+        """The points of the newest trajectory, for the page."""
+        return self.paths.reference_path
+
+    @property
+    def robot_path(self) -> RunningPath | None:
+        """The trajectory sent to the robot, while it runs or may yet start."""
+        return self.paths.robot
 
     def periodic(self, now: float) -> list[Message]:
         """What the station re-sends at its spacing: the newest command (or a heartbeat), and
@@ -516,18 +483,8 @@ class StationCore:
 
     def _track(self, now: float) -> None:
         """One step of operator-side trajectory tracking on the newest telemetry."""
-        running, t = self.operator_path, self.telemetry
-        if running is None or t is None:
+        if self.telemetry is None:
             return
-        elapsed = now - running.t0
-        if elapsed > running.path.duration:
-            self.operator_path = None
-            self.drive_command = VelocityCommand(0.0, 0.0)
-            return
-        ref = running.path.at(elapsed)
-        v, omega = self.tracker.command(ref, *t.pose)
-        limits = self.config.limits
-        v, omega = limit_velocity(
-            v, omega, limits.max_speed, math.radians(limits.max_turn_rate_deg)
-        )
-        self.drive_command = VelocityCommand(v, omega)
+        command = self.paths.track(now, self.telemetry.pose)
+        if command is not None:
+            self.drive_command = command

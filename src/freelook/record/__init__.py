@@ -23,7 +23,8 @@ from freelook.record._run_stats import (
     summary_lines,
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
-from freelook.record._streams import Direction, Namespaced, RosSchema, RosStreams, Tee, ros_schema
+from freelook.record._stream_sinks import Namespaced, Tee
+from freelook.record._streams import Direction, RosSchema, RosStreams, ros_schema
 from freelook.record._writer import (
     LATCHED_TOPICS,
     BackgroundRecorder,

@@ -27,7 +27,8 @@ from typing import IO, Any, Protocol
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 
-from freelook.record._streams import Namespaced, RosStreams, ros_schema
+from freelook.record._stream_sinks import Namespaced
+from freelook.record._streams import RosStreams, ros_schema
 
 __all__ = [
     "LATCHED_TOPICS",

@@ -181,6 +181,112 @@ def _parse(text: str) -> dict[str, Any] | str:
     return message
 
 
+class _Access:
+    """The token gate of the pages and the socket: who may open them, and the wrong tokens
+    counted per address."""
+
+    def __init__(self, token: str, guesses: GuessThrottle, clock: Callable[[], float]) -> None:
+        self.token = token
+        self.guesses = guesses
+        self.clock = clock
+
+    @staticmethod
+    def cookie_name(connection: HTTPConnection) -> str:
+        return f"freelook-token-{connection.url.port or 0}"  # one per port on a shared host
+
+    def token_matches(self, given: object) -> bool:
+        return isinstance(given, str) and hmac.compare_digest(given.encode(), self.token.encode())
+
+    def refused(self, source: str, now: float) -> None:
+        self.guesses.failed(source, now)
+        line = self.guesses.report(now)
+        if line is not None:
+            log.warning("cockpit: %s", line)
+
+    def page(self, request: Request, html: str) -> Response:
+        """``html`` for a request with the token (in the query or the cookie), else 403 (429
+        for an address over its budget of wrong tokens)."""
+        source, now = _host(request), self.clock()
+        if self.guesses.blocked(source, now):
+            refused_line = self.guesses.report(now)
+            if refused_line is not None:
+                log.warning("cockpit: %s", refused_line)
+            return PlainTextResponse(
+                "too many wrong tokens from this address: wait a few seconds", status_code=429
+            )
+        given = request.query_params.get("token")
+        if not self.token_matches(given) and not self.token_matches(
+            request.cookies.get(self.cookie_name(request))
+        ):
+            self.refused(source, now)
+            return PlainTextResponse(
+                "access token required: open the URL freelook printed (…/?token=…)",
+                status_code=403,
+            )
+        response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
+        if given is not None:  # a reload of the cleaned URL still finds the page
+            response.set_cookie(
+                self.cookie_name(request),
+                self.token,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
+
+    def refusal(self, ws: WebSocket) -> str | None:
+        """Why the socket ``ws`` is refused (its token, its origin), or None."""
+        source, now = _host(ws), self.clock()
+        if self.guesses.blocked(source, now):
+            return "too many wrong tokens"
+        if not self.token_matches(ws.query_params.get("token")):
+            self.refused(source, now)
+            return "no valid token"
+        origin = ws.headers.get("origin")
+        if origin is not None and not origin_allowed(
+            origin, ws.headers.get("host", ""), ws.url.scheme == "wss"
+        ):
+            return f"foreign origin {origin!r}"
+        return None
+
+
+async def _serve_socket(ws: WebSocket, backend: CockpitBackend) -> None:
+    """One browser's accepted socket: the hello, then state and frames out through its slot
+    while its messages come in (a ping answered here), until it goes away."""
+    log.info("cockpit socket opened by %s", _client(ws))
+    slot = BrowserSlot()
+    await ws.send_bytes(encode_json(backend.hello()))
+    backend.attach(slot)
+
+    async def sender() -> None:
+        while not slot.closed:
+            for payload in await slot.next():
+                await ws.send_bytes(payload)
+
+    task = asyncio.create_task(sender())
+    try:
+        while True:
+            message = _parse(await ws.receive_text())
+            answer = _pong(message) if isinstance(message, dict) else None
+            if answer is not None:
+                slot.offer_reply(answer)
+                continue
+            reason = (
+                message if isinstance(message, str) else await backend.handle_browser(message, slot)
+            )
+            if reason is not None:  # through the slot: the sender task is the one writer
+                slot.offer_reply(encode_error(reason))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        slot.close()
+        backend.detach(slot)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        log.info("cockpit socket closed (%s)", _client(ws))
+
+
 def create_app(
     backend: CockpitBackend,
     token: str,
@@ -193,73 +299,19 @@ def create_app(
     guesses = throttle if throttle is not None else GuessThrottle()
     if not token:
         raise ValueError("the cockpit needs an access token (see new_token())")
+    access = _Access(token, guesses, clock)
     static_dir = resources.files("freelook.web") / "static"
     index_html = (static_dir / "index.html").read_text(encoding="utf-8")
     station_html = (static_dir / "station.html").read_text(encoding="utf-8")
 
-    def cookie_name(connection: HTTPConnection) -> str:
-        return f"freelook-token-{connection.url.port or 0}"  # one per port on a shared host
-
-    def token_matches(given: object) -> bool:
-        return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
-
     async def index(request: Request) -> Response:
-        return page(request, index_html)
+        return access.page(request, index_html)
 
     async def station(request: Request) -> Response:
-        return page(request, station_html)
-
-    def refused(source: str, now: float) -> None:
-        guesses.failed(source, now)
-        line = guesses.report(now)
-        if line is not None:
-            log.warning("cockpit: %s", line)
-
-    def page(request: Request, html: str) -> Response:
-        source, now = _host(request), clock()
-        if guesses.blocked(source, now):
-            refused_line = guesses.report(now)
-            if refused_line is not None:
-                log.warning("cockpit: %s", refused_line)
-            return PlainTextResponse(
-                "too many wrong tokens from this address: wait a few seconds", status_code=429
-            )
-        given = request.query_params.get("token")
-        if not token_matches(given) and not token_matches(
-            request.cookies.get(cookie_name(request))
-        ):
-            refused(source, now)
-            return PlainTextResponse(
-                "access token required: open the URL freelook printed (…/?token=…)",
-                status_code=403,
-            )
-        response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
-        if given is not None:  # a reload of the cleaned URL still finds the page
-            response.set_cookie(
-                cookie_name(request),
-                token,
-                httponly=True,
-                samesite="strict",
-                secure=request.url.scheme == "https",
-            )
-        return response
-
-    def refusal(ws: WebSocket) -> str | None:
-        source, now = _host(ws), clock()
-        if guesses.blocked(source, now):
-            return "too many wrong tokens"
-        if not token_matches(ws.query_params.get("token")):
-            refused(source, now)
-            return "no valid token"
-        origin = ws.headers.get("origin")
-        if origin is not None and not origin_allowed(
-            origin, ws.headers.get("host", ""), ws.url.scheme == "wss"
-        ):
-            return f"foreign origin {origin!r}"
-        return None
+        return access.page(request, station_html)
 
     async def websocket(ws: WebSocket) -> None:
-        why = refusal(ws)
+        why = access.refusal(ws)
         if why is not None:
             if why.startswith("foreign origin"):  # not a guess: said each time
                 log.warning("cockpit socket refused to %s: %s", _client(ws), why)
@@ -267,40 +319,7 @@ def create_app(
             await ws.close(code=REFUSED_CLOSE_CODE, reason="forbidden")
             return
         await ws.accept()
-        log.info("cockpit socket opened by %s", _client(ws))
-        slot = BrowserSlot()
-        await ws.send_bytes(encode_json(backend.hello()))
-        backend.attach(slot)
-
-        async def sender() -> None:
-            while not slot.closed:
-                for payload in await slot.next():
-                    await ws.send_bytes(payload)
-
-        task = asyncio.create_task(sender())
-        try:
-            while True:
-                message = _parse(await ws.receive_text())
-                answer = _pong(message) if isinstance(message, dict) else None
-                if answer is not None:
-                    slot.offer_reply(answer)
-                    continue
-                reason = (
-                    message
-                    if isinstance(message, str)
-                    else await backend.handle_browser(message, slot)
-                )
-                if reason is not None:  # through the slot: the sender task is the one writer
-                    slot.offer_reply(encode_error(reason))
-        except (WebSocketDisconnect, RuntimeError):
-            pass
-        finally:
-            slot.close()
-            backend.detach(slot)
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-            log.info("cockpit socket closed (%s)", _client(ws))
+        await _serve_socket(ws, backend)
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))

@@ -15,18 +15,22 @@ the client stops commanding and says why (``problem``), for good. :meth:`~JausCl
 sends a stop and ReleaseControl.
 
 Frames: JAUS's are z-down (y right, yaw clockwise); the client's inputs and outputs are
-freelook's (y left, counter-clockwise), so y, yaw and yaw rate change sign on the wire.
+freelook's (y left, counter-clockwise), so y, yaw and yaw rate change sign on the wire. The pose
+and velocity reports become odometry in :mod:`._motion`.
+
+Over 500 lines: one conversation's phases (discovery, control, driving) share its plan of sends
+and its faults, and read best in one class.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
+from freelook.hardware.judp._motion import ReportedMotion
 from freelook.judp import (
-    POSITION,
     AckNak,
     ComponentServices,
     ConfirmControl,
@@ -35,7 +39,6 @@ from freelook.judp import (
     JausMessage,
     JudpError,
     JudpMessage,
-    LocalPose,
     ManagementStatus,
     QueryControl,
     QueryIdentification,
@@ -60,7 +63,6 @@ from freelook.judp import (
     SetJointEffort,
     SetVelocityCommand,
     SetWrenchEffort,
-    VelocityState,
     decode_message,
     encode_message,
     pack_judp,
@@ -94,10 +96,8 @@ MANIPULATOR_JOINT_POSITION_SENSOR = "urn:jaus:jss:manipulator:ManipulatorJointPo
 BROADCAST = JausId(0xFFFF, 0xFF, 0xFF)
 
 _POSE_FIELDS = 1 << 0 | 1 << 1 | 1 << 6 | 1 << 8  # X, Y, Yaw, TimeStamp
-_SPEED_BASELINE = 0.2  # s: speeds from successive poses span at least this much
 _VELOCITY_FIELDS = 1 << 0 | 1 << 1 | 1 << 6  # Velocity_X, Velocity_Y, YawRate
 _SUBSYSTEM_QUERY = 2  # QueryIdentification: the subsystem (the robot)
-_HALF_STEP = (POSITION.upper - POSITION.lower) / POSITION.steps
 
 
 class Phase(Enum):
@@ -133,16 +133,6 @@ def _ok(message: JausMessage) -> str:
     return type(message).__name__
 
 
-def _robot_time(stamp: int | None, now: float) -> float:
-    """Seconds into the month of a JAUS time stamp (ms bits 0–9, s 10–15, min 16–21, h 22–26,
-    day 27–31), or ``now`` without one."""
-    if stamp is None:
-        return now
-    ms, sec = stamp & 0x3FF, stamp >> 10 & 0x3F
-    minute, hour, day = stamp >> 16 & 0x3F, stamp >> 22 & 0x1F, stamp >> 27 & 0x1F
-    return (((day * 24 + hour) * 60 + minute) * 60 + sec) + ms / 1000.0
-
-
 def _printable(text: str) -> str:
     """``text`` fit for a one-line message (a robot's strings are not trusted)."""
     return "".join(ch if ch.isprintable() else "?" for ch in text[:80])
@@ -161,11 +151,10 @@ class JausClient:
         self.offered: tuple[ComponentServices, ...] = ()
         self.timeout: float | None = None  # the robot's control timeout, s (0: none)
         self.status: ManagementStatus | None = None
-        self.odometry: OdometrySample | None = None
-        self.velocity: tuple[float, float, float] | None = None  # vx, vy, ω (freelook frame)
         self.joint_positions: tuple[float, ...] | None = None
         self.last_heard: float | None = None
         self.dropped: Counter[str] = Counter()
+        self.motion = ReportedMotion(self.options, self.dropped)
         self.sent: Counter[str] = Counter()
         self._started: float | None = None
         self._phase_since = 0.0
@@ -178,11 +167,18 @@ class JausClient:
         self._arm: tuple[tuple[float, ...], float] | None = None  # efforts, when given
         self._sent_arm: tuple[float, ...] | None = None
         self._sequence = 0
-        self._pose_seen: tuple[float, float, float, float] | None = None  # t, x, y, θ
-        # recent accepted poses (the robot's time if it stamps them, else arrival), for speeds
-        self._poses: deque[tuple[float, float, float, float]] = deque(maxlen=64)
 
-    # -- what the robot offers ----------------------------------------------------------------
+    # -- what the robot offers and reports ----------------------------------------------------
+
+    @property
+    def odometry(self) -> OdometrySample | None:
+        """The newest odometry the robot's pose reports gave (:mod:`._motion`)."""
+        return self.motion.odometry
+
+    @property
+    def velocity(self) -> tuple[float, float, float] | None:
+        """The newest body velocity the robot reported: vx, vy, ω (freelook's frame)."""
+        return self.motion.velocity
 
     @property
     def drive_service(self) -> str | None:
@@ -335,9 +331,9 @@ class JausClient:
         if self.services.get(sensor) != source:
             self.dropped[f"{_ok(message)} from a component without that sensor"] += 1
         elif isinstance(message, ReportLocalPose):
-            self._on_pose(message.pose, now)
+            self.motion.on_pose(message.pose, now, VELOCITY_STATE_SENSOR in self.services)
         elif isinstance(message, ReportVelocityState):
-            self._on_velocity(message.state, now)
+            self.motion.on_velocity(message.state)
         else:
             self.joint_positions = tuple(v for _, v in message.positions)
 
@@ -404,62 +400,6 @@ class JausClient:
     def _ready(self, now: float) -> None:
         self._due.update(sensors=now, keep_alive=now + self._keep_alive_period())
         self._sent_command = None
-
-    def _on_pose(self, pose: LocalPose, now: float) -> None:
-        if pose.x is None or pose.y is None or pose.yaw is None:
-            self.dropped["ReportLocalPose without X, Y and Yaw"] += 1
-            return
-        if max(abs(pose.x), abs(pose.y)) >= POSITION.upper - _HALF_STEP:
-            self.dropped["ReportLocalPose out of range (saturated position)"] += 1
-            return
-        x, y, theta = pose.x, -pose.y, -pose.yaw
-        seen = self._pose_seen
-        if seen is not None:
-            dt = now - seen[0]
-            jump = math.hypot(x - seen[1], y - seen[2])
-            if jump > self._speed_bound() * max(dt, self.options.sensor_period):
-                self.dropped["ReportLocalPose out of range (a jump faster than the robot)"] += 1
-                return
-        if self.velocity is not None and VELOCITY_STATE_SENSOR in self.services:
-            v, _, omega = self.velocity
-        else:
-            v, omega = self._pose_speeds(_robot_time(pose.timestamp, now), x, y, theta)
-        half = omega * self.options.track_width / 2.0
-        self._pose_seen = (now, x, y, theta)
-        self.odometry = OdometrySample(now, x, y, theta, v - half, v + half)
-
-    def _pose_speeds(self, t: float, x: float, y: float, theta: float) -> tuple[float, float]:
-        """Forward speed and yaw rate over at least :data:`_SPEED_BASELINE` of poses (a
-        burst of late datagrams then skews them little)."""
-        poses = self._poses
-        if poses and not 0.0 <= t - poses[-1][0] < 60.0:
-            poses.clear()  # the robot's clock jumped (or a new month): start again
-        poses.append((t, x, y, theta))
-        old = next((p for p in reversed(poses) if t - p[0] >= _SPEED_BASELINE), None)
-        if old is None:
-            old = poses[0]
-        dt = t - old[0]
-        if dt <= 0.0:
-            return 0.0, 0.0
-        heading = old[3] + math.remainder(theta - old[3], math.tau) / 2.0
-        forward = (x - old[1]) * math.cos(heading) + (y - old[2]) * math.sin(heading)
-        return forward / dt, math.remainder(theta - old[3], math.tau) / dt
-
-    def _on_velocity(self, state: VelocityState, now: float) -> None:
-        if state.vx is None or state.yaw_rate is None:
-            self.dropped["ReportVelocityState without Velocity_X and YawRate"] += 1
-            return
-        vy = state.vy or 0.0
-        if max(abs(state.vx), abs(vy)) > self._speed_bound():
-            self.dropped["ReportVelocityState out of range (faster than the robot)"] += 1
-            return
-        if abs(state.yaw_rate) > 2.0 * self.options.max_turn_rate + 0.1:
-            self.dropped["ReportVelocityState out of range (turning faster than the robot)"] += 1
-            return
-        self.velocity = (state.vx, -vy, -state.yaw_rate)
-
-    def _speed_bound(self) -> float:
-        return 2.0 * self.options.max_speed + 0.1
 
     # -- output -------------------------------------------------------------------------------
 

@@ -155,6 +155,9 @@ def step_vehicles(
     has noise). Motion is sub-stepped so no sub-step moves the footprint by more than half a
     grid cell; a sub-step that would overlap an obstacle is not taken, the motors stall and the
     bumper on that side is pressed.
+
+    Over 80 lines: one loop keeps the parameters in registers; split into helpers (inlined) it
+    stepped 1.5 to 1.7 times slower on open floor, where nothing else costs.
     """
     tau, acc, dec, track = params[_TAU], params[_ACC], params[_DEC], params[_TRACK]
     holonomic = params[_HOLONOMIC] != 0.0

@@ -1,0 +1,93 @@
+"""The sections of a robot description that say how freelook reaches the robot: its link's
+periods, JAUS (``--hardware judp://``) and ROS 2 (``--hardware ros2``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from freelook.config._strict import Strict
+
+__all__ = ["JausConfig", "LinkConfig", "Ros2Config", "Ros2Topics"]
+
+
+class LinkConfig(Strict):
+    """Link and transmission defaults."""
+
+    control_period: float = Field(default=0.02, ge=0.001, le=1.0, description="s")
+    # spacings within what a peer may ask for on the link (freelook.link.SPACING_LIMITS)
+    robot_tx_spacing: float = Field(default=0.031, ge=0.005, le=2.0, description="s")
+    operator_tx_spacing: float = Field(default=0.047, ge=0.005, le=2.0, description="s")
+
+
+class JausConfig(Strict):
+    """How freelook drives the robot over JAUS (``--hardware judp://HOST:PORT``): its own
+    JAUS id, the authority it asks control with, and what the robot's JAUS side lacks."""
+
+    authority: int = Field(default=5, ge=0, le=255, description="RequestControl authority")
+    subsystem: int = Field(default=150, ge=1, le=65534, description="freelook's own JAUS id")
+    node: int = Field(default=1, ge=1, le=254)
+    component: int = Field(default=1, ge=1, le=254)
+    arm_position_sensing: bool = Field(
+        default=True, description="false: no joint positions; the arm moves in timed chunks"
+    )
+    arm_chunk: float = Field(default=0.2, gt=0, le=2.0, description="s per timed arm move")
+    arm_joint_speed_deg: float = Field(
+        default=15.0, gt=0, le=360.0, description="presumed joint speed at full effort, deg/s"
+    )
+
+
+_TOPIC = r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$"
+_JOINT = r"^[A-Za-z_][A-Za-z0-9_./-]{0,127}$"
+
+
+class Ros2Topics(Strict):
+    """The topics of a ROS 2 robot, relative to its namespace (the usual names by default).
+
+    An empty name means the robot has no such topic: the program goes without that device.
+    """
+
+    cmd_vel: str = Field(default="cmd_vel", pattern=_TOPIC)
+    odom: str = Field(default="odom", pattern=_TOPIC)
+    scan: str = Field(default="scan", pattern=r"^$|" + _TOPIC)
+    imu: str = Field(default="imu/data", pattern=r"^$|" + _TOPIC)
+    #: ``…/compressed`` is a ``sensor_msgs/CompressedImage`` (JPEG), anything else an ``Image``
+    camera: str = Field(default="camera/image_raw/compressed", pattern=r"^$|" + _TOPIC)
+    joint_states: str = Field(default="joint_states", pattern=r"^$|" + _TOPIC)
+    battery: str = Field(default="battery_state", pattern=r"^$|" + _TOPIC)
+    pan_tilt_command: str = Field(default="pan_tilt_controller/commands", pattern=_TOPIC)
+    #: the arm's joints (an ``[arm]``), as its controller takes them
+    arm_command: str = Field(default="arm_controller/commands", pattern=_TOPIC)
+    #: the gripper's finger position (half the opening), as its controller takes it
+    gripper_command: str = Field(default="gripper_controller/commands", pattern=_TOPIC)
+
+
+class Ros2Config(Strict):
+    """How the robot speaks ROS 2 (``[ros2]``): topics, message kinds, QoS, joints, timing.
+
+    The sensors' poses on the base are the description's own (``[laser]``, ``[pan_tilt]``):
+    /tf is not always there, and the robot program's belief is its description.
+    """
+
+    topics: Ros2Topics = Ros2Topics()
+    #: ``geometry_msgs/TwistStamped`` on ``cmd_vel`` (Jazzy's diff_drive_controller), else Twist
+    cmd_vel_stamped: bool = False
+    base_frame: str = Field(default="base_link", pattern=_JOINT)
+    #: the laser's ``frame_id`` scans must carry ("": any)
+    scan_frame: str = Field(default="", pattern=r"^$|" + _JOINT)
+    sensor_qos: Literal["best_effort", "reliable"] = "best_effort"
+    pan_joint: str = Field(default="pan_joint", pattern=_JOINT)
+    tilt_joint: str = Field(default="tilt_joint", pattern=_JOINT)
+    #: ``velocities``: a forward command controller's ``std_msgs/Float64MultiArray`` of joint
+    #: rates (pan, then tilt); ``trajectory``: a ``trajectory_msgs/JointTrajectory`` point
+    pan_tilt_command: Literal["velocities", "trajectory"] = "velocities"
+    #: the arm the same way: joint rates in the URDF's order, or a trajectory point; the
+    #: gripper's finger position goes as a one-value ``Float64MultiArray`` or a trajectory point
+    arm_command: Literal["velocities", "trajectory"] = "velocities"
+    startup_timeout: float = Field(
+        default=5.0, gt=0, le=60.0, description="s to wait for odometry and the scan at start"
+    )
+    quiet_timeout: float = Field(
+        default=0.5, gt=0, le=5.0, description="s a required topic may be silent mid-run"
+    )
