@@ -237,11 +237,11 @@ class OperatorStation:
                 self.unknown_stream_frames += 1
                 return
             topic, name = f"/camera/{camera.name}/compressed", camera.name
-        payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg, frame.stream, frame.layout)
+        payload = encode_frame(frame.stamp, frame.frame_id, frame.data, frame.stream, frame.layout)
         for slot in list(self._slots):
             slot.offer_frame(payload, frame.stream)
         if self.recorder is not None:
-            self.recorder.submit(lambda r: r.image(frame.stamp, frame.jpeg, name, topic))
+            self.recorder.submit(lambda r: r.image(frame.stamp, frame.data, name, topic))
 
     def _adopt_map(self, robot_map: World) -> None:
         """The robot's map arrived (or this end's own proved to be it): show and record it."""
