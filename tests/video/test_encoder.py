@@ -49,7 +49,8 @@ def test_chunks_decode_back_to_the_picture(codec: VideoCodec) -> None:
     encoder = VideoEncoder(codec, SETTING)
     chunks = [encoder.encode(scene(i)) for i in range(20)]
     assert all(c is not None for c in chunks)
-    assert chunks[0] is not None and chunks[0].keyframe
+    assert chunks[0] is not None
+    assert chunks[0].keyframe
     assert not any(c.keyframe for c in chunks[1:] if c is not None)  # no keyframe unasked
     images = decode(codec, [c.data for c in chunks if c is not None])
     assert len(images) == 20

@@ -4,6 +4,8 @@ answers it at a bounded rate too."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -79,7 +81,7 @@ def test_keyframe_requests_never_come_faster_than_their_spacing(times: list[floa
     reporter = FeedbackReporter(gate, period=0.5, request_spacing=0.5)
     gate.admit(vp8(1))  # no keyframe yet: wanted until one comes
     asked = [t for t in sorted(times) for f in reporter.poll(t, 0, 0) if f.keyframe]
-    assert all(b - a >= 0.5 for a, b in zip(asked, asked[1:], strict=False))
+    assert all(b - a >= 0.5 for a, b in itertools.pairwise(asked))
 
 
 def _sender(**kwargs: object) -> VideoSender:
@@ -99,15 +101,19 @@ def test_the_sender_numbers_frames_one_by_one_and_answers_keyframe_requests_at_a
     assert [f.keyframe for f in frames if f] == [True, False, False]
     sender.on_feedback(VideoFeedback(0, 0.0, True), 0.3)
     frame = sender.encode(IMAGE, 0.3, 0.3)
-    assert frame is not None and frame.keyframe
+    assert frame is not None
+    assert frame.keyframe
     sender.on_feedback(VideoFeedback(0, 0.0, True), 0.35)
     frame = sender.encode(IMAGE, 0.4, 0.4)  # 0.1 s after the last keyframe: not yet
-    assert frame is not None and not frame.keyframe
+    assert frame is not None
+    assert not frame.keyframe
     frame = sender.encode(IMAGE, 0.6, 0.6)  # the request still stands
-    assert frame is not None and frame.keyframe
+    assert frame is not None
+    assert frame.keyframe
     sender.on_feedback(VideoFeedback(1, 0.0, True), 1.0)  # another stream's: not ours
     frame = sender.encode(IMAGE, 1.0, 1.0)
-    assert frame is not None and not frame.keyframe
+    assert frame is not None
+    assert not frame.keyframe
     assert sender.keyframe_requests == 2
 
 
@@ -135,4 +141,5 @@ def test_feedback_sets_the_encoders_bitrate() -> None:
     assert before is not None
     for t in range(6):
         sender.on_feedback(VideoFeedback(0, 0.4, False), float(t))
-    assert sender.bitrate is not None and sender.bitrate < 0.5 * before
+    assert sender.bitrate is not None
+    assert sender.bitrate < 0.5 * before

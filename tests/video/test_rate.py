@@ -3,6 +3,7 @@ the frame rate and resolution step down before the bits per pixel collapse."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -19,7 +20,7 @@ def test_the_ladder_steps_rate_then_size() -> None:
         (640, 480, 10.0),
         (320, 240, 15.0),
     ]
-    assert all(a.pixel_rate > b.pixel_rate for a, b in zip(rungs, rungs[1:], strict=False))
+    assert all(a.pixel_rate > b.pixel_rate for a, b in itertools.pairwise(rungs))
 
 
 def test_the_bitrate_starts_from_the_budget() -> None:
