@@ -66,6 +66,20 @@ def robot(
             "(RobotHome), else the free place nearest its origin."
         ),
     ] = None,
+    video: Annotated[
+        str,
+        typer.Option(
+            help="The driving camera's codec: vp8, vp9, h264 (inter-frame, its bitrate set from "
+            "the link's budget and the operator's loss) or jpeg (docs/video.md)."
+        ),
+    ] = "vp8",
+    link_rate: Annotated[
+        str | None,
+        typer.Option(
+            help="Bit/s a UDP link carries (e.g. 250k, 2M: a radio behind an IP bridge); video "
+            "fits in what telemetry leaves. A serial radio's comes from its baud."
+        ),
+    ] = None,
     exact_robot: Annotated[
         bool,
         typer.Option(
@@ -88,6 +102,7 @@ def robot(
     from freelook.hardware import compile_ahead, open_robot_server
     from freelook.link import KeyRing, link_key, parse_transport_url
     from freelook.robot import ServerOptions
+    from freelook.video import parse_codec, parse_rate
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
@@ -107,6 +122,8 @@ def robot(
                     "or --insecure"
                 )
             options = ServerOptions(
+                video=parse_codec(video),
+                link_rate=parse_rate(link_rate) if link_rate is not None else None,
                 listen=listen,
                 wire=wire,
                 key=secret,

@@ -12,6 +12,7 @@ from freelook.video._encoder import (
     VideoEncoder,
     av_available,
     parse_codec,
+    parse_rate,
 )
 from freelook.video._gate import FeedbackReporter, FrameGate
 from freelook.video._rate import RateController, Rung, VideoSetting, ladder
@@ -31,4 +32,5 @@ __all__ = [
     "av_available",
     "ladder",
     "parse_codec",
+    "parse_rate",
 ]

@@ -10,6 +10,7 @@ reopens the encoder (libvpx takes neither while open), so its next frame is a ke
 from __future__ import annotations
 
 import fractions
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from freelook.errors import ConfigError
 from freelook.link import VideoCodec, encode_jpeg
 from freelook.video._rate import VideoSetting
 
-__all__ = ["CODEC_NAMES", "EncodedChunk", "VideoEncoder", "parse_codec"]
+__all__ = ["CODEC_NAMES", "EncodedChunk", "VideoEncoder", "parse_codec", "parse_rate"]
 
 #: the ``--video`` names
 CODEC_NAMES = {
@@ -56,6 +57,20 @@ def parse_codec(name: str) -> VideoCodec:
     if codec is None:
         raise ConfigError(f"--video {name!r}: expected one of {', '.join(CODEC_NAMES)}")
     return codec
+
+
+def parse_rate(text: str) -> float:
+    """Bit/s from ``250k``, ``2M``, ``115200``: a clear error for anything else (at least
+    9600 bit/s, at most 10 Gbit/s)."""
+    scale = {"k": 1e3, "m": 1e6, "g": 1e9}.get(text[-1:].lower(), 1.0)
+    digits = text[:-1] if scale != 1.0 else text
+    try:
+        rate = float(digits) * scale
+    except ValueError:
+        rate = math.nan
+    if not 9600 <= rate <= 1e10:  # NaN fails too
+        raise ConfigError(f"--link-rate {text!r}: expected bit/s such as 250k or 2M (≥ 9600)")
+    return rate
 
 
 @dataclass(frozen=True, slots=True)

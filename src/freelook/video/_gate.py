@@ -36,7 +36,8 @@ class FrameGate:
     def streams(self) -> list[int]:
         return sorted(self._streams)
 
-    def _state(self, stream: int) -> _StreamSync:
+    def sync(self, stream: int) -> _StreamSync:
+        """The state of ``stream`` (made on first use)."""
         state = self._streams.get(stream)
         if state is None:
             state = self._streams[stream] = _StreamSync()
@@ -44,11 +45,11 @@ class FrameGate:
 
     def admit(self, frame: VideoFrame) -> bool:
         """Whether ``frame`` can be decoded; a gap before it marks a keyframe as wanted."""
-        state = self._state(frame.stream)
-        previous, state.last_id = state.last_id, frame.frame_id
         if frame.codec == VideoCodec.JPEG:
             self.passed += 1
             return True
+        state = self.sync(frame.stream)
+        previous, state.last_id = state.last_id, frame.frame_id
         consecutive = previous is not None and (frame.frame_id - previous) & 0xFFFFFFFF == 1
         if previous is not None and not consecutive:
             self.gaps += 1
@@ -64,7 +65,7 @@ class FrameGate:
 
     def request_keyframe(self, stream: int) -> None:
         """A decoder further on (a page) lost its place: ask for a keyframe on ``stream``."""
-        self._state(stream).want_key = True
+        self.sync(stream).want_key = True
 
     def wants_keyframe(self, stream: int) -> bool:
         state = self._streams.get(stream)
@@ -96,7 +97,7 @@ class FeedbackReporter:
             self._last_report = now
         out: list[VideoFeedback] = []
         for stream in self.gate.streams():
-            state = self.gate._state(stream)
+            state = self.gate.sync(stream)
             key = state.want_key and (
                 state.last_request is None or now - state.last_request >= self.request_spacing
             )
