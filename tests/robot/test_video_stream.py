@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from pathlib import Path
 
 import av
 import numpy as np
@@ -17,6 +18,7 @@ from freelook.link import VideoCodec, decode_jpeg, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from freelook.video import write_clip
 from freelook.web import BrowserSlot
 
 PIONEER = load_robot("pioneer3dx")
@@ -114,3 +116,61 @@ def test_vp8_reaches_the_page_and_the_feedback_reaches_the_robot() -> None:
     assert np.abs(image.astype(int) - camera.astype(int)).mean() < 10.0
     assert out["refused"] is not None
     assert "keyframe" in str(out["refused"])
+
+
+def _bar_frames(count: int) -> list[np.ndarray]:
+    frames = []
+    for i in range(count):
+        image = np.full((120, 160, 3), 20, np.uint8)
+        image[:, 8 * i : 8 * i + 24] = (250, 210, 30)
+        frames.append(image)
+    return frames
+
+
+async def _run_clip(url: str) -> tuple[list[bytes], int]:
+    world = load_world("lab")
+    key = derive_key("video clip")
+    options = ServerOptions(
+        listen="udp://127.0.0.1:0",
+        key=key,
+        camera_rate=15.0,
+        video=VideoCodec.VP8,
+        camera_url=url,
+    )
+    server, _ = simulated_server(PIONEER, world, options)
+    robot_task = asyncio.create_task(server.run())
+    await server.ready.wait()
+    assert server.local_address is not None
+    station = OperatorStation(PIONEER, world, server.local_address, key=key)
+    page = BrowserSlot()
+    station.attach(page)
+    station_task = asyncio.create_task(station.run())
+    try:
+        frames = await _collect(page, 4, 20, 30.0)
+        assert server.camera_source is not None
+        return frames, server.camera_source.loops
+    finally:
+        for task in (station_task, robot_task):
+            task.cancel()
+        await asyncio.gather(station_task, robot_task, return_exceptions=True)
+
+
+def test_a_clip_replaces_the_camera(tmp_path: Path) -> None:
+    """``--camera file://clip.mp4``: the clip's pictures, at its size, not the simulator's."""
+    path = tmp_path / "clip.mp4"
+    write_clip(str(path), _bar_frames(8), fps=30)
+    frames, loops = asyncio.run(_run_clip(f"file://{path}"))
+    heads = [VIDEO.unpack_from(p) for p in frames]
+    assert {(h[7], h[8]) for h in heads} == {(160, 120)}
+    decoder = av.CodecContext.create("vp8", "r")
+    pictures = [
+        f.to_ndarray(format="rgb24")
+        for p in frames
+        for f in decoder.decode(av.Packet(p[VIDEO.size :]))
+    ]
+    assert len(pictures) == len(frames)
+    clip = _bar_frames(8)
+    for picture in pictures[-5:]:  # each is one of the clip's frames (VP8's error only)
+        errors = [np.abs(picture.astype(int) - c.astype(int)).mean() for c in clip]
+        assert min(errors) < 6.0, f"a picture the clip does not hold: {min(errors):.1f}"
+    assert loops >= 1, "the 8-frame clip played through at least once and started over"

@@ -82,6 +82,10 @@ def sim(
     ros2_namespace: Annotated[
         str, typer.Option(help="The ROS 2 robot's namespace (with --ros2).")
     ] = "",
+    video: Annotated[
+        str,
+        typer.Option(help="The driving camera's codec: jpeg, vp8, vp9 or h264 (docs/video.md)."),
+    ] = "jpeg",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
@@ -95,6 +99,7 @@ def sim(
     from freelook.hardware import compile_ahead
     from freelook.launch import SessionOptions, default_run_path, run_session
     from freelook.maps import choose_start, load_world
+    from freelook.video import parse_codec
 
     try:
         if not 0 <= port <= 65535:  # before the first start's compilation
@@ -102,6 +107,7 @@ def sim(
         config = load_robot(robot)
         the_world = load_world(world)
         start_pose = choose_start(the_world, config.footprint, parse_start(start))
+        codec = parse_codec(video)
     except FreelookError as err:
         fail(err)
     path = None if no_record else (record or default_run_path())
@@ -116,6 +122,7 @@ def sim(
         start=start_pose,
         foxglove=foxglove,
         error_model=not exact_robot,
+        video=codec,
     )
 
     def stop(signum: int, frame: object) -> None:

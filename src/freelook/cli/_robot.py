@@ -73,6 +73,13 @@ def robot(
             "the link's budget and the operator's loss) or jpeg (docs/video.md)."
         ),
     ] = "vp8",
+    camera: Annotated[
+        str | None,
+        typer.Option(
+            help="The driving camera read with PyAV instead of the backend's: "
+            "file:///PATH (a clip, looped), v4l2:///dev/video0 (USB) or rtsp://HOST/PATH."
+        ),
+    ] = None,
     link_rate: Annotated[
         str | None,
         typer.Option(
@@ -102,7 +109,7 @@ def robot(
     from freelook.hardware import compile_ahead, open_robot_server
     from freelook.link import KeyRing, link_key, parse_transport_url
     from freelook.robot import ServerOptions
-    from freelook.video import parse_codec, parse_rate
+    from freelook.video import parse_camera_url, parse_codec, parse_rate
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
@@ -113,6 +120,10 @@ def robot(
     async def serve() -> None:
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
+            if camera is not None:
+                scheme, target, _, _ = parse_camera_url(camera)
+                if scheme == "file" and not Path(target).is_file():
+                    raise FreelookError(f"--camera {camera!r}: no such file")
             config = load_robot(robot_name)
             secret = link_key(key, allow_weak=weak_key)
             ring = KeyRing.load(keys, allow_weak=weak_key) if keys is not None else None
@@ -124,6 +135,7 @@ def robot(
             options = ServerOptions(
                 video=parse_codec(video),
                 link_rate=parse_rate(link_rate) if link_rate is not None else None,
+                camera_url=camera,
                 listen=listen,
                 wire=wire,
                 key=secret,

@@ -54,6 +54,7 @@ from freelook.robot._program import RobotProgram
 from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream
 from freelook.robot.hal import Camera, EncodedCamera
 from freelook.runtime import RealtimeRuntime
+from freelook.video import AvCamera
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
@@ -80,6 +81,7 @@ class ServerOptions:
     keys: KeyRing | None = None  # station keys and permissions (native); None: ``key`` for all
     video: VideoCodec = VideoCodec.JPEG  # the driving camera's codec (native profile)
     link_rate: float | None = None  # UDP: bit/s the link carries (None: not shaped)
+    camera_url: str | None = None  # the driving camera read with PyAV instead of the HAL's
 
 
 class RobotServer:
@@ -144,6 +146,7 @@ class RobotServer:
         self.sent_by_stream: dict[int, int] = {}
         #: streams sent with an inter-frame codec, by stream id
         self.inter: dict[int, InterStream] = {}
+        self.camera_source: AvCamera | None = None  # ``camera_url``, opened by run()
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
 
@@ -158,6 +161,10 @@ class RobotServer:
 
     async def run(self) -> None:
         url = parse_transport_url(self.options.listen)
+        if self.options.camera_url is not None and self.camera_source is None:
+            # opening a network camera may take seconds: not on the event loop
+            loop = asyncio.get_running_loop()
+            self.camera_source = await loop.run_in_executor(None, AvCamera, self.options.camera_url)
         endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
         own_bus: ZenohBus | None = None
         if url.scheme == "udp":
@@ -203,6 +210,8 @@ class RobotServer:
             await asyncio.gather(*tasks, return_exceptions=True)
             self.program.close()
             endpoint.close()
+            if self.camera_source is not None:
+                self.camera_source.close()
             if own_bus is not None:
                 own_bus.close()
 
@@ -293,9 +302,10 @@ class RobotServer:
         if not self.options.camera or not isinstance(self.codec, NativeCodec):
             return []
         streams = []
-        if hardware.camera is not None:
+        camera = self.camera_source or hardware.camera  # a --camera replaces the HAL's images
+        if camera is not None:
             quality = config.camera.jpeg_quality
-            streams.append(VideoStream(0, hardware.camera, self.options.camera_rate, quality))
+            streams.append(VideoStream(0, camera, self.options.camera_rate, quality))
         for cam in config.cameras:
             device = hardware.stream_cameras.get(cam.stream)
             if device is not None:
@@ -313,6 +323,8 @@ class RobotServer:
         else:
             budget, shaped = UNSHAPED_VIDEO_RATE, False
         width, height = self.config.camera.width, self.config.camera.height
+        if isinstance(stream.camera, AvCamera):
+            width, height = stream.camera.size
         inter = InterStream(
             stream.stream,
             stream.camera,

@@ -17,9 +17,11 @@ from freelook.video._encoder import (
 from freelook.video._gate import FeedbackReporter, FrameGate
 from freelook.video._rate import RateController, Rung, VideoSetting, ladder
 from freelook.video._sender import ByteBudget, VideoSender
+from freelook.video._source import AvCamera, parse_camera_url, write_clip
 
 __all__ = [
     "CODEC_NAMES",
+    "AvCamera",
     "ByteBudget",
     "EncodedChunk",
     "FeedbackReporter",
@@ -31,6 +33,8 @@ __all__ = [
     "VideoSetting",
     "av_available",
     "ladder",
+    "parse_camera_url",
     "parse_codec",
     "parse_rate",
+    "write_clip",
 ]
