@@ -11,12 +11,16 @@ from pathlib import Path
 
 import av
 import numpy as np
+import pytest
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
 from freelook.link import VideoCodec, decode_jpeg, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
+from freelook.record import BackgroundRecorder, Recorder
 from freelook.robot import ServerOptions
 from freelook.video import write_clip
 from freelook.web import BrowserSlot
@@ -127,32 +131,37 @@ def _bar_frames(count: int) -> list[np.ndarray]:
     return frames
 
 
-async def _run_clip(url: str) -> tuple[list[bytes], int]:
+async def _run_clip(
+    url: str, codec: VideoCodec = VideoCodec.VP8, record: Path | None = None, count: int = 20
+) -> tuple[list[bytes], int]:
     world = load_world("lab")
     key = derive_key("video clip")
     options = ServerOptions(
         listen="udp://127.0.0.1:0",
         key=key,
         camera_rate=15.0,
-        video=VideoCodec.VP8,
+        video=codec,
         camera_url=url,
     )
+    recorder = BackgroundRecorder(Recorder(record)) if record is not None else None
     server, _ = simulated_server(PIONEER, world, options)
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()
     assert server.local_address is not None
-    station = OperatorStation(PIONEER, world, server.local_address, key=key)
+    station = OperatorStation(PIONEER, world, server.local_address, key=key, recorder=recorder)
     page = BrowserSlot()
     station.attach(page)
     station_task = asyncio.create_task(station.run())
     try:
-        frames = await _collect(page, 4, 20, 30.0)
+        frames = await _collect(page, 4, count, 30.0)
         assert server.camera_source is not None
         return frames, server.camera_source.loops
     finally:
         for task in (station_task, robot_task):
             task.cancel()
         await asyncio.gather(station_task, robot_task, return_exceptions=True)
+        if recorder is not None:
+            recorder.close()
 
 
 def test_a_clip_replaces_the_camera(tmp_path: Path) -> None:
@@ -174,3 +183,40 @@ def test_a_clip_replaces_the_camera(tmp_path: Path) -> None:
         errors = [np.abs(picture.astype(int) - c.astype(int)).mean() for c in clip]
         assert min(errors) < 6.0, f"a picture the clip does not hold: {min(errors):.1f}"
     assert loops >= 1, "the 8-frame clip played through at least once and started over"
+
+
+@pytest.mark.parametrize(("codec", "fmt"), [(VideoCodec.VP9, "vp9"), (VideoCodec.H264, "h264")])
+def test_a_recording_holds_the_clip_as_foxglove_compressed_video(
+    tmp_path: Path, codec: VideoCodec, fmt: str
+) -> None:
+    """Read back with the mcap readers (not freelook's): Foxglove's schema, the format it
+    plays, a keyframe first, every frame decoding in turn to one of the clip's pictures."""
+    clip_path, mcap_path = tmp_path / "clip.mp4", tmp_path / "run.mcap"
+    write_clip(str(clip_path), _bar_frames(8), fps=30)
+    asyncio.run(_run_clip(f"file://{clip_path}", codec, mcap_path, count=15))
+    with open(mcap_path, "rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        summary = reader.get_summary()
+        assert summary is not None
+        (channel,) = [c for c in summary.channels.values() if c.topic == "/camera/video"]
+        schema = summary.schemas[channel.schema_id]
+        assert schema.name == "foxglove_msgs/msg/CompressedVideo"
+        assert schema.encoding == "ros2msg"
+        assert channel.message_encoding == "cdr"
+        decoded = [m for _, _, _, m in reader.iter_decoded_messages(topics=["/camera/video"])]
+    assert len(decoded) >= 10
+    assert {m.format for m in decoded} == {fmt}
+    assert {m.frame_id for m in decoded} == {"camera"}
+    stamps = [m.timestamp.sec + m.timestamp.nanosec * 1e-9 for m in decoded]
+    assert stamps == sorted(stamps)
+    if codec == VideoCodec.H264:  # Annex B, as Foxglove requires
+        assert bytes(decoded[0].data[:4]) == b"\x00\x00\x00\x01"
+    decoder = av.CodecContext.create(fmt, "r")
+    pictures = []
+    for message in decoded:
+        packet = av.Packet(bytes(message.data))
+        pictures += [f.to_ndarray(format="rgb24") for f in decoder.decode(packet)]
+    assert len(pictures) == len(decoded), "every frame decodes, from the first on"
+    clip = _bar_frames(8)
+    for picture in pictures[-3:]:
+        assert min(np.abs(picture.astype(int) - c.astype(int)).mean() for c in clip) < 6.0

@@ -69,10 +69,10 @@ def robot(
     video: Annotated[
         str,
         typer.Option(
-            help="The driving camera's codec: vp8, vp9, h264 (inter-frame, its bitrate set from "
+            help="The driving camera's codec: vp9, vp8, h264 (inter-frame, its bitrate set from "
             "the link's budget and the operator's loss) or jpeg (docs/video.md)."
         ),
-    ] = "vp8",
+    ] = "vp9",
     camera: Annotated[
         str | None,
         typer.Option(

@@ -48,7 +48,14 @@ from freelook.operator._browser import (
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._video import JpegFallback, StationVideo
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import ArmRecording, StreamWriter, robot_urdf
+from freelook.record import (
+    VIDEO_FORMATS,
+    ArmRecording,
+    StreamWriter,
+    compressed_video,
+    robot_urdf,
+    video_topic,
+)
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
@@ -263,7 +270,15 @@ class OperatorStation:
             chosen = jpeg if slot in self._jpeg_slots else payload
             if chosen is not None:
                 slot.offer_frame(chosen, frame.stream)
-        if self.recorder is not None:
+        if self.recorder is None:
+            return
+        if self.video.inter(frame):  # Foxglove's CompressedVideo, on the camera's video topic
+            fmt = VIDEO_FORMATS[frame.codec]
+            topic = video_topic(None if frame.stream == 0 else name)
+            self.recorder.submit(
+                lambda r: compressed_video(r, frame.stamp, frame.data, fmt, name, topic)
+            )
+        else:
             self.recorder.submit(lambda r: r.image(frame.stamp, frame.data, name, topic))
 
     def _adopt_map(self, robot_map: World) -> None:

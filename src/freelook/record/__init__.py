@@ -24,6 +24,7 @@ from freelook.record._run_stats import (
 )
 from freelook.record._schemas import DEFINITIONS, full_definition
 from freelook.record._streams import Direction, Namespaced, RosSchema, RosStreams, Tee, ros_schema
+from freelook.record._video import VIDEO_FORMATS, compressed_video, video_topic
 from freelook.record._writer import (
     LATCHED_TOPICS,
     BackgroundRecorder,
@@ -37,6 +38,7 @@ from freelook.record._writer import (
 __all__ = [
     "DEFINITIONS",
     "LATCHED_TOPICS",
+    "VIDEO_FORMATS",
     "ArmRecording",
     "BackgroundRecorder",
     "Direction",
@@ -57,6 +59,7 @@ __all__ = [
     "StreamWriter",
     "Tee",
     "build_report",
+    "compressed_video",
     "direction_figures",
     "full_definition",
     "latched",
@@ -71,4 +74,5 @@ __all__ = [
     "safety_episodes",
     "summary_lines",
     "topic_counts",
+    "video_topic",
 ]
