@@ -62,6 +62,8 @@ const state = {
   armCamera, fleet: createFleet(send),
   /** @type {any} */
   arm3d: null,
+  /** @type {any} */
+  video: null,  // the driving camera's inter-frame decoder (video.js), for tests and debugging
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -172,6 +174,7 @@ const drivingVideo = new StreamDecoder(
   (picture, meta) => onPicture(picture, meta.frameId, meta.stamp),
   () => send({ type: "keyframe", stream: 0 }),
 );
+state.video = drivingVideo;
 /** @param {Blob} blob @param {number} frameId @param {number} stamp */
 function onFrame(blob, frameId, stamp) {
   if (pendingFrame) state.framesDropped += 1;
