@@ -31,26 +31,37 @@ def test_the_bitrate_starts_from_the_budget() -> None:
 
 def test_the_bitrate_falls_as_loss_rises_and_comes_back_after_the_hold() -> None:
     control = RateController(250_000, 320, 240, 15.0)
+    assert control.setting.copies == 1
     rates = [control.on_feedback(loss, t).bitrate for t, loss in enumerate([0.1] * 4)]
     at_ten = rates[-1]
-    assert at_ten <= 0.85 * 250_000 * 0.9
-    for t in range(4, 8):
+    # 10 % loss: each frame twice, at half the bitrate (the copies cover that much loss)
+    assert control.setting.copies == 2
+    assert at_ten == pytest.approx(0.85 * 250_000 / 2, rel=0.01)
+    for t in range(4, 14):
         control.on_feedback(0.4, float(t))
     at_forty = control.setting.bitrate
-    assert at_forty < at_ten
+    assert at_forty < 0.6 * at_ten  # the loss beyond what the copies cover lowers it further
     # recovery waits out the hold after each change: not at once
-    control.on_feedback(0.0, 8.0)
+    control.on_feedback(0.0, 14.0)
     early = control.setting.bitrate
-    for t in range(9, 30):
+    for t in range(15, 60):
         control.on_feedback(0.0, float(t))
     assert control.setting.bitrate > early
     assert control.setting.bitrate == pytest.approx(0.85 * 250_000, rel=0.11)
+    assert control.setting.copies == 1
+
+
+def test_copies_start_and_stop_with_hysteresis() -> None:
+    control = RateController(250_000, 320, 240, 15.0, smoothing=1.0)  # the reports as they are
+    losses = [0.03, 0.03, 0.05, 0.05, 0.03, 0.03, 0.03, 0.01, 0.01, 0.0]
+    copies = [control.on_feedback(loss, 10.0 * t).copies for t, loss in enumerate(losses)]
+    assert copies == [1, 1, 2, 2, 2, 2, 2, 1, 1, 1]
 
 
 def test_a_small_budget_steps_the_rate_and_size_down() -> None:
     big = RateController(2_000_000, 640, 480, 15.0)
     assert (big.setting.rung.width, big.setting.rung.fps) == (640, 15.0)
-    small = RateController(250_000, 640, 480, 15.0)
+    small = RateController(120_000, 640, 480, 15.0)
     assert small.setting.rung.width == 320
     # heavy loss on a small budget: down the ladder
     for t in range(10):
@@ -78,6 +89,8 @@ def test_the_setting_stays_within_the_budget_and_the_ladder(
     for t, loss in enumerate(losses):
         setting = control.on_feedback(loss, t * 0.5)
         assert 1000 <= setting.bitrate <= budget
+        assert setting.copies in (1, 2)
+        assert setting.bitrate * setting.copies <= budget  # the copies fit the budget too
         assert setting.rung in control.rungs
         enough = setting.bitrate >= control.min_bpp * setting.rung.pixel_rate
         assert enough or setting.rung == control.rungs[-1]

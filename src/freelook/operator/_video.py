@@ -64,7 +64,7 @@ class JpegFallback:
 class StationVideo:
     """The keyframe gate and the feedback of one station's link to one robot."""
 
-    def __init__(self, period: float = 0.5, request_spacing: float = 0.5) -> None:
+    def __init__(self, period: float = 0.5, request_spacing: float = 0.2) -> None:
         self.gate = FrameGate()
         self.reporter = FeedbackReporter(self.gate, period, request_spacing)
         self.page_requests = 0

@@ -125,7 +125,7 @@ class InterStream:
                 frame = await loop.run_in_executor(
                     self._pool, self._encode, feedback, image, captured, captured + wire_offset()
                 )
-                if frame is not None:
-                    self.sender.spent(send(frame))
+                if frame is not None:  # twice on a lossy link (each copy numbered anew)
+                    self.sender.spent(sum(send(frame) for _ in range(self.sender.copies)))
         finally:
             self._pool.shutdown(wait=False, cancel_futures=True)

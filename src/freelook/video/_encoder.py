@@ -37,7 +37,7 @@ _VPX = {
     "lag-in-frames": "0",
     "error-resilient": "1",
     "auto-alt-ref": "0",
-    "max-intra-rate": "300",  # a keyframe at most three average frames' bytes
+    "max-intra-rate": "200",  # a keyframe at most two average frames' bytes
 }
 _OPTIONS: dict[VideoCodec, dict[str, str]] = {
     VideoCodec.VP8: {**_VPX, "cpu-used": "12", "static-thresh": "0"},

@@ -76,7 +76,7 @@ class FeedbackReporter:
     """:class:`VideoFeedback` for each stream seen: every ``period`` seconds the loss since the
     last report, and at once (at most every ``request_spacing`` s) when a keyframe is wanted."""
 
-    def __init__(self, gate: FrameGate, period: float = 0.5, request_spacing: float = 0.5):
+    def __init__(self, gate: FrameGate, period: float = 0.5, request_spacing: float = 0.2):
         self.gate = gate
         self.period = period
         self.request_spacing = request_spacing

@@ -4,9 +4,13 @@ operator reports, and the resolution and frame rate that bitrate carries well.
 The budget is what the link leaves for video (a serial radio's baud budget after telemetry, or
 a UDP link's configured rate). The bitrate falls as the reported loss rises: on a lossy radio a
 smaller frame spans fewer datagrams and so arrives whole more often, and on a congested one it
-relieves the queue. Before the bits per pixel fall below what the codec needs for a usable
-picture, the frame rate and then the resolution step down (a ladder of rungs), and they step
-back up, with some margin, when the bitrate allows.
+relieves the queue. From a few per cent of loss on, every frame is sent twice (a copy
+arrives when the other is lost: a frame then needs both copies of one of its datagrams lost,
+one chance in a hundred at 10 % loss, where a lost frame costs the frames after it until a
+keyframe comes) at half the bitrate, and the bitrate falls only with the loss beyond what the
+copies cover. Before the bits per pixel fall below what the codec needs for a usable picture,
+the frame rate and then the resolution step down (a ladder of rungs), and they step back up,
+with some margin, when the bitrate allows.
 """
 
 from __future__ import annotations
@@ -32,10 +36,12 @@ class Rung:
 
 @dataclass(frozen=True, slots=True)
 class VideoSetting:
-    """What the encoder runs at: bitrate (bit/s) on a rung of the ladder."""
+    """What the encoder runs at: bitrate (bit/s) on a rung of the ladder; ``copies``: how
+    many times each frame is sent (the budget covers them all)."""
 
     bitrate: int
     rung: Rung
+    copies: int = 1
 
 
 def _even(value: float) -> int:
@@ -72,13 +78,16 @@ class RateController:
         fps: float,
         *,
         headroom: float = 0.85,
-        min_bpp: float = 0.08,
-        climb: float = 1.3,
+        min_bpp: float = 0.05,
+        climb: float = 1.15,
         loss_gain: float = 2.0,
         floor: float = 0.25,
-        smoothing: float = 0.5,
+        smoothing: float = 0.3,
         hold: float = 2.0,
         deadband: float = 0.1,
+        copy_above: float = 0.04,
+        copy_below: float = 0.02,
+        copies_cover: float = 0.15,
     ) -> None:
         if not (math.isfinite(budget) and budget > 0):
             raise ValueError(f"video budget {budget!r} bit/s: expected a positive number")
@@ -92,15 +101,23 @@ class RateController:
         self.smoothing = smoothing
         self.hold = hold
         self.deadband = deadband
+        self.copy_above, self.copy_below, self.copies_cover = copy_above, copy_below, copies_cover
         self.loss = 0.0  # smoothed
         self._changed_at: float | None = None
-        bitrate = self._bitrate(0.0)
+        bitrate = self._bitrate(0.0, 1)
         self.setting = VideoSetting(bitrate, self._rung_for(bitrate, 0))
         self.changes = 0
 
-    def _bitrate(self, loss: float) -> int:
-        share = min(1.0, max(self.floor, 1.0 - self.loss_gain * loss))
-        return max(1000, int(self.budget * self.headroom * share))
+    def _bitrate(self, loss: float, copies: int) -> int:
+        uncovered = loss if copies == 1 else max(0.0, loss - self.copies_cover)
+        share = min(1.0, max(self.floor, 1.0 - self.loss_gain * uncovered))
+        return max(1000, int(self.budget * self.headroom * share / copies))
+
+    def _copies(self) -> int:
+        """Two copies from ``copy_above`` of loss on, one again below ``copy_below``."""
+        if self.loss >= self.copy_above:
+            return 2
+        return 1 if self.loss < self.copy_below else self.setting.copies
 
     def _rung_for(self, bitrate: int, current: int) -> Rung:
         """The highest rung the bitrate carries (a higher rung than ``current`` only with
@@ -115,15 +132,16 @@ class RateController:
         """The operator reported ``loss`` (0…1; anything else is clamped): the setting now."""
         loss = min(1.0, max(0.0, loss)) if math.isfinite(loss) else 1.0
         self.loss += self.smoothing * (loss - self.loss)
-        wanted = self._bitrate(self.loss)
+        copies = self._copies()
+        wanted = self._bitrate(self.loss, copies)
         current = self.setting.bitrate
-        if abs(wanted - current) < self.deadband * current:
+        if copies == self.setting.copies and abs(wanted - current) < self.deadband * current:
             return self.setting
-        rising = wanted > current
+        rising = wanted * copies > current * self.setting.copies  # the bytes on the link
         if rising and self._changed_at is not None and now - self._changed_at < self.hold:
             return self.setting
         index = self.rungs.index(self.setting.rung)
-        self.setting = VideoSetting(wanted, self._rung_for(wanted, index))
+        self.setting = VideoSetting(wanted, self._rung_for(wanted, index), copies)
         self._changed_at = now
         self.changes += 1
         return self.setting

@@ -52,7 +52,7 @@ class VideoSender:
         budget: ByteBudget | None = None,
         fps: float | None = None,
         layout: FrameLayout = FrameLayout.MONO,
-        keyframe_spacing: float = 0.25,
+        keyframe_spacing: float = 0.15,
     ) -> None:
         """``fps``: the rate without a controller (JPEG's fixed camera rate)."""
         self.stream = stream
@@ -76,6 +76,11 @@ class VideoSender:
         if self.controller is not None:
             return self.controller.setting.rung.fps
         return self._fps or 10.0
+
+    @property
+    def copies(self) -> int:
+        """How many times each frame goes out now (two on a lossy link)."""
+        return self.controller.setting.copies if self.controller is not None else 1
 
     @property
     def bitrate(self) -> int | None:
