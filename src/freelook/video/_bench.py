@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +53,7 @@ def _encode_all(
     """(mean bytes per frame, mean SSIM against the rendered frame) after ``skip`` frames."""
     import av
 
-    decoder = None
+    decoder: Any = None
     if encoder.inter:
         name = {VideoCodec.VP8: "vp8", VideoCodec.VP9: "vp9", VideoCodec.H264: "h264"}
         decoder = av.CodecContext.create(name[VideoCodec(encoder.codec)], "r")
