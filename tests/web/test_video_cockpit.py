@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from waiting import wait_until
+
 pytestmark = pytest.mark.browser
 
 NO_DECODER = "delete window.VideoDecoder; delete window.EncodedVideoChunk;"
@@ -47,13 +49,19 @@ def _canvas_spread(page: Any) -> float:
 
 
 def test_the_cockpit_decodes_and_paints_inter_frame_video(browser: Any, video_sim: Any) -> None:
-    from test_cockpit import open_cockpit, wait_until  # type: ignore[import-not-found]
+    from test_cockpit import open_cockpit  # type: ignore[import-not-found]
 
     page, errors = open_cockpit(browser, video_sim)
     assert page.evaluate("typeof window.VideoDecoder") == "function"
-    if not wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 15, 30):
-        video = page.evaluate("({...window.freelook.video, decoder: null, meta: null})")
-        raise AssertionError(f"waited 30 s for 15 painted frames: {video}")
+    wait_until(
+        lambda: page.evaluate("window.freelook.framesPainted") > 15,
+        30,
+        "15 decoded frames painted",
+        show=lambda: page.evaluate(
+            "({decoded: window.freelook.video.decoded, errors: window.freelook.video.errors,"
+            " gaps: window.freelook.video.gate.gaps})"
+        ),
+    )
     video = page.evaluate(
         "({decoded: window.freelook.video.decoded, errors: window.freelook.video.errors,"
         " config: window.freelook.video.config})"
@@ -68,11 +76,15 @@ def test_the_cockpit_decodes_and_paints_inter_frame_video(browser: Any, video_si
 
 
 def test_without_a_decoder_the_page_gets_jpeg(browser: Any, video_sim: Any) -> None:
-    from test_cockpit import open_cockpit, wait_until  # type: ignore[import-not-found]
+    from test_cockpit import open_cockpit  # type: ignore[import-not-found]
 
     page, errors = open_cockpit(browser, video_sim, init_script=NO_DECODER)
     assert page.evaluate("typeof window.VideoDecoder") == "undefined"
-    assert wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 10, 30)
+    wait_until(
+        lambda: page.evaluate("window.freelook.framesPainted") > 10,
+        30,
+        "10 JPEG frames painted without a decoder",
+    )
     assert page.evaluate("window.freelook.video.decoded") == 0  # every frame was a JPEG
     assert _canvas_spread(page) > 5.0
     assert errors == []
