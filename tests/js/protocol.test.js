@@ -3,7 +3,7 @@
 // and hostile frames dropped, not thrown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DRIVING_HEADER, FRAME, LAYOUT, STREAM_HEADER, parseFrame } from "../../src/freelook/web/static/protocol.js";
+import { CODEC, DRIVING_HEADER, FRAME, LAYOUT, STREAM_HEADER, VIDEO_HEADER, parseFrame } from "../../src/freelook/web/static/protocol.js";
 
 /** A frame as the server packs it: kind, header fields little-endian, then the payload. */
 function frame(kind, fields, payload) {
@@ -79,4 +79,46 @@ test("a JSON frame that does not parse throws, as JSON.parse does", () => {
 
 test("the constants cannot be changed by a page's code", () => {
   for (const table of [FRAME, DRIVING_HEADER, STREAM_HEADER, LAYOUT]) assert.ok(Object.isFrozen(table));
+});
+
+/** An inter-frame video frame as freelook.web.encode_video_frame packs it. */
+function videoFrame(fields, payload) {
+  const h = VIDEO_HEADER;
+  const out = new Uint8Array(h.size + payload.length);
+  const v = new DataView(out.buffer);
+  v.setUint8(0, FRAME.VIDEO);
+  v.setUint8(h.stream, fields.stream); v.setUint8(h.layout, fields.layout);
+  v.setUint8(h.codec, fields.codec); v.setUint8(h.flags, fields.flags);
+  v.setFloat64(h.stamp, fields.stamp, true);
+  v.setUint32(h.frameId, fields.frameId, true);
+  v.setUint16(h.width, fields.width, true); v.setUint16(h.height, fields.height, true);
+  out.set(payload, h.size);
+  return out.buffer;
+}
+
+test("a video frame gives its codec, keyframe flag, size and chunk", () => {
+  const chunk = Uint8Array.from([0x90, 0x2c, 0, 7]);
+  const parsed = parseFrame(videoFrame(
+    { stream: 0, layout: LAYOUT.MONO, codec: CODEC.VP8, flags: 1, stamp: 12.5, frameId: 41, width: 320, height: 240 }, chunk,
+  ));
+  assert.deepEqual(
+    { ...parsed, data: Array.from(parsed.data) },
+    { kind: FRAME.VIDEO, stream: 0, layout: LAYOUT.MONO, codec: CODEC.VP8, keyframe: true, stamp: 12.5,
+      frameId: 41, width: 320, height: 240, data: [0x90, 0x2c, 0, 7] },
+  );
+  const delta = parseFrame(videoFrame(
+    { stream: 1, layout: 0, codec: CODEC.H264, flags: 0, stamp: 0, frameId: 42, width: 2, height: 2 }, chunk,
+  ));
+  assert.equal(delta.keyframe, false);
+  assert.equal(delta.codec, CODEC.H264);
+});
+
+test("a video frame with an unknown codec or flag, or shorter than its header, is dropped", () => {
+  const base = { stream: 0, layout: 0, codec: CODEC.VP8, flags: 1, stamp: 1, frameId: 1, width: 2, height: 2 };
+  for (const bad of [{ codec: 0 }, { codec: 4 }, { codec: 255 }, { flags: 2 }, { flags: 0x81 }]) {
+    assert.equal(parseFrame(videoFrame({ ...base, ...bad }, Uint8Array.from([1]))), null);
+  }
+  const whole = new Uint8Array(videoFrame(base, new Uint8Array(0)));
+  for (let n = 1; n < VIDEO_HEADER.size; n += 1) assert.equal(parseFrame(whole.slice(0, n).buffer), null);
+  assert.notEqual(parseFrame(whole.buffer), null);  // an empty chunk: the decoder's to judge
 });

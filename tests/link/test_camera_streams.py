@@ -79,11 +79,12 @@ def test_interleaved_streams_are_assembled_apart() -> None:
 
 def test_the_first_fragment_header_carries_the_stream_byte() -> None:
     """The wire layout documented in docs/protocol.md: u32 frame id, u16 index, u16 count,
-    u8 stream, then the blob: f64 stamp, u16 width, u16 height, u8 layout, JPEG."""
+    u8 stream, then the blob: f64 stamp, u16 width, u16 height, u8 layout, u8 codec, u8 flags
+    (bit 0: a keyframe), the encoded frame."""
     sender, _ = codecs()
     (datagram,) = sender.encode_video(VideoFrame(5, 2.5, 640, 240, b"JPEG", 1, 1), 1.0)
     payload = datagram[HEADER_SIZE:-16]
-    head = struct.pack("<IHHB", 5, 0, 1, 1) + struct.pack("<dHHB", 2.5, 640, 240, 1)
+    head = struct.pack("<IHHB", 5, 0, 1, 1) + struct.pack("<dHHBBB", 2.5, 640, 240, 1, 0, 1)
     assert payload == head + b"JPEG"
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from freelook.link import FrameLayout
+from freelook.link import FrameLayout, VideoCodec
 from freelook.operator import parse_browser_message
-from freelook.web import encode_frame, encode_json
+from freelook.web import encode_frame, encode_json, encode_video_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "src" / "freelook" / "web" / "static"
@@ -51,10 +51,14 @@ def _python_sources() -> str:
 
 def test_the_frame_kinds_are_the_servers_first_byte() -> None:
     kinds = _table("FRAME")
-    assert set(kinds) == {"JSON", "DRIVING", "STREAM"}
+    assert set(kinds) == {"JSON", "DRIVING", "STREAM", "VIDEO"}
     assert encode_json({"type": "state"})[0] == kinds["JSON"]
     assert encode_frame(1.0, 1, b"jpeg")[0] == kinds["DRIVING"]
     assert encode_frame(1.0, 1, b"jpeg", stream=1, layout=0)[0] == kinds["STREAM"]
+    video = encode_video_frame(
+        1.0, 1, b"vp8", stream=0, layout=0, codec=1, keyframe=True, width=2, height=2
+    )
+    assert video[0] == kinds["VIDEO"]
     assert len(set(kinds.values())) == len(kinds)
 
 
@@ -76,6 +80,39 @@ def test_the_stream_header_offsets_are_where_the_server_packs() -> None:
     assert struct.unpack_from("<d", data, h["stamp"])[0] == -2.5
     assert struct.unpack_from("<I", data, h["frameId"])[0] == 7
     assert data[h["size"] :] == jpeg
+
+
+def test_the_video_header_offsets_are_where_the_server_packs() -> None:
+    h = _table("VIDEO_HEADER")
+    chunk = b"\x90\x2c\x00 a vp8 chunk"
+    data = encode_video_frame(
+        1764201600.5,
+        2**32 + 9,
+        chunk,
+        stream=2,
+        layout=int(FrameLayout.SIDE_BY_SIDE),
+        codec=int(VideoCodec.H264),
+        keyframe=True,
+        width=640,
+        height=480,
+    )
+    assert data[h["stream"]] == 2
+    assert data[h["layout"]] == FrameLayout.SIDE_BY_SIDE
+    assert data[h["codec"]] == VideoCodec.H264
+    assert data[h["flags"]] == 1
+    assert struct.unpack_from("<d", data, h["stamp"])[0] == 1764201600.5
+    assert struct.unpack_from("<I", data, h["frameId"])[0] == 9
+    assert struct.unpack_from("<HH", data, h["width"]) == (640, 480)
+    assert h["height"] == h["width"] + 2
+    assert data[h["size"] :] == chunk
+    delta = encode_video_frame(
+        0.0, 1, b"", stream=0, layout=0, codec=1, keyframe=False, width=2, height=2
+    )
+    assert delta[h["flags"]] == 0
+
+
+def test_the_codec_byte_means_what_the_link_says() -> None:
+    assert _table("CODEC") == {c.name: int(c) for c in VideoCodec}
 
 
 def test_the_layout_byte_means_what_the_link_says() -> None:

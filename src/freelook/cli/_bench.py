@@ -24,8 +24,21 @@ def load_cases() -> tuple[ModuleType, ...]:
     from freelook.record import bench_cases as record
     from freelook.safety import bench_cases as safety
     from freelook.sim import bench_cases as sim
+    from freelook.video import bench_cases as video
 
-    return (arm, experiments, hardware, kinematics, launch, link, operator, record, safety, sim)
+    return (
+        arm,
+        experiments,
+        hardware,
+        kinematics,
+        launch,
+        link,
+        operator,
+        record,
+        safety,
+        sim,
+        video,
+    )
 
 
 def _fmt(seconds: float | None) -> str:

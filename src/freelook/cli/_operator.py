@@ -77,6 +77,9 @@ _Ros2 = Annotated[
     ),
 ]
 _Ros2Namespace = Annotated[str, typer.Option(help="The ROS 2 robot's namespace (with --ros2).")]
+_Video = Annotated[
+    str, typer.Option(help="The driving camera's codec: jpeg, vp8, vp9 or h264 (docs/video.md).")
+]
 
 # operator's own options
 _RobotUrl = Annotated[
@@ -120,6 +123,7 @@ def sim(
     exact_robot: _ExactRobot = False,
     ros2: _Ros2 = False,
     ros2_namespace: _Ros2Namespace = "",
+    video: _Video = "jpeg",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     import asyncio
@@ -129,8 +133,13 @@ def sim(
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead
     from freelook.launch import SessionOptions, default_run_path, run_session
+    from freelook.video import parse_codec
 
     config, the_world, start_pose = _sim_setup(robot, world, host, port, start)
+    try:
+        codec = parse_codec(video)
+    except FreelookError as err:
+        fail(err)
     path = None if no_record else (record or default_run_path())
     options = SessionOptions(
         host=host,
@@ -143,6 +152,7 @@ def sim(
         start=start_pose,
         foxglove=foxglove,
         error_model=not exact_robot,
+        video=codec,
     )
     _stop_on_sigterm()
     if robots == 1 and stations == 1:

@@ -58,6 +58,27 @@ _Start = Annotated[
         "(RobotHome), else the free place nearest its origin."
     ),
 ]
+_Video = Annotated[
+    str,
+    typer.Option(
+        help="The driving camera's codec: vp9, vp8, h264 (inter-frame, its bitrate set from "
+        "the link's budget and the operator's loss) or jpeg (docs/video.md)."
+    ),
+]
+_Camera = Annotated[
+    str | None,
+    typer.Option(
+        help="The driving camera read with PyAV instead of the backend's: "
+        "file:///PATH (a clip, looped), v4l2:///dev/video0 (USB) or rtsp://HOST/PATH."
+    ),
+]
+_LinkRate = Annotated[
+    str | None,
+    typer.Option(
+        help="Bit/s a UDP link carries (e.g. 250k, 2M: a radio behind an IP bridge); video "
+        "fits in what telemetry leaves. A serial radio's comes from its baud."
+    ),
+]
 _ExactRobot = Annotated[
     bool,
     typer.Option(
@@ -83,11 +104,15 @@ def robot(
     keys: _Keys = None,
     peer: _Peer = None,
     start: _Start = None,
+    video: _Video = "vp9",
+    camera: _Camera = None,
+    link_rate: _LinkRate = None,
     exact_robot: _ExactRobot = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
     import asyncio
     import contextlib
+    import dataclasses
     import logging
 
     from freelook.cli._fail import fail
@@ -96,6 +121,7 @@ def robot(
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead, open_robot_server
     from freelook.link import parse_transport_url
+    from freelook.video import parse_codec, parse_rate
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
@@ -106,8 +132,14 @@ def robot(
     async def serve() -> None:
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
+            _check_camera(camera)
             config = load_robot(robot_name)
-            options = _server_options(listen, wire, key, insecure, weak_key, keys, peer)
+            options = dataclasses.replace(
+                _server_options(listen, wire, key, insecure, weak_key, keys, peer),
+                video=parse_codec(video),
+                link_rate=parse_rate(link_rate) if link_rate is not None else None,
+                camera_url=camera,
+            )
             start_pose = parse_start(start)
             # a first run compiles in a child, so this process holds no compiler's memory
             compile_ahead(
@@ -131,6 +163,18 @@ def robot(
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
+
+
+def _check_camera(camera: str | None) -> None:
+    """A ``--camera`` URL that can be opened (a clip that is there)."""
+    from freelook.errors import FreelookError
+    from freelook.video import parse_camera_url
+
+    if camera is None:
+        return
+    scheme, target, _, _ = parse_camera_url(camera)
+    if scheme == "file" and not Path(target).is_file():
+        raise FreelookError(f"--camera {camera!r}: no such file")
 
 
 def _server_options(

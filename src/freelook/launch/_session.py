@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 from freelook.config import PhysicalTruth, RobotConfig, physical_robot
 from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
-from freelook.link import TransportUrl
+from freelook.link import TransportUrl, VideoCodec
 from freelook.maps import World
 from freelook.operator import FoxgloveBridge, OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStreams, Tee
@@ -61,6 +61,7 @@ class SessionOptions:
     #: the simulated robot differs from its description by its error model (off: a demo robot
     #: that is exactly its description)
     error_model: bool = True
+    video: VideoCodec = VideoCodec.JPEG  # the driving camera's codec
 
 
 def _physical_robot(config: RobotConfig, options: SessionOptions) -> PhysicalTruth | None:
@@ -283,7 +284,11 @@ async def _session(
         config,
         world,
         ServerOptions(
-            listen="udp://127.0.0.1:0", wire=options.wire, key=key, camera=options.camera
+            listen="udp://127.0.0.1:0",
+            wire=options.wire,
+            key=key,
+            camera=options.camera,
+            video=options.video,
         ),
         seed=options.seed,
         recorder=background,

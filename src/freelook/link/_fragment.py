@@ -6,15 +6,12 @@ camera's frame in progress (and frame ids are compared within one stream only).
 
 from __future__ import annotations
 
-import struct
-
-from freelook.link._errors import ValueRangeError
+from freelook.errors import ProtocolError
 from freelook.link._messages import VideoFragment, VideoFrame
+from freelook.link._native_payloads import read_frame_head
 from freelook.link._values import MAX_STREAMS, check_values
 
 __all__ = ["FrameAssembler"]
-
-_FRAME_HEAD = struct.Struct("<dHHB")  # capture stamp, width, height, layout
 
 
 class _Assembly:
@@ -85,14 +82,10 @@ class FrameAssembler:
         state.parts = {}
         state.frame_id = None
         state.last_done = fid
-        if len(blob) < _FRAME_HEAD.size:
-            self.dropped += 1
-            return None
-        stamp, width, height, layout = _FRAME_HEAD.unpack_from(blob)
-        frame = VideoFrame(fid, stamp, width, height, blob[_FRAME_HEAD.size :], stream, layout)
         try:
+            frame = read_frame_head(blob, fid, stream)
             check_values(frame)  # a NaN stamp or an unknown layout never reaches the page
-        except ValueRangeError:
+        except ProtocolError:  # short, an unknown codec or flag, a value out of range
             self.dropped += 1
             self.refused += 1
             return None

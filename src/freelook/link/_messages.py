@@ -45,6 +45,8 @@ __all__ = [
     "TrajectoryStart",
     "TrajectoryStop",
     "VelocityCommand",
+    "VideoCodec",
+    "VideoFeedback",
     "VideoFragment",
     "VideoFrame",
     "WheelSpeedCommand",
@@ -57,6 +59,16 @@ class FrameLayout(IntEnum):
 
     MONO = 0
     SIDE_BY_SIDE = 1
+
+
+class VideoCodec(IntEnum):
+    """How a video frame's bytes are encoded. JPEG frames stand alone; the others are
+    inter-frame codecs: a delta frame decodes only after every frame since its keyframe."""
+
+    JPEG = 0
+    VP8 = 1
+    VP9 = 2
+    H264 = 3
 
 
 class RejectReason(IntEnum):
@@ -357,17 +369,33 @@ class PositionReport:
 
 @dataclass(frozen=True, slots=True)
 class VideoFrame:
-    """One camera's JPEG frame; ``stream`` 0 is the driving camera, further cameras come
+    """One camera's encoded frame; ``stream`` 0 is the driving camera, further cameras come
     from the robot's config; ``layout`` a :class:`FrameLayout` (``width`` is the whole
-    image's, both eyes of a side-by-side pair)."""
+    image's, both eyes of a side-by-side pair); ``codec`` a :class:`VideoCodec`; ``keyframe``
+    whether it decodes on its own (every JPEG frame does). Frame ids of a stream count the
+    frames sent, one by one: a gap is a lost frame."""
 
     frame_id: int
     stamp: float
     width: int
     height: int
-    jpeg: bytes
+    data: bytes
     stream: int = 0
     layout: int = FrameLayout.MONO
+    codec: int = VideoCodec.JPEG
+    keyframe: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class VideoFeedback:
+    """Operator → robot (native profile), a few times a second: the share of the robot's
+    packets lost on their way here (0…1, over the last report's interval), which sets the
+    robot's video bitrate, and whether camera ``stream`` needs a keyframe (a frame was lost
+    and the decoder waits for one). The robot honours keyframe requests at a bounded rate."""
+
+    stream: int
+    loss: float
+    keyframe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,4 +442,5 @@ Message = (
     | ReceptionReport
     | VideoFrame
     | VideoFragment
+    | VideoFeedback
 )

@@ -46,13 +46,13 @@ from freelook.link._native_header import (
 from freelook.link._native_payloads import (
     CODE,
     FRAGMENT,
-    FRAME_HEAD,
     TYPE_SESSION_CHALLENGE,
     TYPE_SESSION_CONFIRM,
     TYPE_SESSION_OPEN,
     TYPE_VIDEO_FRAGMENT,
     TYPES,
     Stream,
+    pack_frame_head,
 )
 from freelook.link._values import check_values
 
@@ -164,7 +164,7 @@ class NativeCodec:
         """Datagrams of at most 1200 bytes that carry one frame."""
         self._stamp_ok(stamp)
         check_values(frame, encoding=True)
-        blob = FRAME_HEAD.pack(frame.stamp, frame.width, frame.height, frame.layout) + frame.jpeg
+        blob = pack_frame_head(frame) + frame.data
         if len(blob) > MAX_FRAME_BYTES:
             raise MalformedError(f"frame of {len(blob)} bytes exceeds {MAX_FRAME_BYTES}")
         room = MAX_DATAGRAM - HEADER_SIZE - TAG_SIZE - FRAGMENT.size

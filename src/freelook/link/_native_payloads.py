@@ -21,16 +21,20 @@ __all__ = [
     "TYPE_SESSION_CHALLENGE",
     "TYPE_SESSION_CONFIRM",
     "TYPE_SESSION_OPEN",
+    "TYPE_VIDEO_FEEDBACK",
     "TYPE_VIDEO_FRAGMENT",
     "Decoder",
     "Encoder",
     "Stream",
+    "pack_frame_head",
+    "read_frame_head",
 ]
 
 TYPE_VIDEO_FRAGMENT = 20
 TYPE_SESSION_OPEN = 22
 TYPE_SESSION_CHALLENGE = 23
 TYPE_SESSION_CONFIRM = 24
+TYPE_VIDEO_FEEDBACK = 31
 MAX_TRAJECTORY_POINTS = 300
 
 
@@ -52,7 +56,10 @@ _HB = struct.Struct("<HB")
 _H = struct.Struct("<H")
 _TRAJ_HEAD = struct.Struct("<HBB")
 FRAGMENT = struct.Struct("<IHHB")  # frame id, index, count, camera stream
-FRAME_HEAD = struct.Struct("<dHHB")  # capture stamp, width, height, layout
+#: capture stamp, width, height, layout, codec, flags (bit 0: a keyframe; the rest zero)
+FRAME_HEAD = struct.Struct("<dHHBBB")
+_KEYFRAME = 0x01
+_VIDEO_FEEDBACK = struct.Struct("<BfB")  # stream, loss, keyframe
 _NONCE = struct.Struct(f"<{NONCE_SIZE}s")
 _NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
 _MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
@@ -126,6 +133,36 @@ def _dec_fragment(p: bytes) -> msg.VideoFragment:
     if count == 0 or index >= count:
         raise MalformedError(f"fragment {index} of {count}")
     return msg.VideoFragment(frame_id, index, count, p[FRAGMENT.size :], stream)
+
+
+def pack_frame_head(frame: msg.VideoFrame) -> bytes:
+    """The head that starts a video frame's reassembled bytes (its fragments carry the rest)."""
+    flags = _KEYFRAME if frame.keyframe else 0
+    return FRAME_HEAD.pack(frame.stamp, frame.width, frame.height, frame.layout, frame.codec, flags)
+
+
+def read_frame_head(blob: bytes, frame_id: int, stream: int) -> msg.VideoFrame:
+    """The frame a reassembled blob carries. A blob shorter than its head, an unknown codec
+    or a flag bit this end does not know raises :class:`MalformedError` (numbers are then
+    range-checked by the caller)."""
+    if len(blob) < FRAME_HEAD.size:
+        raise MalformedError(f"video frame of {len(blob)} bytes, shorter than its head")
+    stamp, width, height, layout, codec, flags = FRAME_HEAD.unpack_from(blob)
+    if codec not in msg.VideoCodec._value2member_map_:
+        raise MalformedError(f"unknown video codec {codec}")
+    if flags & ~_KEYFRAME:
+        raise MalformedError(f"unknown video frame flags {flags:#04x}")
+    return msg.VideoFrame(
+        frame_id,
+        stamp,
+        width,
+        height,
+        blob[FRAME_HEAD.size :],
+        stream,
+        layout,
+        msg.VideoCodec(codec),
+        bool(flags & _KEYFRAME),
+    )
 
 
 def _enc_map_info(m: msg.MapInfo) -> bytes:
@@ -305,6 +342,12 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         Stream.SESSION,
         lambda m: _F3.pack(m.telemetry_overdue, m.video_age, m.loss_percent),
         _exact(_F3, msg.ReceptionReport),
+    ),
+    TYPE_VIDEO_FEEDBACK: (
+        msg.VideoFeedback,
+        Stream.SESSION,
+        lambda m: _VIDEO_FEEDBACK.pack(m.stream, m.loss, int(m.keyframe)),
+        _exact(_VIDEO_FEEDBACK, lambda s, loss, k: msg.VideoFeedback(s, loss, _bool(k))),
     ),
 }
 #: message class → its type code

@@ -41,6 +41,8 @@ from freelook.link._messages import (
     Telemetry,
     TrajectoryStart,
     VelocityCommand,
+    VideoCodec,
+    VideoFeedback,
     VideoFragment,
     VideoFrame,
     WheelSpeedCommand,
@@ -190,7 +192,9 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "height": Limit(0, U16),
         "stream": Limit(0, MAX_STREAMS - 1),
         "layout": Limit(0, max(FrameLayout)),
+        "codec": Limit(0, max(VideoCodec)),
     },
+    VideoFeedback: {"stream": Limit(0, MAX_STREAMS - 1), "loss": Limit(0.0, 1.0)},
     VideoFragment: {
         "frame_id": Limit(0, U32),
         "index": Limit(0, U16),
@@ -265,6 +269,8 @@ def check_values(
             raise ValueRangeError(
                 f"VideoFrame.width = {message.width} is odd: a side-by-side pair has two eyes"
             )
+        if message.codec == VideoCodec.JPEG and not message.keyframe:
+            raise ValueRangeError("VideoFrame: a JPEG frame is always a keyframe")
 
 
 def _check_map(message: MapInfo | MapRequest | MapChunk) -> None:

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from freelook.link import MAX_STREAMS
+
 __all__ = [
     "ArmJogRequest",
     "Axes",
@@ -20,6 +22,7 @@ __all__ = [
     "EStopRequest",
     "GripperRequest",
     "KeyPress",
+    "KeyframeRequest",
     "LinearRequest",
     "Painted",
     "RefusedInputError",
@@ -27,6 +30,7 @@ __all__ = [
     "SelectMode",
     "TrajectoryRequest",
     "TransmissionRequest",
+    "VideoSupport",
     "parse_browser_message",
 ]
 
@@ -123,6 +127,20 @@ class Painted:
     stamp: float
 
 
+@dataclass(frozen=True, slots=True)
+class KeyframeRequest:
+    """The page's decoder of camera ``stream`` lost its place: it needs a keyframe."""
+
+    stream: int
+
+
+@dataclass(frozen=True, slots=True)
+class VideoSupport:
+    """Whether the page decodes inter-frame video itself (WebCodecs); without, it gets JPEG."""
+
+    decoder: bool
+
+
 BrowserInput = (
     Axes
     | KeyPress
@@ -135,6 +153,8 @@ BrowserInput = (
     | Painted
     | ArmJogRequest
     | GripperRequest
+    | KeyframeRequest
+    | VideoSupport
 )
 
 
@@ -209,6 +229,14 @@ def parse_browser_message(message: Any) -> BrowserInput | None:
     if kind == "gripper":
         fraction = _number(message.get("open"))
         return None if fraction is None else GripperRequest(max(0.0, min(1.0, fraction)))
+    if kind == "keyframe":
+        stream = message.get("stream")
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            return None
+        return KeyframeRequest(stream) if 0 <= stream < MAX_STREAMS else None
+    if kind == "video":
+        decoder = message.get("decoder")
+        return VideoSupport(decoder) if isinstance(decoder, bool) else None
     if kind == "painted":
         stamp = _number(message.get("stamp"))
         return None if stamp is None else Painted(stamp)

@@ -39,10 +39,23 @@ from freelook.link import (
     ZenohEndpoint,
 )
 from freelook.maps import World, builtin_worlds, load_world
-from freelook.operator._browser import RefusedInputError, parse_browser_message
+from freelook.operator._browser import (
+    KeyframeRequest,
+    RefusedInputError,
+    VideoSupport,
+    parse_browser_message,
+)
 from freelook.operator._core import OPERATOR_STATION, StationCore
+from freelook.operator._video import JpegFallback, StationVideo
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import ArmRecording, StreamWriter, robot_urdf
+from freelook.record import (
+    VIDEO_FORMATS,
+    ArmRecording,
+    StreamWriter,
+    compressed_video,
+    robot_urdf,
+    video_topic,
+)
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_frame, encode_json
 
@@ -123,6 +136,9 @@ class OperatorStation:
             else None
         )
         self.assembler = FrameAssembler()
+        self.video = StationVideo()  # inter-frame video: the keyframe gate, the feedback
+        self._jpeg_slots: set[BrowserSlot] = set()  # pages without a video decoder
+        self._fallback: JpegFallback | None = None  # their frames, made while they are here
         self._cameras = {camera.stream: camera for camera in config.cameras}
         self.unknown_stream_frames = 0
         self.driver: LinkDriver | None = None
@@ -194,6 +210,8 @@ class OperatorStation:
         self._record_start()
         self.send(self.core.start())
         tasks = [asyncio.create_task(self.driver.run()), asyncio.create_task(self._publish())]
+        if self.core.native:
+            tasks.append(asyncio.create_task(self._video_feedback()))
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -237,11 +255,31 @@ class OperatorStation:
                 self.unknown_stream_frames += 1
                 return
             topic, name = f"/camera/{camera.name}/compressed", camera.name
-        payload = encode_frame(frame.stamp, frame.frame_id, frame.jpeg, frame.stream, frame.layout)
+        if not self.video.admit(frame):
+            return  # a delta after a lost frame: undecodable until the next keyframe
+        if self.video.inter(frame):
+            payload = self.video.page_frame(frame)
+            jpeg = self._fallback.page_frame(frame) if self._fallback is not None else None
+            if self._fallback is not None and self._fallback.wants_keyframe(frame.stream):
+                self.video.page_lost(frame.stream)
+        else:
+            payload = jpeg = encode_frame(
+                frame.stamp, frame.frame_id, frame.data, frame.stream, frame.layout
+            )
         for slot in list(self._slots):
-            slot.offer_frame(payload, frame.stream)
-        if self.recorder is not None:
-            self.recorder.submit(lambda r: r.image(frame.stamp, frame.jpeg, name, topic))
+            chosen = jpeg if slot in self._jpeg_slots else payload
+            if chosen is not None:
+                slot.offer_frame(chosen, frame.stream)
+        if self.recorder is None:
+            return
+        if self.video.inter(frame):  # Foxglove's CompressedVideo, on the camera's video topic
+            fmt = VIDEO_FORMATS[frame.codec]
+            topic = video_topic(None if frame.stream == 0 else name)
+            self.recorder.submit(
+                lambda r: compressed_video(r, frame.stamp, frame.data, fmt, name, topic)
+            )
+        else:
+            self.recorder.submit(lambda r: r.image(frame.stamp, frame.data, name, topic))
 
     def _adopt_map(self, robot_map: World) -> None:
         """The robot's map arrived (or this end's own proved to be it): show and record it."""
@@ -304,6 +342,9 @@ class OperatorStation:
         if slot in self._slots:
             self._slots.discard(slot)
             self.core.detach()
+        self._jpeg_slots.discard(slot)
+        if not self._jpeg_slots:
+            self._fallback = None
 
     def hello(self) -> dict[str, Any]:
         return hello_message(self.config, self.world, self._map_png, self.core, self.wire)
@@ -336,6 +377,12 @@ class OperatorStation:
             return f"session open with the robot at {where}"
         return None
 
+    async def _video_feedback(self) -> None:
+        """Loss reports and keyframe requests to the robot (``operator/_video.py``)."""
+        while True:
+            await asyncio.sleep(0.1)
+            self.send(list(self.video.feedback(self.clock(), self.session.stats)))
+
     async def _publish(self) -> None:
         while True:
             await asyncio.sleep(self.state_period)
@@ -359,5 +406,16 @@ class OperatorStation:
             self.refused_browser_messages += 1
             kind = message.get("type") if isinstance(message, dict) else None
             return f"refused: unknown or malformed {kind!r} message"
+        if isinstance(request, KeyframeRequest):
+            self.video.page_lost(request.stream)
+            return None
+        if isinstance(request, VideoSupport):
+            if request.decoder:
+                self._jpeg_slots.discard(slot)
+            else:
+                self._jpeg_slots.add(slot)
+                if self._fallback is None:
+                    self._fallback = JpegFallback()
+            return None
         self.send(self.core.handle(request, self.clock(), time.time()))
         return None

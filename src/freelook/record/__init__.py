@@ -25,6 +25,7 @@ from freelook.record._run_stats import (
 from freelook.record._schemas import DEFINITIONS, full_definition
 from freelook.record._stream_sinks import Namespaced, Tee
 from freelook.record._streams import Direction, RosSchema, RosStreams, ros_schema
+from freelook.record._video import VIDEO_FORMATS, compressed_video, video_topic
 from freelook.record._writer import (
     LATCHED_TOPICS,
     BackgroundRecorder,
@@ -38,6 +39,7 @@ from freelook.record._writer import (
 __all__ = [
     "DEFINITIONS",
     "LATCHED_TOPICS",
+    "VIDEO_FORMATS",
     "ArmRecording",
     "BackgroundRecorder",
     "Direction",
@@ -58,6 +60,7 @@ __all__ = [
     "StreamWriter",
     "Tee",
     "build_report",
+    "compressed_video",
     "direction_figures",
     "full_definition",
     "latched",
@@ -72,4 +75,5 @@ __all__ = [
     "safety_episodes",
     "summary_lines",
     "topic_counts",
+    "video_topic",
 ]

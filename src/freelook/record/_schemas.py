@@ -45,6 +45,10 @@ DEFINITIONS: dict[str, str] = {
         "float32 field_of_view\nfloat32 min_range\nfloat32 max_range\nfloat32 range"
     ),
     "sensor_msgs/CompressedImage": "std_msgs/Header header\nstring format\nuint8[] data",
+    # Foxglove's CompressedVideo in its ROS 2 form (what its Image and 3D panels play)
+    "foxglove_msgs/CompressedVideo": (
+        "builtin_interfaces/Time timestamp\nstring frame_id\nuint8[] data\nstring format"
+    ),
     "sensor_msgs/JointState": (
         "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\n"
         "float64[] effort"

@@ -41,6 +41,8 @@ from freelook.link import (
     SessionOpened,
     ThesisCodec,
     UdpEndpoint,
+    VideoCodec,
+    VideoFeedback,
     VideoFrame,
     ZenohBus,
     ZenohEndpoint,
@@ -49,8 +51,10 @@ from freelook.link import (
 )
 from freelook.maps import World, builtin_worlds
 from freelook.robot._program import RobotProgram
+from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream
 from freelook.robot.hal import Camera, EncodedCamera
 from freelook.runtime import RealtimeRuntime
+from freelook.video import AvCamera
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given
     from freelook.record import BackgroundRecorder
@@ -75,6 +79,9 @@ class ServerOptions:
     camera_rate: float = 30.0
     peer: tuple[str, int] | None = None  # UDP: answer and hear only this address
     keys: KeyRing | None = None  # station keys and permissions (native); None: ``key`` for all
+    video: VideoCodec = VideoCodec.JPEG  # the driving camera's codec (native profile)
+    link_rate: float | None = None  # UDP: bit/s the link carries (None: not shaped)
+    camera_url: str | None = None  # the driving camera read with PyAV instead of the HAL's
 
 
 class RobotServer:
@@ -137,6 +144,9 @@ class RobotServer:
         #: frames each camera stream left out for a radio's budget, and frames it sent
         self.skipped_by_stream: dict[int, int] = {}
         self.sent_by_stream: dict[int, int] = {}
+        #: streams sent with an inter-frame codec, by stream id
+        self.inter: dict[int, InterStream] = {}
+        self.camera_source: AvCamera | None = None  # ``camera_url``, opened by run()
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
 
@@ -151,11 +161,17 @@ class RobotServer:
 
     async def run(self) -> None:
         url = parse_transport_url(self.options.listen)
+        if self.options.camera_url is not None and self.camera_source is None:
+            # opening a network camera may take seconds: not on the event loop
+            loop = asyncio.get_running_loop()
+            self.camera_source = await loop.run_in_executor(None, AvCamera, self.options.camera_url)
         endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
         own_bus: ZenohBus | None = None
         if url.scheme == "udp":
             endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
             self.local_address = endpoint.local_address
+            if self.options.link_rate is not None:
+                self.radio = self._budget_for(self.options.link_rate, serial=False)
         elif url.scheme == "zenoh":
             bus = self.bus
             if bus is None:
@@ -165,7 +181,7 @@ class RobotServer:
             endpoint = bus.robot(RobotInfo(url.robot, self.config.name, self.options.wire))
         else:
             endpoint = SerialEndpoint(url.device, url.baud)
-            self.radio = self._budget_for(url.baud)
+            self.radio = self._budget_for(url.baud, serial=True)
             if self.map is not None:  # map chunks share what video may use of the radio
                 self.map.rate = self.map.burst = max(0.0, self.radio.video_rate / MAP_CHUNK) / 4
         self.driver = LinkDriver(self.session, endpoint, self.runtime.now, self._on_event)
@@ -179,7 +195,9 @@ class RobotServer:
             log.warning("video off: a radio at %d baud carries only telemetry", url.baud)
             streams = []
         for stream in streams:
-            tasks.append(asyncio.create_task(self._video(stream), name=f"video {stream.stream}"))
+            inter = stream.stream == 0 and self.options.video != VideoCodec.JPEG
+            video = self._video_inter(stream) if inter else self._video(stream)
+            tasks.append(asyncio.create_task(video, name=f"video {stream.stream}"))
         self.ready.set()
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -192,11 +210,14 @@ class RobotServer:
             await asyncio.gather(*tasks, return_exceptions=True)
             self.program.close()
             endpoint.close()
+            if self.camera_source is not None:
+                self.camera_source.close()
             if own_bus is not None:
                 own_bus.close()
 
-    def _budget_for(self, baud: int) -> RadioBudget:
-        """Telemetry first, then video with what is left of a radio's bandwidth."""
+    def _budget_for(self, rate: float, serial: bool) -> RadioBudget:
+        """Telemetry first, then video with what is left of a radio's bandwidth (``rate``:
+        baud on a serial line, bit/s on a rate-limited UDP link)."""
         config = self.config
         beams = config.laser.beams if config.laser and self.program.hardware.laser else 0
         rings = len(config.sonar.front_deg + config.sonar.rear_deg) if config.sonar else 0
@@ -210,7 +231,10 @@ class RobotServer:
             else NativeCodec(bytes(32), sender=ROBOT_STATION)  # same size, no sequence used
         )
         size = len(codec.encode(sample, 0.0))
-        budget = RadioBudget.for_baud(baud, size, self.session.spacing)
+        if serial:
+            budget = RadioBudget.for_baud(int(rate), size, self.session.spacing)
+        else:
+            budget = RadioBudget.for_rate(rate, size, self.session.spacing)
         self.session.spacing = budget.telemetry_spacing
         return budget
 
@@ -240,6 +264,11 @@ class RobotServer:
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
         message = event.message
+        if isinstance(message, VideoFeedback):  # any station in session: its own view
+            inter = self.inter.get(message.stream)
+            if inter is not None:
+                inter.on_feedback(message, event.now)
+            return
         if isinstance(message, MapRequest):
             # the map is read-only: any station in session may have it, from its own budget
             sender = event.decoded.sender
@@ -273,9 +302,10 @@ class RobotServer:
         if not self.options.camera or not isinstance(self.codec, NativeCodec):
             return []
         streams = []
-        if hardware.camera is not None:
+        camera = self.camera_source or hardware.camera  # a --camera replaces the HAL's images
+        if camera is not None:
             quality = config.camera.jpeg_quality
-            streams.append(VideoStream(0, hardware.camera, self.options.camera_rate, quality))
+            streams.append(VideoStream(0, camera, self.options.camera_rate, quality))
         for cam in config.cameras:
             device = hardware.stream_cameras.get(cam.stream)
             if device is not None:
@@ -284,6 +314,42 @@ class RobotServer:
                     VideoStream(cam.stream, device, cam.rate_hz, cam.jpeg_quality, layout)
                 )
         return streams
+
+    async def _video_inter(self, stream: VideoStream) -> None:
+        """One camera with an inter-frame codec (``robot/_video.py``): its bitrate from the
+        link's budget and the operators' reported loss."""
+        if self.radio is not None:
+            budget, shaped = self.radio.video_rate * 8, True
+        else:
+            budget, shaped = UNSHAPED_VIDEO_RATE, False
+        width, height = self.config.camera.width, self.config.camera.height
+        if isinstance(stream.camera, AvCamera):
+            width, height = stream.camera.size
+        inter = InterStream(
+            stream.stream,
+            stream.camera,
+            self.options.video,
+            (width, height),
+            stream.rate,
+            budget,
+            shaped=shaped,
+            jpeg_quality=stream.jpeg_quality,
+            layout=stream.layout,
+        )
+        self.inter[stream.stream] = inter
+
+        def send(frame: VideoFrame) -> int:
+            if self.driver is None:
+                return 0
+            self.sent_by_stream[frame.stream] = self.sent_by_stream.get(frame.stream, 0) + 1
+            return self.driver.send(frame)
+
+        await inter.run(
+            lambda: self.session.transmitting,
+            self.runtime.now,
+            lambda: self.session.wire_offset,
+            send,
+        )
 
     async def _video(self, stream: VideoStream) -> None:
         """One camera at its own fixed rate; every stream shares a radio's video budget."""
@@ -387,6 +453,18 @@ class RadioBudget:
         usable = 0.8 * baud / 10  # 8N1 framing, and room for the operator's replies
         spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
         return cls(usable, spacing, usable - telemetry_bytes / spacing)
+
+    @classmethod
+    def for_rate(
+        cls, bits_per_s: float, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.3
+    ) -> RadioBudget:
+        """A rate-limited UDP link (a radio behind an IP bridge): datagrams interleave, so a
+        frame may hold the link for up to a second; telemetry is spaced to leave video most."""
+        usable = 0.9 * bits_per_s / 8  # room for the operator's replies
+        spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
+        budget = cls(usable, spacing, usable - telemetry_bytes / spacing)
+        budget.max_hold = 1.0
+        return budget
 
     def may_send_frame(self, now: float, size: int) -> bool:
         """Whether a frame of ``size`` bytes may go out now."""

@@ -15,9 +15,11 @@ from freelook.web._app import (
 )
 from freelook.web._slots import BrowserSlot
 from freelook.web._throttle import GuessThrottle
+from freelook.web._video import VIDEO_KIND, encode_video_frame
 
 __all__ = [
     "REFUSED_CLOSE_CODE",
+    "VIDEO_KIND",
     "BrowserSlot",
     "CockpitBackend",
     "GuessThrottle",
@@ -25,6 +27,7 @@ __all__ = [
     "encode_error",
     "encode_frame",
     "encode_json",
+    "encode_video_frame",
     "is_loopback",
     "new_token",
     "origin_allowed",

@@ -6,6 +6,7 @@
 // the page's state, for tests and debugging.
 import { connect as openLink, sendJson } from "./link.js";
 import { FRAME, parseFrame } from "./protocol.js";
+import { StreamDecoder, webCodecsAvailable } from "./video.js";
 import { ARM_KEYS, armJog, axesIdle, driveAxes, standardPad } from "./controls.js";
 import {
   NO_VIDEO_MS, PING_MS, TICK_MS, cameraStale, isStale, linkChip, newFresh, noteBehind, noteTick,
@@ -61,6 +62,8 @@ const state = {
   armCamera, fleet: createFleet(send),
   /** @type {any} */
   arm3d: null,
+  /** @type {any} */
+  video: null,  // the driving camera's inter-frame decoder (video.js), for tests and debugging
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -73,6 +76,8 @@ function connect() {
       state.connected = true; fresh.pingSent = 0;
       setChip("link-state", "link: waiting for the station", "warn");
       send({ type: "mode", mode: state.mode });
+      // without WebCodecs, the station sends inter-frame video as JPEG
+      send({ type: "video", decoder: webCodecsAvailable() });
     },
     onClose: (refused) => {
       state.connected = false;
@@ -101,6 +106,8 @@ function onMessage(data) {
     else if (msg.type === "fleet") state.fleet.onFleet(msg);
   } else if (frame.kind === FRAME.DRIVING) {
     onFrame(new Blob([frame.jpeg], { type: "image/jpeg" }), frame.frameId, frame.stamp);
+  } else if (frame.kind === FRAME.VIDEO) {
+    if (frame.stream === 0) drivingVideo.push(frame);  // VP8, VP9 or H.264 (video.js)
   } else {
     armCamera.onFrame(frame);  // a further camera: the Arm pane's (armcam.js)
   }
@@ -154,8 +161,20 @@ function paintAll() {
 let decoding = false;
 /** @type {{ blob: Blob, frameId: number, stamp: number } | null} */
 let pendingFrame = null;
-/** @type {{ bitmap: ImageBitmap, frameId: number, stamp: number } | null} */
+/** @type {{ bitmap: ImageBitmap | VideoFrame, frameId: number, stamp: number } | null} */
 let readyFrame = null;
+/** @param {ImageBitmap | VideoFrame} bitmap @param {number} frameId @param {number} stamp */
+function onPicture(bitmap, frameId, stamp) {
+  if (readyFrame) { readyFrame.bitmap.close(); state.framesDropped += 1; }
+  readyFrame = { bitmap, frameId, stamp };
+  schedulePaint("camera");
+}
+// the driving camera's inter-frame video: decoded as it comes, the newest picture painted
+const drivingVideo = new StreamDecoder(
+  (picture, meta) => onPicture(picture, meta.frameId, meta.stamp),
+  () => send({ type: "keyframe", stream: 0 }),
+);
+state.video = drivingVideo;
 /** @param {Blob} blob @param {number} frameId @param {number} stamp */
 function onFrame(blob, frameId, stamp) {
   if (pendingFrame) state.framesDropped += 1;
@@ -169,9 +188,7 @@ async function decodeNext() {
   decoding = true;
   try {
     const bitmap = await createImageBitmap(blob);
-    if (readyFrame) { readyFrame.bitmap.close(); state.framesDropped += 1; }
-    readyFrame = { bitmap, frameId, stamp };
-    schedulePaint("camera");
+    onPicture(bitmap, frameId, stamp);
   } catch (err) {
     console.warn("bad frame", err);
   } finally {
@@ -180,11 +197,13 @@ async function decodeNext() {
   }
 }
 
-/** @param {ImageBitmap} bitmap */
+/** @param {ImageBitmap | VideoFrame} bitmap */
 function paintCamera(bitmap) {
   const canvas = canvasEl("camera");
-  if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
-    canvas.width = bitmap.width; canvas.height = bitmap.height;
+  const width = "displayWidth" in bitmap ? bitmap.displayWidth : bitmap.width;
+  const height = "displayHeight" in bitmap ? bitmap.displayHeight : bitmap.height;
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width; canvas.height = height;
   }
   const ctx = canvas2d("camera");
   ctx.drawImage(bitmap, 0, 0);

@@ -55,6 +55,7 @@ function connect() {
       station.ws = ws;  // a reconnection's new socket: everything is sent on it from now on
       station.connected = true;
       send({ type: "mode", mode: station.driveMode });
+      send({ type: "video", decoder: false });  // its screens paint JPEG: the station transcodes
     },
     onClose: (refused) => {
       station.connected = false;
@@ -87,6 +88,8 @@ function onMessage(data) {
     else if (msg.type === "error") { station.errors += 1; console.warn("server refused a message:", msg.reason); }
     return;
   }
+  // inter-frame video comes to this page as JPEG: it said so in its first message
+  if (parsed.kind === FRAME.VIDEO) return;
   const { stream, layout, stamp, frameId } = parsed;
   /** @type {Frame} */
   const frame = { stream, layout, stamp, frameId, jpeg: parsed.jpeg.slice().buffer };

@@ -1,0 +1,131 @@
+"""The robot's inter-frame video streams: a :class:`VideoSender` per camera, fed on the
+server's event loop and encoded on a thread of its own (the control loop runs on the event
+loop: an encoder holding it for tens of milliseconds would stretch its cycles).
+
+What the link leaves for video: a serial radio's baud budget after telemetry, or a UDP link's
+``--link-rate`` after telemetry, or, on a UDP link without one, :data:`UNSHAPED_VIDEO_RATE`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from freelook.link import FrameLayout, VideoCodec, VideoFeedback, VideoFrame, decode_jpeg
+from freelook.robot.hal import Camera, EncodedCamera
+from freelook.video import ByteBudget, RateController, VideoEncoder, VideoSender
+
+__all__ = ["UNSHAPED_VIDEO_RATE", "InterStream"]
+
+log = logging.getLogger(__name__)
+
+#: bit/s for one camera on a UDP link of unknown rate (Ethernet, Wi-Fi)
+UNSHAPED_VIDEO_RATE = 2_000_000.0
+#: the highest frame rate an inter-frame stream starts at (the camera may run faster)
+MAX_INTER_FPS = 15.0
+
+
+def _image(camera: Camera, quality: int) -> npt.NDArray[np.uint8] | None:
+    """The camera's newest frame as RGB pixels (a compressed camera's decoded)."""
+    if isinstance(camera, EncodedCamera):
+        encoded = camera.capture_jpeg(quality)
+        return None if encoded is None else decode_jpeg(encoded[0])
+    return camera.capture()
+
+
+class InterStream:
+    """One camera sent with an inter-frame codec: its sender, its feedback, its thread."""
+
+    def __init__(
+        self,
+        stream: int,
+        camera: Camera,
+        codec: VideoCodec,
+        size: tuple[int, int],
+        rate: float,
+        budget_bps: float,
+        *,
+        shaped: bool,
+        jpeg_quality: int = 80,
+        layout: FrameLayout = FrameLayout.MONO,
+    ) -> None:
+        """``size``: the camera's (width, height); ``rate``: its frame rate; ``budget_bps``:
+        bit/s the link leaves this stream; ``shaped``: frames are also thinned to the budget
+        (a radio or a rate-limited link; an unshaped link only sets the bitrate)."""
+        fps = min(rate, MAX_INTER_FPS)
+        self.controller = RateController(budget_bps, size[0], size[1], fps)
+        encoder = VideoEncoder(codec, self.controller.setting)
+        self.sender = VideoSender(
+            stream,
+            encoder,
+            controller=self.controller,
+            budget=ByteBudget(budget_bps / 8) if shaped else None,
+            layout=layout,
+        )
+        self.camera = camera
+        self.jpeg_quality = jpeg_quality
+        self._feedback: list[tuple[VideoFeedback, float]] = []
+        self.feedback_received = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, f"video {stream}")
+
+    @property
+    def stream(self) -> int:
+        return self.sender.stream
+
+    def on_feedback(self, feedback: VideoFeedback, now: float) -> None:
+        """Held until the next frame: the encoder is only touched on its own thread."""
+        self.feedback_received += 1
+        if len(self._feedback) < 64:  # bounded: a flood of reports keeps the newest few
+            self._feedback.append((feedback, now))
+        else:
+            self._feedback[-1] = (feedback, now)
+
+    def _encode(
+        self,
+        feedback: list[tuple[VideoFeedback, float]],
+        image: npt.NDArray[np.uint8],
+        now: float,
+        stamp: float,
+    ) -> VideoFrame | None:
+        for message, at in feedback:
+            self.sender.on_feedback(message, at)
+        return self.sender.encode(image, now, stamp)
+
+    async def run(
+        self,
+        transmitting: Callable[[], bool],
+        now: Callable[[], float],
+        wire_offset: Callable[[], float],
+        send: Callable[[VideoFrame], int],
+    ) -> None:
+        """Capture, encode and send at the controller's frame rate until cancelled."""
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        try:
+            while True:
+                period = 1.0 / self.sender.fps
+                due += period
+                delay = due - loop.time()
+                if delay < -period:  # fell behind: skip frames rather than burst
+                    due = loop.time()
+                    delay = 0.0
+                await asyncio.sleep(max(0.0, delay))
+                if not transmitting() or not self.sender.ready(now()):
+                    continue
+                captured = now()
+                image = _image(self.camera, self.jpeg_quality)
+                if image is None:
+                    continue
+                feedback, self._feedback = self._feedback, []
+                frame = await loop.run_in_executor(
+                    self._pool, self._encode, feedback, image, captured, captured + wire_offset()
+                )
+                if frame is not None:  # twice on a lossy link (each copy numbered anew)
+                    self.sender.spent(sum(send(frame) for _ in range(self.sender.copies)))
+        finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
