@@ -1,9 +1,12 @@
-"""A wrong-key flood against a running robot while an operator drives it (loopback only).
+"""A flood against a running robot or its operator station while the operator drives
+(loopback only).
 
-Used by the ``link.flood`` benchmark and the flood test: the robot server and the operator
-station run in this process on a simulated robot; a separate process sends datagrams signed
-with a wrong key to the robot's port as fast as asked. The figures: watchdog stops while
-driving, and the telemetry rate the operator kept, against the same run without the flood.
+Used by the ``link.flood…`` benchmarks and the flood tests: the robot server and the operator
+station run in this process on a simulated robot with its camera on; a separate process sends
+datagrams to the robot's port or to the station's, as fast as asked, from one socket or from
+many (each its own source port), either signed with a wrong key or plain garbage. The figures:
+watchdog stops while driving, and the telemetry rate and driving-camera frame rate the
+operator kept, against the same run without the flood.
 """
 
 from __future__ import annotations
@@ -11,26 +14,44 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from freelook.operator import OperatorStation
 
 __all__ = ["FloodResult", "flood_trial"]
 
+CAMERA = True
+
 _FLOODER = """
-import socket, sys, time
+import os, random, socket, sys, time
 from freelook.link import NativeCodec, VelocityCommand
 port, rate, seconds = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-codec = NativeCodec(bytes(32), sender=1)
-packets = [codec.encode(VelocityCommand(1.0, 0.0), time.time()) for _ in range(256)]
-sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload, count = sys.argv[4], int(sys.argv[5])
+if payload == "garbage":
+    draw = random.Random(7)
+    packets = [os.urandom(draw.randrange(1, 1400)) for _ in range(256)]
+else:
+    codec = NativeCodec(bytes(32), sender=1)
+    packets = [codec.encode(VelocityCommand(1.0, 0.0), time.time()) for _ in range(256)]
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(count)]
+target = ("127.0.0.1", port)
 start = time.monotonic(); sent = 0
 while (now := time.monotonic()) - start < seconds:
     due = int((now - start) * rate)
     while sent < due:
-        sock.sendto(packets[sent & 255], ("127.0.0.1", port)); sent += 1
+        try:
+            socks[sent % count].sendto(packets[sent & 255], target)
+        except OSError:  # the receiver's buffer is full: it was sent as far as this end goes
+            pass
+        sent += 1
     time.sleep(0.0005)
 print(sent)
 """
+
+Target = Literal["robot", "station"]
+Payload = Literal["wrong_key", "garbage"]
 
 
 @dataclass(frozen=True)
@@ -39,20 +60,52 @@ class FloodResult:
     watchdog_stops: int  # watchdog trips while the operator drove
     telemetry_hz: float  # at the operator, during the flood
     telemetry_hz_quiet: float  # at the operator, the same time without a flood
-    refused: int  # packets the robot refused
+    video_fps: float  # driving-camera frames completed at the operator, during the flood
+    video_fps_quiet: float  # the same without a flood
+    refused: int  # packets the flooded end refused or dropped unread
 
 
-async def _drive(seconds: float, flood_pps: float) -> tuple[int, float, float, int]:
+@dataclass(frozen=True)
+class _Run:
+    trips: int
+    telemetry_hz: float
+    video_fps: float
+    flood_pps: float
+    refused: int
+
+
+WARM_UP = 30.0  # s: a bound for the first telemetry and video to arrive, not a timing
+
+
+async def _flowing(station: OperatorStation, timeout: float) -> None:
+    """Until the station has control and gets telemetry and video at their rates (the first
+    frames of a process compile and warm the renderer)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    core = station.core
+    while not (
+        core.in_control
+        and core.telemetry_rate.rate(station.clock()) > 10
+        and (not CAMERA or core.video_rate.rate(station.clock()) > 5)
+    ):
+        if loop.time() > deadline:
+            raise RuntimeError(f"no telemetry and video at the station within {timeout:g} s")
+        await asyncio.sleep(0.05)
+
+
+async def _drive(
+    seconds: float, flood_pps: float, target: Target, payload: Payload, sockets: int
+) -> _Run:
     from freelook.config import load_robot
     from freelook.hardware.sim import simulated_server
-    from freelook.link import FreeLookCommand, derive_key
+    from freelook.link import FreeLookCommand, UdpEndpoint, derive_key
     from freelook.maps import load_world
     from freelook.operator import OperatorStation
     from freelook.robot import ServerOptions
 
     config, world = load_robot("pioneer3dx"), load_world("square")
     key = derive_key("flood")
-    options = ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=False)
+    options = ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=CAMERA)
     server, _ = simulated_server(config, world, options, robot_map=None)
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()
@@ -61,33 +114,43 @@ async def _drive(seconds: float, flood_pps: float) -> tuple[int, float, float, i
     station_task = asyncio.create_task(station.run())
     flooder = None
     try:
-        await asyncio.sleep(1.0)  # control granted, telemetry flowing
+        await _flowing(station, WARM_UP)
         station.drive_command = FreeLookCommand(0.0, 0.0, 0.5)  # turning on the spot
         await asyncio.sleep(0.5)
+        assert station.driver is not None
+        assert server.driver is not None
+        flooded = server.driver.endpoint if target == "robot" else station.driver.endpoint
+        assert isinstance(flooded, UdpEndpoint)
+        stats = (server.session if target == "robot" else station.session).stats
+
+        def refused() -> int:
+            failures = stats.auth_failures + stats.crc_failures + stats.malformed
+            return failures + flooded.dropped_strangers
+
+        refused_before = refused()
         if flood_pps > 0:
             flooder = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-c",
                 _FLOODER,
-                str(server.local_address[1]),
+                str(flooded.local_address[1]),
                 str(flood_pps),
                 str(seconds),
+                payload,
+                str(sockets),
                 stdout=subprocess.PIPE,
             )
-        before = station.stats.received
         trips = sum(1 for e in server.program.core.events if e.kind == "watchdog")
-        start = time.monotonic()
         await asyncio.sleep(seconds)
-        elapsed = time.monotonic() - start
-        telemetry_hz = (station.stats.received - before) / elapsed
+        now = station.clock()
+        telemetry_hz = station.core.telemetry_rate.rate(now)  # over the flood's last 2 s
+        video_fps = station.core.video_rate.rate(now)
         trips = sum(1 for e in server.program.core.events if e.kind == "watchdog") - trips
         sent = 0
         if flooder is not None:
             out, _ = await flooder.communicate()
             sent = int(out.decode().strip() or 0)
-        stats = server.session.stats
-        refused = stats.auth_failures + stats.crc_failures + stats.malformed
-        return trips, telemetry_hz, sent / seconds, refused
+        return _Run(trips, telemetry_hz, video_fps, sent / seconds, refused() - refused_before)
     finally:
         if flooder is not None and flooder.returncode is None:
             flooder.kill()
@@ -97,8 +160,24 @@ async def _drive(seconds: float, flood_pps: float) -> tuple[int, float, float, i
         await asyncio.gather(station_task, robot_task, return_exceptions=True)
 
 
-def flood_trial(flood_pps: float, seconds: float = 5.0) -> FloodResult:
-    """Drive for ``seconds`` without and then with a flood of ``flood_pps`` wrong-key packets."""
-    _, quiet_hz, _, _ = asyncio.run(_drive(seconds, 0.0))
-    trips, hz, achieved, refused = asyncio.run(_drive(seconds, flood_pps))
-    return FloodResult(achieved, trips, hz, quiet_hz, refused)
+def flood_trial(
+    flood_pps: float,
+    seconds: float = 5.0,
+    *,
+    target: Target = "robot",
+    payload: Payload = "wrong_key",
+    sockets: int = 1,
+) -> FloodResult:
+    """Drive for ``seconds`` without and then with a flood of ``flood_pps`` packets of
+    ``payload`` at ``target``'s port from ``sockets`` sockets."""
+    quiet = asyncio.run(_drive(seconds, 0.0, target, payload, sockets))
+    run = asyncio.run(_drive(seconds, flood_pps, target, payload, sockets))
+    return FloodResult(
+        run.flood_pps,
+        run.trips,
+        run.telemetry_hz,
+        quiet.telemetry_hz,
+        run.video_fps,
+        quiet.video_fps,
+        run.refused,
+    )
