@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import queue
 import re
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import serial
@@ -175,15 +177,100 @@ def _host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+#: datagrams read at once when the socket wakes the loop: asyncio reads one a turn of the
+#: event loop, which a flood of strangers outpaces until the kernel drops the operator's too
+DRAIN = 256
+_MAX_READ = 65536
+
+
 class _UdpProtocol(asyncio.DatagramProtocol):
-    def __init__(self, endpoint: UdpEndpoint) -> None:
+    def __init__(self, endpoint: UdpEndpoint, sock: socket.socket) -> None:
         self.endpoint = endpoint
+        self.sock = sock
 
     def datagram_received(self, data: bytes, addr: Address) -> None:
-        self.endpoint._deliver(data, addr)
+        deliver = self.endpoint._deliver
+        deliver(data, addr)
+        recvfrom = self.sock.recvfrom
+        for _ in range(DRAIN - 1):  # what else waits, read now rather than a turn each
+            try:
+                data, addr = recvfrom(_MAX_READ)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:  # an ICMP error reported on a connected socket
+                self.endpoint.errors += 1
+                return
+            deliver(data, addr)
 
     def error_received(self, exc: Exception) -> None:
         self.endpoint.errors += 1
+
+
+_UDP_HEADER = 8  # a UDP socket's filter sees the datagram from its UDP header on
+_SO_ATTACH_FILTER = 26  # Linux
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _attach_prefix_filter(sock: Any, prefix: bytes, min_length: int) -> bool:
+    """Attach a BPF program: accept a datagram of at least ``min_length`` payload bytes that
+    starts with ``prefix``; drop anything else before it is queued."""
+    ld_len, jge, ldb, jeq, ret = 0x80, 0x35, 0x30, 0x15, 0x06
+    count = 2 + 2 * len(prefix) + 2  # length check, a load and a test a byte, two returns
+    drop = count - 1
+    program = [(ld_len, 0, 0, 0), (jge, 0, drop - 2, _UDP_HEADER + min_length)]
+    for i, byte in enumerate(prefix):
+        at = len(program)
+        program.append((ldb, 0, 0, _UDP_HEADER + i))
+        program.append((jeq, 0, drop - (at + 2), byte))
+    program += [(ret, 0, 0, 0x0004_0000), (ret, 0, 0, 0)]
+    filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
+    fprog = _SockFprog(len(program), filters)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, bytes(fprog))
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+async def _udp_socket(
+    loop: asyncio.AbstractEventLoop, local: Address | None, remote: Address | None
+) -> socket.socket:
+    """A non-blocking UDP socket bound to ``local`` and connected to ``remote`` (either may
+    be None), of the family their addresses resolve to."""
+    where = remote if remote is not None else local
+    if where is None:
+        raise ValueError("a UDP endpoint needs a local or a remote address")
+    for address in (local, remote):
+        if address is not None and not 0 <= address[1] <= 0xFFFF:
+            raise OverflowError("a port is 0-65535")  # getaddrinfo would wrap it
+    infos = await loop.getaddrinfo(where[0], where[1], type=socket.SOCK_DGRAM)
+    family = infos[0][0]
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    try:
+        sock.setblocking(False)
+        if local is not None:
+            bound = await loop.getaddrinfo(
+                local[0], local[1], family=family, type=socket.SOCK_DGRAM
+            )
+            sock.bind(bound[0][4])
+        if remote is not None:
+            sock.connect(infos[0][4])
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 class UdpEndpoint(Inbox[Address]):
@@ -216,8 +303,9 @@ class UdpEndpoint(Inbox[Address]):
         endpoint = cls(max_queue)
         loop = asyncio.get_running_loop()
         try:
+            sock = await _udp_socket(loop, local, remote)
             transport, _ = await loop.create_datagram_endpoint(
-                lambda: _UdpProtocol(endpoint), local_addr=local, remote_addr=remote
+                lambda: _UdpProtocol(endpoint, sock), sock=sock
             )
         except (OSError, OverflowError) as err:  # a port in use, an address not here
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
@@ -239,6 +327,15 @@ class UdpEndpoint(Inbox[Address]):
         assert self._transport is not None
         host, port = self._transport.get_extra_info("sockname")[:2]
         return (str(host), int(port))
+
+    def drop_in_kernel_unless(self, prefix: bytes, min_length: int) -> bool:
+        """Have the kernel drop every datagram shorter than ``min_length`` or not starting
+        with ``prefix`` (a profile's sync and version), so garbage floods cost this process
+        nothing (Linux: a classic BPF socket filter). False where the kernel cannot."""
+        if self._transport is None:
+            return False
+        sock = self._transport.get_extra_info("socket")
+        return sock is not None and _attach_prefix_filter(sock, prefix, min_length)
 
     def _deliver(self, data: bytes, addr: Address) -> None:
         if self.fixed_peer:  # connected: the kernel let through only the peer's datagrams

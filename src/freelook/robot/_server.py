@@ -170,6 +170,8 @@ class RobotServer:
         if url.scheme == "udp":
             endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
             self.local_address = endpoint.local_address
+            if self.codec.sync_offset == 0:  # what cannot be a packet never leaves the kernel
+                endpoint.drop_in_kernel_unless(self.codec.sync, self.codec.min_length)
             if self.options.link_rate is not None:
                 self.radio = self._budget_for(self.options.link_rate, serial=False)
         elif url.scheme == "zenoh":
