@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cockpit import open_cockpit, screenshot_path, wait_until  # type: ignore[import-not-found]
+from test_cockpit import open_cockpit, screenshot_path  # type: ignore[import-not-found]
 
 from conftest import Sim, start_sim  # type: ignore[import-not-found]
+from waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +47,7 @@ def test_the_cockpit_map_shows_places_and_keep_out_areas(
     browser: Any, office_sim: Sim, tmp_path: Path
 ) -> None:
     page, errors = open_cockpit(browser, office_sim)
-    assert wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 5, 20)
+    wait_until(lambda: page.evaluate("window.freelook.framesPainted") > 5, 20, "frames painted")
     places = page.evaluate("window.freelook.hello.map.places.map(p => p.name)")
     assert sorted(places) == ["Charger", "Printer"]
     kinds = page.evaluate("window.freelook.hello.map.keep_out.map(k => k.kind)")

@@ -19,6 +19,7 @@ import queue
 import re
 import socket
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -186,12 +187,15 @@ _MAX_READ = 65536
 class _UdpProtocol(asyncio.DatagramProtocol):
     def __init__(self, endpoint: UdpEndpoint, sock: socket.socket) -> None:
         self.endpoint = endpoint
-        self.sock = sock
+        self.sock = weakref.ref(sock)  # the transport owns and closes it
 
     def datagram_received(self, data: bytes, addr: Address) -> None:
         deliver = self.endpoint._deliver
         deliver(data, addr)
-        recvfrom = self.sock.recvfrom
+        sock = self.sock()
+        if sock is None:
+            return
+        recvfrom = sock.recvfrom
         for _ in range(DRAIN - 1):  # what else waits, read now rather than a turn each
             try:
                 data, addr = recvfrom(_MAX_READ)

@@ -54,7 +54,10 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
     async def run() -> None:
         base = RoomBase(ros_domain).start()
         udp_port, web_port = free_udp_port(), free_udp_port(socket.SOCK_STREAM)
-        robot, _ = await start_robot_program(udp_port, "--key", TEST_KEY, wire="native")
+        # the base's JPEG passed through as it came (the subject here, not the codec)
+        robot, _ = await start_robot_program(
+            udp_port, "--key", TEST_KEY, "--video", "jpeg", wire="native"
+        )
         operator, url = await start_operator(udp_port, web_port, TEST_KEY)
         try:
             async with async_playwright() as p:
