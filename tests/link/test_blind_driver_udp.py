@@ -13,6 +13,7 @@ from freelook.link import VelocityCommand
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from freelook.robot._core import BLIND_GRACE
 from loopback import robot_and_station
 from waiting import wait_until_async
 
@@ -80,6 +81,7 @@ def test_the_robot_stops_when_its_drivers_cockpit_is_blind_and_drives_when_it_se
                 # then the braking from 0.3 m/s
                 bound = (
                     CONFIG.safety.watchdog_timeout
+                    + BLIND_GRACE
                     + CONFIG.link.robot_tx_spacing
                     + 4 * CONFIG.link.operator_tx_spacing
                     + 0.3 / CONFIG.drive.max_deceleration

@@ -9,11 +9,12 @@ from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import ControlRequest, Permissions, ReceptionReport, VelocityCommand
 from freelook.maps import load_world
+from freelook.robot._core import BLIND_GRACE
 from freelook.types import SafetyFlags
 
 CONFIG = load_robot("pioneer3dx")
 WORLD = load_world("square")
-TIMEOUT = CONFIG.safety.watchdog_timeout
+TIMEOUT = CONFIG.safety.watchdog_timeout + BLIND_GRACE
 SEES = ReceptionReport(0.05, 0.05, 0.0)
 
 

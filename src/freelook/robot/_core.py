@@ -43,7 +43,12 @@ from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
 from freelook.types import Mode
 
-__all__ = ["RobotCore"]
+__all__ = ["BLIND_GRACE", "RobotCore"]
+
+#: s a driver's telemetry may be overdue beyond the watchdog's timeout before the driver counts
+#: as blind: the robot's own telemetry can run late when its loop is busy (cameras, the arm),
+#: and that must not stop it
+BLIND_GRACE = 1.5
 
 
 class RobotCore:
@@ -97,7 +102,7 @@ class RobotCore:
         self.intake = CommandIntake(arbitration_timeout, self.log)
         self.arbiter = self.intake.arbiter
         #: which stations report that they cannot see the robot
-        self.sight = DriverSight(config.safety.watchdog_timeout)
+        self.sight = DriverSight(config.safety.watchdog_timeout + BLIND_GRACE)
         parts = ModeParts(self.tracker, self.free_look, self._can_pan, self.arm, self.autonomy)
         self.modes = ModeTable(config, hardware, self.estimator, self.safety, parts, self.log)
         self.control = ControlStep(
