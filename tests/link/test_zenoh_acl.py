@@ -77,7 +77,7 @@ class Peer:
 
     @property
     def connected(self) -> int:
-        """How many nodes this session is connected to."""
+        """How many Zenoh nodes this peer reaches."""
         if self.session is None:
             return 0
         info = self.session.info

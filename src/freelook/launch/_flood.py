@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FloodResult", "flood_trial"]
 
-CAMERA = True
 
 _FLOODER = """
 import os, random, socket, sys, time
@@ -86,7 +85,7 @@ async def _flowing(station: OperatorStation, timeout: float) -> None:
     while not (
         core.in_control
         and core.telemetry_rate.rate(station.clock()) > 10
-        and (not CAMERA or core.video_rate.rate(station.clock()) > 5)
+        and core.video_rate.rate(station.clock()) > 5
     ):
         if loop.time() > deadline:
             raise RuntimeError(f"no telemetry and video at the station within {timeout:g} s")
@@ -105,7 +104,7 @@ async def _drive(
 
     config, world = load_robot("pioneer3dx"), load_world("square")
     key = derive_key("flood")
-    options = ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=CAMERA)
+    options = ServerOptions(listen="udp://127.0.0.1:0", key=key, camera=True)
     server, _ = simulated_server(config, world, options, robot_map=None)
     robot_task = asyncio.create_task(server.run())
     await server.ready.wait()
