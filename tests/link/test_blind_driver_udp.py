@@ -12,8 +12,7 @@ from freelook.hardware.sim import simulated_server
 from freelook.link import VelocityCommand
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
-from freelook.robot import ServerOptions
-from freelook.robot._core import BLIND_GRACE
+from freelook.robot import BLIND_GRACE, ServerOptions
 from loopback import robot_and_station
 from waiting import wait_until_async
 

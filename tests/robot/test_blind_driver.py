@@ -9,7 +9,7 @@ from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import ControlRequest, Permissions, ReceptionReport, VelocityCommand
 from freelook.maps import load_world
-from freelook.robot._core import BLIND_GRACE
+from freelook.robot import BLIND_GRACE
 from freelook.types import SafetyFlags
 
 CONFIG = load_robot("pioneer3dx")
