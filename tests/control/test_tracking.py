@@ -6,11 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from freelook.control import (
     AnalyticPath,
+    Reference,
     SampledPath,
     TrackingController,
     TrajectoryReference,
@@ -137,3 +138,30 @@ def test_reference_equations(
 def test_controller_rejects_bad_gains() -> None:
     with pytest.raises(ValueError, match="ξ"):
         TrackingController(zeta=1.5)
+
+
+@given(st.floats(-3.0, 3.0), st.floats(-3.0, 3.0))
+def test_the_thesis_heading_difference_jumps_a_turn_across_zero_and_agrees_elsewhere(
+    ref_theta: float, theta: float
+) -> None:
+    """The thesis's station subtracted headings in 0…360° (its §7.1.3 defect): the same as the
+    wrapped difference up to whole turns, and a whole turn off where the two lie either side of
+    0° by less than half a turn."""
+    assume(abs(abs(ref_theta - theta) - math.pi) > 1e-9)  # not exactly half a turn apart
+    assume(min(abs(ref_theta), abs(theta)) > 1e-12)  # not on 0° itself
+    ref = Reference(0.0, 0.0, ref_theta, 0.2, 0.0)
+    wrapped = TrackingController().errors(ref, 0.0, 0.0, theta).e_theta
+    thesis = TrackingController(heading_difference="thesis").errors(ref, 0.0, 0.0, theta).e_theta
+    turns = (thesis - wrapped) / (2 * math.pi)
+    assert turns == pytest.approx(round(turns), abs=1e-9)
+    assert abs(thesis) < 2 * math.pi
+    across_zero = (ref_theta >= 0) != (theta >= 0) and abs(ref_theta - theta) < math.pi
+    assert (round(turns) != 0) == across_zero
+
+
+def test_just_past_0_degrees_the_thesis_station_turns_the_long_way_round() -> None:
+    ref = Reference(0.0, 0.0, math.radians(2.0), 0.2, 0.0)  # the target just past 0°
+    theta = math.radians(-2.0)  # the robot at 358°
+    _, w_wrapped = TrackingController().command(ref, 0.0, 0.0, theta)
+    _, w_thesis = TrackingController(heading_difference="thesis").command(ref, 0.0, 0.0, theta)
+    assert w_wrapped > 0 > w_thesis  # the thesis's turns right, a whole turn the wrong way

@@ -6,6 +6,11 @@ other way round, which would diverge):
     e_θ = wrap(θ_r − θ)
     v = v_r·cos e_θ + k1·e_x,   ω = ω_r + k2·v_r·(sin e_θ / e_θ)·e_y + k3·e_θ
     k1 = k3 = 2ξ√(ω_r² + b·v_r²),  k2 = b   (the thesis's k2 = b·|v_r| available as an option)
+
+The thesis's station subtracted headings held in 0…360° without wrapping, so near the 360°→0°
+crossing e_θ jumped by a whole turn (its Fig. 7.6's "two big gaps", a "programming issue" it
+estimates cost about 2 s a lap): ``heading_difference="thesis"`` reproduces that for the
+thesis's own rows; everything else wraps.
 """
 
 from __future__ import annotations
@@ -36,9 +41,10 @@ class TrackingController:
         zeta: float = 0.8,
         gain_form: Literal["textbook", "thesis"] = "textbook",
         gain_scale: float = 1.0,
+        heading_difference: Literal["wrapped", "thesis"] = "wrapped",
     ) -> None:
         """``gain_scale`` multiplies k1, k2 and k3 (0 leaves the feed-forward alone: the loop
-        opened, to show what feedback is worth)."""
+        opened, to show what feedback is worth); ``heading_difference`` as the module says."""
         if b <= 0 or not 0 < zeta < 1 or not 0 <= gain_scale < math.inf:
             raise ValueError(
                 f"need b > 0, 0 < ξ < 1 and a finite gain scale ≥ 0, got b = {b}, ξ = {zeta}, "
@@ -48,12 +54,16 @@ class TrackingController:
         self.zeta = zeta
         self.gain_form = gain_form
         self.gain_scale = gain_scale
+        self.heading_difference = heading_difference
 
-    @staticmethod
-    def errors(ref: Reference, x: float, y: float, theta: float) -> TrackingErrors:
+    def errors(self, ref: Reference, x: float, y: float, theta: float) -> TrackingErrors:
         dx, dy = ref.x - x, ref.y - y
         c, s = math.cos(theta), math.sin(theta)
-        return TrackingErrors(c * dx + s * dy, -s * dx + c * dy, wrap_angle(ref.theta - theta))
+        if self.heading_difference == "thesis":
+            e_theta = ref.theta % math.tau - theta % math.tau
+        else:
+            e_theta = wrap_angle(ref.theta - theta)
+        return TrackingErrors(c * dx + s * dy, -s * dx + c * dy, e_theta)
 
     def command(self, ref: Reference, x: float, y: float, theta: float) -> tuple[float, float]:
         """(v, ω) that drive the pose toward the reference."""

@@ -7,8 +7,9 @@ command one cycle after the cycle it arrived in; it sends its localized pose eve
 thesis's position packet (integer mm and degrees); the station runs the reach-then-advance
 generator (Algorithm 5.2) over eq. 6.1's 101 points, with their reference velocities taken per
 point as eq. 6.1 prints them, and the tracking controller (eq. 3.17 with k2 = b·|v_r| as eq.
-3.18 prints it, b = 40, ξ = 0.8) on each position packet, limits the command with the maximums
-and minimums of Algorithm 5.3 (500 mm/s, 50 °/s; 200 mm/s, 2 °/s) and sends it every 47 ms as
+3.18 prints it, b = 40, ξ = 0.8, its heading difference taken between headings in 0…360°
+without wrapping, the defect §7.1.3 reports) on each position packet, limits the command
+with the maximums and minimums of Algorithm 5.3 (500 mm/s, 50 °/s; 200 mm/s, 2 °/s) and sends it every 47 ms as
 a set-control-velocity packet (integer mm/s and °/s). The radio loses each direction's packets
 at the trial's own Table 7.2 rate and delays them; the robot's localization may stall (its
 reported pose frozen, as in the thesis's trial 7).
@@ -26,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -104,6 +106,8 @@ class ThesisLoop:
     robot_cycle: float = 0.1
     watchdog: float = 1.0  # s: the thesis stops the robot under 1 packet/s
     reach: float = 0.05  # m: "reached" for Algorithm 5.2 (the thesis gives no figure)
+    # headings subtracted in 0…360° unwrapped, the thesis's §7.1.3 "programming issue"
+    heading_difference: Literal["wrapped", "thesis"] = "thesis"
 
 
 THESIS_LOOP = ThesisLoop()
@@ -121,6 +125,8 @@ class EllipseResult:
     stalls: int  # localization stalls that happened (an input, reported)
     detour_worst: float = 0.0  # m from the curve during a stall's detour
     detour_seconds: float = 0.0  # s from a stall's start until back near the curve
+    crossing_worst: float = 0.0  # m from the curve while the 360°→0° jump steered
+    crossing_seconds: float = 0.0  # s from the jumps' start until back near the curve
 
 
 class EllipseProgress:
@@ -161,35 +167,58 @@ class _Distances:
     mean: float
 
 
+class _Detour:
+    """Time off the curve for a known cause: from its start until the robot is back within
+    ``NEAR`` of the curve once the cause is over (it may recur; each adds its time)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.worst = 0.0
+        self._from: float | None = None
+        self._cause_until = -math.inf
+
+    @property
+    def open(self) -> bool:
+        return self._from is not None
+
+    def cause(self, now: float, until: float) -> None:
+        """The cause holds from ``now`` until ``until`` (a detour opens if none is)."""
+        if self._from is None:
+            self._from = now
+        self._cause_until = max(self._cause_until, until)
+
+    def update(self, now: float, d: float) -> None:
+        if self._from is None:
+            return
+        self.worst = max(self.worst, d)
+        if now >= self._cause_until and d <= NEAR:
+            self.seconds += now - self._from
+            self._from = None
+
+
 class _Measure:
     """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
-    Distances count from :data:`JOINED` of the way round on, wherever the robot is then. A
-    localization stall's detour (from the stall's start until the robot is back within
-    ``NEAR`` of the curve after it) is measured apart: its worst distance and its length."""
+    Distances count from :data:`JOINED` of the way round on, wherever the robot is then.
+    Detours with a known cause are measured apart (their worst distance and their length): a
+    localization stall's, and the thesis station's 360°→0° jumps (its Fig. 7.6 shows their
+    gaps apart from its ±30 mm tracking)."""
 
     def __init__(self, centre: tuple[float, float]) -> None:
         self.progress = EllipseProgress(centre)
         self.on_curve = False
         self.distances: list[float] = []
         self.finished = False
-        self.detour_from: float | None = None
-        self.detour_seconds = 0.0
-        self.detour_worst = 0.0
-        self._stall_over: float | None = None
-
-    def stalled(self, now: float, until: float) -> None:
-        self.detour_from, self._stall_over = now, until
+        self.stall = _Detour()
+        self.crossing = _Detour()
 
     def update(self, now: float, x: float, y: float) -> None:
         d = self.progress.distance(x, y)
         self.on_curve = self.on_curve or self.progress.swept >= JOINED * 2 * math.pi
-        if self._stall_over is not None and self.detour_from is not None:
-            self.detour_worst = max(self.detour_worst, d)
-            if now >= self._stall_over and d <= NEAR:
-                self.detour_seconds = now - self.detour_from
-                self._stall_over = None
-        elif self.on_curve:
+        detoured = self.stall.open or self.crossing.open
+        self.stall.update(now, d)
+        self.crossing.update(now, d)
+        if self.on_curve and not detoured:
             self.distances.append(d)
         swept = self.progress.advance(x, y)
         a, b = self.progress.a, self.progress.b
@@ -286,23 +315,33 @@ def _centre() -> tuple[float, float]:
 class _ThesisStation:
     """The thesis's station: on each position packet, Algorithm 5.2's next target, eq. 3.17's
     command towards it, limited as Algorithm 5.3 limits it; ``command`` is the newest (zero
-    once the generator has no target)."""
+    once the generator has no target); ``jumped`` says the heading difference behind it was
+    more than half a turn (the thesis's 360°→0° defect steering)."""
 
     def __init__(self, xs: np.ndarray, ys: np.ndarray, loop: ThesisLoop) -> None:
         # eq. 6.1 as printed: t runs over the 101 points (x_r = 1.8·cos(tπ/50)), so the
         # targets' v_r and ω_r are derivatives per point, 0.06–0.11 m and 2–6.5° per unit of t
         self.targets = ReachThenAdvance(np.arange(len(xs)), xs, ys, periodic=True, reach=loop.reach)
         self.tracker = TrackingController(
-            b=loop.b, zeta=loop.zeta, gain_form="thesis", gain_scale=loop.gain_scale
+            b=loop.b,
+            zeta=loop.zeta,
+            gain_form="thesis",
+            gain_scale=loop.gain_scale,
+            heading_difference=loop.heading_difference,
         )
         self.loop = loop
         self.command = VelocityCommand(0.0, 0.0)
+        self.jumped = False
 
     def position(self, report: PositionReport) -> None:
         ref = self.targets.update(report.x, report.y, report.theta)
         if ref is None:
             self.command = VelocityCommand(0.0, 0.0)
+            self.jumped = False
             return
+        self.jumped = (
+            abs(self.tracker.errors(ref, report.x, report.y, report.theta).e_theta) > math.pi
+        )
         v, w = self.tracker.command(ref, report.x, report.y, report.theta)
         loop = self.loop
         self.command = VelocityCommand(
@@ -361,6 +400,8 @@ def thesis_ellipse_trial(
         for arrived in _arrivals(down, station_end, now):
             if isinstance(arrived, PositionReport):
                 station.position(arrived)
+                if station.jumped:
+                    measure.crossing.cause(now, now + config.link.robot_tx_spacing)
         if now >= next_op:
             next_op += config.link.operator_tx_spacing
             _transmit(up, station_end, station.command, now)
@@ -375,7 +416,7 @@ def thesis_ellipse_trial(
             stalls = 1
             stall_until = robot.now() + conditions.stall_seconds
             held = robot.core.estimator.pose
-            measure.stalled(robot.now(), stall_until)
+            measure.stall.cause(robot.now(), stall_until)
     return _result(robot.now(), measure, up, down, stalls)
 
 
@@ -392,8 +433,10 @@ def _result(
         _drop(up),
         _drop(down),
         stalls,
-        measure.detour_worst,
-        measure.detour_seconds,
+        measure.stall.worst,
+        measure.stall.seconds,
+        measure.crossing.worst,
+        measure.crossing.seconds,
     )
 
 
@@ -449,7 +492,7 @@ def freelook_ellipse_trial(
             and measure.progress.swept >= conditions.stall_at * 2 * math.pi
         ):
             stall.until = robot.now() + conditions.stall_seconds
-            measure.stalled(robot.now(), stall.until)
+            measure.stall.cause(robot.now(), stall.until)
     return _result(robot.now(), measure, up, down, int(stall.until is not None))
 
 
