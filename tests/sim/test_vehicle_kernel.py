@@ -77,22 +77,24 @@ class ReferenceVehicle:
             self.omega_actual = _approach(
                 self.omega_actual, self.cmd_omega, tau, yaw_acc, 2 * dec / drive.track_width, dt
             )
-            vx, vy, omega = self.vx, self.vy, self.omega_actual
-            self.left_distance += (vx - omega * drive.track_width / 2) * dt
-            self.right_distance += (vx + omega * drive.track_width / 2) * dt
+            # the wheels turn for the twist; the ground answers as under tracks
+            half = self.omega_actual * drive.track_width / 2
+            left, right, strafe = self.vx - half, self.vx + half, self.vy
         else:
             self.v_left = _approach(self.v_left, self.cmd_left, tau, acc, dec, dt)
             self.v_right = _approach(self.v_right, self.cmd_right, tau, acc, dec, dt)
-            self.left_distance += self.v_left * dt
-            self.right_distance += self.v_right * dt
-            spread, longitudinal = (slip.icr_spread, slip.longitudinal) if slip.enabled else (1, 0)
-            vx = 0.5 * (self.v_left + self.v_right) * (1.0 - longitudinal)
-            omega = (self.v_right - self.v_left) / (spread * drive.track_width)
-            if slip.enabled and slip.noise > 0:
-                noise = 1.0 + slip.noise * float(self.rng.standard_normal())
-                vx *= noise
-                omega *= noise
-            vy = 0.0
+            left, right, strafe = self.v_left, self.v_right, 0.0
+        self.left_distance += left * dt
+        self.right_distance += right * dt
+        spread, longitudinal = (slip.icr_spread, slip.longitudinal) if slip.enabled else (1, 0)
+        vx = 0.5 * (left + right) * (1.0 - longitudinal)
+        omega = (right - left) / (spread * drive.track_width)
+        vy = strafe * (1.0 - longitudinal)
+        if slip.enabled and slip.noise > 0:
+            noise = 1.0 + slip.noise * float(self.rng.standard_normal())
+            vx *= noise
+            vy *= noise
+            omega *= noise
         pt = self.config.pan_tilt
         if pt is not None and (self.pan_rate != 0.0 or self.tilt_rate != 0.0):
             pan = self.pan + self.pan_rate * dt

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
+from freelook.config import builtin_error_models
 from freelook.experiments._bomb_disposal._scene import INSIDE_OFFSET, NOISE, WARMTH
 from freelook.experiments._bomb_disposal._takeover import TASK_PHASES
 from freelook.experiments._bomb_disposal._trial import ARM_SPEED_ERROR, DisposalResult
@@ -24,8 +25,13 @@ def _spread(results: list[DisposalResult], block: int = 5) -> str:
     return f"; per {block} seeds {min(counts)}…{max(counts)} of {block}"
 
 
-def _success_row(results: list[DisposalResult], seed: int) -> Row:
+def _success_row(results: list[DisposalResult], seed: int, robot: str) -> Row:
     n = len(results)
+    model = (
+        f"; the base under its error model (config/errors/{robot}.toml), told where it was put"
+        if robot in builtin_error_models()
+        else "; the base as described (no error model)"
+    )
     ok = sum(r.success for r in results)
     open_loop = (
         f"; the arm as Kievit-Kylar's M2P2: no encoders, its joints counted from the"
@@ -44,6 +50,7 @@ def _success_row(results: list[DisposalResult], seed: int) -> Row:
         f"the eod room, seeds {seed}…{seed + n - 1}; the robot sees through its driving"
         " camera (JPEG as the link sends it, 5 Hz), knows its odometry, acts through its"
         " HAL, its safety and arm check on; every 10th trial an operator takes over"
+        + model
         + (open_loop if any(r.open_loop for r in results) else ""),
     )
 
@@ -145,7 +152,7 @@ def disposal_table(
         "Kievit-Kylar §3 (five phases; the paper shows one demonstration, no rates)",
         f"freelook experiment bomb-disposal --trials {trials} --seed {seed} --robot {robot}",
     )
-    result.rows.append(_success_row(results, seed))
+    result.rows.append(_success_row(results, seed, robot))
     result.rows += _phase_rows(results)
     result.rows.append(_collision_row(results))
     result.rows.append(_takeover_row(results))

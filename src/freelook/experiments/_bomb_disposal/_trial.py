@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.autonomy import ColorTarget, phase_durations
-from freelook.config import RobotConfig, load_robot
+from freelook.config import RobotConfig, load_robot, physical_robot
 from freelook.experiments._bomb_disposal._judge import TruthJudge
 from freelook.experiments._bomb_disposal._scene import (
     ROOM,
@@ -78,10 +78,12 @@ def _robot_in_scene(
     speed_error: float,
     camera_off: bool,
 ) -> SimulatedRobot:
-    """The simulated robot at the scene's start under its light; an ``open_loop`` arm has no
-    encoders and its drives run off the presumed speed by a factor per joint drawn from the
-    seed within ±``speed_error``; ``camera_off``: every frame black."""
+    """The simulated robot at the scene's start under its light, its base the error model's
+    draw for the scene's seed (told where it was put, not where it stands); an ``open_loop``
+    arm has no encoders and its drives run off the presumed speed by a factor per joint drawn
+    from the seed within ±``speed_error``; ``camera_off``: every frame black."""
     seed = scenario.seed
+    truth = physical_robot(config, seed)
     if open_loop and config.arm is not None:
         arm_config = config.arm.model_copy(update={"encoders": False})
         config = config.model_copy(update={"arm": arm_config})
@@ -93,6 +95,8 @@ def _robot_in_scene(
         camera=True,
         robot_map=None,
         use_localization=False,
+        truth=truth,
+        believed_pose=truth.believed(scenario.start) if truth is not None else None,
     )
     assert sim_robot.sim.arm is not None
     if open_loop:

@@ -60,7 +60,8 @@ _PAN_TILT, _PAN_WRAP, _PAN_LO, _PAN_HI, _TILT_LO, _TILT_HI = 8, 9, 10, 11, 12, 1
 _REACH, _OX, _OY, _RESOLUTION, _OUTLINE_REACH = 14, 15, 16, 17, 18
 # the physical robot against its description (all neutral without an error model)
 _K_LEFT, _K_RIGHT, _SPREAD_RIGHT_TURN, _SPREAD_PER_RATE, _LATERAL, _ICR_FORWARD = range(19, 25)
-_PARAMS = 25
+_TRACK_RATIO = 25  # true track width over nominal
+_PARAMS = 26
 
 
 def physics_params(
@@ -78,7 +79,10 @@ def physics_params(
     draw): each wheel's true diameter over nominal (the motors servo the nominal speed, so the
     ground sees that times the ratio), the true track width, the ICR spread turning left and
     right and its growth with the turn rate, longitudinal slip, a sideways skid in turns and
-    the random slip. Without it the robot is its description."""
+    the random slip. A holonomic base's wheels turn as its nominal geometry asks for the
+    commanded twist (what its encoders count); the ground answers through the same ratios,
+    spreads and slips, its sideways motion scaled by the wheels' mean ratio. Without ``truth``
+    the robot is its description."""
     drive, slip, pt = config.drive, config.slip, config.pan_tilt
     p = np.zeros(_PARAMS)
     p[_TAU], p[_ACC], p[_DEC] = (
@@ -90,10 +94,11 @@ def physics_params(
     p[_HOLONOMIC] = 1.0 if drive.kind == "holonomic" else 0.0
     p[_SPREAD], p[_LONGITUDINAL] = (slip.icr_spread, slip.longitudinal) if slip.enabled else (1, 0)
     p[_SLIP_NOISE] = slip.noise if slip.enabled else 0.0
-    p[_K_LEFT] = p[_K_RIGHT] = 1.0
+    p[_K_LEFT] = p[_K_RIGHT] = p[_TRACK_RATIO] = 1.0
     p[_SPREAD_RIGHT_TURN] = p[_SPREAD]
     if truth is not None:
         p[_TRACK] = drive.track_width * truth.track
+        p[_TRACK_RATIO] = truth.track
         p[_K_LEFT], p[_K_RIGHT] = truth.left_wheel, truth.right_wheel
         p[_SPREAD], p[_SPREAD_RIGHT_TURN] = truth.spread_left_turn, truth.spread_right_turn
         p[_SPREAD_PER_RATE] = truth.spread_per_rate
@@ -116,7 +121,7 @@ def physics_params(
 
 def draws_noise(params: npt.NDArray[np.float64]) -> bool:
     """Whether each step of a vehicle with these parameters draws one standard normal."""
-    return bool(params[_HOLONOMIC] == 0.0 and params[_SLIP_NOISE] > 0.0)
+    return bool(params[_SLIP_NOISE] > 0.0)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -167,6 +172,7 @@ def step_vehicles(
     k_left, k_right = params[_K_LEFT], params[_K_RIGHT]
     spread_right, per_rate = params[_SPREAD_RIGHT_TURN], params[_SPREAD_PER_RATE]
     lateral, icr_forward = params[_LATERAL], params[_ICR_FORWARD]
+    track_ratio = params[_TRACK_RATIO]
     skids = lateral != 0.0 or icr_forward != 0.0
     for i in range(state.shape[0]):
         s = state[i]
@@ -178,30 +184,36 @@ def step_vehicles(
                 s[OMEGA_ACTUAL] = _approach(
                     s[OMEGA_ACTUAL], s[CMD_OMEGA], tau, yaw_acc, 2 * dec / track, dt
                 )
-                vx, vy, omega = s[VX], s[VY], s[OMEGA_ACTUAL]
-                s[LEFT_DISTANCE] += (vx - omega * track / 2) * dt
-                s[RIGHT_DISTANCE] += (vx + omega * track / 2) * dt
+                # the wheels turn for the commanded twist by the nominal geometry
+                half_turn = s[OMEGA_ACTUAL] * track / track_ratio / 2
+                wheel_left, wheel_right = s[VX] - half_turn, s[VX] + half_turn
+                strafe = s[VY] * 0.5 * (k_left + k_right)
             else:
                 s[V_LEFT] = _approach(s[V_LEFT], s[CMD_LEFT], tau, acc, dec, dt)
                 s[V_RIGHT] = _approach(s[V_RIGHT], s[CMD_RIGHT], tau, acc, dec, dt)
-                s[LEFT_DISTANCE] += s[V_LEFT] * dt
-                s[RIGHT_DISTANCE] += s[V_RIGHT] * dt
-                # the ground under each track: the nominal speed the motors hold times the
-                # true diameter over nominal
-                ground_left = s[V_LEFT] * k_left
-                ground_right = s[V_RIGHT] * k_right
-                vx = 0.5 * (ground_left + ground_right) * (1.0 - longitudinal)
-                turn = ground_right - ground_left
-                icr = spread if turn >= 0.0 else spread_right
-                if per_rate != 0.0:
-                    icr += per_rate * abs(turn / track)
-                omega = turn / (icr * track)
-                if slip_noise > 0:
-                    factor = 1.0 + slip_noise * noise[i, k]
-                    vx *= factor
-                    omega *= factor
+                wheel_left, wheel_right = s[V_LEFT], s[V_RIGHT]
+                strafe = 0.0
+            s[LEFT_DISTANCE] += wheel_left * dt
+            s[RIGHT_DISTANCE] += wheel_right * dt
+            # the ground under each side: the nominal speed the motors hold times the true
+            # diameter over nominal
+            ground_left = wheel_left * k_left
+            ground_right = wheel_right * k_right
+            vx = 0.5 * (ground_left + ground_right) * (1.0 - longitudinal)
+            turn = ground_right - ground_left
+            icr = spread if turn >= 0.0 else spread_right
+            if per_rate != 0.0:
+                icr += per_rate * abs(turn / track)
+            omega = turn / (icr * track)
+            vy = strafe * (1.0 - longitudinal)
+            if slip_noise > 0:
+                factor = 1.0 + slip_noise * noise[i, k]
+                vx *= factor
+                vy *= factor
+                omega *= factor
+            if skids:
                 # a skid outwards in a turn and an ICR off the axle
-                vy = -(icr_forward + lateral * vx) * omega if skids else 0.0
+                vy -= (icr_forward + lateral * vx) * omega
             # pan-tilt unit
             if params[_PAN_TILT] != 0.0 and (s[PAN_RATE] != 0.0 or s[TILT_RATE] != 0.0):
                 pan = s[PAN] + s[PAN_RATE] * dt
