@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from freelook.config import RobotConfig, load_robot
+from freelook.config import RobotConfig, load_robot, physical_robot
 from freelook.maps import load_world
 from freelook.sim import Fleet, Simulator
 
@@ -16,12 +16,21 @@ def _laser_only(name: str) -> RobotConfig:
     return load_robot(name).model_copy(update={"sonar": None, "gyro": None})
 
 
-@pytest.mark.parametrize("name", ["pioneer3dx", "foi-ugv"])
-def test_each_robot_of_a_fleet_matches_its_own_simulator(name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "error_model"),
+    [("pioneer3dx", False), ("foi-ugv", False), ("pioneer3dx", True), ("foi-ugv", True)],
+)
+def test_each_robot_of_a_fleet_matches_its_own_simulator(name: str, error_model: bool) -> None:
+    """With an error model each robot is its own draw (wheels, slip, the laser's true mount and
+    its bad returns), in the fleet as in its own simulator."""
     robot, lab = _laser_only(name), load_world("lab")
     seeds = [11, 12, 13, 14]
-    fleet = Fleet(robot, lab, POSES, seeds=seeds)
-    sims = [Simulator(robot, lab, seed=s, pose=p) for s, p in zip(seeds, POSES, strict=True)]
+    truths = [physical_robot(robot, s) if error_model else None for s in seeds]
+    fleet = Fleet(robot, lab, POSES, seeds=seeds, truths=truths)
+    sims = [
+        Simulator(robot, lab, seed=s, pose=p, truth=t)
+        for s, p, t in zip(seeds, POSES, truths, strict=True)
+    ]
     rng = np.random.default_rng(5)
     vmax = robot.drive.max_wheel_speed
     for _ in range(25):  # 10 s in 0.4 s blocks; the blocks do not align with laser periods
@@ -43,6 +52,14 @@ def test_each_robot_of_a_fleet_matches_its_own_simulator(name: str) -> None:
             assert fleet.contacts[i] == sim.vehicle.contacts
     assert fleet.contacts.sum() > 0  # walls were met: the stall path was compared too
     assert fleet.scans == 750  # 75 Hz for 10 s
+    if error_model:  # the draws differ from robot to robot, and from the description
+        assert len({t.left_wheel for t in truths if t is not None}) == len(seeds)
+        described = Fleet(robot, lab, POSES, seeds=seeds)
+        described.set_wheel_speeds(0.5, 0.4)
+        fleet.set_wheel_speeds(0.5, 0.4)
+        described.run_for(2.0)
+        fleet.run_for(2.0)
+        assert not np.allclose(described.poses, fleet.poses, atol=1e-3)
 
 
 def test_steps_of_any_length_keep_each_robot_on_its_own_noise() -> None:

@@ -9,10 +9,10 @@ generator (Algorithm 5.2) over eq. 6.1's 101 points, with their reference veloci
 point as eq. 6.1 prints them, and the tracking controller (eq. 3.17 with k2 = b·|v_r| as eq.
 3.18 prints it, b = 40, ξ = 0.8, its heading difference taken between headings in 0…360°
 without wrapping, the defect §7.1.3 reports) on each position packet, limits the command
-with the maximums and minimums of Algorithm 5.3 (500 mm/s, 50 °/s; 200 mm/s, 2 °/s) and sends it every 47 ms as
-a set-control-velocity packet (integer mm/s and °/s). The radio loses each direction's packets
-at the trial's own Table 7.2 rate and delays them; the robot's localization may stall (its
-reported pose frozen, as in the thesis's trial 7).
+with the maximums and minimums of Algorithm 5.3 (500 mm/s, 50 °/s; 200 mm/s, 2 °/s) and sends
+it every 47 ms as a set-control-velocity packet (integer mm/s and °/s). The radio loses each
+direction's packets at the trial's own Table 7.2 rate and delays them; the robot's
+localization may stall (its reported pose frozen, as in the thesis's trial 7).
 
 freelook's own (:func:`freelook_ellipse_trial`): the path travels once to the robot, which
 tracks it on its own 20 ms cycle and localized pose, through the same radio from the same start.

@@ -184,6 +184,7 @@ async def run_fleet_session(
                 seed=options.seed,
                 bus=robots_bus,
                 robot_map=published_map(world),
+                error_model=options.error_model,
             )
             fleet_task = asyncio.create_task(fleet.run())
             await fleet.ready()

@@ -11,6 +11,11 @@ moves and scans exactly as that robot alone would.
 With ``workers`` > 1 that call runs on that many threads, each on its share of the robots;
 the results do not depend on how many.
 
+Each robot may differ from the description by its own error model draw (``truths``): its
+physics, its laser's true mount and its bad returns, as its own simulator would run them; the
+bad returns are drawn for the newest scan after each advance, as a single simulator read after
+each advance draws them.
+
 The robots do not see or touch each other: each drives and scans against the world's grid.
 The fleet carries a drive and a laser; sonar, gyro and camera stay with the single-robot
 simulator (the wheel distances an encoder would count are in :attr:`Fleet.wheel_distances`).
@@ -26,9 +31,9 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from freelook.config import RobotConfig
+from freelook.config import PhysicalTruth, RobotConfig
 from freelook.maps import World, clearance_of, unit_vectors
-from freelook.sim.sensors import NormalsAhead, laser_params, laser_scan
+from freelook.sim.sensors import NormalsAhead, laser_params, laser_scan, spoil_returns
 from freelook.sim.vehicle import StateColumn as Col
 from freelook.sim.vehicle import Vehicle, draws_noise, step_vehicles
 
@@ -51,7 +56,7 @@ def _advance(
     dt: float,
     clearance: npt.NDArray[np.float32],
     world: tuple[float, float, float],
-    laser: tuple[float, float, float, float, float],
+    lasers: npt.NDArray[np.float64],
     units: npt.NDArray[np.float64],
     beam_noise: npt.NDArray[np.float64],
     beam_at: npt.NDArray[np.int64],
@@ -61,9 +66,10 @@ def _advance(
     steps before each laser scan, the last entry's steps followed by none.
 
     A robot's physics and scans are those of :class:`~freelook.sim.vehicle.Vehicle` and
-    :class:`~freelook.sim.sensors.Laser`: the same kernels on the same numbers, its standard
-    normals read in order from its rows of ``motion_noise`` and ``beam_noise``, from
-    ``motion_at[i]`` and ``beam_at[i]`` (advanced here). ``ranges[i]`` ends as its last scan.
+    :class:`~freelook.sim.sensors.Laser`: the same kernels on the same numbers (its own row
+    of ``params``, of ``lasers`` and of ``units``), its standard normals read in order from its
+    rows of ``motion_noise`` and ``beam_noise``, from ``motion_at[i]`` and ``beam_at[i]``
+    (advanced here). ``ranges[i]`` ends as its last scan.
     """
     scans = schedule.shape[0] - 1
     for i in range(robots[0], robots[1]):
@@ -73,15 +79,16 @@ def _advance(
             if steps > 0:
                 at = motion_at[i]
                 step_vehicles(
-                    row, params, grid, clearance, points, motion_noise[i : i + 1, at:], steps, dt
+                    row, params[i], grid, clearance, points, motion_noise[i : i + 1, at:], steps, dt
                 )
                 if motion_noise.shape[1] > 0:
                     motion_at[i] = at + steps
             if event == scans:
                 break
             pose = (row[0, _X], row[0, _Y], row[0, _THETA])
+            laser = (lasers[i, 0], lasers[i, 1], lasers[i, 2], lasers[i, 3], lasers[i, 4])
             beam_at[i] = laser_scan(
-                clearance, world, pose, laser, units, beam_noise[i], beam_at[i], ranges[i]
+                clearance, world, pose, laser, units[i], beam_noise[i], beam_at[i], ranges[i]
             )
 
 
@@ -96,9 +103,11 @@ class Fleet:
         seeds: Sequence[int] | None = None,
         physics_period: float = 0.005,
         workers: int = 1,
+        truths: Sequence[PhysicalTruth | None] | None = None,
     ) -> None:
-        """``workers`` > 1 steps the robots on that many threads (one core each at best);
-        :meth:`close` (or a ``with`` block) stops them."""
+        """``truths``: each robot's physical robot when it differs from ``config`` (an error
+        model's draw; None: as described). ``workers`` > 1 steps the robots on that many
+        threads (one core each at best); :meth:`close` (or a ``with`` block) stops them."""
         if not poses:
             raise ValueError("a fleet needs at least one robot")
         if not 0 < physics_period <= 0.005:
@@ -106,17 +115,22 @@ class Fleet:
         seeds = list(range(len(poses))) if seeds is None else list(seeds)
         if len(seeds) != len(poses):
             raise ValueError(f"{len(poses)} poses but {len(seeds)} seeds")
+        truths = [None] * len(poses) if truths is None else list(truths)
+        if len(truths) != len(poses):
+            raise ValueError(f"{len(poses)} poses but {len(truths)} physical robots")
         self.config = config
         self.world = world
         n = len(poses)
-        streams = [np.random.SeedSequence(seed).spawn(5) for seed in seeds]
+        # a Simulator's streams: 0 the vehicle, 1 the laser, 5 the bad returns
+        streams = [np.random.SeedSequence(seed).spawn(6) for seed in seeds]
         # the vehicles check their start poses and give the kernel its geometry; from here on
         # their rows of one state array are what moves
         vehicles = [
-            Vehicle(config, world, np.random.default_rng(s[0]), pose)
-            for s, pose in zip(streams, poses, strict=True)
+            Vehicle(config, world, np.random.default_rng(s[0]), pose, truth)
+            for s, pose, truth in zip(streams, poses, truths, strict=True)
         ]
-        self._params = vehicles[0].params
+        self.truths = truths
+        self._params = np.vstack([v.params for v in vehicles])
         self._points = vehicles[0].points
         self._grid = world.obstacles()
         self._clearance = clearance_of(self._grid)
@@ -126,9 +140,19 @@ class Fleet:
         self.physics_period = physics_period
         self._now_us = 0
         self._next_physics_us = 0
-        self._motion_noise = NormalsAhead([v.rng for v in vehicles], draws_noise(self._params))
+        noisy = any(draws_noise(p) for p in self._params)
+        self._motion_noise = NormalsAhead([v.rng for v in vehicles], noisy)
         laser = config.laser
-        self._laser = laser_params(laser) if laser is not None else (0.0, 0.0, 0.0, 0.0, 0.0)
+        described = laser_params(laser) if laser is not None else (0.0, 0.0, 0.0, 0.0, 0.0)
+        self._lasers = np.array([described] * n)
+        for i, truth in enumerate(truths):
+            if truth is not None:  # where the laser really sits
+                self._lasers[i, 0] += truth.laser_forward
+                self._lasers[i, 1] += truth.laser_left
+        self._bad_returns = [
+            np.random.default_rng(s[5]) if t is not None and laser is not None else None
+            for s, t in zip(streams, truths, strict=True)
+        ]
         laser_rngs = [np.random.default_rng(s[1]) for s in streams]
         self._beam_noise = NormalsAhead(laser_rngs, laser is not None and laser.noise_std > 0)
         self._laser_us = round(_US / laser.rate_hz) if laser is not None else 0
@@ -136,7 +160,10 @@ class Fleet:
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
         self.angles = np.linspace(-half, half, beams)
-        self._units = unit_vectors(self.angles)
+        yaws = [t.laser_yaw if t is not None else 0.0 for t in truths]
+        self._units = np.stack(
+            [unit_vectors(self.angles + yaw if yaw else self.angles) for yaw in yaws]
+        )
         #: The newest scan of every robot (row i: robot i), range_max where nothing was hit;
         #: written in place by each step (copy a row to keep it).
         self.ranges = np.full((n, beams), laser.range_max if laser is not None else 0.0)
@@ -222,7 +249,7 @@ class Fleet:
             self.physics_period,
             self._clearance,
             self._world,
-            self._laser,
+            self._lasers,
             self._units,
             self._beam_noise.rows,
             self._beam_noise.at,
@@ -253,6 +280,11 @@ class Fleet:
             self._advance(self._shares[0], schedule)
         else:
             list(self._pool.map(self._advance, self._shares, [schedule] * len(self._shares)))
+        if scans and self.config.laser is not None:
+            for i, rng in enumerate(self._bad_returns):
+                truth = self.truths[i]
+                if rng is not None and truth is not None:
+                    spoil_returns(self.ranges[i], truth, self.config.laser, rng)
         self.scans += scans
         self._now_us = max(self._now_us, end)
 

@@ -19,7 +19,7 @@ from freelook.config import PhysicalTruth, RobotConfig
 from freelook.maps import MapDifferences, World
 from freelook.runtime import LockstepRuntime, Runtime
 from freelook.sim.arm import SimulatedArm, objects_from_world
-from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders
+from freelook.sim.sensors import Laser, RateGyro, SonarRing, WheelEncoders, spoil_returns
 from freelook.sim.vehicle import Vehicle, VehicleState
 
 __all__ = ["ARM_PERIOD", "LaserFrame", "Runtime", "Simulator", "SonarFrame"]
@@ -28,8 +28,6 @@ MAX_CATCH_UP = 0.5  # s: the most a late physics firing catches up (a longer sta
 #: s: the arm's step, every other 5 ms physics step (its joints lag by 50 ms and the robot
 #: commands them every 20 ms; a 5 ms step would cost the simulator 13–16 % instead of 7 %)
 ARM_PERIOD = 0.01
-#: the most an outlier of the error model reads short of the true return, as a share of it
-OUTLIER_SHORTFALL = 0.2
 
 
 class LaserFrame(NamedTuple):
@@ -196,20 +194,12 @@ class Simulator:
         return self._latest_laser
 
     def _spoil(self, ranges: npt.NDArray[np.float64]) -> None:
-        """The error model's bad returns, in place: a dropout reads ``range_max`` (nothing
-        came back), an outlier up to a fifth short of the true return (a mixed pixel at an
-        edge, dust: never nearer than what is there by more than that)."""
+        """The error model's bad returns on the scan just read (see :func:`spoil_returns`)."""
         truth, rng, laser = self.truth, self._bad_returns, self.laser
         assert truth is not None
         assert rng is not None
         assert laser is not None
-        u = rng.random((2, ranges.shape[0]))
-        cfg = laser.config
-        outliers = u[0] < truth.outlier_rate
-        short = ranges[outliers] * (1.0 - OUTLIER_SHORTFALL * u[1][outliers])
-        ranges[outliers] = np.maximum(short, cfg.range_min)
-        dropouts = (u[0] >= truth.outlier_rate) & (u[0] < truth.outlier_rate + truth.dropout_rate)
-        ranges[dropouts] = cfg.range_max
+        spoil_returns(ranges, truth, laser.config, rng)
 
     def sample_sonar(self, now: float) -> None:
         if self.sonar is None:

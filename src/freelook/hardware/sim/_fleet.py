@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from freelook.config import RobotConfig
+from freelook.config import RobotConfig, physical_robot
 from freelook.errors import WorldError
 from freelook.link import ZenohBus
 from freelook.maps import World, choose_start
@@ -121,7 +121,9 @@ class SimulatedFleet:
     """N robots of one description in one world, each a robot program served on a link.
 
     ``options(i)`` gives robot ``i``'s server options (its listen URL names it); ``bus``: a
-    Zenoh session the robots share (for ``zenoh://`` URLs). Run with :meth:`run`.
+    Zenoh session the robots share (for ``zenoh://`` URLs). With ``error_model`` each robot
+    is its error model's draw for its seed (``seed + i``) and its program is told where it was
+    put, not where it stands (robots without a model run as described). Run with :meth:`run`.
     """
 
     def __init__(
@@ -135,19 +137,22 @@ class SimulatedFleet:
         bus: ZenohBus | None = None,
         robot_map: World | None = None,
         starts: Sequence[tuple[float, float, float]] | None = None,
+        error_model: bool = True,
     ) -> None:
         if count < 1:
             raise ValueError(f"a fleet needs at least one robot, got {count}")
         poses = list(starts) if starts is not None else fleet_starts(world, config, count)
         self.config = config
         self.starts = poses
-        self.fleet = Fleet(config, world, poses, seeds=[seed + i for i in range(count)])
+        seeds = [seed + i for i in range(count)]
+        truths = [physical_robot(config, s) if error_model else None for s in seeds]
+        self.fleet = Fleet(config, world, poses, seeds=seeds, truths=truths)
         clock = MonotonicClock()  # one time line for the fleet and every program
         self.stepper = RealtimeRuntime()
         self.stepper.clock = clock
         self.stepper.add_periodic("fleet.step", STEP_PERIOD, self._step)
         self.servers: list[RobotServer] = []
-        for i, pose in enumerate(poses):
+        for i, (pose, truth) in enumerate(zip(poses, truths, strict=True)):
             runtime = RealtimeRuntime()
             runtime.clock = clock
             hardware = RobotHardware(
@@ -160,7 +165,7 @@ class SimulatedFleet:
                 hardware,
                 runtime,
                 robot_map=robot_map,
-                start_pose=pose,
+                start_pose=truth.believed(pose) if truth is not None else pose,
                 use_gyro=False,
                 use_localization=False,
                 seed=seed + i,

@@ -8,6 +8,7 @@ from freelook.sim.sensors._sensors import (
     WheelEncoders,
     laser_params,
     laser_scan,
+    spoil_returns,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "WheelEncoders",
     "laser_params",
     "laser_scan",
+    "spoil_returns",
 ]

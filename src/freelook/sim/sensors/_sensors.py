@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from freelook.config import GyroConfig, LaserConfig, SonarConfig
+from freelook.config import GyroConfig, LaserConfig, PhysicalTruth, SonarConfig
 from freelook.maps import (
     World,
     cast_beams_from,
@@ -174,6 +174,27 @@ def laser_scan(
     lx, ly = _laser_origin(pose, laser)
     cast_fan(clearance, world, (lx, ly, pose[2]), units, laser[3], out)
     return _laser_noise(out, laser, normals, at, out)
+
+
+#: the most an outlier of the error model reads short of the true return, as a share of it
+OUTLIER_SHORTFALL = 0.2
+
+
+def spoil_returns(
+    ranges: npt.NDArray[np.float64],
+    truth: PhysicalTruth,
+    config: LaserConfig,
+    rng: np.random.Generator,
+) -> None:
+    """The error model's bad returns, in place: a dropout reads ``range_max`` (nothing came
+    back), an outlier up to a fifth short of the true return (a mixed pixel at an edge, dust:
+    never nearer than what is there by more than that)."""
+    u = rng.random((2, ranges.shape[0]))
+    outliers = u[0] < truth.outlier_rate
+    short = ranges[outliers] * (1.0 - OUTLIER_SHORTFALL * u[1][outliers])
+    ranges[outliers] = np.maximum(short, config.range_min)
+    dropouts = (u[0] >= truth.outlier_rate) & (u[0] < truth.outlier_rate + truth.dropout_rate)
+    ranges[dropouts] = config.range_max
 
 
 class Laser:
