@@ -250,6 +250,7 @@ def _flood_case(rate: float, **how: Any) -> Case:
             telemetry_share=result.telemetry_hz / max(result.telemetry_hz_quiet, 1e-9),
             video_share=result.video_fps / max(result.video_fps_quiet, 1e-9),
             refused=float(result.refused),
+            delivered=result.delivered,
         )
 
     def met() -> float:
