@@ -158,8 +158,18 @@ def disposal_table(
     result.rows.append(_takeover_row(results))
     result.rows.append(_moved_row(results))
     result.rows += [_false_detection_row(results, inside) for inside in (False, True)]
-    result.details["failures"] = [
+    failures = [
         f"seed {r.seed}: {r.failure or r.phase.name.lower()}" for r in results if not r.success
     ]
+    result.details["failures"] = failures
+    if failures:
+        result.notes.append("Trials not done, and where they stopped: " + "; ".join(failures) + ".")
+    hit = [
+        f"seed {r.seed} ({r.base_contacts + r.base_box_overlaps} base, {r.arm_collisions} arm)"
+        for r in results
+        if r.collisions
+    ]
+    if hit:
+        result.notes.append("Trials with a collision (looks in contact): " + "; ".join(hit) + ".")
     result.details["trials"] = [dataclasses.asdict(r) for r in results]
     return result
