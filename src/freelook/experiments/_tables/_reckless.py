@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from typing import NamedTuple
 
 from freelook.config import load_robot
@@ -88,12 +89,14 @@ def reckless_verdict(done: list[RecklessResult], safety: Safety) -> RecklessVerd
             margin = max(margin, stopped - r.stop_bound)
             late += int(stopped > r.stop_bound)
     impact = max((r.impact_speed for r in done), default=0.0)
+    stops = [r.stopped_after_cut for r in done if r.stopped_after_cut is not None]
     ours = (
         f"{collisions} of {len(done)} collided"
         + (f" (at up to {impact:.2f} m/s)" if collisions else "")
         + f", {late} late"
         + (f" (closest {margin:+.2f} s)" if math.isfinite(margin) else " (no cut)")
         + f", {stuck} stuck"
+        + (f"; standing {statistics.median(stops):.2f} s after a cut (median)" if stops else "")
     )
     if safety == "off":
         return RecklessVerdict(
