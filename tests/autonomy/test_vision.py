@@ -17,6 +17,7 @@ from freelook.autonomy import (
     CameraModel,
     ColorTarget,
     Perception,
+    Sighting,
     Tracker,
     color_mask,
     detect_blobs,
@@ -139,3 +140,14 @@ def test_a_sighting_far_from_the_track_is_not_averaged_in() -> None:
     perception.update(0.8, image, Pose(3.0, 2.0, 0.0), 0.0, -0.2)
     assert tracker.track.x == before.x
     assert tracker.rejected == 1
+
+
+def test_a_track_keeps_the_tallest_sighting_apart_from_its_smoothed_height() -> None:
+    """A rim lost to shade in later frames lowers the smoothed height, never the tallest."""
+    tracker = Tracker(confirm=1, smoothing=0.3)
+    odom = Pose(0.0, 0.0, 0.0)
+    for k, height in enumerate((0.55, 0.3, 0.3, 0.3, 0.3)):
+        tracker.update(0.2 * k, odom, [Sighting(2.0, 0.0, 2.0, 0.0, 0.4, height, 900)])
+    assert tracker.track is not None
+    assert tracker.track.tallest == 0.55
+    assert tracker.track.height < 0.4

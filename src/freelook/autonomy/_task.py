@@ -322,7 +322,9 @@ class DisposalTask:
                 self._enter(nxt, now, "in reach")
                 self._grasp_at = None
                 self._attempt = 0
-                self._target_height = track.height
+                # grasped at its height as seen; passed over at the tallest seen (a receptacle's
+                # rim lost to shade would put the fingers into it)
+                self._target_height = track.height if nxt == TaskPhase.GRASP else track.tallest
                 self._target_at = (x, y, track.width)
             return TaskCommand(tilt_rate=tilt_rate, pan_rate=pan_rate)
         if self._settled_since is not None and (abs(ex) > 2 * s.position_tolerance or not aligned):

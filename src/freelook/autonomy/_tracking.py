@@ -22,7 +22,11 @@ __all__ = ["Track", "Tracker"]
 
 @dataclass(frozen=True, slots=True)
 class Track:
-    """A believed target: its centre in the odometry frame and what it looks like."""
+    """A believed target: its centre in the odometry frame and what it looks like.
+
+    ``height`` follows the sightings (smoothed); ``tallest`` is the most any sighting saw. A
+    colour blob loses its top to shade or tinted light more often than it gains one, so
+    ``tallest`` is the estimate to keep clear of (a rim to pass over)."""
 
     x: float
     y: float
@@ -30,6 +34,7 @@ class Track:
     height: float
     seen: float  # stamp of the newest sighting within the gate
     sightings: int
+    tallest: float = 0.0
 
     def in_robot_frame(self, odom: Pose) -> tuple[float, float]:
         """(x, y) of the target in the robot frame at odometry pose ``odom``."""
@@ -80,14 +85,14 @@ class Tracker:
         if candidate is None:
             if points:
                 x, y, k = points[0]
-                candidate = Track(x, y, k.width, k.height, now, 1)
+                candidate = Track(x, y, k.width, k.height, now, 1, k.height)
         else:
             near = _nearest(points, candidate.x, candidate.y, self.gate)
             if near is not None:
                 candidate = _blend(candidate, near, now, 0.5)
             elif points:
                 x, y, k = points[0]
-                candidate = Track(x, y, k.width, k.height, now, 1)
+                candidate = Track(x, y, k.width, k.height, now, 1, k.height)
         self._candidate = candidate
         if candidate is not None and candidate.sightings >= self.confirm:
             self.track, self._candidate = candidate, None
@@ -114,4 +119,5 @@ def _blend(track: Track, point: tuple[float, float, Sighting], now: float, a: fl
         track.height + a * (k.height - track.height),
         now,
         track.sightings + 1,
+        max(track.tallest, k.height),
     )
