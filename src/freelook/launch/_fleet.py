@@ -155,14 +155,10 @@ async def run_fleet_session(
     each served over Zenoh (peer mode, listening at ``zenoh_address``), and M operator
     stations, each with its own key and cockpit (web ports from ``options.port`` up); station
     k drives robot k first (cycling)."""
-    if not 1 <= robots <= MAX_ROBOTS:
-        raise ConfigError(f"--robots {robots}: expected 1…{MAX_ROBOTS}")
-    if not 1 <= stations <= 16:
-        raise ConfigError(f"--stations {stations}: expected 1…16")
+    _check_fleet_size(robots, stations)
     passphrases, ring = _station_keys(stations)
     names = fleet_names(robots)
-    host, port = zenoh_address
-    zenoh_listen = TransportUrl("zenoh", host, port).zenoh_endpoint
+    zenoh_listen = TransportUrl("zenoh", *zenoh_address).zenoh_endpoint
     # the robots' peer admits the stations' users only, each to its own key expressions
     robots_bus = ZenohBus.peer(
         listen=[zenoh_listen], auth=ZenohAuth(access=BusAccess.of(ring.station_keys()))
@@ -174,37 +170,12 @@ async def run_fleet_session(
             _listening(options, stations) as bound,
             _recording(options, metadata, announce) as recorder,
         ):
-            fleet = SimulatedFleet(
-                config,
-                world,
-                robots,
-                lambda i: ServerOptions(
-                    listen=f"zenoh://{host}:{port}/{names[i]}", keys=ring, camera=False
-                ),
-                seed=options.seed,
-                bus=robots_bus,
-                robot_map=published_map(world),
-                error_model=options.error_model,
-            )
+            fleet = _simulated_fleet(config, world, names, zenoh_address, ring, robots_bus, options)
             fleet_task = asyncio.create_task(fleet.run())
             await fleet.ready()
-            backends = []
-            for k in range(1, stations + 1):
-                key = derive_key(passphrases[k])
-                login = ZenohAuth(user=station_user(key))
-                buses.append(ZenohBus.peer(connect=[zenoh_listen], auth=login))
-                backends.append(
-                    FleetStation(
-                        config,
-                        world,
-                        buses[-1],
-                        key=key,
-                        station=k,
-                        first=names[(k - 1) % robots],
-                        recorder=recorder if k == 1 else None,  # one file: station 1's view
-                        video_note=FLEET_VIDEO_NOTE,
-                    )
-                )
+            backends = _fleet_stations(
+                config, world, names, passphrases, zenoh_listen, recorder, buses
+            )
             if parts is not None:
                 parts.update(fleet=fleet, stations=backends)
             announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
@@ -223,6 +194,69 @@ async def run_fleet_session(
     finally:
         for bus in reversed(buses):
             bus.close()
+
+
+def _check_fleet_size(robots: int, stations: int) -> None:
+    if not 1 <= robots <= MAX_ROBOTS:
+        raise ConfigError(f"--robots {robots}: expected 1…{MAX_ROBOTS}")
+    if not 1 <= stations <= 16:
+        raise ConfigError(f"--stations {stations}: expected 1…16")
+
+
+def _simulated_fleet(
+    config: RobotConfig,
+    world: World,
+    names: list[str],
+    zenoh_address: tuple[str, int],
+    ring: KeyRing,
+    bus: ZenohBus,
+    options: SessionOptions,
+) -> SimulatedFleet:
+    """The robots on one batched simulator, robot i served on ``bus`` as ``names[i]``."""
+    host, port = zenoh_address
+    return SimulatedFleet(
+        config,
+        world,
+        len(names),
+        lambda i: ServerOptions(
+            listen=f"zenoh://{host}:{port}/{names[i]}", keys=ring, camera=False
+        ),
+        seed=options.seed,
+        bus=bus,
+        robot_map=published_map(world),
+        error_model=options.error_model,
+    )
+
+
+def _fleet_stations(
+    config: RobotConfig,
+    world: World,
+    names: list[str],
+    passphrases: dict[int, str],
+    zenoh_listen: str,
+    recorder: BackgroundRecorder | None,
+    buses: list[ZenohBus],
+) -> list[FleetStation]:
+    """Station k (from 1) on a bus of its own (added to ``buses``), logged in with its key,
+    driving robot k first (cycling); station 1 alone records."""
+    backends = []
+    for k in sorted(passphrases):
+        key = derive_key(passphrases[k])
+        login = ZenohAuth(user=station_user(key))
+        buses.append(ZenohBus.peer(connect=[zenoh_listen], auth=login))
+        backends.append(
+            FleetStation(
+                config,
+                world,
+                buses[-1],
+                key=key,
+                station=k,
+                first=names[(k - 1) % len(names)],
+                recorder=recorder if k == 1 else None,  # one file: station 1's view
+                video_note=FLEET_VIDEO_NOTE,
+            )
+        )
+    return backends
 
 
 async def run_fleet_operator(

@@ -114,21 +114,52 @@ def run_link(
 ) -> LinkRun:
     """Run ``seconds`` of video of ``render(t)`` (the camera's RGB frame at time t) over a
     ``rate_bps`` link losing ``loss`` (a share, or a function of time) of packets each way."""
-    import av
+    height, width = render(0.0).shape[:2]
+    spacing, video_bps, rate_bps = _link_budget(rate_bps, serial_baud)
+    lossy = loss if callable(loss) else (lambda _t, p=loss: p)
+    loop = _LinkLoop(
+        run=LinkRun(seconds),
+        render=render,
+        sender=_video_sender(codec, width, height, fps, video_bps, jpeg_quality),
+        reporter=FeedbackReporter(FrameGate(), request_spacing=request_spacing),
+        decoder=_decoder(codec),
+        size=(width, height),
+        telemetry_spacing=spacing,
+        down=ImpairedChannel(
+            Impairments(bandwidth_bps=rate_bps, delay=delay, queue_bytes=16_384), seed=seed
+        ),
+        up=ImpairedChannel(Impairments(delay=delay), seed=seed + 1),
+    )
+    for step in range(round(seconds / tick) + 1):
+        now = step * tick
+        loop.set_loss(lossy(now))
+        loop.robot_sends(now)
+        loop.station_receives(now)
+        loop.robot_hears(now)
+    return loop.run
 
-    first = render(0.0)
-    height, width = first.shape[:2]
-    robot, station = NativeCodec(_KEY, sender=100), NativeCodec(_KEY, sender=1)
-    # a full report: 181 laser beams (539 bytes with its tag)
-    sample = Telemetry(0.0, (0, 0, 0), (0, 0, 0), 0, 0, 0, 0, 0, 0, laser=(1.0,) * 181)
-    telemetry_bytes = len(NativeCodec(_KEY).encode(sample, 0.0))
+
+#: a full report: 181 laser beams (539 bytes with its tag)
+_TELEMETRY = Telemetry(0.0, (0, 0, 0), (0, 0, 0), 0, 0, 0, 0, 0, 0, laser=(1.0,) * 181)
+
+
+def _link_budget(rate_bps: float, serial_baud: int | None) -> tuple[float, float, float]:
+    """(telemetry spacing, bit/s for video, the link's bit/s): the robot's rule for a
+    rate-limited UDP link, or for a radio modem on a serial line (RadioBudget.for_baud)."""
+    telemetry_bytes = len(NativeCodec(_KEY).encode(_TELEMETRY, 0.0))
     if serial_baud is None:
         spacing, video_bps = telemetry_share(rate_bps, telemetry_bytes, 0.031)
-    else:  # a radio modem: the robot's rule for a serial line (RadioBudget.for_baud)
-        usable = 0.8 * serial_baud / 10
-        spacing = max(0.031, telemetry_bytes / (0.7 * usable))
-        video_bps = 8 * (usable - telemetry_bytes / spacing)
-        rate_bps = serial_baud * 0.8
+        return spacing, video_bps, rate_bps
+    usable = 0.8 * serial_baud / 10
+    spacing = max(0.031, telemetry_bytes / (0.7 * usable))
+    return spacing, 8 * (usable - telemetry_bytes / spacing), serial_baud * 0.8
+
+
+def _video_sender(
+    codec: VideoCodec, width: int, height: int, fps: float, video_bps: float, jpeg_quality: int
+) -> VideoSender:
+    """The robot's sender: JPEG at the camera's size and rate, an inter-frame codec under a
+    rate controller."""
     controller: RateController | None = None
     if codec == VideoCodec.JPEG:
         setting = VideoSetting(0, Rung(width, height, fps))
@@ -136,75 +167,106 @@ def run_link(
         controller = RateController(video_bps, width, height, fps)
         setting = controller.setting
     encoder = VideoEncoder(codec, setting, jpeg_quality=jpeg_quality)
-    sender = VideoSender(
-        0, encoder, controller=controller, budget=ByteBudget(video_bps / 8), fps=fps
-    )
-    lossy = loss if callable(loss) else (lambda _t, p=loss: p)
-    down = ImpairedChannel(
-        Impairments(bandwidth_bps=rate_bps, delay=delay, queue_bytes=16_384), seed=seed
-    )
-    up = ImpairedChannel(Impairments(delay=delay), seed=seed + 1)
-    stats, assembler, gate = LinkStatistics(), FrameAssembler(), FrameGate()
-    reporter = FeedbackReporter(gate, request_spacing=request_spacing)
-    decoder = av.CodecContext.create(_DECODERS[codec], "r") if codec != VideoCodec.JPEG else None
-    sources: dict[int, npt.NDArray[np.uint8]] = {}
-    run = LinkRun(seconds)
-    next_frame = next_telemetry = next_feedback = 0.0
-    steps = round(seconds / tick)
-    for step in range(steps + 1):
-        now = step * tick
-        down.impairments = down.impairments.model_copy(update={"loss": lossy(now)})
-        up.impairments = up.impairments.model_copy(update={"loss": lossy(now)})
-        if now >= next_telemetry:
-            next_telemetry += spacing
-            down.send(robot.encode(sample, now), now)
-        if now >= next_frame:
-            next_frame += 1.0 / sender.fps
-            if sender.ready(now):
-                image = render(now)
-                frame = sender.encode(image, now, now)
-                if frame is not None:
-                    sources[frame.frame_id] = image
-                    packets = [
-                        packet
-                        for _ in range(sender.copies)  # a lossy link: each frame twice
-                        for packet in robot.encode_video(frame, now)
-                    ]
-                    for packet in packets:
-                        down.send(packet, now)
-                    sender.spent(sum(len(p) for p in packets))
-                    run.frames_sent += 1
-                    run.bytes_sent += sum(len(p) for p in packets)
-            if sender.bitrate is not None:
-                run.bitrates.append((now, float(sender.bitrate)))
-        for data in down.receive(now):
-            decoded = station.decode(data)
-            stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now, 100)
-            message = decoded.message
-            if not isinstance(message, VideoFragment):
-                continue
-            complete = assembler.add(message)
-            if complete is None:
-                continue
-            if not gate.admit(complete):  # as the station does: ask for a keyframe at once
-                for feedback in reporter.poll(now, stats.received, stats.lost):
-                    up.send(station.encode(feedback, now), now)
-                    run.keyframe_requests += int(feedback.keyframe)
-                continue
-            picture = _show(decoder, complete.data, width, height)
-            source = sources.pop(complete.frame_id, None)
-            if picture is not None and source is not None:
-                run.shown.append((now, ssim(picture, source)))
-        if now >= next_feedback:
-            next_feedback += 0.1
-            for feedback in reporter.poll(now, stats.received, stats.lost):
-                up.send(station.encode(feedback, now), now)
-                run.keyframe_requests += int(feedback.keyframe)
-        for data in up.receive(now):
-            message = robot.decode(data).message
+    return VideoSender(0, encoder, controller=controller, budget=ByteBudget(video_bps / 8), fps=fps)
+
+
+def _decoder(codec: VideoCodec) -> object:
+    """The station's decoder for an inter-frame codec (None for JPEG)."""
+    import av
+
+    return av.CodecContext.create(_DECODERS[codec], "r") if codec != VideoCodec.JPEG else None
+
+
+@dataclass
+class _LinkLoop:
+    """One run's two ends and the channels between them, stepped by :func:`run_link`."""
+
+    run: LinkRun
+    render: Callable[[float], npt.NDArray[np.uint8]]
+    sender: VideoSender
+    reporter: FeedbackReporter
+    decoder: object
+    size: tuple[int, int]  # the camera's (width, height)
+    telemetry_spacing: float
+    down: ImpairedChannel  # robot → station, rate-limited
+    up: ImpairedChannel  # station → robot
+    robot: NativeCodec = field(default_factory=lambda: NativeCodec(_KEY, sender=100))
+    station: NativeCodec = field(default_factory=lambda: NativeCodec(_KEY, sender=1))
+    stats: LinkStatistics = field(default_factory=LinkStatistics)
+    assembler: FrameAssembler = field(default_factory=FrameAssembler)
+    sources: dict[int, npt.NDArray[np.uint8]] = field(default_factory=dict)  # frame id → image
+    next_telemetry: float = 0.0
+    next_frame: float = 0.0
+    next_feedback: float = 0.0
+
+    def set_loss(self, loss: float) -> None:
+        for channel in (self.down, self.up):
+            channel.impairments = channel.impairments.model_copy(update={"loss": loss})
+
+    def robot_sends(self, now: float) -> None:
+        """Telemetry at its spacing, and a frame at the sender's rate when it is ready."""
+        if now >= self.next_telemetry:
+            self.next_telemetry += self.telemetry_spacing
+            self.down.send(self.robot.encode(_TELEMETRY, now), now)
+        if now < self.next_frame:
+            return
+        self.next_frame += 1.0 / self.sender.fps
+        if self.sender.ready(now):
+            self._send_frame(now)
+        if self.sender.bitrate is not None:
+            self.run.bitrates.append((now, float(self.sender.bitrate)))
+
+    def _send_frame(self, now: float) -> None:
+        image = self.render(now)
+        frame = self.sender.encode(image, now, now)
+        if frame is None:
+            return
+        self.sources[frame.frame_id] = image
+        packets = [
+            packet
+            for _ in range(self.sender.copies)  # a lossy link: each frame twice
+            for packet in self.robot.encode_video(frame, now)
+        ]
+        for packet in packets:
+            self.down.send(packet, now)
+        self.sender.spent(sum(len(p) for p in packets))
+        self.run.frames_sent += 1
+        self.run.bytes_sent += sum(len(p) for p in packets)
+
+    def station_receives(self, now: float) -> None:
+        """What arrives is counted, reassembled, gated and shown; feedback every 0.1 s."""
+        for data in self.down.receive(now):
+            decoded = self.station.decode(data)
+            self.stats.on_received(decoded.stream, decoded.sequence, decoded.stamp, now, 100)
+            if isinstance(decoded.message, VideoFragment):
+                self._on_fragment(decoded.message, now)
+        if now >= self.next_feedback:
+            self.next_feedback += 0.1
+            self._report(now)
+
+    def _on_fragment(self, fragment: VideoFragment, now: float) -> None:
+        complete = self.assembler.add(fragment)
+        if complete is None:
+            return
+        if not self.reporter.gate.admit(complete):  # as the station does: ask for a keyframe
+            self._report(now)
+            return
+        picture = _show(self.decoder, complete.data, *self.size)
+        source = self.sources.pop(complete.frame_id, None)
+        if picture is not None and source is not None:
+            self.run.shown.append((now, ssim(picture, source)))
+
+    def _report(self, now: float) -> None:
+        for feedback in self.reporter.poll(now, self.stats.received, self.stats.lost):
+            self.up.send(self.station.encode(feedback, now), now)
+            self.run.keyframe_requests += int(feedback.keyframe)
+
+    def robot_hears(self, now: float) -> None:
+        """The station's feedback reaches the sender."""
+        for data in self.up.receive(now):
+            message = self.robot.decode(data).message
             if isinstance(message, VideoFeedback):
-                sender.on_feedback(message, now)
-    return run
+                self.sender.on_feedback(message, now)
 
 
 def _show(decoder: object, data: bytes, width: int, height: int) -> npt.NDArray[np.uint8] | None:
