@@ -55,6 +55,7 @@ def draw_world(
 
     from freelook.config import load_robot
     from freelook.maps import choose_start, load_world
+    from freelook.record import draw_grid
 
     world = load_world(name_or_path)
     footprint = load_robot(robot).footprint
@@ -64,15 +65,7 @@ def draw_world(
     shown = world.occupancy.astype(np.float64)
     if world.unknown is not None:
         shown[world.unknown] = 0.3
-    ax.imshow(
-        shown,
-        origin="lower",
-        extent=(x0, x1, y0, y1),
-        cmap="Greys",
-        vmin=0.0,
-        vmax=1.0,
-        interpolation="nearest",
-    )
+    draw_grid(ax, shown, (x0, x1, y0, y1), "Greys")
     _draw_keep_out(ax, world)
     _draw_places_and_objects(ax, world)
     where = (

@@ -2,7 +2,7 @@
 
 from freelook.record._arm import ArmRecording
 from freelook.record._description import robot_urdf
-from freelook.record._figures import path_limits
+from freelook.record._figures import draw_grid, path_limits
 from freelook.record._reader import (
     RecordedMessage,
     RecordingError,
@@ -62,6 +62,7 @@ __all__ = [
     "build_report",
     "compressed_video",
     "direction_figures",
+    "draw_grid",
     "full_definition",
     "latched",
     "link_table",

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from freelook.record._run_data import DIRECTIONS, RunData
 from freelook.record._run_stats import RESTART_DROP, SafetyEpisode
 
-__all__ = ["path_limits", "plot_link", "plot_path", "plot_tracking", "plot_velocities"]
+__all__ = ["draw_grid", "path_limits", "plot_link", "plot_path", "plot_tracking", "plot_velocities"]
 
 
 def _pyplot() -> Any:
@@ -32,6 +32,27 @@ def _png(fig: Any, dpi: int = 100) -> bytes:
     fig.savefig(buffer, format="png", dpi=dpi)
     _pyplot().close(fig)
     return buffer.getvalue()
+
+
+def draw_grid(
+    ax: Any,
+    shade: npt.NDArray[np.float64],
+    extent: tuple[float, float, float, float],
+    cmap: str,
+    **style: Any,
+) -> None:
+    """A world's grid on ``ax``: each cell's ``shade`` (0 to 1 through ``cmap``) as a square in
+    map coordinates (``extent``: x0, x1, y0, y1)."""
+    ax.imshow(
+        shade,
+        origin="lower",
+        extent=extent,
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        interpolation="nearest",
+        **style,
+    )
 
 
 def path_limits(
@@ -66,17 +87,7 @@ def plot_path(run: RunData, episodes: list[SafetyEpisode]) -> bytes:
         shade = np.where(world.obstacles(), 0.15, 0.97)
         if world.unknown is not None:
             shade[world.unknown] = 0.75
-        ax.imshow(
-            shade,
-            origin="lower",
-            extent=(wx0, wx1, wy0, wy1),
-            cmap="gray",
-            vmin=0.0,
-            vmax=1.0,
-            interpolation="nearest",
-            zorder=0,
-            label="map",
-        )
+        draw_grid(ax, shade, (wx0, wx1, wy0, wy1), "gray", zorder=0, label="map")
         ax.fill([], [], color="0.15", label="obstacle (robot's map)")
     if len(run.reference):
         ax.plot(run.reference[:, 1], run.reference[:, 2], "--", color="orange", label="reference")
