@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
 from arcos_emulator import RVEL, VEL, ArcosEmulator, TcpRobot
 
+from cli_processes import free_udp_port, start_cli
 from freelook.config import load_robot
 from freelook.hardware.arcos import open_arcos_server
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
@@ -25,19 +24,9 @@ from waiting import wait_until_async
 pytestmark = pytest.mark.realtime
 
 
-def _free_udp_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subprocess.Process:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    process, _ = await start_cli(
         "robot",
         "--robot",
         "pioneer3dx",
@@ -47,27 +36,10 @@ async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subpro
         f"udp://127.0.0.1:{udp_port}",
         "--wire",
         "thesis",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready=lambda line: "thesis profile on" in line,
+        timeout=120,
     )
-    assert process.stdout is not None
-    # a first start compiles the robot program's loops ahead, in a child, before it listens
-    lines: list[str] = []
-    try:
-        async with asyncio.timeout(120):
-            while True:
-                line = (await process.stdout.readline()).decode()
-                assert line, "freelook robot ended before serving:\n" + "".join(lines)
-                lines.append(line)
-                if "thesis profile on" in line:
-                    return process
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise AssertionError(
-            "waited 120 s for freelook robot to serve; it said:\n" + "".join(lines)
-        ) from None
+    return process
 
 
 def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its_watchdog() -> None:
@@ -75,7 +47,7 @@ def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its
         emulator = ArcosEmulator()
         tcp = TcpRobot(emulator)
         await tcp.start()
-        udp_port = _free_udp_port()
+        udp_port = free_udp_port()
         process = await _start_robot_program(tcp.port, udp_port)
         operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
         codec = ThesisCodec()

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import signal
-import socket
 import struct
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
 from jaus_emulator import REQUEST, VELOCITY_COMMAND, JausEmulator, scale
 
+from cli_processes import free_udp_port, read_until, start_cli
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 from loopback import serving
 from waiting import wait_until_async
@@ -23,19 +21,12 @@ from waiting import wait_until_async
 pytestmark = pytest.mark.realtime
 
 FREELOOK_ID = (150, 1, 1)  # the m2p2 description's [jaus] id
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+LACKS = "no wheel encoders through JAUS"  # what the program says at start of the M2P2
 
 
 async def _start(judp_port: int, udp_port: int) -> tuple[asyncio.subprocess.Process, list[str]]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "freelook.cli",
+    # a first start compiles the robot program's loops ahead, in a child, before it listens
+    process, lines = await start_cli(
         "robot",
         "--robot",
         "m2p2",
@@ -45,32 +36,12 @@ async def _start(judp_port: int, udp_port: int) -> tuple[asyncio.subprocess.Proc
         f"udp://127.0.0.1:{udp_port}",
         "--wire",
         "thesis",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready=lambda line: "thesis profile on" in line,
+        timeout=120,
     )
-    assert process.stdout is not None
-    lines: list[str] = []
-    # a first start compiles the robot program's loops ahead, in a child, before it listens
-    try:
-        async with asyncio.timeout(120):
-            while True:
-                line = (await process.stdout.readline()).decode()
-                assert line, "freelook robot ended before serving:\n" + "".join(lines)
-                lines.append(line)
-                if "thesis profile on" in line:
-                    break
-        # what it says at start about what the robot lacks comes right after
-        async with asyncio.timeout(5):
-            while not any("no wheel encoders through JAUS" in line for line in lines):
-                lines.append((await process.stdout.readline()).decode())
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise AssertionError(
-            "waited for freelook robot to serve and name what the robot lacks; it said:\n"
-            + "".join(lines)
-        ) from None
+    # what it says at start about what the robot lacks comes right after
+    if not any(LACKS in line for line in lines):
+        await read_until(process, lines, lambda line: LACKS in line, 5, "what the robot lacks")
     return process, lines
 
 
@@ -78,7 +49,7 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
     async def run() -> None:
         emulator = JausEmulator()
         await emulator.start()
-        udp_port = _free_udp_port()
+        udp_port = free_udp_port()
         process, lines = await _start(emulator.port, udp_port)
         operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
         codec = ThesisCodec()

@@ -16,15 +16,9 @@ import pytest
 import simplejpeg
 import websockets
 from ros2_base import RoomBase
-from ros2_processes import (
-    CLI_TEST_TIMEOUT,
-    TEST_KEY,
-    free_udp_port,
-    start_operator,
-    start_robot_program,
-    stop,
-)
+from ros2_processes import CLI_TEST_TIMEOUT, TEST_KEY, start_operator, start_robot_program
 
+from cli_processes import free_udp_port, stop
 from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ros2_processes import CLI_TEST_TIMEOUT, FIRST_START
+from ros2_processes import CLI_TEST_TIMEOUT
 
+from cli_processes import FIRST_START
 from freelook.config import builtin_robots, load_robot
 from freelook.errors import ConfigError
 

@@ -11,8 +11,9 @@ import time
 
 import pytest
 from ros2_base import RoomBase
-from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, start_robot_program
 
+from cli_processes import free_udp_port, stop
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 from waiting import wait_until_async
 

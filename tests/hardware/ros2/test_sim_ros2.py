@@ -9,8 +9,9 @@ import math
 import time
 
 import pytest
-from ros2_processes import CLI_TEST_TIMEOUT, free_udp_port, start_cli, start_robot_program, stop
+from ros2_processes import CLI_TEST_TIMEOUT, start_robot_program
 
+from cli_processes import free_udp_port, start_cli, stop
 from freelook.hardware.ros2 import ros
 from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 from waiting import wait_until, wait_until_async
