@@ -14,16 +14,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from cli_processes import free_udp_port
 from freelook.cli import app
 from waiting import wait_until
 
 FREELOOK = [sys.executable, "-m", "freelook.cli"]
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _judp(code: int, body: bytes) -> bytes:
@@ -57,7 +52,7 @@ def _ask(sock: socket.socket, port: int, message: bytes, code: int, deadline: fl
 
 
 def test_freelook_jaus_answers_and_grants_control(tmp_path: Path) -> None:
-    robot_port, jaus_port = _free_udp_port(), _free_udp_port()
+    robot_port, jaus_port = free_udp_port(), free_udp_port()
     env = {**os.environ, "FREELOOK_LINK_KEY": "a passphrase for the jaus test"}
     robot = subprocess.Popen(
         [*FREELOOK, "robot", "--world", "square", "--listen", f"udp://127.0.0.1:{robot_port}"],
