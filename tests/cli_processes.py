@@ -1,10 +1,14 @@
-"""freelook processes a test starts as a user starts them, read until they serve, and a free
-loopback port.
+"""freelook processes a test starts as a user starts them, read until they serve; a free
+loopback port; and a thesis-profile operator that drives a robot program over UDP.
 
 ``start_cli("robot", "--robot", "m2p2", …, ready=…)`` runs ``python -m freelook.cli`` with
 unbuffered output and returns the process once a line it printed is ``ready``, with its lines
 so far. A process that ends first, or says nothing ready before the deadline, fails the test
 with everything it said (and is killed), never leaving a later assertion to fail instead.
+
+``ThesisOperator.open(port)`` is the operator of the thesis's wire on loopback UDP: ``send``
+encodes and sends a message, ``positions`` holds every position packet heard since it opened,
+``close`` stops listening and closes its socket.
 
 Any test imports them: ``from cli_processes import start_cli`` (``tests/`` is on ``sys.path``,
 as for ``waiting``).
@@ -17,8 +21,11 @@ import os
 import socket
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-__all__ = ["FIRST_START", "free_udp_port", "read_until", "start_cli", "stop"]
+from freelook.link import Message, PositionReport, ThesisCodec, UdpEndpoint
+
+__all__ = ["FIRST_START", "ThesisOperator", "free_udp_port", "read_until", "start_cli", "stop"]
 
 #: s a robot program or ``sim --ros2`` may take to serve: its first start compiles its loops
 FIRST_START = 480.0
@@ -85,3 +92,37 @@ async def stop(process: asyncio.subprocess.Process) -> None:
         process.terminate()
         async with asyncio.timeout(10):
             await process.wait()
+
+
+@dataclass
+class ThesisOperator:
+    """An operator on the thesis's wire talking to the robot program at a loopback UDP port,
+    keeping the position packets it hears."""
+
+    endpoint: UdpEndpoint
+    codec: ThesisCodec = field(default_factory=ThesisCodec)
+    positions: list[PositionReport] = field(default_factory=list)
+    listener: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, port: int) -> ThesisOperator:
+        endpoint = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", port))
+        operator = cls(endpoint)
+        operator.listener = asyncio.create_task(operator._listen())
+        return operator
+
+    async def _listen(self) -> None:
+        while True:
+            data = await self.endpoint.recv(timeout=0.5)
+            if data is not None:
+                message = self.codec.decode(data).message
+                if isinstance(message, PositionReport):
+                    self.positions.append(message)
+
+    def send(self, message: Message) -> None:
+        self.endpoint.send(self.codec.encode(message, 0.0))
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.cancel()
+        self.endpoint.close()

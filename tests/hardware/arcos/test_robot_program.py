@@ -12,10 +12,10 @@ from collections.abc import Callable
 import pytest
 from arcos_emulator import RVEL, VEL, ArcosEmulator, TcpRobot
 
-from cli_processes import free_udp_port, start_cli
+from cli_processes import ThesisOperator, free_udp_port, start_cli
 from freelook.config import load_robot
 from freelook.hardware.arcos import open_arcos_server
-from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from freelook.link import SetTransmission, VelocityCommand
 from freelook.robot import ServerOptions
 from freelook.types import SafetyFlags
 from loopback import serving
@@ -49,27 +49,16 @@ def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its
         await tcp.start()
         udp_port = free_udp_port()
         process = await _start_robot_program(tcp.port, udp_port)
-        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
-        codec = ThesisCodec()
-        positions: list[PositionReport] = []
-
-        async def listen() -> None:
-            while True:
-                data = await operator.recv(timeout=0.5)
-                if data is not None:
-                    message = codec.decode(data).message
-                    if isinstance(message, PositionReport):
-                        positions.append(message)
-
-        listener = asyncio.create_task(listen())
+        operator = await ThesisOperator.open(udp_port)
+        positions = operator.positions
         try:
-            operator.send(codec.encode(SetTransmission(True), 0.0))
+            operator.send(SetTransmission(True))
             delays = []
             for k in range(60):  # the thesis's 47 ms spacing, a new speed every packet
                 v = 0.2 + 0.002 * k
                 before = len(emulator.commands_named(VEL))
                 sent = time.monotonic()
-                operator.send(codec.encode(VelocityCommand(v, math.radians(5)), 0.0))
+                operator.send(VelocityCommand(v, math.radians(5)))
                 wanted = round(v * 1000)
 
                 def arrived(wanted: int = wanted, before: int = before) -> bool:
@@ -103,7 +92,6 @@ def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its
             assert stopped_after < pioneer.safety.watchdog_timeout + braking + 0.1  # and a cycle
             assert emulator.bad_packets == 0  # every packet the program sent checked out
         finally:
-            listener.cancel()
             operator.close()
             process.terminate()
             await process.wait()

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 from jaus_emulator import REQUEST, VELOCITY_COMMAND, JausEmulator, scale
 
-from cli_processes import free_udp_port, read_until, start_cli
-from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from cli_processes import ThesisOperator, free_udp_port, read_until, start_cli
+from freelook.link import SetTransmission, VelocityCommand
 from loopback import serving
 from waiting import wait_until_async
 
@@ -51,19 +51,8 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
         await emulator.start()
         udp_port = free_udp_port()
         process, lines = await _start(emulator.port, udp_port)
-        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
-        codec = ThesisCodec()
-        positions: list[PositionReport] = []
-
-        async def listen() -> None:
-            while True:
-                data = await operator.recv(timeout=0.5)
-                if data is not None:
-                    message = codec.decode(data).message
-                    if isinstance(message, PositionReport):
-                        positions.append(message)
-
-        listener = asyncio.create_task(listen())
+        operator = await ThesisOperator.open(udp_port)
+        positions = operator.positions
         try:
             # control taken at start, with the description's authority, out of Standby
             assert emulator.controller == FREELOOK_ID
@@ -71,12 +60,12 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert emulator.state == 1  # Ready
             said = "".join(lines)
             assert "the odometry is the robot's own local pose" in said
-            operator.send(codec.encode(SetTransmission(True), 0.0))
+            operator.send(SetTransmission(True))
             # the commanded speed moves it within 0.5 s
             sent = time.monotonic()
             moving_after = math.inf
             for _ in range(40):  # the thesis's 47 ms spacing, 1.9 s
-                operator.send(codec.encode(VelocityCommand(0.3, math.radians(10)), 0.0))
+                operator.send(VelocityCommand(0.3, math.radians(10)))
                 step = time.monotonic()
                 while time.monotonic() - step < 0.047:
                     if emulator.v >= 0.27 and moving_after == math.inf:
@@ -114,7 +103,6 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert len(emulator.codes_from(FREELOOK_ID, REQUEST)) >= 2  # the keep-alive
             assert emulator.malformed == 0
         finally:
-            listener.cancel()
             operator.close()
             process.send_signal(signal.SIGINT)  # Ctrl-C
             async with asyncio.timeout(10):

@@ -13,8 +13,8 @@ import pytest
 from ros2_base import RoomBase
 from ros2_processes import CLI_TEST_TIMEOUT, start_robot_program
 
-from cli_processes import free_udp_port, stop
-from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from cli_processes import ThesisOperator, free_udp_port, stop
+from freelook.link import SetTransmission, VelocityCommand
 from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
@@ -27,25 +27,14 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
         base = RoomBase(ros_domain).start()
         udp_port = free_udp_port()
         process, lines = await start_robot_program(udp_port)
-        operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
-        codec = ThesisCodec()
-        positions: list[PositionReport] = []
-
-        async def listen() -> None:
-            while True:
-                data = await operator.recv(timeout=0.5)
-                if data is not None:
-                    message = codec.decode(data).message
-                    if isinstance(message, PositionReport):
-                        positions.append(message)
-
-        listener = asyncio.create_task(listen())
+        operator = await ThesisOperator.open(udp_port)
+        positions = operator.positions
 
         async def drive(v: float, omega: float, seconds: float) -> float:
             """Command (v, ω) for ``seconds``; returns when the last command went."""
             end = time.monotonic() + seconds
             while True:
-                operator.send(codec.encode(VelocityCommand(v, omega), 0.0))
+                operator.send(VelocityCommand(v, omega))
                 sent = time.monotonic()
                 await asyncio.sleep(0.047)  # the thesis's operator spacing
                 if time.monotonic() >= end:
@@ -53,10 +42,10 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
 
         try:
             assert any("a ROS 2 robot" in line for line in lines), lines
-            operator.send(codec.encode(SetTransmission(True), 0.0))
+            operator.send(SetTransmission(True))
             # the commanded speed reaches the base within half a second
             sent = time.monotonic()
-            operator.send(codec.encode(VelocityCommand(0.3, math.radians(5)), 0.0))
+            operator.send(VelocityCommand(0.3, math.radians(5)))
             await wait_until_async(
                 lambda: any(abs(c.v - 0.3) < 1e-6 for c in base.commands_since(sent)),
                 0.5 - (time.monotonic() - sent),
@@ -87,7 +76,6 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
             assert 0.0 < base.clearance() < 0.5  # it did drive up to the wall, and stopped
             assert base.received[-1].v == pytest.approx(0.0, abs=0.02)
         finally:
-            listener.cancel()
             operator.close()
             await stop(process)
             base.close()

@@ -11,9 +11,9 @@ import time
 import pytest
 from ros2_processes import CLI_TEST_TIMEOUT, start_robot_program
 
-from cli_processes import free_udp_port, start_cli, stop
+from cli_processes import ThesisOperator, free_udp_port, start_cli, stop
 from freelook.hardware.ros2 import ros
-from freelook.link import PositionReport, SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
+from freelook.link import SetTransmission, VelocityCommand
 from waiting import wait_until, wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
@@ -73,26 +73,15 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
             assert {topic: types.get(topic) for topic in expected} == expected
             udp_port = free_udp_port()
             robot, _ = await start_robot_program(udp_port, robot_map="lab")
-            operator = await UdpEndpoint.open(("127.0.0.1", 0), remote=("127.0.0.1", udp_port))
-            codec = ThesisCodec()
-            positions: list[PositionReport] = []
-
-            async def listen() -> None:
-                while True:
-                    data = await operator.recv(timeout=0.5)
-                    if data is not None:
-                        message = codec.decode(data).message
-                        if isinstance(message, PositionReport):
-                            positions.append(message)
-
-            listener = asyncio.create_task(listen())
+            operator = await ThesisOperator.open(udp_port)
+            positions = operator.positions
             try:
-                operator.send(codec.encode(SetTransmission(True), 0.0))
+                operator.send(SetTransmission(True))
                 await wait_until_async(lambda: positions, 10.0, "a position packet")
                 start = positions[-1]
                 end = time.monotonic() + 2.0
                 while time.monotonic() < end:  # 2 s of commands at the thesis's 47 ms spacing
-                    operator.send(codec.encode(VelocityCommand(0.3, 0.0), 0.0))
+                    operator.send(VelocityCommand(0.3, 0.0))
                     await asyncio.sleep(0.047)
                 # the link goes quiet: the robot program stops the simulated base
                 await asyncio.sleep(1.0)  # the watchdog's time to run out and the base to stop
@@ -107,7 +96,6 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
                 assert abs(positions[-1].v) < 0.01
                 assert math.hypot(positions[-1].x - stopped.x, positions[-1].y - stopped.y) < 0.01
             finally:
-                listener.cancel()
                 operator.close()
                 await stop(robot)
         finally:
