@@ -14,6 +14,7 @@ import {
 } from "./freshness.js";
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
+import { canvasToWorld as mapCanvasToWorld, drawMap as paintMap } from "./cockpit-map.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -403,113 +404,9 @@ function onState(s) {
 }
 
 // ---------------------------------------------------------------- map
-/** @param {number} x @param {number} y @returns {[number, number]} */
-function worldToCanvas(x, y) {
-  const c = canvasEl("map"), v = state.view;
-  return [c.width / 2 + (x - v.cx) * v.scale, c.height / 2 - (y - v.cy) * v.scale];
-}
 /** @param {number} px @param {number} py @returns {[number, number]} */
-function canvasToWorld(px, py) {
-  const c = canvasEl("map"), v = state.view;
-  return [v.cx + (px - c.width / 2) / v.scale, v.cy - (py - c.height / 2) / v.scale];
-}
-
-function drawMap() {
-  const c = canvasEl("map"), ctx = canvas2d("map"), v = state.view;
-  ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
-  const h = state.hello;
-  if (state.mapImage && h && h.map) {
-    const m = h.map;
-    const [x0, y1] = worldToCanvas(m.origin[0], m.origin[1] + m.height * m.resolution);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(state.mapImage, x0, y1, m.width * m.resolution * v.scale, m.height * m.resolution * v.scale);
-    // keep-out lines and areas, named places (home, docks, goals)
-    ctx.strokeStyle = "rgba(255,70,70,0.9)"; ctx.fillStyle = "rgba(255,70,70,0.18)"; ctx.lineWidth = 2;
-    for (const k of m.keep_out || []) {
-      ctx.beginPath();
-      k.vertices.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
-      if (k.kind === "area") { ctx.closePath(); ctx.fill(); }
-      ctx.stroke();
-    }
-    ctx.font = "11px sans-serif";
-    for (const p of m.places || []) {
-      const [px, py] = worldToCanvas(p.x, p.y);
-      ctx.fillStyle = p.kind === "goal" ? "#6bdc8b" : "#ffd866";
-      ctx.beginPath(); ctx.moveTo(px, py - 5); ctx.lineTo(px + 5, py); ctx.lineTo(px, py + 5); ctx.lineTo(px - 5, py); ctx.closePath(); ctx.fill();
-      ctx.fillText(p.name, px + 7, py + 4);
-    }
-  }
-  const s = state.last;
-  // reference path
-  const ref = s && s.reference;
-  if (ref && ref.length > 1) {
-    ctx.strokeStyle = "#ffb000"; ctx.setLineDash([6, 4]); ctx.lineWidth = 1.5; ctx.beginPath();
-    ref.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
-    ctx.stroke(); ctx.setLineDash([]);
-  }
-  // waypoints being placed
-  ctx.fillStyle = "#ffb000";
-  for (const [x, y] of state.waypoints) { const [px, py] = worldToCanvas(x, y); ctx.fillRect(px - 3, py - 3, 6, 6); }
-  // trail
-  if (state.trail.length > 1) {
-    ctx.strokeStyle = "#4aa3ff"; ctx.lineWidth = 2; ctx.beginPath();
-    state.trail.forEach(([x, y], i) => { const [px, py] = worldToCanvas(x, y); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
-    ctx.stroke();
-  }
-  if (!s || !s.pose || !h) return;
-  const { x, y, theta } = s.pose;
-  const cos = Math.cos(theta), sin = Math.sin(theta);
-  /** @param {number} bx @param {number} by @returns {[number, number]} */
-  const toWorld = (bx, by) => [x + cos * bx - sin * by, y + sin * bx + cos * by];
-  // safety zone rings
-  const zones = h.robot.zones || [];
-  const active = s.safety ? s.safety.zone : null;
-  zones.forEach((r, i) => {
-    const [px, py] = worldToCanvas(x, y);
-    ctx.strokeStyle = active === i ? "rgba(255,80,80,0.95)" : "rgba(255,255,255,0.15)";
-    ctx.lineWidth = active === i ? 2.5 : 1;
-    ctx.beginPath(); ctx.arc(px, py, r * v.scale, 0, 2 * Math.PI); ctx.stroke();
-  });
-  // sonar cones
-  if (s.sonar) {
-    ctx.fillStyle = "rgba(160,120,255,0.18)";
-    s.sonar.ranges.forEach((r, i) => {
-      const b = s.sonar.bearings[i], o = s.sonar.origins[i], half = s.sonar.cone / 2;
-      const [ox, oy] = toWorld(o[0], o[1]);
-      const [pox, poy] = worldToCanvas(ox, oy);
-      ctx.beginPath(); ctx.moveTo(pox, poy);
-      ctx.arc(pox, poy, Math.min(r, s.sonar.range_max) * v.scale, -(theta + b + half), -(theta + b - half));
-      ctx.closePath(); ctx.fill();
-    });
-  }
-  // laser points
-  if (s.laser) {
-    const L = s.laser; ctx.fillStyle = "#ff4040";
-    const [mx, my] = L.mount;
-    for (let i = 0; i < L.ranges.length; i++) {
-      const r = L.ranges[i]; if (r >= L.range_max) continue;
-      const a = L.angle_min + i * L.angle_increment;
-      const [wx, wy] = toWorld(mx + r * Math.cos(a), my + r * Math.sin(a));
-      const [px, py] = worldToCanvas(wx, wy); ctx.fillRect(px - 1.5, py - 1.5, 3, 3);
-    }
-  }
-  // robot footprint
-  const fp = h.robot.footprint;
-  const hl = fp.length / 2, hw = fp.width / 2, cf = fp.center_forward || 0;
-  ctx.fillStyle = "rgba(200,210,220,0.85)"; ctx.strokeStyle = "#fff"; ctx.lineWidth = 1;
-  ctx.beginPath();
-  [[cf + hl, hw], [cf - hl, hw], [cf - hl, -hw], [cf + hl, -hw]].forEach(([bx, by], i) => {
-    const [px, py] = worldToCanvas(...toWorld(bx, by)); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
-  });
-  ctx.closePath(); ctx.fill(); ctx.stroke();
-  // camera direction
-  const cam = h.robot.camera_mount || [0, 0];
-  const [cx, cy] = toWorld(cam[0], cam[1]);
-  const psi = theta + (s.pan || 0);
-  const [p0x, p0y] = worldToCanvas(cx, cy);
-  const [p1x, p1y] = worldToCanvas(cx + 0.6 * Math.cos(psi), cy + 0.6 * Math.sin(psi));
-  ctx.strokeStyle = "#50ff78"; ctx.lineWidth = 2.5; ctx.beginPath(); ctx.moveTo(p0x, p0y); ctx.lineTo(p1x, p1y); ctx.stroke();
-}
+function canvasToWorld(px, py) { return mapCanvasToWorld(canvasEl("map"), state.view, px, py); }
+function drawMap() { paintMap(canvasEl("map"), canvas2d("map"), state.view, state); }
 
 function setupMap() {
   const c = canvasEl("map");
