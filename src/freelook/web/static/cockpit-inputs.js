@@ -1,0 +1,201 @@
+// @ts-check
+// freelook cockpit: the operator's inputs. The drive mode and its panel; held keys, the mouse
+// (Free Look, while captured) and a gamepad turned into axes (controls.js) and sent on every
+// change, repeated while not zero so the robot's watchdog stays fed, zero sent once on release;
+// the arm's jogs; the e-stop, which latches (Space only engages it, a click on the button
+// releases it); the linear, trajectory and transmission panels' buttons.
+import { armJog, axesIdle, driveAxes, standardPad } from "./controls.js";
+import { TICK_MS } from "./freshness.js";
+
+/** @typedef {{ send: (obj: object) => void, repaintMap: () => void, tick: () => void }} Page */
+
+/** @param {string} id */
+const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const input = (id) => /** @type {HTMLInputElement} */ ($(id));
+
+// the cockpit's state and page, given by setupInputs
+/** @type {any} */
+let state = null;
+/** @type {Page} */
+let page = null;
+
+/** @type {Record<string, string>} */
+const KEY_HELP = {
+  keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
+  tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space E-stop (the button releases it)",
+  free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc or a click frees the mouse · Space E-stop (the button releases it)",
+  linear: "shuttles between the two x points · arrow keys take over",
+  trajectory: "ellipse or clicked waypoints · arrow keys take over",
+  arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
+};
+/** The drive mode: the page shows its panel and key help, and (notify) the station is told.
+ * @param {string} mode @param {boolean} [notify] */
+export function setMode(mode, notify = true) {
+  state.mode = mode;
+  if (mode !== "free_look" && document.pointerLockElement) document.exitPointerLock();
+  document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", /** @type {HTMLElement} */ (b).dataset.mode === mode));
+  $("linear-panel").classList.toggle("shown", mode === "linear");
+  $("traj-panel").classList.toggle("shown", mode === "trajectory");
+  $("keys-help").textContent = KEY_HELP[mode] || "";
+  $("camera-hint").style.display = mode === "free_look" ? "" : "none";
+  $("arm-panel").classList.toggle("shown", mode === "arm");
+  document.body.classList.toggle("arm-mode", mode === "arm");
+  if (notify) page.send({ type: "mode", mode });
+  state.lastAxes = "";
+  state.lastArm = "";
+  sendAxes(true);
+}
+
+// the held keys and a gamepad: controls.js
+function pad() {
+  return standardPad(navigator.getGamepads ? navigator.getGamepads() : []);
+}
+
+function armFromInputs() {
+  const n = state.hello && state.hello.arm ? state.hello.arm.joints.length : 0;
+  return armJog(state.keys, n, input("arm-cartesian").checked, pad());
+}
+
+/** @param {boolean} [force] */
+function sendArm(force = false) {
+  const a = armFromInputs();
+  const key = JSON.stringify(a);
+  const zero = a.values.every((v) => v === 0);
+  if (force || key !== state.lastArm || !zero) {
+    page.send(a.cartesian ? { type: "arm", cartesian: a.values } : { type: "arm", joints: a.values });
+    state.lastArm = key;
+  }
+  $("input-state").textContent = zero ? "idle" : (a.cartesian ? "tool " : "joints ") + a.values.map((v) => v.toFixed(1)).join(" ");
+}
+
+function axesFromInputs() {
+  // mouse-look: decays to zero when the mouse stops
+  if (performance.now() - state.lastMouse > 120) { state.mouseTurn = 0; state.mouseTilt = 0; }
+  const gp = pad();
+  state.gamepad = gp ? gp.id : null;
+  return driveAxes(state.keys, state.mode, { turn: state.mouseTurn, tilt: state.mouseTilt }, gp);
+}
+
+/** @param {boolean} [force] */
+function sendAxes(force = false) {
+  if (state.mode === "arm" && state.hello && state.hello.arm) { sendArm(force); return; }
+  if (state.mode !== "free_look" && state.mode !== "tank") return;
+  const a = axesFromInputs();
+  const key = JSON.stringify(a);
+  const zero = axesIdle(a);
+  // Send on every change at once; repeat while non-zero so the robot's watchdog stays fed.
+  if (force || key !== state.lastAxes || !zero) {
+    page.send({ type: "axes", mode: state.mode, ...a });
+    state.lastAxes = key;
+  }
+  $("input-state").textContent = zero ? "idle" : `fwd ${a.forward.toFixed(2)} left ${a.left.toFixed(2)} turn ${a.turn.toFixed(2)}`;
+}
+
+// The e-stop latches: Space only ever engages it. Releasing it is a click on the button, which
+// shows the robot's state; a key never releases it (a click the keyboard made on the focused
+// button, detail 0, is refused), and the keys held when it engaged stay released after it.
+function engageEstop() {
+  page.send({ type: "estop", engaged: true });
+  state.keys.clear();
+  if (document.pointerLockElement) document.exitPointerLock();  // the mouse is free to click
+  sendAxes(true);
+}
+/** @param {MouseEvent} ev */
+function onEstopButton(ev) {
+  /** @type {HTMLElement} */ (ev.currentTarget).blur();
+  if (!state.estop) { engageEstop(); return; }
+  if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
+  state.keys.clear();
+  sendAxes(true);
+  page.send({ type: "estop", engaged: false });
+}
+
+/** @type {Record<string, string>} */
+const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right" };
+/**
+ * Wire the page's inputs to the cockpit's state and socket.
+ * @param {any} cockpitState the cockpit's state (window.freelook)
+ * @param {Page} cockpitPage
+ */
+export function setupInputs(cockpitState, cockpitPage) {
+  state = cockpitState;
+  page = cockpitPage;
+  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(/** @type {HTMLElement} */ (b).dataset.mode)));
+  $("estop").addEventListener("click", onEstopButton);
+  $("relocalize").addEventListener("click", () => page.send({ type: "relocalize" }));
+  $("grip-open").addEventListener("click", () => page.send({ type: "gripper", open: 1 }));
+  $("grip-close").addEventListener("click", () => page.send({ type: "gripper", open: 0 }));
+  $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target && /** @type {HTMLElement} */ (ev.target).tagName === "INPUT") return;
+    // Escape gives the mouse back (Free Look) and does nothing else: it is no e-stop key
+    if (ev.code === "Escape") { if (document.pointerLockElement) document.exitPointerLock(); return; }
+    if (ev.code === "Space") {
+      ev.preventDefault();
+      if (state.mode === "keyboard") page.send({ type: "key", key: "space" }); else engageEstop();
+      return;
+    }
+    if (ARROWS[ev.code]) {
+      ev.preventDefault();
+      // Arrow keys take over from any automatic mode at once, as in the thesis.
+      if (state.mode !== "keyboard") setMode("keyboard");
+      page.send({ type: "key", key: ARROWS[ev.code] });
+      return;
+    }
+    if (state.mode === "arm" && (ev.code === "KeyZ" || ev.code === "KeyX")) {
+      page.send({ type: "gripper", open: ev.code === "KeyX" ? 1 : 0 });
+      return;
+    }
+    if (state.mode === "arm" && ev.code === "KeyC" && !ev.repeat) {
+      input("arm-cartesian").checked = !input("arm-cartesian").checked;
+      state.keys.clear();
+      sendAxes(true);
+      return;
+    }
+    if (!ev.repeat) { state.keys.add(ev.code); sendAxes(); }
+  });
+  window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
+  window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
+  const cam = /** @type {HTMLCanvasElement} */ ($("camera"));
+  // a click captures the mouse (Free Look); while it is captured every click lands here, so a
+  // click frees it again (as Esc does) and the buttons are the mouse's once more
+  let freedByClick = false;
+  cam.addEventListener("mousedown", () => {
+    freedByClick = state.pointerLocked;
+    if (state.pointerLocked) document.exitPointerLock();
+  });
+  cam.addEventListener("click", () => {
+    if (freedByClick) { freedByClick = false; return; }
+    if (state.mode === "free_look" && cam.requestPointerLock) cam.requestPointerLock();
+  });
+  document.addEventListener("pointerlockchange", () => {
+    state.pointerLocked = document.pointerLockElement === cam;
+    if (!state.pointerLocked) { state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); }
+  });
+  document.addEventListener("mousemove", (ev) => {
+    if (!state.pointerLocked) return;
+    state.mouseTurn = Math.max(-1, Math.min(1, -ev.movementX / 25));
+    state.mouseTilt = Math.max(-1, Math.min(1, -ev.movementY / 25));
+    state.lastMouse = performance.now();
+    sendAxes();
+  });
+  $("lin-start").addEventListener("click", () => page.send({ type: "linear", action: "start", x0: +input("lin-x0").value, x1: +input("lin-x1").value }));
+  $("lin-stop").addEventListener("click", () => page.send({ type: "linear", action: "stop" }));
+  const side = () => /** @type {HTMLInputElement} */ (document.querySelector("input[name=traj-side]:checked")).value;
+  $("traj-ellipse").addEventListener("click", () => { state.trail = []; page.send({ type: "trajectory", action: "start", preset: "ellipse", side: side() }); });
+  $("traj-waypoints").addEventListener("click", () => {
+    if (state.waypoints.length < 2) return;
+    state.trail = [];
+    page.send({ type: "trajectory", action: "start", preset: "waypoints", waypoints: state.waypoints, side: side() });
+  });
+  $("traj-clear").addEventListener("click", () => { state.waypoints = []; $("wp-count").textContent = "0"; page.repaintMap(); });
+  $("traj-stop").addEventListener("click", () => page.send({ type: "trajectory", action: "stop" }));
+  $("rtx-toggle").addEventListener("click", () => page.send({ type: "transmission", side: "robot", enabled: !state.robotTx }));
+  $("otx-toggle").addEventListener("click", () => page.send({ type: "transmission", side: "operator", enabled: !state.operatorTx }));
+  $("rtx-set").addEventListener("click", () => page.send({ type: "transmission", side: "robot", spacing_ms: +input("rtx-ms").value }));
+  $("otx-set").addEventListener("click", () => page.send({ type: "transmission", side: "operator", spacing_ms: +input("otx-ms").value }));
+  // Poll held inputs and the gamepad; repeat non-zero commands, send zero once on release.
+  setInterval(() => { sendAxes(); page.tick(); }, TICK_MS);
+}
+
