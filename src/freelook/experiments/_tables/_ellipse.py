@@ -122,6 +122,41 @@ def ellipse_row(
     return Row(label, paper, ours, target, ok, conditions)
 
 
+def _radio(c: EllipseConditions) -> str:
+    return (
+        f"↑ {c.up_loss * 100:.2f} % ↓ {c.down_loss * 100:.2f} % loss, "
+        f"{c.delay * 1000:.0f}–{(c.delay + c.jitter) * 1000:.0f} ms delay"
+    )
+
+
+def _stall(c: EllipseConditions) -> str:
+    if c.stall_at is None:
+        return ""
+    return f", a {c.stall_seconds:g} s localization stall {c.stall_at * 100:.0f} % of the way round"
+
+
+def _thesis_conditions(c: EllipseConditions, seeds: str) -> str:
+    loop, stall = THESIS_LOOP, _stall(c)
+    return (
+        f"pioneer3dx from rest {START_INSIDE * 1000:.0f} mm inside the first point, {_radio(c)}"
+        + (f"{stall} (its position packets hold the pose)" if stall else "")
+        + f"; station: reach-then-advance (within {loop.reach * 1000:.0f} mm, eq. 6.1's "
+        f"per-point v_r, ω_r), eq. 3.17 with k2 = b·|v_r|, b = {loop.b:g}, ξ = {loop.zeta:g}, "
+        "Alg. 5.3 limits (max 500 mm/s, 50 °/s; min 200 mm/s, 2 °/s); thesis packets (mm, °, "
+        f"°/s); robot {loop.robot_cycle * 1000:.0f} ms cycle, command one cycle late; {seeds}"
+    )
+
+
+def _freelook_conditions(c: EllipseConditions, seeds: str) -> str:
+    gains, stall = load_robot("pioneer3dx").robot_tracking, _stall(c)
+    return (
+        f"pioneer3dx from the same start, {_radio(c)}"
+        + (f"{stall} (no scan matching: odometry and gyro)" if stall else "")
+        + "; the path sent once (native profile), tracked on the robot's 20 ms cycle, "
+        f"b = {gains.b:g}, ξ = {gains.zeta:g}, clock-driven reference; {seeds}"
+    )
+
+
 def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "ellipse",
@@ -137,20 +172,8 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
     thesis_runs = iter(map_trials(thesis_ellipse_trial, jobs, progress, 0, total))
     ours_runs = iter(map_trials(freelook_ellipse_trial, jobs, progress, len(jobs), total))
     fixed_runs = map_trials(thesis_ellipse_trial, fixed_jobs, progress, 2 * len(jobs), total)
-    config = load_robot("pioneer3dx")
-    gains = config.robot_tracking
-    loop = THESIS_LOOP
+    seeds = seed_range(seed, trials)
     for name, paper_time, c in TABLE_7_2:
-        radio = (
-            f"↑ {c.up_loss * 100:.2f} % ↓ {c.down_loss * 100:.2f} % loss, "
-            f"{c.delay * 1000:.0f}–{(c.delay + c.jitter) * 1000:.0f} ms delay"
-        )
-        stall = (
-            f", a {c.stall_seconds:g} s localization stall {c.stall_at * 100:.0f} % of the way "
-            "round"
-            if c.stall_at is not None
-            else ""
-        )
         theirs = [next(thesis_runs) for _ in range(trials)]
         ours = [next(ours_runs) for _ in range(trials)]
         result.rows.append(
@@ -158,38 +181,26 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
                 f"{name}'s conditions, the thesis's loop",
                 f"{paper_time:g} s, ±30 mm",
                 theirs,
-                f"pioneer3dx from rest {START_INSIDE * 1000:.0f} mm inside the first point, "
-                f"{radio}"
-                + (f"{stall} (its position packets hold the pose)" if stall else "")
-                + "; station: reach-then-advance "
-                f"(within {loop.reach * 1000:.0f} mm, "
-                f"eq. 6.1's per-point v_r, ω_r), eq. 3.17 with k2 = b·|v_r|, b = {loop.b:g}, "
-                f"ξ = {loop.zeta:g}, Alg. 5.3 limits (max 500 mm/s, 50 °/s; min 200 mm/s, 2 °/s); "
-                f"thesis packets (mm, °, °/s); robot {loop.robot_cycle * 1000:.0f} ms cycle, "
-                f"command one cycle late; {seed_range(seed, trials)}",
+                _thesis_conditions(c, seeds),
             )
         )
         if name == TABLE_7_2[0][0]:
-            fixed = ellipse_row(
-                f"for comparison: {name}'s conditions, the thesis's loop with its headings "
-                "wrapped (the fix §7.2 expects to save about 2 s)",
-                "",
-                fixed_runs,
-                f"as the thesis's loop's row, e_θ wrapped to ±180°; {seed_range(seed, trials)}",
-                judged=False,
+            result.rows.append(
+                ellipse_row(
+                    f"for comparison: {name}'s conditions, the thesis's loop with its headings "
+                    "wrapped (the fix §7.2 expects to save about 2 s)",
+                    "",
+                    fixed_runs,
+                    f"as the thesis's loop's row, e_θ wrapped to ±180°; {seeds}",
+                    judged=False,
+                )
             )
-            result.rows.append(fixed)
         result.rows.append(
             ellipse_row(
                 f"freelook extra: {name}'s conditions, tracking on the robot",
                 "",
                 ours,
-                f"pioneer3dx from the same start, {radio}"
-                + (f"{stall} (no scan matching: odometry and gyro)" if stall else "")
-                + "; the path sent once (native "
-                f"profile), tracked on the robot's 20 ms cycle, b = {gains.b:g}, ξ = "
-                f"{gains.zeta:g}, clock-driven reference; "
-                f"{seed_range(seed, trials)}",
+                _freelook_conditions(c, seeds),
                 beside=theirs,
             )
         )
