@@ -121,13 +121,15 @@ def robot(
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead, open_robot_server
     from freelook.link import parse_transport_url
-    from freelook.video import parse_codec, parse_rate
+    from freelook.video import RATE_LOG, parse_codec, parse_rate
 
     if wire not in ("thesis", "native"):
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
         raise typer.Exit(2)
     # the server's warnings (refused stations, video off) on stderr, with the time
     logging.basicConfig(format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    # and each change of an inter-frame stream's bitrate, size and frame rate
+    logging.getLogger(RATE_LOG).setLevel(logging.INFO)
 
     async def serve() -> None:
         try:

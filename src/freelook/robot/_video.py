@@ -18,11 +18,18 @@ import numpy.typing as npt
 
 from freelook.link import FrameLayout, VideoCodec, VideoFeedback, VideoFrame, decode_jpeg
 from freelook.robot.hal import Camera, EncodedCamera
-from freelook.video import ByteBudget, RateController, VideoEncoder, VideoSender
+from freelook.video import (
+    RATE_LOG,
+    ByteBudget,
+    RateController,
+    VideoEncoder,
+    VideoSender,
+    VideoSetting,
+)
 
 __all__ = ["UNSHAPED_VIDEO_RATE", "InterStream"]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger(RATE_LOG)  # each change of a stream's setting (INFO)
 
 #: bit/s for one camera on a UDP link of unknown rate (Ethernet, Wi-Fi)
 UNSHAPED_VIDEO_RATE = 2_000_000.0
@@ -72,6 +79,8 @@ class InterStream:
         self._feedback: list[tuple[VideoFeedback, float]] = []
         self.feedback_received = 0
         self._pool = concurrent.futures.ThreadPoolExecutor(1, f"video {stream}")
+        self._logged: VideoSetting | None = None
+        self._log_setting()  # what it starts at
 
     @property
     def stream(self) -> int:
@@ -94,7 +103,27 @@ class InterStream:
     ) -> VideoFrame | None:
         for message, at in feedback:
             self.sender.on_feedback(message, at)
+        self._log_setting()
         return self.sender.encode(image, now, stamp)
+
+    def _log_setting(self) -> None:
+        """One line when the setting changes: what the operator's loss made of the bitrate."""
+        setting = self.controller.setting
+        if setting == self._logged:
+            return
+        self._logged = setting
+        rung = setting.rung
+        log.info(
+            "video stream %d: %d kbit/s, %dx%d at %g fps, %d cop%s (reported loss %.1f %%)",
+            self.stream,
+            round(setting.bitrate / 1000),
+            rung.width,
+            rung.height,
+            rung.fps,
+            setting.copies,
+            "y" if setting.copies == 1 else "ies",
+            100 * self.controller.loss,
+        )
 
     async def run(
         self,

@@ -15,12 +15,13 @@ from freelook.video._encoder import (
     parse_rate,
 )
 from freelook.video._gate import FeedbackReporter, FrameGate
-from freelook.video._rate import RateController, Rung, VideoSetting, ladder
+from freelook.video._rate import RATE_LOG, RateController, Rung, VideoSetting, ladder
 from freelook.video._sender import ByteBudget, VideoSender
 from freelook.video._source import AvCamera, parse_camera_url, write_clip
 
 __all__ = [
     "CODEC_NAMES",
+    "RATE_LOG",
     "AvCamera",
     "ByteBudget",
     "EncodedChunk",

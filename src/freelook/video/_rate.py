@@ -18,7 +18,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["RateController", "Rung", "VideoSetting"]
+__all__ = ["RATE_LOG", "RateController", "Rung", "VideoSetting"]
+
+#: the logger a robot's video streams report each change of their setting to (INFO);
+#: ``freelook robot`` shows it on stderr
+RATE_LOG = "freelook.video.rate"
 
 
 @dataclass(frozen=True, slots=True)
