@@ -196,9 +196,9 @@ class RobotServer:
         if streams and self.radio is not None and self.radio.video_rate <= 0:
             log.warning("video off: a radio at %d baud carries only telemetry", url.baud)
             streams = []
-        for stream in streams:
-            inter = stream.stream == 0 and self.options.video != VideoCodec.JPEG
-            video = self._video_inter(stream) if inter else self._video(stream)
+        inter = self.options.video != VideoCodec.JPEG
+        for stream in streams:  # every camera with the inter-frame codec, or every one as JPEG
+            video = self._video_inter(stream, len(streams)) if inter else self._video(stream)
             tasks.append(asyncio.create_task(video, name=f"video {stream.stream}"))
         self.ready.set()
         try:
@@ -312,19 +312,20 @@ class RobotServer:
             device = hardware.stream_cameras.get(cam.stream)
             if device is not None:
                 layout = FrameLayout.SIDE_BY_SIDE if cam.stereo else FrameLayout.MONO
+                size = (cam.frame_width, cam.height)
                 streams.append(
-                    VideoStream(cam.stream, device, cam.rate_hz, cam.jpeg_quality, layout)
+                    VideoStream(cam.stream, device, cam.rate_hz, cam.jpeg_quality, layout, size)
                 )
         return streams
 
-    async def _video_inter(self, stream: VideoStream) -> None:
-        """One camera with an inter-frame codec (``robot/_video.py``): its bitrate from the
-        link's budget and the operators' reported loss."""
+    async def _video_inter(self, stream: VideoStream, streams: int) -> None:
+        """One of ``streams`` cameras with an inter-frame codec (``robot/_video.py``): its
+        bitrate from its share of the link's budget and the operators' reported loss."""
         if self.radio is not None:
-            budget, shaped = self.radio.video_rate * 8, True
+            budget, shaped = self.radio.video_rate * 8 / streams, True
         else:
             budget, shaped = UNSHAPED_VIDEO_RATE, False
-        width, height = self.config.camera.width, self.config.camera.height
+        width, height = stream.size or (self.config.camera.width, self.config.camera.height)
         if isinstance(stream.camera, AvCamera):
             width, height = stream.camera.size
         inter = InterStream(
@@ -411,6 +412,7 @@ class VideoStream:
     rate: float
     jpeg_quality: int
     layout: FrameLayout = FrameLayout.MONO
+    size: tuple[int, int] | None = None  # the frames' (width, height): a pair's both eyes
 
 
 def _announcer(robot_map: World) -> MapAnnouncer | None:

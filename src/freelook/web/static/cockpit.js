@@ -111,6 +111,7 @@ function onMessage(data) {
     onFrame(new Blob([frame.jpeg], { type: "image/jpeg" }), frame.frameId, frame.stamp);
   } else if (frame.kind === FRAME.VIDEO) {
     if (frame.stream === 0) drivingVideo.push(frame);  // VP8, VP9 or H.264 (video.js)
+    else armCamera.onVideo(frame, (stream) => send({ type: "keyframe", stream }));
   } else {
     armCamera.onFrame(frame);  // a further camera: the Arm pane's (armcam.js)
   }

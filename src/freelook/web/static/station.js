@@ -13,6 +13,7 @@ import { drawStatus, drawOverlay, drawGraph, drawMap } from "./station-panels.js
 import { EYE_HEIGHT, createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "./station-room.js";
 import { connect as openLink, sendJson } from "./link.js";
 import { FRAME, LAYOUT, parseFrame } from "./protocol.js";
+import { StreamDecoder, pictureSize, webCodecsAvailable } from "./video.js";
 import { clamp, keyAxes, keyCartesian } from "./controls.js";
 
 /** @param {string} id */
@@ -29,6 +30,7 @@ const SEND_MS = 50;
 
 const station = {
   hello: null, last: null, connected: false, ws: null, errors: 0,
+  video: null,  // each inter-frame stream's WebCodecs decoder (video.js), for tests and debugging
   viewMode: params.get("view") === "direct" ? "direct" : "cinema",
   stereo: ["mono", "sbs", "anaglyph"].includes(params.get("stereo")) ? params.get("stereo") : "mono",
   hitMode: ["fixed", "analysis", "off"].includes(params.get("hit")) ? params.get("hit") : "fixed",
@@ -55,7 +57,8 @@ function connect() {
       station.ws = ws;  // a reconnection's new socket: everything is sent on it from now on
       station.connected = true;
       send({ type: "mode", mode: station.driveMode });
-      send({ type: "video", decoder: false });  // its screens paint JPEG: the station transcodes
+      // its screens decode inter-frame video with WebCodecs; without, the station sends JPEG
+      send({ type: "video", decoder: webCodecsAvailable() });
     },
     onClose: (refused) => {
       station.connected = false;
@@ -72,9 +75,10 @@ function send(obj) {
 
 /**
  * A camera frame waiting for its screen: jpeg is an ArrayBuffer of its own (handed over to the
- * decoding worker); arrived and decoded: this page's wall clock (ms), for the stage times.
- * @typedef {{ stream: number, layout: number, stamp: number, frameId: number, jpeg: ArrayBuffer,
- *             arrived?: number, decoded?: number }} Frame
+ * decoding worker), or picture an inter-frame stream's decoded picture (video.js); arrived and
+ * decoded: this page's wall clock (ms), for the stage times.
+ * @typedef {{ stream: number, layout: number, stamp: number, frameId: number, jpeg?: ArrayBuffer,
+ *             picture?: VideoFrame, arrived?: number, decoded?: number }} Frame
  */
 
 /** @param {ArrayBuffer} data */
@@ -88,15 +92,46 @@ function onMessage(data) {
     else if (msg.type === "error") { station.errors += 1; console.warn("server refused a message:", msg.reason); }
     return;
   }
-  // inter-frame video comes to this page as JPEG: it said so in its first message
-  if (parsed.kind === FRAME.VIDEO) return;
+  const name = screenOf(parsed.stream);
+  if (!name) return;  // a stream no screen shows
+  if (parsed.kind === FRAME.VIDEO) { videoDecoder(parsed.stream).push(parsed); return; }
   const { stream, layout, stamp, frameId } = parsed;
   /** @type {Frame} */
   const frame = { stream, layout, stamp, frameId, jpeg: parsed.jpeg.slice().buffer };
-  if (parsed.kind === FRAME.DRIVING) { queue("driving", frame); return; }
-  frame.arrived = performance.timeOrigin + performance.now();
-  if (station.mainCamera && frame.stream === station.mainCamera.stream) queue("main", frame);
-  else if (station.thermalCamera && frame.stream === station.thermalCamera.stream) queue("thermal", frame);
+  if (name !== "driving") frame.arrived = performance.timeOrigin + performance.now();
+  queue(name, frame);
+}
+
+/** The screen camera ``stream`` is shown on, null for none. @param {number} stream */
+function screenOf(stream) {
+  if (stream === 0) return "driving";
+  if (station.mainCamera && stream === station.mainCamera.stream) return "main";
+  if (station.thermalCamera && stream === station.thermalCamera.stream) return "thermal";
+  return null;
+}
+
+// Inter-frame video (VP8, VP9, H.264): each stream's chunks all go to its WebCodecs decoder
+// (a delta needs every frame before it); its decoded pictures wait for the screen like a
+// JPEG does, the newest replacing one not shown yet.
+/** @type {Map<number, StreamDecoder>} */
+const videoDecoders = new Map();
+station.video = videoDecoders;
+/** @param {number} stream */
+function videoDecoder(stream) {
+  let decoder = videoDecoders.get(stream);
+  if (!decoder) {
+    decoder = new StreamDecoder(
+      (picture, meta) => {
+        const name = screenOf(stream);  // a new hello may have moved it
+        if (!name) { picture.close(); return; }
+        const { layout, stamp, frameId, arrived } = meta;
+        queue(name, { stream, layout, stamp, frameId, picture, arrived: name === "driving" ? undefined : arrived });
+      },
+      () => send({ type: "keyframe", stream }),
+    );
+    videoDecoders.set(stream, decoder);
+  }
+  return decoder;
 }
 
 function onHello(msg) {
@@ -138,6 +173,7 @@ const decoders = { main: { busy: false, next: null }, driving: { busy: false, ne
 const SIDE_MS = 66;  // side screens at most ~15 frames/s: the stereo screen's decodes go first
 function queue(name, frame) {
   const d = decoders[name];
+  if (d.next && d.next.picture) d.next.picture.close();  // a decoded picture never shown
   d.next = frame;
   if (d.busy) return;
   const wait = name === "main" ? 0 : (d.last || 0) + SIDE_MS - performance.now();
@@ -173,7 +209,7 @@ async function decode(name) {
   d.next = null;
   d.busy = true;
   try {
-    const bitmap = await decodeJpeg(frame.jpeg);
+    const bitmap = frame.picture || await decodeJpeg(frame.jpeg);
     if (name === "main") onMainFrame(bitmap, frame);
     else paintSide(name, bitmap, frame);
     bitmap.close();
@@ -191,13 +227,14 @@ const raw = document.createElement("canvas");  // the last stereo frame as it ca
 let rawFrame = null;  // ... and its frame
 function onMainFrame(bitmap, frame) {
   if (station.freeze) return;
-  if (raw.width !== bitmap.width || raw.height !== bitmap.height) { raw.width = bitmap.width; raw.height = bitmap.height; }
+  const [width, height] = pictureSize(bitmap);
+  if (raw.width !== width || raw.height !== height) { raw.width = width; raw.height = height; }
   raw.getContext("2d").drawImage(bitmap, 0, 0);
   station.mainFrames += 1;
   // a pair is one frame holding both eyes side by side: as wide as hello says, an even width
   const cam = station.mainCamera;
-  if (frame.layout !== cam.layout || bitmap.width !== cam.width || bitmap.height !== cam.height || (frame.layout === LAYOUT.STEREO && bitmap.width % 2)) station.layoutErrors += 1;
-  station.mainWidth = bitmap.width;
+  if (frame.layout !== cam.layout || width !== cam.width || height !== cam.height || (frame.layout === LAYOUT.STEREO && width % 2)) station.layoutErrors += 1;
+  station.mainWidth = width;
   rawFrame = frame;
   frame.decoded = performance.timeOrigin + performance.now();
   if (station.hitMode === "analysis") analyse();
@@ -247,7 +284,8 @@ function analyse() {
 
 function paintSide(name, bitmap, frame) {
   const c = room.canvases[name];
-  if (c.width !== bitmap.width || c.height !== bitmap.height) { c.width = bitmap.width; c.height = bitmap.height; }
+  const [width, height] = pictureSize(bitmap);
+  if (c.width !== width || c.height !== height) { c.width = width; c.height = height; }
   const g = c.getContext("2d");
   g.drawImage(bitmap, 0, 0);
   if (name === "driving") { drawOverlay(g, c.width, station.last); station.drivingFrames += 1; } else station.thermalFrames += 1;

@@ -59,13 +59,28 @@ export class KeyframeGate {
 }
 
 /**
+ * What a decoded picture came from: its frame id, capture stamp (s) and layout (a stereo pair
+ * is one side-by-side picture), and when its chunk arrived here (wall-clock ms).
+ * @typedef {{ frameId: number, stamp: number, layout: number, arrived: number }} PictureMeta
+ */
+
+/** A decoded picture's width and height (a VideoFrame's display size, else an image's).
+ * @param {VideoFrame | ImageBitmap} picture @returns {[number, number]} */
+export function pictureSize(picture) {
+  return "displayWidth" in picture
+    ? [picture.displayWidth, picture.displayHeight]
+    : [picture.width, picture.height];
+}
+
+/**
  * One camera stream's WebCodecs decoder. `onPicture(frame, meta)` gets each decoded picture
  * (the caller owns it and must close it); `askKeyframe()` is called when one is needed (the
- * station rate-limits what it passes on to the robot).
+ * station rate-limits what it passes on to the robot). The cockpit and the station page both
+ * decode with it.
  */
 export class StreamDecoder {
   /**
-   * @param {(picture: VideoFrame, meta: { frameId: number, stamp: number }) => void} onPicture
+   * @param {(picture: VideoFrame, meta: PictureMeta) => void} onPicture
    * @param {() => void} askKeyframe
    */
   constructor(onPicture, askKeyframe) {
@@ -75,7 +90,7 @@ export class StreamDecoder {
     /** @type {VideoDecoder | null} */
     this.decoder = null;
     this.config = "";
-    /** @type {Map<number, { frameId: number, stamp: number }>} */
+    /** @type {Map<number, PictureMeta>} */
     this.meta = new Map();
     this.decoded = 0;
     this.errors = 0;
@@ -100,7 +115,8 @@ export class StreamDecoder {
     if (!this.decoder) { this.gate.lost(); this.ask(); return; }
     // the frame id (µs apart) names the chunk: the output picture carries it back
     const timestamp = frame.frameId;
-    this.meta.set(timestamp, { frameId: frame.frameId, stamp: frame.stamp });
+    const arrived = performance.timeOrigin + performance.now();
+    this.meta.set(timestamp, { frameId: frame.frameId, stamp: frame.stamp, layout: frame.layout, arrived });
     if (this.meta.size > 64) this.meta.delete(this.meta.keys().next().value ?? 0);
     this.decoder.decode(new EncodedVideoChunk({
       type: frame.keyframe ? "key" : "delta", timestamp, data: frame.data,
@@ -109,7 +125,7 @@ export class StreamDecoder {
 
   /** @param {VideoFrame} picture */
   output(picture) {
-    const meta = this.meta.get(picture.timestamp) || { frameId: picture.timestamp, stamp: 0 };
+    const meta = this.meta.get(picture.timestamp) || { frameId: picture.timestamp, stamp: 0, layout: 0, arrived: 0 };
     this.meta.delete(picture.timestamp);
     this.decoded += 1;
     this.onPicture(picture, meta);
