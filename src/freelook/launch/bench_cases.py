@@ -3,6 +3,6 @@
 Importing this module registers them with :mod:`freelook.bench` (each private module
 registers its own); ``freelook bench`` imports it."""
 
-from freelook.launch import _bench, _bench_cockpit, _bench_fleet  # noqa: F401
+from freelook.launch import _bench, _bench_cockpit, _bench_fleet, _bench_video  # noqa: F401
 
 __all__: list[str] = []
