@@ -1,9 +1,10 @@
 """``freelook report``: one self-contained HTML page (plots inline) from one recorded run.
 
 At the top, a few lines a user reads first (``_run_stats.summary_lines``). Then the thesis's
-figures (``_figures.py``), each only when the run has its data, and Table 7.1 for both link
-directions (sent, received, lost, drop %, node failures, operation time, rate). The run's
-streams are read by ``_run_data.load_run``.
+figures (``_figures.py``), each only when the run has its data, a strip of the driving
+camera's frames (``_frames.py``), and Table 7.1 for both link directions (sent, received, lost,
+drop %, node failures, operation time, rate). The run's streams are read by
+``_run_data.load_run``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from freelook.record._figures import plot_link, plot_path, plot_tracking, plot_velocities
+from freelook.record._frames import camera_strip, plot_strip
 from freelook.record._run_data import RunData, load_run
 from freelook.record._run_stats import (
     DirectionFigures,
@@ -43,6 +45,7 @@ def build_report(path: str | Path, out_dir: str | Path) -> Path:
         json.dumps([asdict(f) for f in table], indent=2) + "\n", encoding="utf-8"
     )
     sections = _sections(run, safety_episodes(run))
+    sections.append(_camera_section(path))
     index = out / "index.html"
     index.write_text(_page(Path(path).name, run, table, sections), encoding="utf-8")
     return index
@@ -82,6 +85,22 @@ def _sections(run: RunData, episodes: list[SafetyEpisode]) -> list[str]:
             + "</figure>"
         )
     return sections
+
+
+def _camera_section(path: str | Path) -> str:
+    """The driving camera's frames spread over the run ('' when it recorded none)."""
+    strip = camera_strip(path)
+    if strip is None:
+        return ""
+    skipped = f"; {strip.undecodable} frames did not decode" if strip.undecodable else ""
+    if not strip.frames:
+        return f"<h2>Camera</h2><p>No frame of the camera decodes ({strip.source}{skipped}).</p>"
+    return (
+        f'<h2>Camera</h2><figure id="camera-strip" data-frames="{len(strip.frames)}"'
+        f' data-source="{html.escape(strip.source)}">'
+        + _img(plot_strip(strip), "the driving camera's frames over the run")
+        + f"<figcaption>{html.escape(strip.source)}{skipped}</figcaption></figure>"
+    )
 
 
 def _page(name: str, run: RunData, table: list[DirectionFigures], sections: list[str]) -> str:
