@@ -69,6 +69,22 @@ def test_a_small_budget_steps_the_rate_and_size_down() -> None:
     assert small.setting.rung.pixel_rate < 320 * 240 * 15
 
 
+def test_a_camera_of_another_size_gets_a_ladder_of_its_own() -> None:
+    """Described as 640 × 480, its frames come 64 × 48 (a ROS topic's camera), then 65 × 49
+    (odd): the rungs follow the frames, even-sized, at the same bitrate and rate."""
+    control = RateController(2_000_000, 640, 480, 15.0)
+    bitrate = control.setting.bitrate
+    setting = control.resize(64, 48)
+    assert (setting.rung.width, setting.rung.height, setting.rung.fps) == (64, 48, 15.0)
+    assert setting.bitrate == bitrate
+    assert all(r.width <= 64 for r in control.rungs)
+    assert (control.resize(65, 49).rung.width, control.setting.rung.height) == (64, 48)
+    tiny = control.resize(12, 10)  # smaller than any rung of the ladder: its own size
+    assert (tiny.rung.width, tiny.rung.height) == (12, 10)
+    # and back up: 640 × 480 again
+    assert control.resize(640, 480).rung.width == 640
+
+
 @pytest.mark.parametrize("budget", [0.0, -1.0, math.nan, math.inf])
 def test_a_budget_that_is_no_number_is_refused(budget: float) -> None:
     with pytest.raises(ValueError, match="video budget"):

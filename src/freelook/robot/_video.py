@@ -61,11 +61,14 @@ class InterStream:
         jpeg_quality: int = 80,
         layout: FrameLayout = FrameLayout.MONO,
     ) -> None:
-        """``size``: the camera's (width, height); ``rate``: its frame rate; ``budget_bps``:
-        bit/s the link leaves this stream; ``shaped``: frames are also thinned to the budget
-        (a radio or a rate-limited link; an unshaped link only sets the bitrate)."""
+        """``size``: the camera's (width, height) as described (its frames' own size wins:
+        a ROS topic's camera is known only by its frames); ``rate``: its frame rate;
+        ``budget_bps``: bit/s the link leaves this stream; ``shaped``: frames are also thinned
+        to the budget (a radio or a rate-limited link; an unshaped link only sets the
+        bitrate)."""
         fps = min(rate, MAX_INTER_FPS)
         self.controller = RateController(budget_bps, size[0], size[1], fps)
+        self.size = size
         encoder = VideoEncoder(codec, self.controller.setting)
         self.sender = VideoSender(
             stream,
@@ -103,6 +106,10 @@ class InterStream:
     ) -> VideoFrame | None:
         for message, at in feedback:
             self.sender.on_feedback(message, at)
+        height, width = image.shape[:2]
+        if (width, height) != self.size:  # the camera's own size (a ROS topic's, say)
+            self.size = (width, height)
+            self.sender.encoder.configure(self.controller.resize(width, height))
         self._log_setting()
         return self.sender.encode(image, now, stamp)
 

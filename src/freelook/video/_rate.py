@@ -132,6 +132,19 @@ class RateController:
                 return rung
         return self.rungs[-1]
 
+    def resize(self, width: int, height: int) -> VideoSetting:
+        """The camera's frames turned out ``width`` × ``height`` (a camera whose size is known
+        only from its first frame, or that changed it): a ladder from that size, the highest
+        rung the bitrate carries, at the same bitrate."""
+        fps = self.rungs[0].fps
+        self.rungs = ladder(width, height, fps)
+        if not self.rungs:  # smaller than any rung would be: its own size
+            self.rungs = (Rung(_even(width), _even(height), fps),)
+        rung = self._rung_for(self.setting.bitrate, 0)
+        self.setting = VideoSetting(self.setting.bitrate, rung, self.setting.copies)
+        self.changes += 1
+        return self.setting
+
     def on_feedback(self, loss: float, now: float) -> VideoSetting:
         """The operator reported ``loss`` (0…1; anything else is clamped): the setting now."""
         loss = min(1.0, max(0.0, loss)) if math.isfinite(loss) else 1.0
