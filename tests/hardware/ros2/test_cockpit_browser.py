@@ -1,7 +1,8 @@
 """The cockpit in real Chromium on a ROS 2 base, every process as a user starts it: the tests'
 own base node, ``freelook robot --hardware ros2`` (native profile, a key) and ``freelook
-operator``. The base's camera image is painted on the page, and Free Look's keys turn the
-base's pan joint (Q) and drive it along where the camera looks (W)."""
+operator``. The base's camera image is painted on the page (its JPEG passed through as it came,
+or sent as VP9 at its own 64 × 48), and Free Look's keys turn the base's pan joint (Q) and drive
+it along where the camera looks (W)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ async def hold(page: Any, key: str, seconds: float) -> None:
     await page.keyboard.up(key)
 
 
+@pytest.mark.parametrize("video", ["jpeg", "vp9"])
 def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
-    ros_domain: int,
+    ros_domain: int, video: str
 ) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
@@ -48,9 +50,8 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
     async def run() -> None:
         base = RoomBase(ros_domain).start()
         udp_port, web_port = free_udp_port(), free_udp_port(socket.SOCK_STREAM)
-        # the base's JPEG passed through as it came (the subject here, not the codec)
         robot, _ = await start_robot_program(
-            udp_port, "--key", TEST_KEY, "--video", "jpeg", wire="native"
+            udp_port, "--key", TEST_KEY, "--video", video, wire="native"
         )
         operator, url = await start_operator(udp_port, web_port, TEST_KEY)
         try:
@@ -68,11 +69,13 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
                 async def painted() -> bool:
                     return bool((await page.evaluate(CAMERA_COLOUR))[0] == 64)
 
-                # the base's own 64 × 48 JPEG, painted as it came
+                # the base's own 64 × 48 picture, painted at its size
                 await wait_until_async(painted, 20.0, "the ROS camera's frame on the page")
                 width, height, red_before, blue_before = await page.evaluate(CAMERA_COLOUR)
                 assert (width, height) == (64, 48)
                 assert blue_before > red_before  # the base's camera at pan 0: blue
+                decoded = await page.evaluate("window.freelook.video.decoded")
+                assert (decoded > 0) == (video == "vp9")  # VP9 through WebCodecs, else JPEG
                 await page.click("[data-mode=free_look]")
                 # Q turns the camera: on this base its pan joint turns, the chassis stays
                 await hold(page, "KeyQ", 1.0)
