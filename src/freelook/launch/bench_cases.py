@@ -1,4 +1,5 @@
-"""Benchmark cases of whole sessions (browser to wheels, the cockpit, a fleet, a flood).
+"""Benchmark cases of whole sessions (browser to wheels, the cockpit, a fleet, a flood, the
+camera captured to painted).
 
 Importing this module registers them with :mod:`freelook.bench` (each private module
 registers its own); ``freelook bench`` imports it."""
