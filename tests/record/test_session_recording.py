@@ -119,8 +119,10 @@ def test_recorded_session_is_complete_and_consistent(tmp_path: Path) -> None:
     # the report's drop table equals what the raw sequence numbers say
     out = build_report(path, tmp_path / "report")
     page = out.read_text()
-    # one file: path, velocities and link plots inline; no trajectory ran, so no tracking
-    assert page.count('<img src="data:image/png;base64,') == 3
+    # one file: path, velocities, link plots and the camera's strip inline; no trajectory
+    # ran, so no tracking
+    assert page.count('<img src="data:image/png;base64,') == 4
+    assert '<figure id="camera-strip" data-frames="8" data-source="JPEG">' in page
     assert 'id="tracking"' not in page
     assert sorted(p.name for p in out.parent.iterdir()) == ["index.html", "link_table.json"]
     import json
