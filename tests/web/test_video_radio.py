@@ -35,6 +35,10 @@ SETTING = re.compile(r"video stream 0: (\d+) kbit/s, (\d+)x(\d+) at ([\d.]+) fps
 #: a first start compiles the robot program's loops (minutes on a busy 2-core machine)
 FIRST_START = 600.0
 LINK_RATE = 250_000.0
+#: s of the link a datagram may wait for before the radio drops it: a second, the link the
+#: robot's budget for a rate-limited UDP link is made for (``RadioBudget.for_rate``: a frame
+#: may hold it for up to a second; its video may run half a second ahead of its budget)
+QUEUE = 1.0
 #: s the rate controller is given to settle on a loss (reports every 0.5 s, smoothed)
 SETTLE = 8.0
 #: s each loss is watched for
@@ -60,7 +64,9 @@ def radio() -> Iterator[Radio]:
     operator: Program | None = None
     try:
         wait_for_line(robot, re.compile("profile on"), FIRST_START, "the robot to serve")
-        relay = ShapedRelay(("127.0.0.1", udp_port), LINK_RATE, loss=0.10, seed=44).start()
+        relay = ShapedRelay(
+            ("127.0.0.1", udp_port), LINK_RATE, loss=0.10, seed=44, queue=QUEUE
+        ).start()
         operator = start(
             *("operator", "--robot", f"udp://{relay.address[0]}:{relay.address[1]}"),
             *(
