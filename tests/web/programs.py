@@ -1,13 +1,14 @@
 """``freelook robot`` and ``freelook operator`` started as a user starts them, for the video
-tests: each process's output lines kept with the time they came, and a wait for a line that
-names what it waited for and what the program said instead."""
+tests that drive a page synchronously meanwhile (``cli_processes`` is for tests on an event
+loop): each process's stdout and stderr read on threads, every line kept with the time it
+came (the robot's rate log is read against the test's own instants), and a wait for a line
+that names what it waited for and what the program said instead."""
 
 from __future__ import annotations
 
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,7 +18,7 @@ from typing import IO
 
 from waiting import wait_until
 
-__all__ = ["ANNOUNCED_URL", "Output", "Program", "free_port", "start", "wait_for_line"]
+__all__ = ["ANNOUNCED_URL", "Output", "Program", "start", "wait_for_line"]
 
 FREELOOK = [sys.executable, "-m", "freelook.cli"]
 ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
@@ -95,9 +96,3 @@ def wait_for_line(program: Program, pattern: re.Pattern[str], within: float, wha
         show=lambda: [line for _, line in program.out.snapshot() + program.err.snapshot()][-8:],
     )
     return found.group(0)
-
-
-def free_port(kind: int) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

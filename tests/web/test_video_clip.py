@@ -20,11 +20,11 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 from programs import (  # type: ignore[import-not-found]
     ANNOUNCED_URL,
-    free_port,
     start,
     wait_for_line,
 )
 
+from cli_processes import free_udp_port
 from freelook.video import write_clip
 from waiting import wait_until
 
@@ -66,7 +66,7 @@ def test_a_clip_streams_to_the_cockpit_and_records_as_compressed_video(
 
     clip, recording = tmp_path / "clip.mp4", tmp_path / "run.mcap"
     write_clip(str(clip), clip_frames(), fps=15)
-    udp_port = free_port(socket.SOCK_DGRAM)
+    udp_port = free_udp_port()
     robot = start(
         *("robot", "--hardware", "sim", "--listen", f"udp://127.0.0.1:{udp_port}"),
         *("--key", KEY, "--video", "vp9", "--camera", f"file://{clip}"),
@@ -77,7 +77,7 @@ def test_a_clip_streams_to_the_cockpit_and_records_as_compressed_video(
         operator = start(
             *("operator", "--robot", f"udp://127.0.0.1:{udp_port}", "--key", KEY),
             *("--no-browser", "--record", str(recording)),
-            *("--port", str(free_port(socket.SOCK_STREAM))),
+            *("--port", str(free_udp_port(socket.SOCK_STREAM))),
         )
         line = wait_for_line(operator, ANNOUNCED_URL, 120, "the operator to serve its cockpit")
         found = ANNOUNCED_URL.search(line)

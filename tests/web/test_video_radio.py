@@ -19,12 +19,12 @@ import pytest
 from programs import (  # type: ignore[import-not-found]
     ANNOUNCED_URL,
     Program,
-    free_port,
     start,
     wait_for_line,
 )
 from shaped_relay import ShapedRelay  # type: ignore[import-not-found]
 
+from cli_processes import free_udp_port
 from waiting import wait_until
 
 pytestmark = pytest.mark.browser
@@ -55,7 +55,7 @@ class Radio:
 
 @pytest.fixture(scope="module")
 def radio() -> Iterator[Radio]:
-    udp_port = free_port(socket.SOCK_DGRAM)
+    udp_port = free_udp_port()
     robot = start(
         *("robot", "--hardware", "sim", "--listen", f"udp://127.0.0.1:{udp_port}"),
         *("--key", KEY, "--video", "vp9", "--link-rate", "250k"),
@@ -75,7 +75,7 @@ def radio() -> Iterator[Radio]:
                 "--no-browser",
                 "--no-record",
                 "--port",
-                str(free_port(socket.SOCK_STREAM)),
+                str(free_udp_port(socket.SOCK_STREAM)),
             ),
         )
         line = wait_for_line(operator, ANNOUNCED_URL, 120, "the operator to serve its cockpit")
