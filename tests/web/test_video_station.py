@@ -102,6 +102,11 @@ def test_the_cockpits_arm_pane_decodes_the_arm_camera(browser: Any, taros_vp9: S
     assert view["decoded"] > 5
     assert view["errors"] == 0
     assert view["width"] == 640  # the pair, both eyes
-    assert page.evaluate("window.freelook.framesPainted") > 5  # the driving camera too
+    wait_until(  # the driving camera too
+        lambda: page.evaluate("window.freelook.framesPainted") > 5,
+        30,
+        "the driving camera's VP9 painted beside the Arm pane",
+        every=0.1,
+    )
     assert errors == []
     page.close()

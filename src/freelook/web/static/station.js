@@ -94,7 +94,11 @@ function onMessage(data) {
   }
   const name = screenOf(parsed.stream);
   if (!name) return;  // a stream no screen shows
-  if (parsed.kind === FRAME.VIDEO) { videoDecoder(parsed.stream).push(parsed); return; }
+  if (parsed.kind === FRAME.VIDEO) {
+    // without WebCodecs only what came before the station heard so is dropped: JPEG follows
+    if (webCodecsAvailable()) videoDecoder(parsed.stream).push(parsed);
+    return;
+  }
   const { stream, layout, stamp, frameId } = parsed;
   /** @type {Frame} */
   const frame = { stream, layout, stamp, frameId, jpeg: parsed.jpeg.slice().buffer };

@@ -99,6 +99,8 @@ export class StreamDecoder {
 
   /** @param {import("./protocol.js").VideoChunkFrame} frame */
   push(frame) {
+    // a page without WebCodecs gets JPEG once the station hears so; what came before is dropped
+    if (!webCodecsAvailable()) return;
     if (!this.gate.admit(frame)) { this.ask(); return; }
     const codec = CODEC_STRINGS[/** @type {1 | 2 | 3} */ (frame.codec)];
     const config = `${codec} ${frame.width}x${frame.height}`;
