@@ -47,6 +47,7 @@ from freelook.link._events import (
 )
 from freelook.link._fragment import FrameAssembler
 from freelook.link._handshake import RefusalBudget
+from freelook.link._hostile import Mutator, flip_bits
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
 from freelook.link._keys import (
     KeyRing,
@@ -208,6 +209,7 @@ __all__ = [
     "LinkStatsReport",
     "MalformedError",
     "MapAnnouncer",
+    "Mutator",
     "MapChunk",
     "MapInfo",
     "MapReceiver",
@@ -282,6 +284,7 @@ __all__ = [
     "derive_key",
     "encode_jpeg",
     "encode_map",
+    "flip_bits",
     "key_bits",
     "key_from_env",
     "known_transports",
