@@ -177,6 +177,28 @@ def test_malformed_or_refused_messages_get_an_error_and_the_socket_stays_open() 
     assert backend.handled == [{"type": "bad"}, {"type": "mode", "mode": "tank"}]
 
 
+def test_a_binary_frame_gets_an_error_and_the_socket_stays_open() -> None:
+    """The page sends JSON text only: a binary frame (the adversarial campaign sent one) is
+    refused with a reason, not a traceback that ends the socket."""
+    replies: list[dict[str, Any]] = []
+
+    async def body(port: int, backend: _Backend) -> None:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws?token={TOKEN}") as ws:
+            assert _json(await ws.recv())["type"] == "hello"
+            await ws.send(b'{"type": "mode", "mode": "tank"}')
+            replies.append(_json(await asyncio.wait_for(ws.recv(), 5)))
+            await ws.send(json.dumps({"type": "mode", "mode": "tank"}))  # still served
+            await wait_until_async(
+                lambda: len(backend.handled) >= 1, 5, "the mode message at the backend"
+            )
+
+    backend = _run(body)
+    assert replies == [
+        {"type": "error", "reason": "binary frames are not accepted: send JSON text"}
+    ]
+    assert backend.handled == [{"type": "mode", "mode": "tank"}]
+
+
 def test_a_ping_is_answered_at_once_and_a_forged_one_gets_an_error() -> None:
     """The page times its own delay with pings; a ping's ``t`` must be a finite number."""
     replies: list[dict[str, Any]] = []

@@ -158,14 +158,23 @@ def attack_decoders(count: int, seed: int) -> Tally:
     judp = [
         pack_judp([JudpMessage(gateway, client, code.to_bytes(2, "little") + body, sequence=i)])
         for i, (code, body) in enumerate(
-            ((0x000D, bytes([50])), (0x2B00, bytes([2])), (0x0415, bytes(16)), (0x2403, b"\x43\x00"))
+            (
+                (0x000D, bytes([50])),
+                (0x2B00, bytes([2])),
+                (0x0415, bytes(16)),
+                (0x2403, b"\x43\x00"),
+            )
         )
     ]
     urls = [b"udp://127.0.0.1:47001", b"serial:///dev/ttyUSB0?baud=115200", b"zenoh://h:7447/r"]
     Case = tuple[str, list[bytes], Callable[[bytes], object]]
     cases: list[Case] = [
         ("native packet", native, receiver.decode),
-        ("thesis packet", [thesis.encode(m, 1.0) for m in (messages[0], messages[3])], thesis.decode),
+        (
+            "thesis packet",
+            [thesis.encode(m, 1.0) for m in (messages[0], messages[3])],
+            thesis.decode,
+        ),
         ("native stream", native, lambda d: StreamDecoder(NativeCodec(key, sender=2)).feed(d)),
         ("map transfer", maps, decode_map),
         ("JUDP datagram", judp, parse_judp),

@@ -369,7 +369,7 @@ async def _serial_campaign(count: int, seed: int, tally: Tally) -> None:
             observer = _observer(url, keys, config)
             tasks.append(asyncio.create_task(observer.run()))
             await _until("telemetry at the observer over serial", lambda: _still(observer), START)
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(2.5)  # a full window of the rate's 2 s
             rate = observer.core.telemetry_rate
             quiet = rate.rate(observer.clock())
             watch = _Watch(observer)

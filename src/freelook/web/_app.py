@@ -33,7 +33,7 @@ import os
 import secrets
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -166,6 +166,17 @@ def _pong(message: dict[str, Any]) -> bytes | None:
     return encode_json({"type": "pong", "t": t})
 
 
+def _parse_frame(frame: Mapping[str, Any]) -> dict[str, Any] | str:
+    """A received frame's browser message, or why it is not one (a binary frame is refused
+    with a reason like any malformed message, the socket kept)."""
+    if frame["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(frame.get("code", 1000))
+    text = frame.get("text")
+    if text is None:
+        return "binary frames are not accepted: send JSON text"
+    return _parse(text)
+
+
 def _parse(text: str) -> dict[str, Any] | str:
     """A browser message as a JSON object, or why it is not one."""
     if len(text) > MAX_INBOUND:
@@ -266,7 +277,7 @@ async def _serve_socket(ws: WebSocket, backend: CockpitBackend) -> None:
     task = asyncio.create_task(sender())
     try:
         while True:
-            message = _parse(await ws.receive_text())
+            message = _parse_frame(await ws.receive())
             answer = _pong(message) if isinstance(message, dict) else None
             if answer is not None:
                 slot.offer_reply(answer)
