@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from freelook.cli import (
+    _attack,
     _bench,
     _config,
     _experiment,
@@ -48,6 +49,7 @@ for _module in (
     _hit,
     _jaus,
     _keys,
+    _attack,
 ):
     _module.register(app)
 

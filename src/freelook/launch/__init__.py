@@ -7,6 +7,8 @@ This is the one package that puts a robot (:mod:`freelook.hardware`) and an oper
 (:mod:`freelook.operator`) in one process; the station itself knows the robot only through
 the link."""
 
+from freelook.launch._attack import PROBES, CampaignOptions, campaign_lines, run_campaign
+from freelook.launch._attack_tally import Tally
 from freelook.launch._fleet import fleet_names, run_fleet_operator, run_fleet_session
 from freelook.launch._flood import FloodResult, flood_trial
 from freelook.launch._session import (
@@ -21,14 +23,19 @@ from freelook.launch._session import (
 )
 
 __all__ = [
+    "PROBES",
+    "CampaignOptions",
     "FloodResult",
     "SessionOptions",
+    "Tally",
     "WebAccess",
+    "campaign_lines",
     "default_run_path",
     "fleet_names",
     "flood_trial",
     "listen_web",
     "recorded_line",
+    "run_campaign",
     "run_fleet_operator",
     "run_fleet_session",
     "run_operator",

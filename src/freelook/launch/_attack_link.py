@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from freelook.link import TransportUrl
     from freelook.operator import OperatorStation
 
-__all__ = ["attack_robot_serial", "attack_robot_udp"]
+__all__ = ["attack_jaus", "attack_robot_serial", "attack_robot_udp"]
 
-DRIVER, OBSERVER, INTRUDER = 1, 3, 4  # the intruder: an observer of its own, with a key
+DRIVER, GATEWAY, OBSERVER, INTRUDER = 1, 2, 3, 4  # the intruder: an observer with a key
 START = 120.0  # s: a bound for a robot process to start (numba compiles on a first run)
 MOVED = 0.02  # m: odometry drifts nowhere at rest; a forged command would move decimetres
 
@@ -44,6 +44,7 @@ MOVED = 0.02  # m: odometry drifts nowhere at rest; a forged command would move 
 @dataclass(frozen=True)
 class _Keys:
     driver: bytes
+    gateway: bytes
     observer: bytes
     intruder: bytes
     path: Path
@@ -51,15 +52,16 @@ class _Keys:
 
 @contextlib.contextmanager
 def _keys_file() -> Iterator[_Keys]:
-    driver, observer, intruder = (secrets.token_bytes(32) for _ in range(3))
+    driver, gateway, observer, intruder = (secrets.token_bytes(32) for _ in range(4))
     with tempfile.TemporaryDirectory(prefix="freelook-attack-") as folder:
         path = Path(folder) / "keys.toml"
         path.write_text(
-            f'[stations.{DRIVER}]\nkey = "{driver.hex()}"\n\n'
+            f'[stations.{DRIVER}]\nkey = "{driver.hex()}"\nauthority = 100\n\n'
+            f'[stations.{GATEWAY}]\nkey = "{gateway.hex()}"\nauthority = 50\n\n'
             f'[stations.{OBSERVER}]\nkey = "{observer.hex()}"\nobserver = true\n\n'
             f'[stations.{INTRUDER}]\nkey = "{intruder.hex()}"\nobserver = true\n'
         )
-        yield _Keys(driver, observer, intruder, path)
+        yield _Keys(driver, gateway, observer, intruder, path)
 
 
 class _Relay(asyncio.DatagramProtocol):
@@ -112,8 +114,9 @@ class _Watch:
     """Telemetry as an observer station sees it; an unauthorised effect is a sample showing a
     command, a controller, or the robot displaced from where the watch began."""
 
-    def __init__(self, station: OperatorStation) -> None:
+    def __init__(self, station: OperatorStation, controller: int = 0) -> None:
         self.station = station
+        self.controller = controller  # the station rightly in control (0: none)
         self.samples = 0
         self.effects: list[str] = []
         self._origin: tuple[float, float] | None = None
@@ -130,7 +133,7 @@ class _Watch:
             self._origin = (x, y)
         moved = math.hypot(x - self._origin[0], y - self._origin[1])
         commanded = abs(telemetry.cmd_v) > 1e-3 or abs(telemetry.cmd_omega) > 1e-3
-        if commanded or telemetry.controller != 0 or moved > MOVED:
+        if commanded or telemetry.controller != self.controller or moved > MOVED:
             self.effects.append(
                 f"t={telemetry.stamp:.2f}: command ({telemetry.cmd_v:.3f} m/s, "
                 f"{telemetry.cmd_omega:.3f} rad/s), controller {telemetry.controller}, "
@@ -417,3 +420,120 @@ def _raw(fd: int) -> None:
 def _write(fd: int, data: bytes) -> None:
     with contextlib.suppress(BlockingIOError, OSError):
         os.write(fd, data)
+
+
+def attack_jaus(count: int, seed: int) -> Tally:
+    """``count`` hostile JUDP datagrams at a real ``freelook jaus`` gateway (from many source
+    ports) while the driver holds the robot: none may take control or move it."""
+    tally = Tally("JAUS gateway (JUDP)")
+    asyncio.run(_jaus_campaign(count, seed, tally))
+    return tally
+
+
+def _judp_valid() -> list[bytes]:
+    """Datagrams a JAUS client sends: control requests, drive commands, queries."""
+    from freelook.judp import AckNak, JausId, JudpMessage, pack_judp
+
+    gateway, client = JausId(1, 1, 1), JausId(7, 1, 1)
+    bodies = (
+        (0x000D, bytes([255])),  # RequestControl at the highest authority
+        (0x0405, bytes([0x01, 0x00]) + (32767).to_bytes(2, "little")),  # SetWrenchEffort
+        (0x0415, bytes([0x21, 0x00]) + bytes(8)),  # SetVelocityCommand
+        (0x2B00, bytes([2])),  # QueryIdentification
+        (0x2403, (0x43).to_bytes(2, "little")),  # QueryLocalPose
+    )
+    return [
+        pack_judp([JudpMessage(gateway, client, code.to_bytes(2, "little") + body, i, 1, 0, ack)])
+        for i, (code, body) in enumerate(bodies)
+        for ack in (AckNak.NONE, AckNak.REQUIRED)
+    ]
+
+
+class _Counter(asyncio.DatagramProtocol):
+    def __init__(self) -> None:
+        self.received = 0
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        self.received += 1
+
+
+async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
+    import socket
+
+    from freelook.config import load_robot
+    from freelook.link import FreeLookCommand, Mutator
+    from freelook.operator import OperatorStation
+
+    config = load_robot("pioneer3dx")
+    draw = random.Random(seed)
+    loop = asyncio.get_running_loop()
+    with _keys_file() as keys:
+        robot = ProcessUnderAttack(
+            *("robot", "--hardware", "sim", "--world", "square", "--map", "none"),
+            *("--listen", "udp://127.0.0.1:0", "--keys", str(keys.path), "--seed", str(seed)),
+        )
+        gateway: ProcessUnderAttack | None = None
+        tasks: list[asyncio.Task[None]] = []
+        senders: list[asyncio.DatagramTransport] = []
+        counter = _Counter()
+        try:
+            line = await asyncio.to_thread(robot.wait_line, "profile on udp://")
+            target = ("127.0.0.1", int(line.rsplit(":", 1)[1]))
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.bind(("127.0.0.1", 0))
+                jaus_port = probe.getsockname()[1]
+            gateway = ProcessUnderAttack(
+                *("jaus", "--robot", f"udp://{target[0]}:{target[1]}"),
+                *("--key", keys.gateway.hex(), "--station", str(GATEWAY)),
+                *("--port", str(jaus_port)),
+            )
+            await asyncio.to_thread(gateway.wait_line, "freelook jaus: component")
+            observer = _observer(target, keys, config)
+            tasks.append(asyncio.create_task(observer.run()))
+            await _until("telemetry at the observer", lambda: _still(observer), START)
+            driver = OperatorStation(config, None, target, key=keys.driver, station=DRIVER)
+            driver.drive_command = FreeLookCommand(0.0, 0.0, 0.0)
+            tasks.append(asyncio.create_task(driver.run()))
+            await _until("the driver in control", lambda: driver.core.in_control, 30)
+            await _until(
+                "the driver's control in telemetry",
+                lambda: observer.telemetry is not None and observer.telemetry.controller == DRIVER,
+                10,
+            )
+            for _ in range(16):  # each its own JAUS client address (per-client state)
+                sender, _ = await loop.create_datagram_endpoint(
+                    lambda: counter, local_addr=("127.0.0.1", 0)
+                )
+                senders.append(sender)
+            watch = _Watch(observer, controller=DRIVER)
+            watching = asyncio.create_task(watch.watching(1e9))
+            mutator = Mutator(_judp_valid(), draw.randrange(2**32))
+            started = time.monotonic()
+            for i in range(count):
+                how, data = mutator.one()
+                tally.tried(f"JUDP {how}")
+                draw.choice(senders).sendto(data, ("127.0.0.1", jaus_port))
+                if i % 100 == 99:
+                    await asyncio.sleep(max(0.001, started + i / 2000 - time.monotonic()))
+            await asyncio.sleep(1.0)
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+            for effect in watch.effects[:3]:
+                tally.effect(effect)
+            if len(watch.effects) > 3:
+                tally.unauthorised += len(watch.effects) - 3
+            tally.notes.append(
+                f"{watch.samples} telemetry samples watched with the driver in control; "
+                f"{counter.received} replies to {count} datagrams"
+            )
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for sender in senders:
+                sender.close()
+            for name, process in (("gateway", gateway), ("robot", robot)):
+                if process is not None:
+                    for problem in process.problems():
+                        tally.crash(f"{name}: {problem}")
+                    process.stop()

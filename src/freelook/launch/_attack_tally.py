@@ -57,6 +57,7 @@ class ProcessUnderAttack:
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.lines: list[str] = []
+        self.command = f"freelook {args[0]}"
 
     def wait_line(self, marker: str) -> str:
         """The first line of its output containing ``marker`` (its startup's announcement);
@@ -67,7 +68,7 @@ class ProcessUnderAttack:
             line = stdout.readline()
             if not line:
                 raise RuntimeError(
-                    f"freelook {self.process.args[3]} ended before printing {marker!r}: "
+                    f"{self.command} ended before printing {marker!r}: "
                     f"{self.lines[-5:]} {self.errors()[-800:]}"
                 )
             self.lines.append(line)

@@ -72,7 +72,7 @@ async def _watch(ws: Any, state: _State) -> None:
                 state.poses.append((float(pose["x"]), float(pose["y"])))
             if cmd:
                 state.commands.append((float(cmd["v"]), float(cmd["omega"])))
-    except Exception:  # noqa: BLE001 (the socket closed: recorded, judged by the caller)
+    except Exception:  # the socket closed: recorded, judged by the caller
         state.closed = True
 
 
@@ -152,7 +152,7 @@ async def _unauthorised_cockpit(
                     await ws.send(json.dumps(drive))
                 if served:
                     tally.effect(f"{kind}: the socket was served")
-        except Exception:  # noqa: BLE001, S110 (refused: closed, or a refused handshake)
+        except Exception:  # refused: closed, or a refused handshake
             pass
 
 
@@ -161,7 +161,7 @@ async def _hostile_values(ws: Any, draw: random.Random, count: int, tally: Tally
         tally.tried(kind)
         try:
             await ws.send(frame)
-        except Exception:  # noqa: BLE001 (the server closed it: judged by the caller)
+        except Exception:  # the server closed it: judged by the caller
             return
         if tally.inputs % 50 == 0:
             await asyncio.sleep(0.01)  # let the state stream flow
@@ -212,7 +212,7 @@ async def _foxglove(port: int, draw: random.Random, count: int, tally: Tally) ->
                     await ws.send(data.decode("latin-1") if text else data)
                 if i % 50 == 0:
                     await asyncio.sleep(0.01)
-    except Exception as err:  # noqa: BLE001 (the server may close a client that sent garbage)
+    except Exception as err:  # the bridge may close a client that sent garbage
         tally.notes.append(f"the bridge closed the hostile client: {type(err).__name__}")
 
 
@@ -246,7 +246,8 @@ async def _campaign(count: int, seed: int, cockpit: Tally, foxglove: Tally) -> N
         await asyncio.to_thread(sim.wait_line, "open http")
         announced = "".join(sim.lines)
         found, fox = _URL.search(announced), _FOX.search(announced)
-        assert found is not None and fox is not None
+        assert found is not None
+        assert fox is not None
         url = found.group(1)
         port = int(url.split(":")[2].split("/")[0])
         token = url.split("token=")[1]

@@ -1,0 +1,180 @@
+"""``freelook attack``: a seeded adversarial campaign against real freelook processes on
+loopback, interface by interface, with the figures the security notes quote.
+
+Each probe starts what it attacks (a robot program, a simulated session with its cockpit and
+Foxglove bridge, a JAUS gateway) as its own process, or hands files and bytes to the loaders
+and decoders the commands reach, and counts inputs tried, crashes and unauthorised effects.
+The floods (:func:`freelook.launch.flood_trial`) add the driver's telemetry and video share
+against the same run without a flood. The same seed tries the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from freelook.launch._attack_files import attack_decoders, attack_files
+from freelook.launch._attack_link import attack_jaus, attack_robot_serial, attack_robot_udp
+from freelook.launch._attack_tally import Tally
+from freelook.launch._attack_web import attack_web
+from freelook.launch._flood import Payload, Target, flood_trial
+
+__all__ = ["PROBES", "CampaignOptions", "campaign_lines", "run_campaign"]
+
+
+@dataclass(frozen=True)
+class Flood:
+    target: Target
+    payload: Payload
+    sockets: int
+
+    @property
+    def name(self) -> str:
+        source = "one socket" if self.sockets == 1 else f"{self.sockets} sockets"
+        return f"flood: {self.payload.replace('_', '-')} at the {self.target}, {source}"
+
+
+FLOODS = (
+    Flood("robot", "wrong_key", 1),
+    Flood("robot", "garbage", 64),
+    Flood("station", "wrong_key", 1),
+    Flood("station", "garbage", 64),
+)
+THOROUGH_FLOODS = (
+    *FLOODS,
+    Flood("robot", "wrong_key", 64),
+    Flood("robot", "garbage", 1),
+    Flood("station", "wrong_key", 64),
+    Flood("station", "garbage", 1),
+)
+
+
+@dataclass(frozen=True)
+class CampaignOptions:
+    seed: int = 0
+    count: int = 2000  # hostile inputs per interface (files and decoders: per kind, a tenth)
+    flood_pps: float = 100_000.0
+    flood_seconds: float = 3.0
+    floods: tuple[Flood, ...] = FLOODS
+    only: frozenset[str] = frozenset()  # probe names; empty: all
+
+    @classmethod
+    def thorough(cls, seed: int = 0) -> CampaignOptions:
+        return cls(seed, count=20_000, flood_seconds=5.0, floods=THOROUGH_FLOODS)
+
+
+def _udp(o: CampaignOptions) -> list[Tally]:
+    return [attack_robot_udp(o.count, o.seed)]
+
+
+def _serial(o: CampaignOptions) -> list[Tally]:
+    return [attack_robot_serial(max(100, o.count // 4), o.seed)]
+
+
+def _web(o: CampaignOptions) -> list[Tally]:
+    return list(attack_web(max(50, o.count // 4), o.seed))
+
+
+def _jaus(o: CampaignOptions) -> list[Tally]:
+    return [attack_jaus(o.count, o.seed)]
+
+
+def _files(o: CampaignOptions) -> list[Tally]:
+    return [attack_files(max(20, o.count // 10), o.seed)]
+
+
+def _decoders(o: CampaignOptions) -> list[Tally]:
+    return [attack_decoders(max(100, o.count // 2), o.seed)]
+
+
+def _floods(o: CampaignOptions) -> list[Tally]:
+    tallies = []
+    for flood in o.floods:
+        tally = Tally(flood.name)
+        try:
+            result = flood_trial(
+                o.flood_pps,
+                o.flood_seconds,
+                target=flood.target,
+                payload=flood.payload,
+                sockets=flood.sockets,
+            )
+        except Exception as err:  # a flood that ends the robot or the station
+            tally.crash(f"{type(err).__name__}: {err}"[:200])
+            tallies.append(tally)
+            continue
+        tally.tried(flood.payload, round(result.flood_pps * o.flood_seconds))
+        tally.telemetry_share = result.telemetry_hz / max(result.telemetry_hz_quiet, 1e-9)
+        tally.video_share = result.video_fps / max(result.video_fps_quiet, 1e-9)
+        if result.watchdog_stops:
+            tally.effect(f"{result.watchdog_stops} watchdog stops while the driver drove")
+        tally.notes.append(
+            f"{result.flood_pps:,.0f} packets/s; telemetry {result.telemetry_hz:.1f} Hz "
+            f"(quiet {result.telemetry_hz_quiet:.1f}), video {result.video_fps:.1f} fps "
+            f"(quiet {result.video_fps_quiet:.1f}); {result.refused:,} refused or dropped"
+        )
+        tallies.append(tally)
+    return tallies
+
+
+PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
+    "udp": _udp,
+    "serial": _serial,
+    "web": _web,
+    "jaus": _jaus,
+    "files": _files,
+    "decoders": _decoders,
+    "floods": _floods,
+}
+
+
+def run_campaign(
+    options: CampaignOptions, progress: Callable[[str], None] = lambda line: None
+) -> list[Tally]:
+    """Every probe (or those ``options.only`` names) in turn; a probe that cannot run (a
+    process that does not start) is a crash of its interface, with the reason."""
+    tallies: list[Tally] = []
+    for name, probe in PROBES.items():
+        if options.only and name not in options.only:
+            continue
+        progress(f"attacking: {name}")
+        try:
+            found = probe(options)
+        except Exception as err:  # reported; the campaign goes on
+            failed = Tally(name)
+            failed.crash(f"the probe could not run: {type(err).__name__}: {err}"[:300])
+            found = [failed]
+        tallies.extend(found)
+        for tally in found:
+            progress("  " + _line(tally))
+    return tallies
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f} %"
+
+
+def _line(t: Tally) -> str:
+    return (
+        f"{t.interface:<44} {t.inputs:>9,} {t.crashes:>7} {t.unauthorised:>12} "
+        f"{_share(t.telemetry_share):>9} {_share(t.video_share):>7}"
+    )
+
+
+def campaign_lines(tallies: list[Tally]) -> list[str]:
+    """The figures as a table, then each interface's notes."""
+    header = (
+        f"{'interface':<44} {'inputs':>9} {'crashes':>7} {'unauthorised':>12} "
+        f"{'telemetry':>9} {'video':>7}"
+    )
+    lines = [header, "-" * len(header)]
+    lines += [_line(t) for t in tallies]
+    total = sum(t.inputs for t in tallies)
+    crashes = sum(t.crashes for t in tallies)
+    effects = sum(t.unauthorised for t in tallies)
+    lines.append(f"{'total':<44} {total:>9,} {crashes:>7} {effects:>12}")
+    lines.append("")
+    for t in tallies:
+        for note in t.notes:
+            lines.append(f"{t.interface}: {note}")
+    return lines
