@@ -17,6 +17,7 @@ from freelook.launch._attack_files import attack_decoders, attack_files
 from freelook.launch._attack_link import attack_jaus, attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_tally import Tally
 from freelook.launch._attack_web import attack_web
+from freelook.launch._attack_zenoh import attack_zenoh
 from freelook.launch._flood import Payload, Target, flood_trial
 
 __all__ = ["PROBES", "CampaignOptions", "campaign_lines", "run_campaign"]
@@ -79,6 +80,10 @@ def _jaus(o: CampaignOptions) -> list[Tally]:
     return [attack_jaus(o.count, o.seed)]
 
 
+def _zenoh(o: CampaignOptions) -> list[Tally]:
+    return [attack_zenoh(o.count, o.seed)]
+
+
 def _files(o: CampaignOptions) -> list[Tally]:
     return [attack_files(max(20, o.count // 10), o.seed)]
 
@@ -122,6 +127,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "serial": _serial,
     "web": _web,
     "jaus": _jaus,
+    "zenoh": _zenoh,
     "files": _files,
     "decoders": _decoders,
     "floods": _floods,

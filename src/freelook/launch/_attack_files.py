@@ -154,7 +154,12 @@ def attack_decoders(count: int, seed: int) -> Tally:
     sender, receiver = NativeCodec(key, sender=9), NativeCodec(key, sender=2)
     thesis = ThesisCodec()
     telemetry = Telemetry(1.0, (0, 0, 0), (1, 2, 3), 0.1, 0.2, 0.1, 0.2, 0, 0, laser=(1.0,) * 181)
-    messages: list[Message] = [VelocityCommand(0.1, 0.0), FreeLookCommand(0.2, 0.1, 0.3), EStop(True), telemetry]
+    messages: list[Message] = [
+        VelocityCommand(0.1, 0.0),
+        FreeLookCommand(0.2, 0.1, 0.3),
+        EStop(True),
+        telemetry,
+    ]
     native = [sender.encode(m, 1.0 + i) for i, m in enumerate(messages)]
     maps = [encode_map(load_world("square"))]
     gateway, client = JausId(1, 1, 1), JausId(7, 1, 1)

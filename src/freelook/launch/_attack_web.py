@@ -157,6 +157,7 @@ async def _unauthorised_cockpit(
 
 
 async def _hostile_values(ws: Any, draw: random.Random, count: int, tally: Tally) -> None:
+    await ws.send(json.dumps({"type": "mode", "mode": "free_look"}))  # values that could drive
     for kind, frame in _hostile_messages(draw, count):
         tally.tried(kind)
         try:
@@ -283,6 +284,16 @@ async def _campaign(count: int, seed: int, cockpit: Tally, foxglove: Tally) -> N
                 cockpit.effect(f"{len(over)} states commanded beyond the limits, e.g. {over[0]}")
             if state.closed:
                 cockpit.notes.append("the authorised socket was closed by hostile values")
+            else:  # the driver still drives (and the watch sees a drive when there is one)
+                since = state.mark()
+                await ws.send(json.dumps({"type": "mode", "mode": "free_look"}))
+                for _ in range(20):
+                    await ws.send(json.dumps(_valid_messages()[0]))
+                    await asyncio.sleep(0.05)
+                if not _commanded(state, since):
+                    cockpit.effect("the authorised cockpit could not drive after the attack")
+                else:
+                    cockpit.notes.append("the authorised cockpit drove after the attack")
             cockpit.notes.append(
                 f"{len(state.commands) - since[1]} states watched under hostile values; "
                 f"fastest |v| {max((abs(v) for v, _ in state.commands), default=0):.2f} m/s "

@@ -1,0 +1,69 @@
+"""A small run of ``freelook attack``: every interface attacked, nothing crashes, nothing
+unauthorised happens, and each probe's own control (the driver drives again afterwards, the
+authorised cockpit drives) shows the watch would have seen a motion."""
+
+from __future__ import annotations
+
+import pytest
+
+from freelook.launch import PROBES, CampaignOptions, Tally, campaign_lines, run_campaign
+from freelook.launch._attack import Flood
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_small_campaign_finds_no_crash_and_no_unauthorised_effect() -> None:
+    options = CampaignOptions(
+        seed=5,
+        count=200,
+        flood_pps=2000.0,
+        flood_seconds=1.0,
+        floods=(Flood("robot", "wrong_key", 1),),
+    )
+    tallies = run_campaign(options)
+    table = "\n".join(campaign_lines(tallies))
+    by_name = {t.interface: t for t in tallies}
+    assert set(by_name) >= {
+        "robot UDP",
+        "robot serial (pty)",
+        "cockpit WebSocket",
+        "Foxglove bridge",
+        "JAUS gateway (JUDP)",
+        "Zenoh (peer, access control)",
+        "files",
+        "decoders",
+        "flood: wrong-key at the robot, one socket",
+    }, table
+    for tally in tallies:
+        assert tally.inputs >= 100, table
+        assert tally.crashes == 0, table
+        assert tally.unauthorised == 0, table
+    notes = "\n".join(n for t in tallies for n in t.notes)
+    assert "the driver reopened its session and drove after the attack" in notes
+    assert "the authorised cockpit drove after the attack" in notes
+    udp = by_name["robot UDP"]
+    for kind in ("garbage", "wrong key", "forged session open", "capture replay", "capture flip"):
+        assert udp.kinds[kind] > 0, kind
+    flood = by_name["flood: wrong-key at the robot, one socket"]
+    assert flood.telemetry_share is not None
+    assert flood.video_share is not None
+
+
+def test_the_table_counts_a_crash_and_an_effect() -> None:
+    tally = Tally("made up")
+    tally.tried("garbage", 10)
+    tally.crash("robot: exited with 1")
+    tally.effect("the robot moved 0.5 m")
+    lines = campaign_lines([tally])
+    assert lines[2].split()[-5:] == ["10", "1", "1", "-", "-"]
+    assert "made up: crash: robot: exited with 1" in lines
+    assert set(PROBES) == {
+        "udp",
+        "serial",
+        "web",
+        "jaus",
+        "zenoh",
+        "files",
+        "decoders",
+        "floods",
+    }
