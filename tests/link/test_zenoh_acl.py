@@ -31,6 +31,7 @@ from freelook.link import (
     BusAccess,
     KeyRing,
     RobotInfo,
+    TransportUrl,
     ZenohAuth,
     ZenohBus,
     ZenohTls,
@@ -52,6 +53,7 @@ pytestmark = pytest.mark.timeout(120)
 KEY_1 = "1" * 64  # station 1: the driver
 KEY_2 = "2" * 64  # station 2: a station with a valid key, turned attacker
 ROBOT_KEY = "7" * 64
+ROUTER_A, ROUTER_B, ROUTER_D = "0a1b" * 16, "2c3d" * 16, "4e5f" * 16
 REMOTE = zenoh.Locality.REMOTE
 
 
@@ -579,11 +581,16 @@ def test_keys_new_writes_robot_bus_keys_and_bad_bus_configs_are_one_line(tmp_pat
     from freelook.cli import app
 
     path = tmp_path / "keys.toml"
-    made = CliRunner().invoke(app, ["keys", "new", str(path), "--robot", "scout-1"])
+    made = CliRunner().invoke(
+        app, ["keys", "new", str(path), "--robot", "scout-1", "--router", "site-b"]
+    )
     assert made.exit_code == 0, made.output
     ring = KeyRing.load(path)
     assert list(ring.robots) == ["scout-1"]
     assert len(ring.robots["scout-1"]) == 32
+    assert list(ring.routers) == ["site-b"]
+    assert len(ring.routers["site-b"]) == 32
+    assert ring.routers["site-b"] != ring.robots["scout-1"]
     bad = CliRunner().invoke(app, ["keys", "new", str(tmp_path / "b.toml"), "--robot", "a/b"])
     assert bad.exit_code == 2
     assert bad.output.startswith("--robot: robot name 'a/b'")
@@ -598,3 +605,113 @@ def test_keys_new_writes_robot_bus_keys_and_bad_bus_configs_are_one_line(tmp_pat
         assert result.exit_code == 2, (args, result.output)
         assert len(result.output.strip().splitlines()) == 1, result.output
         assert result.output.startswith(line), result.output
+
+
+@contextlib.contextmanager
+def _routers(*commands: list[str]) -> Iterator[list[subprocess.Popen[str]]]:
+    """``freelook fleet router`` processes with these arguments, each announced, until the
+    block ends."""
+    started: list[subprocess.Popen[str]] = []
+    try:
+        for args in commands:
+            router = subprocess.Popen(
+                [sys.executable, "-m", "freelook.cli", "fleet", "router", *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            started.append(router)
+            assert router.stdout is not None
+            line = router.stdout.readline()
+            assert "listening on" in line, line
+        yield started
+    finally:
+        for router in started:
+            router.terminate()
+            router.wait(timeout=10)
+            if router.stdout is not None:
+                router.stdout.close()
+
+
+def test_a_router_joins_another_only_with_its_own_key(tmp_path: Path) -> None:
+    """Router B joins router A (``--connect``) as ``router-b`` with its ``[routers.b]`` key
+    (and knows A by the Zenoh id A's key gives it): a station on B finds the robot on A and
+    they talk. Router C joins without keys, router D with a key A does not know (its file
+    knows A's): a client of either finds no robot, and what they send the robot reaches
+    nothing."""
+    keys = _keys_file(tmp_path)
+    shared = keys.read_text()
+    keys.write_text(shared + f'[routers.a]\nkey = "{ROUTER_A}"\n[routers.b]\nkey = "{ROUTER_B}"\n')
+    stranger = tmp_path / "stranger.toml"
+    stranger.write_text(
+        shared + f'[routers.a]\nkey = "{ROUTER_A}"\n[routers.d]\nkey = "{ROUTER_D}"\n'
+    )
+    a, b, c, d = (free_port() for _ in range(4))
+    with _routers(
+        ["--listen", f"127.0.0.1:{a}", "--keys", str(keys), "--name", "a"],
+        ["--listen", f"127.0.0.1:{b}", "--keys", str(keys), "--name", "b",
+         "--connect", f"127.0.0.1:{a}"],
+        ["--listen", f"127.0.0.1:{c}", "--connect", f"127.0.0.1:{a}"],
+        ["--listen", f"127.0.0.1:{d}", "--keys", str(stranger), "--name", "d",
+         "--connect", f"127.0.0.1:{a}"],
+    ):  # fmt: skip
+        ring = KeyRing.load(keys)
+
+        def station_url(port: int) -> TransportUrl:
+            return parse_transport_url(f"zenoh://127.0.0.1:{port}/r7?mode=client")
+
+        async def scenario() -> dict[str, Any]:
+            robot_bus = ZenohBus.for_url(station_url(a), listen=True, keys=ring)
+            robot_end = robot_bus.robot(RobotInfo("r7", "pioneer3dx"))
+            on_b = ZenohBus.for_url(station_url(b), listen=False, key=derive_key(KEY_1))
+            on_c = ZenohBus.client([f"tcp/127.0.0.1:{c}"])
+            on_d = ZenohBus.for_url(station_url(d), listen=False, key=derive_key(KEY_1))
+            station_end = on_b.station("r7")
+            try:
+                found_b = await wait_until_async(
+                    lambda: [r.name for r in on_b.discover(0.5)], 20, "r7 seen through router b"
+                )
+                station_end.send(b"hello robot")
+                item = await robot_end.recv_from(5.0)
+                assert item is not None
+                stray = [bus.station("r7") for bus in (on_c, on_d)]
+                for end in stray:
+                    end.send(b"forged")
+                found = {
+                    "c": [r.name for r in on_c.discover(1.0)],
+                    "d": [r.name for r in on_d.discover(1.0)],
+                }
+                queued = await robot_end.recv_from(1.0)
+                for end in stray:
+                    end.close()
+                return {"b": found_b, "robot": item[0], "found": found, "queued": queued}
+            finally:
+                station_end.close()
+                robot_end.close()
+                for bus in (on_b, on_c, on_d, robot_bus):
+                    bus.close()
+
+        out = asyncio.run(scenario())
+    assert out["b"] == ["r7"]
+    assert out["robot"] == b"hello robot"
+    assert out["found"] == {"c": [], "d": []}  # neither stranger router joined
+    assert out["queued"] is None  # nothing C's or D's clients put reached the robot
+
+
+def test_a_router_that_connects_with_keys_needs_its_name_in_the_file(tmp_path: Path) -> None:
+    keys = _keys_file(tmp_path)
+    for extra, expected in (
+        ([], "--connect with --keys: name this router (--name NAME"),
+        (["--name", "nobody"], "has no [routers.nobody]"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "freelook.cli", "fleet", "router", "--listen",
+             f"127.0.0.1:{free_port()}", "--keys", str(keys), "--connect", "127.0.0.1:9",
+             *extra],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert expected in done.stderr
+        assert "Traceback" not in done.stderr

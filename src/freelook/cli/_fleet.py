@@ -26,6 +26,20 @@ def _endpoint(text: str, option: str) -> str:
     return f"tcp/{host}:{port}"
 
 
+def _router_key(routers: dict[str, bytes], name: str | None, keys: Path) -> tuple[str, bytes]:
+    """This router's name and key, to join another router with (a clear error without)."""
+    from freelook.errors import ConfigError
+
+    if name is None:
+        raise ConfigError(
+            f"--connect with --keys: name this router (--name NAME, its [routers.NAME] in "
+            f"{keys}; freelook keys new --router NAME writes one)"
+        )
+    if name not in routers:
+        raise ConfigError(f"--name {name}: {keys} has no [routers.{name}] (its key to join with)")
+    return name, routers[name]
+
+
 @fleet_app.command("router")
 def router(
     listen: Annotated[
@@ -44,22 +58,45 @@ def router(
     weak_key: Annotated[
         bool, typer.Option("--weak-key", help="Accept keys of under 128 bits (never in the field).")
     ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="This router's name in the keys file ([routers.NAME]): with --keys, it joins "
+            "the routers of --connect with that key, and routers that join it know it by it."
+        ),
+    ] = None,
 ) -> None:
     """Run a Zenoh router (zenohd's part freelook needs): robots and stations on other hosts
-    connect to it with zenoh://ROUTER:PORT/ROBOT?mode=client. Ctrl-C stops it."""
+    connect to it with zenoh://ROUTER:PORT/ROBOT?mode=client. With --keys it admits only the
+    keys file's stations, robots and routers; joining another router (--connect) it logs in
+    as router-NAME (--name). Ctrl-C stops it."""
     import signal
     import threading
 
     from freelook.cli._fail import fail
     from freelook.errors import FreelookError
-    from freelook.link import BusAccess, KeyRing, ZenohAuth, ZenohBus, ZenohTls, zenoh_config
+    from freelook.link import (
+        BusAccess,
+        KeyRing,
+        ZenohAuth,
+        ZenohBus,
+        ZenohTls,
+        router_user,
+        router_zid,
+        zenoh_config,
+    )
 
     try:
         auth = None
         if keys is not None:
             ring = KeyRing.load(keys, allow_weak=weak_key)
-            access = BusAccess.of(ring.station_keys(), ring.robots)
-            auth = ZenohAuth(access=access, tls=ZenohTls.from_files(ring.zenoh_tls))
+            access = BusAccess.of(ring.station_keys(), ring.robots, ring.routers)
+            user = zid = None
+            if connect or name is not None:  # it joins with its user, is known by its id
+                named = _router_key(ring.routers, name, keys)
+                user, zid = router_user(*named), router_zid(*named)
+            tls = ZenohTls.from_files(ring.zenoh_tls)
+            auth = ZenohAuth(user=user, access=access, tls=tls, zid=zid)
         on = auth.endpoint if auth is not None else str
         bus = ZenohBus(
             zenoh_config(

@@ -14,10 +14,14 @@ keys_app = typer.Typer(help="Make station keys.", no_args_is_help=True)
 
 
 def keys_file_text(
-    keys: dict[int, str], observers: set[int], robots: dict[str, str] | None = None
+    keys: dict[int, str],
+    observers: set[int],
+    robots: dict[str, str] | None = None,
+    routers: dict[str, str] | None = None,
 ) -> str:
-    """A keys file (TOML) giving each station its key (``observers`` only watch) and each
-    robot in ``robots`` its key for a Zenoh router."""
+    """A keys file (TOML) giving each station its key (``observers`` only watch), each
+    robot in ``robots`` its key for a Zenoh router and each router in ``routers`` its key to
+    join another."""
     lines = ["# freelook station keys: give each station its own key, over a channel you trust"]
     for station, key in sorted(keys.items()):
         lines += ["", f"[stations.{station}]", f'key = "{key}"']
@@ -25,6 +29,8 @@ def keys_file_text(
             lines.append("observer = true")
     for name, key in sorted((robots or {}).items()):
         lines += ["", f"[robots.{name}]  # logs in to a Zenoh router", f'key = "{key}"']
+    for name, key in sorted((routers or {}).items()):
+        lines += ["", f"[routers.{name}]  # joins another Zenoh router", f'key = "{key}"']
     return "\n".join(lines) + "\n"
 
 
@@ -42,6 +48,13 @@ def new_command(
         list[str] | None,
         typer.Option(
             "--robot", help="A robot that logs in to a Zenoh router: its bus key (repeatable)."
+        ),
+    ] = None,
+    router: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--router",
+            help="A router that joins another (fleet router --name): its key (repeatable).",
         ),
     ] = None,
 ) -> None:
@@ -62,8 +75,13 @@ def new_command(
     except ConfigError as err:
         typer.echo(f"--robot: {err}", err=True)
         raise typer.Exit(2) from None
+    try:
+        routers = {check_robot_name(name): secrets.token_hex(32) for name in router or []}
+    except ConfigError as err:
+        typer.echo(f"--router: {err}", err=True)
+        raise typer.Exit(2) from None
     stations_keys = {s: secrets.token_hex(32) for s in range(1, stations + 1)}
-    text = keys_file_text(stations_keys, observers, robots)
+    text = keys_file_text(stations_keys, observers, robots, routers)
     try:
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

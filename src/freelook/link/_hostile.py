@@ -50,7 +50,9 @@ class Mutator:
         if kind == "overwrite":
             out = bytearray(base)
             for _ in range(draw.randint(1, 8)):
-                out[draw.randrange(len(out))] = draw.choice((0, 0xFF, 0x7F, 0x80, draw.randrange(256)))
+                out[draw.randrange(len(out))] = draw.choice(
+                    (0, 0xFF, 0x7F, 0x80, draw.randrange(256))
+                )
             return kind, bytes(out)
         if kind == "splice":
             other = draw.choice(self.valid)

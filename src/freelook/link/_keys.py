@@ -12,10 +12,14 @@ A keys file (TOML) names each station that may talk to the robot::
     key = "another passphrase"
     observer = true
 
-A robot on a Zenoh router needs a bus key of its own, and the bus may run over TLS
+A robot on a Zenoh router needs a bus key of its own, so does a router that joins another
+(``freelook fleet router --name NAME --connect``), and the bus may run over TLS
 (``docs/security.md``; paths relative to the keys file)::
 
     [robots.scout-1]
+    key = "64 hex digits"
+
+    [routers.site-b]
     key = "64 hex digits"
 
     [zenoh]
@@ -43,7 +47,15 @@ from freelook.errors import ConfigError
 from freelook.link._auth import strong_key
 from freelook.types import Mode
 
-__all__ = ["KeyRing", "KeysFile", "Permissions", "RobotEntry", "StationEntry", "StationKeys"]
+__all__ = [
+    "KeyRing",
+    "KeysFile",
+    "Permissions",
+    "RobotEntry",
+    "RouterEntry",
+    "StationEntry",
+    "StationKeys",
+]
 
 ALL_MODES = frozenset(Mode)
 _ROBOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # a chunk of Zenoh key expressions
@@ -107,6 +119,14 @@ class RobotEntry(BaseModel):
     key: str = Field(min_length=1, description="64 hex digits, or a passphrase")
 
 
+class RouterEntry(BaseModel):
+    """One ``[routers.NAME]`` table: the key a router joins another router with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(min_length=1, description="64 hex digits, or a passphrase")
+
+
 class ZenohEntry(BaseModel):
     """``[zenoh]``: TLS files for the bus (paths relative to the keys file)."""
 
@@ -124,6 +144,7 @@ class KeysFile(BaseModel):
 
     stations: dict[int, StationEntry] = Field(min_length=1)
     robots: dict[str, RobotEntry] = Field(default_factory=dict)
+    routers: dict[str, RouterEntry] = Field(default_factory=dict)
     zenoh: ZenohEntry = Field(default_factory=ZenohEntry)
 
     @field_validator("stations")
@@ -134,13 +155,13 @@ class KeysFile(BaseModel):
                 raise ValueError(f"station id {station} outside 1…65535")
         return stations
 
-    @field_validator("robots")
+    @field_validator("robots", "routers")
     @classmethod
-    def _robot_names(cls, robots: dict[str, RobotEntry]) -> dict[str, RobotEntry]:
-        for name in robots:
+    def _names(cls, named: dict[str, Any]) -> dict[str, Any]:
+        for name in named:
             if not _ROBOT_NAME.fullmatch(name):
-                raise ValueError(f"robot name {name!r}: expected 1-64 of A-Z a-z 0-9 _ - .")
-        return robots
+                raise ValueError(f"name {name!r}: expected 1-64 of A-Z a-z 0-9 _ - .")
+        return named
 
 
 class KeyRing:
@@ -152,6 +173,8 @@ class KeyRing:
         self._stations = dict(stations or {})
         self._any = None if any_station is None else StationKeys(0, any_station, Permissions())
         self.robots: dict[str, bytes] = {}  # robot name → its Zenoh bus key (``[robots.NAME]``)
+        #: router name → the key it joins another router with (``[routers.NAME]``)
+        self.routers: dict[str, bytes] = {}
         self.zenoh_tls: dict[str, Path] = {}  # ``[zenoh]``: tls_certificate … → its path
 
     @classmethod
@@ -188,6 +211,9 @@ class KeyRing:
         for name, robot in model.robots.items():
             what = f"{source}: robots.{name}.key"
             ring.robots[name] = strong_key(robot.key, allow_weak=allow_weak, what=what)
+        for name, router in model.routers.items():
+            what = f"{source}: routers.{name}.key"
+            ring.routers[name] = strong_key(router.key, allow_weak=allow_weak, what=what)
         base = Path(source).parent
         for field, value in model.zenoh.model_dump(exclude_none=True).items():
             ring.zenoh_tls[field] = base / value

@@ -8,6 +8,10 @@ nothing new is handed out to stations:
               password: 64 hex digits of BLAKE2s(key = station key, "password")
     robot     user ``robot-NAME``; password: BLAKE2s(key = the robot's bus key, "password")
               (``[robots.NAME]`` in the keys file; needed only to log in to a router)
+    router    user ``router-NAME``; password: BLAKE2s(key = the router's key, "password")
+              (``[routers.NAME]``: a router that joins another with ``--connect``); a named
+              router also takes a Zenoh id made from its key, since usrpwd proves only the
+              connecting side: the router joined is known to the one joining by that id
 
 A station's tags start with its user name (``freelook/R/control/station-…-TAG``), so "its
 own" keys are one key expression per station. The side that accepts connections (a robot
@@ -20,6 +24,9 @@ deny:
     robot R    puts on          freelook/R/telemetry/*, freelook/R/video/*
                subscribes to    freelook/R/control/*
                answers          freelook/R/info; liveliness token freelook/R/alive
+
+    router N   puts, subscribes, queries and answers on freelook/** (it holds the same keys
+               file and enforces the rules above on its own clients)
 
 and forwards to each only what it may receive. Everything else (another station's channels,
 ``**``, a robot's keys published by a station) is dropped by Zenoh before it reaches anyone.
@@ -45,7 +52,16 @@ from freelook.errors import ConfigError
 if TYPE_CHECKING:
     import zenoh
 
-__all__ = ["BusAccess", "BusUser", "ZenohAuth", "ZenohTls", "robot_user", "station_user"]
+__all__ = [
+    "BusAccess",
+    "BusUser",
+    "ZenohAuth",
+    "ZenohTls",
+    "robot_user",
+    "router_user",
+    "router_zid",
+    "station_user",
+]
 
 _ROOT = "freelook"
 
@@ -78,6 +94,21 @@ def robot_user(name: str, key: bytes) -> BusUser:
     if not key:
         raise ConfigError(f"robot {name!r} needs a bus key to log in to a router")
     return BusUser(f"robot-{name}", _digest(key, b"freelook zenoh robot password"))
+
+
+def router_user(name: str, key: bytes) -> BusUser:
+    """The bus user of router ``name`` with key ``key`` (to join another router)."""
+    if not key:
+        raise ConfigError(f"router {name!r} needs a key to join another router")
+    return BusUser(f"router-{name}", _digest(key, b"freelook zenoh router password"))
+
+
+def router_zid(name: str, key: bytes) -> str:
+    """The Zenoh id router ``name`` takes (16 bytes as hex; the first byte non-zero, as
+    Zenoh wants), so a router that joins it can tell it in its access control."""
+    digest = bytearray(bytes.fromhex(_digest(key, b"freelook zenoh router id " + name.encode())))
+    digest[0] |= 0x10
+    return digest[:16].hex()
 
 
 def _rule(rule_id: str, flow: str, messages: Iterable[str], keys: Iterable[str]) -> dict[str, Any]:
@@ -129,29 +160,59 @@ def _robot_rules(name: str, user: str) -> list[dict[str, Any]]:
     ]
 
 
+_EVERY_MESSAGE = [
+    "put",
+    "delete",
+    "declare_subscriber",
+    "query",
+    "declare_queryable",
+    "reply",
+    "liveliness_token",
+    "declare_liveliness_subscriber",
+    "liveliness_query",
+]
+
+
+def _router_rules(user: str) -> list[dict[str, Any]]:
+    every = [f"{_ROOT}/**"]
+    return [
+        _rule(f"{user} sends", "ingress", _EVERY_MESSAGE, every),
+        _rule(f"{user} receives", "egress", _EVERY_MESSAGE, every),
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class BusAccess:
     """The users an accepting node knows and what each may do (default deny)."""
 
     stations: tuple[BusUser, ...]
     robots: tuple[tuple[str, BusUser], ...] = ()
+    routers: tuple[tuple[BusUser, str], ...] = ()  # each router's user and Zenoh id
 
     @classmethod
     def of(
-        cls, station_keys: Iterable[bytes], robot_keys: Mapping[str, bytes] | None = None
+        cls,
+        station_keys: Iterable[bytes],
+        robot_keys: Mapping[str, bytes] | None = None,
+        router_keys: Mapping[str, bytes] | None = None,
     ) -> BusAccess:
-        """Access for the stations with ``station_keys`` and the robots with ``robot_keys``
-        (name → bus key; a router's robots)."""
+        """Access for the stations with ``station_keys``, the robots with ``robot_keys``
+        (name → bus key; a router's robots) and the routers with ``router_keys`` (name →
+        key; routers that may join this one)."""
         stations = tuple(dict.fromkeys(station_user(key) for key in station_keys))
         if not stations:
             raise ConfigError("an authenticated Zenoh bus needs at least one station key")
         named = sorted((robot_keys or {}).items())
         robots = tuple((name, robot_user(name, key)) for name, key in named)
-        return cls(stations, robots)
+        routers = tuple(
+            (router_user(n, k), router_zid(n, k)) for n, k in sorted((router_keys or {}).items())
+        )
+        return cls(stations, robots, routers)
 
     def dictionary(self) -> str:
         """Zenoh's usrpwd dictionary: ``user:password`` lines."""
         users = [*self.stations, *(user for _, user in self.robots)]
+        users += [user for user, _ in self.routers]
         return "".join(f"{user.name}:{user.password}\n" for user in users)
 
     def access_control(self) -> dict[str, Any]:
@@ -165,6 +226,20 @@ class BusAccess:
             rules += its_rules
             subjects.append({"id": name, "usernames": [name]})
             policies.append({"id": name, "rules": [r["id"] for r in its_rules], "subjects": [name]})
+        for user, zid in self.routers:  # joining it (its user) or joined by it (its id)
+            its_rules = _router_rules(user.name)
+            rules += its_rules
+            subjects += [
+                {"id": user.name, "usernames": [user.name]},
+                {"id": f"{user.name} id", "zids": [zid]},
+            ]
+            policies.append(
+                {
+                    "id": user.name,
+                    "rules": [r["id"] for r in its_rules],
+                    "subjects": [user.name, f"{user.name} id"],
+                }
+            )
         return {
             "enabled": True,
             "default_permission": "deny",
@@ -216,6 +291,7 @@ class ZenohAuth:
     user: BusUser | None = None
     access: BusAccess | None = None
     tls: ZenohTls | None = None
+    zid: str | None = None  # the Zenoh id to take (a named router's, see router_zid)
 
     def endpoint(self, endpoint: str) -> str:
         """``endpoint`` on the link protocol this bus uses (``tls/…`` with TLS)."""
@@ -240,6 +316,8 @@ class ZenohAuth:
         if self.access is not None or self.user is not None:
             # peers learn of each other only from where they are told to connect
             config.insert_json5("scouting/gossip/enabled", "false")
+        if self.zid is not None:
+            config.insert_json5("id", json.dumps(self.zid))
         if self.user is not None:
             config.insert_json5("transport/auth/usrpwd/user", json.dumps(self.user.name))
             config.insert_json5("transport/auth/usrpwd/password", json.dumps(self.user.password))
