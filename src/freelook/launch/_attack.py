@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from freelook.launch._attack_files import attack_decoders, attack_files
-from freelook.launch._attack_link import attack_jaus, attack_robot_serial, attack_robot_udp
+from freelook.launch._attack_jaus import attack_jaus
+from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_tally import Tally
 from freelook.launch._attack_web import attack_web
 from freelook.launch._attack_zenoh import attack_zenoh
