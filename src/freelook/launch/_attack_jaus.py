@@ -16,6 +16,7 @@ from freelook.launch._attack_link import (
     DRIVER,
     GATEWAY,
     START,
+    _drives_after,
     _keys_file,
     _observer,
     _still,
@@ -131,6 +132,7 @@ async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
                 f"{watch.samples} telemetry samples watched with the driver in control; "
                 f"{counter.received} replies to {count} datagrams"
             )
+            await _drives_after(driver, observer, tally)
         finally:
             for task in tasks:
                 task.cancel()

@@ -148,6 +148,22 @@ class _Watch:
             await asyncio.sleep(0.02)
 
 
+async def _drives_after(driver: OperatorStation, watcher: OperatorStation, tally: Tally) -> None:
+    """The probe's control: the driver turns on the spot, and the watch must see it (else the
+    watch was blind, or the attack left the driver unable to drive: either is reported)."""
+    from freelook.link import VelocityCommand
+
+    await _until("the driver in control after the attack", lambda: driver.core.in_control, 30)
+    driver.drive_command = VelocityCommand(0.0, 0.5)  # on the spot
+    control = _Watch(watcher, controller=DRIVER)
+    await control.watching(1.5)
+    driver.drive_command = VelocityCommand(0.0, 0.0)
+    if not control.effects:
+        tally.effect("the driver could not drive after the attack")
+    else:
+        tally.notes.append("the driver drove after the attack (the watch saw it)")
+
+
 async def _until(what: str, test: Callable[[], bool], timeout: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -295,13 +311,7 @@ async def _udp_campaign(count: int, seed: int, tally: Tally) -> None:
             # the driver comes back: a new session opens and drives despite what was replayed
             driver = OperatorStation(config, None, relay_address, key=keys.driver, station=DRIVER)
             tasks.append(asyncio.create_task(driver.run()))
-            await _until("the driver in control again", lambda: driver.core.in_control, 30)
-            driver.drive_command = FreeLookCommand(0.0, 0.0, 0.5)
-            back = _Watch(observer)
-            await back.watching(1.5)
-            if not back.effects:
-                tally.effect("the driver could not drive after the attack")
-            tally.notes.append("the driver reopened its session and drove after the attack")
+            await _drives_after(driver, observer, tally)
         finally:
             for task in tasks:
                 task.cancel()

@@ -19,7 +19,15 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from freelook.launch._attack_link import DRIVER, INTRUDER, START, _keys_file, _until, _Watch
+from freelook.launch._attack_link import (
+    DRIVER,
+    INTRUDER,
+    START,
+    _drives_after,
+    _keys_file,
+    _until,
+    _Watch,
+)
 from freelook.launch._attack_tally import ProcessUnderAttack, Tally
 
 if TYPE_CHECKING:
@@ -196,6 +204,7 @@ async def _campaign(count: int, seed: int, tally: Tally) -> None:
                 f"{quiet[1]:.1f} → {attacked[1]:.1f} fps under {RATE:g} samples/s a key; "
                 f"{watch.samples} telemetry samples watched"
             )
+            await _drives_after(driver, driver, tally)
         finally:
             for task in tasks:
                 task.cancel()
