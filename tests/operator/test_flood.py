@@ -25,6 +25,7 @@ def test_a_wrong_key_flood_stops_nothing_and_the_operator_keeps_its_telemetry() 
     assert result.telemetry_hz > 0  # the robot kept reporting
     assert result.video_fps > 0
     assert result.delivered >= 0.99  # and what it sent arrived
+    assert result.driving_share > 0.9  # the robot drove all along (a still one passes the rest)
 
 
 def test_garbage_from_many_sources_at_the_station_leaves_the_cockpit_its_rates() -> None:
@@ -36,3 +37,4 @@ def test_garbage_from_many_sources_at_the_station_leaves_the_cockpit_its_rates()
     assert result.telemetry_hz > 0
     assert result.video_fps > 0
     assert result.delivered >= 0.99
+    assert result.driving_share > 0.9  # the robot drove all along (a still one passes the rest)

@@ -114,10 +114,13 @@ def _floods(o: CampaignOptions) -> list[Tally]:
         tally.video_share = result.video_fps / max(result.video_fps_quiet, 1e-9)
         if result.watchdog_stops:
             tally.effect(f"{result.watchdog_stops} watchdog stops while the driver drove")
+        if result.driving_share < 0.9:
+            tally.effect(f"the robot turned as commanded in {result.driving_share:.0%} only")
         tally.notes.append(
             f"{result.flood_pps:,.0f} packets/s; telemetry {result.telemetry_hz:.1f} Hz "
             f"(quiet {result.telemetry_hz_quiet:.1f}), video {result.video_fps:.1f} fps "
-            f"(quiet {result.video_fps_quiet:.1f}); {result.refused:,} refused or dropped"
+            f"(quiet {result.video_fps_quiet:.1f}); {result.refused:,} refused or dropped; "
+            f"turning as commanded in {result.driving_share:.0%} of the telemetry"
         )
         tallies.append(tally)
     return tallies

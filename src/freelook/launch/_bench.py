@@ -236,8 +236,9 @@ def first_press() -> Case:
 
 
 def _flood_case(rate: float, **how: Any) -> Case:
-    """A flood at ``rate`` packets/s while an operator drives; met with no watchdog stop and
-    ≥ 90 % of the telemetry and the video the operator gets without the flood."""
+    """A flood at ``rate`` packets/s while an operator drives (the chassis turning); met with
+    no watchdog stop, ≥ 90 % of the telemetry and the video the operator gets without the
+    flood, and the robot turning as commanded in ≥ 90 % of the telemetry."""
     from freelook.launch._flood import flood_trial
 
     figures: dict[str, float] = {}
@@ -251,10 +252,11 @@ def _flood_case(rate: float, **how: Any) -> Case:
             video_share=result.video_fps / max(result.video_fps_quiet, 1e-9),
             refused=float(result.refused),
             delivered=result.delivered,
+            driving_share=result.driving_share,
         )
 
     def met() -> float:
-        shares = min(figures["telemetry_share"], figures["video_share"])
+        shares = min(figures["telemetry_share"], figures["video_share"], figures["driving_share"])
         return 0.0 if figures["watchdog_stops"] == 0 and shares >= 0.9 else 1.0
 
     return Case(run=run, unit="session", target_s=0.0, measured=met, extra=lambda: dict(figures))

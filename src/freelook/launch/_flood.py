@@ -5,10 +5,11 @@ Used by the ``link.flood…`` benchmarks and the flood tests: the robot server a
 station run in this process on a simulated robot with its camera on; a separate process sends
 datagrams to the robot's port or to the station's, as fast as asked, from one socket or from
 many (each its own source port), either signed with a wrong key or plain garbage. The figures:
-watchdog stops while driving, the share of the robot's packets that reached the station
+watchdog stops while driving (the chassis turning on the spot), the share of the telemetry
+showing it turn as commanded, the share of the robot's packets that reached the station
 during the flood, and the telemetry rate and driving-camera frame rate the operator kept,
 against the same run without the flood. The rates depend on the machine (the flooder and the
-kernel take their share of its cores); the delivered share does not: tests assert on it, the
+kernel take their share of its cores); the shares do not: tests assert on them, the
 benchmarks report the rates.
 """
 
@@ -66,6 +67,9 @@ class FloodResult:
     video_fps_quiet: float  # the same without a flood
     refused: int  # packets the flooded end refused or dropped unread
     delivered: float  # of the robot's packets during the flood, the share the station got
+    #: the share of the telemetry during the flood that shows the chassis turning as commanded
+    #: (a robot that stood still would pass the other figures)
+    driving_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -76,9 +80,26 @@ class _Run:
     flood_pps: float
     refused: int
     delivered: float
+    driving_share: float
 
 
 WARM_UP = 30.0  # s: a bound for the first telemetry and video to arrive, not a timing
+TURN = 0.5  # rad/s: the operator's command while the flood runs
+
+
+async def _driving_share(station: OperatorStation, seconds: float) -> float:
+    """For ``seconds``: the share of new telemetry showing the chassis commanded to turn."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    seen: set[float] = set()
+    turning = 0
+    while loop.time() < until:
+        telemetry = station.telemetry
+        if telemetry is not None and telemetry.stamp not in seen:
+            seen.add(telemetry.stamp)
+            turning += telemetry.cmd_omega > 0.5 * TURN
+        await asyncio.sleep(0.02)
+    return turning / len(seen) if seen else 0.0
 
 
 async def _flowing(station: OperatorStation, timeout: float) -> None:
@@ -102,7 +123,7 @@ async def _drive(
 ) -> _Run:
     from freelook.config import load_robot
     from freelook.hardware.sim import simulated_server
-    from freelook.link import FreeLookCommand, UdpEndpoint, derive_key
+    from freelook.link import UdpEndpoint, VelocityCommand, derive_key
     from freelook.maps import load_world
     from freelook.operator import OperatorStation
     from freelook.robot import ServerOptions
@@ -119,7 +140,7 @@ async def _drive(
     flooder = None
     try:
         await _flowing(station, WARM_UP)
-        station.drive_command = FreeLookCommand(0.0, 0.0, 0.5)  # turning on the spot
+        station.drive_command = VelocityCommand(0.0, TURN)  # the chassis turning on the spot
         await asyncio.sleep(0.5)
         assert station.driver is not None
         assert server.driver is not None
@@ -147,7 +168,7 @@ async def _drive(
         trips = sum(1 for e in server.program.core.events if e.kind == "watchdog")
         heard = station.session.stats
         received, lost = heard.received, heard.lost
-        await asyncio.sleep(seconds)
+        driving = await _driving_share(station, seconds)
         received, lost = heard.received - received, heard.lost - lost
         delivered = received / (received + lost) if received + lost else 0.0
         now = station.clock()
@@ -158,9 +179,8 @@ async def _drive(
         if flooder is not None:
             out, _ = await flooder.communicate()
             sent = int(out.decode().strip() or 0)
-        return _Run(
-            trips, telemetry_hz, video_fps, sent / seconds, refused() - refused_before, delivered
-        )
+        refused_now = refused() - refused_before
+        return _Run(trips, telemetry_hz, video_fps, sent / seconds, refused_now, delivered, driving)
     finally:
         if flooder is not None and flooder.returncode is None:
             flooder.kill()
@@ -191,4 +211,5 @@ def flood_trial(
         quiet.video_fps,
         run.refused,
         run.delivered,
+        run.driving_share,
     )
