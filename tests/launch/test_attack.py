@@ -35,7 +35,7 @@ def test_a_small_campaign_finds_no_crash_and_no_unauthorised_effect() -> None:
         "flood: wrong-key at the robot, one socket",
     }, table
     for tally in tallies:
-        assert tally.inputs >= 100, table
+        assert tally.inputs >= 25, table  # the web probes try a quarter of the count
         assert tally.crashes == 0, table
         assert tally.unauthorised == 0, table
     notes = "\n".join(n for t in tallies for n in t.notes)
