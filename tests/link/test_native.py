@@ -10,7 +10,6 @@ from freelook.errors import ConfigError
 from freelook.link import (
     MAX_AGE,
     MAX_DATAGRAM,
-    MAX_STAMP,
     AuthenticationError,
     ChecksumError,
     ControlGrant,
@@ -81,7 +80,6 @@ messages = st.one_of(
         st.floats(0, MAX_AGE, width=32),
         st.floats(0, MAX_AGE, width=32),
         st.floats(0, 100, width=32),
-        st.floats(0, MAX_STAMP),  # a float64: a wall-clock stamp to the microsecond
     ),
     st.integers(0, 300).flatmap(
         lambda n: st.builds(

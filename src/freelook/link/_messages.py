@@ -235,14 +235,11 @@ class ReceptionReport:
     driver is blind. On the station's clock, when the report is sent: how long its telemetry
     is overdue (past the spacing the station asked for; 0 while on time), how long since its
     newest complete driving-camera frame arrived, and the share of the robot's packets it
-    misses (%). ``telemetry_stamp``: the robot's stamp of the newest telemetry it received
-    (0: none yet), so the robot can judge from what it sent and what was acknowledged, and its
-    own lateness never counts against the driver."""
+    misses (%)."""
 
     telemetry_overdue: float
     video_age: float
     loss_percent: float
-    telemetry_stamp: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,6 @@ class Stream:
 
 _F2 = struct.Struct("<ff")
 _F3 = struct.Struct("<fff")
-_RECEPTION = struct.Struct("<fffd")  # overdue, video age, loss; the acknowledged stamp
 _F4 = struct.Struct("<ffff")
 _B = struct.Struct("<B")
 _F = struct.Struct("<f")
@@ -341,10 +340,8 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
     30: (
         msg.ReceptionReport,
         Stream.SESSION,
-        lambda m: _RECEPTION.pack(
-            m.telemetry_overdue, m.video_age, m.loss_percent, m.telemetry_stamp
-        ),
-        _exact(_RECEPTION, msg.ReceptionReport),
+        lambda m: _F3.pack(m.telemetry_overdue, m.video_age, m.loss_percent),
+        _exact(_F3, msg.ReceptionReport),
     ),
     TYPE_VIDEO_FEEDBACK: (
         msg.VideoFeedback,

@@ -172,8 +172,6 @@ class LinkSession:
         self._decode = decoder.decode
         self._stream = StreamDecoder(decoder) if framing == "stream" else None
         self._next_due: float | None = None
-        #: the stations the periodic transmission being made goes to (robot end, sessions)
-        self.transmitting_to: tuple[int, ...] = ()
         # only the native profile stamps with a clock both ends share; the thesis's is a tick
         self._absolute_stamps = isinstance(codec, NativeCodec)
 
@@ -445,7 +443,6 @@ class LinkSession:
                 due.append(station)
         if not due or not self.transmitting:
             return []
-        self.transmitting_to = tuple(due)  # for periodic(): whom this transmission reaches
         packets: list[Outgoing] = []
         for message in self.periodic(now):
             packets.extend(self.send_to(message, now, due))

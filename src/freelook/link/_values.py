@@ -58,7 +58,6 @@ __all__ = [
     "MAX_AGE",
     "MAX_MAP_BYTES",
     "MAX_MAP_REQUEST",
-    "MAX_STAMP",
     "MAX_STREAMS",
     "NONCE_SIZE",
     "Limit",
@@ -86,7 +85,6 @@ ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its U
 GRIPPER = 1.0  # m: the widest gripper opening
 MAX_STREAMS = 8  # camera streams a robot may send (0 the driving camera)
 MAX_AGE = 3600.0  # s: the oldest a reception report says (older, or never: this)
-MAX_STAMP = 1e10  # s: a wall-clock stamp (the year 2286)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +139,6 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "telemetry_overdue": Limit(0.0, MAX_AGE),
         "video_age": Limit(0.0, MAX_AGE),
         "loss_percent": Limit(0.0, 100.0),
-        "telemetry_stamp": Limit(0.0, MAX_STAMP),
     },
     ControlRequest: {"station": _STATION, "authority": _AUTHORITY},
     ControlRelease: {"station": _STATION},

@@ -462,8 +462,7 @@ class StationCore:
             MAX_AGE if self.video_rx is None else min(MAX_AGE, max(0.0, now - self.video_rx))
         )
         loss = min(100.0, self.session.stats.report(now).drop_percent)
-        newest = 0.0 if self.telemetry is None else self.telemetry.stamp
-        return ReceptionReport(overdue, video_age, loss, newest)
+        return ReceptionReport(overdue, video_age, loss)
 
     def _expire_held_input(self, now: float) -> None:
         """A held input the page stopped repeating becomes a stop of the same kind."""

@@ -15,7 +15,6 @@ from freelook.robot._real import (
     start_on_map,
 )
 from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
-from freelook.robot._sight import DriverSight, SightChange
 
 __all__ = [
     "BLIND_GRACE",
@@ -23,7 +22,6 @@ __all__ = [
     "ConnectedRobot",
     "ConnectedRobotOpener",
     "CycleOutput",
-    "DriverSight",
     "LocalizationJob",
     "LocalizationResult",
     "MapLayer",
@@ -32,7 +30,6 @@ __all__ = [
     "RobotProgram",
     "RobotServer",
     "ServerOptions",
-    "SightChange",
     "real_robot_server",
     "start_on_map",
 ]

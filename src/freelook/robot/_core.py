@@ -45,10 +45,9 @@ from freelook.types import Mode
 
 __all__ = ["BLIND_GRACE", "RobotCore"]
 
-#: s of the robot's telemetry a driver may miss beyond the watchdog's timeout before it counts
-#: as blind (a report's own way back, a burst of loss). The robot's lateness (a loop busy with
-#: cameras or the arm) does not count: it judges what it sent against what was acknowledged;
-#: a station it has no record of sending to is judged by the overdue time it reports
+#: s a driver's telemetry may be overdue beyond the watchdog's timeout before the driver counts
+#: as blind: the robot's own telemetry can run late when its loop is busy (cameras, the arm),
+#: and that must not stop it
 BLIND_GRACE = 1.5
 
 

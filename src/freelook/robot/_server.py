@@ -246,9 +246,9 @@ class RobotServer:
         core = self.program.core
         core.link_stats = self.session.stats.report(now)
         # stamped on the wall clock like everything else that leaves the robot
-        stamp = now + self.session.wire_offset
-        out: list[Message] = [dataclasses.replace(core.telemetry(now), stamp=stamp)]
-        core.sight.sent(self.session.transmitting_to, stamp)  # what each station should see
+        out: list[Message] = [
+            dataclasses.replace(core.telemetry(now), stamp=now + self.session.wire_offset)
+        ]
         if self.map is not None and now - self._map_announced >= MAP_ANNOUNCE_PERIOD:
             self._map_announced = now
             out.append(self.map.info)
