@@ -21,12 +21,19 @@ Hypothesis runs under one of three profiles, registered here:
   example and its ``@reproduce_failure`` blob.
 
 ``FREELOOK_HYPOTHESIS`` names the profile; ``--hypothesis-profile`` overrides it.
+
+Tests stop the processes they start with SIGINT, as Ctrl-C would. A shell without job control
+starts its background commands with SIGINT ignored, and an ignored signal stays ignored across
+``exec``: a suite started that way (``bash tools/test.sh &`` in a script) would hand every
+robot it starts a deaf ear to SIGINT, and each stop would wait out its timeout. So the suite
+takes SIGINT back before it starts anything (a handled signal is reset for its children).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -55,6 +62,9 @@ def _profile_asked() -> str:
 
 
 settings.load_profile(_profile_asked())  # before the test modules are imported: they inherit it
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # see the module's docstring
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
