@@ -4,9 +4,12 @@ a bus holds."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from freelook.link import ZenohAuth, ZenohBus
 
 __all__ = ["register"]
 
@@ -75,37 +78,9 @@ def router(
 
     from freelook.cli._fail import fail
     from freelook.errors import FreelookError
-    from freelook.link import (
-        BusAccess,
-        KeyRing,
-        ZenohAuth,
-        ZenohBus,
-        ZenohTls,
-        router_user,
-        router_zid,
-        zenoh_config,
-    )
 
     try:
-        auth = None
-        if keys is not None:
-            ring = KeyRing.load(keys, allow_weak=weak_key)
-            access = BusAccess.of(ring.station_keys(), ring.robots, ring.routers)
-            user = zid = None
-            if connect or name is not None:  # it joins with its user, is known by its id
-                named = _router_key(ring.routers, name, keys)
-                user, zid = router_user(*named), router_zid(*named)
-            tls = ZenohTls.from_files(ring.zenoh_tls)
-            auth = ZenohAuth(user=user, access=access, tls=tls, zid=zid)
-        on = auth.endpoint if auth is not None else str
-        bus = ZenohBus(
-            zenoh_config(
-                "router",
-                listen=[on(_endpoint(text, "--listen")) for text in listen],
-                connect=[on(_endpoint(text, "--connect")) for text in connect or []],
-            ),
-            auth=auth,
-        )
+        bus, auth = _router_bus(listen, connect or [], keys, weak_key, name)
     except FreelookError as err:
         fail(err)
     stop = threading.Event()
@@ -125,6 +100,44 @@ def router(
     finally:
         bus.close()
     typer.echo("freelook fleet router: stopped")
+
+
+def _router_bus(
+    listen: list[str], connect: list[str], keys: Path | None, weak_key: bool, name: str | None
+) -> tuple[ZenohBus, ZenohAuth | None]:
+    """The router's Zenoh session: open, or with a keys file admitting only its stations,
+    robots and routers, joining the routers of ``connect`` as router-``name``."""
+    from freelook.link import (
+        BusAccess,
+        KeyRing,
+        ZenohAuth,
+        ZenohBus,
+        ZenohTls,
+        router_user,
+        router_zid,
+        zenoh_config,
+    )
+
+    auth: ZenohAuth | None = None
+    if keys is not None:
+        ring = KeyRing.load(keys, allow_weak=weak_key)
+        access = BusAccess.of(ring.station_keys(), ring.robots, ring.routers)
+        user = zid = None
+        if connect or name is not None:  # it joins with its user, is known by its id
+            named = _router_key(ring.routers, name, keys)
+            user, zid = router_user(*named), router_zid(*named)
+        tls = ZenohTls.from_files(ring.zenoh_tls)
+        auth = ZenohAuth(user=user, access=access, tls=tls, zid=zid)
+    on = auth.endpoint if auth is not None else str
+    bus = ZenohBus(
+        zenoh_config(
+            "router",
+            listen=[on(_endpoint(text, "--listen")) for text in listen],
+            connect=[on(_endpoint(text, "--connect")) for text in connect],
+        ),
+        auth=auth,
+    )
+    return bus, auth
 
 
 @fleet_app.command("list")

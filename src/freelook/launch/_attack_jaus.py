@@ -17,6 +17,7 @@ from freelook.launch._attack_link import (
     GATEWAY,
     START,
     _drives_after,
+    _Keys,
     _keys_file,
     _observer,
     _still,
@@ -63,11 +64,45 @@ class _Counter(asyncio.DatagramProtocol):
         self.received += 1
 
 
-async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
+def _gateway(target: tuple[str, int], keys: _Keys) -> tuple[ProcessUnderAttack, int]:
+    """``freelook jaus`` in front of the robot at ``target``, on a free port (returned)."""
     import socket
 
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    gateway = ProcessUnderAttack(
+        *("jaus", "--robot", f"udp://{target[0]}:{target[1]}"),
+        *("--key", keys.gateway.hex(), "--station", str(GATEWAY)),
+        *("--port", str(port)),
+    )
+    return gateway, port
+
+
+async def _send_judp(
+    senders: list[asyncio.DatagramTransport],
+    port: int,
+    draw: random.Random,
+    count: int,
+    tally: Tally,
+) -> None:
+    """``count`` mutated JUDP datagrams to the gateway at about 2,000 a second, each from one
+    of ``senders`` (its own client address)."""
+    from freelook.link import Mutator
+
+    mutator = Mutator(_judp_valid(), draw.randrange(2**32))
+    started = time.monotonic()
+    for i in range(count):
+        how, data = mutator.one()
+        tally.tried(f"JUDP {how}")
+        draw.choice(senders).sendto(data, ("127.0.0.1", port))
+        if i % 100 == 99:
+            await asyncio.sleep(max(0.001, started + i / 2000 - time.monotonic()))
+
+
+async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
     from freelook.config import load_robot
-    from freelook.link import FreeLookCommand, Mutator
+    from freelook.link import FreeLookCommand
     from freelook.operator import OperatorStation
 
     config = load_robot("pioneer3dx")
@@ -85,14 +120,7 @@ async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
         try:
             line = await asyncio.to_thread(robot.wait_line, "profile on udp://")
             target = ("127.0.0.1", int(line.rsplit(":", 1)[1]))
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-                probe.bind(("127.0.0.1", 0))
-                jaus_port = probe.getsockname()[1]
-            gateway = ProcessUnderAttack(
-                *("jaus", "--robot", f"udp://{target[0]}:{target[1]}"),
-                *("--key", keys.gateway.hex(), "--station", str(GATEWAY)),
-                *("--port", str(jaus_port)),
-            )
+            gateway, jaus_port = _gateway(target, keys)
             await asyncio.to_thread(gateway.wait_line, "freelook jaus: component")
             observer = _observer(target, keys, config)
             tasks.append(asyncio.create_task(observer.run()))
@@ -113,21 +141,11 @@ async def _jaus_campaign(count: int, seed: int, tally: Tally) -> None:
                 senders.append(sender)
             watch = _Watch(observer, controller=DRIVER)
             watching = asyncio.create_task(watch.watching(1e9))
-            mutator = Mutator(_judp_valid(), draw.randrange(2**32))
-            started = time.monotonic()
-            for i in range(count):
-                how, data = mutator.one()
-                tally.tried(f"JUDP {how}")
-                draw.choice(senders).sendto(data, ("127.0.0.1", jaus_port))
-                if i % 100 == 99:
-                    await asyncio.sleep(max(0.001, started + i / 2000 - time.monotonic()))
+            await _send_judp(senders, jaus_port, draw, count, tally)
             await asyncio.sleep(1.0)
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
-            for effect in watch.effects[:3]:
-                tally.effect(effect)
-            if len(watch.effects) > 3:
-                tally.unauthorised += len(watch.effects) - 3
+            watch.tell(tally)
             tally.notes.append(
                 f"{watch.samples} telemetry samples watched with the driver in control; "
                 f"{counter.received} replies to {count} datagrams"

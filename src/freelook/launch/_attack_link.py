@@ -147,6 +147,12 @@ class _Watch:
             self.look()
             await asyncio.sleep(0.02)
 
+    def tell(self, tally: Tally) -> None:
+        """The effects seen into ``tally``: the first three by name, the rest counted."""
+        for effect in self.effects[:3]:
+            tally.effect(effect)
+        tally.unauthorised += max(0, len(self.effects) - 3)
+
 
 async def _drives_after(driver: OperatorStation, watcher: OperatorStation, tally: Tally) -> None:
     """The probe's control: the driver turns on the spot, and the watch must see it (else the
@@ -239,6 +245,48 @@ def _observer(
     )
 
 
+async def _drive_a_while(driver: OperatorStation) -> None:
+    """The driver takes control, turns the robot for a second and leaves (through the relay,
+    which captures what it sends)."""
+    from freelook.link import FreeLookCommand
+
+    driving = asyncio.create_task(driver.run())
+    await _until("the driver in control", lambda: driver.core.in_control, 30)
+    driver.drive_command = FreeLookCommand(0.0, 0.0, 0.5)
+    await asyncio.sleep(1.0)
+    driver.drive_command = FreeLookCommand(0.0, 0.0, 0.0)
+    await asyncio.sleep(0.3)
+    driving.cancel()
+    await asyncio.gather(driving, return_exceptions=True)
+
+
+async def _forge(
+    relay: _Relay, target: tuple[str, int], draw: random.Random, count: int, tally: Tally
+) -> None:
+    """``count`` forgeries at about 2,000 a second: captured packets replayed from the
+    driver's own address or from strangers, mutated ones, garbage, forged session opens."""
+    sockets = [_socket() for _ in range(8)]
+    replayer = relay.to_robot
+    assert replayer is not None
+    sent = 0
+    started = time.monotonic()
+    try:
+        while sent < count:
+            for kind, data in _forgeries(draw, relay.captured):
+                if kind.startswith("capture") and draw.random() < 0.5:
+                    replayer.sendto(data)  # from the driver's own address
+                else:
+                    with contextlib.suppress(OSError):
+                        draw.choice(sockets).sendto(data, target)
+                tally.tried(kind)
+                sent += 1
+            if sent % 400 < 7:  # about 2,000 inputs a second, not a flood
+                await asyncio.sleep(max(0.0, started + sent / 2000 - time.monotonic()))
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 async def _udp_campaign(count: int, seed: int, tally: Tally) -> None:
     from freelook.config import load_robot
     from freelook.link import FreeLookCommand, SetTransmission, VelocityCommand
@@ -263,14 +311,7 @@ async def _udp_campaign(count: int, seed: int, tally: Tally) -> None:
             # the driver drives through a relay that captures everything it sends
             relay, relay_address = await _Relay.open(target)
             driver = OperatorStation(config, None, relay_address, key=keys.driver, station=DRIVER)
-            driving = asyncio.create_task(driver.run())
-            await _until("the driver in control", lambda: driver.core.in_control, 30)
-            driver.drive_command = FreeLookCommand(0.0, 0.0, 0.5)
-            await asyncio.sleep(1.0)
-            driver.drive_command = FreeLookCommand(0.0, 0.0, 0.0)
-            await asyncio.sleep(0.3)
-            driving.cancel()
-            await asyncio.gather(driving, return_exceptions=True)
+            await _drive_a_while(driver)
             await _until("the robot still after its driver left", lambda: _still(observer), 30)
             # an observer with a valid key tries to drive and to stop the others' stream
             intruder = OperatorStation(config, None, target, key=keys.intruder, station=INTRUDER)
@@ -281,33 +322,13 @@ async def _udp_campaign(count: int, seed: int, tally: Tally) -> None:
             await _until("the intruder's session", lambda: intruder.sessions_opened > 0, 30)
             intruder.send([SetTransmission(False), VelocityCommand(1.0, 0.0)])
             tally.tried("observer drives and stops the stream", 2)
-            sockets = [_socket() for _ in range(8)]
-            replayer = relay.to_robot
-            assert replayer is not None
-            sent = 0
-            started = time.monotonic()
-            while sent < count:
-                for kind, data in _forgeries(draw, relay.captured):
-                    if kind.startswith("capture") and draw.random() < 0.5:
-                        replayer.sendto(data)  # from the driver's own address
-                    else:
-                        with contextlib.suppress(OSError):
-                            draw.choice(sockets).sendto(data, target)
-                    tally.tried(kind)
-                    sent += 1
-                if sent % 400 < 7:  # about 2,000 inputs a second, not a flood
-                    await asyncio.sleep(max(0.0, started + sent / 2000 - time.monotonic()))
+            await _forge(relay, target, draw, count, tally)
             await asyncio.sleep(1.0)  # what was sent last has arrived and been judged
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
             watch.look()
-            for effect in watch.effects[:3]:
-                tally.effect(effect)
-            if len(watch.effects) > 3:
-                tally.unauthorised += len(watch.effects) - 3
+            watch.tell(tally)
             tally.notes.append(f"{watch.samples} telemetry samples watched")
-            for sock in sockets:
-                sock.close()
             # the driver comes back: a new session opens and drives despite what was replayed
             driver = OperatorStation(config, None, relay_address, key=keys.driver, station=DRIVER)
             tasks.append(asyncio.create_task(driver.run()))
@@ -399,10 +420,7 @@ async def _serial_campaign(count: int, seed: int, tally: Tally) -> None:
             await asyncio.sleep(1.0)
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
-            for effect in watch.effects[:3]:
-                tally.effect(effect)
-            if len(watch.effects) > 3:
-                tally.unauthorised += len(watch.effects) - 3
+            watch.tell(tally)
             tally.telemetry_share = attacked / quiet if quiet > 0 else 0.0
             tally.notes.append(
                 f"{watch.samples} telemetry samples watched; observer telemetry "

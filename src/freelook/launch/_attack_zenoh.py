@@ -25,6 +25,7 @@ from freelook.launch._attack_link import (
     INTRUDER,
     START,
     _drives_after,
+    _Keys,
     _keys_file,
     _until,
     _Watch,
@@ -96,16 +97,70 @@ def _rates(station: OperatorStation) -> tuple[float, float]:
     return station.core.telemetry_rate.rate(now), station.core.video_rate.rate(now)
 
 
+async def _strangers_join(
+    endpoint: str, keys: _Keys, driver_user: str, peers: list[_Peer], tally: Tally
+) -> _Peer:
+    """Three strangers (no login, a guessed station, the driver's name with a wrong password)
+    and the intruder (a station with a key of its own) join the bus, each listening to
+    everything; a stranger admitted is an effect. Returns the intruder (all are in
+    ``peers``)."""
+    from freelook.link import station_user
+
+    strangers = [None, ("station-0000000000000000", "guess"), (driver_user, "wrong password")]
+    for who in strangers:
+        tally.tried("stranger joins")
+        peers.append(await asyncio.to_thread(_Peer, endpoint, who))
+    intruder = station_user(keys.intruder)
+    attacker = await asyncio.to_thread(_Peer, endpoint, (intruder.name, intruder.password))
+    peers.append(attacker)
+    for peer in peers:
+        for key in ("**", "freelook/**", "freelook/r1/*/*"):
+            peer.listen(key)
+    await _until("the intruder on the bus", lambda: attacker.connected() > 0, 10)
+    admitted = [p.connected() for p in peers[:3]]
+    if any(admitted):
+        tally.effect(f"strangers admitted to the bus: {admitted}")
+    return attacker
+
+
+async def _inject(
+    attacker: _Peer, keys: _Keys, tag: str, draw: random.Random, count: int, tally: Tally
+) -> None:
+    """``count`` mutated packets (a wrong key's, the intruder's own) put on the driver's
+    control, telemetry and video keys and on keys of the intruder's own, at ``RATE`` a key."""
+    from freelook.link import FreeLookCommand, Mutator, NativeCodec, VelocityCommand, station_user
+
+    wrong = NativeCodec(draw.randbytes(32), sender=DRIVER)
+    own = NativeCodec(keys.intruder, sender=INTRUDER)
+    valid = [
+        wrong.encode(VelocityCommand(1.0, 0.0), time.time()),
+        own.encode(VelocityCommand(1.0, 0.0), time.time()),
+        own.encode(FreeLookCommand(0.5, 0.0, 0.5), time.time()),
+    ]
+    mutator = Mutator(valid, draw.randrange(2**32))
+    keys_to_hit = [
+        f"freelook/r1/control/{tag}",
+        f"freelook/r1/telemetry/{tag}",
+        f"freelook/r1/video/{tag}",
+        f"freelook/r1/control/{station_user(keys.intruder).name}-x",
+        "freelook/r1/telemetry/x",
+    ]
+    started = time.monotonic()
+    session = attacker.session
+    for i in range(count):
+        key = keys_to_hit[i % len(keys_to_hit)]
+        how, data = mutator.one()
+        tally.tried(f"injected on {key.split('/')[2]} ({how})")
+        with contextlib.suppress(Exception):  # a put the bus refuses
+            session.put(key, data)
+        if i % 20 == 19:
+            due = started + i / (RATE * len(keys_to_hit))
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+
+
 async def _campaign(count: int, seed: int, tally: Tally) -> None:
     from freelook.config import load_robot
-    from freelook.link import (
-        FreeLookCommand,
-        Mutator,
-        NativeCodec,
-        VelocityCommand,
-        parse_transport_url,
-        station_user,
-    )
+    from freelook.link import FreeLookCommand, parse_transport_url, station_user
     from freelook.operator import OperatorStation
 
     config = load_robot("pioneer3dx")
@@ -137,62 +192,15 @@ async def _campaign(count: int, seed: int, tally: Tally) -> None:
             assert driver.driver is not None
             tag = str(getattr(driver.driver.endpoint, "tag", ""))
             driver_user = station_user(keys.driver).name
-            intruder_user = station_user(keys.intruder)
-            strangers = [
-                None,
-                ("station-0000000000000000", "guess"),
-                (driver_user, "wrong password"),
-            ]
-            for who in strangers:
-                tally.tried("stranger joins")
-                peers.append(await asyncio.to_thread(_Peer, endpoint, who))
-            attacker = await asyncio.to_thread(
-                _Peer, endpoint, (intruder_user.name, intruder_user.password)
-            )
-            peers.append(attacker)
-            for peer in peers:
-                for key in ("**", "freelook/**", "freelook/r1/*/*"):
-                    peer.listen(key)
-            await _until("the intruder on the bus", lambda: attacker.connected() > 0, 10)
-            admitted = [p.connected() for p in peers[:3]]
-            if any(admitted):
-                tally.effect(f"strangers admitted to the bus: {admitted}")
+            attacker = await _strangers_join(endpoint, keys, driver_user, peers, tally)
             watch = _Watch(driver, controller=DRIVER)
             watching = asyncio.create_task(watch.watching(1e9))
-            wrong = NativeCodec(draw.randbytes(32), sender=DRIVER)
-            own = NativeCodec(keys.intruder, sender=INTRUDER)
-            valid = [
-                wrong.encode(VelocityCommand(1.0, 0.0), time.time()),
-                own.encode(VelocityCommand(1.0, 0.0), time.time()),
-                own.encode(FreeLookCommand(0.5, 0.0, 0.5), time.time()),
-            ]
-            mutator = Mutator(valid, draw.randrange(2**32))
-            keys_to_hit = [
-                f"freelook/r1/control/{tag}",
-                f"freelook/r1/telemetry/{tag}",
-                f"freelook/r1/video/{tag}",
-                f"freelook/r1/control/{intruder_user.name}-x",
-                "freelook/r1/telemetry/x",
-            ]
-            started = time.monotonic()
-            session = attacker.session
-            for i in range(count):
-                key = keys_to_hit[i % len(keys_to_hit)]
-                how, data = mutator.one()
-                tally.tried(f"injected on {key.split('/')[2]} ({how})")
-                with contextlib.suppress(Exception):  # a put the bus refuses
-                    session.put(key, data)
-                if i % 20 == 19:
-                    due = started + i / (RATE * len(keys_to_hit))
-                    await asyncio.sleep(max(0.0, due - time.monotonic()))
+            await _inject(attacker, keys, tag, draw, count, tally)
             attacked = _rates(driver)
             await asyncio.sleep(1.0)
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
-            for effect in watch.effects[:3]:
-                tally.effect(effect)
-            if len(watch.effects) > 3:
-                tally.unauthorised += len(watch.effects) - 3
+            watch.tell(tally)
             sniffed = {i: peer.count(driver_user) for i, peer in enumerate(peers)}
             if any(sniffed.values()):
                 tally.effect(f"the driver's samples heard by others: {sniffed}")
