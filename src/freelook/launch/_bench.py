@@ -113,22 +113,27 @@ def input_to_wheel() -> Case:
     return Case(run=run, unit="session", extra=lambda: dict(figures))
 
 
+async def _headless_chromium(p: Any) -> Any:
+    """Debian's Chromium, headless and without a GPU, as the paint benchmarks run it."""
+    return await p.chromium.launch(
+        executable_path="/usr/bin/chromium",
+        headless=True,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+        ],
+    )
+
+
 async def _render_to_paint(port: int, holder: dict[str, Any]) -> dict[str, float]:
     from playwright.async_api import async_playwright
 
     station = holder["station"]
     async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-            ],
-        )
+        browser = await _headless_chromium(p)
         page = await browser.new_page(viewport={"width": 1500, "height": 900})
         await page.goto(holder["url"])
         await page.wait_for_function(

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from freelook.bench import Case, benchmark
-from freelook.launch._bench import _free_port, _p95
+from freelook.launch._bench import _free_port, _headless_chromium, _p95
 from freelook.link import VideoCodec
 
 #: s each codec is watched for
@@ -30,17 +30,7 @@ async def _paint(url: str, station: Any, seconds: float) -> dict[str, float]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-            ],
-        )
+        browser = await _headless_chromium(p)
         page = await browser.new_page(viewport={"width": 1500, "height": 900})
         await page.goto(url)
         await page.wait_for_function(
