@@ -4,17 +4,22 @@ model), tabulated, and the scoring of poses against it."""
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
-from freelook.estimation._kernels import log_weights, log_weights_split, scatter_order
+from freelook.estimation._kernels import (
+    TableFrame,
+    log_weights,
+    log_weights_split,
+    scatter_order,
+)
 from freelook.maps import World, distance_to_background, grid_key, interpolate_linear
 from freelook.runtime import PARALLEL_POOL
 
-__all__ = ["FIELD_UPSAMPLE", "SEARCH_SIGMA", "LikelihoodField"]
+__all__ = ["FIELD_MARGIN", "FIELD_UPSAMPLE", "SEARCH_SIGMA", "FieldTable", "LikelihoodField"]
 
 _Array = npt.NDArray[np.float64]
 _Table = npt.NDArray[np.float32]
@@ -22,6 +27,11 @@ _TableKey = tuple[object, ...]
 
 FIELD_UPSAMPLE = 4  # likelihood-field cells per map cell (each way)
 SEARCH_SIGMA = 0.25  # m, the blurred field of a global search's first, coarse stage
+# a table reaches this many of its hit sigmas beyond the map's edge, solid there: a map drawn
+# to its outer walls (the lab's) has them in its edge cells, and a beam that ends a few
+# centimetres into such a wall must score as deep in a wall, not as an end point off the map
+# (a cliff at the edge cells' centres that made the true pose fit worse than a look-alike)
+FIELD_MARGIN = 4.0
 _BAND = 64  # rows of a field computed at a time
 _KEPT = 4  # tables kept for other fields: a map's sharp and blurred ones, for two maps
 SPLIT_PARTICLES = 8000  # clouds this large are scored on every core (a global search's)
@@ -30,18 +40,26 @@ _SCATTER_CELL = 0.5  # m, side of a place (larger on a map of more than _SCATTER
 _SCATTER_PLACES = 4096  # bounds the sort's buckets on a large map
 
 
-def signed_distance(world: World) -> _Array:
+def signed_distance(grid: npt.NDArray[np.bool_], resolution: float) -> _Array:
     """Distance from each cell centre to the nearest obstacle face: positive in free space,
     negative inside obstacles, so the interpolated field is zero on the face itself (an
     unsigned field would peak inside the wall and pull the pose off it)."""
-    grid = world.obstacles()
-    half = world.resolution / 2
+    half = resolution / 2
     distance: _Array = np.where(
         grid,
-        half - distance_to_background(grid) * world.resolution,
-        distance_to_background(~grid) * world.resolution - half,
+        half - distance_to_background(grid) * resolution,
+        distance_to_background(~grid) * resolution - half,
     )
     return distance
+
+
+class FieldTable(NamedTuple):
+    """A tabulated log-likelihood field and where it lies on the map."""
+
+    values: _Table
+    #: the map coordinates of the table's first corner, a cell's side and the score of an end
+    #: point beyond the outer cell centres
+    frame: TableFrame
 
 
 class LikelihoodField:
@@ -61,7 +79,7 @@ class LikelihoodField:
     """
 
     #: tables by (map content, resolution, upsampling, sigma, z_hit, z_rand), the oldest first
-    _tables: ClassVar[dict[_TableKey, _Table]] = {}
+    _tables: ClassVar[dict[_TableKey, FieldTable]] = {}
 
     def __init__(self, world: World, range_max: float, sigma_hit: float, z_hit: float) -> None:
         self.world = world
@@ -69,9 +87,8 @@ class LikelihoodField:
         self.z_rand = (1.0 - z_hit) / range_max
         self.outside = float(math.log(self.z_rand))  # an end point beyond the table's centres
         rows, cols = world.obstacles().shape
-        self._map_cols = cols
         self.sharp = self._build(sigma_hit, FIELD_UPSAMPLE)
-        self._coarse: _Table | None = None
+        self._coarse: FieldTable | None = None
         width, height = cols * world.resolution, rows * world.resolution
         cell = max(_SCATTER_CELL, math.sqrt(width * height / _SCATTER_PLACES))
         # the map in places (side, count each way), for sorting uniform candidates
@@ -83,7 +100,7 @@ class LikelihoodField:
         cls._tables.clear()
 
     @property
-    def coarse(self) -> _Table:
+    def coarse(self) -> FieldTable:
         """The blurred table, built on first use."""
         if self._coarse is None:
             self._coarse = self._build(SEARCH_SIGMA, 1)
@@ -93,20 +110,24 @@ class LikelihoodField:
     def coarse_built(self) -> bool:
         return self._coarse is not None
 
-    def _build(self, sigma: float, up: int) -> _Table:
+    def _build(self, sigma: float, up: int) -> FieldTable:
         """The log-likelihood of a beam end for hit noise ``sigma``, on a grid ``up`` times
-        finer than the map's (each way); a table built for this map before is shared.
+        finer than the map's (each way) reaching :data:`FIELD_MARGIN` sigmas beyond the map
+        (solid there: what lies behind a map's outer walls is never seen); a table built for
+        this map before is shared.
 
         A band of rows at a time: each cell is computed exactly as a whole-grid pass would,
         with float64 intermediates of a few rows instead of several full grids.
         """
-        grid = self.world.obstacles()
+        world = self.world
         z_hit, z_rand = self.z_hit, self.z_rand
-        key = (grid_key(grid), self.world.resolution, up, sigma, z_hit, z_rand)
+        key = (grid_key(world.obstacles()), world.resolution, up, sigma, z_hit, z_rand)
         cached = self._tables.get(key)
         if cached is not None:
             return cached
-        distance = signed_distance(self.world)
+        margin = math.ceil(FIELD_MARGIN * sigma / world.resolution - 1e-9)  # map cells
+        grid = np.pad(world.obstacles(), margin, constant_values=True)
+        distance = signed_distance(grid, world.resolution)
         rows, cols = grid.shape
         r = (np.arange(rows * up) + 0.5) / up - 0.5
         c = (np.arange(cols * up) + 0.5) / up - 0.5
@@ -115,17 +136,20 @@ class LikelihoodField:
             band = slice(lo, lo + _BAND)
             fine = interpolate_linear(distance, *np.meshgrid(r[band], c, indexing="ij"))
             table[band] = np.log(z_hit * np.exp(-(fine**2) / (2 * sigma**2)) + z_rand)
+        corner = margin * world.resolution
+        frame = (world.origin[0] - corner, world.origin[1] - corner, world.resolution / up)
+        built = FieldTable(table, (*frame, self.outside))
         if len(self._tables) >= _KEPT:
             del self._tables[next(iter(self._tables))]
-        self._tables[key] = table
-        return table
+        self._tables[key] = built
+        return built
 
     def score(
         self,
         poses: _Array,
         bx: _Array,
         by: _Array,
-        table: _Table,
+        table: FieldTable,
         out: _Array | None = None,
         scattered: bool = False,
     ) -> _Array:
@@ -139,17 +163,16 @@ class LikelihoodField:
         """
         if out is None:
             out = np.empty(len(poses))
-        ox, oy = self.world.origin
-        side = self.world.resolution / (table.shape[1] // self._map_cols)  # a table cell's
-        frame = (float(ox), float(oy), side, self.outside)
+        values, frame = table
         if scattered:
+            ox, oy = self.world.origin
             order = scatter_order(poses, float(ox), float(oy), self._places)
         else:
             order = np.arange(len(poses))
         cores = numba.get_num_threads()
         if len(poses) >= SPLIT_PARTICLES and cores >= 2:
             with PARALLEL_POOL:  # numba's pool takes one parallel call at a time
-                log_weights_split(poses, order, (bx, by), table, frame, out, cores)
+                log_weights_split(poses, order, (bx, by), values, frame, out, cores)
         else:
-            log_weights(poses, order, (bx, by), table, frame, out)
+            log_weights(poses, order, (bx, by), values, frame, out)
         return out

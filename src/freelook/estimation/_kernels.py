@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 __all__ = [
     "SCATTER_HEADINGS",
+    "TableFrame",
     "compile_kernels",
     "log_weights",
     "log_weights_split",

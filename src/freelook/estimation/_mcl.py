@@ -86,23 +86,6 @@ class MonteCarloLocalization(GlobalSearch):
         self.fit = 0.0  # mean log-likelihood per beam at the last update
         self._start_searching(world, room, n)
 
-    @property
-    def _table(self) -> npt.NDArray[np.float32]:
-        """The sharp likelihood table."""
-        return self.field.sharp
-
-    def _score(
-        self,
-        poses: _Array,
-        bx: _Array,
-        by: _Array,
-        table: npt.NDArray[np.float32],
-        out: _Array | None = None,
-        scattered: bool = False,
-    ) -> _Array:
-        """:meth:`LikelihoodField.score` of the filter's field."""
-        return self.field.score(poses, bx, by, table, out, scattered)
-
     @classmethod
     def for_robot(cls, world: World, robot: RobotConfig, seed: int = 0) -> MonteCarloLocalization:
         """The filter for a robot's laser: its beams, mount and range from the description."""

@@ -28,9 +28,7 @@ def _mcl_case(particles: int) -> Case:
         return mcl.update(ranges, force=True)
 
     # baseline: the same sensor model, one particle at a time in Python (on 200 particles)
-    grid_table = mcl._table
-    ox, oy = lab.origin
-    res = lab.resolution
+    grid_table, (ox, oy, side, _) = mcl.field.sharp
     pick = np.linspace(0, len(ranges) - 1, 60).astype(int)
     bx = 0.17 + ranges[pick] * np.cos(laser.angles[pick])
     by = ranges[pick] * np.sin(laser.angles[pick])
@@ -44,7 +42,7 @@ def _mcl_case(particles: int) -> Case:
             for k in range(60):
                 ex = x + c * bx[k] - s * by[k]
                 ey = y + s * bx[k] + c * by[k]
-                i, j = int((ey - oy) / res), int((ex - ox) / res)
+                i, j = int((ey - oy) / side), int((ex - ox) / side)
                 total += float(grid_table[i, j])
             weights.append(total)
         return weights
@@ -113,7 +111,7 @@ def search_first_scan() -> Case:
     candidates = mcl._uniform_poses(200_000)
 
     def baseline() -> object:
-        return mcl._score(candidates, bx, by, mcl._table, scattered=True)
+        return mcl.field.score(candidates, bx, by, mcl.field.sharp, scattered=True)
 
     return Case(run=run, baseline=baseline, unit="scan", interleave=True)
 
