@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,9 +67,8 @@ def test_feedback_reports_loss_and_rate_limits_keyframe_requests() -> None:
     (request,) = reporter.poll(0.2, 10, 0)
     assert request.keyframe
     assert reporter.poll(0.3, 10, 0) == []  # asked 0.1 s ago: not again yet
-    (report,) = reporter.poll(0.75, 90, 10)  # 10 of the 100 packets since 0.0 lost
-    assert report.loss == 0.1
-    assert report.keyframe  # still waiting, and 0.5 s since the request
+    reports = reporter.poll(0.75, 90, 10)  # 10 of the 100 packets since 0.0 lost
+    assert reports == [VideoFeedback(0, 0.1, True)] * 2  # the request twice, at 10 % loss
     gate.admit(vp8(4, True))
     (report,) = reporter.poll(1.3, 180, 10)
     assert report == VideoFeedback(0, 0.0, False)
@@ -82,6 +82,55 @@ def test_keyframe_requests_never_come_faster_than_their_spacing(times: list[floa
     gate.admit(vp8(1))  # no keyframe yet: wanted until one comes
     asked = [t for t in sorted(times) for f in reporter.poll(t, 0, 0) if f.keyframe]
     assert all(b - a >= 0.5 for a, b in itertools.pairwise(asked))
+
+
+@pytest.mark.parametrize(
+    ("loss", "copies"), [(0.0, 1), (0.03, 1), (0.05, 2), (0.1, 2), (0.2, 3), (0.4, 4), (0.9, 4)]
+)
+def test_a_keyframe_request_goes_in_copies_enough_for_the_loss(loss: float, copies: int) -> None:
+    # every request lost freezes the picture until the next one: on a lossy link it goes out
+    # often enough that all copies are lost one time in fifty at most (four at the most)
+    gate = FrameGate()
+    reporter = FeedbackReporter(gate, period=0.5, request_spacing=0.2)
+    gate.admit(vp8(0, True))
+    reporter.poll(0.0, 0, 0)
+    lost = round(1000 * loss)
+    gate.admit(vp8(2))  # a gap
+    requests = reporter.poll(0.5, 1000 - lost, lost)
+    assert requests == [VideoFeedback(0, loss, True)] * copies
+    assert copies == 4 or loss < 0.04 or loss**copies <= 0.02  # below 4 %: once, as on a clean link
+    assert reporter.poll(1.0, 2000 - lost, lost) == [VideoFeedback(0, 0.0, True)]  # clean again
+
+
+def test_the_copies_of_a_report_count_its_loss_once() -> None:
+    # a request's copies (and a request between two reports) repeat the last measured loss:
+    # the robot's smoothed loss moves as it would on one report
+    once, thrice = RateController(250_000, 64, 48, 10.0), RateController(250_000, 64, 48, 10.0)
+    one, three = _sender(controller=once), _sender(controller=thrice)
+    for t in range(4):
+        one.on_feedback(VideoFeedback(0, 0.4, True), t * 0.5)
+        for _ in range(3):
+            three.on_feedback(VideoFeedback(0, 0.4, True), t * 0.5)
+    assert thrice.loss == once.loss > 0.0
+    assert three.keyframe_requests == 3 * one.keyframe_requests == 12
+
+
+def test_on_a_lossy_link_a_keyframe_goes_once_more_than_the_other_frames() -> None:
+    control = RateController(250_000, 64, 48, 10.0)
+    sender = _sender(controller=control)
+    sender.encoder.configure(control.setting)
+    first = sender.encode(IMAGE, 0.0, 0.0)
+    assert first is not None
+    assert first.keyframe
+    assert sender.copies_of(first) == sender.copies == 1  # a clean link: once each
+    for t in range(6):
+        sender.on_feedback(VideoFeedback(0, 0.2, t == 5), t * 0.5)
+    assert sender.copies == 2
+    key, delta = sender.encode(IMAGE, 3.0, 3.0), sender.encode(IMAGE, 3.1, 3.1)
+    assert key is not None
+    assert delta is not None
+    assert (key.keyframe, delta.keyframe) == (True, False)
+    assert (sender.copies_of(key), sender.copies_of(delta)) == (3, 2)
 
 
 def _sender(**kwargs: object) -> VideoSender:

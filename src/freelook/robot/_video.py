@@ -161,7 +161,7 @@ class InterStream:
                 frame = await loop.run_in_executor(
                     self._pool, self._encode, feedback, image, captured, captured + wire_offset()
                 )
-                if frame is not None:  # twice on a lossy link (each copy numbered anew)
-                    self.sender.spent(sum(send(frame) for _ in range(self.sender.copies)))
+                if frame is not None:  # copies on a lossy link, each numbered anew
+                    self.sender.spent(sum(send(frame) for _ in range(self.sender.copies_of(frame))))
         finally:
             self._pool.shutdown(wait=False, cancel_futures=True)

@@ -4,16 +4,20 @@ the :class:`VideoFeedback` that reports loss and asks for keyframes.
 A delta frame decodes only after every frame since its keyframe. The robot numbers the frames
 it sends one by one, so a gap in a stream's frame ids is a lost frame: from it on, deltas are
 dropped until the next keyframe, and a keyframe is asked for (at most every
-``request_spacing`` seconds a stream). JPEG frames always pass.
+``request_spacing`` seconds a stream; on a lossy link in several copies). JPEG frames always
+pass.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from freelook.link import VideoCodec, VideoFeedback, VideoFrame
 
 __all__ = ["FeedbackReporter", "FrameGate"]
+
+REQUEST_COPY_ABOVE = 0.04  # loss from which a keyframe request goes out more than once
 
 
 @dataclass(slots=True)
@@ -104,6 +108,16 @@ class FeedbackReporter:
             if key:
                 state.last_request = now
             if periodic or key:
-                out.append(VideoFeedback(stream, min(1.0, max(0.0, self.loss)), key))
+                report = VideoFeedback(stream, min(1.0, max(0.0, self.loss)), key)
+                out.extend([report] * (self.request_copies() if key else 1))
         self.sent += len(out)
         return out
+
+    def request_copies(self) -> int:
+        """How many times a keyframe request goes out: once on a clean link; on a lossy one
+        (the loss measured on the robot's packets, the way back assumed alike) often enough
+        that all are lost one time in fifty at most, four at the most. Every lost request
+        freezes the picture until the next one, and a request is a few dozen bytes."""
+        if self.loss < REQUEST_COPY_ABOVE:
+            return 1
+        return max(1, min(4, math.ceil(math.log(0.02) / math.log(min(self.loss, 0.99)))))

@@ -8,9 +8,10 @@ relieves the queue. From a few per cent of loss on, every frame is sent twice (a
 arrives when the other is lost: a frame then needs both copies of one of its datagrams lost,
 one chance in a hundred at 10 % loss, where a lost frame costs the frames after it until a
 keyframe comes) at half the bitrate, and the bitrate falls only with the loss beyond what the
-copies cover. Before the bits per pixel fall below what the codec needs for a usable picture,
-the frame rate and then the resolution step down (a ladder of rungs), and they step back up,
-with some margin, when the bitrate allows.
+copies cover; a keyframe, spanning more datagrams, goes once more (``VideoSender.copies_of``).
+Before the bits per pixel fall below what the codec needs for a usable picture, the frame rate
+and then the resolution step down (a ladder of rungs), and they step back up, with some
+margin, when the bitrate allows.
 """
 
 from __future__ import annotations

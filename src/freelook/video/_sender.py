@@ -17,7 +17,9 @@ from freelook.link import FrameLayout, VideoFeedback, VideoFrame
 from freelook.video._encoder import VideoEncoder
 from freelook.video._rate import RateController
 
-__all__ = ["ByteBudget", "VideoSender"]
+__all__ = ["LOSS_SPACING", "ByteBudget", "VideoSender"]
+
+LOSS_SPACING = 0.25  # s: half the operator's reporting period
 
 
 class ByteBudget:
@@ -65,6 +67,7 @@ class VideoSender:
         self._next_id = 0
         self._want_key = False
         self._last_key: float | None = None
+        self._loss_taken: float | None = None  # when a report's loss was last taken
         self.sent = 0
         self.skipped = 0
         self.sent_bytes = 0
@@ -82,20 +85,36 @@ class VideoSender:
         """How many times each frame goes out now (two on a lossy link)."""
         return self.controller.setting.copies if self.controller is not None else 1
 
+    def copies_of(self, frame: VideoFrame) -> int:
+        """How many times ``frame`` goes out: on a lossy link a keyframe once more than the
+        others, since it spans several datagrams, any of which lost loses it, and the picture
+        stays frozen until one arrives whole."""
+        copies = self.copies
+        return copies + 1 if frame.keyframe and copies > 1 else copies
+
     @property
     def bitrate(self) -> int | None:
         """The encoder's bitrate (bit/s), None for JPEG."""
         return self.encoder.setting.bitrate if self.encoder.inter else None
 
     def on_feedback(self, feedback: VideoFeedback, now: float) -> None:
-        """The operator's report: its loss sets the bitrate; a keyframe request is noted."""
+        """The operator's report: its loss sets the bitrate; a keyframe request is noted.
+
+        The operator measures the loss every half second or so and repeats the last figure in
+        each keyframe request (and in each copy of one): a loss taken within
+        :data:`LOSS_SPACING` of the last one taken is that same measurement, not a new one.
+        """
         if feedback.stream != self.stream:
             return
         if feedback.keyframe:
             self.keyframe_requests += 1
             self._want_key = True
-        if self.controller is not None:
-            self.encoder.configure(self.controller.on_feedback(feedback.loss, now))
+        if self.controller is None:
+            return
+        if self._loss_taken is not None and now - self._loss_taken < LOSS_SPACING:
+            return
+        self._loss_taken = now
+        self.encoder.configure(self.controller.on_feedback(feedback.loss, now))
 
     def ready(self, now: float) -> bool:
         """Whether a frame may be captured and sent now (the budget has room)."""
