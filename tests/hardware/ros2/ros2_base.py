@@ -65,6 +65,7 @@ class RoomBase:
     camera_raw: bool = False  # a bgr8 sensor_msgs/Image on camera/image_raw instead of JPEG
     battery: float | None = None  # publish this charge (0…1) on battery_state
     nan_odom_every: int = 0  # every n-th odometry and IMU message carries a NaN (0: none)
+    truncated_jpeg: bool = False  # each JPEG cut short after its header (a failing camera)
 
     def __post_init__(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -281,7 +282,10 @@ class RoomBase:
             msg = self._r.CompressedImage()
             msg.header.stamp = stamp
             msg.format = "jpeg"
-            msg.data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
+            data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
+            if self.truncated_jpeg:  # the header whole, the scan cut a few bytes in
+                data = data[: data.index(b"\xff\xda") + 16]
+            msg.data = data
             self.camera_pub.publish(msg)
         if self.battery is not None:
             battery = self._r.BatteryState()

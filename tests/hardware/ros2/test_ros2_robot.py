@@ -221,3 +221,25 @@ def test_a_raw_image_camera_is_encoded_and_the_battery_is_told(ros_domain: int) 
             assert "battery 87%" in robot.status
         finally:
             robot.close()
+
+
+def test_a_jpeg_that_does_not_decode_is_refused_and_counted_never_raised(ros_domain: int) -> None:
+    # its header reads (so it is taken on arrival, to pass through as it came), its scan is
+    # cut short: decoding it for the video encoder or the autonomy is where it fails
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, truncated_jpeg=True):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            start(robot)
+            assert robot.hardware is not None
+            camera = robot.hardware.camera
+            assert camera is not None
+            # None before the first frame too: the refusal counted tells them apart
+            wait_until(
+                lambda: camera.capture() is None and robot.refused["camera"] >= 1,
+                2.0,
+                "a frame that does not decode refused",
+            )
+            assert "does not decode" in robot.problems["camera"]
+        finally:
+            robot.close()

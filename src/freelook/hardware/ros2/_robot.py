@@ -623,7 +623,11 @@ class _Camera:
         import simplejpeg
 
         assert frame.jpeg is not None
-        image: npt.NDArray[np.uint8] = simplejpeg.decode_jpeg(frame.jpeg, colorspace="RGB")
+        try:  # its header was read on arrival; the rest may still be cut short or corrupt
+            image: npt.NDArray[np.uint8] = simplejpeg.decode_jpeg(frame.jpeg, colorspace="RGB")
+        except ValueError as err:
+            self._robot._refuse("camera", f"a JPEG that does not decode ({err})")
+            return None
         return image
 
     def capture_jpeg(self, quality: int) -> tuple[bytes, int, int] | None:
