@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   ARM_KEYS, armJog, axesIdle, boost, clamp, deadzone, driveAxes, keyAxes, keyAxis, keyCartesian, standardPad,
+  xrControllers,
 } from "../../src/freelook/web/static/controls.js";
 
 const held = (...codes) => new Set(codes);
@@ -117,4 +118,31 @@ test("the arm's gamepad: sticks and triggers while LB is held, clamped", () => {
 
 test("keyAxes is Free Look's keys before any clamp (the station adds its controllers)", () => {
   assert.deepEqual(keyAxes(held("KeyW", "KeyQ")), { forward: 0.6, left: 0, turn: 1, pan: 0, tilt: 0 });
+});
+
+/** A headset controller: WebXR's xr-standard gamepad, sticks on axes 2 and 3. */
+function hand(handedness, [sx, sy], pressed = [], mapping = "xr-standard") {
+  const buttons = Array.from({ length: 6 }, (_, i) => ({ pressed: pressed.includes(i), value: pressed.includes(i) ? 1 : 0 }));
+  return { handedness, gamepad: { axes: [0, 0, sx, sy], buttons, mapping } };
+}
+
+test("headset controllers: the left stick drives and jogs x, y; the right turns, tilts, jogs z", () => {
+  const out = xrControllers([hand("left", [-1, -1]), hand("right", [1, 0.5], [1])]);
+  assert.equal(out.forward, 1);  // stick pushed away (−y) is forward
+  assert.equal(out.left, 1);
+  assert.equal(out.turn, -1);
+  assert.ok(Math.abs(out.tilt - -(0.5 - 0.15) / 0.85) < 1e-12);  // past the dead zone, rescaled
+  assert.deepEqual(out.cartesian, [1, 1, out.tilt]);
+  assert.equal(out.deadman, true);  // the right grip (button 1)
+});
+
+test("headset controllers: inside the dead zone, no grip, other mappings: nothing asked", () => {
+  const out = xrControllers([hand("left", [0.1, -0.14]), hand("right", [0.9, 0.9], [], "standard")]);
+  for (const v of [out.forward, out.left, out.turn, out.tilt, ...out.cartesian]) assert.ok(v === 0, `${v}`);
+  assert.equal(out.deadman, false);
+});
+
+test("headset controllers: buttons by name on each hand", () => {
+  const out = xrControllers([hand("left", [0, 0], [0, 4]), hand("right", [0, 0], [5])]);
+  assert.deepEqual(out.buttons, { x: true, y: false, open: true, a: false, b: true, close: false });
 });

@@ -7,6 +7,8 @@
  * @typedef {{ forward: number, left: number, turn: number, pan: number, tilt: number }} Axes
  * @typedef {{ axes: ArrayLike<number>, buttons: ArrayLike<{ pressed: boolean, value: number }>,
  *             mapping: string, id?: string }} Pad
+ * @typedef {{ forward: number, left: number, turn: number, tilt: number, deadman: boolean,
+ *             cartesian: number[], buttons: Record<string, boolean> }} XrControls
  */
 
 /** Arm mode, joint by joint: the keys that jog joint k up and down. */
@@ -114,3 +116,34 @@ export function armJog(keys, joints, cartesian, pad) {
 /** Whether every axis is zero (the page then sends once, not on every tick).
  * @param {Axes} a */
 export const axesIdle = (a) => a.forward === 0 && a.left === 0 && a.turn === 0 && a.pan === 0 && a.tilt === 0;
+
+/**
+ * What a headset's two controllers (WebXR's "xr-standard" gamepads) ask for: the left stick
+ * drives (forward, sideways) and jogs the gripper in x, y; the right one turns and tilts, and
+ * jogs z; a grip held on either is the deadman. Buttons by name: x, y, open (left trigger) on
+ * the left; a, b, close (right trigger) on the right.
+ * @param {Iterable<{ handedness: string, gamepad?: Pad | null }>} sources
+ * @returns {XrControls}
+ */
+export function xrControllers(sources) {
+  /** @type {XrControls} */
+  const out = { forward: 0, left: 0, turn: 0, tilt: 0, deadman: false, cartesian: [0, 0, 0], buttons: {} };
+  for (const source of sources) {
+    const gp = source.gamepad;
+    if (!gp || gp.mapping !== "xr-standard") continue;
+    /** @param {number} i */
+    const b = (i) => (gp.buttons[i] ? gp.buttons[i].value : 0);
+    const sx = deadzone(gp.axes[2] || 0), sy = deadzone(gp.axes[3] || 0);
+    if (b(1) > 0.5) out.deadman = true;  // a grip (squeeze) held
+    if (source.handedness === "left") {
+      out.forward = -sy; out.left = -sx;
+      out.cartesian[0] = -sy; out.cartesian[1] = -sx;
+      out.buttons.x = b(4) > 0.5; out.buttons.y = b(5) > 0.5; out.buttons.open = b(0) > 0.5;
+    } else {
+      out.turn = -sx; out.tilt = -sy;
+      out.cartesian[2] = -sy;
+      out.buttons.a = b(4) > 0.5; out.buttons.b = b(5) > 0.5; out.buttons.close = b(0) > 0.5;
+    }
+  }
+  return out;
+}

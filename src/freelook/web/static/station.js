@@ -13,8 +13,9 @@ import { drawStatus, drawOverlay, drawGraph, drawMap } from "./station-panels.js
 import { EYE_HEIGHT, createRoom, buildRobot, poseRobot, setMainAspect, fitDirect, renderDesktop } from "./station-room.js";
 import { connect as openLink, sendJson } from "./link.js";
 import { FRAME, LAYOUT, parseFrame } from "./protocol.js";
-import { StreamDecoder, pictureSize, webCodecsAvailable } from "./video.js";
-import { clamp, keyAxes, keyCartesian } from "./controls.js";
+import { pictureSize, webCodecsAvailable } from "./video.js";
+import { createScreens } from "./station-screens.js";
+import { clamp, keyAxes, keyCartesian, xrControllers } from "./controls.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -73,13 +74,7 @@ function send(obj) {
   sendJson(station.ws, obj);
 }
 
-/**
- * A camera frame waiting for its screen: jpeg is an ArrayBuffer of its own (handed over to the
- * decoding worker), or picture an inter-frame stream's decoded picture (video.js); arrived and
- * decoded: this page's wall clock (ms), for the stage times.
- * @typedef {{ stream: number, layout: number, stamp: number, frameId: number, jpeg?: ArrayBuffer,
- *             picture?: VideoFrame, arrived?: number, decoded?: number }} Frame
- */
+/** @typedef {import("./station-screens.js").Frame} Frame */
 
 /** @param {ArrayBuffer} data */
 function onMessage(data) {
@@ -96,14 +91,14 @@ function onMessage(data) {
   if (!name) return;  // a stream no screen shows
   if (parsed.kind === FRAME.VIDEO) {
     // without WebCodecs only what came before the station heard so is dropped: JPEG follows
-    if (webCodecsAvailable()) videoDecoder(parsed.stream).push(parsed);
+    if (webCodecsAvailable()) screens.videoDecoder(parsed.stream).push(parsed);
     return;
   }
   const { stream, layout, stamp, frameId } = parsed;
   /** @type {Frame} */
   const frame = { stream, layout, stamp, frameId, jpeg: parsed.jpeg.slice().buffer };
   if (name !== "driving") frame.arrived = performance.timeOrigin + performance.now();
-  queue(name, frame);
+  screens.queue(name, frame);
 }
 
 /** The screen camera ``stream`` is shown on, null for none. @param {number} stream */
@@ -112,30 +107,6 @@ function screenOf(stream) {
   if (station.mainCamera && stream === station.mainCamera.stream) return "main";
   if (station.thermalCamera && stream === station.thermalCamera.stream) return "thermal";
   return null;
-}
-
-// Inter-frame video (VP8, VP9, H.264): each stream's chunks all go to its WebCodecs decoder
-// (a delta needs every frame before it); its decoded pictures wait for the screen like a
-// JPEG does, the newest replacing one not shown yet.
-/** @type {Map<number, StreamDecoder>} */
-const videoDecoders = new Map();
-station.video = videoDecoders;
-/** @param {number} stream */
-function videoDecoder(stream) {
-  let decoder = videoDecoders.get(stream);
-  if (!decoder) {
-    decoder = new StreamDecoder(
-      (picture, meta) => {
-        const name = screenOf(stream);  // a new hello may have moved it
-        if (!name) { picture.close(); return; }
-        const { layout, stamp, frameId, arrived } = meta;
-        queue(name, { stream, layout, stamp, frameId, picture, arrived: name === "driving" ? undefined : arrived });
-      },
-      () => send({ type: "keyframe", stream }),
-    );
-    videoDecoders.set(stream, decoder);
-  }
-  return decoder;
 }
 
 function onHello(msg) {
@@ -171,60 +142,14 @@ function onState(s) {
   panelsDirty = true;
 }
 
-// ---------------------------------------------------------------- camera frames
-// One decoder per screen, newest frame wins (a slow decode drops frames, never queues them).
-const decoders = { main: { busy: false, next: null }, driving: { busy: false, next: null }, thermal: { busy: false, next: null } };
-const SIDE_MS = 66;  // side screens at most ~15 frames/s: the stereo screen's decodes go first
-function queue(name, frame) {
-  const d = decoders[name];
-  if (d.next && d.next.picture) d.next.picture.close();  // a decoded picture never shown
-  d.next = frame;
-  if (d.busy) return;
-  const wait = name === "main" ? 0 : (d.last || 0) + SIDE_MS - performance.now();
-  if (wait <= 0) decode(name);
-  else if (!d.timer) d.timer = setTimeout(() => { d.timer = null; if (!d.busy) decode(name); }, wait);
-}
-// JPEGs are decoded in a worker: on the main thread the decode waits behind the room's drawing
-let worker = null, workerId = 0;
-const waiting = new Map();
-try {
-  if (params.get("decode") !== "main") worker = new Worker("/static/station-decode.js");
-  worker.onmessage = (ev) => {
-    const done = waiting.get(ev.data.id);
-    waiting.delete(ev.data.id);
-    if (done) ev.data.bitmap ? done.resolve(ev.data.bitmap) : done.reject(new Error(ev.data.error));
-  };
-} catch (err) {
-  worker = null;
-}
-function decodeJpeg(jpeg) {  // an ArrayBuffer of its own (handed over to the worker)
-  if (!worker) return createImageBitmap(new Blob([jpeg], { type: "image/jpeg" }));
-  return new Promise((resolve, reject) => {
-    workerId += 1;
-    waiting.set(workerId, { resolve, reject });
-    worker.postMessage({ id: workerId, bytes: jpeg }, [jpeg]);
-  });
-}
-
-async function decode(name) {
-  const d = decoders[name];
-  const frame = d.next;
-  if (!frame) return;
-  d.next = null;
-  d.busy = true;
-  try {
-    const bitmap = frame.picture || await decodeJpeg(frame.jpeg);
-    if (name === "main") onMainFrame(bitmap, frame);
-    else paintSide(name, bitmap, frame);
-    bitmap.close();
-  } catch (err) {
-    console.warn("bad camera frame", err);
-  } finally {
-    d.busy = false;
-    d.last = performance.now();
-    if (d.next) queue(name, d.next);
-  }
-}
+// ---------------------------------------------------------------- camera frames (station-screens.js)
+const screens = createScreens({
+  show: (name, picture, frame) => (name === "main" ? onMainFrame(picture, frame) : paintSide(name, picture, frame)),
+  screenOf,
+  askKeyframe: (stream) => send({ type: "keyframe", stream }),
+  decodeInWorker: params.get("decode") !== "main",
+});
+station.video = screens.video;
 
 const raw = document.createElement("canvas");  // the last stereo frame as it came, both eyes
 /** @type {Frame | null} */
@@ -329,25 +254,9 @@ let xrInput = null;  // what the controllers said in the last XR frame
 let edges = {};
 function pressedOnce(name, now) { const was = edges[name]; edges[name] = now; return now && !was; }
 
+// the controllers (controls.js) and their buttons' presses
 function readControllers(session) {
-  const out = { forward: 0, left: 0, turn: 0, tilt: 0, deadman: false, cartesian: [0, 0, 0], buttons: {} };
-  const dz = (v) => (Math.abs(v) < 0.15 ? 0 : (v - Math.sign(v) * 0.15) / 0.85);
-  for (const source of session.inputSources) {
-    const gp = source.gamepad;
-    if (!gp || gp.mapping !== "xr-standard") continue;
-    const b = (i) => (gp.buttons[i] ? gp.buttons[i].value : 0);
-    const sx = dz(gp.axes[2] || 0), sy = dz(gp.axes[3] || 0);
-    if (b(1) > 0.5) out.deadman = true;  // a grip (squeeze) held: the deadman
-    if (source.handedness === "left") {
-      out.forward = -sy; out.left = -sx;
-      out.cartesian[0] = -sy; out.cartesian[1] = -sx;
-      out.buttons.x = b(4) > 0.5; out.buttons.y = b(5) > 0.5; out.buttons.open = b(0) > 0.5;
-    } else {
-      out.turn = -sx; out.tilt = -sy;
-      out.cartesian[2] = -sy;
-      out.buttons.a = b(4) > 0.5; out.buttons.b = b(5) > 0.5; out.buttons.close = b(0) > 0.5;
-    }
-  }
+  const out = xrControllers(session.inputSources);
   if (pressedOnce("b", out.buttons.b)) setDriveMode(station.driveMode === "arm" ? "free_look" : "arm");
   if (pressedOnce("y", out.buttons.y)) send({ type: "estop", engaged: true });  // only engages
   if (pressedOnce("x", out.buttons.x)) setViewMode(station.viewMode === "cinema" ? "direct" : "cinema");
