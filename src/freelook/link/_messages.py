@@ -72,6 +72,9 @@ class VideoCodec(IntEnum):
 
 
 class RejectReason(IntEnum):
+    """Why control was refused: a holder of higher authority, or a release by a station that
+    does not hold control."""
+
     LOWER_AUTHORITY = 1
     NOT_HOLDER = 2
 
@@ -226,7 +229,8 @@ class SetTransmissionSpacing:
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
-    pass
+    """Nothing to say but that the sender is there (keeps a session and the watchdog's view
+    of the link alive while no command is held)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +256,8 @@ class ControlRequest:
 
 @dataclass(frozen=True, slots=True)
 class ControlRelease:
+    """Give control back (JAUS ReleaseControl)."""
+
     station: int
 
 

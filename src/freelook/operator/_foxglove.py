@@ -111,6 +111,8 @@ class LiveStreams(RosStreams):
 
 @dataclass(frozen=True, slots=True)
 class _Advertise:
+    """A client offers a channel to publish on."""
+
     client: int
     channel: int
     topic: str
@@ -119,12 +121,16 @@ class _Advertise:
 
 @dataclass(frozen=True, slots=True)
 class _Unadvertise:
+    """A client withdraws a channel it offered."""
+
     client: int
     channel: int
 
 
 @dataclass(frozen=True, slots=True)
 class _Data:
+    """A message a client published on its channel."""
+
     client: int
     channel: int
     data: bytes

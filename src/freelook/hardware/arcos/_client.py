@@ -76,24 +76,32 @@ class Connected:
 
 @dataclass(frozen=True, slots=True)
 class HandshakeFailed:
+    """The robot did not complete SYNC0-2 (no answer, or the wrong echo)."""
+
     stamp: float
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class SipReceived:
+    """A server information packet: the robot's odometry, sonar and state."""
+
     stamp: float
     sip: Sip
 
 
 @dataclass(frozen=True, slots=True)
 class LinkLost:
+    """No SIP for longer than the link allows: the serial line or the robot is gone."""
+
     stamp: float
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class Closed:
+    """The session closed as asked: STOP and CLOSE sent to the robot."""
+
     stamp: float
 
 
