@@ -224,7 +224,7 @@ class _LinkLoop:
         self.sources[frame.frame_id] = image
         packets = [
             packet
-            for _ in range(self.sender.copies_of(frame))  # a lossy link: each frame twice
+            for _ in range(self.sender.copies_of(frame))  # on a lossy link, in copies
             for packet in self.robot.encode_video(frame, now)
         ]
         for packet in packets:
