@@ -13,7 +13,7 @@ from ros2_base import RoomBase
 
 from freelook.config import load_robot
 from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
-from freelook.robot.hal import EncodedCamera
+from freelook.robot.hal import Camera, EncodedCamera
 from waiting import wait_until
 
 pytestmark = pytest.mark.realtime
@@ -21,6 +21,15 @@ pytestmark = pytest.mark.realtime
 
 def start(robot: Ros2Robot, timeout: float | None = None) -> None:
     asyncio.run(robot.start(timeout))
+
+
+def started_camera(robot: Ros2Robot) -> Camera:
+    """``robot`` started, and its camera (a base that publishes one)."""
+    start(robot)
+    assert robot.hardware is not None
+    camera = robot.hardware.camera
+    assert camera is not None
+    return camera
 
 
 def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_domain: int) -> None:
@@ -204,10 +213,7 @@ def test_a_raw_image_camera_is_encoded_and_the_battery_is_told(ros_domain: int) 
     with RoomBase(ros_domain, camera_raw=True, battery=0.87) as base:
         robot = Ros2Robot(config, domain_id=ros_domain)
         try:
-            start(robot)
-            assert robot.hardware is not None
-            camera = robot.hardware.camera
-            assert camera is not None
+            camera = started_camera(robot)
             image = camera.capture()
             assert image is not None
             # bgr8 on the wire, RGB in the HAL: the colours are where they were
@@ -230,10 +236,7 @@ def test_a_jpeg_that_does_not_decode_is_refused_and_counted_never_raised(ros_dom
     with RoomBase(ros_domain, truncated_jpeg=True):
         robot = Ros2Robot(config, domain_id=ros_domain)
         try:
-            start(robot)
-            assert robot.hardware is not None
-            camera = robot.hardware.camera
-            assert camera is not None
+            camera = started_camera(robot)
             # None before the first frame too: the refusal counted tells them apart
             wait_until(
                 lambda: camera.capture() is None and robot.refused["camera"] >= 1,
