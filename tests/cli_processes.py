@@ -17,7 +17,9 @@ as for ``waiting``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -77,7 +79,8 @@ async def start_cli(
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # faulthandler: a process that will not stop shows where each of its threads is
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
     )
     lines: list[str] = []
     # a first start compiles the program's loops ahead, in a child, before it serves: on a
@@ -87,11 +90,28 @@ async def start_cli(
 
 
 async def stop(process: asyncio.subprocess.Process) -> None:
-    """Terminate ``process`` (if it still runs) and wait up to 10 s for it to end."""
+    """Stop ``process`` as a service manager does (SIGTERM), if it still runs, and wait up to
+    10 s for it to end. One that does not is aborted, and the test fails with the stack of
+    each of its threads (``start_cli`` starts them with faulthandler on) and its last words."""
     if process.returncode is None:
         process.terminate()
-        async with asyncio.timeout(10):
+        try:
+            async with asyncio.timeout(10):
+                await process.wait()
+        except TimeoutError:
+            process.send_signal(signal.SIGABRT)
+            said = b""
+            if process.stdout is not None:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(5):
+                        said = await process.stdout.read()
+            if process.returncode is None:
+                process.kill()
             await process.wait()
+            raise AssertionError(
+                "the process did not end within 10 s of SIGTERM; where it was:\n"
+                + said.decode(errors="replace")[-8000:]
+            ) from None
 
 
 @dataclass

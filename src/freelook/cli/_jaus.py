@@ -39,10 +39,7 @@ def jaus(
 ) -> None:
     """A JAUS component (access control, driving, pose and velocity reports) on JUDP, speaking
     to the robot as an authenticated station under the robot's control arbitration."""
-    import asyncio
-    import contextlib
-    import signal
-
+    from freelook.cli._run import run_until_stopped
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.jaus import JausId, run_gateway
@@ -60,23 +57,18 @@ def jaus(
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(
-                run_gateway(
-                    config,
-                    url,
-                    secret,
-                    station=station,
-                    component=JausId(subsystem, node, component),
-                    listen=(host, port),
-                    announce=lambda line: typer.echo(line),
-                )
+        run_until_stopped(
+            run_gateway(
+                config,
+                url,
+                secret,
+                station=station,
+                component=JausId(subsystem, node, component),
+                listen=(host, port),
+                announce=lambda line: typer.echo(line),
             )
+        )
     except (FreelookError, OSError) as err:  # the link, a port in use
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None

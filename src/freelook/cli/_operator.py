@@ -126,10 +126,8 @@ def sim(
     video: _Video = "jpeg",
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
-    import asyncio
-    import contextlib
-
     from freelook.cli._fail import fail
+    from freelook.cli._run import run_until_stopped
     from freelook.errors import FreelookError
     from freelook.hardware import compile_ahead
     from freelook.launch import SessionOptions, default_run_path, run_session
@@ -154,7 +152,6 @@ def sim(
         error_model=not exact_robot,
         video=codec,
     )
-    _stop_on_sigterm()
     if robots == 1 and stations == 1:
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
@@ -162,13 +159,12 @@ def sim(
         _ros2_sim(config, the_world, ros2_namespace, seed, start_pose, exact_robot)
         return
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            if robots > 1 or stations > 1:
-                asyncio.run(_fleet(config, the_world, robots, stations, options, zenoh))
-            else:
-                asyncio.run(
-                    run_session(config, the_world, options, announce=lambda line: typer.echo(line))
-                )
+        if robots > 1 or stations > 1:
+            run_until_stopped(_fleet(config, the_world, robots, stations, options, zenoh))
+        else:
+            run_until_stopped(
+                run_session(config, the_world, options, announce=lambda line: typer.echo(line))
+            )
     except (FreelookError, OSError) as err:  # TLS files, a port in use
         fail(err)
     typer.echo("freelook: stopped")
@@ -194,16 +190,6 @@ def _sim_setup(
         fail(err)
 
 
-def _stop_on_sigterm() -> None:
-    """A service manager's stop (SIGTERM) is a clean stop too, as Ctrl-C is."""
-    import signal
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-
-
 def _ros2_sim(
     config: RobotConfig,
     world: World,
@@ -214,27 +200,24 @@ def _ros2_sim(
 ) -> None:
     """``freelook sim --ros2``: the simulator published as a ROS 2 robot, until Ctrl-C; it
     differs from its description by its error model unless ``exact``."""
-    import asyncio
-    import contextlib
-
+    from freelook.cli._run import run_until_stopped
     from freelook.config import physical_robot
     from freelook.errors import FreelookError
     from freelook.hardware.ros2 import parse_ros2_url, serve_simulated_ros2
 
     try:
         namespace = parse_ros2_url(f"ros2://{namespace}")
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(
-                serve_simulated_ros2(
-                    config,
-                    world,
-                    namespace,
-                    seed=seed,
-                    start=start,
-                    truth=None if exact else physical_robot(config, seed),
-                    announce=typer.echo,
-                )
+        run_until_stopped(
+            serve_simulated_ros2(
+                config,
+                world,
+                namespace,
+                seed=seed,
+                start=start,
+                truth=None if exact else physical_robot(config, seed),
+                announce=typer.echo,
             )
+        )
     except FreelookError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
@@ -260,10 +243,8 @@ def operator(
 ) -> None:
     """The operator station and cockpit for a robot elsewhere (recorded to runs/ unless
     --no-record)."""
-    import asyncio
-    import contextlib
-
     from freelook.cli._fail import fail
+    from freelook.cli._run import run_until_stopped
     from freelook.config import load_robot
     from freelook.errors import FreelookError
     from freelook.launch import SessionOptions, default_run_path, run_fleet_operator, run_operator
@@ -291,13 +272,11 @@ def operator(
         station=station,
         foxglove=foxglove,
     )
-    _stop_on_sigterm()
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            run = run_fleet_operator if url.scheme == "zenoh" else run_operator
-            asyncio.run(
-                run(config, the_world, url, options, announce=lambda line: typer.echo(line))
-            )
+        run = run_fleet_operator if url.scheme == "zenoh" else run_operator
+        run_until_stopped(
+            run(config, the_world, url, options, announce=lambda line: typer.echo(line))
+        )
     except (FreelookError, OSError) as err:  # the link, TLS files, the web port
         fail(err)
 

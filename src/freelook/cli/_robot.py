@@ -110,12 +110,11 @@ def robot(
     exact_robot: _ExactRobot = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
-    import asyncio
-    import contextlib
     import dataclasses
     import logging
 
     from freelook.cli._fail import fail
+    from freelook.cli._run import run_until_stopped
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
@@ -163,8 +162,8 @@ def robot(
             fail(err)
         await _run(server, config, description, options)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve())
+    if run_until_stopped(serve()):
+        typer.echo("freelook: stopped")
 
 
 def _check_camera(camera: str | None) -> None:

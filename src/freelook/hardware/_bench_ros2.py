@@ -32,7 +32,7 @@ import numpy as np
 
 from freelook.bench import Case, benchmark
 from freelook.config import RobotConfig, load_robot
-from freelook.hardware.ros2 import open_ros2_server, ros
+from freelook.hardware.ros2 import NodeThread, open_ros2_server, ros
 from freelook.link import SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 
 __all__: list[str] = []
@@ -66,10 +66,8 @@ class _Base:
         self.scans: list[tuple[float, bool]] = []  # (published, near)
         self.received: list[tuple[float, float]] = []
         self.lock = threading.Lock()
-        self.context = r.rclpy.Context()
-        r.rclpy.init(context=self.context, domain_id=domain)
-        node = r.rclpy.create_node("bench_base", context=self.context)
-        self.node = node
+        self._ros = NodeThread("bench_base", domain_id=domain)
+        node = self.node = self._ros.node
         sensor = r.qos.qos_profile_sensor_data
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         topics = config.ros2.topics
@@ -87,22 +85,10 @@ class _Base:
         rng = np.random.default_rng(0)
         image = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
         self.jpeg = simplejpeg.encode_jpeg(image, quality=75, colorspace="RGB")
-        self.executor = r.executors.SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(node)
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self) -> None:
-        try:
-            self.executor.spin()
-        except Exception:  # a shut-down context ends the spin
-            return
+        self._ros.start()
 
     def close(self) -> None:
-        self.context.try_shutdown()
-        self.executor.shutdown(timeout_sec=1.0)
-        self.thread.join(timeout=2.0)
-        self.node.destroy_node()
+        self._ros.close()
 
     def _on_cmd_vel(self, msg: Any) -> None:
         with self.lock:

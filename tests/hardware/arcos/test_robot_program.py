@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable
 
 import pytest
-from arcos_emulator import RVEL, VEL, ArcosEmulator, TcpRobot
+from arcos_emulator import CLOSE, RVEL, STOP, VEL, ArcosEmulator, TcpRobot
 
-from cli_processes import ThesisOperator, free_udp_port, start_cli
+from cli_processes import ThesisOperator, free_udp_port, start_cli, stop
 from freelook.config import load_robot
 from freelook.hardware.arcos import open_arcos_server
 from freelook.link import SetTransmission, VelocityCommand
@@ -95,6 +95,40 @@ def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its
             operator.close()
             process.terminate()
             await process.wait()
+            await tcp.stop()
+
+    asyncio.run(run())
+
+
+def test_a_service_managers_stop_stops_the_robot_and_closes_its_connection() -> None:
+    """SIGTERM (systemd's stop, ``kill``) ends the program as Ctrl-C does: the moving robot is
+    told to stop and its connection closed, never left to ARCOS's watchdog."""
+
+    async def run() -> None:
+        emulator = ArcosEmulator()
+        tcp = TcpRobot(emulator)
+        await tcp.start()
+        udp_port = free_udp_port()
+        process = await _start_robot_program(tcp.port, udp_port)
+        operator = await ThesisOperator.open(udp_port)
+        try:
+            operator.send(SetTransmission(True))
+            operator.send(VelocityCommand(0.3, 0.0))
+            await wait_until_async(lambda: emulator.v > 0.0, 1.0, "the robot to drive")
+            heard = len(emulator.commands)
+            process.terminate()
+            async with asyncio.timeout(10):
+                await process.wait()
+            assert process.returncode == 0
+            after = {c.command for c in emulator.commands[heard:]}
+            assert {STOP, CLOSE} <= after
+            assert emulator.v == 0.0
+            assert emulator.phase == "sync0"
+            assert process.stdout is not None
+            assert b"freelook: stopped" in await process.stdout.read()
+        finally:
+            operator.close()
+            await stop(process)
             await tcp.stop()
 
     asyncio.run(run())

@@ -10,7 +10,6 @@ wall. Everything it receives is kept with its arrival time.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
 import time
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 import simplejpeg
 
-from freelook.hardware.ros2 import ros
+from freelook.hardware.ros2 import NodeThread, ros
 
 
 @dataclass
@@ -86,12 +85,8 @@ class RoomBase:
     def start(self) -> RoomBase:
         r = ros()
         self._r = r
-        self.context = r.rclpy.Context()
-        r.rclpy.init(context=self.context, domain_id=self.domain_id)
-        node = r.rclpy.create_node(
-            "test_base", namespace=self.namespace or None, context=self.context
-        )
-        self.node = node
+        self._ros = NodeThread("test_base", self.namespace, domain_id=self.domain_id)
+        node = self.node = self._ros.node
         sensor = r.qos.qos_profile_sensor_data
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         odom_kind = getattr(r, self.odom_type)
@@ -116,15 +111,8 @@ class RoomBase:
         )
         node.create_timer(1.0 / self.scan_hz, self._scan)
         node.create_timer(0.1, self._camera)
-        self.executor = r.executors.SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(node)
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
+        self._ros.start()
         return self
-
-    def _spin(self) -> None:
-        with contextlib.suppress(Exception):  # a shut-down context ends the spin
-            self.executor.spin()
 
     def stop_publishing(self, *topics: str) -> None:
         if "scan" in topics:
@@ -133,10 +121,7 @@ class RoomBase:
             self.publish_odom = False
 
     def close(self) -> None:
-        self.context.try_shutdown()
-        self.executor.shutdown(timeout_sec=1.0)
-        self.thread.join(timeout=2.0)
-        self.node.destroy_node()
+        self._ros.close()
 
     def __enter__(self) -> RoomBase:
         return self.start()

@@ -18,13 +18,14 @@ from freelook.hardware.ros2._convert import (
     yaw_of_quaternion,
 )
 from freelook.hardware.ros2._errors import Ros2Error
-from freelook.hardware.ros2._rclpy import INSTALL_HINT, ros
+from freelook.hardware.ros2._rclpy import INSTALL_HINT, NodeThread, ros
 from freelook.hardware.ros2._robot import Ros2Robot
 from freelook.hardware.ros2._server import open_ros2_server, parse_ros2_url
 from freelook.hardware.ros2._sim import SimulatedRos2Robot, serve_simulated_ros2
 
 __all__ = [
     "INSTALL_HINT",
+    "NodeThread",
     "Ros2Error",
     "Ros2Robot",
     "ScanLayout",

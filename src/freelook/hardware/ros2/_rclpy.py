@@ -10,13 +10,15 @@ import contextlib
 import functools
 import importlib
 import os
+import threading
 import warnings
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 from freelook.hardware.ros2._errors import Ros2Error
 
-__all__ = ["INSTALL_HINT", "ros", "start_context"]
+__all__ = ["INSTALL_HINT", "NodeThread", "ros", "start_context"]
 
 INSTALL_HINT = (
     "install freelook with its ros2 extra (pip install -e '.[ros2]' in its checkout: rclpy and "
@@ -80,3 +82,61 @@ def start_context(domain_id: int | None) -> Any:
         domain = domain_id if domain_id is not None else os.environ.get("ROS_DOMAIN_ID", "0")
         raise Ros2Error(f"could not start ROS 2 in domain {domain}: {err}") from None
     return context
+
+
+class NodeThread:
+    """An rclpy node in a DDS context of its own whose callbacks an executor runs on a
+    thread, from :meth:`start` until :meth:`close`.
+
+    ``close`` takes them down in rclpy's order (the executor, its thread, the node, then the
+    context), so no callback runs on a destroyed node and the context ends last. ``on_error``
+    hears an exception that ends the executor before ``close``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        namespace: str = "",
+        *,
+        domain_id: int | None = None,
+        on_error: Callable[[Exception], None] = lambda err: None,
+    ) -> None:
+        r = ros()
+        self.context = start_context(domain_id)
+        try:
+            self.node = r.rclpy.create_node(name, namespace=namespace or None, context=self.context)
+            self._executor = r.executors.SingleThreadedExecutor(context=self.context)
+        except Exception:
+            self.context.try_shutdown()
+            raise
+        self._on_error = on_error
+        self._closing = False
+        self._thread = threading.Thread(target=self._spin, name=f"ros2 {name}", daemon=True)
+
+    def start(self) -> None:
+        """Run the node's callbacks from now on (its publishers and subscriptions made)."""
+        self._executor.add_node(self.node)
+        self._thread.start()
+
+    @property
+    def spinning(self) -> bool:
+        """Whether its callbacks run (started, not closed, no error ended them)."""
+        return self._thread.is_alive() and not self._closing
+
+    def close(self) -> None:
+        """End the node and its context; again: nothing."""
+        if self._closing:
+            return
+        self._closing = True
+        self._executor.shutdown(timeout_sec=1.0)
+        if self._thread.is_alive():
+            self._thread.join(timeout=2.0)
+        self.node.destroy_node()
+        self.context.try_shutdown()
+
+    def _spin(self) -> None:
+        try:
+            self._executor.spin()
+        except Exception as err:  # rclpy's own, e.g. from a context shut down under it
+            if not self._closing:
+                self._on_error(err)

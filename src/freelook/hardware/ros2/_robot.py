@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from freelook.hardware.ros2._convert import (
     yaw_of_quaternion,
 )
 from freelook.hardware.ros2._errors import Ros2Error
-from freelook.hardware.ros2._rclpy import ros, start_context
+from freelook.hardware.ros2._rclpy import NodeThread, ros
 from freelook.robot.hal import (
     GyroSample,
     LatestReading,
@@ -115,24 +114,24 @@ class Ros2Robot:
         model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
-        self._context = start_context(domain_id)
+        self._ros = NodeThread(
+            node_name,
+            namespace,
+            domain_id=domain_id,
+            on_error=lambda err: log.error("the ROS 2 executor stopped: %r", err),
+        )
+        self.node = self._ros.node
         try:
-            self.node = r.rclpy.create_node(
-                node_name, namespace=namespace or None, context=self._context
-            )
             #: the arm (a description with an ``[arm]``), fed by ``joint_states``
             self.arm = (
                 Ros2Arm(config, model, self.node, r, clock=clock) if model is not None else None
             )
             self._subscribe(camera)
             self._advertise()
-            self._executor = r.executors.SingleThreadedExecutor(context=self._context)
-            self._executor.add_node(self.node)
         except Exception:
-            self._context.try_shutdown()
+            self._ros.close()
             raise
-        self._thread = threading.Thread(target=self._spin, name="ros2", daemon=True)
-        self._thread.start()
+        self._ros.start()
 
     # -- topics ------------------------------------------------------------------------------
 
@@ -188,13 +187,6 @@ class Ros2Robot:
             self._pan_tilt_pub = self.node.create_publisher(
                 command, settings.topics.pan_tilt_command, reliable
             )
-
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception as err:  # a shut-down context ends the spin with one of rclpy's own
-            if not self._closed:
-                log.error("the ROS 2 executor stopped: %r", err)
 
     def _heard(self, key: str, now: float) -> None:
         first = key not in self.heard
@@ -450,7 +442,7 @@ class Ros2Robot:
     @property
     def connected(self) -> bool:
         """Every required topic spoke within ``quiet_timeout`` and the node spins."""
-        return self._quiet() is None and not self._closed and self._thread.is_alive()
+        return self._quiet() is None and not self._closed and self._ros.spinning
 
     def _quiet(self) -> tuple[str, float] | None:
         now = self._clock()
@@ -546,10 +538,7 @@ class Ros2Robot:
         except Exception as err:  # a dead context cannot publish: nothing more to do
             log.warning("could not command the stop on closing: %r", err)
         self._closed = True
-        self._context.try_shutdown()
-        self._executor.shutdown(timeout_sec=1.0)
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
+        self._ros.close()
 
 
 # -- the HAL devices ---------------------------------------------------------------------------

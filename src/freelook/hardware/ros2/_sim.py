@@ -27,7 +27,7 @@ import numpy as np
 from freelook.config import PhysicalTruth, RobotConfig
 from freelook.estimation import Odometry
 from freelook.hardware.ros2._convert import wheels_of_twist
-from freelook.hardware.ros2._rclpy import ros, start_context
+from freelook.hardware.ros2._rclpy import NodeThread, ros
 from freelook.maps import World, choose_start
 from freelook.runtime import RealtimeRuntime
 from freelook.sim import Simulator
@@ -78,11 +78,8 @@ class SimulatedRos2Robot:
         self._scans = 0
         r = ros()
         self._r = r
-        self.context = start_context(domain_id)
-        node = r.rclpy.create_node(
-            "freelook_sim", namespace=namespace or None, context=self.context
-        )
-        self.node = node
+        self._ros = NodeThread("freelook_sim", namespace, domain_id=domain_id)
+        self.node = self._ros.node
         self._lock = threading.Lock()  # commands arrive on the executor's thread
         self._pending: tuple[float, float, float] | None = None
         self._pending_pan: tuple[float, float] | None = None
@@ -98,10 +95,7 @@ class SimulatedRos2Robot:
         if self._camera is not None:
             rate = min(CAMERA_RATE, config.camera.rate_hz)
             self.runtime.add_periodic("ros2.camera", 1.0 / rate, self._publish_camera)
-        self._executor = r.executors.SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(node)
-        self._thread = threading.Thread(target=self._spin, name="ros2-sim", daemon=True)
-        self._thread.start()
+        self._ros.start()
 
     def _advertise(self, world: World, camera: bool) -> None:
         """The publishers of the readings (a device the description lacks publishes none)."""
@@ -170,17 +164,7 @@ class SimulatedRos2Robot:
 
     def close(self) -> None:
         self.runtime.stop()
-        if self.context.ok():
-            self.context.try_shutdown()
-            self._executor.shutdown(timeout_sec=1.0)
-            self._thread.join(timeout=2.0)
-            self.node.destroy_node()
-
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception:  # a shut-down context ends the spin with one of rclpy's own
-            return
+        self._ros.close()
 
     # -- commands in (executor thread), applied on the runtime's thread ----------------------
 
