@@ -34,6 +34,8 @@ class CameraReference:
 
 @dataclass(frozen=True, slots=True)
 class FreeLookOutput:
+    """One cycle's commands: wheel speeds (m/s), pan rate (rad/s), and the chassis's v, ω."""
+
     v_left: float
     v_right: float
     pan_rate: float
