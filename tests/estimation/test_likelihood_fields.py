@@ -5,6 +5,7 @@ and reach beyond the map's edge."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -29,9 +30,10 @@ def test_banded_fields_equal_the_whole_grid_computation(name: str) -> None:
     z_hit, z_rand = mcl.field.z_hit, mcl.field.z_rand
 
     def distances(sigma: float) -> npt.NDArray[np.float64]:
-        """The signed distance on the map grown by the table's margin, solid all round."""
+        """The signed distance on the map grown by the table's margin, its edge cells carried
+        on outwards."""
         margin = math.ceil(FIELD_MARGIN * sigma / world.resolution)
-        grid = np.pad(world.obstacles(), margin, constant_values=True)
+        grid = np.pad(world.obstacles(), margin, mode="edge")
         half = world.resolution / 2
         return np.where(
             grid,
@@ -122,3 +124,36 @@ def test_a_beam_ending_in_the_maps_edge_wall_scores_as_a_wall_not_off_the_map(ta
         assert ending(into) == pytest.approx(expected, abs=0.03), into
     # and beyond it, an end point off the map
     assert ending(FIELD_MARGIN * sigma + 0.5) == pytest.approx(math.log(z_rand))
+
+
+@pytest.mark.parametrize("table", ["sharp", "coarse"])
+def test_a_map_with_room_around_its_walls_gains_no_wall_beyond_its_edge(
+    table: str, tmp_path: Path
+) -> None:
+    # an ARIA map's grid leaves free cells around the lines of its outer walls: beyond its
+    # edge there is nothing, so an end point there scores by its distance to the outer wall's
+    # back face, as it would on a larger map; were the edge a wall, a pose 10 cm outwards
+    # would fit as well as the true one
+    path = tmp_path / "room.map"
+    lines = ["0 0 4000 0", "4000 0 4000 4000", "4000 4000 0 4000", "0 4000 0 0"]
+    path.write_text(
+        "2D-Map\nLineMinPos: 0 0\nLineMaxPos: 4000 4000\n"
+        f"NumLines: {len(lines)}\nLINES\n" + "\n".join(lines) + "\nDATA\n"
+    )
+    room = load_world(str(path))
+    grid = room.obstacles()
+    column = int((2.0 - room.origin[0]) / room.resolution)
+    assert not grid[0, column]  # the edge row under the robot is free
+    back = room.origin[1] + int(np.argmax(grid[:, column])) * room.resolution  # wall's back face
+    mcl = MonteCarloLocalization.for_robot(room, load_robot("pioneer3dx"), seed=1)
+    field = getattr(mcl.field, table)
+    sigma = 0.05 if table == "sharp" else SEARCH_SIGMA
+    z_hit, z_rand = mcl.field.z_hit, mcl.field.z_rand
+    robot = np.array([[2.0, 2.0, -math.pi / 2]])  # facing the bottom wall
+    edge = room.origin[1]
+    for beyond in np.linspace(0.0, 3.0 * sigma, 6)[1:]:
+        end = edge - beyond
+        score = float(mcl.field.score(robot, np.array([2.0 - end]), np.zeros(1), field)[0])
+        distance = back - end
+        expected = math.log(z_hit * math.exp(-(distance**2) / (2 * sigma**2)) + z_rand)
+        assert score == pytest.approx(expected, abs=0.03), beyond

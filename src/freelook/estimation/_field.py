@@ -27,10 +27,12 @@ _TableKey = tuple[object, ...]
 
 FIELD_UPSAMPLE = 4  # likelihood-field cells per map cell (each way)
 SEARCH_SIGMA = 0.25  # m, the blurred field of a global search's first, coarse stage
-# a table reaches this many of its hit sigmas beyond the map's edge, solid there: a map drawn
-# to its outer walls (the lab's) has them in its edge cells, and a beam that ends a few
-# centimetres into such a wall must score as deep in a wall, not as an end point off the map
-# (a cliff at the edge cells' centres that made the true pose fit worse than a look-alike)
+# a table reaches this many of its hit sigmas beyond the map's edge, each edge cell carried on
+# outwards: a map drawn to its outer walls (the lab's) has them in its edge cells, and a beam
+# that ends a few centimetres into such a wall must score as deep in a wall, not as an end
+# point off the map (a cliff at the edge cells' centres that made the true pose fit worse than
+# a look-alike); a free edge stays free, so a map with room around its walls gains no wall
+# beyond them (a second face there pulled poses 10 cm outwards on triangle.map)
 FIELD_MARGIN = 4.0
 _BAND = 64  # rows of a field computed at a time
 _KEPT = 4  # tables kept for other fields: a map's sharp and blurred ones, for two maps
@@ -113,8 +115,8 @@ class LikelihoodField:
     def _build(self, sigma: float, up: int) -> FieldTable:
         """The log-likelihood of a beam end for hit noise ``sigma``, on a grid ``up`` times
         finer than the map's (each way) reaching :data:`FIELD_MARGIN` sigmas beyond the map
-        (solid there: what lies behind a map's outer walls is never seen); a table built for
-        this map before is shared.
+        (its edge cells carried on outwards: a wall drawn in them goes on, a free edge stays
+        free); a table built for this map before is shared.
 
         A band of rows at a time: each cell is computed exactly as a whole-grid pass would,
         with float64 intermediates of a few rows instead of several full grids.
@@ -126,7 +128,7 @@ class LikelihoodField:
         if cached is not None:
             return cached
         margin = math.ceil(FIELD_MARGIN * sigma / world.resolution - 1e-9)  # map cells
-        grid = np.pad(world.obstacles(), margin, constant_values=True)
+        grid = np.pad(world.obstacles(), margin, mode="edge")
         distance = signed_distance(grid, world.resolution)
         rows, cols = grid.shape
         r = (np.arange(rows * up) + 0.5) / up - 0.5
