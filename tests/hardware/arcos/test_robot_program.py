@@ -4,10 +4,11 @@ ARCOS robot (the emulator) for a thesis-profile operator over real UDP and TCP o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from arcos_emulator import CLOSE, RVEL, STOP, VEL, ArcosEmulator, TcpRobot
@@ -42,16 +43,31 @@ async def _start_robot_program(arcos_port: int, udp_port: int) -> asyncio.subpro
     return process
 
 
-def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its_watchdog() -> None:
-    async def run() -> None:
-        emulator = ArcosEmulator()
-        tcp = TcpRobot(emulator)
-        await tcp.start()
+@contextlib.asynccontextmanager
+async def _program_on_emulated_pioneer() -> AsyncIterator[
+    tuple[ArcosEmulator, asyncio.subprocess.Process, ThesisOperator]
+]:
+    """The robot program on an emulated Pioneer with a thesis operator, each stopped after."""
+    emulator = ArcosEmulator()
+    tcp = TcpRobot(emulator)
+    await tcp.start()
+    try:
         udp_port = free_udp_port()
         process = await _start_robot_program(tcp.port, udp_port)
         operator = await ThesisOperator.open(udp_port)
-        positions = operator.positions
         try:
+            yield emulator, process, operator
+        finally:
+            operator.close()
+            await stop(process)
+    finally:
+        await tcp.stop()
+
+
+def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its_watchdog() -> None:
+    async def run() -> None:
+        async with _program_on_emulated_pioneer() as (emulator, _, operator):
+            positions = operator.positions
             operator.send(SetTransmission(True))
             delays = []
             for k in range(60):  # the thesis's 47 ms spacing, a new speed every packet
@@ -91,11 +107,6 @@ def test_thesis_commands_drive_an_arcos_robot_and_a_link_cut_stops_it_before_its
             braking = v / pioneer.drive.max_deceleration
             assert stopped_after < pioneer.safety.watchdog_timeout + braking + 0.1  # and a cycle
             assert emulator.bad_packets == 0  # every packet the program sent checked out
-        finally:
-            operator.close()
-            process.terminate()
-            await process.wait()
-            await tcp.stop()
 
     asyncio.run(run())
 
@@ -105,13 +116,7 @@ def test_a_service_managers_stop_stops_the_robot_and_closes_its_connection() -> 
     told to stop and its connection closed, never left to ARCOS's watchdog."""
 
     async def run() -> None:
-        emulator = ArcosEmulator()
-        tcp = TcpRobot(emulator)
-        await tcp.start()
-        udp_port = free_udp_port()
-        process = await _start_robot_program(tcp.port, udp_port)
-        operator = await ThesisOperator.open(udp_port)
-        try:
+        async with _program_on_emulated_pioneer() as (emulator, process, operator):
             operator.send(SetTransmission(True))
             operator.send(VelocityCommand(0.3, 0.0))
             await wait_until_async(lambda: emulator.v > 0.0, 1.0, "the robot to drive")
@@ -126,10 +131,6 @@ def test_a_service_managers_stop_stops_the_robot_and_closes_its_connection() -> 
             assert emulator.phase == "sync0"
             assert process.stdout is not None
             assert b"freelook: stopped" in await process.stdout.read()
-        finally:
-            operator.close()
-            await stop(process)
-            await tcp.stop()
 
     asyncio.run(run())
 
