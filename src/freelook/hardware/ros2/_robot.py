@@ -442,7 +442,7 @@ class Ros2Robot:
     @property
     def connected(self) -> bool:
         """Every required topic spoke within ``quiet_timeout`` and the node spins."""
-        return self._quiet() is None and not self._closed and self._ros.spinning
+        return self._quiet() is None and self._ros.spinning
 
     def _quiet(self) -> tuple[str, float] | None:
         now = self._clock()
