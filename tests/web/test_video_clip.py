@@ -1,5 +1,5 @@
 """A recorded clip as the robot's camera, as a user runs it: ``freelook robot --camera
-file://clip.mp4 --video vp9`` (the clip written here with PyAV) and ``freelook operator
+file://clip.mp4`` (the clip written here with PyAV; VP9, the default) and ``freelook operator
 --record``; real Chromium paints the clip's pictures at the clip's size, and the operator's
 recording, read back with the mcap readers, holds the stream as Foxglove's CompressedVideo
 whose frames decode, from the first on, to the clip's pictures."""
@@ -69,7 +69,7 @@ def test_a_clip_streams_to_the_cockpit_and_records_as_compressed_video(
     udp_port = free_udp_port()
     robot = start(
         *("robot", "--hardware", "sim", "--listen", f"udp://127.0.0.1:{udp_port}"),
-        *("--key", KEY, "--video", "vp9", "--camera", f"file://{clip}"),
+        *("--key", KEY, "--camera", f"file://{clip}"),  # no --video: VP9 by default
     )
     operator = None
     try:

@@ -61,8 +61,8 @@ _Start = Annotated[
 _Video = Annotated[
     str,
     typer.Option(
-        help="The driving camera's codec: jpeg, or vp9, vp8, h264 (inter-frame, its bitrate set "
-        "from the link's budget and the operator's loss; docs/video.md)."
+        help="The driving camera's codec: vp9 (the default), vp8 or h264 (inter-frame, its "
+        "bitrate set from the link's budget and the operator's loss; docs/video.md), or jpeg."
     ),
 ]
 _Camera = Annotated[
@@ -104,7 +104,7 @@ def robot(
     keys: _Keys = None,
     peer: _Peer = None,
     start: _Start = None,
-    video: _Video = "jpeg",
+    video: _Video = "vp9",
     camera: _Camera = None,
     link_rate: _LinkRate = None,
     exact_robot: _ExactRobot = False,
