@@ -98,6 +98,16 @@ class ControlStep:
             else None
         )
         self._scan_points = ScanPoints()  # each reading's points, once
+        sonar, approach = config.sonar, config.safety.approach_check
+        #: how the sonar's echoes become points: its half cone; with the approach check, the
+        #: footprint whose impassable gaps between cones are closed, and how much nearer than
+        #: read an echo is taken (two standard deviations of its noise: a reading is as likely
+        #: long as short). Without it (the thesis's zones alone) the echoes count as read.
+        self._sonar_cones = (
+            math.radians(sonar.cone_deg) / 2 if sonar is not None else 0.0,
+            config.footprint if approach else None,
+            2.0 * sonar.noise_std if sonar is not None and approach else 0.0,
+        )
         self.now = 0.0
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
         self._hardware_fault = False  # the hardware did not answer at the last cycle
@@ -211,15 +221,16 @@ class ControlStep:
         """Obstacle points (robot frame): the range sensors' now, the remembered and the map's.
 
         A sonar echo may come from anywhere across its cone, so each reading becomes points
-        spread over the cone at the measured range: safety must assume the worst bearing. The
-        memory keeps only the cone's axis, since spread points seen from elsewhere would land
-        where nothing is.
+        spread over the cone at the measured range: safety must assume the worst bearing; a gap
+        between two echoing cones narrower than the robot is closed by points along it (glass
+        can run through it unheard). The memory keeps only the cone's axis, since spread points
+        seen from elsewhere would land where nothing is.
         """
         laser = self.hw.laser.latest() if self.hw.laser is not None else None
         laser_points = self._scan_points.laser(laser)
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
-        half = math.radians(self.config.sonar.cone_deg) / 2 if self.config.sonar else 0.0
-        sonar_points, sonar_axes = self._scan_points.sonar(sonar, half)
+        half = self._sonar_cones[0]
+        sonar_points, sonar_axes = self._scan_points.sonar(sonar, *self._sonar_cones)
         live = np.concatenate((laser_points, sonar_points))  # both N×2
         cones = (
             (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)

@@ -14,6 +14,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from freelook.config import FootprintConfig
+from freelook.robot._sonar_gaps import gap_points, neighbour_order
 from freelook.robot.hal import RangeScan
 
 __all__ = ["ScanPoints"]
@@ -21,6 +23,8 @@ __all__ = ["ScanPoints"]
 _Array = npt.NDArray[np.float64]
 #: a reading kept for comparing the next with it: the scan, and its ranges' bits when seen
 _Seen = tuple[RangeScan, bytes]
+#: a sonar reading kept, with what its points were made with: (half cone, nearer), footprint
+_SeenSonar = tuple[_Seen, tuple[float, float], "FootprintConfig | None", tuple[_Array, _Array]]
 _NONE = np.zeros((0, 2))
 _NONE.flags.writeable = False
 
@@ -115,7 +119,7 @@ class _Layout:
     only its ranges to check.
     """
 
-    __slots__ = ("bearings", "columns", "cones", "origin_x", "origin_y", "units")
+    __slots__ = ("bearings", "columns", "cones", "neighbours", "origin_x", "origin_y", "units")
 
     def __init__(self, scan: RangeScan) -> None:
         self.bearings, self.origin_x, self.origin_y = scan.bearings, scan.origin_x, scan.origin_y
@@ -126,6 +130,9 @@ class _Layout:
         # the beams' directions, and a sonar's cone directions by half-angle, worked out once
         self.units = _unit_vectors(self.columns[0]) if self.columns is not None else _NONE
         self.cones: dict[float, npt.NDArray[np.float64]] = {}
+        #: a sonar ring's transducers in order around the body (:func:`neighbour_order`), once
+        #: asked for
+        self.neighbours: npt.NDArray[np.int64] | None = None
 
     def cone_units(self, half: float) -> npt.NDArray[np.float64]:
         """The unit vectors of each bearing turned by −half, −half/2, 0, half/2 and half."""
@@ -164,8 +171,10 @@ class ScanPoints:
         units = _unit_vectors(one)  # compiled now, not in the first control cycle
         _hit_points(one, units, one, one, 2.0)
         _cone_points(one, units[None], one, one, 2.0)
+        warm = RangeScan(0.0, one, one, one, one, 2.0)
+        gap_points(warm, 0.1, FootprintConfig(length=0.1, width=0.1, swing_radius=0.1))
         self._laser: tuple[_Seen, _Array] | None = None
-        self._sonar: tuple[_Seen, float, tuple[_Array, _Array]] | None = None
+        self._sonar: _SeenSonar | None = None
         self._layouts: dict[str, _Layout] = {}
 
     def _layout(self, sensor: str, scan: RangeScan) -> _Layout:
@@ -213,25 +222,56 @@ class ScanPoints:
             self._laser = (self._kept(scan), points)
         return self._laser[1]
 
-    def sonar(self, scan: RangeScan | None, half: float) -> tuple[_Array, _Array]:
+    def sonar(
+        self,
+        scan: RangeScan | None,
+        half: float,
+        footprint: FootprintConfig | None = None,
+        nearer: float = 0.0,
+    ) -> tuple[_Array, _Array]:
         """(points spread over each echoing cone, the cones' axis points) of ``scan``.
 
         A sonar echo may come from anywhere across its cone, so each reading becomes points
-        spread over the cone (``half`` its half-angle) at the measured range.
+        spread over the cone (``half`` its half-angle) at the measured range, or ``nearer``
+        than it (the sensor's noise: a reading as likely short as long). With the robot's
+        ``footprint``, the gaps between cones too narrow for it to pass are closed by points
+        of their own (:func:`gap_points`), after the cones'. The axes are the echoes as read.
         """
         if scan is None:
             return _NONE, _NONE
-        if self._sonar is None or self._sonar[1] != half or not self._same(scan, self._sonar[0]):
+        seen = self._sonar
+        if (
+            seen is None
+            or seen[1] != (half, nearer)
+            or seen[2] is not footprint
+            or not self._same(scan, seen[0])
+        ):
             layout = self._layout("sonar", scan)
-            compiled = layout.compiled_input(scan)
-            if compiled is not None:
-                ranges, ox, oy = compiled
-                units = layout.cone_units(float(half))
-                points = _cone_points(ranges, units, ox, oy, float(scan.range_max))
-            else:  # other types and shapes as numpy has them
-                points = _cone_points_numpy(scan, half)
+            points = self._cones(layout, scan, half)
             echoes = len(points) // 5
             axes = points[2 * echoes : 3 * echoes]
+            near = scan
+            if nearer > 0.0:
+                hit = scan.ranges < scan.range_max
+                ranges = np.where(hit, np.maximum(scan.ranges - nearer, 0.0), scan.ranges)
+                near = scan._replace(ranges=ranges)
+                points = self._cones(layout, near, half)
+            if footprint is not None:
+                if layout.neighbours is None:
+                    layout.neighbours = neighbour_order(scan.bearings, scan.origin_x, scan.origin_y)
+                gaps = gap_points(near, half, footprint, layout.neighbours)
+                points = np.concatenate((points, gaps))
             points.flags.writeable = axes.flags.writeable = False
-            self._sonar = (self._kept(scan), half, (points, axes))
-        return self._sonar[2]
+            seen = (self._kept(scan), (half, nearer), footprint, (points, axes))
+            self._sonar = seen
+        return seen[3]
+
+    @staticmethod
+    def _cones(layout: _Layout, scan: RangeScan, half: float) -> _Array:
+        """Each echo of ``scan`` as five points over its cone (:func:`_cone_points`)."""
+        compiled = layout.compiled_input(scan)
+        if compiled is None:  # other types and shapes as numpy has them
+            return _cone_points_numpy(scan, half)
+        ranges, ox, oy = compiled
+        units = layout.cone_units(float(half))
+        return _cone_points(ranges, units, ox, oy, float(scan.range_max))
