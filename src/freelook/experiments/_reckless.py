@@ -87,6 +87,9 @@ class RecklessResult:
     escaped: bool  # after the run, some manoeuvre (back, back and turn, turn) moved the robot
     collided_in_run: bool = False  # touched something before the manoeuvres out
     impact_speed: float = 0.0  # m/s, the fastest it was going at a look before a contact
+    #: s from the last command to the last look that saw a wheel still turning (the robot
+    #: stood still somewhere between it and ``stopped_after_cut``, a control cycle later)
+    moving_after_cut: float | None = None
 
 
 def _robot(
@@ -189,6 +192,7 @@ def reckless_trial(
     v_cmd = v_max * (1.0 if forwards else -1.0)
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
     stopped_at: float | None = None
+    moving_at: float | None = None
     bound: float | None = None
     last_sent = 0.0
     drive = config.drive
@@ -230,12 +234,15 @@ def reckless_trial(
                 + drive.motor_time_constant * math.log(max(wheel, wheel_before, STILL) / STILL)
             )
         wheel_before = wheel
-        if stopped_at is None and wheel < STILL:
-            stopped_at = elapsed - last_sent
+        if stopped_at is None:
+            if wheel < STILL:
+                stopped_at = elapsed - last_sent
+            else:
+                moving_at = elapsed - last_sent
     in_run = robot.sim.vehicle.contacts > 0
     escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
     return RecklessResult(
-        robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped, in_run, impact
+        robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped, in_run, impact, moving_at
     )
 
 

@@ -77,15 +77,18 @@ class RecklessVerdict(NamedTuple):
 
 def reckless_verdict(done: list[RecklessResult], safety: Safety) -> RecklessVerdict:
     """A reckless row's figures, target and whether ``done`` meets it. With safety (the
-    thesis's or freelook's): no collision, no stop later than watchdog + cycle + braking after
-    a cut, no robot that cannot be driven out. The control run without safety must collide,
+    thesis's or freelook's): no collision, no wheel seen turning later than watchdog + cycle +
+    braking after a cut (at the looks, a control cycle apart), no robot that cannot be driven
+    out. The control run without safety must collide,
     in at least half its trials (else the scenario tests nothing)."""
     collisions = sum(r.collided for r in done)
     stuck = sum(not r.escaped for r in done)
     late, margin = 0, -math.inf
     for r in done:
         if r.stop_bound is not None:
-            stopped = r.stopped_after_cut if r.stopped_after_cut is not None else math.inf
+            # late: a look after the bound saw a wheel turning (the looks are a cycle apart)
+            moving = r.moving_after_cut if r.moving_after_cut is not None else -math.inf
+            stopped = moving if r.stopped_after_cut is not None else math.inf
             margin = max(margin, stopped - r.stop_bound)
             late += int(stopped > r.stop_bound)
     impact = max((r.impact_speed for r in done), default=0.0)
