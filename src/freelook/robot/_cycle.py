@@ -221,9 +221,10 @@ class ControlStep:
         """Obstacle points (robot frame): the range sensors' now, the remembered and the map's.
 
         A sonar echo may come from anywhere across its cone, so each reading becomes points
-        spread over the cone at the measured range: safety must assume the worst bearing; a gap
-        between two echoing cones narrower than the robot is closed by points along it (glass
-        can run through it unheard). The memory keeps only the cone's axis, since spread points
+        spread over the cone at the measured range: safety must assume the worst bearing. With
+        the approach check an echo is taken two noise deviations nearer, and a gap between two
+        echoing cones narrower than the robot is closed by points along it (glass can run
+        through it unheard). The memory keeps only the cone's axis as read, since spread points
         seen from elsewhere would land where nothing is.
         """
         laser = self.hw.laser.latest() if self.hw.laser is not None else None
