@@ -177,3 +177,46 @@ def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
     assert acks[int(0.95 * (len(acks) - 1))] <= 0.2
     lags.sort()
     assert lags[int(0.99 * (len(lags) - 1))] <= 0.02
+
+
+def test_a_frame_the_radio_has_no_room_for_is_not_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 115200 baud a 640 × 480 JPEG never fits the video budget (about 2.8 kB/s): the
+    camera (30 Hz) was rendered and encoded on the control cycle's event loop only for each
+    frame to be dropped, some 7 ms a frame. A frame like the last is not made while the budget
+    has no room for it: the camera renders about once per refill of the budget, not 30 times
+    a second, and the frames skipped are counted as before."""
+    config, world = load_robot("pioneer3dx"), load_world("square")
+    key = derive_key("slow radio")
+    seconds = 3.0
+
+    async def session(robot_device: str, operator_device: str) -> tuple[int, int]:
+        server, _ = simulated_server(
+            config,
+            world,
+            ServerOptions(listen=f"serial://{robot_device}?baud=115200", key=key, camera=True),
+        )
+        camera = server.program.hardware.camera
+        assert camera is not None
+        render = camera.capture
+        captures = [0]
+
+        def counted() -> object:
+            captures[0] += 1
+            return render()
+
+        monkeypatch.setattr(camera, "capture", counted)
+        url = parse_transport_url(f"serial://{operator_device}?baud=115200")
+        async with robot_and_station(
+            server,
+            lambda _: OperatorStation(config, world, url, key=key),
+            opened=lambda station: station.telemetry is not None,
+            what="telemetry flowing",
+        ):
+            before, skipped_before = captures[0], server.skipped_frames
+            await asyncio.sleep(seconds)  # a watched window: the camera runs at its rate
+            return captures[0] - before, server.skipped_frames - skipped_before
+
+    with radio_pair(baud=115200) as (robot_device, operator_device):
+        rendered, skipped = asyncio.run(session(robot_device, operator_device))
+    assert skipped >= 0.5 * 30 * seconds  # the camera kept its rate: most frames skipped
+    assert rendered <= seconds / 2 + 2  # about one a refill of two seconds' budget

@@ -64,6 +64,7 @@ __all__ = ["ROBOT_STATION", "RobotServer", "ServerOptions"]
 log = logging.getLogger(__name__)
 ROBOT_STATION = 100
 MAP_ANNOUNCE_PERIOD = 2.0  # s between map announcements (and one when a session opens)
+FULL_REFILL = 2.0  # s of a radio's video budget its tokens hold at most
 
 #: Work a hardware backend needs done while the robot runs (e.g. keeping a serial link).
 BackendTask = Callable[[], Coroutine[Any, Any, None]]
@@ -354,10 +355,16 @@ class RobotServer:
             send,
         )
 
+    def _skipped(self, stream: VideoStream) -> None:
+        """Count a frame of ``stream`` a radio's video budget had no room for."""
+        self.skipped_frames += 1
+        self.skipped_by_stream[stream.stream] = self.skipped_by_stream.get(stream.stream, 0) + 1
+
     async def _video(self, stream: VideoStream) -> None:
         """One camera at its own fixed rate; every stream shares a radio's video budget."""
         period = 1.0 / stream.rate
         frame_ids = itertools.count()  # each stream numbers its own frames
+        room_at = 0.0  # when a radio's budget will have room for a frame like the last dropped
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:
@@ -368,6 +375,11 @@ class RobotServer:
                 delay = 0.0
             await asyncio.sleep(max(0.0, delay))
             if not self.session.transmitting:
+                continue
+            if loop.time() < room_at:
+                # no frame is rendered nor encoded only to be dropped: on a slow radio most
+                # would be, and the control cycle's event loop would wait for each
+                self._skipped(stream)
                 continue
             now = self.runtime.now()  # the capture's instant (both eyes of a pair share it)
             if isinstance(stream.camera, EncodedCamera):  # sent as it came, each frame once
@@ -382,10 +394,8 @@ class RobotServer:
                 jpeg = encode_jpeg(image, stream.jpeg_quality)
                 height, width = image.shape[:2]
             if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
-                self.skipped_frames += 1
-                self.skipped_by_stream[stream.stream] = (
-                    self.skipped_by_stream.get(stream.stream, 0) + 1
-                )
+                self._skipped(stream)
+                room_at = loop.time() + self.radio.wait_for(len(jpeg))
                 continue
             frame = VideoFrame(
                 next(frame_ids),
@@ -474,11 +484,20 @@ class RadioBudget:
         """Whether a frame of ``size`` bytes may go out now."""
         if self._last is not None:
             self._tokens = min(
-                self._tokens + (now - self._last) * self.video_rate, 2 * self.video_rate
+                self._tokens + (now - self._last) * self.video_rate,
+                FULL_REFILL * self.video_rate,
             )
         self._last = now
         fits = size <= self.max_hold * self.bytes_per_s
         return self.video_rate > 0 and fits and self._tokens >= size
+
+    def wait_for(self, size: int) -> float:
+        """Seconds until the budget has room for a frame of ``size`` bytes, at most the two it
+        takes to fill (a frame too large for it, or that would hold the radio too long, is
+        tried again then: the next may be smaller)."""
+        if self.video_rate <= 0 or size > self.max_hold * self.bytes_per_s:
+            return FULL_REFILL
+        return min(max(0.0, size - self._tokens) / self.video_rate, FULL_REFILL)
 
     def spent(self, size: int) -> None:
         self._tokens -= size
