@@ -16,6 +16,7 @@ import itertools
 import logging
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -148,6 +149,8 @@ class RobotServer:
         #: streams sent with an inter-frame codec, by stream id
         self.inter: dict[int, InterStream] = {}
         self.camera_source: AvCamera | None = None  # ``camera_url``, opened by run()
+        #: renders and encodes the JPEG cameras' frames, one at a time, off the event loop
+        self._camera_thread: ThreadPoolExecutor | None = None
         self.ready = asyncio.Event()
         self.local_address: tuple[str, int] | None = None
 
@@ -198,6 +201,8 @@ class RobotServer:
             log.warning("video off: a radio at %d baud carries only telemetry", url.baud)
             streams = []
         inter = self.options.video != VideoCodec.JPEG
+        if streams and not inter:
+            self._camera_thread = ThreadPoolExecutor(1, thread_name_prefix="freelook-cameras")
         for stream in streams:  # every camera with the inter-frame codec, or every one as JPEG
             video = self._video_inter(stream, len(streams)) if inter else self._video(stream)
             tasks.append(asyncio.create_task(video, name=f"video {stream.stream}"))
@@ -211,6 +216,8 @@ class RobotServer:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self._camera_thread is not None:
+                self._camera_thread.shutdown(wait=True)  # its frame in hand, then the cameras
             self.program.close()
             endpoint.close()
             if self.camera_source is not None:
@@ -382,17 +389,12 @@ class RobotServer:
                 self._skipped(stream)
                 continue
             now = self.runtime.now()  # the capture's instant (both eyes of a pair share it)
-            if isinstance(stream.camera, EncodedCamera):  # sent as it came, each frame once
-                encoded = stream.camera.capture_jpeg(stream.jpeg_quality)
-                if encoded is None:
-                    continue
-                jpeg, width, height = encoded
-            else:
-                image = stream.camera.capture()
-                if image is None:
-                    continue
-                jpeg = encode_jpeg(image, stream.jpeg_quality)
-                height, width = image.shape[:2]
+            # rendered and encoded on the cameras' thread: the control cycle and the telemetry
+            # go on meanwhile (a busy loop made a driver's telemetry late enough to be blind)
+            encoded = await loop.run_in_executor(self._camera_thread, _jpeg_frame, stream)
+            if encoded is None:
+                continue
+            jpeg, width, height = encoded
             if self.radio is not None and not self.radio.may_send_frame(loop.time(), len(jpeg)):
                 self._skipped(stream)
                 room_at = loop.time() + self.radio.wait_for(len(jpeg))
@@ -411,6 +413,18 @@ class RobotServer:
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)
+
+
+def _jpeg_frame(stream: VideoStream) -> tuple[bytes, int, int] | None:
+    """The newest frame of ``stream``'s camera as (JPEG, width, height), None if it has none;
+    a compressed camera's frame as it came, each once."""
+    if isinstance(stream.camera, EncodedCamera):
+        return stream.camera.capture_jpeg(stream.jpeg_quality)
+    image = stream.camera.capture()
+    if image is None:
+        return None
+    height, width = image.shape[:2]
+    return encode_jpeg(image, stream.jpeg_quality), width, height
 
 
 @dataclass(frozen=True)

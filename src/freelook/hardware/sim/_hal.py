@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Literal
 
@@ -196,16 +197,20 @@ class _Camera:
         arm_objects = sim.arm.objects if sim.arm is not None else []
         #: the objects the arm can move, with their index in the world's list
         self._movable = [(names.index(o.name), o) for o in arm_objects if o.name in names]
+        #: the server's camera thread and the autonomy's look on the event loop may capture at
+        #: once; the camera's scene and noise are one state
+        self._lock = threading.Lock()
 
     def capture(self) -> npt.NDArray[np.uint8]:
-        v = self._sim.vehicle
-        for index, obj in self._movable:
-            self._camera.move_object(index, obj.centre[0], obj.centre[1], obj.yaw, not obj.held)
-        self._camera.brightness = self._sim.lighting
-        self._camera.tint = self._sim.light_tint
-        self._camera.noise = self._sim.camera_noise
-        self._camera.rng = self._sim.camera_rng
-        return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
+        with self._lock:
+            v = self._sim.vehicle
+            for index, obj in self._movable:
+                self._camera.move_object(index, obj.centre[0], obj.centre[1], obj.yaw, not obj.held)
+            self._camera.brightness = self._sim.lighting
+            self._camera.tint = self._sim.light_tint
+            self._camera.noise = self._sim.camera_noise
+            self._camera.rng = self._sim.camera_rng
+            return self._camera.render(v.x, v.y, v.theta, v.pan, v.tilt)
 
 
 class _LinkCamera:
