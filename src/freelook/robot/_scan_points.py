@@ -211,13 +211,7 @@ class ScanPoints:
         if scan is None:
             return _NONE
         if self._laser is None or not self._same(scan, self._laser[0]):
-            layout = self._layout("laser", scan)
-            compiled = layout.compiled_input(scan)
-            if compiled is not None:
-                ranges, ox, oy = compiled
-                points = _hit_points(ranges, layout.units, ox, oy, float(scan.range_max))
-            else:  # other types and shapes as numpy has them
-                points = scan.points()
+            points = self._hits(self._layout("laser", scan), scan)
             points.flags.writeable = False
             self._laser = (self._kept(scan), points)
         return self._laser[1]
@@ -247,15 +241,17 @@ class ScanPoints:
             or not self._same(scan, seen[0])
         ):
             layout = self._layout("sonar", scan)
-            points = self._cones(layout, scan, half)
-            echoes = len(points) // 5
-            axes = points[2 * echoes : 3 * echoes]
             near = scan
             if nearer > 0.0:
                 hit = scan.ranges < scan.range_max
                 ranges = np.where(hit, np.maximum(scan.ranges - nearer, 0.0), scan.ranges)
                 near = scan._replace(ranges=ranges)
-                points = self._cones(layout, near, half)
+            points = self._cones(layout, near, half)
+            if near is scan:  # the cones' axes are among their points
+                echoes = len(points) // 5
+                axes = points[2 * echoes : 3 * echoes]
+            else:
+                axes = self._hits(layout, scan)
             if footprint is not None:
                 if layout.neighbours is None:
                     layout.neighbours = neighbour_order(scan.bearings, scan.origin_x, scan.origin_y)
@@ -265,6 +261,15 @@ class ScanPoints:
             seen = (self._kept(scan), (half, nearer), footprint, (points, axes))
             self._sonar = seen
         return seen[3]
+
+    @staticmethod
+    def _hits(layout: _Layout, scan: RangeScan) -> _Array:
+        """The hit points of ``scan`` (:meth:`RangeScan.points`, :func:`_hit_points`)."""
+        compiled = layout.compiled_input(scan)
+        if compiled is None:  # other types and shapes as numpy has them
+            return scan.points()
+        ranges, ox, oy = compiled
+        return _hit_points(ranges, layout.units, ox, oy, float(scan.range_max))
 
     @staticmethod
     def _cones(layout: _Layout, scan: RangeScan, half: float) -> _Array:
