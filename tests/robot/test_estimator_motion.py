@@ -3,6 +3,7 @@ without new readings."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,6 +11,8 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.estimation import Odometry
+from freelook.hardware.sim import SimulatedRobot
+from freelook.maps import load_world
 from freelook.robot._estimator import StateEstimator
 from freelook.robot.hal import EncoderSample, GyroSample, RobotHardware
 
@@ -59,3 +62,22 @@ def test_a_cycle_without_new_readings_reports_the_rate_it_began_with(use_gyro: b
     for _ in range(3):  # the samples stay as they were
         before = estimator.yaw_rate
         assert estimator.update() == before != 0.0
+
+
+@pytest.mark.parametrize("off_deg", [-1.5, 1.5])
+def test_a_start_heading_the_laser_checks_is_set_by_its_first_fixes_standing_still(
+    off_deg: float,
+) -> None:
+    # told a start heading 1.5° off (a robot put down by hand), the heading filter takes the
+    # localization's fix before the robot moves, as the particle cloud does: the start is
+    # known only as well as the localization's spread, not to a thousandth of a radian
+    world = load_world("square")
+    pose = (world.start[0] - 1.0, world.start[1] - 1.0, 0.0)
+    believed = (pose[0], pose[1], math.radians(off_deg))
+    robot = SimulatedRobot(load_robot("foi-ugv"), world, seed=3, pose=pose, believed_pose=believed)
+    robot.run_for(1.0)
+    estimator = robot.core.estimator
+    assert estimator.heading is not None
+    assert estimator.mcl is not None
+    assert estimator.mcl.updates >= 1
+    assert abs(math.degrees(estimator.heading.heading)) < 0.3 * abs(off_deg)

@@ -156,6 +156,7 @@ class HeadingKalmanFilter:
         self,
         heading: float = 0.0,
         *,
+        heading_std: float = 1e-3,  # rad: how well the start heading is known
         gyro_noise: float = math.radians(0.3) / 60.0,  # ARW, rad/√s
         bias_walk: float = math.radians(10.0) / 3600.0 / 60.0,  # rad/s/√s
         initial_bias_std: float = math.radians(0.5),  # rad/s
@@ -168,7 +169,9 @@ class HeadingKalmanFilter:
         window: float = 0.2,  # s of encoder samples compared with the gyro at once
     ) -> None:
         self.x: npt.NDArray[np.float64] = np.array([wrap_angle(heading), 0.0, 0.0])
-        self.P: npt.NDArray[np.float64] = np.diag([1e-6, initial_bias_std**2, initial_scale_std**2])
+        self.P: npt.NDArray[np.float64] = np.diag(
+            [heading_std**2, initial_bias_std**2, initial_scale_std**2]
+        )
         _compile_kernels()
         self.gyro_noise = gyro_noise
         self.bias_walk = bias_walk
@@ -186,8 +189,11 @@ class HeadingKalmanFilter:
         self._window_gyro = self._window_tracks = self._window_slip = self._window_time = 0.0
 
     @classmethod
-    def for_robot(cls, config: RobotConfig, heading: float = 0.0) -> HeadingKalmanFilter:
-        """A filter with the noise of the robot's gyro datasheet, encoders and slip.
+    def for_robot(
+        cls, config: RobotConfig, heading: float = 0.0, heading_std: float = 1e-3
+    ) -> HeadingKalmanFilter:
+        """A filter with the noise of the robot's gyro datasheet, encoders and slip, starting
+        at ``heading`` known to ``heading_std`` (rad).
 
         The gyro's turn-on bias and scale-factor error are datasheet bounds; the prior std is
         the bound itself, not the tighter bound/√3 of a uniform spread, so a part near its
@@ -201,6 +207,7 @@ class HeadingKalmanFilter:
         metres_per_count = math.pi * drive.wheel_diameter / drive.encoder_counts_per_rev
         return cls(
             heading,
+            heading_std=heading_std,
             gyro_noise=math.radians(gyro.angle_random_walk_deg_sqrt_h) / 60.0,
             bias_walk=math.radians(gyro.bias_instability_deg_h) / 3600.0 / 60.0,
             initial_bias_std=max(math.radians(gyro.turn_on_bias_deg_s), 1e-6),

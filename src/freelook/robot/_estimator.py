@@ -79,11 +79,6 @@ class StateEstimator:
         self.odometry = Odometry(
             drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width, start_pose
         )
-        self.heading = (
-            HeadingKalmanFilter.for_robot(config, start_pose[2])
-            if (use_gyro and hardware.gyro)
-            else None
-        )
         self.mcl: MonteCarloLocalization | None = None
         if (
             use_localization
@@ -97,6 +92,18 @@ class StateEstimator:
                 std_xy=self.settings.initial_std_xy,
                 std_theta=self.settings.initial_std_theta,
             )
+        # a start the laser will check is known only as well as the robot was put down (the
+        # localization's spread), so the first fixes, standing still, set the heading; with
+        # nothing to check it against, the given start heading is the reference itself
+        self.heading = (
+            HeadingKalmanFilter.for_robot(
+                config,
+                start_pose[2],
+                self.settings.initial_std_theta if self.mcl is not None else 1e-3,
+            )
+            if (use_gyro and hardware.gyro)
+            else None
+        )
         self.pose = Pose(*start_pose)  # localized pose (map frame)
         self.pose_trusted = True  # False while a global search runs
         self._last_search_update = -math.inf
