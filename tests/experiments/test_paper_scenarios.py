@@ -111,7 +111,7 @@ def test_the_thesiss_zones_cap_the_speed_it_touches_at_and_none_collides_faster(
     assert min(r.impact_speed for r in off) > 2 * cap
 
 
-@pytest.mark.parametrize("seed", [3, 7, 8])
+@pytest.mark.parametrize("seed", [3, 10, 12])
 def test_the_thesiss_operator_keeps_off_walls_under_its_zones_and_hits_them_without(
     seed: int,
 ) -> None:
@@ -125,6 +125,17 @@ def test_the_thesiss_operator_keeps_off_walls_under_its_zones_and_hits_them_with
     assert not thesis.collided
     assert off.collided
     assert off.impact_speed > 2 * load_robot("pioneer3dx").safety.zones[0].max_speed
+
+
+def test_the_thesiss_operator_looks_before_driving_off_a_robot_put_down_facing_a_wall() -> None:
+    # seed 381 puts the robot down 0.2 m from a wall, facing it: an operator who drove the
+    # first reaction time blind ran it in at the zones' cap; one who has seen the picture
+    # turns away first
+    run = reckless_trial(
+        381, False, RecklessCondition.SENSORS, 20.0, "nearest", "thesis", "steering"
+    )
+    assert not run.collided
+    assert run.escaped
 
 
 def test_a_blind_robot_fails_the_reckless_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,7 @@ from freelook.experiments._tables import reckless_jobs, reckless_sections
 def test_the_job_list_is_the_tables_sections_in_order_with_every_other_link_cut() -> None:
     jobs = reckless_jobs(8, seed=5)
     sections = reckless_sections(8)
-    assert [n for *_, n in sections] == [8, 4, 8, 8, 8, 2, 8]
+    assert [n for *_, n in sections] == [8, 8, 8, 8, 8, 2, 8]
     start = 0
     for condition, rule, safety, driver, n in sections:
         part = jobs[start : start + n]
@@ -27,14 +27,14 @@ def test_the_sample_takes_each_section_in_proportion() -> None:
     sample, trials = reckless_sample(1000)
     assert trials == {
         "sensors_nearest_thesis_steering": 1000,
-        "sensors_nearest_off_steering": 250,
+        "sensors_nearest_off_steering": 1000,
         "sensors_nearest_freelook_steering": 1000,
         "localized_map_nearest_freelook_steering": 1000,
         "odometry_map_nearest_freelook_steering": 1000,
         "sensors_direction_freelook_steering": 250,
         "sensors_nearest_freelook_pushing": 1000,
     }
-    assert len(sample) == 91 * 5 + 23 * 2
+    assert len(sample) == 91 * 6 + 23
     jobs = reckless_jobs(1000, seed=1)
     assert all(job in jobs for job in sample)
     cut = sum(job[1] for job in sample)

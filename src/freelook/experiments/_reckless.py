@@ -188,6 +188,7 @@ def reckless_trial(
         v_max = config.limits.max_speed
         w_max = math.radians(config.limits.max_turn_rate_deg)
         steer = _Steering(robot, v_max, w_max)
+        steer.watch_start()
     forwards = driver == "steering" or rng.random() < 0.8
     v_cmd = v_max * (1.0 if forwards else -1.0)
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
@@ -288,6 +289,16 @@ class _Steering:
             else -self._w
         )
         return (0.0 if nearest < CLOSE_AHEAD else self._v), w
+
+    def watch_start(self) -> None:
+        """Look at the robot's first readings, standing, before driving off: an operator has
+        the picture of where the robot stands on the screen for as long as they like, and
+        does not drive the first reaction time blind (a robot put down facing a wall turns
+        away from it first)."""
+        robot = self._robot
+        while robot.sim.latest_laser is None:
+            robot.run_for(robot.config.link.control_period)
+        self._seen = [(-math.inf, self._call())]
 
     def command(self, now: float) -> tuple[float, float] | None:
         """The (v, ω) the operator commands now (None: nothing ahead to steer from)."""
