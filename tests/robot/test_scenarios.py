@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import FreeLookCommand, Mode, SafetyFlags, VelocityCommand
@@ -46,3 +48,26 @@ def test_free_look_refused_without_a_pan_unit() -> None:
     assert robot.core.mode != Mode.FREE_LOOK
     assert "cannot pan" in robot.core.rejections[-1]
     assert robot.sim.ground_truth.v == 0.0
+
+
+def test_free_look_holds_the_camera_in_the_map_frame_not_on_the_gyro_filters_heading() -> None:
+    # the heading filter slipping a degree off (its gyro scale learned against tracks that
+    # skid) must not turn a camera the laser keeps on the map
+    world = load_world("square")
+    pose = (world.start[0] - 1.0, world.start[1] - 1.0, 0.0)
+    robot = SimulatedRobot(load_robot("foi-ugv"), world, seed=5, pose=pose)
+    robot.run_for(1.0)
+    period = robot.config.link.operator_tx_spacing
+    hold = FreeLookCommand(0.0, 0.0, 0.0)
+    for _ in range(round(1.0 / period)):
+        robot.send(hold)
+        robot.run_for(period)
+    camera = robot.sim.vehicle.theta + robot.sim.vehicle.pan
+    heading = robot.core.estimator.heading
+    assert heading is not None
+    heading.x[0] += math.radians(1.0)
+    for _ in range(round(2.0 / period)):
+        robot.send(hold)
+        robot.run_for(period)
+    turned = robot.sim.vehicle.theta + robot.sim.vehicle.pan - camera
+    assert abs(math.degrees(turned)) < 0.1

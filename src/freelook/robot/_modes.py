@@ -176,7 +176,8 @@ def tank_mode() -> Driven:
 
 class FreeLooking(Driven):
     """Free Look Control: the operator drives the camera; the controller works out the
-    tracks and the pan, at the cycle rate, with the measured pan and the filtered yaw rate."""
+    tracks and the pan, at the cycle rate, with the measured pan, the localized pose and the
+    filtered yaw rate."""
 
     def __init__(
         self,
@@ -210,11 +211,12 @@ class FreeLooking(Driven):
         command, controller = self.latest, self.controller
         if not isinstance(command, FreeLookCommand) or controller is None:
             return STAND
-        x, y, theta = self.estimator.pose
-        heading = self.estimator.heading
-        if heading is not None:
-            theta = heading.heading
-        out = controller.step(Pose(x, y, theta), pan, yaw_rate, heading is not None, now)
+        # the pose the estimator keeps: the heading filter's increments on the localization's
+        # latest fix (with no map, the filter's heading itself). The filter alone learns the
+        # gyro's scale against the tracks, whose slip it knows only roughly, and sat tenths of
+        # a degree off the map's heading after turns; the camera is held in the map's frame
+        has_gyro = self.estimator.heading is not None
+        out = controller.step(self.estimator.pose, pan, yaw_rate, has_gyro, now)
         wheels = WheelCommand(out.v_left, out.v_right)
         return Intent(out.v, out.omega, out.pan_rate, command.tilt_rate, wheels=wheels)
 
