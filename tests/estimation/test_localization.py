@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from freelook.config import load_robot
 from freelook.estimation import MonteCarloLocalization, SearchPhase
@@ -201,3 +202,29 @@ def test_a_search_standing_still_waits_for_motion_after_a_bounded_number_of_upda
     mcl.predict(mcl.config.mcl_update_min_d, 0.0, 0.0)
     assert mcl.update(ranges)  # moved: the search goes on
     assert mcl.update(ranges, force=True)  # and may again update on the new view
+
+
+def test_a_skid_steers_turn_blurs_the_particles_sideways_not_along() -> None:
+    # turning on the spot, a tracked body slides sideways by centimetres: the cloud spreads
+    # across the heading by mcl_lateral_noise per radian turned, and with 0 not at all
+    pose = (3.0, 3.0, 0.0)
+    spreads = {}
+    for lateral in (0.0, 0.15):
+        mcl, _ = _setup("lab", pose)
+        mcl.config = mcl.config.model_copy(update={"mcl_lateral_noise": lateral})
+        mcl.alphas = (0.0, 0.0, 0.0, 0.0)  # the odometry model's own noise off
+        mcl.initialize(*pose, std_xy=0.0, std_theta=0.0)
+        mcl.predict(0.0, 0.0, 0.5)  # half a radian on the spot, facing +x to +0.5 rad
+        mcl._apply_motion()
+        mid = 0.25  # the heading halfway through the turn: sideways is (-sin, cos) of it
+        across = -(mcl.particles[:, 0] - pose[0]) * math.sin(mid) + (
+            mcl.particles[:, 1] - pose[1]
+        ) * math.cos(mid)
+        along = (mcl.particles[:, 0] - pose[0]) * math.cos(mid) + (
+            mcl.particles[:, 1] - pose[1]
+        ) * math.sin(mid)
+        spreads[lateral] = (float(np.std(across)), float(np.max(np.abs(along))))
+    assert spreads[0.0] == (0.0, 0.0)
+    across, along = spreads[0.15]
+    assert across == pytest.approx(0.15 * 0.5, rel=0.1)
+    assert along < 1e-12

@@ -191,6 +191,13 @@ class EstimationConfig(Strict):
     mcl_beams: int = Field(default=60, ge=1, le=1000)
     mcl_update_min_d: float = Field(default=0.05, ge=0, le=10.0, description="m")
     mcl_update_min_a_deg: float = Field(default=3.0, ge=0, le=180.0)
+    mcl_lateral_noise: float = Field(
+        default=0.0,
+        ge=0,
+        le=1.0,
+        description="std of the body's sideways skid per radian it turns, m (tracks that skid "
+        "sideways in a turn; 0: the odometry model's own noise only)",
+    )
 
 
 class LocalizationConfig(Strict):

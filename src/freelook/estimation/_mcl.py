@@ -152,6 +152,14 @@ class MonteCarloLocalization(GlobalSearch):
             self._noise = np.empty_like(self.particles)
         noise = self.rng.standard_normal(out=self._noise)  # the draws of a fresh (n, 3) array
         move(self.particles, noise, rot1, trans, rot2, spread)
+        lateral = self.config.mcl_lateral_noise * abs(dtheta)
+        if lateral > 0.0:
+            # a skid-steer's body slides sideways as it turns, which rotate–translate–rotate
+            # cannot express: blur each particle across its mean heading over the step
+            side = self.rng.standard_normal(len(self.particles)) * lateral
+            mid = self.particles[:, 2] - 0.5 * dtheta
+            self.particles[:, 0] -= side * np.sin(mid)
+            self.particles[:, 1] += side * np.cos(mid)
 
     def update(self, ranges: _Array, force: bool = False) -> bool:
         """Weight by the scan when moved enough, or when ``force``-d (a search standing still:
