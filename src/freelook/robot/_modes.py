@@ -212,7 +212,7 @@ class FreeLooking(Driven):
         if not isinstance(command, FreeLookCommand) or controller is None:
             return STAND
         # the pose the estimator keeps: the heading filter's increments on the localization's
-        # latest fix (with no map, the filter's heading itself). The filter alone learns the
+        # latest fix (with no map, on the given start). The filter alone learns the
         # gyro's scale against the tracks, whose slip it knows only roughly, and sat tenths of
         # a degree off the map's heading after turns; the camera is held in the map's frame
         has_gyro = self.estimator.heading is not None
