@@ -152,11 +152,14 @@ def _compile_kernels() -> None:
 class HeadingKalmanFilter:
     """Heading, gyro bias and gyro scale-factor error from a rate gyro and wheel encoders."""
 
+    #: rad: the spread of a start heading taken as the reference itself (nothing checks it)
+    GIVEN_HEADING_STD = 1e-3
+
     def __init__(
         self,
         heading: float = 0.0,
         *,
-        heading_std: float = 1e-3,  # rad: how well the start heading is known
+        heading_std: float = GIVEN_HEADING_STD,  # rad: how well the start heading is known
         gyro_noise: float = math.radians(0.3) / 60.0,  # ARW, rad/√s
         bias_walk: float = math.radians(10.0) / 3600.0 / 60.0,  # rad/s/√s
         initial_bias_std: float = math.radians(0.5),  # rad/s
@@ -190,7 +193,7 @@ class HeadingKalmanFilter:
 
     @classmethod
     def for_robot(
-        cls, config: RobotConfig, heading: float = 0.0, heading_std: float = 1e-3
+        cls, config: RobotConfig, heading: float = 0.0, heading_std: float = GIVEN_HEADING_STD
     ) -> HeadingKalmanFilter:
         """A filter with the noise of the robot's gyro datasheet, encoders and slip, starting
         at ``heading`` known to ``heading_std`` (rad).

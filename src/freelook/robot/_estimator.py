@@ -99,7 +99,9 @@ class StateEstimator:
             HeadingKalmanFilter.for_robot(
                 config,
                 start_pose[2],
-                self.settings.initial_std_theta if self.mcl is not None else 1e-3,
+                self.settings.initial_std_theta
+                if self.mcl is not None
+                else HeadingKalmanFilter.GIVEN_HEADING_STD,
             )
             if (use_gyro and hardware.gyro)
             else None
