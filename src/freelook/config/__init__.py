@@ -38,6 +38,7 @@ from freelook.config._sensors import (
     PanTiltConfig,
     SonarConfig,
     StreamCameraConfig,
+    frame_limit,
 )
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "builtin_error_models",
     "builtin_robots",
     "format_validation_error",
+    "frame_limit",
     "load_error_model",
     "load_robot",
     "physical_robot",

@@ -19,6 +19,7 @@ __all__ = [
     "PanTiltConfig",
     "SonarConfig",
     "StreamCameraConfig",
+    "frame_limit",
 ]
 
 
@@ -63,6 +64,24 @@ class CameraConfig(Strict):
     rate_hz: float = Field(default=30.0, gt=0, le=120.0)
     stereo_baseline: float | None = Field(default=None, gt=0, le=1.0, description="m")
     jpeg_quality: int = Field(default=80, ge=10, le=100)
+
+    @property
+    def frame_limit(self) -> tuple[int, int]:
+        """The largest (width, height) a frame of this camera may have: a driver set to a
+        larger mode than described still streams, a frame claiming more is refused before it
+        is decoded (a hostile or broken camera cannot make the robot allocate gigabytes)."""
+        return frame_limit(self.width, self.height)
+
+
+#: a camera's frames may be this many times its described width and height, and no more
+FRAME_SLACK = 2
+#: no side of a frame beyond this, whatever the description (VP9's own limit is 16384)
+MAX_FRAME_SIDE = 8192
+
+
+def frame_limit(width: int, height: int) -> tuple[int, int]:
+    """The largest (width, height) accepted from a camera described as ``width`` × ``height``."""
+    return min(FRAME_SLACK * width, MAX_FRAME_SIDE), min(FRAME_SLACK * height, MAX_FRAME_SIDE)
 
 
 #: camera streams a robot may send: 0 is the driving camera, 1…7 the ``[[cameras]]``

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from freelook.config import frame_limit
 from freelook.link import FrameLayout, VideoCodec, VideoFeedback, VideoFrame, decode_jpeg
 from freelook.robot.hal import Camera, EncodedCamera
 from freelook.video import (
@@ -30,6 +31,7 @@ from freelook.video import (
 __all__ = ["UNSHAPED_VIDEO_RATE", "InterStream"]
 
 log = logging.getLogger(RATE_LOG)  # each change of a stream's setting (INFO)
+camera_log = logging.getLogger(__name__)  # frames refused (WARNING, the first and every 100th)
 
 #: bit/s for one camera on a UDP link of unknown rate (Ethernet, Wi-Fi)
 UNSHAPED_VIDEO_RATE = 2_000_000.0
@@ -37,11 +39,15 @@ UNSHAPED_VIDEO_RATE = 2_000_000.0
 MAX_INTER_FPS = 15.0
 
 
-def _image(camera: Camera, quality: int) -> npt.NDArray[np.uint8] | None:
-    """The camera's newest frame as RGB pixels (a compressed camera's decoded)."""
+#: a camera's newest frame: RGB pixels, or a compressed camera's JPEG (decoded on the thread)
+Captured = npt.NDArray[np.uint8] | bytes
+
+
+def _capture(camera: Camera, quality: int) -> Captured | None:
+    """The camera's newest frame as it came: nothing is decoded on the event loop."""
     if isinstance(camera, EncodedCamera):
         encoded = camera.capture_jpeg(quality)
-        return None if encoded is None else decode_jpeg(encoded[0])
+        return None if encoded is None else encoded[0]
     return camera.capture()
 
 
@@ -69,6 +75,11 @@ class InterStream:
         fps = min(rate, MAX_INTER_FPS)
         self.controller = RateController(budget_bps, size[0], size[1], fps)
         self.size = size
+        #: the largest frame taken from this camera: larger ones (or a header claiming more)
+        #: are refused before they are decoded
+        self.limit = frame_limit(*size)
+        #: frames refused: a JPEG that does not decode, or a frame over :attr:`limit`
+        self.refused = 0
         encoder = VideoEncoder(codec, self.controller.setting)
         self.sender = VideoSender(
             stream,
@@ -97,15 +108,35 @@ class InterStream:
         else:
             self._feedback[-1] = (feedback, now)
 
+    def _pixels(self, captured: Captured) -> npt.NDArray[np.uint8] | None:
+        """The frame's RGB pixels; None (counted, logged) for one that is corrupt or too big."""
+        try:
+            if isinstance(captured, bytes):
+                return decode_jpeg(captured, self.limit)
+            height, width = captured.shape[:2]
+            if not (0 < width <= self.limit[0] and 0 < height <= self.limit[1]):
+                raise ValueError(f"a {width}×{height} frame; at most {self.limit} is taken")
+        except ValueError as err:
+            self.refused += 1
+            if self.refused % 100 == 1:
+                camera_log.warning(
+                    "video stream %d: frame refused (%s); %d so far", self.stream, err, self.refused
+                )
+            return None
+        return captured
+
     def _encode(
         self,
         feedback: list[tuple[VideoFeedback, float]],
-        image: npt.NDArray[np.uint8],
+        captured: Captured,
         now: float,
         stamp: float,
     ) -> VideoFrame | None:
         for message, at in feedback:
             self.sender.on_feedback(message, at)
+        image = self._pixels(captured)
+        if image is None:
+            return None
         height, width = image.shape[:2]
         if (width, height) != self.size:  # the camera's own size (a ROS topic's, say)
             self.size = (width, height)
@@ -154,7 +185,7 @@ class InterStream:
                 if not transmitting() or not self.sender.ready(now()):
                     continue
                 captured = now()
-                image = _image(self.camera, self.jpeg_quality)
+                image = _capture(self.camera, self.jpeg_quality)
                 if image is None:
                     continue
                 feedback, self._feedback = self._feedback, []

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import simplejpeg
 
+from forged_images import claim_size
 from freelook.hardware.ros2 import NodeThread, ros
 
 
@@ -65,6 +66,7 @@ class RoomBase:
     battery: float | None = None  # publish this charge (0…1) on battery_state
     nan_odom_every: int = 0  # every n-th odometry and IMU message carries a NaN (0: none)
     truncated_jpeg: bool = False  # each JPEG cut short after its header (a failing camera)
+    claimed_size: tuple[int, int] | None = None  # each JPEG's header claims this (w, h): forged
 
     def __post_init__(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -270,6 +272,8 @@ class RoomBase:
             data = simplejpeg.encode_jpeg(image, quality=90, colorspace="RGB")
             if self.truncated_jpeg:  # the header whole, the scan cut a few bytes in
                 data = data[: data.index(b"\xff\xda") + 16]
+            if self.claimed_size is not None:
+                data = claim_size(data, *self.claimed_size)
             msg.data = data
             self.camera_pub.publish(msg)
         if self.battery is not None:

@@ -246,3 +246,19 @@ def test_a_jpeg_that_does_not_decode_is_refused_and_counted_never_raised(ros_dom
             assert "does not decode" in robot.problems["camera"]
         finally:
             robot.close()
+
+
+def test_a_jpeg_claiming_a_huge_frame_is_refused_on_arrival_before_any_decoding(
+    ros_domain: int,
+) -> None:
+    # a 64 × 48 JPEG whose header says 20000 × 20000: decoding it would take 1.2 GB
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, claimed_size=(20000, 20000)):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            wait_until(lambda: robot.refused["camera"] >= 3, 5.0, "forged frames refused")
+            assert "20000×20000" in robot.problems["camera"]
+            assert "1280×960" in robot.problems["camera"]  # twice the described 640 × 480
+            assert robot.take_frame() is None  # nothing kept to decode later
+        finally:
+            robot.close()

@@ -297,6 +297,8 @@ class Ros2Robot:
         except ValueError as err:
             self._refuse("camera", f"not a JPEG ({err})")
             return
+        if not self._frame_fits(int(width), int(height)):
+            return
         self._frame = _Frame(now, data, None, int(width), int(height))
         self._heard("camera", now)
 
@@ -307,6 +309,8 @@ class Ros2Robot:
             self._refuse("camera", f"encoding {msg.encoding!r} (rgb8, bgr8, rgba8, bgra8 or mono8)")
             return
         h, w, step = msg.height, msg.width, msg.step
+        if not self._frame_fits(w, h):
+            return
         data = np.frombuffer(bytes(msg.data), dtype=np.uint8)
         if step < w * channels or len(data) < h * step:
             self._refuse("camera", f"{len(data)} bytes for {w}×{h} {msg.encoding} rows of {step}")
@@ -320,6 +324,15 @@ class Ros2Robot:
             rgb = pixels[:, :, :3]
         self._frame = _Frame(now, None, np.ascontiguousarray(rgb), int(w), int(h))
         self._heard("camera", now)
+
+    def _frame_fits(self, width: int, height: int) -> bool:
+        """A frame within the description's camera (twice its size each way); a larger one,
+        or one of no pixels, is refused before anything is decoded or copied."""
+        max_w, max_h = self.config.camera.frame_limit
+        if 0 < width <= max_w and 0 < height <= max_h:
+            return True
+        self._refuse("camera", f"a {width}×{height} frame; the camera's limit is {max_w}×{max_h}")
+        return False
 
     def _on_battery(self, msg: Any) -> None:
         if math.isfinite(msg.percentage):
