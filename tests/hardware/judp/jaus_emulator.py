@@ -50,6 +50,12 @@ def unscale(k: int, lower: float, upper: float, bits: int) -> float:
     return lower + k * (upper - lower) / ((1 << bits) - 1)
 
 
+def velocity_x(body: bytes) -> float:
+    """Velocity_X (m/s, JAUS frame) of a SetVelocityCommand's body: presence vector, command
+    type, then X."""
+    return unscale(struct.unpack_from("<I", body, 2)[0], -327.68, 327.67, 32)
+
+
 def judp(dest: tuple[int, int, int], src: tuple[int, int, int], code: int, body: bytes) -> bytes:
     """One datagram: version 2, the general transport header (ids as subsystem, node,
     component; on the wire component, node, subsystem), the message and sequence 0."""
@@ -82,6 +88,7 @@ class JausEmulator:
     silent: bool = False  # answers nothing (a robot that never answers discovery)
     answer_renewals: bool = True  # False: no RequestControl is answered while one controls
     reported_v: float | None = None  # what the velocity sensor says, if not the truth
+    watchdog: float = WATCHDOG  # s; math.inf: a robot without a command timeout of its own
     x: float = 0.0  # JAUS frame: x forward, y right, yaw clockwise
     y: float = 0.0
     yaw: float = 0.0
@@ -145,7 +152,7 @@ class JausEmulator:
             now = loop.time()
             if self.controller is not None and now - self._last_request > self.control_timeout:
                 self.revoke(None)  # the controller went quiet: control times out
-            if now - self._last_drive > WATCHDOG:
+            if now - self._last_drive > self.watchdog:
                 self.v = self.vy = self.yaw_rate = 0.0
                 self.efforts = [0.0] * len(self.efforts)
             while t + STEP <= now:

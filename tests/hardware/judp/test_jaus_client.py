@@ -33,6 +33,8 @@ from freelook.judp import (
     ManagementStatus,
     RejectControl,
     RejectResponse,
+    ReleaseControl,
+    ReportControl,
     ReportIdentification,
     ReportLocalPose,
     ReportServices,
@@ -130,7 +132,7 @@ def test_the_local_pose_becomes_freelook_odometry(x: float, y: float, yaw: float
     assert math.remainder(sample.theta + yaw, math.tau) == pytest.approx(0.0, abs=1e-4)
 
 
-def test_a_revocation_is_latched_and_nothing_more_is_sent() -> None:
+def test_a_revocation_is_held_with_stops_going_out_and_control_asked_again() -> None:
     client = _ready((ACCESS_CONTROL, MANAGEMENT, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
     client.command(0.5, 0.0, 0.0, 1.0)
     assert client.poll(1.0)
@@ -138,12 +140,96 @@ def test_a_revocation_is_latched_and_nothing_more_is_sent() -> None:
     assert client.phase == Phase.FAULT
     assert "took control away (RejectControl CONTROL_RELEASED)" in client.problem
     assert not client.connected(1.1)
-    # neither a new grant nor commands bring it back: nothing goes out any more
+    # never silent: a stop at once and every refresh, and control asked for again
+    first = _sent(client.poll(1.1))
+    assert [m.velocity[0] for m in first if isinstance(m, SetVelocityCommand)] == [0.0]
+    assert any(isinstance(m, RequestControl) for m in first)
+    # neither a new grant nor the operator's commands bring driving back
     client.receive(_from_robot(ConfirmControl(ConfirmResponse.CONTROL_ACCEPTED)), 1.2)
-    client.command(0.5, 0.0, 0.0, 1.3)
-    assert client.poll(1.3) == []
-    assert client.next_deadline() is None
-    assert client.close(1.4) == []  # no ReleaseControl of what it does not hold
+    speeds = []
+    for k in range(30):
+        t = 1.2 + 0.05 * k
+        client.command(0.5, 0.0, 0.0, t)
+        speeds += [
+            m.velocity[0] for m in _sent(client.poll(t)) if isinstance(m, SetVelocityCommand)
+        ]
+    assert client.phase == Phase.FAULT
+    assert len(speeds) >= 10
+    assert set(speeds) == {0.0}
+    # a close still stops it, and releases what the robot confirmed it holds again
+    closing = _sent(client.close(3.0))
+    assert any(isinstance(m, SetVelocityCommand) and m.velocity[0] == 0.0 for m in closing)
+    assert any(isinstance(m, ReleaseControl) for m in closing)
+
+
+def _forged(message: JausMessage) -> bytes:
+    """What an attacker who forged the robot's address and JAUS id sends."""
+    return _from_robot(message)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        RejectControl(RejectResponse.CONTROL_RELEASED),
+        ReportControl(JausId(7, 1, 1), 200),
+        ReportStatus(ManagementStatus.EMERGENCY),
+    ],
+    ids=["RejectControl", "ReportControl", "EMERGENCY"],
+)
+def test_one_forged_datagram_never_leaves_the_robot_driving(forged: JausMessage) -> None:
+    client = _ready((ACCESS_CONTROL, MANAGEMENT, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    client.command(0.5, 0.0, 0.0, 1.0)
+    assert any(
+        isinstance(m, SetVelocityCommand) and m.velocity[0] == 0.5 for m in _sent(client.poll(1.0))
+    )
+    client.receive(_forged(forged), 1.01)
+    assert client.phase == Phase.FAULT
+    # the next poll stops the robot; the stop is repeated while the fault is held
+    stops = []
+    for k in range(1, 40):
+        t = 1.01 + 0.01 * k
+        client.command(0.5, 0.0, 0.0, t)
+        stops += [
+            (t, m.velocity[0]) for m in _sent(client.poll(t)) if isinstance(m, SetVelocityCommand)
+        ]
+    assert stops[0] == (pytest.approx(1.02), 0.0)
+    assert {v for _, v in stops} == {0.0}
+    assert client.next_deadline() is not None  # it keeps polling, never falls silent
+    # the robot still answers this client: control is confirmed, the status is Ready again;
+    # the fault stands (and is said) until the operator's deliberate act
+    client.receive(_from_robot(ReportControl(ME, 5)), 1.5)
+    client.receive(_from_robot(ReportStatus(ManagementStatus.READY)), 1.5)
+    assert client.phase == Phase.FAULT
+    assert client.problem
+    assert client.recover(2.0)
+    assert not client.recover(2.0)  # once
+    client.receive(_from_robot(ConfirmControl(ConfirmResponse.CONTROL_ACCEPTED)), 2.0)
+    client.receive(_from_robot(ReportStatus(ManagementStatus.READY)), 2.0)
+    assert client.phase == Phase.READY
+    resumed = _sent(client.poll(2.05))
+    # the command given before the recovery is not resumed: a stop until a new one
+    assert [m.velocity[0] for m in resumed if isinstance(m, SetVelocityCommand)] == [0.0]
+    client.command(0.3, 0.0, 0.0, 2.1)
+    after = _sent(client.poll(2.1))
+    assert [m.velocity[0] for m in after if isinstance(m, SetVelocityCommand)] == [
+        pytest.approx(0.3, abs=1e-4)
+    ]
+
+
+def test_forged_pose_reports_at_any_rate_move_the_pose_no_faster_than_the_robot() -> None:
+    client = _ready((ACCESS_CONTROL, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    bound = 2.0 * client.options.max_speed + 0.1
+    # the robot stands still at the origin; forged reports at 1 kHz walk it away, each a
+    # little further than the last
+    client.receive(_from_robot(ReportLocalPose(LocalPose(x=0.0, y=0.0, yaw=0.0))), 1.0)
+    for k in range(1, 2001):
+        t = 1.0 + 0.001 * k
+        x = 0.1 * k  # 100 m/s, each report within what one report at the sensor period may move
+        client.receive(_from_robot(ReportLocalPose(LocalPose(x=x, y=0.0, yaw=0.0))), t)
+    assert client.odometry is not None
+    believed = client.odometry.x
+    assert believed <= bound * 2.0 + 0.02 * (2.0 / client.options.sensor_period)
+    assert client.dropped["ReportLocalPose out of range (a jump faster than the robot)"] > 1900
 
 
 def test_a_stale_command_becomes_a_stop() -> None:

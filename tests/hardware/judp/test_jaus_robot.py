@@ -19,7 +19,10 @@ from jaus_emulator import (
     MANIPULATOR,
     POSE_SENSOR,
     PRIMITIVE_DRIVER,
+    REJECT,
     RELEASE,
+    REPORT_CONTROL,
+    REPORT_STATUS,
     REQUEST,
     RESUME,
     VELOCITY_COMMAND,
@@ -29,6 +32,7 @@ from jaus_emulator import (
     JausEmulator,
     judp,
     scale,
+    velocity_x,
 )
 
 from freelook.hardware.judp import ClientOptions, JausRobot, JausRobotError, Phase
@@ -138,7 +142,7 @@ def test_a_command_not_renewed_becomes_a_stop() -> None:
     _run(body, JausEmulator())
 
 
-def test_control_taken_by_another_client_is_a_fault_and_nothing_is_commanded() -> None:
+def test_control_taken_by_another_client_is_a_fault_and_only_stops_are_sent() -> None:
     async def body(emulator: JausEmulator) -> None:
         robot = _robot(emulator)
         await robot.connect()
@@ -150,20 +154,86 @@ def test_control_taken_by_another_client_is_a_fault_and_nothing_is_commanded() -
             await wait_until_async(lambda: robot.client.phase == Phase.FAULT, 0.5, "the fault")
             assert not robot.connected
             assert "RejectControl CONTROL_RELEASED" in robot.status
-            assert "nothing is commanded" in robot.status
+            assert "held stopped" in robot.status
             sent = len(emulator.received)
-            for _ in range(10):  # the program keeps commanding; nothing reaches the robot
+            for _ in range(10):  # the program keeps commanding: only stops go out
                 robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
                 await asyncio.sleep(0.03)
-            assert [r for r in emulator.received[sent:] if r.source == ME_T] == []
+            mine = [r for r in emulator.received[sent:] if r.source == ME_T]
+            drives = [r for r in mine if r.code == VELOCITY_COMMAND]
+            assert drives
+            assert all(abs(velocity_x(r.body)) < 1e-3 for r in drives)
+            # asked again, refused: the higher authority keeps the robot
+            await wait_until_async(
+                lambda: (
+                    emulator.codes_from(ME_T, REQUEST)[-1].stamp > emulator.received[sent].stamp
+                ),
+                2.0,
+                "control asked for again",
+            )
             assert emulator.controller == (7, 1, 1)
             assert emulator.v == 0.0
+            assert robot.client.phase == Phase.FAULT
         finally:
             await robot.close()
         # no ReleaseControl of what it no longer holds
         assert not emulator.codes_from(ME_T, RELEASE)
 
     _run(body, JausEmulator())
+
+
+@pytest.mark.parametrize(
+    ("code", "body"),
+    [
+        (REJECT, bytes([0])),  # RejectControl CONTROL_RELEASED
+        (REPORT_CONTROL, struct.pack("<HBBB", 7, 1, 1, 200)),  # someone else controls it
+        (REPORT_STATUS, struct.pack("<BI", 5, 0)),  # EMERGENCY
+    ],
+    ids=["RejectControl", "ReportControl", "EMERGENCY"],
+)
+def test_one_forged_datagram_leaves_the_robot_stopped_until_the_operator_recovers_it(
+    code: int, body: bytes
+) -> None:
+    # the robot has no command timeout of its own; the forgery comes from the robot's own
+    # address and JAUS id (an attacker who spoofs both)
+    async def body_(emulator: JausEmulator) -> None:
+        robot = _robot(emulator)
+        await robot.connect()
+        try:
+            assert robot.hardware is not None
+            drive = robot.hardware.drive
+
+            def pushing(until: Callable[[], bool]) -> Callable[[], bool]:
+                def step() -> bool:
+                    drive.command_twist(0.5, 0.0, 0.0)  # the program keeps commanding
+                    return until()
+
+                return step
+
+            await wait_until_async(pushing(lambda: emulator.v > 0.45), 1.0, "the robot moving")
+            emulator.send_raw(judp(ME_T, emulator.me, code, body), ME_T)
+            await wait_until_async(
+                pushing(lambda: emulator.v == 0.0),
+                0.5,  # the robot program's watchdog: it stops well inside it
+                "the robot stopped by the client's zero commands",
+                every=0.01,
+            )
+            assert emulator.controller == ME_T  # the robot never changed hands
+            assert "held stopped" in robot.status
+            for _ in range(20):  # held: the operator's commands are not sent
+                drive.command_twist(0.5, 0.0, 0.0)
+                await asyncio.sleep(0.02)
+            assert emulator.v == 0.0
+            assert robot.client.phase == Phase.FAULT
+            robot.recover()  # the operator's deliberate act
+            await wait_until_async(
+                pushing(lambda: emulator.v > 0.45), 2.0, "driving again after the recovery"
+            )
+            assert robot.connected
+        finally:
+            await robot.close()
+
+    _run(body_, JausEmulator(watchdog=math.inf))
 
 
 def test_a_robot_naming_another_controller_is_a_fault() -> None:

@@ -10,8 +10,12 @@ every component it will command, QueryTimeout), Management (QueryStatus; Resume 
 robot is in Standby), then driving: SetVelocityCommand to a Velocity State Driver or else
 SetWrenchEffort to a Primitive Driver, QueryLocalPose/QueryVelocityState for the odometry,
 RequestControl and QueryControl again well before the robot's timeout. A RejectControl, a
-ConfirmControl that is not CONTROL_ACCEPTED or a ReportControl naming someone else is a fault:
-the client stops commanding and says why (``problem``), for good. :meth:`~JausClient.close`
+ConfirmControl that is not CONTROL_ACCEPTED, a ReportControl naming someone else or an
+EMERGENCY or FAILURE status is a fault, held until :meth:`~JausClient.recover` (the operator's
+deliberate act) and said (``problem``). A fault fails safe: any one datagram can cause it (a
+forged one too), so the client never falls silent in it but keeps sending zero commands and asks
+for control again, so a robot that still obeys this client stops and stays stopped; the
+operator's commands are not sent until :meth:`~JausClient.recover`. :meth:`~JausClient.close`
 sends a stop and ReleaseControl.
 
 Frames: JAUS's are z-down (y right, yaw clockwise); the client's inputs and outputs are
@@ -223,9 +227,13 @@ class JausClient:
         self._arm = (tuple(max(-100.0, min(100.0, e)) for e in efforts), now)
 
     def close(self, now: float) -> list[bytes]:
-        """A stop and ReleaseControl to every controlled component (nothing after a fault)."""
+        """A stop and ReleaseControl to every controlled component (after a fault: a stop,
+        and ReleaseControl only of what the robot has confirmed this client holds since)."""
         out: list[bytes] = []
-        if self.phase in (Phase.READY, Phase.RESUMING, Phase.REQUESTING):
+        if self.phase == Phase.FAULT:
+            out += self._drive((0.0, 0.0, 0.0))
+            out += [self._to(c, ReleaseControl()) for c in self.controlled if c in self._granted]
+        elif self.phase in (Phase.READY, Phase.RESUMING, Phase.REQUESTING):
             if self.phase == Phase.READY:
                 out += self._drive((0.0, 0.0, 0.0))
                 if self.has_arm and self._arm is not None:
@@ -233,6 +241,19 @@ class JausClient:
             out += [self._to(c, ReleaseControl()) for c in self.controlled]
         self._set_phase(Phase.CLOSED, now)
         return out
+
+    def recover(self, now: float) -> bool:
+        """The operator's deliberate act after a fault: control is asked for anew and driving
+        resumes once granted, from a stop (a command given before the fault is not resumed).
+        False (nothing done) when there is no fault to recover from."""
+        if self.phase != Phase.FAULT:
+            return False
+        self.problem = ""
+        self._granted.clear()
+        self._command = (0.0, 0.0, 0.0, -math.inf)
+        self._set_phase(Phase.REQUESTING, now)
+        self._due.update(control=now, timeout=now)
+        return True
 
     def _zero_arm(self) -> SetJointEffort:
         return SetJointEffort((0.0,) * (len(self._arm[0]) if self._arm else 0))
@@ -294,7 +315,12 @@ class JausClient:
                     now,
                 )
         elif isinstance(message, ReportControl):
-            if self.phase == Phase.READY and message.controller != self.options.own_id:
+            if self.phase == Phase.FAULT and source in self.controlled:
+                if message.controller == self.options.own_id:
+                    self._granted.add(source)
+                else:
+                    self._granted.discard(source)
+            elif self.phase == Phase.READY and message.controller != self.options.own_id:
                 who = message.controller
                 holder = "nobody" if who == JausId(0, 0, 0) else f"{who}"
                 self._fault(
@@ -361,6 +387,9 @@ class JausClient:
         if source not in self.controlled:
             self.dropped["ConfirmControl from a component not asked"] += 1
             return
+        if self.phase == Phase.FAULT and response != ConfirmResponse.CONTROL_ACCEPTED:
+            self._granted.discard(source)  # asked again, refused: the fault stands as it was
+            return
         if response != ConfirmResponse.CONTROL_ACCEPTED:
             what = (
                 f"the robot's component {source} refused control to authority "
@@ -372,6 +401,8 @@ class JausClient:
                 self._fail(what, now)
             return
         self._granted.add(source)
+        if self.phase == Phase.FAULT:
+            return  # held (stopped) until the operator recovers it
         if self.phase == Phase.REQUESTING and self._granted >= set(self.controlled):
             if MANAGEMENT in self.services:
                 self._set_phase(Phase.RESUMING, now)
@@ -409,8 +440,10 @@ class JausClient:
             self._started = self._phase_since = now
             self._due["identify"] = now
         phase = self.phase
-        if phase in (Phase.FAILED, Phase.FAULT, Phase.CLOSED):
+        if phase in (Phase.FAILED, Phase.CLOSED):
             return []
+        if phase == Phase.FAULT:
+            return self._fault_cycle(now)
         out: list[bytes] = []
         waited = now - self._phase_since
         if phase == Phase.DISCOVERING:
@@ -495,6 +528,23 @@ class JausClient:
                 self._due["arm"] = now + o.command_refresh
         return out
 
+    def _fault_cycle(self, now: float) -> list[bytes]:
+        """In a fault: a stop (and still arm) every refresh, control asked for again and its
+        holder and the robot's status queried; none of the operator's commands."""
+        out: list[bytes] = []
+        o = self.options
+        if self._take("keep_alive", now, self._keep_alive_period()):
+            for c in self.controlled:
+                out.append(self._to(c, RequestControl(o.authority)))
+                out.append(self._to(c, QueryControl()))
+            if MANAGEMENT in self.services:
+                out.append(self._to(self.services[MANAGEMENT], QueryStatus()))
+        if self._take("drive", now, o.command_refresh):
+            out += self._drive((0.0, 0.0, 0.0))
+            if self.has_arm and self._arm is not None:
+                out.append(self._to(self.services[PRIMITIVE_MANIPULATOR], self._zero_arm()))
+        return out
+
     def _drive(self, command: tuple[float, float, float]) -> list[bytes]:
         vx, vy, omega = command
         service = self.drive_service
@@ -524,7 +574,7 @@ class JausClient:
 
     def next_deadline(self) -> float | None:
         """When :meth:`poll` next has something to send (None: nothing planned)."""
-        if self.phase in (Phase.FAILED, Phase.FAULT, Phase.CLOSED):
+        if self.phase in (Phase.FAILED, Phase.CLOSED):
             return None
         return min(self._due.values(), default=None)
 
@@ -555,3 +605,5 @@ class JausClient:
     def _fault(self, problem: str, now: float) -> None:
         self.problem = problem
         self._set_phase(Phase.FAULT, now)
+        self._granted.clear()  # held again only once the robot confirms it
+        self._due.update(drive=now, keep_alive=now)  # the first stop goes out at once

@@ -2,7 +2,8 @@
 
 Reports arrive in JAUS's z-down frame (y right, yaw clockwise) and leave in freelook's (y left,
 counter-clockwise). A report that lacks a field, says the robot is where the position field
-saturates, or moves it faster than it can go is dropped and counted, never believed.
+saturates, or moves it faster than it can go (over the time since the pose it is measured from,
+whatever the reports' rate) is dropped and counted, never believed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ __all__ = ["ReportedMotion"]
 
 _SPEED_BASELINE = 0.2  # s: speeds from successive poses span at least this much
 _HALF_STEP = (POSITION.upper - POSITION.lower) / POSITION.steps
+#: m a pose may move beyond what the robot's speed allows since the anchor: arrival jitter
+#: (a report that came a little early) and the position field's resolution
+_JUMP_SLACK = 0.02
 
 
 def _robot_time(stamp: int | None, now: float) -> float:
@@ -42,7 +46,9 @@ class ReportedMotion:
         self.dropped = dropped
         self.odometry: OdometrySample | None = None
         self.velocity: tuple[float, float, float] | None = None  # vx, vy, ω (freelook frame)
-        self._pose_seen: tuple[float, float, float, float] | None = None  # t, x, y, θ
+        # the pose a report's jump is measured from (t, x, y): moved on at most once a sensor
+        # period, so reports at any rate are held to the robot's speed over the time they span
+        self._anchor: tuple[float, float, float] | None = None
         # recent accepted poses (the robot's time if it stamps them, else arrival), for speeds
         self._poses: deque[tuple[float, float, float, float]] = deque(maxlen=64)
 
@@ -56,19 +62,20 @@ class ReportedMotion:
             self.dropped["ReportLocalPose out of range (saturated position)"] += 1
             return
         x, y, theta = pose.x, -pose.y, -pose.yaw
-        seen = self._pose_seen
-        if seen is not None:
-            dt = now - seen[0]
-            jump = math.hypot(x - seen[1], y - seen[2])
-            if jump > self._speed_bound() * max(dt, self.options.sensor_period):
+        anchor = self._anchor
+        if anchor is not None:
+            dt = now - anchor[0]
+            jump = math.hypot(x - anchor[1], y - anchor[2])
+            if jump > self._speed_bound() * max(dt, 0.0) + _JUMP_SLACK:
                 self.dropped["ReportLocalPose out of range (a jump faster than the robot)"] += 1
                 return
+        if anchor is None or now - anchor[0] >= self.options.sensor_period:
+            self._anchor = (now, x, y)
         if self.velocity is not None and velocity_sensor:
             v, _, omega = self.velocity
         else:
             v, omega = self._pose_speeds(_robot_time(pose.timestamp, now), x, y, theta)
         half = omega * self.options.track_width / 2.0
-        self._pose_seen = (now, x, y, theta)
         self.odometry = OdometrySample(now, x, y, theta, v - half, v + half)
 
     def _pose_speeds(self, t: float, x: float, y: float, theta: float) -> tuple[float, float]:

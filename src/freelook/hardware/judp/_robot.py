@@ -147,6 +147,21 @@ class JausRobot:
     def status(self) -> str:
         return self._status
 
+    def recover(self) -> None:
+        """The operator's deliberate act (the e-stop released): after a fault, control is
+        asked for anew and driving resumes once the robot grants it, from a stop."""
+        loop = self._loop
+        if loop is None:
+            return
+
+        def on_io_thread() -> None:
+            if self.client.recover(self._clock()):
+                log.warning("asking the JAUS robot at %s for control again", self.address)
+                self._notify()
+
+        with contextlib.suppress(RuntimeError):  # the I/O loop has closed
+            loop.call_soon_threadsafe(on_io_thread)
+
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def connect(self) -> None:
@@ -167,10 +182,7 @@ class JausRobot:
         if self.client.phase != Phase.READY:
             await self.close()
             raise JausRobotError(f"the JAUS robot at {self.address}: {self.client.problem}")
-        self._status = (
-            f"the JAUS robot {self.client.robot_name!r} ({self.client.robot}) at "
-            f"{self.address}, driven by {self.client.drive_service}"
-        )
+        self._status = self._driving()
         arm, arm_note = await asyncio.to_thread(self._arm)  # the URDF loads off the loop
         self.hardware = jaus_hardware(
             self.client,
@@ -291,9 +303,14 @@ class JausRobot:
             loopback = False
         anywhere = "::" if family == socket.AF_INET6 else "0.0.0.0"
         local = (self._peer[0] if loopback else anywhere, 0)
-        transport, _ = await loop.create_datagram_endpoint(
-            lambda: _Protocol(self), local_addr=local, family=family
-        )
+        # connected (remote_addr): the kernel takes datagrams from the robot's address alone
+        # (the check in _received stays, for a peer that changes under a name)
+        try:
+            transport, _ = await loop.create_datagram_endpoint(
+                lambda: _Protocol(self), local_addr=local, remote_addr=self._peer, family=family
+            )
+        except OSError as err:
+            raise JausRobotError(f"cannot reach the JAUS robot at {self.address}: {err}") from None
         self._transport = transport
 
     def _notify(self) -> None:
@@ -304,8 +321,8 @@ class JausRobot:
             loop.call_soon_threadsafe(wake.set)
 
     def _send(self, datagram: bytes) -> None:
-        if self._transport is not None and self._peer is not None:
-            self._transport.sendto(datagram, self._peer)
+        if self._transport is not None:
+            self._transport.sendto(datagram)  # to the connected robot
 
     def _received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
         if self._peer is None or (str(addr[0]), int(addr[1])) != self._peer:
@@ -341,6 +358,17 @@ class JausRobot:
         if phase == Phase.FAULT:
             self._status = (
                 f"lost control of the JAUS robot at {self.address}: {self.client.problem}; "
-                "nothing is commanded"
+                "held stopped (zero commands, control asked again) until the operator "
+                "releases the e-stop"
             )
             log.error("%s", self._status)
+        elif phase == Phase.REQUESTING:
+            self._status = f"asking the JAUS robot at {self.address} for control again"
+        elif phase == Phase.READY and self.hardware is not None:  # recovered
+            self._status = self._driving()
+
+    def _driving(self) -> str:
+        return (
+            f"the JAUS robot {self.client.robot_name!r} ({self.client.robot}) at "
+            f"{self.address}, driven by {self.client.drive_service}"
+        )
