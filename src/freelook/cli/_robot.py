@@ -36,12 +36,18 @@ _Map = Annotated[
 _Listen = Annotated[
     str,
     typer.Option(
-        help="udp://HOST:PORT, serial:///dev/…?baud=N or zenoh://HOST:PORT/NAME[?mode=client]"
+        help="udp://HOST:PORT, serial:///dev/…?baud=N or zenoh://HOST:PORT/NAME[?mode=client]; "
+        "the default is loopback only: udp://0.0.0.0:47001 for operators on other machines."
     ),
 ]
 _Key = Annotated[str | None, typer.Option(help="Native link key (else FREELOOK_LINK_KEY).")]
 _Insecure = Annotated[
-    bool, typer.Option("--insecure", help="Native profile without authentication.")
+    bool,
+    typer.Option(
+        "--insecure",
+        help="Native profile without authentication, for tools on this machine: no freelook "
+        "operator speaks it (an open link is --wire thesis on both ends; docs/security.md).",
+    ),
 ]
 _Keys = Annotated[
     Path | None,
@@ -233,6 +239,12 @@ async def _run(
     if server.local_address is not None:
         where = f"udp://{server.local_address[0]}:{server.local_address[1]}"
     typer.echo(f"robot {config.name} on {description}: {options.wire} profile on {where}")
+    beyond = _beyond_loopback(where)
+    if beyond is not None:
+        typer.echo(
+            "  on loopback only: no operator on another machine reaches it; "
+            f"--listen {beyond} listens on every interface"
+        )
     if options.wire == "thesis" or options.allow_unauthenticated:
         typer.echo(
             "  warning: this link is not authenticated: anyone who can send to it can "
@@ -243,6 +255,26 @@ async def _run(
     for line in server.program.core.unavailable():
         typer.echo(f"  {line}")
     await running
+
+
+def _beyond_loopback(listen: str) -> str | None:
+    """The ``--listen`` URL that serves ``listen``'s port on every interface, when ``listen``
+    is on loopback alone (UDP, or a Zenoh peer); None when it reaches beyond (or is a serial
+    line, or a Zenoh client, which connects out)."""
+    import ipaddress
+
+    from freelook.link import parse_transport_url
+
+    url = parse_transport_url(listen)
+    if url.scheme == "serial" or (url.scheme == "zenoh" and url.mode == "client"):
+        return None
+    try:
+        loopback = ipaddress.ip_address(url.host).is_loopback
+    except ValueError:  # a host name
+        loopback = url.host == "localhost"
+    if not loopback:
+        return None
+    return f"{url.scheme}://0.0.0.0:{url.port}" + (f"/{url.robot}" if url.robot else "")
 
 
 def _address(text: str) -> tuple[str, int]:
