@@ -6,6 +6,7 @@ behind (no recording in runs/)."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from freelook.cli import app
+from keys_for_tests import KEY_A
 
 FREELOOK = [sys.executable, "-m", "freelook.cli"]
 COMPILING = "compiling the robot program"  # a first start's notice, not an error
@@ -28,7 +30,7 @@ def _run(args: list[str], cwd: Path, timeout: float = 180.0) -> subprocess.Compl
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "FREELOOK_LINK_KEY": "a passphrase for the error tests"},
+        env={**os.environ, "FREELOOK_LINK_KEY": KEY_A},
     )
 
 
@@ -220,5 +222,5 @@ def test_a_weak_key_on_the_command_line_is_refused_in_one_line_unless_accepted(
     refused = _run(["robot", "--world", "square", "--key", "robot"], tmp_path)
     assert refused.returncode == 2
     line = _one_line(refused.stderr)
-    assert "--key has at most 24 bits of entropy, 128 needed" in line
+    assert re.search(r"--key has at most \d+ bits of entropy, 128 needed", line)
     assert "freelook keys new" in line

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from cli_processes import free_udp_port
 from freelook.cli import app
+from keys_for_tests import KEY_A, KEY_B
 from waiting import wait_until
 
 FREELOOK = [sys.executable, "-m", "freelook.cli"]
@@ -53,7 +54,7 @@ def _ask(sock: socket.socket, port: int, message: bytes, code: int, deadline: fl
 
 def test_freelook_jaus_answers_and_grants_control(tmp_path: Path) -> None:
     robot_port, jaus_port = free_udp_port(), free_udp_port()
-    env = {**os.environ, "FREELOOK_LINK_KEY": "a passphrase for the jaus test"}
+    env = {**os.environ, "FREELOOK_LINK_KEY": KEY_B}
     robot = subprocess.Popen(
         [*FREELOOK, "robot", "--world", "square", "--listen", f"udp://127.0.0.1:{robot_port}"],
         env=env,
@@ -98,7 +99,7 @@ def test_the_gateway_needs_a_key_and_sane_ids() -> None:
     assert no_key.exit_code == 2
     assert "needs the link key" in no_key.output
     bad_id = runner.invoke(
-        app, ["jaus", "--robot", "udp://127.0.0.1:9", "--key", "kQ7-" * 10, "--node", "255"]
+        app, ["jaus", "--robot", "udp://127.0.0.1:9", "--key", KEY_A, "--node", "255"]
     )
     assert bad_id.exit_code == 2
     assert "JAUS ids" in bad_id.output

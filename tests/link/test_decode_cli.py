@@ -15,6 +15,7 @@ from freelook.link import (
     VelocityCommand,
     derive_key,
 )
+from keys_for_tests import KEY_A, KEY_B
 
 
 def test_decodes_a_capture_with_garbage_and_a_corrupt_packet(tmp_path: Path) -> None:
@@ -38,7 +39,7 @@ def test_decodes_a_capture_with_garbage_and_a_corrupt_packet(tmp_path: Path) -> 
 
 
 def test_hex_input_and_native_profile() -> None:
-    key = "ab" * 32
+    key = KEY_A
     packet = NativeCodec(derive_key(key), sender=4).encode(VelocityCommand(0.5, 0.0), 7.0)
     runner = CliRunner()
     result = runner.invoke(
@@ -47,9 +48,7 @@ def test_hex_input_and_native_profile() -> None:
     assert result.exit_code == 0, result.output
     assert "station=4" in result.output
     assert "tag ok" in result.output
-    wrong = runner.invoke(
-        app, ["link", "decode", "--wire", "native", "--key", "cd" * 32, packet.hex()]
-    )
+    wrong = runner.invoke(app, ["link", "decode", "--wire", "native", "--key", KEY_B, packet.hex()])
     assert wrong.exit_code == 0
     assert "REJECTED" in wrong.output
 

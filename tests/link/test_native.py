@@ -45,6 +45,7 @@ from freelook.link import (
     derive_key,
     key_from_env,
 )
+from keys_for_tests import KEY_A
 
 KEY = derive_key("test passphrase")
 f32 = st.floats(-1e3, 1e3, allow_nan=False, width=32)  # positions, times
@@ -223,7 +224,7 @@ def test_keys_are_required_unless_asked_otherwise() -> None:
     corrupted[22] ^= 1
     with pytest.raises(ChecksumError):
         other.decode(bytes(corrupted))
-    assert key_from_env({"FREELOOK_LINK_KEY": "a" * 64}) == bytes.fromhex("a" * 64)
+    assert key_from_env({"FREELOOK_LINK_KEY": KEY_A}) == bytes.fromhex(KEY_A)
     assert key_from_env({}) is None
     assert len(derive_key("x")) == 32
     with pytest.raises(ConfigError, match="empty"):

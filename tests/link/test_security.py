@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import os
 import random
 import struct
 from pathlib import Path
@@ -46,10 +47,12 @@ from freelook.link import (
     VideoFrame,
     WheelSpeedCommand,
     derive_key,
+    key_bits,
     key_from_env,
     rejection_reason,
     strong_key,
 )
+from keys_for_tests import KEY_A, KEY_B, write_keys_file
 
 KEY = bytes(range(32))
 ROBOT = 100
@@ -499,10 +502,10 @@ def test_a_wrong_key_flood_is_refused_before_any_cryptography(
 
 
 def test_a_keys_file_loads_and_its_errors_name_file_field_and_expectation(tmp_path: Path) -> None:
-    good = tmp_path / "keys.toml"
-    good.write_text(
+    good = write_keys_file(
+        tmp_path / "keys.toml",
         '[stations.1]\nkey = "a passphrase"\nauthority = 30\nmodes = ["tank", "FREE_LOOK"]\n'
-        '[stations.9]\nkey = "' + "ab" * 32 + '"\nobserver = true\n'
+        '[stations.9]\nkey = "' + KEY_A + '"\nobserver = true\n',
     )
     keys = KeyRing.load(good, allow_weak=True)
     one = keys.lookup(1)
@@ -510,12 +513,14 @@ def test_a_keys_file_loads_and_its_errors_name_file_field_and_expectation(tmp_pa
     assert one.permissions == Permissions(30, frozenset({Mode.TANK, Mode.FREE_LOOK}), False)
     nine = keys.lookup(9)
     assert nine is not None
-    assert nine.key == bytes.fromhex("ab" * 32)
+    assert nine.key == bytes.fromhex(KEY_A)
     assert nine.permissions.observer
     assert keys.lookup(2) is None
     assert 1 in keys
-    bad = tmp_path / "bad.toml"
-    bad.write_text('[stations.1]\nkey = "k"\nauthority = 300\nmodes = ["warp"]\ncolour = 1\n')
+    bad = write_keys_file(
+        tmp_path / "bad.toml",
+        '[stations.1]\nkey = "k"\nauthority = 300\nmodes = ["warp"]\ncolour = 1\n',
+    )
     with pytest.raises(ConfigError) as info:
         KeyRing.load(bad)
     problems = "\n".join(info.value.problems)
@@ -523,8 +528,7 @@ def test_a_keys_file_loads_and_its_errors_name_file_field_and_expectation(tmp_pa
     assert "less than or equal to 255" in problems
     assert "unknown mode 'warp'" in problems
     assert "stations.1.colour: unknown key" in problems
-    zero = tmp_path / "zero.toml"
-    zero.write_text('[stations.0]\nkey = "k"\n')
+    zero = write_keys_file(tmp_path / "zero.toml", '[stations.0]\nkey = "k"\n')
     with pytest.raises(ConfigError, match="invalid keys file"):
         KeyRing.load(zero)
     with pytest.raises(ConfigError, match="cannot read"):
@@ -549,14 +553,15 @@ def test_a_weak_key_is_refused_unless_the_user_accepts_it(weak: str) -> None:
 
 
 def test_a_random_key_or_a_long_mixed_passphrase_is_accepted() -> None:
-    assert strong_key("ab" * 32) == bytes.fromhex("ab" * 32)
+    assert strong_key(KEY_A) == bytes.fromhex(KEY_A)
     assert len(strong_key("correct horse battery staple, 1984 edition")) == 32
 
 
 def test_a_keys_file_with_a_weak_key_names_the_station(tmp_path: Path) -> None:
-    path = tmp_path / "keys.toml"
-    path.write_text('[stations.1]\nkey = "' + "cd" * 32 + '"\n[stations.2]\nkey = "robot"\n')
-    with pytest.raises(ConfigError, match=r"keys\.toml: stations\.2\.key has at most 24 bits"):
+    path = write_keys_file(
+        tmp_path / "keys.toml", '[stations.1]\nkey = "' + KEY_B + '"\n[stations.2]\nkey = "robot"\n'
+    )
+    with pytest.raises(ConfigError, match=r"keys\.toml: stations\.2\.key has at most \d+ bits"):
         KeyRing.load(path)
     assert 2 in KeyRing.load(path, allow_weak=True)
 
@@ -613,3 +618,40 @@ def test_an_observer_stops_and_spaces_only_its_own_stream() -> None:
     # the driver may space its own stream
     deliver(rb, driver.send(SetTransmissionSpacing(0.2), 3.5), 3.5)
     assert _streamed(driver, rb, 3.6, 1.0) <= 6
+
+
+# the keys an adversary's dictionary run found accepted (rated 132 to 256 bits by the old
+# estimate): repeats, constants and a word four times
+@pytest.mark.parametrize(
+    "weak",
+    ["0" * 64, "f" * 64, "a" * 28, "password" * 4, "robot1!" * 4, "Aa1!" * 6],
+    ids=["64 zeros", "64 f", "a x 28", "password x 4", "robot1! x 4", "Aa1! x 6"],
+)
+def test_repeats_constants_and_words_are_weak_keys(weak: str) -> None:
+    assert key_bits(weak) < 32
+    with pytest.raises(ConfigError, match=r"bits of entropy, 128 needed"):
+        strong_key(weak)
+
+
+def test_random_keys_of_every_alphabet_stay_strong() -> None:
+    # 64 hex digits (``keys new``), 32 of base64url (``secrets.token_urlsafe(24)``, 192 bits)
+    import random
+    import string
+
+    draw = random.Random(20261201)
+    for alphabet, length in ((string.hexdigits[:16], 64), (string.ascii_letters + "-_", 32)):
+        for _ in range(50):
+            key = "".join(draw.choice(alphabet) for _ in range(length))
+            assert key_bits(key) >= 128, key
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file permissions")
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_keys_file_others_may_read_or_write_is_refused_as_ssh_refuses_a_key(
+    tmp_path: Path, mode: int
+) -> None:
+    path = write_keys_file(tmp_path / "keys.toml", f'[stations.1]\nkey = "{KEY_A}"\n')
+    assert 1 in KeyRing.load(path)
+    path.chmod(mode)
+    with pytest.raises(ConfigError, match=rf"readable or writable by others.*chmod 600 {path}"):
+        KeyRing.load(path)

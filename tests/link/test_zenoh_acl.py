@@ -45,15 +45,16 @@ from freelook.link import (
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from keys_for_tests import KEY_A, KEY_B, KEY_C, KEY_D, KEY_E, KEY_F, write_keys_file
 from loopback import running, serving
 from waiting import wait_until_async
 
 pytestmark = pytest.mark.timeout(120)
 
-KEY_1 = "1" * 64  # station 1: the driver
-KEY_2 = "2" * 64  # station 2: a station with a valid key, turned attacker
-ROBOT_KEY = "7" * 64
-ROUTER_A, ROUTER_B, ROUTER_D = "0a1b" * 16, "2c3d" * 16, "4e5f" * 16
+KEY_1 = KEY_A  # station 1: the driver
+KEY_2 = KEY_B  # station 2: a station with a valid key, turned attacker
+ROBOT_KEY = KEY_C
+ROUTER_A, ROUTER_B, ROUTER_D = KEY_D, KEY_E, KEY_F
 REMOTE = zenoh.Locality.REMOTE
 
 
@@ -205,9 +206,10 @@ def _router(keys: Path, port: int) -> Iterator[None]:
 
 def _keys_file(folder: Path) -> Path:
     keys = folder / "keys.toml"
-    keys.write_text(
+    write_keys_file(
+        keys,
         f'[stations.1]\nkey = "{KEY_1}"\n[stations.2]\nkey = "{KEY_2}"\n'
-        f'[robots.r1]\nkey = "{ROBOT_KEY}"\n[robots.r7]\nkey = "{ROBOT_KEY}"\n'
+        f'[robots.r1]\nkey = "{ROBOT_KEY}"\n[robots.r7]\nkey = "{ROBOT_KEY}"\n',
     )
     return keys
 
@@ -514,7 +516,7 @@ def test_over_tls_nothing_crosses_in_clear(
     files = _certificates(tmp_path)
     keys = tmp_path / "keys.toml"
     table = '[zenoh]\ntls_certificate = "cert.pem"\ntls_private_key = "key.pem"\n' if tls else ""
-    keys.write_text(f'[stations.1]\nkey = "{KEY_1}"\n' + table)
+    write_keys_file(keys, f'[stations.1]\nkey = "{KEY_1}"\n' + table)
     if tls:
         monkeypatch.setenv(TLS_CA_ENV, str(files["ca"]))
     port = free_port()
@@ -595,7 +597,7 @@ def test_keys_new_writes_robot_bus_keys_and_bad_bus_configs_are_one_line(tmp_pat
     assert bad.exit_code == 2
     assert bad.output.startswith("--robot: robot name 'a/b'")
     weak = tmp_path / "weak.toml"
-    weak.write_text('[stations.1]\nkey = "robot"\n')
+    write_keys_file(weak, '[stations.1]\nkey = "robot"\n')
     for args, line in (
         (["fleet", "router", "--keys", str(weak)], f"{weak}: stations.1.key has at most"),
         (["fleet", "router", "--keys", str(tmp_path / "none.toml")], f"{tmp_path / 'none.toml'}"),
@@ -643,8 +645,8 @@ def test_a_router_joins_another_only_with_its_own_key(tmp_path: Path) -> None:
     shared = keys.read_text()
     keys.write_text(shared + f'[routers.a]\nkey = "{ROUTER_A}"\n[routers.b]\nkey = "{ROUTER_B}"\n')
     stranger = tmp_path / "stranger.toml"
-    stranger.write_text(
-        shared + f'[routers.a]\nkey = "{ROUTER_A}"\n[routers.d]\nkey = "{ROUTER_D}"\n'
+    write_keys_file(
+        stranger, shared + f'[routers.a]\nkey = "{ROUTER_A}"\n[routers.d]\nkey = "{ROUTER_D}"\n'
     )
     a, b, c, d = (free_port() for _ in range(4))
     with _routers(

@@ -19,6 +19,7 @@ from freelook.link import KeyRing, UdpEndpoint, ZenohBus, derive_key, parse_tran
 from freelook.maps import load_world
 from freelook.operator import FleetStation, OperatorStation
 from freelook.robot import ServerOptions
+from keys_for_tests import write_keys_file
 from loopback import running, serving
 from waiting import wait_until_async
 
@@ -32,7 +33,7 @@ key = "station two"
 
 
 def test_wrong_keys_are_said_on_both_ends(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
-    (tmp_path / "keys.toml").write_text(KEYS)
+    write_keys_file(tmp_path / "keys.toml", KEYS)
     ring = KeyRing.load(tmp_path / "keys.toml", allow_weak=True)
     config, world = load_robot("pioneer3dx"), load_world("square")
     caplog.set_level(logging.WARNING, logger="freelook.robot")

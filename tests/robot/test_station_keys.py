@@ -12,6 +12,7 @@ from freelook.link import FreeLookCommand, KeyRing, TankCommand, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
+from keys_for_tests import write_keys_file
 from loopback import OPENS, alive, running, serving
 from waiting import wait_until_async
 
@@ -32,7 +33,7 @@ authority = 20
 
 
 def test_each_station_does_what_its_key_allows(tmp_path: Path) -> None:
-    (tmp_path / "keys.toml").write_text(KEYS)
+    write_keys_file(tmp_path / "keys.toml", KEYS)
     ring = KeyRing.load(tmp_path / "keys.toml", allow_weak=True)
     config, world = load_robot("pioneer3dx"), load_world("square")
 

@@ -26,11 +26,12 @@ from programs import (  # type: ignore[import-not-found]
 
 from cli_processes import free_udp_port
 from freelook.video import write_clip
+from keys_for_tests import KEY_A
 from waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
-KEY = "a-key-for-this-clip-test-only"
+KEY = KEY_A
 WIDTH, HEIGHT = 160, 120
 #: rows of the camera canvas above the crosshair the cockpit draws on it
 TOP = 24

@@ -25,11 +25,12 @@ from programs import (  # type: ignore[import-not-found]
 from shaped_relay import ShapedRelay  # type: ignore[import-not-found]
 
 from cli_processes import free_udp_port
+from keys_for_tests import KEY_A
 from waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
-KEY = "a-key-for-this-radio-test-only"
+KEY = KEY_A
 #: a line of the robot's rate log (freelook.video.rate)
 SETTING = re.compile(r"video stream 0: (\d+) kbit/s, (\d+)x(\d+) at ([\d.]+) fps, (\d) cop")
 #: a first start compiles the robot program's loops (minutes on a busy 2-core machine)

@@ -123,6 +123,7 @@ def attack_files(count: int, seed: int) -> Tally:
                 how, data = mutator.one()
                 path = Path(folder) / f"{i % 8}{suffix}"
                 path.write_bytes(data)
+                path.chmod(0o600)  # as a keys file must be, or it is refused before it is read
                 tally.tried(f"{kind} {how}")
                 _judge(tally, f"{kind} ({how})", functools.partial(load, path), slowest)
     _slowest(tally, slowest)

@@ -58,14 +58,13 @@ def derive_key(secret: str) -> bytes:
     return hashlib.scrypt(text.encode(), salt=_SALT, **_SCRYPT)
 
 
-def key_bits(secret: str) -> float:
-    """An upper estimate of a key's entropy in bits: 256 for 64 hex digits, otherwise its
-    length times log2 of the alphabet its character classes span (lower and upper case,
-    digits, other printable ASCII, anything else). Generous for words, so a short or
-    single-class passphrase is what it refuses."""
-    text = secret.strip()
-    if len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text):
-        return 256.0
+#: the most a key can carry: it becomes (or is) 32 bytes
+_KEY_BITS_CAP = 256.0
+
+
+def _alphabet_bits(text: str) -> float:
+    """log2 of the alphabet ``text``'s character classes span (lower and upper case, digits,
+    other printable ASCII, anything else): what one unguessable character of it is worth."""
     alphabet = (
         26 * any("a" <= c <= "z" for c in text)
         + 26 * any("A" <= c <= "Z" for c in text)
@@ -73,7 +72,29 @@ def key_bits(secret: str) -> float:
         + 33 * any(c.isascii() and not c.isalnum() for c in text)
         + 1000 * any(not c.isascii() for c in text)
     )
-    return len(text) * math.log2(max(alphabet, 2))
+    return math.log2(max(alphabet, 2))
+
+
+def key_bits(secret: str) -> float:
+    """An estimate of a key's entropy in bits, at most 256. zxcvbn (Dropbox's estimator)
+    splits the key into what a cracker would try: words, names, keyboard walks, dates,
+    repeats ("password" four times, 64 zeros) and sequences ("0123…") count as the guesses
+    they take; the stretches between them count as random characters of the key's alphabet
+    (zxcvbn itself assumes ten guesses a character there, which would refuse a random
+    32-character token). A 64-hex-digit key from ``freelook keys new`` rates 256."""
+    from zxcvbn import zxcvbn  # imported here: its dictionaries only when a key is checked
+
+    text = secret.strip()
+    if not text:
+        return 0.0
+    per_char = _alphabet_bits(text)
+    bits = 0.0
+    for match in zxcvbn(text, max_length=len(text))["sequence"]:
+        if match["pattern"] == "bruteforce":
+            bits += len(match["token"]) * per_char
+        else:
+            bits += math.log2(max(float(match["guesses"]), 1.0))
+    return min(bits, _KEY_BITS_CAP)
 
 
 def strong_key(secret: str, *, allow_weak: bool = False, what: str = "link key") -> bytes:

@@ -34,7 +34,9 @@ shorthand: any station id, any mode, authority as each request asks (up to 255).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,6 +166,21 @@ class KeysFile(BaseModel):
         return named
 
 
+def check_private(path: Path) -> None:
+    """:class:`ConfigError` when the group or others may read or write ``path`` (POSIX
+    permissions; a file that does not exist is left to the reader to name)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if os.name == "posix" and mode & 0o077:
+        raise ConfigError(
+            f"{path}: keys readable or writable by others (mode {stat.S_IMODE(mode):04o}); "
+            f"the keys in it are as good as known: `chmod 600 {path}` (freelook keys new "
+            "writes files readable by their owner only)"
+        )
+
+
 class KeyRing:
     """Keys and permissions by station id (lookups are a dict access, no cryptography)."""
 
@@ -221,8 +238,10 @@ class KeyRing:
 
     @classmethod
     def load(cls, path: str | Path, *, allow_weak: bool = False) -> KeyRing:
-        """Read a keys file (TOML); weak keys as :meth:`from_mapping`."""
+        """Read a keys file (TOML); weak keys as :meth:`from_mapping`. A file that others
+        may read is refused, as ssh refuses such a private key: its keys are as good as out."""
         path = Path(path)
+        check_private(path)
         return cls.from_mapping(read_toml(path, "keys file"), str(path), allow_weak=allow_weak)
 
     def lookup(self, station: int) -> StationKeys | None:

@@ -7,9 +7,10 @@ import asyncio
 import re
 
 from cli_processes import start_cli
+from keys_for_tests import KEY_A
 
 #: a native link key for the tests' robot programs and operators
-TEST_KEY = "a-key-for-this-test-only"
+TEST_KEY = KEY_A
 ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
 #: the per-test timeout of a test that starts one (its first start, then the test itself)
 CLI_TEST_TIMEOUT = 720
