@@ -91,3 +91,12 @@ class Ros2Config(Strict):
     quiet_timeout: float = Field(
         default=0.5, gt=0, le=5.0, description="s a required topic may be silent mid-run"
     )
+    #: odometry, scans and IMU readings stamped more than this before the robot computer's
+    #: clock are refused (a replayed or dead base's), and so are those stamped after it by more
+    #: than ``stamp_lead``: a base on another computer needs its clock synchronised (chrony)
+    stamp_age: float = Field(default=0.5, gt=0, le=10.0, description="s")
+    stamp_lead: float = Field(default=0.1, ge=0, le=10.0, description="s")
+    #: a scan with no finite range in some sector this wide is blind, not clear (a laser
+    #: reporting all-inf or NaN there, or a forged scan); 0 turns the check off (open ground,
+    #: where a sector may truly see nothing in range)
+    blind_sector_deg: float = Field(default=45.0, ge=0, le=360.0, description="deg")

@@ -67,6 +67,8 @@ class RoomBase:
     nan_odom_every: int = 0  # every n-th odometry and IMU message carries a NaN (0: none)
     truncated_jpeg: bool = False  # each JPEG cut short after its header (a failing camera)
     claimed_size: tuple[int, int] | None = None  # each JPEG's header claims this (w, h): forged
+    scan_value: float | None = None  # every beam reads this (inf: all clear to ROS, NaN)
+    stamp_offset: float = 0.0  # s added to every stamp (< 0: stale readings, > 0: ahead)
 
     def __post_init__(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -161,7 +163,7 @@ class RoomBase:
             self._touching = touching
             x, y, theta, v, omega, pan = self.x, self.y, self.theta, self.v, self.omega, self.pan
         r_ = self._r
-        stamp = self.node.get_clock().now().to_msg()
+        stamp = self._stamp()
         self._odom_count += 1
         if self.publish_odom:
             if self.odom_type == "Odometry":
@@ -194,6 +196,11 @@ class RoomBase:
         joints.position = [pan]
         joints.velocity = [self.pan_rate]
         self.joints_pub.publish(joints)
+
+    def _stamp(self) -> Any:
+        """The node's time now, moved by :attr:`stamp_offset`."""
+        now = self.node.get_clock().now()
+        return (now + self._r.Duration(seconds=self.stamp_offset)).to_msg()
 
     def corners(self) -> list[tuple[float, float]]:
         """The footprint's corners in the room."""
@@ -235,7 +242,7 @@ class RoomBase:
             return
         r = self._r
         scan = r.LaserScan()
-        scan.header.stamp = self.node.get_clock().now().to_msg()
+        scan.header.stamp = self._stamp()
         scan.header.frame_id = self.scan_frame
         half = math.radians(self.fov_deg) / 2
         scan.angle_min = -half
@@ -243,7 +250,8 @@ class RoomBase:
         scan.angle_increment = 2 * half / (self.beams - 1)
         scan.range_min = 0.02
         scan.range_max = self.range_max
-        scan.ranges = self.ranges().astype(np.float32).tolist()
+        ranges = self.ranges() if self.scan_value is None else np.full(self.beams, self.scan_value)
+        scan.ranges = ranges.astype(np.float32).tolist()
         self.scans_sent.append(time.monotonic())
         self.scan_pub.publish(scan)
 

@@ -6,6 +6,7 @@ import asyncio
 import math
 import sys
 import time
+from typing import Any
 
 import pytest
 import simplejpeg
@@ -262,3 +263,98 @@ def test_a_jpeg_claiming_a_huge_frame_is_refused_on_arrival_before_any_decoding(
             assert robot.take_frame() is None  # nothing kept to decode later
         finally:
             robot.close()
+
+
+# -- a hostile ROS graph -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "label"), [(math.inf, "inf"), (math.nan, "NaN")])
+def test_a_scan_with_nothing_measured_is_blind_not_clear(
+    ros_domain: int, value: float, label: str
+) -> None:
+    # all-inf is "nothing in range" to ROS: read as is, a wall ahead would vanish
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, scan_value=value):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            with pytest.raises(Ros2Error, match=r"/scan: refused .*blind: no measured range"):
+                start(robot, timeout=3.0)
+            assert robot._scan is None, label
+        finally:
+            robot.close()
+
+
+@pytest.mark.parametrize(("offset", "why"), [(-2.0, "s ago"), (2.0, "ahead of this computer")])
+def test_readings_stamped_long_ago_or_in_the_future_are_refused(
+    ros_domain: int, offset: float, why: str
+) -> None:
+    # a dead base whose old odometry is replayed, or a base whose clock runs ahead
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain, stamp_offset=offset):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            with pytest.raises(Ros2Error, match=why):
+                start(robot, timeout=3.0)
+            assert robot.refused["odom"] >= 1
+            assert robot._odom is None
+        finally:
+            robot.close()
+
+
+def _publisher(ros_domain: int, kind: str, topic: str) -> Any:
+    """Another node publishing on ``topic`` (a hostile or stray node on the graph)."""
+    from freelook.hardware.ros2 import NodeThread
+
+    r = ros()
+    thread = NodeThread("intruder", "", domain_id=ros_domain)
+    thread.node.create_publisher(getattr(r, kind), topic, 10)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(("kind", "topic"), [("LaserScan", "scan"), ("Twist", "cmd_vel")])
+def test_a_second_publisher_on_the_robots_topics_is_a_fault_while_running(
+    ros_domain: int, kind: str, topic: str
+) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain):
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            start(robot)
+            assert robot.connected
+            intruder = _publisher(ros_domain, kind, topic)
+            try:
+                wait_until(lambda: not robot.connected, 5.0, "the second publisher found")
+                assert f"/{topic} has 2 publishers" in robot.status
+                assert "/intruder" in robot.status
+                assert robot.status.startswith("hardware fault")
+            finally:
+                intruder.close()
+            # held: the intruder gone, the fault stays for the run
+            wait_until(
+                lambda: not robot.node.get_publishers_info_by_topic(f"/{topic}")[1:],
+                5.0,
+                "the intruder gone from the graph",
+            )
+            robot.check_graph()
+            assert not robot.connected
+        finally:
+            robot.close()
+
+
+def test_a_second_publisher_at_start_is_refused_naming_it(ros_domain: int) -> None:
+    config = load_robot("pioneer3dx")
+    with RoomBase(ros_domain):
+        intruder = _publisher(ros_domain, "Odometry", "odom")
+        robot = Ros2Robot(config, domain_id=ros_domain)
+        try:
+            wait_until(
+                lambda: len(robot.node.get_publishers_info_by_topic("/odom")) == 2,
+                5.0,
+                "the intruder on the graph",
+            )
+            with pytest.raises(Ros2Error, match=r"/odom has 2 publishers \(.*(/intruder|not yet named)"):
+                start(robot)
+        finally:
+            robot.close()
+            intruder.close()

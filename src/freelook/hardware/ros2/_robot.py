@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 OPTIONAL_GRACE = 1.0
 #: refused messages of a required topic, with none usable, that stop the start at once
 REFUSALS_AT_START = 3
+#: s between two looks at who publishes on the robot's topics
+GRAPH_PERIOD = 1.0
 
 
 class _Frame(NamedTuple):
@@ -60,6 +62,13 @@ class _Frame(NamedTuple):
     rgb: npt.NDArray[np.uint8] | None  # an Image's pixels, RGB
     width: int
     height: int
+
+
+def _node_name(info: Any) -> str:
+    """A publisher's node, as ``ros2 node list`` names it (discovery may not know it yet)."""
+    if info.node_name == "_NODE_NAME_UNKNOWN_":
+        return "a node not yet named"
+    return f"{info.node_namespace.rstrip('/')}/{info.node_name}"
 
 
 def _finite(*values: float) -> bool:
@@ -104,6 +113,8 @@ class Ros2Robot:
         self.battery: float | None = None  # 0…1, when the robot says
         self._closed = False
         self._news: Callable[[], None] = lambda: None
+        #: why the ROS graph is not to be trusted (a second publisher), held once found
+        self.graph_fault: str | None = None
         self.hardware: RobotHardware | None = None
         laser = config.laser
         if laser is not None:
@@ -128,6 +139,7 @@ class Ros2Robot:
             )
             self._subscribe(camera)
             self._advertise()
+            self._graph_timer = self.node.create_timer(GRAPH_PERIOD, self.check_graph)
         except Exception:
             self._ros.close()
             raise
@@ -202,8 +214,26 @@ class Ros2Robot:
         if first:
             self._news()
 
+    def _stale(self, key: str, header: Any) -> bool:
+        """Whether a reading's stamp is refused: none (zero), older than ``stamp_age`` or
+        ahead of the node's clock by more than ``stamp_lead``."""
+        stamp = header.stamp.sec + header.stamp.nanosec * 1e-9
+        if stamp == 0.0:
+            self._refuse(key, "no stamp (header.stamp is 0)")
+            return True
+        lag = self.node.get_clock().now().nanoseconds * 1e-9 - stamp
+        if lag > self.settings.stamp_age:
+            self._refuse(key, f"stamped {lag:.2f} s ago (more than {self.settings.stamp_age:g} s)")
+            return True
+        if -lag > self.settings.stamp_lead:
+            self._refuse(key, f"stamped {-lag:.2f} s ahead of this computer's clock")
+            return True
+        return False
+
     def _on_odom(self, msg: Any) -> None:
         now = self._clock()
+        if self._stale("odom", msg.header):
+            return
         p, q = msg.pose.pose.position, msg.pose.pose.orientation
         t = msg.twist.twist
         if not _finite(p.x, p.y, q.x, q.y, q.z, q.w, t.linear.x, t.angular.z):
@@ -222,6 +252,8 @@ class Ros2Robot:
         now = self._clock()
         laser = self.config.laser
         assert laser is not None
+        if self._stale("scan", msg.header):
+            return
         layout = ScanLayout(
             msg.header.frame_id, msg.angle_min, msg.angle_increment, len(msg.ranges)
         )
@@ -238,6 +270,10 @@ class Ros2Robot:
             if hasattr(msg.ranges, "tobytes")
             else msg.ranges
         )
+        blind = self._blind_sector(np.asarray(ranges, dtype=np.float64), msg)
+        if blind is not None:
+            self._refuse("scan", blind)
+            return
         read = scan_ranges(ranges, msg.range_min, msg.range_max, no_hit=laser.range_max)
         if read.invalid:
             self.refused["scan beams"] += read.invalid
@@ -246,8 +282,30 @@ class Ros2Robot:
         )
         self._heard("scan", now)
 
+    def _blind_sector(self, ranges: npt.NDArray[np.float64], msg: Any) -> str | None:
+        """Why the scan is blind (a sector of ``blind_sector_deg`` with no range the laser
+        measured, between its limits), or None. inf means "nothing in range" to ROS, so an
+        all-inf scan would read as all clear: it is not taken as one."""
+        width = math.radians(self.settings.blind_sector_deg)
+        if width <= 0.0 or len(ranges) == 0:
+            return None
+        measured = np.isfinite(ranges) & (ranges >= msg.range_min) & (ranges <= msg.range_max)
+        step = abs(float(msg.angle_increment)) or math.inf
+        per_sector = max(1, round(width / step))
+        for start in range(0, len(ranges), per_sector):
+            if not measured[start : start + per_sector].any():
+                first = math.degrees(msg.angle_min + start * msg.angle_increment)
+                return (
+                    f"blind: no measured range in the {self.settings.blind_sector_deg:g}° from "
+                    f"{first:.0f}° (inf, NaN or outside the limits); set [ros2] "
+                    "blind_sector_deg = 0 for open ground"
+                )
+        return None
+
     def _on_imu(self, msg: Any) -> None:
         now = self._clock()
+        if self._stale("imu", msg.header):
+            return
         rate = msg.angular_velocity.z
         if msg.angular_velocity_covariance[0] == -1.0:
             self._refuse("imu", "angular velocity covariance −1: the IMU gives no rate")
@@ -364,6 +422,9 @@ class Ros2Robot:
         try:
             while True:
                 self._check_types()
+                fault = self.check_graph()
+                if fault is not None:
+                    raise Ros2Error(fault)
                 missing = [k for k in required if k not in self.heard]
                 for key in missing:
                     # a refusal that repeats with nothing good between (a scan unlike the
@@ -396,6 +457,32 @@ class Ros2Robot:
             self._news = lambda: None
         self.hardware = self._build()
         return self.hardware
+
+    def check_graph(self) -> str | None:
+        """A second publisher on odometry, scan, IMU or ``cmd_vel`` (beside this node): a
+        fault, held for the rest of the run (:attr:`graph_fault`, said by :attr:`status`),
+        since whatever it publishes cannot be told from the robot's own. Checked at start and
+        every :data:`GRAPH_PERIOD` while running."""
+        if self.graph_fault is not None:
+            return self.graph_fault
+        me = (self.node.get_name(), self.node.get_namespace())
+        watched = [self.topics[k][0] for k in ("odom", "scan", "imu") if k in self.topics]
+        for name in [*watched, self._cmd_vel.topic_name]:
+            infos = self.node.get_publishers_info_by_topic(name)
+            others = [i for i in infos if (i.node_name, i.node_namespace) != me]
+            allowed = 0 if name == self._cmd_vel.topic_name else 1
+            if len(others) > allowed:
+                nodes = ", ".join(sorted({_node_name(i) for i in others}))
+                self.graph_fault = (
+                    f"{name} has {len(others) + (name == self._cmd_vel.topic_name)} publishers "
+                    f"({nodes}{', and this node' if allowed == 0 else ''}): another node "
+                    "publishes where only one may; restart once it is gone (SROS2 keeps them "
+                    "out: docs/ros2.md)"
+                )
+                log.error("%s", self.graph_fault)
+                self._news()
+                return self.graph_fault
+        return None
 
     def _publishers(self, name: str) -> list[str]:
         return [info.topic_type for info in self.node.get_publishers_info_by_topic(name)]
@@ -455,7 +542,7 @@ class Ros2Robot:
     @property
     def connected(self) -> bool:
         """Every required topic spoke within ``quiet_timeout`` and the node spins."""
-        return self._quiet() is None and self._ros.spinning
+        return self._quiet() is None and self.graph_fault is None and self._ros.spinning
 
     def _quiet(self) -> tuple[str, float] | None:
         now = self._clock()
@@ -470,6 +557,8 @@ class Ros2Robot:
         where = f"namespace /{self.namespace}" if self.namespace else "no namespace"
         if self._closed:
             return f"closed the ROS 2 node ({where})"
+        if self.graph_fault is not None:
+            return f"hardware fault: {self.graph_fault}; commanding nothing"
         quiet = self._quiet()
         if quiet is not None:
             key, age = quiet
