@@ -224,3 +224,14 @@ def test_a_weak_key_on_the_command_line_is_refused_in_one_line_unless_accepted(
     line = _one_line(refused.stderr)
     assert re.search(r"--key has at most \d+ bits of entropy, 128 needed", line)
     assert "freelook keys new" in line
+
+
+@pytest.mark.parametrize("command", ["robot", "sim"])
+@pytest.mark.parametrize("seed", ["-1", str(2**32)])
+def test_a_seed_the_simulator_cannot_take_is_a_usage_error_not_a_traceback(
+    command: str, seed: str
+) -> None:
+    result = CliRunner().invoke(app, [command, "--seed", seed])
+    assert result.exit_code == 2
+    assert "Invalid value for '--seed'" in result.output
+    assert "Traceback" not in result.output

@@ -15,4 +15,4 @@ WeakKey = Annotated[
         "--weak-key", help="Accept a key of under 128 bits of entropy (never in the field)."
     ),
 ]
-Seed = Annotated[int, typer.Option(help="Simulator seed.")]
+Seed = Annotated[int, typer.Option(min=0, max=2**32 - 1, help="Simulator seed (0 … 2³² − 1).")]
