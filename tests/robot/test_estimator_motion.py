@@ -14,7 +14,7 @@ from freelook.estimation import Odometry
 from freelook.hardware.sim import SimulatedRobot
 from freelook.maps import load_world
 from freelook.robot._estimator import StateEstimator
-from freelook.robot.hal import EncoderSample, GyroSample, RobotHardware
+from freelook.robot.hal import EncoderSample, GyroSample, OdometrySample, RobotHardware
 
 
 def test_advancing_by_counts_leaves_the_state_an_update_leaves() -> None:
@@ -81,3 +81,66 @@ def test_a_start_heading_the_laser_checks_is_set_by_its_first_fixes_standing_sti
     assert estimator.mcl is not None
     assert estimator.mcl.updates >= 1
     assert abs(math.degrees(estimator.heading.heading)) < 0.3 * abs(off_deg)
+
+
+@dataclass
+class _Odometer:
+    """A base's own odometry whose newest sample the test sets."""
+
+    sample: OdometrySample | None = None
+
+    def latest(self) -> OdometrySample | None:
+        return self.sample
+
+
+@pytest.mark.parametrize("odometry_hz", [10.0, 24.0, 48.0, 120.0])
+def test_no_turn_is_lost_whatever_rate_the_bases_odometry_comes_at(odometry_hz: float) -> None:
+    # a skid-steer base turning in place (its own odometry over-reports the turn by 70 %), an
+    # IMU at 200 Hz, the control cycle at 50 Hz: four 90° turns, each followed by a pause
+    config = load_robot("ros2-diff-base")
+    assert config.gyro is not None
+    gyro, odometer = _Device(), _Odometer()
+    hardware = RobotHardware(drive=None, gyro=gyro, odometer=odometer)  # type: ignore[arg-type]
+    estimator = StateEstimator(
+        config,
+        hardware,
+        None,
+        start_pose=(0.0, 0.0, 0.0),
+        use_gyro=True,
+        use_localization=False,
+        seed=0,
+    )
+    omega, turn, pause = 1.0, math.pi / 2, 0.5
+
+    def rate_at(t: float) -> float:
+        """The true yaw rate at ``t``: a turn of π/2 at ``omega``, then a pause, four times."""
+        phase = t % (turn / omega + pause)
+        return omega if phase < turn / omega and t < 4 * (turn / omega + pause) else 0.0
+
+    true_angle = imu_angle = reported = 0.0
+    imu_dt, cycle, t = 1 / 200, 0.02, 0.0
+    next_odometry, next_cycle = 0.0, 0.0
+    heading, previous = 0.0, 0.0
+    while t < 4 * (turn / omega + pause) + 0.5:
+        t = round(t + imu_dt, 9)
+        rate = rate_at(t - imu_dt / 2)
+        true_angle += rate * imu_dt
+        imu_angle += rate * imu_dt
+        gyro.sample = GyroSample(t, rate, imu_angle)
+        if t >= next_odometry:
+            next_odometry += 1 / odometry_hz
+            reported = 1.7 * true_angle  # slipping wheels: the base's own turn, too large
+            odometer.sample = OdometrySample(t, 0.0, 0.0, wrap(reported), 0.0, 0.0)
+        if t >= next_cycle:
+            next_cycle += cycle
+            estimator.update()
+            theta = estimator.odometry.pose[2]
+            heading += math.remainder(theta - previous, math.tau)
+            previous = theta
+    lost = 1.0 - heading / true_angle
+    assert true_angle == pytest.approx(2 * math.pi, rel=0.01)
+    assert abs(lost) <= 0.03, f"{100 * lost:.1f} % of the turn lost at {odometry_hz:g} Hz"
+
+
+def wrap(angle: float) -> float:
+    return math.remainder(angle, math.tau)

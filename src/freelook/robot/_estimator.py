@@ -119,6 +119,10 @@ class StateEstimator:
         self._last_odometer: OdometrySample | None = None
         self._last_gyro_stamp: float | None = None
         self._last_gyro_angle: float | None = None
+        # the heading filter's turn since the base's last odometry sample: a base whose
+        # odometry comes slower than the control cycle gets every cycle's turn with its next
+        # sample (a cycle without one dropped it: half the turn at 24 Hz odometry)
+        self._turn_since_odometer = 0.0
 
     @property
     def yaw_rate(self) -> float:
@@ -188,19 +192,29 @@ class StateEstimator:
         return EncoderRate(rate, dt, enc.left == previous.left and enc.right == previous.right)
 
     def _odometer(self, before: Pose, heading_increment: float | None, yaw_rate: float) -> float:
-        """Odometry from a base that integrates its own (a Pioneer's SIP pose)."""
+        """Odometry from a base that integrates its own (a Pioneer's SIP pose, a ROS base's
+        ``odom``), at whatever rate it comes: with a heading filter, the turn between two of
+        its samples is the filter's over every cycle between them (the base's own turn is
+        the least trustworthy part of its odometry: tracks and skid-steer wheels slip)."""
         assert self.hw.odometer is not None
+        if heading_increment is not None:
+            self._turn_since_odometer += heading_increment
         sample = self.hw.odometer.latest()
         if sample is None:
             return yaw_rate
-        previous, self._last_odometer = self._last_odometer, sample
-        if previous is None or sample.stamp <= previous.stamp:
+        previous = self._last_odometer
+        if previous is not None and sample.stamp <= previous.stamp:
+            return yaw_rate  # nothing new (or a sample older than the last, refused)
+        self._last_odometer = sample
+        if previous is None:
+            self._turn_since_odometer = 0.0  # the first sample: where the base starts from
             return yaw_rate
         reading = Pose(sample.x, sample.y, sample.theta)
         # the base's motion, in its own frame
         step = Pose(previous.x, previous.y, previous.theta).relative(reading)
-        if heading_increment is not None:
-            step = Pose(step.x, step.y, heading_increment)
+        if self.heading is not None:
+            step = Pose(step.x, step.y, self._turn_since_odometer)
+            self._turn_since_odometer = 0.0
         self.odometry.advance(step, sample.stamp, (sample.v_left + sample.v_right) / 2)
         self._moved(before, sample.stamp)
         if self.heading is None:
