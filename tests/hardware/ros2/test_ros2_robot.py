@@ -353,7 +353,8 @@ def test_a_second_publisher_at_start_is_refused_naming_it(ros_domain: int) -> No
                 5.0,
                 "the intruder on the graph",
             )
-            with pytest.raises(Ros2Error, match=r"/odom has 2 publishers \(.*(/intruder|not yet named)"):
+            named = r"/odom has 2 publishers \(.*(/intruder|not yet named)"
+            with pytest.raises(Ros2Error, match=named):
                 start(robot)
         finally:
             robot.close()
