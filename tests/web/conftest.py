@@ -55,7 +55,9 @@ class Sim:
         return int(self.process.returncode)
 
 
-def start_sim(tmp_path: Path, *extra: str, record: bool = False) -> Sim:
+def start_sim(
+    tmp_path: Path, *extra: str, record: bool = False, announce_within: float = 90
+) -> Sim:
     port = free_port()
     args = [
         sys.executable,
@@ -90,7 +92,7 @@ def start_sim(tmp_path: Path, *extra: str, record: bool = False) -> Sim:
     try:
         found = wait_until(  # each look reads a line of its output
             announced,
-            90,
+            announce_within,
             "freelook sim to announce its URL",
             every=0,
             show=lambda: lines[-5:],

@@ -29,7 +29,6 @@ import ipaddress
 import json
 import logging
 import math
-import os
 import secrets
 import struct
 import time
@@ -334,29 +333,21 @@ def create_app(
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))
-    routes = [
-        Route("/", index),
-        Route("/station", station),  # the virtual operator station (WebXR, or a desktop room)
-        WebSocketRoute("/ws", websocket),
-        Mount("/static", app=static, name="static"),
-    ]
-    three = three_dir()
-    if three is not None:  # the arm's 3-D view; without it the page says how to install it
-        routes.append(Mount("/vendor/three", app=StaticFiles(directory=str(three)), name="three"))
-    return Starlette(routes=routes)
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/station", station),  # the virtual operator station (WebXR, or a desktop room)
+            WebSocketRoute("/ws", websocket),
+            Mount("/static", app=static, name="static"),  # three.js too, in static/vendor/three
+        ]
+    )
 
 
-def three_dir() -> Path | None:
-    """three.js's ``build`` folder as ``npm ci`` installed it from the repository's
-    ``package.json`` (``FREELOOK_THREE_DIR`` names another); None when it is not installed."""
-    named = os.environ.get("FREELOOK_THREE_DIR")
-    here = Path(__file__).resolve()
-    candidates = [Path(named)] if named else []
-    candidates += [parent / "node_modules" / "three" / "build" for parent in here.parents]
-    for candidate in candidates:
-        if (candidate / "three.module.js").is_file():
-            return candidate
-    return None
+def three_dir() -> Path:
+    """The folder of the three.js the pages import, shipped inside the package (the npm
+    package's build, copied at the version ``package-lock.json`` locks; its README says how to
+    update it); served at ``/static/vendor/three/``."""
+    return Path(__file__).resolve().parent / "static" / "vendor" / "three"
 
 
 def _host(connection: HTTPConnection) -> str:

@@ -1,8 +1,8 @@
 // @ts-check
 // freelook cockpit: the arm's 3-D view. Every collision box of the robot (body and arm) is
 // drawn where the robot's joint encoders put it (the station poses them from the URDF); the
-// boxes of a pair in an anti-collision phase are drawn red (TAROS Fig. 6). three.js comes from
-// the npm registry (package.json at the repository's root, installed with npm ci), named
+// boxes of a pair in an anti-collision phase are drawn red (TAROS Fig. 6). three.js ships in
+// the package (static/vendor/three, the npm package's build at the locked version), named
 // "three" by the page's import map. Imported by cockpit.js when the robot has an arm.
 import * as THREE from "three";
 

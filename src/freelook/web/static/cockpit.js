@@ -17,6 +17,7 @@ import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
 import { canvasToWorld as mapCanvasToWorld, drawMap as paintMap } from "./cockpit-map.js";
 import { setMode, setupInputs } from "./cockpit-inputs.js";
+import { missingFiles } from "./missing.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -272,8 +273,9 @@ function onHello(msg) {
       state.arm3d = arm3d;
       if (state.hello) arm3d.onHello(state.hello);
       if (state.last) arm3d.onState(state.last);
-    }, () => {
-      $("arm-status").textContent = "3-D view: three.js is not installed (run npm ci in the repository)";
+    }, async (err) => {
+      const missing = await missingFiles(new URL("./arm3d.js", import.meta.url).href);
+      $("arm-status").textContent = "3-D view: " + (missing.length ? `missing ${missing.join(", ")}` : `did not start: ${err}`);
     });
   }
   if (state.arm3d) state.arm3d.onHello(msg);
