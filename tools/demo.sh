@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Set up a virtual environment (if needed) and start the demo.
+# Start the demo, setting up the virtual environment first when it is missing or pyproject.toml
+# changed since it was installed (a copy of the pyproject.toml installed from is kept in it).
+# Python alone: the pages' three.js ships inside the package; npm serves only the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e .
-# the cockpit's 3-D arm view (three.js); without npm the rest of the cockpit still works
-if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund --loglevel=error; fi
+installed=.venv/freelook-installed-pyproject.toml
+if [ ! -x .venv/bin/freelook ] || ! cmp -s pyproject.toml "$installed"; then
+    python3 -m venv .venv
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e .
+    cp pyproject.toml "$installed"
+fi
 exec .venv/bin/freelook "$@"
