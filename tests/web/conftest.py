@@ -10,7 +10,9 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,26 +116,35 @@ def sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
         running.process.stdout.close()
 
 
+#: how every browser test runs Debian's Chromium (headless, no GPU, nothing from the network)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--use-fake-ui-for-media-stream",
+]
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (tools/screenshots.py uses it too)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        instance = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--use-fake-ui-for-media-stream",
-            ],
-        )
+    with chromium() as instance:
         yield instance
-        instance.close()

@@ -5,43 +5,13 @@ from __future__ import annotations
 import math
 import os
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from waiting import wait_until as _wait_until
+from cockpit_scenes import ellipse_tracking, free_look, motion, open_cockpit, state, wait_until
 
 pytestmark = pytest.mark.browser
-
-
-def open_cockpit(browser: Any, sim: Any, init_script: str | None = None) -> tuple[Any, list[str]]:
-    page = browser.new_page(viewport={"width": 1500, "height": 900})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    if init_script:
-        page.add_init_script(init_script)
-    page.goto(sim.url)
-    page.wait_for_function(
-        "window.freelook && window.freelook.last && window.freelook.last.pose", timeout=30_000
-    )
-    return page, errors
-
-
-def state(page: Any) -> dict[str, Any]:
-    return page.evaluate("window.freelook.last")  # type: ignore[no-any-return]
-
-
-def motion(page: Any) -> dict[str, Any]:
-    """What a wait on the robot's state shows when it runs out: mode, command, stops."""
-    s = state(page)
-    return {k: s.get(k) for k in ("mode", "cmd", "estop", "safety", "localizing")}
-
-
-#: the shared wait (it raises naming what it waited for), looking at the page every 50 ms
-wait_until = partial(_wait_until, every=0.05)
 
 
 def camera_pose(s: dict[str, Any]) -> tuple[float, float, float]:
@@ -60,20 +30,10 @@ def screenshot_path(tmp_path: Path, name: str) -> str:
 
 def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     page, errors = open_cockpit(browser, sim)
-    wait_until(
-        lambda: page.evaluate("window.freelook.framesPainted") > 5,
-        20,
-        "more than 5 camera frames painted",
-    )
-    first = page.evaluate("window.freelook.graph.length")
-    wait_until(
-        lambda: page.evaluate("window.freelook.graph.length") > first + 5,
-        10,
-        "5 more points on the link graph",
-    )
-    assert page.evaluate("window.freelook.hello.map.width") > 100
-    assert page.locator("#link-state").inner_text() == "link: up"
-    page.screenshot(path=screenshot_path(tmp_path, "cockpit-free-look.png"))
+    with free_look(page):  # frames painted, the link graph filling
+        assert page.evaluate("window.freelook.hello.map.width") > 100
+        assert page.locator("#link-state").inner_text() == "link: up"
+        page.screenshot(path=screenshot_path(tmp_path, "cockpit-free-look.png"))
     assert errors == []
     page.close()
 
@@ -281,29 +241,8 @@ def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> Non
 
 def test_ellipse_runs_with_reference_and_trail(browser: Any, sim: Any, tmp_path: Path) -> None:
     page, errors = open_cockpit(browser, sim)
-    page.click("[data-mode=trajectory]")
-    page.click("#traj-ellipse")
-    try:
-        wait_until(
-            lambda: len(state(page).get("reference") or []) > 50,
-            5,
-            "the ellipse's reference drawn",
-            show=lambda: motion(page),
-        )
-        wait_until(
-            lambda: state(page).get("mode") == "trajectory",
-            5,
-            "the trajectory mode running",
-            show=lambda: motion(page),
-        )
-        wait_until(
-            lambda: page.evaluate("window.freelook.trail.length") > 10,
-            20,
-            "more than 10 points of trail behind the robot",
-        )
+    with ellipse_tracking(page):  # the reference drawn, the mode running, a trail behind
         page.screenshot(path=screenshot_path(tmp_path, "cockpit-trajectory.png"))
-    finally:  # the robot tracks by itself: stop it even if the test failed
-        page.click("#traj-stop")
     assert errors == []
     page.close()
 
