@@ -27,7 +27,7 @@ from freelook.robot._map_layer import MapLayer
 from freelook.robot._mode_table import Happening, ModeTable
 from freelook.robot._modes import Intent
 from freelook.robot._scan_points import ScanPoints
-from freelook.robot.hal import RobotHardware
+from freelook.robot.hal import RecoverableConnection, RobotHardware
 from freelook.safety import ObstacleMemory, SafetyDecision, SafetyEvent, SafetyFilter
 from freelook.types import Mode, SafetyFlags
 
@@ -111,6 +111,7 @@ class ControlStep:
         self.now = 0.0
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
         self._hardware_fault = False  # the hardware did not answer at the last cycle
+        self._estop_engaged = False  # as the last cycle found it
 
     def step(self, now: float) -> CycleOutput:
         """One control cycle."""
@@ -151,6 +152,10 @@ class ControlStep:
             prior=prior,
         )
         connection = self.hw.connection
+        released = self._estop_engaged and not self.safety.estop
+        self._estop_engaged = self.safety.estop
+        if released and isinstance(connection, RecoverableConnection):
+            connection.recover()  # the operator's deliberate act ends a held hardware fault
         if connection is not None and not connection.connected:
             # commands cannot reach the robot: command nothing, so nothing old is replayed
             flags = decision.flags | SafetyFlags.HARDWARE

@@ -39,6 +39,7 @@ __all__ = [
     "RangeScan",
     "RangeSensor",
     "RateGyro",
+    "RecoverableConnection",
     "RobotHardware",
     "WheelEncoders",
 ]
@@ -174,6 +175,16 @@ class HardwareConnection(Protocol):
     @property
     def status(self) -> str:
         """A short human-readable state, e.g. "connected to 127.0.0.1:8101" or why not."""
+        ...
+
+
+@runtime_checkable
+class RecoverableConnection(Protocol):
+    """A connection whose fault holds until the operator's deliberate act (a JAUS robot's
+    lost control): the robot program calls :meth:`recover` when the e-stop is released."""
+
+    def recover(self) -> None:
+        """Try again (ask for control anew); nothing when there is no fault to recover from."""
         ...
 
 

@@ -8,13 +8,22 @@ import math
 import signal
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
-from jaus_emulator import REQUEST, VELOCITY_COMMAND, JausEmulator, scale, velocity_x
+from jaus_emulator import (
+    REPORT_CONTROL,
+    REQUEST,
+    VELOCITY_COMMAND,
+    JausEmulator,
+    judp,
+    scale,
+    velocity_x,
+)
 
 from cli_processes import ThesisOperator, free_udp_port, read_until, start_cli
 from freelook.link import SetTransmission, VelocityCommand
+from freelook.robot import RobotCore
 from loopback import serving
 from waiting import wait_until_async
 
@@ -114,19 +123,25 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
     asyncio.run(run())
 
 
-def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_only_stops_are_commanded() -> None:
+Pushing = Callable[[Callable[[], object]], Callable[[], object]]
+
+
+def _run_program(
+    body: Callable[[RobotCore, Callable[[], float], JausEmulator, Pushing], Awaitable[None]],
+    emulator: JausEmulator,
+) -> None:
+    """The m2p2's robot program on ``emulator`` over JUDP, driven by ``body(core, now,
+    emulator, pushing)``; ``pushing(until)`` gives the operator's 0.3 m/s on every poll."""
     from freelook.config import load_robot
     from freelook.hardware import compile_ahead
     from freelook.hardware.judp import open_judp_server
     from freelook.robot import ServerOptions
-    from freelook.types import SafetyFlags
 
     async def run() -> None:
         config = load_robot("m2p2")
         # as freelook robot does: the program's loops compiled ahead, so its first cycles do
         # not wait on the compiler (seconds on a loaded machine)
         compile_ahead(config, camera=False, notify=lambda line: None)
-        emulator = JausEmulator()
         await emulator.start()
         options = ServerOptions(listen="udp://127.0.0.1:0", allow_unauthenticated=True)
         server, _ = await open_judp_server(config, f"judp://127.0.0.1:{emulator.port}", options)
@@ -146,25 +161,69 @@ def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_only_stops_are_co
                 await wait_until_async(
                     pushing(lambda: emulator.v >= 0.25), 3, "the program driving it", every=0.02
                 )
-                assert not core.last_output.flags & SafetyFlags.HARDWARE
-                emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
-                await wait_until_async(
-                    pushing(lambda: core.last_output.flags & SafetyFlags.HARDWARE),
-                    1,
-                    "the hardware fault flagged",
-                    every=0.02,
-                )
-                assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
-                assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
-                heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
-                for _ in range(10):  # the operator keeps pushing: only stops reach the robot
-                    core.handle(VelocityCommand(0.3, 0.0), server.runtime.now())
-                    await asyncio.sleep(0.02)
-                after = emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)[heard:]
-                assert after
-                assert all(abs(velocity_x(r.body)) < 1e-3 for r in after)
-                assert emulator.controller == (7, 1, 1)
+                await body(core, server.runtime.now, emulator, pushing)
         finally:
             await emulator.stop()
 
     asyncio.run(run())
+
+
+def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_only_stops_are_commanded() -> None:
+    from freelook.types import SafetyFlags
+
+    async def body(
+        core: RobotCore, now: Callable[[], float], emulator: JausEmulator, pushing: Pushing
+    ) -> None:
+        assert not core.last_output.flags & SafetyFlags.HARDWARE
+        emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
+        await wait_until_async(
+            pushing(lambda: core.last_output.flags & SafetyFlags.HARDWARE),
+            1,
+            "the hardware fault flagged",
+            every=0.02,
+        )
+        assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
+        assert core.telemetry(now()).safety_flags & SafetyFlags.HARDWARE
+        heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
+        for _ in range(10):  # the operator keeps pushing: only stops reach the robot
+            core.handle(VelocityCommand(0.3, 0.0), now())
+            await asyncio.sleep(0.02)
+        after = emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND)[heard:]
+        assert after
+        assert all(abs(velocity_x(r.body)) < 1e-3 for r in after)
+        assert emulator.controller == (7, 1, 1)
+
+    _run_program(body, JausEmulator())
+
+
+def test_a_forged_report_holds_the_robot_stopped_until_the_operator_releases_the_estop() -> None:
+    # a robot without a command timeout of its own; a ReportControl naming another
+    # controller, with the robot's own address and id, as an attacker would forge it
+    from freelook.link import EStop
+    from freelook.types import SafetyFlags
+
+    async def body(
+        core: RobotCore, now: Callable[[], float], emulator: JausEmulator, pushing: Pushing
+    ) -> None:
+        forged = judp(FREELOOK_ID, emulator.me, REPORT_CONTROL, struct.pack("<HBBB", 7, 1, 1, 200))
+        emulator.send_raw(forged, FREELOOK_ID)
+        await wait_until_async(
+            pushing(lambda: emulator.v == 0.0), 1, "the robot stopped", every=0.02
+        )
+        assert emulator.controller == FREELOOK_ID  # it never changed hands
+        for _ in range(10):  # held: the operator's commands do not move it
+            core.handle(VelocityCommand(0.3, 0.0), now())
+            await asyncio.sleep(0.02)
+        assert emulator.v == 0.0
+        assert core.last_output.flags & SafetyFlags.HARDWARE
+        core.handle(EStop(True), now())  # the deliberate act: engage the e-stop, release it
+        await wait_until_async(
+            lambda: core.last_output.flags & SafetyFlags.ESTOP, 1, "a cycle under the e-stop"
+        )
+        core.handle(EStop(False), now())
+        await wait_until_async(
+            pushing(lambda: emulator.v >= 0.25), 3, "driving again after the release", every=0.02
+        )
+        assert not core.last_output.flags & SafetyFlags.HARDWARE
+
+    _run_program(body, JausEmulator(watchdog=math.inf))
