@@ -8,8 +8,8 @@ export FREELOOK_HYPOTHESIS="${FREELOOK_HYPOTHESIS:-ci}"
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev,ros2]'
-echo "== npm ci (three.js for the pages; TypeScript to check them)"
+.venv/bin/python -m pip install -q -e '.[dev,ros2,cluster]'
+echo "== npm ci (TypeScript to check the pages, iwer, and three.js to check the package's copy)"
 npm ci --no-audit --no-fund --loglevel=error
 echo "== tsc (the pages' JavaScript, JSDoc types)"
 node_modules/.bin/tsc --noEmit -p tsconfig.json
