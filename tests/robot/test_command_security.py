@@ -22,6 +22,7 @@ from freelook.link import (
     LinearDriveStart,
     Message,
     ModeChange,
+    ModeRefusal,
     PanTiltCommand,
     RejectReason,
     TankCommand,
@@ -248,7 +249,11 @@ def test_every_mode_stays_within_the_configured_speed_and_turn_rate(
 def test_a_linear_drive_between_equal_points_is_refused_with_its_reason() -> None:
     r = robot()
     r.send(ControlRequest(1, 10), 1)
-    assert r.send(LinearDriveStart(7.0, 7.0, 0.4), 1) == []
+    # the station that asked hears why (the page says it)
+    (refusal,) = r.send(LinearDriveStart(7.0, 7.0, 0.4), 1)
+    assert refusal == ModeRefusal(
+        1, Mode.LINEAR, "linear drive refused: linear drive needs two different points"
+    )
     r.run_for(0.1)
     assert r.core.mode != Mode.LINEAR
     assert "two different points" in r.core.rejections[-1]

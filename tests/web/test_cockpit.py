@@ -211,7 +211,7 @@ def test_estop_latches_in_any_mode_until_released(browser: Any, sim: Any) -> Non
     page.close()
 
 
-def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> None:
+def test_keyboard_mode_increments_and_space_stops_and_latches(browser: Any, sim: Any) -> None:
     page, _ = open_cockpit(browser, sim)
     for _ in range(5):
         page.keyboard.press("ArrowUp")  # arrow keys take over, thesis increments
@@ -229,13 +229,15 @@ def test_keyboard_mode_increments_and_space_stops(browser: Any, sim: Any) -> Non
         "ArrowLeft to command 2 °/s",
         show=lambda: motion(page),
     )
-    page.keyboard.press("Space")
+    page.keyboard.press("Space")  # the thesis keyboard's stop is the e-stop: it latches
     wait_until(
-        lambda: abs(state(page)["cmd"]["v"]) < 1e-6,
+        lambda: abs(state(page)["cmd"]["v"]) < 1e-6 and state(page)["estop"],
         3,
-        "Space to stop the robot",
+        "Space to stop the robot and engage the e-stop",
         show=lambda: motion(page),
     )
+    page.click("#estop")  # the deliberate release
+    wait_until(lambda: not state(page)["estop"], 3, "the e-stop released")
     page.close()
 
 
@@ -346,6 +348,8 @@ def test_find_searches_the_map_and_comes_back_to_the_pose(browser: Any, sim: Any
         "Space to stop the turn",
         show=lambda: motion(page),
     )
+    page.click("#estop")  # Space latched the e-stop: released, for the tests after
+    wait_until(lambda: not state(page)["estop"], 3, "the e-stop released")
     after, odom_after = state(page)["pose"], state(page)["odom"]
     assert math.hypot(after["x"] - before["x"], after["y"] - before["y"]) < 0.1
     # the search found the heading it turned to, as far as odometry can tell: under the

@@ -179,6 +179,8 @@ async def run_fleet_session(
             if parts is not None:
                 parts.update(fleet=fleet, stations=backends)
             announce(f"freelook: {robots} × {config.name} in {world.name} on Zenoh {zenoh_listen}")
+            for line in fleet.servers[0].program.core.unavailable():  # alike for every robot
+                announce(f"each {config.name}: {line}")
             try:
                 await _serve(
                     backends,

@@ -322,6 +322,8 @@ async def _session(
             announce(f"recording to {options.record}")
         if options.open_browser:
             with contextlib.suppress(Exception):
+        for line in server.program.core.unavailable():  # what the cockpit will not offer, and why
+            announce(f"{config.name}: {line}")
                 webbrowser.open(url)
         if started is not None:
             started.set()

@@ -29,6 +29,7 @@ __all__ = [
     "Message",
     "Mode",
     "ModeChange",
+    "ModeRefusal",
     "PanTiltCommand",
     "PositionReport",
     "ReceptionReport",
@@ -278,6 +279,20 @@ class ControlReject:
 
 
 @dataclass(frozen=True, slots=True)
+class ModeRefusal:
+    """Robot → operator: the robot did not enter ``mode``, and why (``reason``, a short line
+    for the operator's page). ``standing``: the robot refuses this mode whenever it is asked,
+    for what the robot is (no pan joint, no arm); it says so to each station when its
+    session opens and every 2 s after. Otherwise it answers what ``station`` just asked for
+    (once a second at most while the station keeps asking)."""
+
+    station: int
+    mode: Mode
+    reason: str
+    standing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SessionOpen:
     """Operator → robot, tagged with the station key: open a session (a fresh 16-byte nonce)."""
 
@@ -437,6 +452,7 @@ Message = (
     | ControlRelease
     | ControlGrant
     | ControlReject
+    | ModeRefusal
     | SessionOpen
     | SessionChallenge
     | SessionConfirm

@@ -11,7 +11,7 @@ from typing import Any
 from freelook.link import _messages as msg
 from freelook.link._errors import MalformedError
 from freelook.link._native_telemetry import decode_telemetry, encode_telemetry
-from freelook.link._values import ARM_JOINTS, DIGEST_SIZE, NONCE_SIZE
+from freelook.link._values import ARM_JOINTS, DIGEST_SIZE, MAX_REASON_BYTES, NONCE_SIZE
 
 __all__ = [
     "CODE",
@@ -65,6 +65,8 @@ _NONCE2 = struct.Struct(f"<{NONCE_SIZE}s{NONCE_SIZE}s")
 _MAP_INFO = struct.Struct(f"<{DIGEST_SIZE}sIB")
 _MAP_REQUEST = struct.Struct(f"<{DIGEST_SIZE}sHH")
 _MAP_CHUNK = struct.Struct(f"<{DIGEST_SIZE}sHH")
+_MODE_REFUSAL = struct.Struct("<HBBB")  # station, mode, flags (bit 0: standing), reason bytes
+_STANDING = 0x01
 
 Encoder = Callable[[Any], bytes]
 Decoder = Callable[[bytes], msg.Message]
@@ -181,6 +183,29 @@ def _dec_map_info(p: bytes) -> msg.MapInfo:
     except UnicodeDecodeError:
         raise MalformedError("map name is not ASCII") from None
     return msg.MapInfo(digest, size, name)
+
+
+def _enc_mode_refusal(m: msg.ModeRefusal) -> bytes:
+    reason = m.reason.encode("utf-8")
+    if len(reason) > MAX_REASON_BYTES:
+        raise MalformedError(f"refusal reason of {len(reason)} bytes, at most {MAX_REASON_BYTES}")
+    flags = _STANDING if m.standing else 0
+    return _MODE_REFUSAL.pack(m.station, int(m.mode), flags, len(reason)) + reason
+
+
+def _dec_mode_refusal(p: bytes) -> msg.ModeRefusal:
+    if len(p) < _MODE_REFUSAL.size:
+        raise MalformedError(f"mode refusal of {len(p)} bytes is shorter than its head")
+    station, mode, flags, n = _MODE_REFUSAL.unpack_from(p)
+    if n > MAX_REASON_BYTES or len(p) != _MODE_REFUSAL.size + n:
+        raise MalformedError(f"mode refusal declares a reason of {n} bytes in {len(p)}")
+    if flags & ~_STANDING:
+        raise MalformedError(f"unknown mode refusal flags {flags:#04x}")
+    try:
+        reason = p[_MODE_REFUSAL.size :].decode("utf-8")
+    except UnicodeDecodeError:
+        raise MalformedError("mode refusal reason is not UTF-8") from None
+    return msg.ModeRefusal(station, _mode(mode).mode, reason, bool(flags & _STANDING))
 
 
 def _enc_arm_command(m: msg.ArmVelocityCommand) -> bytes:
@@ -349,6 +374,7 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         lambda m: _VIDEO_FEEDBACK.pack(m.stream, m.loss, int(m.keyframe)),
         _exact(_VIDEO_FEEDBACK, lambda s, loss, k: msg.VideoFeedback(s, loss, _bool(k))),
     ),
+    32: (msg.ModeRefusal, Stream.SESSION, _enc_mode_refusal, _dec_mode_refusal),
 }
 #: message class → its type code
 CODE = {cls: code for code, (cls, _, _, _) in TYPES.items()}

@@ -31,6 +31,7 @@ from freelook.link._messages import (
     MapInfo,
     MapRequest,
     Message,
+    ModeRefusal,
     PanTiltCommand,
     PositionReport,
     ReceptionReport,
@@ -58,6 +59,7 @@ __all__ = [
     "MAX_AGE",
     "MAX_MAP_BYTES",
     "MAX_MAP_REQUEST",
+    "MAX_REASON_BYTES",
     "MAX_STREAMS",
     "NONCE_SIZE",
     "Limit",
@@ -85,6 +87,9 @@ ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its U
 GRIPPER = 1.0  # m: the widest gripper opening
 MAX_STREAMS = 8  # camera streams a robot may send (0 the driving camera)
 MAX_AGE = 3600.0  # s: the oldest a reception report says (older, or never: this)
+MAX_REASON_BYTES = 120  # UTF-8 bytes of a mode refusal's reason
+#: what a refusal's reason may hold: printable text, no control characters (it reaches pages)
+_REASON = re.compile(r"[^\x00-\x1f\x7f-\x9f]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,7 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
     ControlRelease: {"station": _STATION},
     ControlGrant: {"station": _STATION, "authority": _AUTHORITY},
     ControlReject: {"station": _STATION},
+    ModeRefusal: {"station": _STATION},
     Telemetry: {
         "stamp": _sym(TIME),
         "odom": _sym(max(DISTANCE, ANGLE)),
@@ -263,6 +269,9 @@ def check_values(
             raise ValueRangeError(f"{cls.__name__}.{name} of {len(nonce)} bytes, not 16")
     if isinstance(message, _DIGESTS):
         _check_map(message)
+    if cls is ModeRefusal:
+        assert isinstance(message, ModeRefusal)
+        _check_reason(message.reason)
     if cls is VideoFrame:
         assert isinstance(message, VideoFrame)
         if message.layout == FrameLayout.SIDE_BY_SIDE and message.width % 2:
@@ -288,6 +297,15 @@ def _check_map(message: MapInfo | MapRequest | MapChunk) -> None:
             raise ValueRangeError(
                 f"{owner}.data of {len(message.data)} bytes outside 1…{MAP_CHUNK}"
             )
+
+
+def _check_reason(reason: str) -> None:
+    """A refusal's reason: at most MAX_REASON_BYTES of UTF-8, printable."""
+    size = len(reason.encode("utf-8", "surrogatepass"))
+    if size > MAX_REASON_BYTES:
+        raise ValueRangeError(f"ModeRefusal.reason of {size} bytes, at most {MAX_REASON_BYTES}")
+    if not _REASON.fullmatch(reason):
+        raise ValueRangeError(f"ModeRefusal.reason {reason[:80]!r} holds control characters")
 
 
 def _check_arm(message: ArmVelocityCommand | ArmTelemetry) -> None:

@@ -2,9 +2,13 @@
 
 It keeps what the operator asked for (the newest drive command, the e-stop, a trajectory
 (:mod:`._trajectories`), the transmission settings) and what the robot last said (telemetry, control
-grants). :meth:`StationCore.handle` returns the messages to send at once; :meth:`periodic`
-gives the link session what it re-sends at the operator's spacing (the robot's watchdog wants a
-steady stream). Time is always an argument: the same core runs in tests on a fake clock.
+grants, the modes it refused and why). It offers the page only the modes the wire profile
+carries and the robot enters (:meth:`StationCore.unoffered`), and holds this station's e-stop
+itself too: while it is engaged no input that moves is sent, on either profile (the thesis
+profile carries no e-stop at all). :meth:`StationCore.handle` returns the messages to send at
+once; :meth:`periodic` gives the link session what it re-sends at the operator's spacing (the
+robot's watchdog wants a steady stream). Time is always an argument: the same core runs in
+tests on a fake clock.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from freelook.link import (
     MapReceiver,
     Message,
     ModeChange,
+    ModeRefusal,
     PositionReport,
     ReceptionReport,
     Relocalize,
@@ -66,7 +71,7 @@ from freelook.operator._planning import Clearance
 from freelook.operator._trajectories import RunningPath, Trajectories
 from freelook.types import Mode
 
-__all__ = ["OPERATOR_STATION", "StationCore"]
+__all__ = ["OPERATOR_STATION", "PAGE_MODES", "REFUSAL_SHOWN", "STANDING_HOLD", "StationCore"]
 
 OPERATOR_STATION = 1
 CONTROL_RENEWAL = 20  # transmissions between control requests (about 1 s at 47 ms)
@@ -76,6 +81,33 @@ REPORT_BEATS = 4  # transmissions between a driving station's reception reports 
 #: the page repeats a held input every 50 ms, so a page that stalls (a slow renderer, a hung
 #: tab) stops the robot within this instead of driving on until its key-up is handled
 HELD_INPUT_TIMEOUT = 0.3
+#: the page's drive modes, each with the robot mode it runs in
+PAGE_MODES: dict[str, Mode] = {
+    "keyboard": Mode.KEYBOARD,
+    "tank": Mode.TANK,
+    "free_look": Mode.FREE_LOOK,
+    "linear": Mode.LINEAR,
+    "trajectory": Mode.TRAJECTORY,
+    "arm": Mode.ARM,
+    "autonomy": Mode.AUTONOMY,
+}
+_PAGE_MODE = {mode: name for name, mode in PAGE_MODES.items()}
+#: the page's modes the thesis profile cannot carry (it carries velocity and wheel speeds), and why
+THESIS_LACKS: dict[str, str] = {
+    "tank": "Tank refused: the thesis profile carries no Tank commands",
+    "free_look": "Free Look refused: the thesis profile carries no Free Look commands",
+    "linear": "Linear refused: the thesis profile carries no linear drive",
+    "arm": "Arm refused: the thesis profile carries no arm commands",
+    "autonomy": "Dispose refused: the thesis profile carries no mode changes",
+}
+THESIS_ROBOT_SIDE = (
+    "robot-side tracking refused: the thesis profile carries no trajectories "
+    "(operator-side tracking drives with velocity commands)"
+)
+#: s a robot's standing refusal holds without being said again (it says it every 2 s)
+STANDING_HOLD = 5.0
+#: s the page shows the newest refusal of what the operator asked for
+REFUSAL_SHOWN = 10.0
 
 
 class RecentRate:
@@ -156,6 +188,11 @@ class StationCore:
         #: robots: telemetry in, a heartbeat now and then to keep its session)
         self.driving = True
         self.refused_control = False  # the robot said no to this station's last request
+        #: the modes the robot said it never enters: its mode → (why, when it last said so)
+        self.standing: dict[Mode, tuple[str, float]] = {}
+        #: the newest refusal of what this station asked for: (page mode, why, when)
+        self.refusal: tuple[str, str, float] | None = None
+        self.inputs_held_by_estop = 0  # moving inputs not sent while this station's stop held
 
     # -- what the robot says -----------------------------------------------------------------
 
@@ -163,6 +200,31 @@ class StationCore:
     def robot_mode(self) -> Mode | None:
         """The robot's drive mode, as its telemetry reports it (None before any)."""
         return self.telemetry.mode if self.telemetry is not None else None
+
+    def unoffered(self, now: float) -> dict[str, str]:
+        """The page's modes this station does not offer, each with why: what the wire profile
+        cannot carry, and what the robot said it never enters (while it keeps saying so)."""
+        out = {} if self.native else dict(THESIS_LACKS)
+        if self.arm is None:
+            out["arm"] = "Arm refused: this robot's description has no arm"
+        for mode, (why, said) in list(self.standing.items()):
+            if now - said > STANDING_HOLD:
+                del self.standing[mode]  # no longer said: the robot enters it again
+            elif mode in _PAGE_MODE:
+                out.setdefault(_PAGE_MODE[mode], why)
+        return out
+
+    def refusal_shown(self, now: float) -> dict[str, object] | None:
+        """The newest refusal for the page while it is recent (mode, reason, age in s)."""
+        if self.refusal is None or now - self.refusal[2] > REFUSAL_SHOWN:
+            return None
+        mode, why, at = self.refusal
+        return {"mode": mode, "reason": why, "age": round(max(0.0, now - at), 2)}
+
+    def _refuse(self, mode: str, why: str, now: float) -> list[Message]:
+        """Refuse what the page asked for here, and say why; nothing is sent."""
+        self.refusal = (mode, why, now)
+        return []
 
     @property
     def robot_map(self) -> World | None:
@@ -191,6 +253,12 @@ class StationCore:
         elif isinstance(message, ControlReject) and message.station == self.station:
             self.in_control = False
             self.refused_control = True
+        elif isinstance(message, ModeRefusal) and message.station in (0, self.station):
+            if message.standing:
+                self.standing[message.mode] = (message.reason, now)
+            else:
+                mode = _PAGE_MODE.get(message.mode, message.mode.name.lower())
+                self.refusal = (mode, message.reason, now)
         elif isinstance(message, MapInfo | MapChunk):
             robot_map = (
                 self.maps.on_info(message)
@@ -277,8 +345,12 @@ class StationCore:
             self._held_since = now if held else None
         elif isinstance(request, ArmJogRequest):
             self._held_since = now if any(request.cartesian or request.joints) else None
+        if self.estop and _moves(request):
+            self.inputs_held_by_estop += 1  # the stop holds until its button releases it
+            return []
         if isinstance(request, Axes):
-            return self._axes(request)
+            why = self.unoffered(now).get(request.mode)
+            return self._refuse(request.mode, why, now) if why else self._axes(request)
         if isinstance(request, KeyPress):
             # arrow keys take over from any automatic mode at once, as in the thesis
             self.paths.operator = None
@@ -286,19 +358,33 @@ class StationCore:
             self.drive_command = VelocityCommand(v, omega)
             return [self.drive_command]
         if isinstance(request, SelectMode):
+            why = self.unoffered(now).get(request.mode)
+            if why is not None:
+                # nothing held from before drives on: the robot's watchdog stops it
+                self.paths.operator = None
+                self.drive_command = None
+                self.gripper_command = None
+                return self._refuse(request.mode, why, now)
             return self._select_mode(request)
         if isinstance(request, EStopRequest):
             self.estop = request.engaged
             if self.estop:
                 self.paths.operator = None
-                self.drive_command = None
                 self.gripper_command = None
+                self.keyboard.press("space")  # the thesis keyboard's stop: released, it is at rest
+                # the thesis profile carries no e-stop: this station sends the stop itself
+                self.drive_command = None if self.native else VelocityCommand(0.0, 0.0)
+            if not self.native:
+                return [VelocityCommand(0.0, 0.0)] if self.estop else []
             return [EStop(self.estop)]
         if isinstance(request, RelocalizeRequest):
             return [Relocalize()]
         if isinstance(request, LinearRequest):
             if not request.start:
-                return [LinearDriveStop()]
+                return [LinearDriveStop()] if self.native else []
+            why = self.unoffered(now).get("linear")
+            if why is not None:
+                return self._refuse("linear", why, now)
             self.drive_command = None
             return [LinearDriveStart(request.x0, request.x1, self.config.limits.linear_max_speed)]
         if isinstance(request, TrajectoryRequest):
@@ -386,7 +472,9 @@ class StationCore:
         if not request.start:
             self.paths.stop()
             self.drive_command = VelocityCommand(0.0, 0.0)
-            return [TrajectoryStop()]
+            return [TrajectoryStop()] if self.native else [self.drive_command]
+        if request.side == "robot" and not self.native:
+            return self._refuse("trajectory", THESIS_ROBOT_SIDE, now)
         pose = self.telemetry.pose if self.telemetry is not None else (0.0, 0.0, 0.0)
         message = self.paths.start(request, pose, self.clearance, now)
         if isinstance(message, TrajectoryStart):
@@ -488,3 +576,17 @@ class StationCore:
         command = self.paths.track(now, self.telemetry.pose)
         if command is not None:
             self.drive_command = command
+
+
+def _moves(request: BrowserInput) -> bool:
+    """Whether ``request`` would set the robot moving (held back while the e-stop is engaged:
+    released, nothing asked for meanwhile drives off)."""
+    if isinstance(request, Axes):
+        return any((request.forward, request.left, request.turn, request.pan, request.tilt))
+    if isinstance(request, ArmJogRequest):
+        return any(request.cartesian or request.joints)
+    if isinstance(request, KeyPress):
+        return request.key != "space"
+    if isinstance(request, LinearRequest | TrajectoryRequest):
+        return request.start
+    return isinstance(request, GripperRequest)

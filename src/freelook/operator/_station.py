@@ -347,7 +347,9 @@ class OperatorStation:
             self._fallback = None
 
     def hello(self) -> dict[str, Any]:
-        return hello_message(self.config, self.world, self._map_png, self.core, self.wire)
+        return hello_message(
+            self.config, self.world, self._map_png, self.core, self.wire, self.clock()
+        )
 
     def state(self) -> dict[str, Any]:
         return state_message(self.config, self.core, self.clock())

@@ -32,9 +32,15 @@ def map_png(world: World) -> str:
 
 
 def hello_message(
-    config: RobotConfig, world: World | None, png: str | None, core: StationCore, wire: str
+    config: RobotConfig,
+    world: World | None,
+    png: str | None,
+    core: StationCore,
+    wire: str,
+    now: float = 0.0,
 ) -> dict[str, Any]:
-    """The first message a browser gets: robot description, map, settings."""
+    """The first message a browser gets: robot description, map, settings, and the modes
+    offered (the page starts in one of them)."""
     fp = config.footprint
     pt = config.pan_tilt
     message: dict[str, Any] = {
@@ -70,7 +76,10 @@ def hello_message(
         "robot_tx_ms": core.robot_tx_spacing * 1000,
         "operator_tx_ms": core.session.spacing * 1000,
         "wire": wire,
+        "modes": _modes(core, now),
     }
+    if not core.native:  # said in place of the camera
+        message["video_note"] = "no video: the thesis profile carries none"
     if world is not None and png is not None:
         rows, cols = world.shape
         message["map"] = {
@@ -86,6 +95,16 @@ def hello_message(
             ],
         }
     return message
+
+
+def _modes(core: StationCore, now: float) -> dict[str, Any]:
+    """What the page may offer: the modes it may not, each with why; whether robot-side
+    tracking is carried; and the newest refusal of what the operator asked for."""
+    return {
+        "unoffered": core.unoffered(now),
+        "robot_side_tracking": core.native,
+        "refusal": core.refusal_shown(now),
+    }
 
 
 def _stats(report: LinkStatsReport) -> dict[str, float]:
@@ -134,6 +153,9 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
         "robot_tx": {"enabled": core.robot_tx_enabled, "spacing_ms": core.robot_tx_spacing * 1000},
         "operator_tx": {"enabled": session.transmitting, "spacing_ms": session.spacing * 1000},
         "reference": core.reference_path,
+        "modes": _modes(core, now),
+        # the thesis profile has no stations, so no control to hold: no one is refused it
+        "arbitration": core.native,
     }
     if t is not None:
         state.update(_telemetry_fields(config, core))

@@ -12,6 +12,7 @@ through the map it was given (:class:`MapLayer`), never through a simulator.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from freelook.config import RobotConfig
@@ -19,11 +20,13 @@ from freelook.control import TrackingController
 from freelook.estimation import HeadingKalmanFilter, Odometry
 from freelook.geometry import Pose
 from freelook.link import (
+    MAX_REASON_BYTES,
     ControlRelease,
     ControlRequest,
     EStop,
     LinkStatsReport,
     Message,
+    ModeRefusal,
     Permissions,
     ReceptionReport,
     Relocalize,
@@ -35,7 +38,7 @@ from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._cycle import ControlStep, CycleOutput, RangePoints
 from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
 from freelook.robot._free_look import FreeLookController
-from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog
+from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog, asked_mode
 from freelook.robot._mode_table import ModeParts, ModeTable
 from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
@@ -43,8 +46,11 @@ from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
 from freelook.types import Mode
 
-__all__ = ["BLIND_GRACE", "RobotCore"]
+__all__ = ["BLIND_GRACE", "REFUSAL_REPEAT", "RobotCore"]
 
+#: s between two answers of the same refusal to one station: a station repeats its command at
+#: its spacing (about 20 a second), and hears why it is refused about once a second
+REFUSAL_REPEAT = 1.0
 #: s a driver's telemetry may be overdue beyond the watchdog's timeout before the driver counts
 #: as blind: the robot's own telemetry can run late when its loop is busy (cameras, the arm),
 #: and that must not stop it
@@ -103,7 +109,7 @@ class RobotCore:
         self.arbiter = self.intake.arbiter
         #: which stations report that they cannot see the robot
         self.sight = DriverSight(config.safety.watchdog_timeout + BLIND_GRACE)
-        parts = ModeParts(self.tracker, self.free_look, self._can_pan, self.arm, self.autonomy)
+        parts = ModeParts(self.tracker, self.free_look, self._pan_refusal, self.arm, self.autonomy)
         self.modes = ModeTable(config, hardware, self.estimator, self.safety, parts, self.log)
         self.control = ControlStep(
             config, hardware, self.estimator, self.modes, self.safety, self.log, robot_map
@@ -116,6 +122,8 @@ class RobotCore:
         )
         #: the link's own figures, as the server last reported them
         self.link_stats = LinkStatsReport()
+        #: when each (station, mode, reason) refusal was last answered
+        self._refusals_said: dict[tuple[int, Mode, str], float] = {}
 
     # -- what the parts keep -----------------------------------------------------------------
 
@@ -196,8 +204,9 @@ class RobotCore:
     def unavailable(self) -> list[str]:
         """What this robot cannot do with the hardware it has, one line each."""
         lines = []
-        if not self._can_pan():
-            lines.append("Free Look refused: the camera cannot pan (no pan unit off the axle)")
+        free_look = self.modes.standing_refusals().get(Mode.FREE_LOOK)
+        if free_look is not None:
+            lines.append(free_look)
         if self.estimator.mcl is None:
             why = "no laser" if self.hw.laser is None else "no map"
             lines.append(f"no localization ({why}): the pose is dead reckoning")
@@ -231,7 +240,12 @@ class RobotCore:
         """
         intake = self.intake
         if permissions is not None and not intake.permitted(message, station, permissions):
-            return []
+            mode = asked_mode(message)
+            if mode is None or permissions.observer or permissions.allows_mode(mode):
+                return []
+            name = mode.name.replace("_", " ").capitalize()
+            why = f"{name} refused: this station's key does not allow it"
+            return self._answer_refusals(station, [(mode, why)], now)
         if isinstance(message, ControlRequest | ControlRelease):
             return intake.control(message, now, station)
         if isinstance(message, ReceptionReport):
@@ -248,7 +262,31 @@ class RobotCore:
             self.modes.handle(message, now)
         if self.modes.feeds_watchdog(message) and self.sight.sees(station):
             self.safety.command_received(now)
-        return []
+        return self._answer_refusals(station, self.modes.refusals(), now)
+
+    def standing_refusals(self) -> list[ModeRefusal]:
+        """What every station is told up front: the modes this robot never enters, and why."""
+        return [
+            ModeRefusal(ANY_STATION, mode, _fit(why), standing=True)
+            for mode, why in self.modes.standing_refusals().items()
+        ]
+
+    def _answer_refusals(
+        self, station: int, refused: list[tuple[Mode, str]], now: float
+    ) -> list[Message]:
+        """The refusals to tell ``station``: each at most once a REFUSAL_REPEAT while it keeps
+        asking for the same."""
+        said = self._refusals_said
+        out: list[Message] = []
+        for mode, why in refused:
+            key = (station, mode, why)
+            if now - said.get(key, -math.inf) < REFUSAL_REPEAT:
+                continue
+            if len(said) >= 256:  # bounded: the oldest answers are forgotten
+                said.clear()
+            said[key] = now
+            out.append(ModeRefusal(station, mode, _fit(why)))
+        return out
 
     def _reception(self, report: ReceptionReport, now: float, station: int) -> None:
         """A station's report of what it sees: a driver gone blind stops the robot at once."""
@@ -258,15 +296,16 @@ class RobotCore:
         if not self.sight.sees(station) and self.arbiter.holder(now) == station:
             self.safety.command_lapsed()
 
-    def _can_pan(self) -> bool:
-        """Whether Free Look can run: the camera pans, and sits off the axle."""
+    def _pan_refusal(self) -> str | None:
+        """Why Free Look cannot run (the camera must pan, and sit off the axle), or None."""
         pt = self.config.pan_tilt
-        return bool(
-            self.hw.pan_tilt is not None
-            and self.hw.pan_tilt.has_pan
-            and pt is not None
-            and pt.mount_forward != 0.0
-        )
+        if self.hw.pan_tilt is None or pt is None:
+            return "no pan-tilt unit"
+        if not self.hw.pan_tilt.has_pan:
+            return "no pan joint"
+        if pt.mount_forward == 0.0:
+            return "it sits on the axle"
+        return None
 
     # -- the control cycle -------------------------------------------------------------------
 
@@ -284,3 +323,11 @@ class RobotCore:
         return self._telemetry.telemetry(
             now, self.control.last_output, self.modes.mode, self.safety.estop, self.link_stats
         )
+
+
+def _fit(why: str) -> str:
+    """A reason within what the link carries (MAX_REASON_BYTES of UTF-8), whole characters."""
+    data = why.encode("utf-8")
+    if len(data) <= MAX_REASON_BYTES:
+        return why
+    return data[: MAX_REASON_BYTES - 3].decode("utf-8", "ignore") + "..."

@@ -48,6 +48,7 @@ __all__ = [
     "CommandIntake",
     "CommandLimits",
     "CoreLog",
+    "asked_mode",
 ]
 
 #: the sender on a link without stations (the thesis profile)
@@ -151,13 +152,18 @@ class CommandLimits:
         )
 
 
+def asked_mode(message: Message) -> Mode | None:
+    """The mode ``message`` asks for, as a station's permissions judge it (None: no mode)."""
+    return message.mode if isinstance(message, ModeChange) else _ASKS_FOR.get(type(message))
+
+
 def _not_permitted(message: Message, permissions: Permissions) -> str | None:
     """Why a station with ``permissions`` may not send ``message`` (None: it may)."""
     if isinstance(message, Heartbeat | ControlRelease | ReceptionReport):
         return None
     if permissions.observer:
         return f"an observer may not send {type(message).__name__}"
-    mode = message.mode if isinstance(message, ModeChange) else _ASKS_FOR.get(type(message))
+    mode = asked_mode(message)
     if mode is not None and not permissions.allows_mode(mode):
         return f"mode {mode.name.lower()} is not allowed for this station"
     return None

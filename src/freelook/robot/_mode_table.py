@@ -4,7 +4,9 @@ In the manner of h11's state table: :data:`TRANSITIONS` says, for the mode in fo
 happened (a message's type, or a :class:`Happening` of the control cycle), which mode follows;
 a mode's own row overrides the row for any mode, and a :class:`ModeChange` goes to the mode it
 names. A mode may refuse to be entered (:meth:`DriveMode.refusal`); a refused transition
-changes nothing. The handlers here only prepare what a message carries (a path, a drive, an
+changes nothing, and the refusal is kept for the station that asked (:meth:`ModeTable.refusals`)
+beside the log. :meth:`ModeTable.standing_refusals` says up front which modes this robot never
+enters, and why. The handlers here only prepare what a message carries (a path, a drive, an
 arm jog), follow the table, and give the command to the mode then in force.
 """
 
@@ -108,8 +110,8 @@ class ModeParts:
 
     tracker: TrackingController
     free_look: FreeLookController | None
-    #: whether the camera pans, off the axle (asked at each entry to Free Look)
-    can_pan: Callable[[], bool]
+    #: why the camera cannot pan off the axle, or None (asked at each entry to Free Look)
+    pan_refusal: Callable[[], str | None]
     arm: RobotArm | None
     autonomy: RobotAutonomy | None
 
@@ -139,15 +141,17 @@ class ModeTable:
             velocity_mode(Mode.KEYBOARD),
             wheels_mode(config.drive.d_eff),
             tank_mode(),
-            FreeLooking(parts.free_look, estimator, parts.can_pan),
+            FreeLooking(parts.free_look, estimator, parts.pan_refusal),
             self.linear,
             self.tracking,
-            ArmJogging(),
+            ArmJogging(has_arm=parts.arm is not None),
             Autonomous(parts.autonomy, hardware, estimator, safety, parts.arm),
         ]
         self._modes = {m.mode: m for m in modes}
         assert set(self._modes) == set(Mode), "a mode object for every mode"
         self.current: DriveMode = self._modes[Mode.IDLE]
+        #: the modes refused since the caller last took them (:meth:`refusals`), and why
+        self._refused: list[tuple[Mode, str]] = []
         #: the operator's camera jog, beside any mode but Free Look
         self.jog = CameraJog(config.safety.watchdog_timeout)
         self._handlers: dict[type, Callable[[Any, float], object]] = {
@@ -177,12 +181,31 @@ class ModeTable:
 
     # -- transitions -------------------------------------------------------------------------
 
+    def refusals(self) -> list[tuple[Mode, str]]:
+        """The modes refused since the last call, each with its reason (then forgotten)."""
+        refused, self._refused = self._refused, []
+        return refused
+
+    def standing_refusals(self) -> dict[Mode, str]:
+        """The modes this robot refuses whenever they are asked, for what it is, and why."""
+        out = {}
+        for mode, target in self._modes.items():
+            why = target.standing_refusal()
+            if why is not None:
+                out[mode] = why
+        return out
+
+    def _refuse(self, mode: Mode, why: str, *, dropped: bool = False) -> None:
+        self.log.refuse(why, dropped=dropped)
+        if len(self._refused) < 16:  # a message refuses once; a caller that never takes: bounded
+            self._refused.append((mode, why))
+
     def change(self, mode: Mode, now: float) -> bool:
         """Go to ``mode`` unless it refuses (the refusal is logged); whether it is in force."""
         target = self._modes[mode]
         refusal = target.refusal()
         if refusal is not None:
-            self.log.refuse(refusal)
+            self._refuse(mode, refusal)
             return False
         if target is self.current:
             target.again(now)
@@ -227,7 +250,7 @@ class ModeTable:
     def _on_linear_start(self, message: LinearDriveStart, now: float) -> None:
         refusal = self.linear.prepare(message)
         if refusal is not None:
-            self.log.refuse(refusal)
+            self._refuse(Mode.LINEAR, refusal)
             return
         self._follow(message, now)
 
@@ -237,7 +260,7 @@ class ModeTable:
             return
         refusal = tracking.prepare(message, now)
         if refusal is not None:
-            self.log.refuse(refusal)
+            self._refuse(Mode.TRAJECTORY, refusal)
             return
         self._follow(message, now)
 
@@ -254,7 +277,7 @@ class ModeTable:
         else:
             refusal = self.arm.grip(message)
         if refusal is not None:
-            self.log.refuse(refusal, dropped=True)
+            self._refuse(Mode.ARM, refusal, dropped=True)
             return
         self._follow(message, now)
 

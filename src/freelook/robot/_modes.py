@@ -1,10 +1,12 @@
 """The robot's drive modes as objects (sans-I/O), one per :class:`~freelook.types.Mode`.
 
 Each mode keeps its own state and answers: ``refusal`` (why it cannot be entered now, or
-None), ``enter`` (it takes over), ``take`` (a command for it arrived, after the transition),
-``command`` (what it asks of the actuators this cycle, an :class:`Intent`), ``finished``
-(its own motion is over) and ``exit`` (it gives way). Which message leads from which mode to
-which is not here but in :mod:`freelook.robot._mode_table`, in one table.
+None), ``standing_refusal`` (why it can never be entered on this robot, for what the robot
+is: the part of ``refusal`` the operator's page is told up front), ``enter`` (it takes over),
+``take`` (a command for it arrived, after the transition), ``command`` (what it asks of the
+actuators this cycle, an :class:`Intent`), ``finished`` (its own motion is over) and ``exit``
+(it gives way). Which message leads from which mode to which is not here but in
+:mod:`freelook.robot._mode_table`, in one table.
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ class DriveMode:
 
     def refusal(self) -> str | None:
         """Why this mode cannot be entered now, or None."""
+        return self.standing_refusal()
+
+    def standing_refusal(self) -> str | None:
+        """Why this mode is refused whenever it is asked, for what the robot is (a missing
+        part, not a passing state such as the e-stop), or None."""
         return None
 
     def enter(self, now: float) -> None:
@@ -183,15 +190,18 @@ class FreeLooking(Driven):
         self,
         controller: FreeLookController | None,
         estimator: StateEstimator,
-        can_pan: Callable[[], bool],
+        pan_refusal: Callable[[], str | None],
     ) -> None:
         super().__init__(Mode.FREE_LOOK, FreeLookCommand, lambda c: STAND)
         self.controller = controller
         self.estimator = estimator
-        self.can_pan = can_pan  # whether the camera pans, off the axle (asked each time)
+        #: why the camera cannot pan off the axle, or None (asked each time: a ROS robot
+        #: learns its joints from its first joint states)
+        self.pan_refusal = pan_refusal
 
-    def refusal(self) -> str | None:
-        return None if self.can_pan() else "Free Look Control refused: the camera cannot pan"
+    def standing_refusal(self) -> str | None:
+        why = self.pan_refusal()
+        return None if why is None else f"Free Look refused: the camera cannot pan ({why})"
 
     def enter(self, now: float) -> None:
         if self.controller is not None:
@@ -312,8 +322,12 @@ class ArmJogging(DriveMode):
 
     feeders = (ArmVelocityCommand, GripperCommand)
 
-    def __init__(self) -> None:
+    def __init__(self, has_arm: bool = True) -> None:
         super().__init__(Mode.ARM)
+        self.has_arm = has_arm
+
+    def standing_refusal(self) -> str | None:
+        return None if self.has_arm else "Arm refused: this robot has no arm"
 
 
 class Standing(DriveMode):
@@ -344,9 +358,15 @@ class Autonomous(DriveMode):
         self.safety = safety
         self.arm = arm
 
-    def refusal(self) -> str | None:
+    def standing_refusal(self) -> str | None:
         if self.autonomy is None:
             return "autonomy refused: it needs an arm and a driving camera"
+        return None
+
+    def refusal(self) -> str | None:
+        standing = self.standing_refusal()
+        if standing is not None:
+            return standing
         if self.safety.estop:
             return "autonomy refused: the e-stop is engaged"
         return None

@@ -65,6 +65,9 @@ __all__ = ["ROBOT_STATION", "RobotServer", "ServerOptions"]
 log = logging.getLogger(__name__)
 ROBOT_STATION = 100
 MAP_ANNOUNCE_PERIOD = 2.0  # s between map announcements (and one when a session opens)
+#: s between the announcements of the modes the robot never enters (and one when a session
+#: opens): a station that missed one hears it again, and forgets one no longer said
+REFUSAL_ANNOUNCE_PERIOD = 2.0
 FULL_REFILL = 2.0  # s of a radio's video budget its tokens hold at most
 
 #: Work a hardware backend needs done while the robot runs (e.g. keeping a serial link).
@@ -138,6 +141,7 @@ class RobotServer:
             else None
         )
         self._map_announced = -MAP_ANNOUNCE_PERIOD
+        self._refusals_announced = -REFUSAL_ANNOUNCE_PERIOD
         #: packets refused for want of a session, logged per source at a bounded rate
         self.refusals = RefusalLog()
         self.driver: LinkDriver | None = None
@@ -260,6 +264,10 @@ class RobotServer:
         if self.map is not None and now - self._map_announced >= MAP_ANNOUNCE_PERIOD:
             self._map_announced = now
             out.append(self.map.info)
+        native = isinstance(self.codec, NativeCodec)  # the thesis profile carries no refusal
+        if native and now - self._refusals_announced >= REFUSAL_ANNOUNCE_PERIOD:
+            self._refusals_announced = now
+            out.extend(core.standing_refusals())
         return out
 
     def _on_event(self, event: LinkEvent) -> None:
@@ -268,8 +276,12 @@ class RobotServer:
             if line is not None:
                 log.warning("%s", line)
             return
-        if isinstance(event, SessionOpened) and self.map is not None:
-            self._send(self.map.info)  # a new station hears of the map at once
+        if isinstance(event, SessionOpened):
+            # a new station hears of the map and of the modes this robot never enters at once
+            if self.map is not None:
+                self._send(self.map.info)
+            for refusal in self.program.core.standing_refusals():
+                self._send(refusal)
             return
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session

@@ -1,10 +1,13 @@
 // @ts-check
-// freelook cockpit: the operator's inputs. The drive mode and its panel; held keys, the mouse
-// (Free Look, while captured) and a gamepad turned into axes (controls.js) and sent on every
-// change, repeated while not zero so the robot's watchdog stays fed, zero sent once on release;
-// the arm's jogs; the e-stop, which latches (Space only engages it, a click on the button
-// releases it); the linear, trajectory and transmission panels' buttons.
-import { armJog, axesIdle, driveAxes, standardPad } from "./controls.js";
+// freelook cockpit: the operator's inputs. The drive mode and its panel (only the modes the
+// robot and the wire profile offer; the buttons show the mode the robot reports it is in, the
+// one asked for apart, and a refused mode with its reason); held keys, the mouse (Free Look,
+// while captured) and a gamepad turned into axes (controls.js) and sent on every change,
+// repeated while not zero so the robot's watchdog stays fed, zero sent once on release; the
+// arm's jogs; the e-stop, which latches (Space engages it in every mode and with the focus
+// anywhere; only a click on the button releases it); the linear, trajectory and transmission
+// panels' buttons.
+import { armJog, axesIdle, driveAxes, offeredMode, standardPad } from "./controls.js";
 import { TICK_MS } from "./freshness.js";
 
 /** @typedef {{ send: (obj: object) => void, repaintMap: () => void, tick: () => void }} Page */
@@ -22,19 +25,31 @@ let page = null;
 
 /** @type {Record<string, string>} */
 const KEY_HELP = {
-  keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space stops (thesis keyboard)",
+  keyboard: "↑/↓ ±20 mm/s · ←/→ ±2 °/s · Space E-stop: the thesis keyboard's stop, latched (the button releases it)",
   tank: "W/S forward/back · A/D turn · Q/E pan the camera · Space E-stop (the button releases it)",
   free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc or a click frees the mouse · Space E-stop (the button releases it)",
   linear: "shuttles between the two x points · arrow keys take over",
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
   arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
 };
-/** The drive mode: the page shows its panel and key help, and (notify) the station is told.
+/** The modes the page does not offer (the wire profile or the robot cannot run them), each with
+ * why: the station's, from the hello and each state. */
+function unoffered() {
+  return state.unoffered || {};
+}
+
+/** The page's drive mode: the page shows its panel and key help, and (notify) the station is
+ * told. A mode not offered is not taken: the page says why, and keeps the mode it had.
  * @param {string} mode @param {boolean} [notify] */
 export function setMode(mode, notify = true) {
+  const why = unoffered()[mode];
+  if (why) { state.pageRefusal = why; showModes(); return; }
+  state.pageRefusal = null;
+  if (mode !== state.mode) state.previousMode = state.mode;
   state.mode = mode;
+  if (notify) state.askedAt = performance.now();
   if (mode !== "free_look" && document.pointerLockElement) document.exitPointerLock();
-  document.querySelectorAll("[data-mode]").forEach((b) => b.classList.toggle("active", /** @type {HTMLElement} */ (b).dataset.mode === mode));
+  showModes();
   $("linear-panel").classList.toggle("shown", mode === "linear");
   $("traj-panel").classList.toggle("shown", mode === "trajectory");
   $("keys-help").textContent = KEY_HELP[mode] || "";
@@ -45,6 +60,64 @@ export function setMode(mode, notify = true) {
   state.lastAxes = "";
   state.lastArm = "";
   sendAxes(true);
+}
+
+/** The mode buttons and the note under them: the button of the mode the robot reports is
+ * lit (never the one only asked for, which is outlined until the robot is in it); a mode not
+ * offered is greyed out, and the note says why; the newest refusal is said first. */
+export function showModes() {
+  const s = state.last, robot = s ? s.mode : null, not = unoffered();
+  document.querySelectorAll("[data-mode]").forEach((el) => {
+    const b = /** @type {HTMLButtonElement} */ (el), mode = b.dataset.mode;
+    b.classList.toggle("active", robot === mode);
+    b.classList.toggle("asked", mode === state.mode && robot !== mode);
+    b.disabled = !!not[mode];
+    if (b.dataset.title === undefined) b.dataset.title = b.title;
+    b.title = not[mode] || b.dataset.title;
+  });
+  const refusal = s && s.modes ? s.modes.refusal : null;
+  const lines = [];
+  if (state.pageRefusal) lines.push(state.pageRefusal);
+  if (refusal && !lines.includes(refusal.reason)) lines.push(refusal.reason);
+  const shown = new Set(lines);
+  /** @type {string[]} */
+  const standing = [];
+  document.querySelectorAll("[data-mode]").forEach((el) => {
+    const b = /** @type {HTMLElement} */ (el), why = not[b.dataset.mode];
+    if (why && !b.hidden && !shown.has(why)) { standing.push(why); shown.add(why); }
+  });
+  $("mode-refusal").textContent = lines.join(" · ");
+  $("mode-refusal").hidden = !lines.length;
+  $("mode-unoffered").textContent = standing.join(" · ");
+  $("mode-unoffered").hidden = !standing.length;
+  const robotSide = input("traj-robot");
+  const carried = !state.hello || !state.hello.modes || state.hello.modes.robot_side_tracking !== false;
+  robotSide.disabled = !carried;
+  robotSide.parentElement.title = carried ? "" : "the thesis profile carries no trajectories: operator-side only";
+  if (!carried && robotSide.checked) input("traj-operator").checked = true;
+}
+
+/** What the station says it offers, and what the robot refused, as each state or hello
+ * brings it: the page leaves a mode it may no longer drive in for one it may, and a mode the
+ * robot refused after it was asked for for the one before (or the first offered).
+ * @param {any} modes the message's "modes" block
+ * @param {boolean} fresh a new hello: a new socket or another robot, so the mode is sent again */
+export function takeModes(modes, fresh) {
+  state.unoffered = (modes && modes.unoffered) || {};
+  const refusal = modes ? modes.refusal : null;
+  const robot = state.last ? state.last.mode : null;
+  const wanted = state.chosen ? state.mode : null;
+  if (refusal && refusal.mode === state.mode && robot !== state.mode && state.askedAt
+      && performance.now() - refusal.age * 1000 >= state.askedAt - 100) {
+    // refused after it was asked for: back to the mode before it, or the first offered
+    state.askedAt = 0;
+    const back = state.previousMode && state.previousMode !== refusal.mode ? state.previousMode : null;
+    setMode(offeredMode(back, { ...state.unoffered, [refusal.mode]: refusal.reason }), true);
+    return;
+  }
+  const mode = offeredMode(wanted, state.unoffered);
+  if (fresh || mode !== state.mode) setMode(mode, true);
+  else showModes();
 }
 
 // the held keys and a gamepad: controls.js
@@ -121,25 +194,38 @@ const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight
 export function setupInputs(cockpitState, cockpitPage) {
   state = cockpitState;
   page = cockpitPage;
-  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => setMode(/** @type {HTMLElement} */ (b).dataset.mode)));
+  document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => {
+    state.chosen = true;  // the operator's own choice, kept while it is offered
+    setMode(/** @type {HTMLElement} */ (b).dataset.mode);
+  }));
   $("estop").addEventListener("click", onEstopButton);
   $("relocalize").addEventListener("click", () => page.send({ type: "relocalize" }));
   $("grip-open").addEventListener("click", () => page.send({ type: "gripper", open: 1 }));
   $("grip-close").addEventListener("click", () => page.send({ type: "gripper", open: 0 }));
   $("arm-cartesian").addEventListener("change", () => { state.keys.clear(); sendAxes(true); });
+  // Space is the e-stop in every mode and wherever the focus is (a number field, a button, a
+  // checkbox): seen first (capture), its default (typing, clicking the focused control) never
+  // happens, on the key's way down nor up. In Keyboard mode it is the thesis keyboard's stop
+  // too (the station zeroes the keyboard's speeds): it latches like everywhere else.
   window.addEventListener("keydown", (ev) => {
+    if (ev.code !== "Space") return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    engageEstop();
+  }, true);
+  window.addEventListener("keyup", (ev) => {
+    if (ev.code === "Space") { ev.preventDefault(); ev.stopPropagation(); }
+  }, true);
+  window.addEventListener("keypress", (ev) => { if (ev.code === "Space") ev.preventDefault(); }, true);
+  window.addEventListener("keydown", (ev) => {
+    if (ev.code === "Space") return;  // the e-stop, above
     if (ev.target && /** @type {HTMLElement} */ (ev.target).tagName === "INPUT") return;
     // Escape gives the mouse back (Free Look) and does nothing else: it is no e-stop key
     if (ev.code === "Escape") { if (document.pointerLockElement) document.exitPointerLock(); return; }
-    if (ev.code === "Space") {
-      ev.preventDefault();
-      if (state.mode === "keyboard") page.send({ type: "key", key: "space" }); else engageEstop();
-      return;
-    }
     if (ARROWS[ev.code]) {
       ev.preventDefault();
       // Arrow keys take over from any automatic mode at once, as in the thesis.
-      if (state.mode !== "keyboard") setMode("keyboard");
+      if (state.mode !== "keyboard") { state.chosen = true; setMode("keyboard"); }
       page.send({ type: "key", key: ARROWS[ev.code] });
       return;
     }

@@ -16,7 +16,7 @@ import {
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
 import { canvasToWorld as mapCanvasToWorld, drawMap as paintMap } from "./cockpit-map.js";
-import { setMode, setupInputs } from "./cockpit-inputs.js";
+import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
 
 /** @param {string} id */
@@ -31,7 +31,16 @@ const state = {
   hello: null,  // the server's hello: the robot, its map, cameras, arm, fleet
   /** @type {any} */
   last: null,  // the newest state message
-  mode: "free_look", estop: false, connected: false,
+  // the page's drive mode (what its keys mean; "" until the first hello says what is offered),
+  // whether the operator chose it, the one before it and when it was last asked for; the modes
+  // not offered, each with why (the station's), and why the page itself did not take one
+  mode: "", chosen: false, previousMode: "", askedAt: 0,
+  /** @type {Record<string, string>} */
+  unoffered: {},
+  /** @type {string | null} */
+  pageRefusal: null,
+  helloRobot: "",  // the robot of the newest hello on this socket ("": none yet)
+  estop: false, connected: false,
   /** @type {WebSocket | null} */
   ws: null,
   /** @type {Set<string>} */
@@ -79,7 +88,7 @@ function connect() {
       state.ws = ws;  // a reconnection's new socket: everything is sent on it from now on
       state.connected = true; fresh.pingSent = 0;
       setChip("link-state", "link: waiting for the station", "warn");
-      send({ type: "mode", mode: state.mode });
+      state.helloRobot = "";  // the mode goes out again once the hello says what is offered
       // without WebCodecs, the station sends inter-frame video as JPEG
       send({ type: "video", decoder: webCodecsAvailable() });
     },
@@ -281,7 +290,11 @@ function onHello(msg) {
   if (state.arm3d) state.arm3d.onHello(msg);
   input("rtx-ms").value = String(Math.round(msg.robot_tx_ms || 31));
   input("otx-ms").value = String(Math.round(msg.operator_tx_ms || 47));
-  setMode(state.mode, false);
+  // a new socket or another robot: the page picks a mode it offers and says it to the station
+  const robot = msg.fleet ? msg.fleet.selected : msg.robot.name;
+  const fresh = robot !== state.helloRobot;
+  state.helloRobot = robot;
+  takeModes(msg.modes, fresh);
 }
 
 /** @param {number | null | undefined} x @param {number} [d] */
@@ -355,6 +368,7 @@ function onArmState(arm) {
 /** @param {any} s */
 function onState(s) {
   state.last = s;
+  takeModes(s.modes, false);  // the modes offered, the newest refusal, the robot's mode lit
   // the robot restarted or the link came back: nothing held from before drives it
   $("release-state").hidden = !s.needs_release;
   if (s.arm) onArmState(s.arm);
@@ -378,17 +392,23 @@ function onState(s) {
   if (s.odom) $("odom").textContent = `${fmt(s.odom.x)}, ${fmt(s.odom.y)} m · ${fmt(s.odom.theta * DEG, 1)}°`;
   const sf = s.safety || {};
   const reasons = (sf.reasons || []).join(", ");
-  $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
+  // "clear" only from the robot's own report: without one the safety is unknown, said alike
+  if (!s.safety) $("safety").textContent = "unknown (no report from the robot)";
+  else $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
+  $("safety").className = !s.safety ? "bad" : "";
   if (!s.safety) setChip("safety-chip", "safety: unknown (no report from the robot)", "bad");
   else setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
-  setChip("mode-chip", "mode: " + (s.mode || "not reported"), "");  // the robot's own
+  // the robot's own mode, never the one asked for (the thesis profile reports none)
+  const thesis = state.hello && state.hello.wire === "thesis";
+  setChip("mode-chip", "mode: " + (s.mode || (thesis ? "not reported (thesis profile)" : "not reported")), "");
   $("autonomy-mode").hidden = $("task-chip").hidden = !s.autonomy;
   if (s.autonomy) {  // the disposal task: its phase, how far, paused while the operator drives
     const a = s.autonomy, phase = a.phase.replace(/_/g, " ");
     setChip("task-chip", `task: ${phase} ${Math.round(a.progress * 100)} %${a.paused ? " (paused)" : ""}`,
       a.phase === "failed" ? "bad" : a.paused ? "warn" : "ok");
   }
-  setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
+  if (s.arbitration === false) setChip("controller", "control: none (thesis profile: no stations)", "");
+  else setChip("controller", "control: " + (s.controller || "none"), s.in_control ? "ok" : "warn");
   const up = s.link && s.link.up, down = s.link && s.link.down;
   fresh.stateAt = performance.now();
   showFreshness();
@@ -468,5 +488,5 @@ function drawGraph() {
 setupMap();
 setupInputs(state, { send, repaintMap: () => schedulePaint("map"), tick: freshnessTick });
 armCamera.setup();
-setMode("free_look", false);
+showModes();  // no mode yet: the first hello says which the robot and the profile offer
 connect();

@@ -147,3 +147,18 @@ export function xrControllers(sources) {
   }
   return out;
 }
+
+/** The drive modes a page starts in, the first one the robot and the wire profile offer. */
+export const START_MODES = Object.freeze(["free_look", "tank", "keyboard"]);
+
+/**
+ * The mode the page drives in: `wanted` while it is offered, else the first of START_MODES
+ * that is (Keyboard, which both profiles carry, at the last).
+ * @param {string | null} wanted
+ * @param {Record<string, string>} unoffered the modes not offered, each with why
+ * @returns {string}
+ */
+export function offeredMode(wanted, unoffered) {
+  if (wanted && !unoffered[wanted]) return wanted;
+  return START_MODES.find((m) => !unoffered[m]) || "keyboard";
+}
