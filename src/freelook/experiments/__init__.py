@@ -2,6 +2,7 @@
 
 from freelook.experiments._arm_fuzz import arm_fuzz
 from freelook.experiments._bomb_disposal import bomb_disposal
+from freelook.experiments._cluster import ClusterError, on_cluster
 from freelook.experiments._registry import (
     EXPERIMENTS,
     ExperimentResult,
@@ -12,10 +13,12 @@ from freelook.experiments._registry import (
 
 __all__ = [
     "EXPERIMENTS",
+    "ClusterError",
     "ExperimentResult",
     "Row",
     "arm_fuzz",
     "bomb_disposal",
     "localization_experiment",
+    "on_cluster",
     "run_experiment",
 ]

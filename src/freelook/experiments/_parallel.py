@@ -11,16 +11,35 @@ import ctypes
 import ctypes.util
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from threadpoolctl import threadpool_limits
 
 from freelook.experiments._result import Progress
 
-__all__ = ["map_trials", "set_jobs"]
+__all__ = ["TrialRunner", "map_trials", "set_jobs", "set_runner"]
 
 T = TypeVar("T")
 _JOBS = [1]
+
+
+class TrialRunner(Protocol):
+    """Runs trials somewhere other than this machine's processes (a cluster's workers)."""
+
+    def map(
+        self,
+        trial: Callable[..., T],
+        arguments: Sequence[tuple[Any, ...]],
+        progress: Progress,
+        done: int,
+        total: int,
+    ) -> list[T]:
+        """``trial(*a)`` for each ``a``, in order, each on a worker set up by
+        :func:`on_worker`; ``progress(done + k, total)`` as they finish."""
+        ...
+
+
+_RUNNER: list[TrialRunner | None] = [None]
 
 # glibc's mallopt parameters
 _M_TRIM_THRESHOLD = -1
@@ -59,6 +78,28 @@ def _start_worker() -> None:
     _keep_freed_memory()
 
 
+_SET_UP = [False]
+
+
+def on_worker(trial: Callable[..., T], arguments: tuple[Any, ...]) -> T:
+    """``trial(*arguments)`` on a worker that another program started (a cluster's): the
+    process is set up as :func:`_start_worker` sets up this machine's, once, and numba computes
+    on one thread in the thread that runs the trial (numba's thread count is per thread)."""
+    import numba
+
+    if not _SET_UP[0]:
+        _start_worker()
+        _SET_UP[0] = True
+    numba.set_num_threads(1)
+    with threadpool_limits(1, user_api="blas"):
+        return trial(*arguments)
+
+
+def set_runner(runner: TrialRunner | None) -> None:
+    """Where trials run: on ``runner`` (a cluster), or on this machine's processes (None)."""
+    _RUNNER[0] = runner
+
+
 def set_jobs(jobs: int) -> None:
     """How many worker processes trials may use (1: run them in this process)."""
     _JOBS[0] = max(1, jobs)
@@ -78,6 +119,8 @@ def map_trials(
     would depend on the machine's cores and on ``jobs``.
     """
     total = total if total is not None else done + len(arguments)
+    if _RUNNER[0] is not None and arguments:
+        return _RUNNER[0].map(trial, arguments, progress, done, total)
     if _JOBS[0] == 1 or len(arguments) < 2:
         results = []
         with threadpool_limits(1, user_api="blas"):
