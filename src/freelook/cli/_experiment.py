@@ -46,6 +46,13 @@ _Record = Annotated[
         " objects' true poses; into this MCAP file."
     ),
 ]
+_Cluster = Annotated[
+    str | None,
+    typer.Option(
+        help="Run the trials on the workers of the Dask cluster whose scheduler is at"
+        " dask://HOST:PORT, in place of --jobs (pip install 'freelook[cluster]')."
+    ),
+]
 
 
 def experiment(
@@ -59,17 +66,26 @@ def experiment(
     jobs: _Jobs = None,
     robot: _Robot = None,
     record: _Record = None,
+    cluster: _Cluster = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
+    from contextlib import nullcontext
     from dataclasses import asdict
 
     from rich.console import Console
+
+    from freelook.experiments import ClusterError, on_cluster
 
     names = _names(name, world, robot, record)
     # the figures do not depend on it: each trial is a function of its seed alone
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     console = Console(stderr=json_out, width=150)
-    results = _run(names, console, trials, seed, reduced, world, jobs, robot, record)
+    try:  # the same rows on a cluster: each trial is a function of its seed alone
+        with on_cluster(cluster) if cluster is not None else nullcontext():
+            results = _run(names, console, trials, seed, reduced, world, jobs, robot, record)
+    except ClusterError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
     if json_out:
         typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
     else:
