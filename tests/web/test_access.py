@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from freelook.errors import ConfigError
 from freelook.launch import SessionOptions, web_access
-from freelook.web import REFUSED_CLOSE_CODE, BrowserSlot, create_app, origin_allowed
+from freelook.web import REFUSED_CLOSE_CODE, BrowserSlot, create_app, host_allowed, origin_allowed
 from loopback import alive
 from waiting import wait_until_async
 
@@ -279,3 +279,106 @@ def test_beyond_loopback_without_tls_warns_loudly(tmp_path: Path) -> None:
         web_access(SessionOptions(host="0.0.0.0", certfile=cert))
     with pytest.raises(ConfigError, match=r"missing\.pem: no such file"):
         web_access(SessionOptions(certfile=tmp_path / "missing.pem", keyfile=key))
+
+
+# -- names, headers and pages of other sites ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("127.0.0.1:8080", True),
+        ("localhost:8080", True),
+        ("[::1]:8080", True),
+        ("10.0.0.5:8080", True),  # a URL by address
+        ("[fd00::5]", True),
+        ("my-robot-pc:8080", True),  # a name given
+        ("my-robot-pc.", True),
+        ("evil.example:8080", False),  # a rebinding page's own name
+        ("127.0.0.1.evil.example", False),
+        ("localhost.evil.example:8080", False),
+        ("", False),
+        ("127.0.0.1:99999", False),
+    ],
+)
+def test_the_host_header_must_name_this_server(host: str, allowed: bool) -> None:
+    assert host_allowed(host, {"my-robot-pc"}) is allowed
+
+
+def _raw_upgrade(port: int, host: str) -> str:
+    """The status line a WebSocket upgrade with ``host`` in its ``Host`` header is answered."""
+    request = (
+        f"GET /ws?token={TOKEN} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(request.encode())
+        return s.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+
+
+def test_a_foreign_host_is_refused_even_with_the_token() -> None:
+    # a DNS-rebinding page: its name now resolves to this machine, its requests carry it
+    results: dict[str, Any] = {}
+
+    async def body(port: int, backend: _Backend) -> None:
+        page = f"http://127.0.0.1:{port}/?token={TOKEN}"
+        get = asyncio.to_thread
+        results["own"] = await get(_get, page)
+        results["foreign"] = await get(_get, page, {"Host": f"evil.example:{port}"})
+        results["ws own"] = await get(_raw_upgrade, port, f"127.0.0.1:{port}")
+        results["ws foreign"] = await get(_raw_upgrade, port, f"evil.example:{port}")
+
+    backend = _run(body)
+    assert results["own"][0] == 200
+    assert results["foreign"][0] == 421
+    assert results["ws own"].startswith("HTTP/1.1 101")
+    assert results["ws foreign"].startswith("HTTP/1.1 403")
+    assert backend.attached == 1  # the foreign socket never reached the station
+
+
+def test_every_response_carries_the_security_headers_and_the_pages_a_policy() -> None:
+    results: dict[str, Any] = {}
+
+    async def body(port: int, backend: _Backend) -> None:
+        base = f"http://127.0.0.1:{port}"
+        for name, path in (("page", f"/?token={TOKEN}"), ("station", f"/station?token={TOKEN}")):
+            results[name] = await asyncio.to_thread(_get, base + path)
+        results["static"] = await asyncio.to_thread(_get, base + "/static/cockpit.js")
+        results["refused"] = await asyncio.to_thread(_get, base + "/")
+
+    _run(body)
+    for name in ("page", "station", "static", "refused"):
+        headers = {k.lower(): v for k, v in results[name][1].items()}
+        assert headers["x-frame-options"] == "DENY", name
+        assert headers["referrer-policy"] == "no-referrer", name
+        assert headers["x-content-type-options"] == "nosniff", name
+    for name in ("page", "station"):
+        policy = {k.lower(): v for k, v in results[name][1].items()}["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy
+        assert "script-src 'self' 'sha256-" in policy  # the page's import map, by its hash
+        assert "'unsafe-inline'" not in policy.split("script-src", 1)[1].split(";", 1)[0]
+
+
+def test_another_sites_page_cannot_spend_the_budget_and_lock_the_cockpit_out() -> None:
+    # 30 wrong tokens from a page elsewhere (its socket's Origin, its requests' Sec-Fetch-Site):
+    # refused without counting, so the operator's own page still opens
+    results: dict[str, Any] = {}
+
+    async def body(port: int, backend: _Backend) -> None:
+        base = f"http://127.0.0.1:{port}"
+        codes = []
+        for k in range(30):
+            codes.append(await _refused(f"ws://127.0.0.1:{port}/ws?token=g{k}", "http://evil.ex"))
+            status, _ = await asyncio.to_thread(
+                _get, f"{base}/?token=g{k}", {"Sec-Fetch-Site": "cross-site"}
+            )
+            codes.append(status)
+        results["codes"] = codes
+        results["own"] = await asyncio.to_thread(_get, f"{base}/?token={TOKEN}")
+        results["own ws"] = await _refused(f"ws://127.0.0.1:{port}/ws?token={TOKEN}", None)
+
+    _run(body)
+    assert set(results["codes"]) == {REFUSED_CLOSE_CODE, 403}
+    assert results["own"][0] == 200
+    assert results["own ws"] is None  # served

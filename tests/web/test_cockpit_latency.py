@@ -65,7 +65,7 @@ def sim(chromium: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim
 
 
 def open_cockpit(chromium: Any, sim: Any) -> Any:
-    page = chromium.new_page(viewport={"width": 1500, "height": 900})
+    page = chromium.new_page(viewport={"width": 1500, "height": 900}, bypass_csp=True)
     page.goto(sim.url)
     page.wait_for_function(
         "window.freelook && window.freelook.last && window.freelook.last.pose",

@@ -1,13 +1,15 @@
-"""The browser cockpit: Starlette app, WebSocket framing, access token and Origin check,
-per-browser latest-value slots, and the throttle on guessed tokens."""
+"""The browser cockpit: Starlette app, WebSocket framing, access token, Origin and Host checks,
+security headers, per-browser latest-value slots, and the throttle on guessed tokens."""
 
 from freelook.web._app import (
+    MAX_INBOUND,
     REFUSED_CLOSE_CODE,
     CockpitBackend,
     create_app,
     encode_error,
     encode_frame,
     encode_json,
+    host_allowed,
     is_loopback,
     new_token,
     origin_allowed,
@@ -18,6 +20,7 @@ from freelook.web._throttle import GuessThrottle
 from freelook.web._video import VIDEO_KIND, encode_video_frame
 
 __all__ = [
+    "MAX_INBOUND",
     "REFUSED_CLOSE_CODE",
     "VIDEO_KIND",
     "BrowserSlot",
@@ -28,6 +31,7 @@ __all__ = [
     "encode_frame",
     "encode_json",
     "encode_video_frame",
+    "host_allowed",
     "is_loopback",
     "new_token",
     "origin_allowed",

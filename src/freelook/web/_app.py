@@ -17,22 +17,37 @@ the browser sees them; ``127.0.0.1``, ``localhost`` and ``::1`` count as one hos
 socket is closed with code 4403 before anything is sent. The static files are the public
 front-end code and need no token. Wrong tokens are counted per address (:class:`GuessThrottle`):
 an address over its budget is refused unchecked for the rest of its window (HTTP 429, or the
-close code) and refusals are logged in aggregate.
+close code) and refusals are logged in aggregate. What another site's page sends is refused
+before its token is looked at and never counted (a socket from a foreign ``Origin``, a page
+request the browser marks ``Sec-Fetch-Site: cross-site`` or ``same-site``), so no page can spend
+the operator's budget and lock the cockpit out.
+
+Every request's ``Host`` must be a name this server answers to (:func:`host_allowed`: an
+address, a loopback name, this machine's name or one given): a DNS-rebinding page, whose
+requests carry its own name, is refused with 421 even when it holds the token. Every response
+carries a Content-Security-Policy (scripts from this server only, the pages' inline import map
+and error handler by their hashes; no framing), ``X-Frame-Options: DENY``, ``Referrer-Policy:
+no-referrer`` and ``X-Content-Type-Options: nosniff``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import hmac
 import ipaddress
 import json
 import logging
 import math
+import re
 import secrets
+import socket
 import struct
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
+from html import unescape as html_unescape
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -49,12 +64,14 @@ from freelook.web._slots import BrowserSlot
 from freelook.web._throttle import GuessThrottle
 
 __all__ = [
+    "MAX_INBOUND",
     "REFUSED_CLOSE_CODE",
     "CockpitBackend",
     "create_app",
     "encode_error",
     "encode_frame",
     "encode_json",
+    "host_allowed",
     "is_loopback",
     "new_token",
     "origin_allowed",
@@ -115,6 +132,97 @@ def origin_allowed(origin: str, host_header: str, secure: bool) -> bool:
     if theirs[0] == ours[0]:
         return True
     return is_loopback(theirs[0]) and is_loopback(ours[0])
+
+
+def host_allowed(host_header: str, names: Collection[str]) -> bool:
+    """Whether a request's ``Host`` names this server: an IP address (what a browser sends
+    for a URL by address), a loopback name, or one of ``names`` (this machine's own). Another
+    name is a DNS-rebinding page's: its name now resolves to this machine, but it is not one."""
+    parts = urlsplit(f"http://{host_header}")
+    try:
+        parts.port  # noqa: B018 (a malformed port raises)
+    except ValueError:
+        return False
+    name = parts.hostname
+    if not name:
+        return False
+    if is_loopback(name):
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name.rstrip(".") in {n.lower().rstrip(".") for n in names}
+
+
+def _machine_names() -> set[str]:
+    """This machine's name, as a browser on the network may reach it (with mDNS's .local)."""
+    name = socket.gethostname().lower()
+    return {name, f"{name}.local"} if name else set()
+
+
+_INLINE_SCRIPT = re.compile(r"<script type=\"importmap\">(.*?)</script>", re.S)
+_INLINE_HANDLER = re.compile(r'\son\w+="([^"]*)"')
+
+
+def _hash(source: str) -> str:
+    digest = hashlib.sha256(source.encode()).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+def content_policy(html: str) -> str:
+    """The Content-Security-Policy of a page: scripts from this server, and the page's own
+    inline import map and event handlers by their hashes (nothing else inline runs); images
+    and media also from the page's blobs (camera frames); sockets to this server only."""
+    hashes = [_hash(m) for m in _INLINE_SCRIPT.findall(html)]
+    handlers = [_hash(html_unescape(m)) for m in _INLINE_HANDLER.findall(html)]
+    script = " ".join(["'self'", *hashes, *(["'unsafe-hashes'", *handlers] if handlers else [])])
+    return (
+        f"default-src 'self'; script-src {script}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' blob: data:; media-src 'self' blob:; worker-src 'self' blob:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+_SECURITY_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-content-type-options", b"nosniff"),
+)
+
+
+class _Guard:
+    """ASGI middleware in front of the app: the ``Host`` check, and the security headers on
+    every HTTP response (a page's own Content-Security-Policy is set with the page)."""
+
+    def __init__(self, app: Any, names: Collection[str]) -> None:
+        self.app = app
+        self.names = set(names)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+        if not host_allowed(host, self.names):
+            log.warning("cockpit: refused a request for host %r (not a name of this server)", host)
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": REFUSED_CLOSE_CODE})
+                return
+            await PlainTextResponse(
+                "unknown host: open the cockpit by this machine's address or name",
+                status_code=421,
+            )(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *_SECURITY_HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
 
 
 def encode_json(message: dict[str, Any]) -> bytes:
@@ -213,10 +321,16 @@ class _Access:
         if line is not None:
             log.warning("cockpit: %s", line)
 
-    def page(self, request: Request, html: str) -> Response:
-        """``html`` for a request with the token (in the query or the cookie), else 403 (429
-        for an address over its budget of wrong tokens)."""
+    def page(self, request: Request, html: str, policy: str) -> Response:
+        """``html`` (with its Content-Security-Policy ``policy``) for a request with the
+        token (in the query or the cookie), else 403 (429 for an address over its budget of
+        wrong tokens; 403 uncounted for a request another site's page made)."""
         source, now = _host(request), self.clock()
+        if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+            return PlainTextResponse(
+                "the cockpit opens only from its own URL, not from another site's page",
+                status_code=403,
+            )
         if self.guesses.blocked(source, now):
             refused_line = self.guesses.report(now)
             if refused_line is not None:
@@ -233,7 +347,9 @@ class _Access:
                 "access token required: open the URL freelook printed (…/?token=…)",
                 status_code=403,
             )
-        response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
+        response = HTMLResponse(
+            html, headers={"Cache-Control": "no-store", "Content-Security-Policy": policy}
+        )
         if given is not None:  # a reload of the cleaned URL still finds the page
             response.set_cookie(
                 self.cookie_name(request),
@@ -245,18 +361,20 @@ class _Access:
         return response
 
     def refusal(self, ws: WebSocket) -> str | None:
-        """Why the socket ``ws`` is refused (its token, its origin), or None."""
+        """Why the socket ``ws`` is refused (its origin, its token), or None. A foreign
+        origin is refused before the token is looked at: another site's page guesses nothing
+        and spends no budget."""
         source, now = _host(ws), self.clock()
-        if self.guesses.blocked(source, now):
-            return "too many wrong tokens"
-        if not self.token_matches(ws.query_params.get("token")):
-            self.refused(source, now)
-            return "no valid token"
         origin = ws.headers.get("origin")
         if origin is not None and not origin_allowed(
             origin, ws.headers.get("host", ""), ws.url.scheme == "wss"
         ):
             return f"foreign origin {origin!r}"
+        if self.guesses.blocked(source, now):
+            return "too many wrong tokens"
+        if not self.token_matches(ws.query_params.get("token")):
+            self.refused(source, now)
+            return "no valid token"
         return None
 
 
@@ -303,9 +421,12 @@ def create_app(
     *,
     throttle: GuessThrottle | None = None,
     clock: Callable[[], float] = time.monotonic,
-) -> Starlette:
-    """The Starlette app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``;
-    ``throttle`` counts wrong tokens per address (a default one when None)."""
+    hosts: Collection[str] = (),
+) -> Any:
+    """The ASGI app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``;
+    ``throttle`` counts wrong tokens per address (a default one when None); ``hosts``: names
+    besides addresses, loopback and this machine's name that requests may carry in ``Host``
+    (a DNS name the operators use)."""
     guesses = throttle if throttle is not None else GuessThrottle()
     if not token:
         raise ValueError("the cockpit needs an access token (see new_token())")
@@ -314,11 +435,13 @@ def create_app(
     index_html = (static_dir / "index.html").read_text(encoding="utf-8")
     station_html = (static_dir / "station.html").read_text(encoding="utf-8")
 
+    index_policy, station_policy = content_policy(index_html), content_policy(station_html)
+
     async def index(request: Request) -> Response:
-        return access.page(request, index_html)
+        return access.page(request, index_html, index_policy)
 
     async def station(request: Request) -> Response:
-        return access.page(request, station_html)
+        return access.page(request, station_html, station_policy)
 
     async def websocket(ws: WebSocket) -> None:
         why = access.refusal(ws)
@@ -333,7 +456,7 @@ def create_app(
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Route("/station", station),  # the virtual operator station (WebXR, or a desktop room)
@@ -341,6 +464,7 @@ def create_app(
             Mount("/static", app=static, name="static"),  # three.js too, in static/vendor/three
         ]
     )
+    return _Guard(app, {*_machine_names(), *hosts})
 
 
 def three_dir() -> Path:
