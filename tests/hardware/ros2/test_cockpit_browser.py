@@ -61,9 +61,8 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
                     headless=True,
                     args=["--no-sandbox", "--disable-gpu", "--no-first-run"],
                 )
-                page = await browser.new_page(
-                    bypass_csp=True
-                )  # the waits below are evaluated strings
+                # the waits below are evaluated strings, which the page's policy refuses
+                page = await browser.new_page(bypass_csp=True)
                 errors: list[str] = []
                 page.on("pageerror", lambda err: errors.append(str(err)))
                 await page.goto(url)
