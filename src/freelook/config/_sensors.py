@@ -11,11 +11,13 @@ from pydantic import Field, field_validator, model_validator
 from freelook.config._strict import Strict
 
 __all__ = [
+    "LASER_PINS",
     "MAX_CAMERA_STREAM",
     "PAN_TILT_MOUNT",
     "CameraConfig",
     "GyroConfig",
     "LaserConfig",
+    "LaserMountConfig",
     "PanTiltConfig",
     "SonarConfig",
     "StreamCameraConfig",
@@ -120,17 +122,75 @@ class StreamCameraConfig(Strict):
         return 2 * self.width if self.stereo else self.width
 
 
+#: the fields of a ``[laser]`` that pin a ROS scan's layout when the description gives them
+LASER_PINS = ("beams", "fov_deg")
+#: a ROS topic name, relative to the robot's namespace (as ``[ros2.topics]`` takes them)
+_TOPIC = r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$"
+_FRAME = r"^$|^[A-Za-z_][A-Za-z0-9_./-]{0,127}$"
+
+
+class LaserMountConfig(Strict):
+    """A further laser of a ROS 2 robot (``[[laser.extra]]``): its scan topic and its mount.
+    Its scans join the ``[laser]``'s into the robot's one scan, each beam from its own origin
+    along its own bearing; the simulator draws the ``[laser]`` alone. ``beams`` and
+    ``fov_deg`` pin its layout (omitted: any layout its scans come in)."""
+
+    topic: str = Field(pattern=_TOPIC, description="relative to the robot's namespace")
+    mount_forward: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
+    mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
+    yaw_deg: float = Field(default=0.0, ge=-360.0, le=360.0, description="deg, ccw")
+    upside_down: bool = False
+    #: the ``frame_id`` its scans must carry ("": any)
+    frame: str = Field(default="", pattern=_FRAME)
+    beams: int | None = Field(default=None, ge=2, le=8192)
+    fov_deg: float | None = Field(default=None, gt=0, le=360)
+
+    @property
+    def yaw(self) -> float:
+        return math.radians(self.yaw_deg)
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        return tuple(name for name in LASER_PINS if getattr(self, name) is not None)
+
+
 class LaserConfig(Strict):
-    """Planar laser scanner."""
+    """Planar laser scanner: ``beams`` evenly over ``fov_deg`` (first beam to last), centred on
+    the mount's heading ``yaw_deg`` (0: ahead; counter-clockwise), at (``mount_forward``,
+    ``mount_left``). ``upside_down``: mounted on its head, so its scans' angles turn clockwise
+    (a scan's angle a is the bearing ``yaw − a`` on the robot).
+
+    A ROS 2 robot's scans carry their own layout and are taken as they come; ``pinned`` names
+    what they must match (``beams``, ``fov_deg``): by default those the description gives,
+    so a file without them takes any layout (and the simulator draws the defaults)."""
 
     mount_forward: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
     mount_left: float = Field(default=0.0, ge=-5.0, le=5.0, description="m")
+    yaw_deg: float = Field(default=0.0, ge=-360.0, le=360.0, description="deg, ccw")
+    upside_down: bool = False
     beams: int = Field(default=181, ge=2, le=8192)
     fov_deg: float = Field(default=180.0, gt=0, le=360)
     rate_hz: float = Field(default=75.0, gt=0, le=200.0)
     range_max: float = Field(default=30.0, gt=0, le=300.0, description="m")
     range_min: float = Field(default=0.02, ge=0, le=10.0, description="m")
     noise_std: float = Field(default=0.01, ge=0, le=1.0, description="m")
+    #: what a ROS scan's layout must match (a mismatch stops the start, naming the field);
+    #: default: those of ``beams`` and ``fov_deg`` the description gives
+    pinned: tuple[Literal["beams", "fov_deg"], ...] = Field(default=(), max_length=2)
+    #: a ROS 2 robot's further lasers, merged into the scan (front and rear lasers)
+    extra: tuple[LaserMountConfig, ...] = Field(default=(), max_length=7)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pins_given(cls, data: object) -> object:
+        """``pinned`` defaults to the geometry the description gives (a dump keeps it)."""
+        if isinstance(data, dict) and "pinned" not in data:
+            return {**data, "pinned": tuple(name for name in LASER_PINS if name in data)}
+        return data
+
+    @property
+    def yaw(self) -> float:
+        return math.radians(self.yaw_deg)
 
     @model_validator(mode="after")
     def _ranges_ordered(self) -> LaserConfig:
@@ -138,6 +198,9 @@ class LaserConfig(Strict):
             raise ValueError(
                 f"range_min must be below range_max (got {self.range_min}, {self.range_max})"
             )
+        topics = [extra.topic for extra in self.extra]
+        if len(set(topics)) != len(topics):
+            raise ValueError(f"[[laser.extra]] topics must differ (got {topics})")
         return self
 
 
