@@ -116,7 +116,7 @@ def test_the_report_page_shows_the_map_under_the_path_both_directions_and_no_emp
     assert info["path_map"] == "360x270 cells"
     assert info["path_dark_fraction"] > 0.002
     # both directions of the link, with the thesis's columns
-    assert info["headers"][:8] == [
+    assert info["headers"][:9] == [
         "direction",
         "sent",
         "received",
@@ -124,7 +124,8 @@ def test_the_report_page_shows_the_map_under_the_path_both_directions_and_no_emp
         "drop %",
         "node failures",
         "operation time [s]",
-        "rate [Hz]",
+        "link packets/s (all kinds)",
+        "telemetry/s",
     ]
     rows = {row[0]: row for row in info["rows"]}
     assert set(rows) == {"operator → robot", "robot → operator"}

@@ -62,7 +62,7 @@ def test_fast_reading_equals_the_decoder(tmp_path: Path) -> None:
                 receive_time=t,
                 wire="native" if i % 2 else "thesis",
                 accepted=bool(i % 5),
-                kind="x" * int(rng.integers(0, 9)),
+                kind=("Telemetry", "PositionReport", "x" * int(rng.integers(0, 9)))[i % 3],
                 stream=int(rng.integers(0, 4)),
                 sequence=int(rng.integers(0, 2**32)),
             )
@@ -97,6 +97,7 @@ def test_fast_reading_equals_the_decoder(tmp_path: Path) -> None:
                     m.stream,
                     m.sequence,
                     m.accepted,
+                    m.kind in ("Telemetry", "PositionReport"),
                 )
             )
     np.testing.assert_allclose(run.odom, np.array(odom, dtype=float))

@@ -145,3 +145,20 @@ def test_recorded_session_is_complete_and_consistent(tmp_path: Path) -> None:
         assert table[direction]["drop_percent"] == pytest.approx(
             100 * expected_lost / (received + expected_lost) if received else 0.0
         )
+    # the rates say what they count: the robot's link packets of all kinds (its camera's
+    # fragments among them) and its telemetry messages, as the cockpit counts them (about the
+    # robot's transmission spacing, 31 ms: 32 Hz, on a machine that keeps up)
+    down = table["robot_to_operator"]
+    telemetry = [
+        item.log_time
+        for item in read_messages(path, ["/link/robot_to_operator"])
+        if item.message.accepted and item.message.kind in ("Telemetry", "PositionReport")
+    ]
+    spacing = load_robot("pioneer3dx").link.robot_tx_spacing
+    assert down["telemetry_hz"] == pytest.approx(
+        (len(telemetry) - 1) / (max(telemetry) - min(telemetry)), rel=0.05
+    )
+    assert down["telemetry_hz"] == pytest.approx(1 / spacing, rel=0.35)
+    assert down["mean_rate_hz"] > down["telemetry_hz"] * 1.2
+    assert table["operator_to_robot"]["telemetry_hz"] is None
+    assert "link packets/s (all kinds)</th><th>telemetry/s</th>" in page

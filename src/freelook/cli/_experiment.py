@@ -6,9 +6,10 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 if TYPE_CHECKING:  # the experiments (scipy, the arm, every scenario) load when one runs
     from rich.console import Console
@@ -292,6 +293,22 @@ def write_markdown(path: Path, results: list[ExperimentResult]) -> None:
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
 
+class _ExperimentHelp(TyperCommand):
+    """``experiment``'s help lists the experiments of the registry, each with its trials; it
+    is read only when the help is asked for (the registry loads every experiment)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # typer's own click types
+        from freelook.experiments import EXPERIMENTS
+
+        listed = "\n".join(
+            f"- {name}: {full} trials ({reduced} with --reduced)"
+            for name, (_, full, reduced) in EXPERIMENTS.items()
+        )
+        base = (self.help or "").split("\n\nExperiments:", 1)[0]
+        self.help = f"{base}\n\nExperiments:\n\n{listed}"
+        super().format_help(ctx, formatter)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``experiment`` command to ``app``."""
-    app.command("experiment")(experiment)
+    app.command("experiment", cls=_ExperimentHelp)(experiment)

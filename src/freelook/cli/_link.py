@@ -55,14 +55,25 @@ def decode(
     hex_input: Annotated[
         list[str] | None, typer.Argument(help="Packet bytes as hex (spaces allowed).")
     ] = None,
-    file: Annotated[Path | None, typer.Option("--file", help="Raw capture (serial log).")] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Raw capture (serial log): read packet by packet from its start, "
+            "resynchronising on the next header after garbage.",
+        ),
+    ] = None,
     wire: Annotated[str, typer.Option(help="Profile: thesis or native.")] = "thesis",
     key: Annotated[
-        str | None, typer.Option(help="Native key (hex or passphrase); else FREELOOK_LINK_KEY.")
+        str | None,
+        typer.Option(
+            help="Native: the station key (hex or passphrase; else FREELOOK_LINK_KEY). "
+            "Session packets decode when the capture holds their session's handshake."
+        ),
     ] = None,
 ) -> None:
     """Decode packets: fields in real units, CRC/authentication status, undecodable bytes."""
-    from freelook.link import NativeCodec, StreamDecoder, ThesisCodec, link_key
+    from freelook.link import CaptureCodec, StreamDecoder, ThesisCodec, link_key
 
     if (hex_input is None) == (file is None):
         typer.echo("give packet hex or --file CAPTURE (one of them)", err=True)
@@ -80,24 +91,21 @@ def decode(
         except ValueError:
             typer.echo(f"not hex: {text[:40]!r}", err=True)
             raise typer.Exit(2) from None
-    codec: ThesisCodec | NativeCodec
+    codec: ThesisCodec | CaptureCodec
     if wire == "thesis":
         codec = ThesisCodec()
     elif wire == "native":
-        secret = link_key(key, allow_weak=True)  # reading a capture: the key it was made with
-        codec = NativeCodec(secret, sender=0xFFFF, allow_unauthenticated=secret is None)
+        # reading a capture: the key it was made with, and the sessions its handshakes open
+        codec = CaptureCodec(link_key(key, allow_weak=True))
     else:
         typer.echo(f"unknown wire profile {wire!r} (thesis or native)", err=True)
         raise typer.Exit(2)
     decoder = StreamDecoder(codec)
-    offset = 0
-    for event in decoder.feed(data) + decoder.feed(b""):
-        where = f"@{offset:06d}"
+    for event in decoder.feed(data) + decoder.finish():
+        where = f"@{event.offset:06d}"
         if event.kind == "packet" and event.decoded is not None:
             d = event.decoded
-            check = "CRC ok"
-            if isinstance(codec, NativeCodec):
-                check = "tag ok" if codec.key is not None else "CRC-32 ok, not authenticated"
+            check = codec.checked(event.data) if isinstance(codec, CaptureCodec) else "CRC ok"
             seq = (
                 ""
                 if d.sequence is None
@@ -109,21 +117,22 @@ def decode(
         elif event.kind == "rejected":
             typer.echo(f"{where} {len(event.data):4d} B  REJECTED: {event.reason}")
         else:
+            what = event.reason or "undecodable"
             typer.echo(
-                f"{where} {len(event.data):4d} B  undecodable: {event.data[:32].hex(' ')}"
+                f"{where} {len(event.data):4d} B  {what}: {event.data[:32].hex(' ')}"
                 + (" …" if len(event.data) > 32 else "")
             )
-        if event.kind != "rejected":
-            offset += len(event.data)
-    rest = len(data) - offset
-    if rest > 0:
-        typer.echo(f"@{offset:06d} {rest:4d} B  incomplete at end of input")
     stats = decoder.stats
     typer.echo(
         f"{stats.packets} packets, {stats.crc_failures} CRC failures, "
         f"{stats.auth_failures} authentication failures, {stats.garbage_bytes} bytes "
         f"of garbage"
     )
+    if isinstance(codec, CaptureCodec) and codec.key is not None:
+        typer.echo(
+            f"{len(codec.sessions)} handshakes in the capture, "
+            f"{codec.keys_derived} session keys derived from them"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -43,7 +43,10 @@ _NoRecord = Annotated[bool, typer.Option("--no-record", help="Do not record.")]
 _Robot = Annotated[str, typer.Option(help="Robot name or TOML file.")]
 _World = Annotated[str, typer.Option(help="World name or map file.")]
 _Record = Annotated[Path | None, typer.Option(help="Record to this file.")]
-_NoBrowser = Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")]
+_NoBrowser = Annotated[
+    bool,
+    typer.Option("--no-browser", help="Do not open the cockpit in a browser (the URL is printed)."),
+]
 _Start = Annotated[
     str | None,
     typer.Option(
@@ -101,7 +104,6 @@ _Station = Annotated[
 _RecordTo = Annotated[
     Path | None, typer.Option(help="Record to this file (default: runs/DATE-TIME.mcap).")
 ]
-_NoBrowserBare = Annotated[bool, typer.Option("--no-browser")]
 
 
 def sim(
@@ -152,6 +154,8 @@ def sim(
         error_model=not exact_robot,
         video=codec,
     )
+    if ros2:
+        _ros2_ready()  # a missing extra is said before anything is compiled
     if robots == 1 and stations == 1:
         # a first run compiles in a child, so this process holds no compiler's memory
         compile_ahead(config, camera=True, notify=lambda line: typer.echo(line, err=True))
@@ -188,6 +192,18 @@ def _sim_setup(
         return config, the_world, choose_start(the_world, config.footprint, parse_start(start))
     except FreelookError as err:
         fail(err)
+
+
+def _ros2_ready() -> None:
+    """ROS 2 can run here (the ros2 extra, or a sourced ROS 2), or one line and exit code 2."""
+    from freelook.errors import FreelookError
+    from freelook.hardware import check_backend
+
+    try:
+        check_backend("ros2")
+    except FreelookError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(2) from None
 
 
 def _ros2_sim(
@@ -238,7 +254,7 @@ def operator(
     keyfile: _Keyfile = None,
     record: _RecordTo = None,
     no_record: _NoRecord = False,
-    no_browser: _NoBrowserBare = False,
+    no_browser: _NoBrowser = False,
     foxglove: _Foxglove = None,
 ) -> None:
     """The operator station and cockpit for a robot elsewhere (recorded to runs/ unless

@@ -24,17 +24,40 @@ def repair_command(
     source: Annotated[Path, typer.Argument(help="A truncated or damaged .mcap file.")],
     output: Annotated[
         Path | None,
-        typer.Option("-o", "--output", help="Where to write (default NAME.repaired.mcap)."),
+        typer.Argument(help="Where to write (default NAME.repaired.mcap).", show_default=False),
     ] = None,
+    output_option: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Where to write (as the OUTPUT argument)."),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace an existing output (once the repaired file is complete; the output "
+            "may be the source itself).",
+        ),
+    ] = False,
 ) -> None:
-    """Recover every readable chunk of a cut-off recording into a valid file."""
+    """Recover every readable chunk of a cut-off recording into a valid file (an existing
+    output is left as it is, unless --force)."""
     from freelook.cli._fail import fail
     from freelook.record import RepairError, repair
 
     _existing(source)
-    destination = output or source.with_suffix(".repaired.mcap")
+    if output is not None and output_option is not None and output != output_option:
+        typer.echo(f"two outputs given: {output} and -o {output_option} (give one)", err=True)
+        raise typer.Exit(2)
+    destination = output or output_option or source.with_suffix(".repaired.mcap")
+    if not force and (destination.exists() or destination.is_symlink()):
+        typer.echo(
+            f"{destination}: exists; nothing written (name another output, or --force to "
+            "replace it)",
+            err=True,
+        )
+        raise typer.Exit(2)
     try:
-        report = repair(source, destination)
+        report = repair(source, destination, overwrite=force)
     except RepairError as err:
         fail(err)
     typer.echo(

@@ -124,7 +124,7 @@ def robot(
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.hardware import compile_ahead, open_robot_server
+    from freelook.hardware import check_backend, compile_ahead, open_robot_server
     from freelook.link import parse_transport_url
     from freelook.video import RATE_LOG, parse_codec, parse_rate
 
@@ -148,6 +148,7 @@ def robot(
                 camera_url=camera,
             )
             start_pose = parse_start(start)
+            check_backend(hardware)  # a missing extra is said before anything is compiled
             # a first run compiles in a child, so this process holds no compiler's memory
             compile_ahead(
                 config,

@@ -6,8 +6,17 @@ everything it runs (on the simulator with its camera, 312 MB where a run from th
 197 MB), and would keep that for its whole life, past the 200 MB it is held to. So
 ``freelook robot`` first runs the robot program on the simulator for a few seconds in a child
 process: every loop the program runs (a global search's and the camera's included) is then in
-the cache, and the robot's own process only loads them. A stamp beside numba's cache says that
-was done for this code, these versions and this robot, so later starts go straight on.
+the cache, and the robot's own process only loads them.
+
+numba keys its cache by each loop's source file and its argument types, not by the robot: a
+robot's sizes, speeds and drive are numbers the same loops take, so every robot shares what
+the first one compiled (measured: after the Pioneer 3-DX with its camera, the FOI UGV and the
+ROS 2 base compile nothing; the first robot with an arm, TAROS or M2P2, its arm's five loops,
+and the other nothing). What selects loops of their own is what a robot has: a rendered
+camera, an arm, a laser, sonars, a gyro, a pan-tilt unit (:func:`loop_features`). A stamp
+beside numba's cache says which of those were compiled for this code and these versions; a
+robot whose features the stamps cover goes straight on, and one with a feature none covers
+compiles only what that adds.
 
 Run as ``python -m freelook.hardware._ahead [--camera]`` with the robot's config as JSON on
 standard input (the child's side).
@@ -30,7 +39,7 @@ import numpy as np
 import freelook
 from freelook.config import RobotConfig
 
-__all__ = ["compile_ahead", "stamp_path"]
+__all__ = ["compile_ahead", "loop_features", "stamp_path"]
 
 #: s a child may take: a first compile of everything took 20–25 s on a 2-core machine
 CHILD_TIMEOUT = 900.0
@@ -62,28 +71,84 @@ def _sources() -> bytes:
     return "\n".join(lines).encode()
 
 
-def stamp_path(config: RobotConfig, camera: bool) -> Path:
-    """The stamp that says this robot's loops were compiled ahead for this code and these
-    versions (it exists once they were)."""
+def loop_features(config: RobotConfig, camera: bool) -> frozenset[str]:
+    """What a robot runs that has compiled loops of its own (each adds loops; a robot's
+    numbers and its drive's kind are arguments of loops every robot runs)."""
+    parts = {
+        "camera": camera,  # the simulator renders the robot's cameras
+        "arm": config.arm is not None,
+        "laser": config.laser is not None,
+        "sonar": config.sonar is not None,
+        "gyro": config.gyro is not None,
+        "pan_tilt": config.pan_tilt is not None,
+    }
+    return frozenset(name for name, present in parts.items() if present)
+
+
+def _install() -> str:
+    """This code and these versions (numba's cache is valid for them alone)."""
     digest = hashlib.sha256()
     versions = (sys.version, platform.machine(), numba.__version__, llvmlite.__version__)
-    digest.update(repr((versions, np.__version__, camera)).encode())
-    digest.update(config.model_dump_json().encode())
+    # one thread: a global search is never split, and its split loop never compiled
+    threads = getattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    digest.update(repr((versions, np.__version__, threads)).encode())
     digest.update(_sources())
-    return _cache_dir() / f"freelook-compiled-{digest.hexdigest()[:32]}"
+    return digest.hexdigest()[:32]
+
+
+_PREFIX = "freelook-compiled-"
+
+
+def _stamp(install: str, features: frozenset[str]) -> Path:
+    return _cache_dir() / f"{_PREFIX}{install}-{'-'.join(sorted(features)) or 'base'}"
+
+
+def stamp_path(config: RobotConfig, camera: bool) -> Path:
+    """The stamp that says the loops of this robot's features were compiled ahead for this
+    code and these versions (it exists once they were; robots with the same features share
+    it)."""
+    return _stamp(_install(), loop_features(config, camera))
+
+
+def _compiled(install: str) -> list[frozenset[str]]:
+    """The feature sets compiled ahead for ``install``, by the stamps in the cache."""
+    try:
+        names = [p.name for p in _cache_dir().glob(f"{_PREFIX}{install}-*")]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        features = name.removeprefix(f"{_PREFIX}{install}-")
+        found.append(frozenset() if features == "base" else frozenset(features.split("-")))
+    return found
 
 
 def compile_ahead(
     config: RobotConfig, *, camera: bool, notify: Callable[[str], None] | None = None
 ) -> bool:
-    """Compile the robot program's loops in a child process unless the stamp says they are in
-    numba's cache already; returns whether a child compiled. A child that fails leaves no
-    stamp, and the robot compiles as it starts, as it would have without this."""
-    stamp = stamp_path(config, camera)
-    if stamp.exists():
+    """Compile the robot program's loops in a child process unless the stamps say they are
+    in numba's cache already (the loops every robot shares, and those of each of this
+    robot's features); returns whether a child compiled. A child that fails leaves no stamp,
+    and the robot compiles as it starts, as it would have without this."""
+    install = _install()
+    features = loop_features(config, camera)
+    compiled = _compiled(install)
+    done = frozenset[str]().union(*compiled)
+    if compiled and features <= done:  # each feature's loops are its own
         return False
+    stamp = _stamp(install, features)
     say = notify or (lambda _: None)
-    say("compiling the robot program's loops ahead, once for this install (half a minute or more)")
+    if not compiled:
+        say(
+            "compiling the robot program's loops ahead, once for this install "
+            "(half a minute or more)"
+        )
+    else:
+        say(
+            f"compiling the robot program's loops ahead: what {config.name} adds to those "
+            f"every robot shares ({', '.join(sorted(features - done))}), once for this install "
+            "(seconds)"
+        )
     command = [sys.executable, "-m", "freelook.hardware._ahead"] + (["--camera"] if camera else [])
     try:
         child = subprocess.run(

@@ -24,6 +24,7 @@ __all__ = [
     "BACKENDS",
     "Backend",
     "BackendRequest",
+    "check_backend",
     "known_backends",
     "open_robot_server",
     "register_backend",
@@ -64,6 +65,10 @@ class RobotOpener(Protocol):
     ) -> Awaitable[tuple[RobotServer, str]]: ...
 
 
+def _core() -> None:
+    """A backend that needs nothing beyond the core install."""
+
+
 @dataclass(frozen=True, slots=True)
 class Backend:
     """One entry of :data:`BACKENDS`."""
@@ -72,6 +77,9 @@ class Backend:
     load: Callable[[], Opener]  # imports the backend and returns its opener
     bare: bool = False  # the scheme alone names it (``sim``, ``ros2``)
     urls: bool = True  # ``SCHEME:…`` names it
+    #: raises a FreelookError saying how to install what the backend needs and this install
+    #: lacks (its extra): checked before anything slow is begun
+    ready: Callable[[], None] = _core
 
 
 def _robot_map(spec: str | None, default: World | None) -> World | None:
@@ -137,12 +145,19 @@ def _ros2() -> Opener:
     return _real_robot(open_ros2_server)
 
 
+def _ros2_ready() -> None:
+    """rclpy and the message packages import (the ros2 extra, or a sourced ROS 2)."""
+    from freelook.hardware.ros2 import ros
+
+    ros()
+
+
 #: ``--hardware`` scheme → its backend (python-can's ``BACKENDS``, by URL scheme).
 BACKENDS: dict[str, Backend] = {
     "sim": Backend("sim", _sim, bare=True, urls=False),
     "arcos": Backend("arcos://HOST:PORT, arcos:///dev/DEVICE", _arcos),
     "judp": Backend("judp://HOST:PORT", _judp),
-    "ros2": Backend("ros2 or ros2://NAMESPACE", _ros2, bare=True),
+    "ros2": Backend("ros2 or ros2://NAMESPACE", _ros2, bare=True, ready=_ros2_ready),
 }
 
 
@@ -164,6 +179,13 @@ def _backend(hardware: str) -> Backend:
     if backend is None or not (backend.urls if colon else backend.bare):
         raise ConfigError(f"--hardware {hardware!r}: expected {known_backends()}")
     return backend
+
+
+def check_backend(hardware: str) -> None:
+    """That the backend ``hardware`` names exists and can run in this install (its extra is
+    installed), before anything slow (compiling ahead, connecting) is begun: a
+    :class:`ConfigError` for an unknown name, the backend's own error for what is missing."""
+    _backend(hardware).ready()
 
 
 async def open_robot_server(

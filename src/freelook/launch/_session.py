@@ -219,9 +219,15 @@ def _background(
 
 
 def recorded_line(stats: RecorderStats) -> str:
-    """What a finished recording says of itself."""
-    dropped = f" ({stats.dropped} dropped: the disk fell behind)" if stats.dropped else ""
-    return f"recorded {stats.written} messages{dropped}"
+    """What a finished recording says of itself: the messages its file holds (each queued
+    write, a telemetry say, is many of them), and the writes lost."""
+    count = stats.messages if stats.messages is not None else stats.written
+    lost = []
+    if stats.dropped:
+        lost.append(f"{stats.dropped} writes dropped: the disk fell behind")
+    if stats.errors:
+        lost.append(f"{stats.errors} writes failed (logged)")
+    return f"recorded {count} messages" + (f" ({'; '.join(lost)})" if lost else "")
 
 
 async def _stop_web(web: uvicorn.Server, task: asyncio.Task[None], grace: float = 2.0) -> None:
@@ -316,14 +322,14 @@ async def _session(
                 raise OSError(f"web server could not start on {options.host}:{access.port}")
             await asyncio.sleep(0.02)
         _announce_access(access, announce)
+        for line in server.program.core.unavailable():  # what the cockpit will not offer, and why
+            announce(f"{config.name}: {line}")
         announce(f"freelook: {config.name} in {world.name} — open {url}")
         announce(f"virtual operator station (WebXR): {_station(url)}")
         if options.record is not None:
             announce(f"recording to {options.record}")
         if options.open_browser:
             with contextlib.suppress(Exception):
-        for line in server.program.core.unavailable():  # what the cockpit will not offer, and why
-            announce(f"{config.name}: {line}")
                 webbrowser.open(url)
         if started is not None:
             started.set()

@@ -2,7 +2,13 @@
 
 from freelook.record._arm import ArmRecording
 from freelook.record._description import robot_urdf
-from freelook.record._figures import draw_grid, path_limits
+from freelook.record._figures import (
+    draw_grid,
+    drop_limits,
+    link_figure,
+    path_figure,
+    path_limits,
+)
 from freelook.record._reader import (
     RecordedMessage,
     RecordingError,
@@ -63,10 +69,13 @@ __all__ = [
     "compressed_video",
     "direction_figures",
     "draw_grid",
+    "drop_limits",
     "full_definition",
     "latched",
+    "link_figure",
     "link_table",
     "load_run",
+    "path_figure",
     "path_limits",
     "read_messages",
     "recording_info",

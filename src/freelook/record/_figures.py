@@ -1,7 +1,8 @@
 """The figures of a run report, as PNG bytes (matplotlib, Agg): the path on the robot's map with
 the safety slowdowns and stops (thesis Figs. 7.6, 7.8), x/y/θ tracking against a reference
 (Fig. 7.7), commanded and measured velocities (Fig. 7.9), and rates and drops over time
-(Fig. 7.12)."""
+(Fig. 7.12). ``path_figure`` and ``link_figure`` give the matplotlib figures themselves (their
+axes, legends), ``plot_*`` the PNG bytes a report inlines."""
 
 from __future__ import annotations
 
@@ -13,9 +14,19 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.record._run_data import DIRECTIONS, RunData
-from freelook.record._run_stats import RESTART_DROP, SafetyEpisode
+from freelook.record._run_stats import RESTART_DROP, SafetyEpisode, direction_name
 
-__all__ = ["draw_grid", "path_limits", "plot_link", "plot_path", "plot_tracking", "plot_velocities"]
+__all__ = [
+    "draw_grid",
+    "drop_limits",
+    "link_figure",
+    "path_figure",
+    "path_limits",
+    "plot_link",
+    "plot_path",
+    "plot_tracking",
+    "plot_velocities",
+]
 
 
 def _pyplot() -> Any:
@@ -73,9 +84,12 @@ def path_limits(
     return limits[0], limits[1], limits[2], limits[3]
 
 
-def plot_path(run: RunData, episodes: list[SafetyEpisode]) -> bytes:
+def path_figure(run: RunData, episodes: list[SafetyEpisode]) -> Any:
+    """The path on the robot's map (a matplotlib figure); its legend outside the map, on the
+    right, so it covers neither an obstacle nor the path."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 6.5))
+    # constrained: the layout makes room for the legend beside the map
+    fig, ax = plt.subplots(figsize=(10, 6.5), layout="constrained")
     xs, ys = run.pose[:, 1], run.pose[:, 2]
     if len(run.reference):
         xs = np.concatenate((xs, run.reference[:, 1]))
@@ -120,11 +134,16 @@ def plot_path(run: RunData, episodes: list[SafetyEpisode]) -> bytes:
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
-    ax.legend(loc="best", fontsize=8, framealpha=0.9)
+    # outside the axes: "best" weighs lines and markers, never the map's image, so inside it
+    # would sit on a wall as often as not
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8)
     title = "Path on the robot's map" if world is not None else "Path (no map recorded)"
     ax.set_title(title)
-    fig.tight_layout()
-    return _png(fig, 110)
+    return fig
+
+
+def plot_path(run: RunData, episodes: list[SafetyEpisode]) -> bytes:
+    return _png(path_figure(run, episodes), 110)
 
 
 def plot_tracking(run: RunData) -> tuple[bytes, float]:
@@ -171,8 +190,11 @@ def plot_velocities(run: RunData) -> bytes:
     return _png(fig)
 
 
-def _rates(packets: npt.NDArray[np.float64], edges: npt.NDArray[np.float64], t0: float) -> Any:
-    """Packets received and the drop % per one-second bin, from sequence gaps."""
+def _rates(
+    packets: npt.NDArray[np.float64], edges: npt.NDArray[np.float64], t0: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64] | None]:
+    """Link packets received (all kinds), the drop % from sequence gaps, and telemetry
+    messages received (None: the rows do not say which are), per one-second bin."""
     accepted = packets[packets[:, 4] > 0]
     counts, _ = np.histogram(accepted[:, 0] - t0, edges)
     lost = np.zeros(len(edges) - 1)
@@ -183,18 +205,35 @@ def _rates(packets: npt.NDArray[np.float64], edges: npt.NDArray[np.float64], t0:
         missing = np.clip(np.where(gaps < -RESTART_DROP, 0, gaps - 1), 0, None)
         lost += np.histogram(rows[1:, 0] - t0, edges, weights=missing)[0]
     total = counts + lost
-    return counts, np.divide(100.0 * lost, total, out=np.zeros(len(total)), where=total > 0)
+    drop = np.divide(100.0 * lost, total, out=np.zeros(len(total)), where=total > 0)
+    telemetry = None
+    if packets.shape[1] > 5:
+        telemetry = np.histogram(accepted[accepted[:, 5] > 0, 0] - t0, edges)[0].astype(float)
+        if not telemetry.any():
+            telemetry = None
+    return counts.astype(float), drop, telemetry
 
 
-def plot_link(run: RunData) -> bytes:
+def drop_limits(drops: list[npt.NDArray[np.float64]]) -> tuple[float, float]:
+    """The drop axis: from 0 (a drop is never negative) to a little over the highest drop,
+    at least 1 % (a run without drops shows a flat line at the bottom, not ±0.04 %)."""
+    peak = max((float(np.max(d)) for d in drops if len(d)), default=0.0)
+    return 0.0, min(105.0, max(1.0, 1.1 * peak))
+
+
+def link_figure(run: RunData) -> Any:
+    """Link packets (all kinds) and telemetry received per second, and the drop %, per
+    direction (a matplotlib figure)."""
     plt = _pyplot()
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 5), sharex=True)
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
     end = max(run.duration, 1.0)
     edges = np.arange(0.0, math.ceil(end) + 1.0, 1.0)
+    drops = []
     for direction in DIRECTIONS:
-        name = direction.replace("_to_", " → ").replace("_", " ")
+        name = direction_name(direction)
+        telemetry = None
         if direction in run.packets:
-            counts, drop = _rates(run.packets[direction], edges, run.t0)
+            counts, drop, telemetry = _rates(run.packets[direction], edges, run.t0)
         elif direction in run.link_stats and len(run.link_stats[direction]) > 1:
             stats = run.link_stats[direction]
             t = stats[:, 0] - run.t0
@@ -206,12 +245,28 @@ def plot_link(run: RunData) -> bytes:
             name += " (robot's count)"
         else:
             continue
-        a1.step(edges[:-1], counts, where="post", label=name)
+        (line,) = a1.step(edges[:-1], counts, where="post", label=f"{name}: link packets")
+        if telemetry is not None:
+            a1.step(
+                edges[:-1],
+                telemetry,
+                where="post",
+                ls="--",
+                color=line.get_color(),
+                label=f"{name}: telemetry messages",
+            )
         a2.step(edges[:-1], drop, where="post", label=name)
-    a1.set_ylabel("packets / s")
+        drops.append(drop)
+    a1.set_ylabel("received / s")
+    a1.set_ylim(bottom=0.0)
     a2.set_ylabel("drop [%]")
+    a2.set_ylim(*drop_limits(drops))
     a2.set_xlabel("t [s]")
     a1.legend(fontsize=8)
-    fig.suptitle("Rx rates and drops per direction")
+    fig.suptitle("Link packets (all kinds) and telemetry received, and drops, per direction")
     fig.tight_layout()
-    return _png(fig)
+    return fig
+
+
+def plot_link(run: RunData) -> bytes:
+    return _png(link_figure(run))

@@ -2,13 +2,21 @@
 
 A process killed mid-run leaves a file with no summary and possibly a half-written chunk.
 :func:`repair` walks the file record by record, keeps every chunk whose CRC checks out, stops at
-the first unreadable record, and writes what it kept to a new, complete file.
+the first unreadable record, and writes what it kept to a new, complete file. It never
+overwrites a file unless told to, and then only once the new file is complete (written beside
+it and moved over it in one step), so a repair that fails, or a repair into the source itself,
+loses nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from mcap.records import Channel, Chunk, Message, Schema
 from mcap.stream_reader import StreamReader, breakup_chunk
@@ -24,7 +32,8 @@ _MAX_RECORD = 256 * 1024 * 1024
 
 
 class RepairError(FreelookError):
-    """The file is not an MCAP file at all (no magic), so nothing can be recovered."""
+    """Nothing can be recovered (the file is not an MCAP file at all: no magic), or the repair
+    would overwrite a file it was not told to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +45,16 @@ class RepairReport:
     stopped_at: str  # why reading stopped
 
 
-def repair(source: str | Path, destination: str | Path) -> RepairReport:
-    """Copy every readable chunk of ``source`` into a valid MCAP file at ``destination``."""
+def repair(source: str | Path, destination: str | Path, *, overwrite: bool = False) -> RepairReport:
+    """Copy every readable chunk of ``source`` into a valid MCAP file at ``destination``; an
+    existing ``destination`` is refused unless ``overwrite`` (then replaced whole once the
+    new file is written: ``destination`` may be ``source`` itself)."""
+    target = Path(destination)
+    if not overwrite and (target.exists() or target.is_symlink()):
+        raise RepairError(
+            f"{target}: exists; the repair writes nothing over it (name another output, or "
+            "--force to replace it)"
+        )
     schemas: dict[int, Schema] = {}
     channels: dict[int, Channel] = {}
     messages: list[Message] = []
@@ -81,26 +98,74 @@ def repair(source: str | Path, destination: str | Path) -> RepairReport:
         except Exception as err:  # truncated file: keep what was read
             stopped_at = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
 
-    with open(destination, "wb") as out:
-        writer = McapWriter(out, compression=CompressionType.ZSTD)
-        writer.start(profile="ros2", library="freelook record repair")
-        schema_ids = {
-            old: writer.register_schema(s.name, s.encoding, s.data) for old, s in schemas.items()
-        }
-        channel_ids = {
-            old: writer.register_channel(
-                c.topic, c.message_encoding, schema_ids.get(c.schema_id, 0), c.metadata
-            )
-            for old, c in channels.items()
-        }
-        kept = 0
-        for message in messages:
-            channel_id = channel_ids.get(message.channel_id)
-            if channel_id is None:
-                continue
-            writer.add_message(
-                channel_id, message.log_time, message.data, message.publish_time, message.sequence
-            )
-            kept += 1
-        writer.finish()  # type: ignore[no-untyped-call]
+    with _output(target, overwrite) as out:
+        kept = _write(out, schemas, channels, messages)
     return RepairReport(chunks_ok, chunks_bad, kept, clean_end, stopped_at)
+
+
+@contextlib.contextmanager
+def _output(target: Path, overwrite: bool) -> Iterator[IO[bytes]]:
+    """The file the repair writes: ``target`` itself, created (never an existing one); or,
+    to overwrite, a file beside it moved over it once complete. A failed write leaves
+    nothing behind."""
+    if not overwrite:
+        try:
+            out = open(target, "xb")  # noqa: SIM115 - closed below; exclusive: never overwrites
+        except FileExistsError:
+            raise RepairError(f"{target}: exists; the repair writes nothing over it") from None
+        except OSError as err:
+            raise RepairError(f"{target}: cannot write: {err.strerror}") from None
+        try:
+            with out:
+                yield out
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+        return
+    try:
+        handle, partial = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".partial"
+        )
+    except OSError as err:
+        raise RepairError(f"{target}: cannot write beside it: {err.strerror}") from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            yield out
+        os.replace(partial, target)
+    except OSError as err:
+        Path(partial).unlink(missing_ok=True)
+        raise RepairError(f"{target}: cannot replace it: {err.strerror}") from None
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _write(
+    out: IO[bytes],
+    schemas: dict[int, Schema],
+    channels: dict[int, Channel],
+    messages: list[Message],
+) -> int:
+    """The recovered records as a complete MCAP file; how many messages it holds."""
+    writer = McapWriter(out, compression=CompressionType.ZSTD)
+    writer.start(profile="ros2", library="freelook record repair")
+    schema_ids = {
+        old: writer.register_schema(s.name, s.encoding, s.data) for old, s in schemas.items()
+    }
+    channel_ids = {
+        old: writer.register_channel(
+            c.topic, c.message_encoding, schema_ids.get(c.schema_id, 0), c.metadata
+        )
+        for old, c in channels.items()
+    }
+    kept = 0
+    for message in messages:
+        channel_id = channel_ids.get(message.channel_id)
+        if channel_id is None:
+            continue
+        writer.add_message(
+            channel_id, message.log_time, message.data, message.publish_time, message.sequence
+        )
+        kept += 1
+    writer.finish()  # type: ignore[no-untyped-call]
+    return kept

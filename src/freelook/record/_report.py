@@ -3,7 +3,8 @@
 At the top, a few lines a user reads first (``_run_stats.summary_lines``). Then the thesis's
 figures (``_figures.py``), each only when the run has its data, a strip of the driving
 camera's frames (``_frames.py``), and Table 7.1 for both link directions (sent, received, lost,
-drop %, node failures, operation time, rate). The run's streams are read by
+drop %, node failures, operation time, rate of link packets of all kinds, rate of telemetry),
+with what it counts and what a node failure is said under it. The run's streams are read by
 ``_run_data.load_run``.
 """
 
@@ -19,9 +20,12 @@ from freelook.record._figures import plot_link, plot_path, plot_tracking, plot_v
 from freelook.record._frames import camera_strip, plot_strip
 from freelook.record._run_data import RunData, load_run
 from freelook.record._run_stats import (
+    NODE_FAILURE_GAP,
     DirectionFigures,
     SafetyEpisode,
+    direction_name,
     link_table,
+    node_failures_text,
     safety_episodes,
     summary_lines,
 )
@@ -81,7 +85,7 @@ def _sections(run: RunData, episodes: list[SafetyEpisode]) -> list[str]:
     if run.packets or run.link_stats:
         sections.append(
             '<h2>Link over time</h2><figure id="link">'
-            + _img(plot_link(run), "Rx rates and drops")
+            + _img(plot_link(run), "link packets and telemetry received per second, and drops")
             + "</figure>"
         )
     return sections
@@ -103,13 +107,39 @@ def _camera_section(path: str | Path) -> str:
     )
 
 
+#: what the link table counts, said under it (so it is read as the cockpit's figures are)
+_COUNTED = (
+    "Every figure of this table counts link packets of all kinds: from the robot, its "
+    "telemetry, each fragment of each camera frame (a frame is many packets), map chunks and "
+    "replies; from the station, commands, heartbeats and requests. The telemetry column counts "
+    "the robot's telemetry messages alone, as the cockpit's telemetry rate does."
+)
+_NODE_FAILURE = (
+    "A node failure (the thesis's Table 7.1) is a stretch of more than {gap:g} s in which a "
+    "direction's receiver got no packet at all: the link, or the end that sends, stopped "
+    "for that long."
+)
+
+
+def _node_failures(run: RunData, table: list[DirectionFigures]) -> str:
+    """The node-failure note: what one is, and this run's, each with when and how long."""
+    found = [
+        f"{direction_name(f.direction)}: {node_failures_text(f, run.t0)}"
+        for f in table
+        if f.node_failures
+    ]
+    this_run = "This run had none." if not found else "This run: " + "; ".join(found) + "."
+    return _NODE_FAILURE.format(gap=NODE_FAILURE_GAP) + " " + this_run
+
+
 def _page(name: str, run: RunData, table: list[DirectionFigures], sections: list[str]) -> str:
     """The whole page: summary, metadata, Table 7.1, then the figures."""
     rows = "".join(
         f'<tr data-direction="{f.direction}"><td>'
-        f"{html.escape(f.direction.replace('_to_', ' → ').replace('_', ' '))}</td>"
+        f"{html.escape(direction_name(f.direction))}</td>"
         f"<td>{f.sent}</td><td>{f.received}</td><td>{f.lost}</td><td>{f.drop_percent:.2f}</td>"
         f"<td>{f.node_failures}</td><td>{f.operation_time:.1f}</td><td>{f.mean_rate_hz:.1f}</td>"
+        f"<td>{'—' if f.telemetry_hz is None else f'{f.telemetry_hz:.1f}'}</td>"
         f"<td>{f.rejected}</td><td>{'raw packets' if f.source == 'packets' else 'robot'}</td></tr>"
         for f in table
     )
@@ -118,6 +148,10 @@ def _page(name: str, run: RunData, table: list[DirectionFigures], sections: list
         for k, v in sorted(run.metadata.items())
     )
     summary = "".join(f"<li>{html.escape(line)}</li>" for line in summary_lines(run, table))
+    notes = (
+        f'<p id="link-counted">{html.escape(_COUNTED)}</p>'
+        f'<p id="node-failures">{html.escape(_node_failures(run, table))}</p>'
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>freelook run report</title>
 <style>body{{font:14px system-ui,sans-serif;max-width:1100px;margin:20px auto;color:#222}}
@@ -133,8 +167,10 @@ figure{{margin:0}}img{{max-width:100%;border:1px solid #ddd;margin:6px 0}}</styl
 <table>{meta}</table>
 <h2>Link (thesis Table 7.1)</h2>
 <table id="link-table"><tr><th>direction</th><th>sent</th><th>received</th><th>lost</th>
-<th>drop %</th><th>node failures</th><th>operation time [s]</th><th>rate [Hz]</th>
+<th>drop %</th><th>node failures</th><th>operation time [s]</th>
+<th>link packets/s (all kinds)</th><th>telemetry/s</th>
 <th>refused</th><th>from</th></tr>{rows}</table>
+{notes}
 {"".join(sections)}
 </body></html>
 """

@@ -26,7 +26,7 @@ from freelook.record._cdr import CdrFields
 from freelook.record._chunks import messages_on
 from freelook.record._reader import _READ_ERRORS, RecordingError, _damage, _summary
 
-__all__ = ["DIRECTIONS", "RunData", "load_run"]
+__all__ = ["DIRECTIONS", "TELEMETRY_KINDS", "RunData", "load_run"]
 
 DIRECTIONS = ("operator_to_robot", "robot_to_operator")
 _ODOMETRY = (
@@ -45,7 +45,10 @@ _PACKET = (
     "receive_stamp.sec",
     "receive_stamp.nanosec",
     "accepted",
+    "kind",
 )
+#: what a packet's kind is when it carries the robot's telemetry (native, thesis)
+TELEMETRY_KINDS = frozenset({"Telemetry", "PositionReport"})
 #: link statistics: received, lost, CRC and authentication failures, sent (recordings from
 #: before the sent count have none: 0)
 _LINK_STATS = ("packets_received", "packets_lost", "crc_failures", "auth_failures", "packets_sent")
@@ -80,7 +83,10 @@ class RunData:
     reference: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 4)))
     safety: list[tuple[float, str, str, int, float]] = field(default_factory=list)
     modes: list[tuple[float, str, bool]] = field(default_factory=list)  # t, mode, e-stop
-    #: per direction: rows of (receive time, send time, stream, sequence, accepted)
+    #: per direction: rows of (receive time, send time, stream, sequence, accepted,
+    #: telemetry): every packet the direction's receiver recorded, of any kind; the last
+    #: column 1 for the robot's telemetry (one message each), 0 for the rest (a camera frame
+    #: is many packets)
     packets: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     #: per direction: rows of (log time, received, lost, crc + auth failures, sent) as the
     #: receiver reported them (the robot's, in telemetry) with the sender's count beside
@@ -96,8 +102,9 @@ class RunData:
 def _row(topic: str, t: float, v: tuple[Any, ...]) -> tuple[float, ...]:
     """A row of ``topic``'s array from the fields :data:`_FIELDS` reads."""
     if topic.startswith("/link/"):
-        stream, seq, s_sec, s_ns, r_sec, r_ns, accepted = v
-        return r_sec + r_ns * 1e-9, s_sec + s_ns * 1e-9, stream, seq, bool(accepted)
+        stream, seq, s_sec, s_ns, r_sec, r_ns, accepted, kind = v
+        telemetry = kind in TELEMETRY_KINDS
+        return r_sec + r_ns * 1e-9, s_sec + s_ns * 1e-9, stream, seq, bool(accepted), telemetry
     if topic == "/odom":
         x, y, qz, qw, speed, omega = v
         return t, x, y, 2.0 * math.atan2(qz, qw), speed, omega
@@ -182,7 +189,7 @@ def _arrays(run: RunData, rows: dict[str, list[tuple[float, ...]]]) -> None:
     for direction in DIRECTIONS:
         packets = rows[f"/link/{direction}"]
         if packets:
-            run.packets[direction] = _array(packets, 5)
+            run.packets[direction] = _array(packets, 6)
         stats = rows[f"/freelook/link_stats/{direction}"]
         if stats:
             run.link_stats[direction] = _array(stats, 5)

@@ -19,17 +19,22 @@ import numpy.typing as npt
 from freelook.record._run_data import DIRECTIONS, RunData
 
 __all__ = [
+    "NODE_FAILURE_GAP",
     "RESTART_DROP",
     "DirectionFigures",
     "SafetyEpisode",
     "direction_figures",
+    "direction_name",
     "link_table",
+    "node_failures_text",
     "reported_figures",
     "safety_episodes",
     "summary_lines",
 ]
 
-NODE_FAILURE_GAP = 1.0  # s without any packet in a direction counts as a node failure
+#: s without any packet in a direction: a node failure (the thesis's Table 7.1: the link, or
+#: one end, stopped for that long)
+NODE_FAILURE_GAP = 1.0
 EPISODE_GAP = 0.5  # s: safety reports of one kind closer than this are one event
 RESTART_DROP = 64  # a sequence falling further than the replay window: the sender restarted
 STOP_KINDS = frozenset({"watchdog", "estop", "bumper", "hardware"})
@@ -52,7 +57,10 @@ class SafetyEpisode:
 
 @dataclass(frozen=True)
 class DirectionFigures:
-    """Thesis Table 7.1 figures for one direction."""
+    """Thesis Table 7.1 figures for one direction. Every count is of link packets of all
+    kinds (from the robot: telemetry, each fragment of each camera frame, map chunks, replies;
+    from a station: commands, heartbeats, requests); ``telemetry_hz`` counts the robot's
+    telemetry messages alone, as the cockpit's telemetry rate does."""
 
     direction: str
     sent: int  # numbered by the sender (raw packets), or the sender's own count
@@ -60,16 +68,32 @@ class DirectionFigures:
     lost: int
     drop_percent: float
     rejected: int  # refused by the receiver (CRC, authentication, replay, values)
-    node_failures: int  # gaps over 1 s with nothing received
+    node_failures: int  # gaps over NODE_FAILURE_GAP (1 s) with nothing received
     operation_time: float  # s, first to last packet received
-    mean_rate_hz: float
+    mean_rate_hz: float  # link packets of all kinds received per second
     source: str = "packets"  # "packets": from the raw packets; "robot": its telemetry counts
+    #: telemetry messages received per second (None: the direction carries none, or its
+    #: receiver recorded no packets)
+    telemetry_hz: float | None = None
+    #: the node failures: (when the gap began, on the receiver's clock; how long it was), s
+    gaps: tuple[tuple[float, float], ...] = ()
+
+
+def _gaps(times: npt.NDArray[np.float64]) -> tuple[tuple[float, float], ...]:
+    """Each stretch of over :data:`NODE_FAILURE_GAP` between packets received."""
+    steps = np.diff(times)
+    return tuple(
+        (float(times[i]), float(steps[i])) for i in np.flatnonzero(steps > NODE_FAILURE_GAP)
+    )
 
 
 def direction_figures(packets: npt.NDArray[np.float64], direction: str) -> DirectionFigures:
-    """Figures from a direction's raw packets: drop % from sequence gaps per stream (a
+    """Figures from a direction's raw packets (rows of receive time, send time, stream,
+    sequence, accepted and, optionally, telemetry): drop % from sequence gaps per stream (a
     sender that restarted its numbering starts a new run), node failures from receive gaps."""
-    packets = np.asarray(packets, dtype=np.float64).reshape(-1, 5)
+    packets = np.asarray(packets, dtype=np.float64)
+    if packets.ndim != 2:
+        packets = packets.reshape(-1, 5)
     accepted = packets[packets[:, 4] > 0]
     received = expected = 0
     for stream in np.unique(accepted[:, 2]):
@@ -82,12 +106,27 @@ def direction_figures(packets: npt.NDArray[np.float64], direction: str) -> Direc
     lost = expected - received
     times = np.sort(packets[:, 0])
     duration = float(times[-1] - times[0]) if len(times) > 1 else 0.0
-    failures = int(np.count_nonzero(np.diff(times) > NODE_FAILURE_GAP))
+    gaps = _gaps(times)
     drop = 100.0 * lost / expected if expected else 0.0
     rate = (len(accepted) - 1) / duration if duration > 0 else 0.0
     rejected = len(packets) - len(accepted)
+    telemetry_hz = None
+    if packets.shape[1] > 5:
+        telemetry = np.sort(accepted[accepted[:, 5] > 0, 0])
+        if len(telemetry) > 1 and telemetry[-1] > telemetry[0]:
+            telemetry_hz = (len(telemetry) - 1) / float(telemetry[-1] - telemetry[0])
     return DirectionFigures(
-        direction, expected, received, lost, drop, rejected, failures, duration, rate
+        direction,
+        expected,
+        received,
+        lost,
+        drop,
+        rejected,
+        len(gaps),
+        duration,
+        rate,
+        telemetry_hz=telemetry_hz,
+        gaps=gaps,
     )
 
 
@@ -98,7 +137,7 @@ def reported_figures(stats: npt.NDArray[np.float64], direction: str) -> Directio
     grew = np.flatnonzero(np.diff(received) > 0) + 1
     times = t[grew] if len(grew) else t[:1]
     duration = float(times[-1] - times[0]) if len(times) > 1 else 0.0
-    failures = int(np.count_nonzero(np.diff(times) > NODE_FAILURE_GAP))
+    gaps = _gaps(times)
     n_received, n_lost = int(received.max()), int(lost.max())
     total = n_received + n_lost
     n_sent = int(sent.max()) or total
@@ -110,10 +149,11 @@ def reported_figures(stats: npt.NDArray[np.float64], direction: str) -> Directio
         n_lost,
         100.0 * n_lost / total if total else 0.0,
         int(refused.max()),
-        failures,
+        len(gaps),
         duration,
         float(rate),
         "robot",
+        gaps=gaps,
     )
 
 
@@ -157,6 +197,24 @@ def safety_episodes(run: RunData) -> list[SafetyEpisode]:
     )
 
 
+def direction_name(direction: str) -> str:
+    """``robot_to_operator`` as a reader reads it: ``robot → operator``."""
+    return direction.replace("_to_", " → ").replace("_", " ")
+
+
+def node_failures_text(figures: DirectionFigures, t0: float) -> str:
+    """``2 node failures: nothing received for 1.4 s from 12.3 s, …`` (times into the run)."""
+    count = figures.node_failures
+    noun = "node failure" if count == 1 else "node failures"
+    if not figures.gaps:
+        return f"{count} {noun}"
+    shown = ", ".join(
+        f"{length:.1f} s from {start - t0:.1f} s" for start, length in figures.gaps[:4]
+    )
+    more = f" and {len(figures.gaps) - 4} more" if len(figures.gaps) > 4 else ""
+    return f"{count} {noun}: nothing received for {shown}{more}"
+
+
 def _distance(run: RunData) -> float:
     track = run.odom if len(run.odom) else run.pose
     if len(track) < 2:
@@ -191,22 +249,25 @@ def summary_lines(run: RunData, table: list[DirectionFigures] | None = None) -> 
     if table:
         lines.append(
             "Link drop: "
-            + ", ".join(
-                f"{f.direction.replace('_to_', ' → ').replace('_', ' ')} {f.drop_percent:.2f} %"
-                for f in table
-            )
+            + ", ".join(f"{direction_name(f.direction)} {f.drop_percent:.2f} %" for f in table)
             + "."
         )
+        rates = [
+            f"{direction_name(f.direction)} {f.mean_rate_hz:.0f} packets/s of all kinds"
+            + (f" (telemetry {f.telemetry_hz:.0f}/s)" if f.telemetry_hz is not None else "")
+            for f in table
+        ]
+        lines.append("Link rates: " + ", ".join(rates) + ".")
     unusual = []
     for e in episodes:
         if e.stop and e.kind != "zone":
             unusual.append(f"{e.kind} stop at {e.start - run.t0:.1f} s ({e.end - e.start:.1f} s)")
     for f in table:
-        name = f.direction.replace("_to_", " → ").replace("_", " ")
+        name = direction_name(f.direction)
         if f.rejected:
             unusual.append(f"{f.rejected} packets refused ({name})")
         if f.node_failures:
-            unusual.append(f"{f.node_failures} node failures ({name})")
+            unusual.append(f"{node_failures_text(f, run.t0)} ({name})")
     engaged = [t for t, _, estop in run.modes if estop]
     if engaged:
         unusual.append(f"e-stop engaged at {engaged[0] - run.t0:.1f} s")

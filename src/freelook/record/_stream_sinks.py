@@ -36,6 +36,12 @@ class Tee(RosStreams):
         for sink in self.sinks:
             sink.close()
 
+    @property
+    def messages_recorded(self) -> int | None:
+        """What the sinks that write files recorded (a live view records nothing)."""
+        counts = [n for n in (sink.messages_recorded for sink in self.sinks) if n is not None]
+        return sum(counts) if counts else None
+
 
 class Namespaced(RosStreams):
     """One robot's streams among several in one recording: its topics under ``/NAME`` and its

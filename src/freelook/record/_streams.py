@@ -100,6 +100,12 @@ class RosStreams(abc.ABC):
     def close(self) -> None:
         """Release what the writer holds (idempotent)."""
 
+    @property
+    def messages_recorded(self) -> int | None:
+        """Messages this stream has put into a file so far (None: it writes to no file, as a
+        live view does). One stream method may write many: a telemetry is a score of them."""
+        return None
+
     def log_time(self) -> float:
         """The log time of a write now: pinned, else the clock."""
         return self._pinned if self._pinned is not None else self.clock()

@@ -137,6 +137,11 @@ class Recorder(RosStreams):
             self.flush()
             self._last_flush = log_time
 
+    @property
+    def messages_recorded(self) -> int:
+        """Messages written into the file (all of them are in it once it is closed)."""
+        return self.messages_written
+
     def flush(self) -> None:
         """Close the chunk in progress and flush it to the file."""
         self._writer.flush()  # type: ignore[no-untyped-call]
@@ -160,12 +165,15 @@ class Recorder(RosStreams):
 
 @dataclass(frozen=True, slots=True)
 class RecorderStats:
-    """What a background recorder did."""
+    """What a background recorder did. A write is one submitted item, a stream method's call
+    that may write many messages (a telemetry writes a score); ``messages`` counts those its
+    file holds (None: it writes to no file, only to a live view)."""
 
-    submitted: int
-    written: int
-    dropped: int  # queue full: newest item dropped
-    errors: int
+    submitted: int  # writes submitted
+    written: int  # writes done
+    dropped: int  # writes dropped: the queue was full
+    errors: int  # writes that failed
+    messages: int | None = None  # messages in the file
 
 
 class BackgroundRecorder:
@@ -229,7 +237,13 @@ class BackgroundRecorder:
 
     def stats(self) -> RecorderStats:
         with self._lock:
-            return RecorderStats(self._submitted, self._written, self._dropped, self._errors)
+            return RecorderStats(
+                self._submitted,
+                self._written,
+                self._dropped,
+                self._errors,
+                self._recorder.messages_recorded,
+            )
 
     def close(self) -> RecorderStats:
         """Drain what is queued, finish the file and stop the thread."""
