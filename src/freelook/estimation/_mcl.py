@@ -94,10 +94,11 @@ class MonteCarloLocalization(GlobalSearch):
             raise ValueError(f"robot {robot.name!r} has no laser to localize with")
         half = math.radians(laser.fov_deg) / 2
         fp = robot.footprint
+        fan = np.linspace(-half, half, laser.beams)
         return cls(
             world,
             robot.estimation,
-            np.linspace(-half, half, laser.beams),
+            fan + laser.yaw if laser.yaw_deg else fan,
             (laser.mount_forward, laser.mount_left),
             laser.range_max,
             seed=seed,
@@ -161,10 +162,17 @@ class MonteCarloLocalization(GlobalSearch):
             self.particles[:, 0] -= side * np.sin(mid)
             self.particles[:, 1] += side * np.cos(mid)
 
-    def update(self, ranges: _Array, force: bool = False) -> bool:
+    def update(
+        self,
+        ranges: _Array,
+        force: bool = False,
+        beams: tuple[_Array, _Array, _Array] | None = None,
+    ) -> bool:
         """Weight by the scan when moved enough, or when ``force``-d (a search standing still:
         at most :data:`SEARCH_STILL_UPDATES` times from one place); returns whether an update
-        happened."""
+        happened. ``beams``: each range's bearing and origin (x, y) in the robot frame, as
+        the scan says (a ROS scan's own layout, or several lasers'); None: the description's
+        fan (:attr:`beam_angles` from :attr:`mount`)."""
         cfg = self.config
         moved = self._moved_d >= cfg.mcl_update_min_d or self._moved_a >= math.radians(
             cfg.mcl_update_min_a_deg
@@ -183,9 +191,14 @@ class MonteCarloLocalization(GlobalSearch):
             return False
         pick = valid[np.linspace(0, len(valid) - 1, min(cfg.mcl_beams, len(valid))).astype(int)]
         r = ranges[pick]
-        b = self.beam_angles[pick]
-        bx = self.mount[0] + r * np.cos(b)
-        by = self.mount[1] + r * np.sin(b)
+        if beams is None:
+            b = self.beam_angles[pick]
+            bx = self.mount[0] + r * np.cos(b)
+            by = self.mount[1] + r * np.sin(b)
+        else:
+            b = beams[0][pick]
+            bx = beams[1][pick] + r * np.cos(b)
+            by = beams[2][pick] + r * np.sin(b)
         if self._phase is SearchPhase.SCREENING:  # the poses are drawn afresh, where they fit
             self._pending = (0.0, 0.0, 0.0)
             self._phase = SearchPhase.COARSE

@@ -39,6 +39,11 @@ class LocalizationJob:
     pose: Pose  # the robot's pose when the scan was taken
     stamp: float
     scan_stamp: float = math.nan
+    #: each range's bearing and origin (x, y) in the robot frame, as the scan says (None:
+    #: the description's fan)
+    beams: (
+        tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None
+    ) = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +273,12 @@ class StateEstimator:
         spacing = self.settings.search_update_spacing
         doubtful = self._searching or self.mcl.fits_poorly
         force = doubtful and now - self._last_search_update >= spacing
-        return LocalizationJob(scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp)
+        n = len(scan.ranges)
+        geometry = (scan.bearings, scan.origin_x, scan.origin_y)
+        beams = geometry if all(len(a) == n for a in geometry) else None
+        return LocalizationJob(
+            scan.ranges, increment, force, search, pose_at_scan, now, scan.stamp, beams
+        )
 
     def _odometry_at(self, stamp: float) -> Pose:
         """Odometry at ``stamp``, interpolated between control cycles (held at the newest)."""
@@ -297,7 +307,7 @@ class StateEstimator:
         if job.search:
             self.mcl.global_init()
         self.mcl.predict(*job.increment)
-        if not self.mcl.update(job.ranges, force=job.force):
+        if not self.mcl.update(job.ranges, force=job.force, beams=job.beams):
             return None
         return LocalizationResult(job, self.mcl.estimate(), self.mcl.searching)
 
