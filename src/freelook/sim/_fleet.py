@@ -159,7 +159,8 @@ class Fleet:
         self._next_laser_us = self._laser_us
         beams = laser.beams if laser is not None else 0
         half = math.radians(laser.fov_deg) / 2 if laser is not None else 0.0
-        self.angles = np.linspace(-half, half, beams)
+        fan = np.linspace(-half, half, beams)
+        self.angles = fan + laser.yaw if laser is not None and laser.yaw_deg else fan
         yaws = [t.laser_yaw if t is not None else 0.0 for t in truths]
         self._units = np.stack(
             [unit_vectors(self.angles + yaw if yaw else self.angles) for yaw in yaws]

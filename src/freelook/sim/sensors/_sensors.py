@@ -198,7 +198,8 @@ def spoil_returns(
 
 
 class Laser:
-    """A planar scanner at its mount offset: ``beams`` evenly over ``fov`` centred ahead."""
+    """A planar scanner at its mount offset: ``beams`` evenly over ``fov`` centred on its
+    mount's yaw (ahead by default)."""
 
     def __init__(
         self,
@@ -213,7 +214,8 @@ class Laser:
         self.world = world
         self.rng = rng
         half = math.radians(config.fov_deg) / 2
-        self.angles = np.linspace(-half, half, config.beams)
+        fan = np.linspace(-half, half, config.beams)
+        self.angles = fan + config.yaw if config.yaw_deg else fan  # centred on the mount's yaw
         self._units = unit_vectors(self.angles + yaw_offset if yaw_offset else self.angles)
         grid = world.obstacles()
         self._clearance = clearance_of(grid)
