@@ -245,11 +245,15 @@ class ControlStep:
         )
         clouds = []
         if self.memory is not None:
-            sweep = (
-                (laser.bearings, laser.ranges, (float(laser.origin_x[0]), float(laser.origin_y[0])))
-                if laser is not None
-                else None
-            )
+            sweep = None
+            if laser is not None:
+                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
+                sweep = (laser.bearings, laser.ranges, origin)
+                if laser.sweep is not None:
+                    # lasers merged: the first one's sweep clears and hides the memory; the
+                    # others only add to it (what they saw is remembered, and goes with time)
+                    n = laser.sweep_beams
+                    sweep = (laser.bearings[:n], laser.ranges[:n], origin)
             odometry = Pose(*self.estimator.odometry.pose)
             clouds.append(
                 self.memory.update(odometry, self.now, laser_points, sonar_axes, sweep, cones, half)

@@ -193,7 +193,8 @@ class MapLayer:
         cast_again = key != self._unseen_cast
         self._unseen_cast = key
         ox, oy, resolution = self._world
-        beams = min(len(laser.bearings), len(laser.ranges)) if laser is not None else 0
+        # (lasers merged: the first one's sweep alone sees walls through)
+        beams = laser.sweep_beams if laser is not None else 0
         if laser is not None and beams >= 2:
             laser_at, first, step = self._sweep(laser)
             laser_ranges = _f64(laser.ranges[:beams])

@@ -63,7 +63,8 @@ class TelemetryView:
             if laser is not None
             else 0.0,
             laser_range_max=laser.range_max if laser is not None else 0.0,
-            laser=tuple(laser.ranges.tolist()) if laser is not None else (),
+            # (lasers merged: the first one's sweep, the fan the cockpit draws)
+            laser=tuple(laser.ranges[: laser.sweep_beams].tolist()) if laser is not None else (),
             sonar=tuple(sonar.ranges.tolist()) if sonar is not None else (),
             bumper_front=bool(bumpers and bumpers.front),
             bumper_rear=bool(bumpers and bumpers.rear),

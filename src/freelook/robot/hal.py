@@ -54,6 +54,16 @@ class RangeScan(NamedTuple):
     origin_x: npt.NDArray[np.float64]  # where each beam starts, robot frame, m
     origin_y: npt.NDArray[np.float64]
     range_max: float
+    #: a scan of several lasers merged: its first this many beams are one laser's sweep
+    #: (bearings evenly spaced and rising, from one origin), the rest the others' (None: one
+    #: laser's, all its sweep)
+    sweep: int | None = None
+
+    @property
+    def sweep_beams(self) -> int:
+        """How many of the first beams are one laser's sweep (:attr:`sweep`)."""
+        n = min(len(self.bearings), len(self.ranges))
+        return n if self.sweep is None else min(n, self.sweep)
 
     def points(self) -> npt.NDArray[np.float64]:
         """Hit points (N×2, robot frame) of the beams that returned something."""
