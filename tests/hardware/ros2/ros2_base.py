@@ -33,6 +33,38 @@ class Room:
     y_max: float = 2.0
 
 
+@dataclass(frozen=True)
+class Lidar:
+    """A laser of the base, publishing on ``topic`` in its own frame: ``beams`` at angles
+    ``angle_min + i·angle_increment`` (either sign), from (``forward``, ``left``) on the base,
+    its x axis at ``yaw`` (rad), ``upside_down`` (its angles turn clockwise seen from above)."""
+
+    topic: str = "scan"
+    forward: float = 0.17
+    left: float = 0.0
+    yaw: float = 0.0
+    upside_down: bool = False
+    beams: int = 181
+    angle_min: float = -math.pi / 2
+    angle_increment: float = math.pi / 180
+    frame: str = "laser"
+
+    def angles(self) -> np.ndarray:
+        """Each beam's angle in the laser's own frame (rad)."""
+        return self.angle_min + self.angle_increment * np.arange(self.beams)
+
+    def bearings(self) -> np.ndarray:
+        """Each beam's bearing on the base (rad)."""
+        return self.yaw + (-1.0 if self.upside_down else 1.0) * self.angles()
+
+
+def lidar_360(**kwargs: Any) -> Lidar:
+    """A 360° lidar as RPLidar, LDS and most 360° drivers publish: 360 beams from −π, 1°."""
+    return Lidar(
+        **{"beams": 360, "angle_min": -math.pi, "angle_increment": math.pi / 180, **kwargs}
+    )
+
+
 @dataclass
 class Received:
     stamp: float  # time.monotonic() at arrival
@@ -69,6 +101,10 @@ class RoomBase:
     claimed_size: tuple[int, int] | None = None  # each JPEG's header claims this (w, h): forged
     scan_value: float | None = None  # every beam reads this (inf: all clear to ROS, NaN)
     stamp_offset: float = 0.0  # s added to every stamp (< 0: stale readings, > 0: ahead)
+    # the laser's layout in its own frame and its mount, as a ROS driver publishes it (None:
+    # ``beams`` over ``fov_deg`` centred ahead, from ``laser_forward``)
+    lidar: Lidar | None = None
+    extra_lidars: tuple[Lidar, ...] = ()  # further lasers, each on its own topic
 
     def __post_init__(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -95,7 +131,10 @@ class RoomBase:
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         odom_kind = getattr(r, self.odom_type)
         self.odom_pub = node.create_publisher(odom_kind, "odom", 10)
-        self.scan_pub = node.create_publisher(r.LaserScan, "scan", sensor)
+        self.scan_pub = node.create_publisher(r.LaserScan, self.laser().topic, sensor)
+        self.extra_pubs = [
+            node.create_publisher(r.LaserScan, lidar.topic, sensor) for lidar in self.extra_lidars
+        ]
         self.imu_pub = node.create_publisher(r.Imu, "imu/data", sensor)
         self.camera_pub = (
             node.create_publisher(r.Image, "camera/image_raw", sensor)
@@ -222,13 +261,33 @@ class RoomBase:
     def inside(self) -> bool:
         return self.clearance() > 0.0
 
-    def ranges(self) -> np.ndarray:
+    def laser(self) -> Lidar:
+        """The base's laser (:attr:`lidar`, or ``beams`` over ``fov_deg`` centred ahead)."""
+        if self.lidar is not None:
+            return self.lidar
+        half = math.radians(self.fov_deg) / 2
+        return Lidar(
+            forward=self.laser_forward,
+            beams=self.beams,
+            angle_min=-half,
+            angle_increment=2 * half / (self.beams - 1),
+            frame=self.scan_frame,
+        )
+
+    def ranges(self, lidar: Lidar | None = None) -> np.ndarray:
+        """What ``lidar`` (the base's laser) reads now, beam by beam as it publishes them."""
         with self.lock:
             x, y, theta = self.x, self.y, self.theta
-        half = math.radians(self.fov_deg) / 2
-        bearings = theta + np.linspace(-half, half, self.beams)
-        px = x + self.laser_forward * math.cos(theta)
-        py = y + self.laser_forward * math.sin(theta)
+        if lidar is None and self.lidar is None:
+            half = math.radians(self.fov_deg) / 2
+            bearings = theta + np.linspace(-half, half, self.beams)
+            forward, left = self.laser_forward, 0.0
+        else:
+            lidar = lidar or self.laser()
+            bearings = theta + lidar.bearings()
+            forward, left = lidar.forward, lidar.left
+        px = x + forward * math.cos(theta) - left * math.sin(theta)
+        py = y + forward * math.sin(theta) + left * math.cos(theta)
         dx, dy = np.cos(bearings), np.sin(bearings)
         room = self.room
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -244,16 +303,36 @@ class RoomBase:
         scan = r.LaserScan()
         scan.header.stamp = self._stamp()
         scan.header.frame_id = self.scan_frame
-        half = math.radians(self.fov_deg) / 2
-        scan.angle_min = -half
-        scan.angle_max = half
-        scan.angle_increment = 2 * half / (self.beams - 1)
+        if self.lidar is None:
+            half = math.radians(self.fov_deg) / 2
+            scan.angle_min = -half
+            scan.angle_max = half
+            scan.angle_increment = 2 * half / (self.beams - 1)
+        else:
+            self._lay_out(scan, self.lidar)
         scan.range_min = 0.02
         scan.range_max = self.range_max
-        ranges = self.ranges() if self.scan_value is None else np.full(self.beams, self.scan_value)
+        beams = self.laser().beams
+        ranges = self.ranges() if self.scan_value is None else np.full(beams, self.scan_value)
         scan.ranges = ranges.astype(np.float32).tolist()
         self.scans_sent.append(time.monotonic())
         self.scan_pub.publish(scan)
+        for lidar, pub in zip(self.extra_lidars, self.extra_pubs, strict=True):
+            extra = r.LaserScan()
+            extra.header.stamp = scan.header.stamp
+            extra.header.frame_id = lidar.frame
+            self._lay_out(extra, lidar)
+            extra.range_min = 0.02
+            extra.range_max = self.range_max
+            extra.ranges = self.ranges(lidar).astype(np.float32).tolist()
+            pub.publish(extra)
+
+    @staticmethod
+    def _lay_out(scan: Any, lidar: Lidar) -> None:
+        scan.header.frame_id = lidar.frame
+        scan.angle_min = lidar.angle_min
+        scan.angle_increment = lidar.angle_increment
+        scan.angle_max = lidar.angle_min + (lidar.beams - 1) * lidar.angle_increment
 
     def image(self) -> np.ndarray:
         """What the camera sees (RGB): its colour follows the pan angle."""

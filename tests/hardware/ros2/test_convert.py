@@ -75,12 +75,13 @@ def test_a_scan_unlike_the_description_is_named() -> None:
     fewer = check_scan_layout(good._replace(beams=360), laser, "")
     assert fewer is not None
     assert "360 beams" in fewer
-    assert "181 beams" in fewer
+    assert "[laser] pins beams = 181" in fewer
+    # where a fan starts is the scan's own (its angles are used as they come); its span is not
     turned = check_scan_layout(good._replace(angle_min=-half + 0.1), laser, "")
-    assert turned is not None
-    assert "description" in turned
+    assert turned is None
     wider = check_scan_layout(good._replace(angle_increment=math.pi / 179), laser, "")
     assert wider is not None
+    assert "pins fov_deg = 180" in wider
 
 
 def test_the_hardware_url_gives_the_namespace() -> None:

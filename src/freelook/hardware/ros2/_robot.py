@@ -12,6 +12,7 @@ readings' state, and read best in one place.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import time
@@ -23,12 +24,15 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.arm import load_arm
-from freelook.config import RobotConfig
+from freelook.config import LaserConfig, LaserMountConfig, RobotConfig
 from freelook.hardware.ros2._arm import Ros2Arm
 from freelook.hardware.ros2._convert import (
     ScanLayout,
+    Sweep,
     check_scan_layout,
+    layout_note,
     scan_ranges,
+    scan_sweep,
     twist_of_wheels,
     wheels_of_twist,
     yaw_of_quaternion,
@@ -62,6 +66,32 @@ class _Frame(NamedTuple):
     rgb: npt.NDArray[np.uint8] | None  # an Image's pixels, RGB
     width: int
     height: int
+
+
+class _LaserTopic(NamedTuple):
+    """One laser's scan topic: its description (pins, mount) and where that is said."""
+
+    topic: str
+    config: LaserConfig | LaserMountConfig
+    where: str  # the description's section, as errors name it
+    frame: str  # the frame_id its scans must carry ("": any)
+
+
+class _Geometry(NamedTuple):
+    """A scan layout's beams in the robot frame (the same arrays for every scan so laid out)."""
+
+    layout: tuple[float, float, int]  # angle_min, angle_increment, beams
+    sweep: Sweep
+    bearings: npt.NDArray[np.float64]
+    origin_x: npt.NDArray[np.float64]
+    origin_y: npt.NDArray[np.float64]
+
+
+class _Piece(NamedTuple):
+    """A laser's newest scan, as its sweep's ranges."""
+
+    ranges: npt.NDArray[np.float64]
+    geometry: _Geometry
 
 
 def _node_name(info: Any) -> str:
@@ -116,12 +146,13 @@ class Ros2Robot:
         #: why the ROS graph is not to be trusted (a second publisher), held once found
         self.graph_fault: str | None = None
         self.hardware: RobotHardware | None = None
-        laser = config.laser
-        if laser is not None:
-            half = math.radians(laser.fov_deg) / 2.0
-            self._bearings = np.linspace(-half, half, laser.beams)
-            self._ox = np.full(laser.beams, laser.mount_forward)
-            self._oy = np.full(laser.beams, laser.mount_left)
+        #: scan topic key → its laser; the key's newest scan; each key's layout in use; the
+        #: merged layout (the pieces' geometries and their arrays joined)
+        self._lasers: dict[str, _LaserTopic] = {}
+        self._pieces: dict[str, _Piece] = {}
+        self._geometries: dict[str, _Geometry] = {}
+        self._merged: tuple[tuple[_Geometry, ...], tuple[npt.NDArray[np.float64], ...]] | None
+        self._merged = None
         model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
@@ -166,8 +197,17 @@ class Ros2Robot:
             self.topics[key] = (s.topic_name, f"{module}/msg/{kind.__name__}")
 
         sub("odom", topics.odom, r.Odometry, self._on_odom)
-        if cfg.laser is not None and topics.scan:
-            sub("scan", topics.scan, r.LaserScan, self._on_scan)
+        laser = cfg.laser
+        if laser is not None:
+            if topics.scan:
+                self._lasers["scan"] = _LaserTopic(
+                    topics.scan, laser, "[laser]", self.settings.scan_frame
+                )
+            for i, extra in enumerate(laser.extra):
+                where = f"[[laser.extra]] {extra.topic!r}"
+                self._lasers[f"scan{i + 2}"] = _LaserTopic(extra.topic, extra, where, extra.frame)
+            for key, one in self._lasers.items():
+                sub(key, one.topic, r.LaserScan, functools.partial(self._on_scan, key=key))
         if cfg.gyro is not None and topics.imu:
             sub("imu", topics.imu, r.Imu, self._on_imu)
         pt = cfg.pan_tilt
@@ -248,22 +288,25 @@ class Ros2Robot:
         )
         self._heard("odom", now)
 
-    def _on_scan(self, msg: Any) -> None:
+    def _on_scan(self, msg: Any, key: str = "scan") -> None:
+        """A laser's scan, laid out as it says (:func:`scan_sweep`), merged with the other
+        lasers' newest into the robot's scan."""
         now = self._clock()
         laser = self.config.laser
         assert laser is not None
-        if self._stale("scan", msg.header):
+        if self._stale(key, msg.header):
             return
+        one = self._lasers[key]
         layout = ScanLayout(
-            msg.header.frame_id, msg.angle_min, msg.angle_increment, len(msg.ranges)
+            msg.header.frame_id, float(msg.angle_min), float(msg.angle_increment), len(msg.ranges)
         )
-        problem = check_scan_layout(layout, laser, self.settings.scan_frame)
+        problem = check_scan_layout(layout, one.config, one.frame, one.where)
         if problem is None and not (
             _finite(msg.range_min, msg.range_max) and 0.0 <= msg.range_min < msg.range_max
         ):
             problem = f"range limits [{msg.range_min}, {msg.range_max}]: not a range"
         if problem is not None:
-            self._refuse("scan", problem)
+            self._refuse(key, problem)
             return
         ranges = (
             np.frombuffer(msg.ranges, dtype=np.float32)
@@ -272,15 +315,77 @@ class Ros2Robot:
         )
         blind = self._blind_sector(np.asarray(ranges, dtype=np.float64), msg)
         if blind is not None:
-            self._refuse("scan", blind)
+            self._refuse(key, blind)
             return
         read = scan_ranges(ranges, msg.range_min, msg.range_max, no_hit=laser.range_max)
         if read.invalid:
-            self.refused["scan beams"] += read.invalid
-        self._scan = RangeScan(
-            now, read.ranges, self._bearings, self._ox, self._oy, laser.range_max
+            self.refused[f"{key} beams"] += read.invalid
+        geometry = self._geometry(key, layout, one)
+        self._pieces[key] = _Piece(geometry.sweep.arrange(read.ranges), geometry)
+        self._scan = self._merge(now)
+        self._heard(key, now)
+
+    def _geometry(self, key: str, layout: ScanLayout, one: _LaserTopic) -> _Geometry:
+        """The robot-frame beams of a scan so laid out from ``key``'s laser (worked out again,
+        and said in the log, only when its layout changes)."""
+        shape = (layout.angle_min, layout.angle_increment, layout.beams)
+        kept = self._geometries.get(key)
+        if kept is not None and kept.layout == shape:
+            return kept
+        mount = one.config
+        sweep = scan_sweep(layout, mount.yaw, mount.upside_down)
+        n = layout.beams
+        geometry = _Geometry(
+            shape,
+            sweep,
+            sweep.bearings(),
+            np.full(n, mount.mount_forward),
+            np.full(n, mount.mount_left),
         )
-        self._heard("scan", now)
+        self._geometries[key] = geometry
+        name = self.topics[key][0]
+        note = layout_note(layout, mount) if isinstance(mount, LaserConfig) else None
+        said = (
+            f"{layout.beams} beams from {math.degrees(layout.angle_min):.4g}° every "
+            f"{math.degrees(layout.angle_increment):.4g}°"
+        )
+        if note is not None:
+            log.warning("%s: %s", name, note)  # unpinned: the log says so, once a layout
+        elif kept is not None:
+            log.warning("%s: now %s, taken as the scan says", name, said)
+        else:
+            log.info("%s: %s", name, said)
+        return geometry
+
+    def _merge(self, now: float) -> RangeScan:
+        """The robot's scan: every laser's newest sweep, the ``[laser]``'s first, each beam
+        from its own origin along its own bearing (the joined arrays kept while no layout
+        changes)."""
+        laser = self.config.laser
+        assert laser is not None
+        pieces = [self._pieces[k] for k in self._lasers if k in self._pieces]
+        if len(pieces) == 1:
+            g = pieces[0].geometry
+            return RangeScan(
+                now, pieces[0].ranges, g.bearings, g.origin_x, g.origin_y, laser.range_max
+            )
+        geometries = tuple(p.geometry for p in pieces)
+        merged = self._merged
+        if (
+            merged is None
+            or len(merged[0]) != len(geometries)
+            or any(a is not b for a, b in zip(merged[0], geometries, strict=True))
+        ):
+            arrays = tuple(
+                np.concatenate([getattr(g, name) for g in geometries])
+                for name in ("bearings", "origin_x", "origin_y")
+            )
+            merged = self._merged = (geometries, arrays)
+        bearings, ox, oy = merged[1]
+        ranges = np.concatenate([p.ranges for p in pieces])
+        return RangeScan(
+            now, ranges, bearings, ox, oy, laser.range_max, sweep=len(pieces[0].ranges)
+        )
 
     def _blind_sector(self, ranges: npt.NDArray[np.float64], msg: Any) -> str | None:
         """Why the scan is blind (a sector of ``blind_sector_deg`` with no range the laser
@@ -401,7 +506,7 @@ class Ros2Robot:
 
     def required(self) -> list[str]:
         """The topics the robot program cannot go without (odometry, and the laser's scan)."""
-        return [key for key in ("odom", "scan") if key in self.topics]
+        return [key for key in ("odom", *self._lasers) if key in self.topics]
 
     async def start(self, timeout: float | None = None) -> RobotHardware:
         """Wait for odometry and the scan (then briefly for the rest) and build the HAL.
@@ -466,7 +571,7 @@ class Ros2Robot:
         if self.graph_fault is not None:
             return self.graph_fault
         me = (self.node.get_name(), self.node.get_namespace())
-        watched = [self.topics[k][0] for k in ("odom", "scan", "imu") if k in self.topics]
+        watched = [self.topics[k][0] for k in ("odom", *self._lasers, "imu") if k in self.topics]
         for name in [*watched, self._cmd_vel.topic_name]:
             infos = self.node.get_publishers_info_by_topic(name)
             others = [i for i in infos if (i.node_name, i.node_namespace) != me]
@@ -531,7 +636,7 @@ class Ros2Robot:
             drive=_Drive(self),
             odometer=LatestReading(lambda: self._odom),
             gyro=LatestReading(lambda: self._gyro) if "imu" in heard else None,
-            laser=_Laser(self) if "scan" in heard else None,
+            laser=_Laser(self) if any(k in heard for k in self._lasers) else None,
             pan_tilt=_PanTilt(self) if pt is not None and "joint_states" in heard else None,
             camera=_Camera(self) if "camera" in heard else None,
             connection=self,

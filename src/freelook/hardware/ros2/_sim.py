@@ -322,6 +322,8 @@ class SimulatedRos2Robot:
         msg.range_min = laser.range_min
         msg.range_max = laser.range_max
         ranges = np.asarray(frame.ranges, dtype=np.float32)
+        if laser.upside_down:  # its angles turn clockwise: the simulator's fan backwards
+            ranges = ranges[::-1]
         msg.ranges = np.where(ranges >= laser.range_max, np.float32(np.inf), ranges).tolist()
         self._scan_pub.publish(msg)
         self._scans += 1
