@@ -83,16 +83,16 @@ _SET_UP = [False]
 
 def on_worker(trial: Callable[..., T], arguments: tuple[Any, ...]) -> T:
     """``trial(*arguments)`` on a worker that another program started (a cluster's): the
-    process is set up as :func:`_start_worker` sets up this machine's, once, and numba computes
-    on one thread in the thread that runs the trial (numba's thread count is per thread)."""
+    process is set up once, as :func:`_start_worker` sets up this machine's (BLAS's limit holds
+    for the whole process: setting it in each trial would cost 4 ms), and numba computes on one
+    thread in the thread that runs the trial (numba's thread count is per thread)."""
     import numba
 
     if not _SET_UP[0]:
         _start_worker()
         _SET_UP[0] = True
     numba.set_num_threads(1)
-    with threadpool_limits(1, user_api="blas"):
-        return trial(*arguments)
+    return trial(*arguments)
 
 
 def set_runner(runner: TrialRunner | None) -> None:
