@@ -4,12 +4,14 @@ lock-step): the station reports what it receives, and the robot judges it."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from freelook.config import load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import ControlRequest, Permissions, ReceptionReport, VelocityCommand
 from freelook.maps import load_world
-from freelook.robot import BLIND_GRACE
+from freelook.robot import BLIND_GRACE, VIDEO_BLIND_GRACE
+from freelook.robot._sight import FRAME_IN_FLIGHT
 from freelook.types import SafetyFlags
 
 CONFIG = load_robot("pioneer3dx")
@@ -103,3 +105,56 @@ def test_a_station_that_has_not_heard_the_robot_yet_does_not_drive_it_and_is_no_
     r.send(SEES, 1)
     assert drive_on(r, 2.0, SEES) > 0.4
     assert not r.core.log.notices  # the start of every session is not worth a log line
+
+
+def drive_with_video(
+    r: SimulatedRobot, seconds: float, video_age: Callable[[float], float], fps: float = 15.0
+) -> float:
+    """Station 1 drives on while the robot sends its camera at ``fps`` (0: sends none) and
+    the station reports its newest picture arrived ``video_age(t)`` ago (telemetry on time);
+    how far the robot went."""
+    x0, y0 = r.sim.ground_truth.x, r.sim.ground_truth.y
+    start, beat = r.now(), 0
+    next_frame = start if fps > 0 else math.inf
+    while r.now() - start < seconds:
+        while next_frame <= r.now():
+            r.core.video_frame_sent(next_frame)  # as the server does for each frame sent
+            next_frame += 1.0 / fps
+        r.send(VelocityCommand(0.3, 0.0), 1)
+        if beat % 4 == 0:
+            r.send(ReceptionReport(0.05, video_age(r.now() - start), 0.0), 1)
+        beat += 1
+        r.run_for(0.047)
+    return math.hypot(r.sim.ground_truth.x - x0, r.sim.ground_truth.y - y0)
+
+
+def test_a_driver_whose_picture_froze_while_frames_are_sent_is_blind() -> None:
+    # telemetry on time, but the camera's frames stop reaching the station (forged datagrams
+    # crowding them out): from then on its picture only ages
+    r = driving_robot()
+    assert drive_with_video(r, 1.0, lambda t: 0.07) > 0.25  # seeing: drives on
+    frozen_at = r.now()
+    went = drive_with_video(r, 4.0, lambda t: 0.07 + t)
+    bound = CONFIG.safety.watchdog_timeout + VIDEO_BLIND_GRACE
+    assert went < 0.3 * (bound + FRAME_IN_FLIGHT) + 0.3  # stopped within its bound, and braking
+    assert r.core.last_output.v == 0.0
+    assert r.core.last_output.flags & SafetyFlags.WATCHDOG
+    assert any("camera picture is" in line for line in r.core.log.notices)
+    assert r.now() - frozen_at > 3.9
+    assert drive_with_video(r, 2.0, lambda t: 0.07) > 0.3  # the picture back: drives again
+
+
+def test_an_old_picture_is_no_blindness_while_no_frame_is_being_sent() -> None:
+    # a camera that stopped, or a radio with no room for it: the station's last picture came
+    # with the last frame sent and only ages, but nothing sent went missing; the watchdog and
+    # the telemetry judge as before
+    r = driving_robot()
+    drive_with_video(r, 1.0, lambda t: 0.0)
+    assert drive_with_video(r, 2.0, lambda t: t, fps=0.0) > 0.5
+    assert r.core.last_output.v > 0.25
+
+
+def test_a_slow_camera_whose_frames_arrive_is_not_blindness() -> None:
+    # 2 frames a second, each arriving: the picture is up to half a second old
+    r = driving_robot()
+    assert drive_with_video(r, 3.0, lambda t: 0.05 + t % 0.5, fps=2.0) > 0.8

@@ -2,7 +2,7 @@
 and the server that puts it on a link. Backends (the simulator, real robots) live in
 :mod:`freelook.hardware`."""
 
-from freelook.robot._core import BLIND_GRACE, RobotCore
+from freelook.robot._core import BLIND_GRACE, VIDEO_BLIND_GRACE, RobotCore
 from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
 from freelook.robot._map_layer import MapLayer
@@ -19,6 +19,7 @@ from freelook.robot._server import ROBOT_STATION, RobotServer, ServerOptions
 __all__ = [
     "BLIND_GRACE",
     "ROBOT_STATION",
+    "VIDEO_BLIND_GRACE",
     "ConnectedRobot",
     "ConnectedRobotOpener",
     "CycleOutput",

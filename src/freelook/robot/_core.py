@@ -55,6 +55,10 @@ REFUSAL_REPEAT = 1.0
 #: as blind: the robot's own telemetry can run late when its loop is busy (cameras, the arm),
 #: and that must not stop it
 BLIND_GRACE = 1.5
+#: s a driver's camera picture may be older than the watchdog's timeout while frames are sent
+#: before the driver counts as blind: frames are sent on a thread of their own, so the loop's
+#: load does not make them late; a picture a second old at 0.75 m/s is 0.75 m driven unseen
+VIDEO_BLIND_GRACE = 0.5
 
 
 class RobotCore:
@@ -108,7 +112,10 @@ class RobotCore:
         self.intake = CommandIntake(arbitration_timeout, self.log)
         self.arbiter = self.intake.arbiter
         #: which stations report that they cannot see the robot
-        self.sight = DriverSight(config.safety.watchdog_timeout + BLIND_GRACE)
+        self.sight = DriverSight(
+            config.safety.watchdog_timeout + BLIND_GRACE,
+            config.safety.watchdog_timeout + VIDEO_BLIND_GRACE,
+        )
         parts = ModeParts(self.tracker, self.free_look, self._pan_refusal, self.arm, self.autonomy)
         self.modes = ModeTable(config, hardware, self.estimator, self.safety, parts, self.log)
         self.control = ControlStep(
@@ -264,6 +271,10 @@ class RobotCore:
             self.safety.command_received(now)
         return self._answer_refusals(station, self.modes.refusals(), now)
 
+    def video_frame_sent(self, now: float) -> None:
+        """A frame of the driving camera went out: the stations' pictures are judged by it."""
+        self.sight.frame_sent(now)
+
     def standing_refusals(self) -> list[ModeRefusal]:
         """What every station is told up front: the modes this robot never enters, and why."""
         return [
@@ -290,7 +301,7 @@ class RobotCore:
 
     def _reception(self, report: ReceptionReport, now: float, station: int) -> None:
         """A station's report of what it sees: a driver gone blind stops the robot at once."""
-        change = self.sight.report(station, report)
+        change = self.sight.report(station, report, now)
         if change is not None:
             self.log.notice(change.why)
         if not self.sight.sees(station) and self.arbiter.holder(now) == station:

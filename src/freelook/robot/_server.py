@@ -365,6 +365,8 @@ class RobotServer:
             if self.driver is None:
                 return 0
             self.sent_by_stream[frame.stream] = self.sent_by_stream.get(frame.stream, 0) + 1
+            if frame.stream == 0:
+                self.program.core.video_frame_sent(self.runtime.now())
             return self.driver.send(frame)
 
         await inter.run(
@@ -422,6 +424,8 @@ class RobotServer:
             )
             if self.driver is not None:
                 self.sent_by_stream[stream.stream] = self.sent_by_stream.get(stream.stream, 0) + 1
+                if stream.stream == 0:
+                    self.program.core.video_frame_sent(now)
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)
