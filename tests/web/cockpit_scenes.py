@@ -63,6 +63,11 @@ def free_look(page: Any) -> Iterator[None]:
         10,
         "5 more points on the link graph",
     )
+    wait_until(
+        lambda: page.locator("#fps").inner_text().isdigit(),
+        5,
+        "the camera's frame rate measured",
+    )
     yield
 
 
