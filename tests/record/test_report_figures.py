@@ -73,7 +73,7 @@ def _bbox(artist: Any, fig: Any) -> Any:
 @pytest.mark.parametrize(
     "path",
     [
-        (3.0, 3.0, 4.5, 3.0),  # the straight drive: "best" put the legend on a wall
+        (3.0, 3.0, 4.5, 3.0),  # a straight drive: "best" put the legend on a wall
         (1.0, 1.0, 17.0, 12.0),  # across the lab, every wall in view
     ],
 )

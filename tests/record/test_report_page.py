@@ -73,7 +73,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_straight_path_keeps_its_surroundings_in_view() -> None:
     xs = np.linspace(3.0, 4.5, 50)
-    ys = np.full(50, 3.0)  # the straight drive: y spanned 3.0000…3.0000
+    ys = np.full(50, 3.0)  # a straight drive: y spanned 3.0000…3.0000
     x0, x1, y0, y1 = path_limits(xs, ys)
     assert y1 - y0 >= 3.0
     assert y0 < 3.0 < y1
