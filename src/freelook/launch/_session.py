@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from freelook.config import PhysicalTruth, RobotConfig, physical_robot
 from freelook.errors import ConfigError
@@ -27,7 +27,7 @@ from freelook.maps import World
 from freelook.operator import FoxgloveBridge, OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStreams, Tee
 from freelook.robot import ServerOptions
-from freelook.web import create_app, is_loopback, new_token
+from freelook.web import cockpit_server, create_app, is_loopback, new_token
 
 __all__ = [
     "SessionOptions",
@@ -154,18 +154,9 @@ def _bound(access: WebAccess, sockets: list[socket.socket]) -> WebAccess:
     return dataclasses.replace(access, port=int(sockets[0].getsockname()[1]))
 
 
-def _web_server(app: Starlette, options: SessionOptions) -> uvicorn.Server:
-    return uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=options.host,
-            port=options.port,
-            log_level="warning",
-            lifespan="off",
-            ws_per_message_deflate=False,
-            ssl_certfile=str(options.certfile) if options.certfile else None,
-            ssl_keyfile=str(options.keyfile) if options.keyfile else None,
-        )
+def _web_server(app: ASGIApp, options: SessionOptions) -> uvicorn.Server:
+    return cockpit_server(
+        app, options.host, options.port, certfile=options.certfile, keyfile=options.keyfile
     )
 
 

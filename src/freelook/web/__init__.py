@@ -15,17 +15,21 @@ from freelook.web._app import (
     origin_allowed,
     three_dir,
 )
+from freelook.web._serve import HEAD_TIMEOUT, MAX_CONNECTIONS, cockpit_server
 from freelook.web._slots import BrowserSlot
 from freelook.web._throttle import GuessThrottle
 from freelook.web._video import VIDEO_KIND, encode_video_frame
 
 __all__ = [
+    "HEAD_TIMEOUT",
+    "MAX_CONNECTIONS",
     "MAX_INBOUND",
     "REFUSED_CLOSE_CODE",
     "VIDEO_KIND",
     "BrowserSlot",
     "CockpitBackend",
     "GuessThrottle",
+    "cockpit_server",
     "create_app",
     "encode_error",
     "encode_frame",

@@ -58,6 +58,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from freelook.web._slots import BrowserSlot
@@ -197,11 +198,11 @@ class _Guard:
     """ASGI middleware in front of the app: the ``Host`` check, and the security headers on
     every HTTP response (a page's own Content-Security-Policy is set with the page)."""
 
-    def __init__(self, app: Any, names: Collection[str]) -> None:
+    def __init__(self, app: ASGIApp, names: Collection[str]) -> None:
         self.app = app
         self.names = set(names)
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
@@ -217,7 +218,7 @@ class _Guard:
             )(scope, receive, send)
             return
 
-        async def with_headers(message: Any) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), *_SECURITY_HEADERS]}
             await send(message)
@@ -422,7 +423,7 @@ def create_app(
     throttle: GuessThrottle | None = None,
     clock: Callable[[], float] = time.monotonic,
     hosts: Collection[str] = (),
-) -> Any:
+) -> ASGIApp:
     """The ASGI app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``;
     ``throttle`` counts wrong tokens per address (a default one when None); ``hosts``: names
     besides addresses, loopback and this machine's name that requests may carry in ``Host``
