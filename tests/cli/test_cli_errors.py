@@ -235,3 +235,12 @@ def test_a_seed_the_simulator_cannot_take_is_a_usage_error_not_a_traceback(
     assert result.exit_code == 2
     assert "Invalid value for '--seed'" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "args", [["--robots", "0"], ["--robots", "-2"], ["--stations", "-1"], ["--stations", "0"]]
+)
+def test_a_fleet_of_nothing_is_a_usage_error(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["sim", *args])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{args[0]}'" in result.output

@@ -55,10 +55,14 @@ _Start = Annotated[
     ),
 ]
 _Robots = Annotated[
-    int, typer.Option(help="Simulated robots (several: a fleet on Zenoh, one simulator).")
+    int,
+    typer.Option(
+        min=1, max=1000, help="Simulated robots (several: a fleet on Zenoh, one simulator)."
+    ),
 ]
 _Stations = Annotated[
-    int, typer.Option(help="Operator stations, each its own cockpit on the next port.")
+    int,
+    typer.Option(min=1, max=64, help="Operator stations, each its own cockpit on the next port."),
 ]
 _Zenoh = Annotated[
     str, typer.Option(help="HOST:PORT the fleet's Zenoh peer listens on (with --robots).")
