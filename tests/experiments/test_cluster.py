@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -39,13 +40,14 @@ TRIALS = [
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A scheduler on loopback and four worker processes of one thread each, as ``dask://``."""
+    """A scheduler on loopback (its HTTP server too, at a free port) and four worker processes
+    of one thread each, as ``dask://``."""
     with LocalCluster(
         n_workers=4,
         processes=True,
         threads_per_worker=1,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
     ) as local:
         yield "dask://" + local.scheduler_address.removeprefix("tcp://")
 
@@ -159,3 +161,24 @@ def test_the_command_refuses_an_address_that_is_not_dask_host_port(address: str)
     assert result.stderr.strip() == (
         f"a cluster is dask://HOST:PORT (its Dask scheduler), not {address!r}"
     )
+
+
+def test_a_scheduler_gone_mid_run_is_one_line() -> None:
+    with LocalCluster(  # one worker in this process, reached over TCP on loopback
+        n_workers=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    ) as local:
+        address = "dask://" + local.scheduler_address.removeprefix("tcp://")
+
+        def progress(done: int, total: int) -> None:
+            if done == 1:
+                local.close()
+
+        with (
+            pytest.raises(ClusterError, match=r"^the cluster dropped the sleep trials: \S"),
+            on_cluster(address),
+        ):
+            map_trials(time.sleep, [(0.05,)] * 10, progress)

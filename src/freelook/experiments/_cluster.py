@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -34,7 +35,8 @@ CONNECT_TIMEOUT = 10.0
 
 class ClusterError(FreelookError):
     """A cluster cannot be used: its address is malformed, ``distributed`` is not installed,
-    its scheduler does not answer, or a trial kept killing the workers it ran on."""
+    its scheduler does not answer or went away, or a trial kept killing the workers it ran
+    on."""
 
 
 def scheduler_address(address: str) -> str:
@@ -91,6 +93,10 @@ class DaskTrials:
                 progress(done + len(results), total)
         except KilledWorker as err:
             msg = f"a {name} trial killed every worker it ran on: {err}"
+            raise ClusterError(msg) from None
+        except CancelledError as err:  # the scheduler gone: the cluster dropped every task
+            reason = str(err).splitlines()[0] if str(err) else "cancelled"
+            msg = f"the cluster dropped the {name} trials: {reason}"
             raise ClusterError(msg) from None
         finally:
             finished.clear()  # type: ignore[no-untyped-call]
