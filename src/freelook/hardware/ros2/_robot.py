@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 OPTIONAL_GRACE = 1.0
 #: refused messages of a required topic, with none usable, that stop the start at once
 REFUSALS_AT_START = 3
+#: m from the odometry frame's origin beyond which a base's pose is not believed
+MAX_ODOMETRY_M = 1e6
 #: s between two looks at who publishes on the robot's topics
 GRAPH_PERIOD = 1.0
 
@@ -282,10 +284,22 @@ class Ros2Robot:
         if q.x == q.y == q.z == q.w == 0.0:
             self._refuse("odom", "an all-zero orientation quaternion")
             return
-        left, right = wheels_of_twist(t.linear.x, t.angular.z, self.config.drive.track_width)
-        self._odom = OdometrySample(
-            now, p.x, p.y, yaw_of_quaternion(q.x, q.y, q.z, q.w), left, right
-        )
+        drive = self.config.drive
+        if max(abs(p.x), abs(p.y)) > MAX_ODOMETRY_M:
+            self._refuse("odom", f"a position beyond ±{MAX_ODOMETRY_M:g} m")
+            return
+        # as a JAUS robot's reports: twice what the base can do, and a little, is believable
+        if abs(t.linear.x) > 2.0 * drive.max_wheel_speed + 0.1 or (
+            abs(t.angular.z) > 2.0 * drive.max_turn_rate + 0.1
+        ):
+            self._refuse("odom", f"a twist faster than the base ({t.linear.x}, {t.angular.z})")
+            return
+        yaw = yaw_of_quaternion(q.x, q.y, q.z, q.w)
+        if not math.isfinite(yaw):  # a quaternion too large to normalise
+            self._refuse("odom", "an orientation quaternion with no finite heading")
+            return
+        left, right = wheels_of_twist(t.linear.x, t.angular.z, drive.track_width)
+        self._odom = OdometrySample(now, p.x, p.y, yaw, left, right)
         self._heard("odom", now)
 
     def _on_scan(self, msg: Any, key: str = "scan") -> None:
@@ -498,9 +512,12 @@ class Ros2Robot:
         return False
 
     def _on_battery(self, msg: Any) -> None:
-        if math.isfinite(msg.percentage):
-            self.battery = float(msg.percentage)
-            self._heard("battery", self._clock())
+        if not 0.0 <= msg.percentage <= 1.0:  # NaN: not measured (REP 145); beyond: not a share
+            if not math.isnan(msg.percentage):
+                self._refuse("battery", f"percentage {msg.percentage}: not within 0…1")
+            return
+        self.battery = float(msg.percentage)
+        self._heard("battery", self._clock())
 
     # -- start, watch, close -----------------------------------------------------------------
 
