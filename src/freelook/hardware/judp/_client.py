@@ -494,14 +494,8 @@ class JausClient:
         return self._drive_cycle(now)
 
     def _drive_cycle(self, now: float) -> list[bytes]:
-        out: list[bytes] = []
         o = self.options
-        if self._take("keep_alive", now, self._keep_alive_period()):
-            for c in self.controlled:
-                out.append(self._to(c, RequestControl(o.authority)))
-                out.append(self._to(c, QueryControl()))
-            if MANAGEMENT in self.services:
-                out.append(self._to(self.services[MANAGEMENT], QueryStatus()))
+        out = self._keep_control(now)
         if self._take("sensors", now, o.sensor_period):
             if LOCAL_POSE_SENSOR in self.services:
                 out.append(self._to(self.services[LOCAL_POSE_SENSOR], QueryLocalPose(_POSE_FIELDS)))
@@ -528,17 +522,24 @@ class JausClient:
                 self._due["arm"] = now + o.command_refresh
         return out
 
+    def _keep_control(self, now: float) -> list[bytes]:
+        """RequestControl and QueryControl to every controlled component, and QueryStatus,
+        when the keep-alive period is due (driving, and asking again in a fault)."""
+        if not self._take("keep_alive", now, self._keep_alive_period()):
+            return []
+        out: list[bytes] = []
+        for c in self.controlled:
+            out.append(self._to(c, RequestControl(self.options.authority)))
+            out.append(self._to(c, QueryControl()))
+        if MANAGEMENT in self.services:
+            out.append(self._to(self.services[MANAGEMENT], QueryStatus()))
+        return out
+
     def _fault_cycle(self, now: float) -> list[bytes]:
         """In a fault: a stop (and still arm) every refresh, control asked for again and its
         holder and the robot's status queried; none of the operator's commands."""
-        out: list[bytes] = []
         o = self.options
-        if self._take("keep_alive", now, self._keep_alive_period()):
-            for c in self.controlled:
-                out.append(self._to(c, RequestControl(o.authority)))
-                out.append(self._to(c, QueryControl()))
-            if MANAGEMENT in self.services:
-                out.append(self._to(self.services[MANAGEMENT], QueryStatus()))
+        out = self._keep_control(now)
         if self._take("drive", now, o.command_refresh):
             out += self._drive((0.0, 0.0, 0.0))
             if self.has_arm and self._arm is not None:
