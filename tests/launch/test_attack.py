@@ -62,9 +62,11 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "udp",
         "serial",
         "web",
+        "cockpit",
         "jaus",
         "zenoh",
         "files",
         "decoders",
+        "keys",
         "floods",
     }

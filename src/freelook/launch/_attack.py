@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from freelook.launch._attack_cockpit import attack_cockpit_server
 from freelook.launch._attack_files import attack_decoders, attack_files
 from freelook.launch._attack_jaus import attack_jaus
+from freelook.launch._attack_keys import attack_keys
 from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_tally import Tally
 from freelook.launch._attack_web import attack_web
@@ -77,6 +79,14 @@ def _web(o: CampaignOptions) -> list[Tally]:
     return list(attack_web(max(50, o.count // 4), o.seed))
 
 
+def _cockpit(o: CampaignOptions) -> list[Tally]:
+    return [attack_cockpit_server(max(8, min(o.count // 50, 120)), o.seed)]
+
+
+def _keys(o: CampaignOptions) -> list[Tally]:
+    return [attack_keys(max(20, o.count // 10), o.seed)]
+
+
 def _jaus(o: CampaignOptions) -> list[Tally]:
     return [attack_jaus(o.count, o.seed)]
 
@@ -130,10 +140,12 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "udp": _udp,
     "serial": _serial,
     "web": _web,
+    "cockpit": _cockpit,
     "jaus": _jaus,
     "zenoh": _zenoh,
     "files": _files,
     "decoders": _decoders,
+    "keys": _keys,
     "floods": _floods,
 }
 

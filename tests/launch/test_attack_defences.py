@@ -1,0 +1,108 @@
+"""The probes of ``freelook attack`` that re-run this week's attacks on the defences: each
+finds no crash and no effect against the real code, and counts the effect when the defence is
+away (monkeypatched out in-process, or a permissive server in the cockpit's place)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+import pytest
+
+from freelook.launch._attack_cockpit import (
+    Server,
+    _foreign_page,
+    _hosts,
+    _idle,
+    attack_cockpit_server,
+)
+from freelook.launch._attack_keys import WEAK_KEYS, attack_keys
+
+
+def test_the_key_probe_refuses_every_weak_key_and_readable_keys_file() -> None:
+    tally = attack_keys(40, seed=3)
+    assert tally.crashes == 0, tally.notes
+    assert tally.unauthorised == 0, tally.notes
+    assert tally.kinds["one of the six weak keys"] == len(WEAK_KEYS) == 6
+    assert tally.kinds["weak variation"] == 40
+    assert tally.kinds["keys file others may read or write"] == 4
+    assert "all 4 strong keys and the private keys file accepted" in tally.notes
+
+
+def test_the_key_probe_counts_weak_keys_and_open_files_let_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("freelook.link._auth.MIN_KEY_BITS", 0)
+    monkeypatch.setattr("freelook.link._keys.check_private", lambda path: None)
+    tally = attack_keys(40, seed=3)
+    assert tally.crashes == 0, tally.notes
+    # each weak key through strong_key and the six in a keys file, the four open files
+    assert tally.unauthorised == 6 + 40 + 6 + 4, tally.notes
+
+
+def test_the_key_probe_counts_a_check_that_refuses_everything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("freelook.link._auth.MIN_KEY_BITS", 1000)
+    tally = attack_keys(20, seed=3)
+    assert tally.unauthorised == 1, tally.notes
+    assert "unauthorised: 4 strong keys refused: the check refuses every key" in tally.notes
+
+
+@pytest.mark.slow
+def test_the_cockpit_server_probe_finds_the_server_bounded() -> None:
+    tally = attack_cockpit_server(4, seed=2)
+    assert tally.crashes == 0, tally.notes
+    assert tally.unauthorised == 0, tally.notes
+    assert tally.kinds["foreign Host, the socket"] == 12
+    assert tally.kinds["wrong token, foreign Origin"] == 30
+    assert "4 of 4 idle or trickling connections closed by the server" in "\n".join(tally.notes)
+    assert "message over the frame limit (263,168 characters): closed" in tally.notes
+
+
+class _Permissive(asyncio.Protocol):
+    """A server with none of the defences: every request head is served (an upgrade with
+    101, a page with 200 and no security headers); idle connections are held for ever."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if b"\r\n\r\n" in self.buffer:
+            status = b"101 Switching Protocols" if b"Upgrade:" in self.buffer else b"200 OK"
+            self.transport.write(b"HTTP/1.1 " + status + b"\r\n\r\n")
+            self.transport.close()
+
+
+def test_the_cockpit_server_probe_counts_what_a_permissive_server_lets_through() -> None:
+    from freelook.launch import Tally
+
+    async def attack() -> Tally:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(_Permissive, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        tally = Tally("permissive")
+        try:
+            await _hosts(Server(port, "token"), tally)
+            await _foreign_page(Server(port, "token"), random.Random(1), 4, tally)
+            await _idle(port, 4, 1.0, tally)
+        finally:
+            server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 1.0)
+        return tally
+
+    tally = asyncio.run(attack())
+    notes = "\n".join(tally.notes)
+    assert tally.crashes == 0, notes
+    assert "foreign Host, the page 'evil.example' with the token was served (200)" in notes
+    assert "foreign Host, the socket 'evil.example' with the token was served (101)" in notes
+    assert "the page without content-security-policy" in notes
+    assert "unauthorised: 4 of 4 idle connections still open after 1 s" in notes
+    assert tally.unauthorised == 12 + 12 + 1 + 1, notes
