@@ -158,3 +158,19 @@ def test_a_slow_camera_whose_frames_arrive_is_not_blindness() -> None:
     # 2 frames a second, each arriving: the picture is up to half a second old
     r = driving_robot()
     assert drive_with_video(r, 3.0, lambda t: 0.05 + t % 0.5, fps=2.0) > 0.8
+
+
+def test_a_station_the_link_forgets_leaves_nothing_behind_in_the_program() -> None:
+    r = driving_robot()
+    core = r.core
+    r.send(ReceptionReport(TIMEOUT + 0.1, 3.0, 0.0), 2)  # an observer, blind
+    r.send(VelocityCommand(0.3, 0.0), 2)  # not the holder: dropped and counted
+    assert not core.sight.sees(2)
+    assert core.arbiter.dropped[2] == 1
+    assert core.holds_control(1, r.now())
+    assert not core.holds_control(2, r.now())
+    core.forget_station(2)
+    assert core.sight.sees(2)  # nothing reported: a new session reports afresh
+    assert 2 not in core.sight._saw
+    assert 2 not in core.arbiter.dropped
+    assert drive_on(r, 1.0, SEES) > 0.2  # the driver drives on

@@ -19,6 +19,19 @@ if it is stamped later than the last one it took from that station, so a capture
 replayed, however fast, draws no challenge and never displaces the handshake under way (a
 station whose clock steps back waits until it passes its last open again).
 
+The robot keeps state for at most ``max_stations`` stations at once (sessions and pending
+handshakes; a keys file listing more raises it to their number): with the one-key shorthand any
+station id verifies, and a key holder opening sessions under thousands of ids would otherwise
+grow the robot without bound. A verified open from a station beyond that takes the place of an
+idle one (a handshake that timed out, else the session silent longest, silent for more than
+``idle_after``; never a station the robot says to keep, the one holding control), or is refused
+and counted (``refused_full``). A station forgotten (so, or because its session expired) loses
+all its state, its newest open's stamp included; that stamp raises a floor instead, and an open
+from a station with no stamp remembered must be stamped later than the floor, so a captured
+open stays a replay once its station is forgotten (every open of a forgotten station is stamped
+no later than its newest, and so than the floor). Stations of a keys file keep their stamps:
+there are only as many as the file lists.
+
 Checks run cheapest first: the source's budget of refused packets, the header, the station id
 (a known station, an open session for flag-1 packets, only the handshake outside one), and only
 then the tag. A session end is a codec for the stream framer (it has the codec's framing
@@ -217,6 +230,8 @@ class RobotSessions(_SessionEnd):
         max_age: float,
         budget: RefusalBudget,
         handshake_timeout: float,
+        max_stations: int = 16,
+        idle_after: float = 5.0,
     ) -> None:
         super().__init__(codec, max_age, budget)
         self.keys = keys
@@ -226,6 +241,14 @@ class RobotSessions(_SessionEnd):
         self.sessions: dict[int, SessionState] = {}
         self._pending: dict[int, _Pending] = {}
         self._open_stamps: dict[int, int] = {}  # station → the newest open's stamp, µs
+        #: the newest stamp of a forgotten station's opens (µs; -1: none forgotten)
+        self._open_floor = -1
+        self.max_stations = max(max_stations, sum(1 for _ in keys))
+        self.idle_after = idle_after
+        #: whether a station must not be forgotten for another (the robot: the control holder)
+        self.keep: Callable[[int], bool] = lambda station: False
+        self.forgotten: list[int] = []  # stations whose state was dropped (drained)
+        self.refused_full = 0  # verified opens refused: every place held by a busy station
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:
         station = self.keys.lookup(header.sender)
@@ -241,12 +264,13 @@ class RobotSessions(_SessionEnd):
             self.codec.verify(packet, header, station.key)
             # as WireGuard's initiation timestamp: a station's opens are stamped later and
             # later, so a captured one replayed never displaces the handshake under way
-            newest = self._open_stamps.get(header.sender)
-            if newest is not None and header.stamp_us <= newest:
+            newest = self._open_stamps.get(header.sender, self._open_floor)
+            if header.stamp_us <= newest:
                 raise ReplayError(
                     f"SessionOpen from station {header.sender} stamped no later than one "
                     "taken before (a replay)"
                 )
+            self._make_room(header.sender, now)
             self._open_stamps[header.sender] = header.stamp_us
             return self.codec.payload(packet, header)
         session = self.sessions.get(header.sender)
@@ -292,11 +316,56 @@ class RobotSessions(_SessionEnd):
         return self.codec.encode(reply, now + self.wire_offset, keying)
 
     def expire(self, now: float, timeout: float) -> list[int]:
-        """Close the sessions silent for longer than ``timeout``; their stations."""
+        """Close the sessions silent for longer than ``timeout`` and the handshakes that timed
+        out; the stations forgotten (their state all dropped)."""
         gone = [s for s, state in self.sessions.items() if now - state.last_rx > timeout]
+        gone += [
+            s
+            for s, pending in self._pending.items()
+            if s not in self.sessions and now - pending.since > self.handshake_timeout
+        ]
         for station in gone:
-            del self.sessions[station]
+            self.forget(station)
         return gone
+
+    def stations(self) -> set[int]:
+        """The stations the robot keeps state for (a session or a handshake under way)."""
+        return self.sessions.keys() | self._pending.keys()
+
+    def forget(self, station: int) -> None:
+        """Drop everything kept for ``station``; its newest open's stamp raises the floor
+        (a listed station keeps it: the keys file bounds them)."""
+        self.sessions.pop(station, None)
+        self._pending.pop(station, None)
+        if not self.keys.lists(station):
+            stamp = self._open_stamps.pop(station, -1)
+            self._open_floor = max(self._open_floor, stamp)
+        self.forgotten.append(station)
+
+    def _make_room(self, station: int, now: float) -> None:
+        """Room for ``station``'s state: an idle station forgotten when every place is held;
+        :class:`SessionError` (counted in ``refused_full``) when none is idle."""
+        held = self.stations()
+        if station in held or len(held) < self.max_stations:
+            return
+        idle = [
+            (pending.since - self.handshake_timeout, s)
+            for s, pending in self._pending.items()
+            if s not in self.sessions and now - pending.since > self.handshake_timeout
+        ] + [
+            (state.last_rx, s)
+            for s, state in self.sessions.items()
+            if now - state.last_rx > self.idle_after and s not in self._pending
+        ]
+        for _, candidate in sorted(idle):
+            if not self.keep(candidate):
+                self.forget(candidate)
+                return
+        self.refused_full += 1
+        raise SessionError(
+            f"{len(held)} stations hold sessions (at most {self.max_stations}), none idle: "
+            f"station {station} refused"
+        )
 
 
 class OperatorSessions(_SessionEnd):

@@ -253,6 +253,10 @@ class KeyRing:
             return StationKeys(station, self._any.key, self._any.permissions)
         return None
 
+    def lists(self, station: int) -> bool:
+        """Whether ``station`` has an entry of its own (not only the one-key shorthand's)."""
+        return station in self._stations
+
     def __contains__(self, station: object) -> bool:
         return isinstance(station, int) and self.lookup(station) is not None
 

@@ -89,6 +89,7 @@ def _session_ends(
     nonce: bytes | NonceSource | None,
     max_age: float,
     budget: RefusalBudget | None,
+    max_stations: int,
 ) -> tuple[RobotSessions | None, OperatorSessions | None]:
     """The sessions of the robot end (one per station of ``keys``, or of the codec's key for
     any station) or of the operator end; a clear error unless the codec is native with a key."""
@@ -99,7 +100,13 @@ def _session_ends(
     if role == "robot":
         ring = keys if keys is not None else KeyRing.single(codec.key)
         robot = RobotSessions(
-            codec, ring, nonce=source, max_age=max_age, budget=spent, handshake_timeout=max_age
+            codec,
+            ring,
+            nonce=source,
+            max_age=max_age,
+            budget=spent,
+            handshake_timeout=max_age,
+            max_stations=max_stations,
         )
         return robot, None
     operator = OperatorSessions(
@@ -130,6 +137,7 @@ class LinkSession:
         session_timeout: float = 30.0,
         budget: RefusalBudget | None = None,
         unanswered_after: float = 2.5,
+        max_stations: int = 16,
     ) -> None:
         """``periodic(now)`` gives the messages due at each transmission; ``obey_transmission
         _control`` lets the peer start, stop and space this end's transmissions (the robot).
@@ -142,7 +150,8 @@ class LinkSession:
         may be inside a session; ``session_timeout``: the robot forgets a station silent that
         long; ``budget``: refused packets each source may send (token bucket);
         ``unanswered_after``: how long the operator's session requests go unanswered before
-        `session_status` says so."""
+        `session_status` says so; ``max_stations``: how many stations the robot end keeps
+        state for at once (``_handshake.py``; :attr:`on_forget` hears of each one dropped)."""
         self.codec = codec
         self.framing = framing
         self.spacing = spacing
@@ -164,7 +173,12 @@ class LinkSession:
         #: spaces only what it receives itself: an observer cannot blind the driver)
         self._streams: dict[int, _StationStream] = {}
         if role is not None:
-            self._robot, self._operator = _session_ends(role, codec, keys, nonce, max_age, budget)
+            self._robot, self._operator = _session_ends(
+                role, codec, keys, nonce, max_age, budget, max_stations
+            )
+        #: robot end: called with each station whose state the link dropped (its session
+        #: expired, or it was idle and another took its place), for the program to drop its own
+        self.on_forget: Callable[[int], None] | None = None
         self._ends = self._robot or self._operator
         if self._ends is not None:
             self._ends.wire_offset = wire_offset
@@ -203,6 +217,28 @@ class LinkSession:
         """Session requests the robot has not answered since it last answered one."""
         return 0 if self._operator is None else self._operator.unanswered
 
+    def keep_station(self, keep: Callable[[int], bool]) -> None:
+        """Robot end: ``keep(station)`` says a station must not be forgotten for another
+        (the robot program: the one holding control)."""
+        if self._robot is not None:
+            self._robot.keep = keep
+
+    @property
+    def stations_refused(self) -> int:
+        """Robot end: verified session requests refused while every place was held."""
+        return 0 if self._robot is None else self._robot.refused_full
+
+    def _drop_forgotten(self) -> None:
+        robot = self._robot
+        if robot is None or not robot.forgotten:
+            return
+        gone, robot.forgotten = robot.forgotten, []
+        for station in gone:
+            self.stats.forget(station)
+            self._streams.pop(station, None)
+            if self.on_forget is not None:
+                self.on_forget(station)
+
     @property
     def start_nonce(self) -> bytes | None:
         """The nonce the robot end drew at start (every session of this start derives from it)."""
@@ -219,14 +255,16 @@ class LinkSession:
             try:
                 decoded = self._decode(data)
             except ProtocolError as err:
-                return [self._refused(err, data, now, source)]
-            self._handle(decoded, data, now, events)
-            return events
-        for event in self._stream.feed(data):
-            if event.decoded is not None:
-                self._handle(event.decoded, event.data, now, events)
-            elif event.error is not None:
-                events.append(self._refused(event.error, event.data, now, source))
+                events.append(self._refused(err, data, now, source))
+            else:
+                self._handle(decoded, data, now, events)
+        else:
+            for event in self._stream.feed(data):
+                if event.decoded is not None:
+                    self._handle(event.decoded, event.data, now, events)
+                elif event.error is not None:
+                    events.append(self._refused(event.error, event.data, now, source))
+        self._drop_forgotten()
         return events
 
     def _handle(self, decoded: Decoded, data: bytes, now: float, events: list[LinkEvent]) -> None:
@@ -424,6 +462,7 @@ class LinkSession:
         """The robot end with sessions: each station's transmission at its own spacing."""
         assert self._robot is not None
         self._robot.expire(now, self.session_timeout)
+        self._drop_forgotten()
         sessions = self._robot.sessions
         for gone in self._streams.keys() - sessions.keys():
             del self._streams[gone]  # a session that ended takes its stream's settings along

@@ -307,6 +307,19 @@ class RobotCore:
         if not self.sight.sees(station) and self.arbiter.holder(now) == station:
             self.safety.command_lapsed()
 
+    def holds_control(self, station: int, now: float) -> bool:
+        """Whether ``station`` holds control (the link never forgets it for another)."""
+        return self.arbiter.holder(now) == station
+
+    def forget_station(self, station: int) -> None:
+        """The link dropped ``station`` (its session expired, or it was idle and another took
+        its place): what the program kept for it goes too."""
+        self.sight.forget(station)
+        self.arbiter.dropped.pop(station, None)
+        said = self._refusals_said
+        for key in [k for k in said if k[0] == station]:
+            del said[key]
+
     def _pan_refusal(self) -> str | None:
         """Why Free Look cannot run (the camera must pan, and sit off the axle), or None."""
         pt = self.config.pan_tilt

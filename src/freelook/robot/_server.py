@@ -133,6 +133,11 @@ class RobotServer:
             role="robot" if self._sessions(options) else None,
             keys=options.keys,
         )
+        # what the program keeps per station goes when the link forgets the station, and the
+        # link never forgets the one holding control for another
+        core = program.core
+        self.session.on_forget = core.forget_station
+        self.session.keep_station(lambda station: core.holds_control(station, runtime.now()))
         # the native profile tells operators the robot's map (a built-in world by its name)
         robot_map = program.robot_map
         self.map = (

@@ -96,6 +96,12 @@ class DriverSight:
             why = f"station {station} sees again"
         return SightChange(station, blind, why)
 
+    def forget(self, station: int) -> None:
+        """Drop what ``station`` reported (its session ended: a new one reports afresh)."""
+        self._blind.pop(station, None)
+        self._saw.discard(station)
+        self._saw_video.discard(station)
+
     def sees(self, station: int) -> bool:
         """Whether ``station``'s commands may feed the watchdog."""
         return not self._blind.get(station, False)
