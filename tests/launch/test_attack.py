@@ -68,5 +68,6 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "files",
         "decoders",
         "keys",
+        "memory",
         "floods",
     }

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -18,6 +20,13 @@ from freelook.launch._attack_cockpit import (
     attack_cockpit_server,
 )
 from freelook.launch._attack_keys import WEAK_KEYS, attack_keys
+from freelook.launch._attack_memory import (
+    GROWTH_BOUND,
+    attack_memory,
+    growth_per_minute,
+    judge,
+    sample,
+)
 
 
 def test_the_key_probe_refuses_every_weak_key_and_readable_keys_file() -> None:
@@ -106,3 +115,38 @@ def test_the_cockpit_server_probe_counts_what_a_permissive_server_lets_through()
     assert "the page without content-security-policy" in notes
     assert "unauthorised: 4 of 4 idle connections still open after 1 s" in notes
     assert tally.unauthorised == 12 + 12 + 1 + 1, notes
+
+
+@pytest.mark.slow
+def test_the_memory_probe_opens_sessions_under_new_ids_and_measures_the_robot() -> None:
+    tally = attack_memory(4.0, seed=4)
+    notes = "\n".join(tally.notes)
+    assert tally.crashes == 0, notes
+    assert tally.unauthorised == 0, notes
+    assert tally.kinds["session under a new station id"] >= 20, notes
+    assert "resident memory" in notes
+    assert "fitted growth" in notes
+
+
+def test_the_memory_probe_counts_a_process_whose_memory_grows() -> None:
+    from freelook.launch import Tally
+
+    # a process that keeps what it is given, as a robot keeping every station would
+    grower = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nkept = []\nwhile True:\n"
+            "    kept.append(bytearray(1 << 20)); time.sleep(0.02)",
+        ]
+    )
+    try:
+        samples = asyncio.run(sample(grower.pid, 2.0, every=0.1))
+    finally:
+        grower.kill()
+        grower.wait()
+    tally = Tally("grower")
+    growth = judge(samples, tally)
+    assert growth > GROWTH_BOUND, samples
+    assert tally.unauthorised == 1, tally.notes
+    assert growth_per_minute([(0.0, 0), (30.0, 1 << 20)]) == pytest.approx(2 << 20)

@@ -29,7 +29,7 @@ def attack_command(
         typer.Option(
             "--only",
             help="A probe to run (repeatable): udp, serial, web, cockpit, jaus, zenoh, "
-            "files, decoders, keys, floods.",
+            "files, decoders, keys, memory, floods.",
         ),
     ] = None,
 ) -> None:

@@ -18,6 +18,7 @@ from freelook.launch._attack_files import attack_decoders, attack_files
 from freelook.launch._attack_jaus import attack_jaus
 from freelook.launch._attack_keys import attack_keys
 from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
+from freelook.launch._attack_memory import attack_memory
 from freelook.launch._attack_tally import Tally
 from freelook.launch._attack_web import attack_web
 from freelook.launch._attack_zenoh import attack_zenoh
@@ -61,10 +62,17 @@ class CampaignOptions:
     flood_seconds: float = 3.0
     floods: tuple[Flood, ...] = FLOODS
     only: frozenset[str] = frozenset()  # probe names; empty: all
+    memory_seconds: float = 20.0  # s the memory probe samples a robot's memory
 
     @classmethod
     def thorough(cls, seed: int = 0) -> CampaignOptions:
-        return cls(seed, count=20_000, flood_seconds=5.0, floods=THOROUGH_FLOODS)
+        return cls(
+            seed,
+            count=20_000,
+            flood_seconds=5.0,
+            floods=THOROUGH_FLOODS,
+            memory_seconds=180.0,
+        )
 
 
 def _udp(o: CampaignOptions) -> list[Tally]:
@@ -101,6 +109,10 @@ def _files(o: CampaignOptions) -> list[Tally]:
 
 def _decoders(o: CampaignOptions) -> list[Tally]:
     return [attack_decoders(max(100, o.count // 2), o.seed)]
+
+
+def _memory(o: CampaignOptions) -> list[Tally]:
+    return [attack_memory(o.memory_seconds, o.seed)]
 
 
 def _floods(o: CampaignOptions) -> list[Tally]:
@@ -146,6 +158,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "files": _files,
     "decoders": _decoders,
     "keys": _keys,
+    "memory": _memory,
     "floods": _floods,
 }
 
