@@ -61,6 +61,7 @@ def _keys_file() -> Iterator[_Keys]:
             f'[stations.{OBSERVER}]\nkey = "{observer.hex()}"\nobserver = true\n\n'
             f'[stations.{INTRUDER}]\nkey = "{intruder.hex()}"\nobserver = true\n'
         )
+        path.chmod(0o600)  # a keys file others may read is refused
         yield _Keys(driver, gateway, observer, intruder, path)
 
 
