@@ -18,11 +18,18 @@ def keys_file_text(
     observers: set[int],
     robots: dict[str, str] | None = None,
     routers: dict[str, str] | None = None,
+    salt: str | None = None,
 ) -> str:
     """A keys file (TOML) giving each station its key (``observers`` only watch), each
     robot in ``robots`` its key for a Zenoh router and each router in ``routers`` its key to
-    join another."""
+    join another; ``salt``: the install's salt for any passphrase put in it later."""
     lines = ["# freelook station keys: give each station its own key, over a channel you trust"]
+    if salt is not None:
+        lines += [
+            "# a passphrase in place of a key is stretched with this salt: its station is",
+            "# given it as SALT:passphrase",
+            f'salt = "{salt}"',
+        ]
     for station, key in sorted(keys.items()):
         lines += ["", f"[stations.{station}]", f'key = "{key}"']
         if station in observers:
@@ -80,8 +87,10 @@ def new_command(
     except ConfigError as err:
         typer.echo(f"--router: {err}", err=True)
         raise typer.Exit(2) from None
+    from freelook.link import new_salt
+
     stations_keys = {s: secrets.token_hex(32) for s in range(1, stations + 1)}
-    text = keys_file_text(stations_keys, observers, robots, routers)
+    text = keys_file_text(stations_keys, observers, robots, routers, new_salt())
     try:
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -95,6 +104,16 @@ def new_command(
     typer.echo(f"{output}: {stations} station key(s), readable by you only")
     typer.echo(f"robot:    freelook robot --keys {output}")
     typer.echo("stations: each sets FREELOOK_LINK_KEY to its own key from the file")
+
+
+@keys_app.command("salt")
+def salt_command() -> None:
+    """Print a random salt for a passphrase key: give the key as SALT:passphrase to the
+    robot (--key, FREELOOK_LINK_KEY, a keys file) and to the station alike, or write it as a
+    keys file's salt. Hex keys need none."""
+    from freelook.link import new_salt
+
+    typer.echo(new_salt())
 
 
 def register(app: typer.Typer) -> None:

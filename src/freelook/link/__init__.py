@@ -11,6 +11,8 @@ from freelook.link._auth import (
     key_bits,
     key_from_env,
     link_key,
+    new_salt,
+    split_salt,
     strong_key,
 )
 from freelook.link._capture import CaptureCodec, CaptureSession
@@ -301,6 +303,7 @@ __all__ = [
     "known_transports",
     "link_key",
     "map_digest",
+    "new_salt",
     "parse_transport_url",
     "position_from_telemetry",
     "register_transport",
@@ -308,6 +311,7 @@ __all__ = [
     "robot_user",
     "router_user",
     "router_zid",
+    "split_salt",
     "station_user",
     "strong_key",
     "zenoh_config",

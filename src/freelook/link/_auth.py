@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import math
 import os
+import re
+import secrets
 
 from freelook.errors import ConfigError
 from freelook.link._errors import ReplayError
@@ -21,12 +24,16 @@ from freelook.link._errors import ReplayError
 __all__ = [
     "KEY_ENV",
     "MIN_KEY_BITS",
+    "SALT_SIZE",
     "TAG_SIZE",
     "ReplayWindow",
     "derive_key",
     "key_bits",
     "key_from_env",
     "link_key",
+    "new_salt",
+    "parse_salt",
+    "split_salt",
     "strong_key",
     "tag",
 ]
@@ -40,22 +47,56 @@ WINDOW = 64
 MIN_KEY_BITS = 128
 #: scrypt's cost for a passphrase: 16 MiB and tens of milliseconds a guess, on every guess
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
+#: the salt of a passphrase given without one (every such install shares it)
 _SALT = b"freelook-link-key"
+#: bytes of an install's own salt: 32 hex digits in a keys file or before a passphrase
+SALT_SIZE = 16
+_SALTED = re.compile(r"([0-9A-Fa-f]{32}):(.*)", re.DOTALL)
+_SALT_TEXT = re.compile(r"[0-9A-Fa-f]{32}")
+_log = logging.getLogger(__name__)
 
 
-def derive_key(secret: str) -> bytes:
+def new_salt() -> str:
+    """A random salt for an install's passphrases: 32 hex digits."""
+    return secrets.token_hex(SALT_SIZE)
+
+
+def parse_salt(text: str, what: str = "salt") -> bytes:
+    """The salt ``text`` spells (exactly 32 hex digits); :class:`ConfigError` otherwise."""
+    if not _SALT_TEXT.fullmatch(text):
+        raise ConfigError(
+            f"{what} {text[:40]!r}: expected {2 * SALT_SIZE} hex digits (freelook keys salt)"
+        )
+    return bytes.fromhex(text)
+
+
+def split_salt(secret: str) -> tuple[bytes | None, str]:
+    """``SALT:passphrase`` (32 hex digits, a colon, the passphrase) → (salt, passphrase);
+    any other key → (None, the key); either without the whitespace around it."""
+    text = secret.strip()
+    found = _SALTED.fullmatch(text)
+    if found is None:
+        return None, text
+    return bytes.fromhex(found.group(1)), found.group(2).strip()
+
+
+def derive_key(secret: str, salt: bytes | None = None) -> bytes:
     """32-byte key: 64 hex digits are used as they are (a random key, as ``freelook keys new``
     writes); any other text is a passphrase, stretched with scrypt so that every offline guess
-    at it costs memory and tens of milliseconds."""
-    text = secret.strip()
-    if not text:
+    at it costs memory and tens of milliseconds. The scrypt salt is the install's: the one
+    written before the passphrase (``SALT:passphrase``), else ``salt`` (a keys file's), else
+    the one salt of unsalted passphrases (one dictionary covers them all)."""
+    own, text = split_salt(secret)
+    if not text.strip():
         raise ConfigError("link key is empty")
-    if len(text) == 64:
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            pass
-    return hashlib.scrypt(text.encode(), salt=_SALT, **_SCRYPT)
+    if own is None and _hex_key(text):
+        return bytes.fromhex(text)
+    chosen = own if own is not None else salt
+    if chosen is None:
+        chosen = _SALT
+    elif len(chosen) != SALT_SIZE:
+        raise ConfigError(f"salt of {len(chosen)} bytes: expected {SALT_SIZE}")
+    return hashlib.scrypt(text.encode(), salt=chosen, **_SCRYPT)
 
 
 #: the most a key can carry: it becomes (or is) 32 bytes
@@ -84,7 +125,7 @@ def key_bits(secret: str) -> float:
     32-character token). A 64-hex-digit key from ``freelook keys new`` rates 256."""
     from zxcvbn import zxcvbn  # imported here: its dictionaries only when a key is checked
 
-    text = secret.strip()
+    text = split_salt(secret)[1]  # the salt is written beside the key: no secret
     if not text:
         return 0.0
     per_char = _alphabet_bits(text)
@@ -97,16 +138,32 @@ def key_bits(secret: str) -> float:
     return min(bits, _KEY_BITS_CAP)
 
 
-def strong_key(secret: str, *, allow_weak: bool = False, what: str = "link key") -> bytes:
-    """:func:`derive_key` for a key a user gave; one of under :data:`MIN_KEY_BITS` bits is
-    refused (:class:`ConfigError`) unless ``allow_weak``."""
+def strong_key(
+    secret: str, *, allow_weak: bool = False, what: str = "link key", salt: bytes | None = None
+) -> bytes:
+    """:func:`derive_key` for a key a user gave (``salt``: its keys file's); one of under
+    :data:`MIN_KEY_BITS` bits is refused (:class:`ConfigError`) unless ``allow_weak``."""
     bits = key_bits(secret)
     if bits < MIN_KEY_BITS and not allow_weak:
         raise ConfigError(
             f"{what} has at most {bits:.0f} bits of entropy, {MIN_KEY_BITS} needed: make one "
             "with `freelook keys new` (or accept a weak key with --weak-key)"
         )
-    return derive_key(secret)
+    own, text = split_salt(secret)
+    if own is None and salt is None and not _hex_key(text):
+        _log.warning(
+            "%s is a passphrase without a salt: one precomputed dictionary covers every "
+            "install so keyed; give it as SALT:passphrase (freelook keys salt)",
+            what,
+        )
+    return derive_key(secret, salt)
+
+
+def _hex_key(text: str) -> bool:
+    try:
+        return len(text) == 64 and len(bytes.fromhex(text)) == 32
+    except ValueError:
+        return False
 
 
 def key_from_env(

@@ -2,6 +2,8 @@
 
 A keys file (TOML) names each station that may talk to the robot::
 
+    salt = "32 hex digits"             # this install's salt for the passphrases below
+
     [stations.1]
     key = "64 hex digits, or a passphrase"
     authority = 10                     # the highest authority it may ask control with
@@ -27,6 +29,10 @@ A robot on a Zenoh router needs a bus key of its own, so does a router that join
     tls_private_key = "robot.key"
     tls_root_ca = "ca.pem"             # what a robot on a router checks the router with
 
+A passphrase is stretched with scrypt and a salt: the one written before it
+(``SALT:passphrase``), else the file's ``salt``, else the one salt every unsalted install
+shares. A station of a file with a salt is given its passphrase as ``SALT:passphrase``.
+
 A packet's station id is bound to its key: a packet claiming station 2 must verify with
 station 2's key. A single key (``--key`` or ``FREELOOK_LINK_KEY``) is the one-station
 shorthand: any station id, any mode, authority as each request asks (up to 255).
@@ -46,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from freelook.config import format_validation_error, read_toml
 from freelook.errors import ConfigError
-from freelook.link._auth import strong_key
+from freelook.link._auth import parse_salt, strong_key
 from freelook.types import Mode
 
 __all__ = [
@@ -144,6 +150,9 @@ class KeysFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    salt: str | None = Field(
+        None, pattern=r"^[0-9A-Fa-f]{32}$", description="32 hex digits: the install's salt"
+    )
     stations: dict[int, StationEntry] = Field(min_length=1)
     robots: dict[str, RobotEntry] = Field(default_factory=dict)
     routers: dict[str, RouterEntry] = Field(default_factory=dict)
@@ -212,6 +221,7 @@ class KeyRing:
         except ValidationError as err:
             problems = format_validation_error(source, err)
             raise ConfigError(f"{source}: invalid keys file", problems) from None
+        salt = None if model.salt is None else parse_salt(model.salt)
         stations = {}
         for station, entry in model.stations.items():
             modes = (
@@ -221,16 +231,19 @@ class KeyRing:
             )
             permissions = Permissions(entry.authority, modes, entry.observer)
             key = strong_key(
-                entry.key, allow_weak=allow_weak, what=f"{source}: stations.{station}.key"
+                entry.key,
+                allow_weak=allow_weak,
+                what=f"{source}: stations.{station}.key",
+                salt=salt,
             )
             stations[station] = StationKeys(station, key, permissions)
         ring = cls(stations)
         for name, robot in model.robots.items():
             what = f"{source}: robots.{name}.key"
-            ring.robots[name] = strong_key(robot.key, allow_weak=allow_weak, what=what)
+            ring.robots[name] = strong_key(robot.key, allow_weak=allow_weak, what=what, salt=salt)
         for name, router in model.routers.items():
             what = f"{source}: routers.{name}.key"
-            ring.routers[name] = strong_key(router.key, allow_weak=allow_weak, what=what)
+            ring.routers[name] = strong_key(router.key, allow_weak=allow_weak, what=what, salt=salt)
         base = Path(source).parent
         for field, value in model.zenoh.model_dump(exclude_none=True).items():
             ring.zenoh_tls[field] = base / value
