@@ -64,6 +64,7 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "web",
         "cockpit",
         "jaus",
+        "judp",
         "zenoh",
         "files",
         "decoders",

@@ -19,6 +19,7 @@ from freelook.launch._attack_cockpit import (
     _idle,
     attack_cockpit_server,
 )
+from freelook.launch._attack_judp import Turning, attack_judp, judge_jump, judge_stop
 from freelook.launch._attack_keys import WEAK_KEYS, attack_keys
 from freelook.launch._attack_memory import (
     GROWTH_BOUND,
@@ -150,3 +151,38 @@ def test_the_memory_probe_counts_a_process_whose_memory_grows() -> None:
     assert growth > GROWTH_BOUND, samples
     assert tally.unauthorised == 1, tally.notes
     assert growth_per_minute([(0.0, 0), (30.0, 1 << 20)]) == pytest.approx(2 << 20)
+
+
+@pytest.mark.slow
+def test_the_judp_probe_finds_every_forgery_held_stopped_until_the_release() -> None:
+    tally = attack_judp(seed=6, pose_reports=100)
+    notes = "\n".join(tally.notes)
+    assert tally.crashes == 0, notes
+    assert tally.unauthorised == 0, notes
+    for kind in ("RejectControl", "ReportControl naming another", "ReportStatus EMERGENCY"):
+        assert tally.kinds[f"forged {kind}"] == 1
+        assert f"forged {kind}: the robot turned again after the release" in tally.notes
+    assert tally.kinds["forged ReportLocalPose"] == 100
+
+
+def test_the_judp_probe_counts_a_robot_left_turning_and_a_pose_believed() -> None:
+    from freelook.launch import Tally
+
+    tally = Tally("judged")
+    # a client gone silent in front of a robot with no timeout: it turns on
+    silent = Turning([(0.01 * i, 0.5, 0.005 * i) for i in range(300)])
+    judge_stop("forged RejectControl", silent, 0.52, 1.02, tally)
+    # a client that stopped and then drove again before the release
+    resumed = Turning(
+        [
+            (0.01 * i, 0.0 if 10 < i < 150 else 0.5, 0.0 if i < 150 else 0.005 * (i - 150))
+            for i in range(300)
+        ]
+    )
+    judge_stop("forged ReportStatus", resumed, 0.52, 1.02, tally)
+    held = Turning([(0.01 * i, 0.5 if i < 3 else 0.0, 0.0) for i in range(300)])
+    judge_stop("forged ReportControl", held, 0.52, 1.02, tally)
+    judge_jump([(0.0, 0.0, 0.0), (0.05, 50.0, 0.0), (0.1, 50.0, 0.0)], 1.2, tally)
+    assert tally.unauthorised == 3, tally.notes
+    assert tally.notes[0].startswith("unauthorised: forged RejectControl: the robot turned")
+    assert "forged pose reports: the odometry jumped" in tally.notes[-2]

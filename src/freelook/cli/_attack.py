@@ -28,8 +28,8 @@ def attack_command(
         list[str] | None,
         typer.Option(
             "--only",
-            help="A probe to run (repeatable): udp, serial, web, cockpit, jaus, zenoh, "
-            "files, decoders, keys, memory, floods.",
+            help="A probe to run (repeatable): udp, serial, web, cockpit, jaus, judp, "
+            "zenoh, files, decoders, keys, memory, floods.",
         ),
     ] = None,
 ) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from freelook.launch._attack_cockpit import attack_cockpit_server
 from freelook.launch._attack_files import attack_decoders, attack_files
 from freelook.launch._attack_jaus import attack_jaus
+from freelook.launch._attack_judp import attack_judp
 from freelook.launch._attack_keys import attack_keys
 from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_memory import attack_memory
@@ -99,6 +100,10 @@ def _jaus(o: CampaignOptions) -> list[Tally]:
     return [attack_jaus(o.count, o.seed)]
 
 
+def _judp(o: CampaignOptions) -> list[Tally]:
+    return [attack_judp(o.seed, max(100, o.count // 5))]
+
+
 def _zenoh(o: CampaignOptions) -> list[Tally]:
     return [attack_zenoh(o.count, o.seed)]
 
@@ -154,6 +159,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "web": _web,
     "cockpit": _cockpit,
     "jaus": _jaus,
+    "judp": _judp,
     "zenoh": _zenoh,
     "files": _files,
     "decoders": _decoders,
