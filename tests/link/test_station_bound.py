@@ -141,3 +141,19 @@ def test_a_keys_file_listing_more_stations_than_the_bound_has_a_place_for_each()
     for station in range(1, 21):
         assert open_session(operator(station), rb, 0.01 * station)[0]
     assert len(rb.sessions) == 20
+
+
+def test_a_station_reopening_after_its_session_expired_keeps_its_handshake() -> None:
+    rb = robot()
+    op = operator(3)
+    assert open_session(op, rb, 0.0)[0]
+    # silent 31 s: its session expires while its new handshake is under way
+    (reply,) = deliver(rb, op.poll(31.0), 31.0)
+    assert isinstance(reply, Reply)
+    rb.poll(31.05)
+    assert 3 not in rb.sessions
+    _, confirm = deliver(op, list(reply.packets), 31.1)
+    assert isinstance(confirm, Reply)
+    (opened, *_) = deliver(rb, list(confirm.packets), 31.1)
+    assert isinstance(opened, SessionOpened)
+    assert 3 in rb.sessions

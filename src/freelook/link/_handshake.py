@@ -318,12 +318,18 @@ class RobotSessions(_SessionEnd):
     def expire(self, now: float, timeout: float) -> list[int]:
         """Close the sessions silent for longer than ``timeout`` and the handshakes that timed
         out; the stations forgotten (their state all dropped)."""
-        gone = [s for s, state in self.sessions.items() if now - state.last_rx > timeout]
-        gone += [
+        silent = [s for s, state in self.sessions.items() if now - state.last_rx > timeout]
+        for station in silent:
+            del self.sessions[station]
+        timed_out = [
             s
             for s, pending in self._pending.items()
-            if s not in self.sessions and now - pending.since > self.handshake_timeout
+            if now - pending.since > self.handshake_timeout
         ]
+        for station in timed_out:
+            del self._pending[station]
+        # a station reopening keeps its place (and its open's stamp) while its handshake runs
+        gone = sorted((set(silent) | set(timed_out)) - self.stations())
         for station in gone:
             self.forget(station)
         return gone
