@@ -49,6 +49,13 @@ class ControlArbiter:
             return Decision(True, station, previous=holder)
         return Decision(False, holder, RejectReason.LOWER_AUTHORITY)
 
+    def last_holder(self, now: float) -> int | None:
+        """The holder, else the one whose lease ran out and whose next command resumes it."""
+        holder = self.holder(now)
+        if holder is None and self._lapsed is not None:
+            return self._lapsed[0]
+        return holder
+
     def release(self, station: int, now: float) -> bool:
         if self.holder(now) == station:
             self._holder = None

@@ -308,8 +308,9 @@ class RobotCore:
             self.safety.command_lapsed()
 
     def holds_control(self, station: int, now: float) -> bool:
-        """Whether ``station`` holds control (the link never forgets it for another)."""
-        return self.arbiter.holder(now) == station
+        """Whether ``station`` holds control, or held it until its lease ran out and no one
+        took it since (the link never forgets it for another)."""
+        return self.arbiter.last_holder(now) == station
 
     def forget_station(self, station: int) -> None:
         """The link dropped ``station`` (its session expired, or it was idle and another took
