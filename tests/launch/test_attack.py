@@ -70,5 +70,6 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "decoders",
         "keys",
         "memory",
+        "video",
         "floods",
     }

@@ -28,6 +28,7 @@ from freelook.launch._attack_memory import (
     judge,
     sample,
 )
+from freelook.launch._attack_video import attack_video, judge_rate
 
 
 def test_the_key_probe_refuses_every_weak_key_and_readable_keys_file() -> None:
@@ -57,7 +58,7 @@ def test_the_key_probe_counts_a_check_that_refuses_everything(
     monkeypatch.setattr("freelook.link._auth.MIN_KEY_BITS", 1000)
     tally = attack_keys(20, seed=3)
     assert tally.unauthorised == 1, tally.notes
-    assert "unauthorised: 4 strong keys refused: the check refuses every key" in tally.notes
+    assert "unauthorised: 5 strong keys refused: the check refuses every key" in tally.notes
 
 
 @pytest.mark.slow
@@ -186,3 +187,25 @@ def test_the_judp_probe_counts_a_robot_left_turning_and_a_pose_believed() -> Non
     assert tally.unauthorised == 3, tally.notes
     assert tally.notes[0].startswith("unauthorised: forged RejectControl: the robot turned")
     assert "forged pose reports: the odometry jumped" in tally.notes[-2]
+
+
+@pytest.mark.slow
+def test_the_video_probe_measures_the_station_talking_to_its_robot() -> None:
+    tally = attack_video(1.5, seed=7)
+    notes = "\n".join(tally.notes)
+    assert tally.crashes == 0, notes
+    assert tally.unauthorised == 0, notes
+    assert tally.kinds["honest 64 × 64 keyframes, 300/s"] >= 300, notes
+    assert sum(1 for n in tally.notes if "packets/s to the robot" in n) == 3, notes
+
+
+def test_the_video_probe_counts_a_station_that_fell_silent() -> None:
+    from freelook.launch import Tally
+
+    tally = Tally("judged")
+    judge_rate("300 keyframes/s", 1.2, 27.0, tally)  # what a station decoding on its loop sent
+    judge_rate("huge header", 25.0, 27.0, tally)
+    assert tally.unauthorised == 1, tally.notes
+    assert tally.notes[0] == (
+        "unauthorised: 300 keyframes/s: the station sent the robot 1.2 packets/s (≥ 20)"
+    )

@@ -21,6 +21,7 @@ from freelook.launch._attack_keys import attack_keys
 from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_memory import attack_memory
 from freelook.launch._attack_tally import Tally
+from freelook.launch._attack_video import attack_video
 from freelook.launch._attack_web import attack_web
 from freelook.launch._attack_zenoh import attack_zenoh
 from freelook.launch._flood import Payload, Target, flood_trial
@@ -64,6 +65,7 @@ class CampaignOptions:
     floods: tuple[Flood, ...] = FLOODS
     only: frozenset[str] = frozenset()  # probe names; empty: all
     memory_seconds: float = 20.0  # s the memory probe samples a robot's memory
+    video_seconds: float = 3.0  # s of each hostile video attack at the station
 
     @classmethod
     def thorough(cls, seed: int = 0) -> CampaignOptions:
@@ -73,6 +75,7 @@ class CampaignOptions:
             flood_seconds=5.0,
             floods=THOROUGH_FLOODS,
             memory_seconds=180.0,
+            video_seconds=10.0,
         )
 
 
@@ -120,6 +123,10 @@ def _memory(o: CampaignOptions) -> list[Tally]:
     return [attack_memory(o.memory_seconds, o.seed)]
 
 
+def _video(o: CampaignOptions) -> list[Tally]:
+    return [attack_video(o.video_seconds, o.seed)]
+
+
 def _floods(o: CampaignOptions) -> list[Tally]:
     tallies = []
     for flood in o.floods:
@@ -165,6 +172,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "decoders": _decoders,
     "keys": _keys,
     "memory": _memory,
+    "video": _video,
     "floods": _floods,
 }
 
