@@ -12,6 +12,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,15 @@ from freelook.operator._browser import (
     parse_browser_message,
 )
 from freelook.operator._core import OPERATOR_STATION, StationCore
-from freelook.operator._video import JpegFallback, StationVideo
+from freelook.operator._video import (
+    LOG_EVERY,
+    FallbackBatch,
+    FallbackResult,
+    FrameScreen,
+    JpegFallback,
+    StationVideo,
+    stream_limits,
+)
 from freelook.operator._view import hello_message, map_png, state_message
 from freelook.record import (
     VIDEO_FORMATS,
@@ -137,10 +146,15 @@ class OperatorStation:
         )
         self.assembler = FrameAssembler()
         self.video = StationVideo()  # inter-frame video: the keyframe gate, the feedback
+        #: what is refused of the robot's frames before anything decodes or forwards them
+        self.screen = FrameScreen(stream_limits(config))
         self._jpeg_slots: set[BrowserSlot] = set()  # pages without a video decoder
         self._fallback: JpegFallback | None = None  # their frames, made while they are here
+        #: the fallback's decoding: one worker thread (one core at most), never the loop
+        self._fallback_pool: ThreadPoolExecutor | None = None
+        #: fallback pictures discarded for a decoded size beyond the stream's limit
+        self.oversized_pictures = 0
         self._cameras = {camera.stream: camera for camera in config.cameras}
-        self.unknown_stream_frames = 0
         self.driver: LinkDriver | None = None
         self._slots: set[BrowserSlot] = set()
         self._map_png = map_png(world) if world is not None else None
@@ -151,6 +165,29 @@ class OperatorStation:
         self._status: SessionStatus | None = None
 
     # -- what tests and benchmarks look at ---------------------------------------------------
+
+    @property
+    def unknown_stream_frames(self) -> int:
+        """Frames of a stream the robot's description does not list (dropped)."""
+        return self.screen.refused["stream"]
+
+    @property
+    def video_refusals(self) -> dict[str, int]:
+        """The robot's video frames refused, by reason: ``stream`` (one the robot's
+        description lacks), ``size`` (a header or bitstream size of 0 or beyond the stream's
+        limit), ``keyframe_rate`` (beyond 5 a second a stream), ``malformed`` (an unknown
+        codec or flag, a value out of range: the assembler's), ``picture`` (a fallback
+        picture decoded larger than the limit: the bitstream lied)."""
+        return {
+            **self.screen.refused,
+            "malformed": self.assembler.refused,
+            "picture": self.oversized_pictures,
+        }
+
+    @property
+    def refused_video_frames(self) -> int:
+        """Every frame of :attr:`video_refusals`, added up."""
+        return sum(self.video_refusals.values())
 
     @property
     def stats(self) -> LinkStatistics:
@@ -218,6 +255,7 @@ class OperatorStation:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self._stop_fallback()
             endpoint.close()
             if own_bus is not None:
                 own_bus.close()
@@ -240,28 +278,33 @@ class OperatorStation:
             frame = self.assembler.add(message)
             if frame is None:
                 return
-            if frame.stream == 0:
-                self.core.frame_received(event.now)
-            self._on_frame(frame)
+            self._on_frame(frame, event.now)
 
-    def _on_frame(self, frame: VideoFrame) -> None:
-        """A complete frame: to every browser, and into the recording on its stream's topic
-        (a stream the robot's config does not list is dropped and counted)."""
+    def _on_frame(self, frame: VideoFrame, now: float | None = None) -> None:
+        """A complete frame: screened (a stream the robot's config does not list, a size of 0
+        or beyond the stream's limit, keyframes too often: dropped and counted), then to every
+        browser, and into the recording on its stream's topic. The JPEG fallback's decoding
+        runs on its worker thread; its pictures go to their pages when they are made."""
+        now = self.clock() if now is None else now
+        why = self.screen.refusal(frame, now)
+        if why is not None:
+            self._log_refusal(frame, why)
+            return
         if frame.stream == 0:
+            self.core.frame_received(now)
             topic, name = "/camera/image/compressed", "camera"
         else:
-            camera = self._cameras.get(frame.stream)
-            if camera is None:
-                self.unknown_stream_frames += 1
-                return
+            camera = self._cameras[frame.stream]  # the screen let through listed streams only
             topic, name = f"/camera/{camera.name}/compressed", camera.name
         if not self.video.admit(frame):
             return  # a delta after a lost frame: undecodable until the next keyframe
         if self.video.inter(frame):
             payload = self.video.page_frame(frame)
-            jpeg = self._fallback.page_frame(frame) if self._fallback is not None else None
-            if self._fallback is not None and self._fallback.wants_keyframe(frame.stream):
-                self.video.page_lost(frame.stream)
+            jpeg = None
+            if self._fallback is not None:
+                self._fallback_start(self._fallback, self._fallback.offer(frame))
+                if self._fallback.wants_keyframe(frame.stream):
+                    self.video.page_lost(frame.stream)
         else:
             payload = jpeg = encode_frame(
                 frame.stamp, frame.frame_id, frame.data, frame.stream, frame.layout
@@ -280,6 +323,67 @@ class OperatorStation:
             )
         else:
             self.recorder.submit(lambda r: r.image(frame.stamp, frame.data, name, topic))
+
+    def _log_refusal(self, frame: VideoFrame, why: str) -> None:
+        """The first refusal, and every :data:`LOG_EVERY` th after: a hostile robot's
+        stream of them does not flood the terminal."""
+        total = self.screen.total
+        if total % LOG_EVERY == 1:
+            log.warning(
+                "video from the robot refused: stream %d, frame %d (%s); %d refused so far %s",
+                frame.stream,
+                frame.frame_id,
+                why,
+                total,
+                self.screen.refused,
+            )
+
+    # -- the JPEG fallback: decoded on its worker thread ------------------------------------
+
+    def _fallback_start(self, fallback: JpegFallback, batch: FallbackBatch | None) -> None:
+        """Decode ``batch`` on the fallback's worker; its picture goes to the pages without a
+        decoder when it is made (the loop never waits for it)."""
+        if batch is None:
+            return
+        if self._fallback_pool is None:
+            self._fallback_pool = ThreadPoolExecutor(1, thread_name_prefix="freelook-fallback")
+        future = asyncio.get_running_loop().run_in_executor(
+            self._fallback_pool, fallback.decode, batch
+        )
+        future.add_done_callback(lambda done: self._fallback_done(fallback, done))
+
+    def _fallback_done(self, fallback: JpegFallback, done: asyncio.Future[FallbackResult]) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()
+        if error is not None:  # a bug in decoding: the stream starts again at a keyframe
+            log.error("the JPEG fallback's decoding failed", exc_info=error)
+            return
+        result = done.result()
+        following = fallback.finish(result)
+        if fallback is not self._fallback:
+            return  # its pages left meanwhile
+        self.oversized_pictures += result.oversized
+        if result.oversized:
+            log.warning(
+                "video stream %d: a picture decoded beyond the stream's limit %s, discarded "
+                "(the bitstream claims another size than its header); %d so far",
+                result.stream,
+                fallback.limits.get(result.stream),
+                self.oversized_pictures,
+            )
+        if result.payload is not None:
+            for slot in list(self._jpeg_slots):
+                slot.offer_frame(result.payload, result.stream)
+        if fallback.wants_keyframe(result.stream):
+            self.video.page_lost(result.stream)
+        self._fallback_start(fallback, following)
+
+    def _stop_fallback(self) -> None:
+        self._fallback = None
+        if self._fallback_pool is not None:
+            self._fallback_pool.shutdown(wait=False, cancel_futures=True)
+            self._fallback_pool = None
 
     def _adopt_map(self, robot_map: World) -> None:
         """The robot's map arrived (or this end's own proved to be it): show and record it."""
@@ -344,7 +448,7 @@ class OperatorStation:
             self.core.detach()
         self._jpeg_slots.discard(slot)
         if not self._jpeg_slots:
-            self._fallback = None
+            self._stop_fallback()
 
     def hello(self) -> dict[str, Any]:
         return hello_message(
@@ -417,7 +521,7 @@ class OperatorStation:
             else:
                 self._jpeg_slots.add(slot)
                 if self._fallback is None:
-                    self._fallback = JpegFallback()
+                    self._fallback = JpegFallback(self.screen.limits)
             return None
         self.send(self.core.handle(request, self.clock(), time.time()))
         return None
