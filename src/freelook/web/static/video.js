@@ -14,6 +14,11 @@ export const CODEC_STRINGS = Object.freeze({
   [CODEC.H264]: "avc1.42E01E",  // constrained baseline, Annex B (the robot's libx264 profile)
 });
 
+/** No side of a frame beyond this (the station bounds each stream by the robot's description;
+ * VP9's own limit is 16384): a header claiming more, or 0, is refused before the decoder is
+ * configured. */
+export const MAX_FRAME_SIDE = 8192;
+
 /** Whether this browser can decode inter-frame video (else the station sends JPEG). */
 export function webCodecsAvailable() {
   return typeof globalThis.VideoDecoder === "function";
@@ -93,26 +98,55 @@ export class StreamDecoder {
     /** @type {Map<number, PictureMeta>} */
     this.meta = new Map();
     this.decoded = 0;
-    this.errors = 0;
+    this.errors = 0;  // the decoder failed: an error it reported, or a configure or decode that threw
+    this.refused = 0;  // keyframes whose header claimed a size of 0 or beyond MAX_FRAME_SIDE
     this.lastAsk = -Infinity;
   }
 
-  /** @param {import("./protocol.js").VideoChunkFrame} frame */
+  /** One frame of the stream. Nothing a malformed frame does escapes: it is counted, the
+   * stream waits for a keyframe (asked for), and the page's other streams go on.
+   * @param {import("./protocol.js").VideoChunkFrame} frame */
   push(frame) {
     // a page without WebCodecs gets JPEG once the station hears so; what came before is dropped
     if (!webCodecsAvailable()) return;
     if (!this.gate.admit(frame)) { this.ask(); return; }
+    if (frame.keyframe && !(frame.width > 0 && frame.width <= MAX_FRAME_SIDE
+      && frame.height > 0 && frame.height <= MAX_FRAME_SIDE)) {
+      this.refused += 1;
+      this.gate.lost();
+      this.ask();
+      return;
+    }
+    try {
+      this.decode(frame);
+    } catch {  // configure() or decode() threw: an unsupported config, a decoder gone
+      this.fail();
+    }
+  }
+
+  /** A decoder failed: nothing decodes until the next keyframe, which reconfigures it. */
+  fail() {
+    this.errors += 1;
+    this.gate.lost();
+    this.reset();
+    this.config = "";
+    this.ask();
+  }
+
+  /** @param {import("./protocol.js").VideoChunkFrame} frame */
+  decode(frame) {
     const codec = CODEC_STRINGS[/** @type {1 | 2 | 3} */ (frame.codec)];
     const config = `${codec} ${frame.width}x${frame.height}`;
     if (frame.keyframe && (config !== this.config || !this.decoder || this.decoder.state === "closed")) {
       this.reset();
       const decoder = new VideoDecoder({
         output: (picture) => this.output(picture),
-        error: () => { this.errors += 1; this.gate.lost(); this.decoder = null; this.ask(); },
+        // an old decoder's late error must not take down the one that replaced it
+        error: () => { if (this.decoder === decoder) this.fail(); },
       });
-      decoder.configure({ codec, codedWidth: frame.width, codedHeight: frame.height, optimizeForLatency: true });
       this.decoder = decoder;
       this.config = config;
+      decoder.configure({ codec, codedWidth: frame.width, codedHeight: frame.height, optimizeForLatency: true });
     }
     if (!this.decoder) { this.gate.lost(); this.ask(); return; }
     // the frame id (µs apart) names the chunk: the output picture carries it back
@@ -141,8 +175,9 @@ export class StreamDecoder {
   }
 
   reset() {
-    if (this.decoder && this.decoder.state !== "closed") this.decoder.close();
+    const decoder = this.decoder;
     this.decoder = null;
+    if (decoder && decoder.state !== "closed") decoder.close();
     this.meta.clear();
   }
 }
