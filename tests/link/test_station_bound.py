@@ -9,6 +9,7 @@ from freelook.link import (
     Accepted,
     Heartbeat,
     KeyRing,
+    LinkDriver,
     LinkSession,
     NativeCodec,
     Permissions,
@@ -157,3 +158,36 @@ def test_a_station_reopening_after_its_session_expired_keeps_its_handshake() -> 
     (opened, *_) = deliver(rb, list(confirm.packets), 31.1)
     assert isinstance(opened, SessionOpened)
     assert 3 in rb.sessions
+
+
+class _Wire:
+    """An endpoint that keeps what the robot's driver sent (no socket)."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def send(self, data: bytes, address: object = None) -> None:
+        self.sent.append(data)
+
+    def learn_peer(self, source: object) -> None:
+        pass
+
+
+def test_the_driver_keeps_the_addresses_of_open_sessions_only() -> None:
+    rb = robot()
+    wire = _Wire()
+    clock = [0.0]
+    driver = LinkDriver(rb, wire, lambda: clock[0], lambda event: None)  # type: ignore[arg-type]
+    for batch in range(10):  # 16 stations at a time, each batch 6 s after the last (idle)
+        clock[0] = 6.0 * batch
+        for k in range(16):
+            station = 16 * batch + k + 1
+            op = operator(station)
+            for packet in op.poll(clock[0]):
+                driver._handle(packet, ("127.0.0.1", station))
+            (challenge,) = wire.sent[-1:]
+            confirm = [e for e in op.receive(challenge, clock[0]) if isinstance(e, Reply)]
+            for packet in confirm[0].packets:
+                driver._handle(packet, ("127.0.0.1", station))
+        assert len(rb.sessions) == 16
+        assert set(driver.peers) == set(rb.sessions)

@@ -108,6 +108,10 @@ class LinkDriver:
                 self.endpoint.learn_peer(source)
                 if self.session.role is not None:
                     self.peers[event.station] = source
+                if isinstance(event, SessionOpened) and len(self.peers) > 1:
+                    open_now = self.session.sessions
+                    for gone in [s for s in self.peers if s not in open_now]:
+                        del self.peers[gone]  # as many addresses as sessions, no more
             elif isinstance(event, Reply):
                 for packet in event.packets:
                     self._to(packet, source)
