@@ -177,11 +177,13 @@ class KeysFile(BaseModel):
 
 def check_private(path: Path) -> None:
     """:class:`ConfigError` when the group or others may read or write ``path`` (POSIX
-    permissions; a file that does not exist is left to the reader to name)."""
+    permissions; what does not exist or is no regular file is left to the reader to name)."""
     try:
         mode = path.stat().st_mode
     except OSError:
         return
+    if not stat.S_ISREG(mode):
+        return  # a folder or a FIFO: the reader names what it is
     if os.name == "posix" and mode & 0o077:
         raise ConfigError(
             f"{path}: keys readable or writable by others (mode {stat.S_IMODE(mode):04o}); "
