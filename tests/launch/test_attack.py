@@ -65,6 +65,7 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "cockpit",
         "jaus",
         "judp",
+        "ros2",
         "zenoh",
         "files",
         "decoders",

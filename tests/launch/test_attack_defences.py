@@ -28,6 +28,7 @@ from freelook.launch._attack_memory import (
     judge,
     sample,
 )
+from freelook.launch._attack_ros2 import CmdVel, attack_ros2, forged_jpegs
 from freelook.launch._attack_video import attack_video, judge_rate
 
 
@@ -209,3 +210,28 @@ def test_the_video_probe_counts_a_station_that_fell_silent() -> None:
     assert tally.notes[0] == (
         "unauthorised: 300 keyframes/s: the station sent the robot 1.2 packets/s (≥ 20)"
     )
+
+
+@pytest.mark.slow
+def test_the_ros2_probe_finds_each_hostile_node_refused_and_the_fault_named() -> None:
+    tally = attack_ros2(1.5, seed=8)
+    notes = "\n".join(tally.notes)
+    assert tally.crashes == 0, notes
+    assert tally.unauthorised == 0, notes
+    assert tally.kinds["JPEG header claiming 20000 × 20000"] > 0, notes
+    assert tally.kinds["all-inf scans"] > 0, notes
+    assert tally.kinds["a second cmd_vel publisher"] > 0, notes
+    assert "the fault named" in tally.notes[-1], notes
+
+
+def test_the_ros2_probe_sees_a_stall_and_motion_after_a_stop() -> None:
+    heard = CmdVel([(0.02 * i, 0.0, 0.4) for i in range(50)] + [(2.0, 0.0, 0.0), (2.5, 0.0, 0.4)])
+    assert heard.longest_gap(0.0, 3.0) == pytest.approx(1.02)
+    assert heard.moving_after(1.99) == [2.5]
+    assert CmdVel().longest_gap(0.0, 3.0) == 3.0  # nothing heard: the whole window
+    kinds = [kind for kind, _ in forged_jpegs(random.Random(1))]
+    assert kinds == [
+        "JPEG cut short",
+        "JPEG header claiming 20000 × 20000",
+        "bytes that are no image",
+    ]

@@ -20,6 +20,7 @@ from freelook.launch._attack_judp import attack_judp
 from freelook.launch._attack_keys import attack_keys
 from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
 from freelook.launch._attack_memory import attack_memory
+from freelook.launch._attack_ros2 import attack_ros2
 from freelook.launch._attack_tally import Tally
 from freelook.launch._attack_video import attack_video
 from freelook.launch._attack_web import attack_web
@@ -66,6 +67,7 @@ class CampaignOptions:
     only: frozenset[str] = frozenset()  # probe names; empty: all
     memory_seconds: float = 20.0  # s the memory probe samples a robot's memory
     video_seconds: float = 3.0  # s of each hostile video attack at the station
+    ros2_seconds: float = 3.0  # s of each hostile ROS 2 attack
 
     @classmethod
     def thorough(cls, seed: int = 0) -> CampaignOptions:
@@ -76,6 +78,7 @@ class CampaignOptions:
             floods=THOROUGH_FLOODS,
             memory_seconds=180.0,
             video_seconds=10.0,
+            ros2_seconds=10.0,
         )
 
 
@@ -127,6 +130,10 @@ def _video(o: CampaignOptions) -> list[Tally]:
     return [attack_video(o.video_seconds, o.seed)]
 
 
+def _ros2(o: CampaignOptions) -> list[Tally]:
+    return [attack_ros2(o.ros2_seconds, o.seed)]
+
+
 def _floods(o: CampaignOptions) -> list[Tally]:
     tallies = []
     for flood in o.floods:
@@ -167,6 +174,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "cockpit": _cockpit,
     "jaus": _jaus,
     "judp": _judp,
+    "ros2": _ros2,
     "zenoh": _zenoh,
     "files": _files,
     "decoders": _decoders,

@@ -44,7 +44,9 @@ class ProcessUnderAttack:
     """A ``freelook`` command run as its own process, its standard error kept in a file: it
     crashed if it ended, or printed a traceback, while it was attacked."""
 
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+    def __init__(
+        self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self._err = tempfile.NamedTemporaryFile(  # noqa: SIM115 (held for the process's life)
             prefix="freelook-attack-", suffix=".err", delete=False
         )
@@ -54,7 +56,7 @@ class ProcessUnderAttack:
             stderr=self._err,
             text=True,
             cwd=cwd,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"},
         )
         self.lines: list[str] = []
         self.command = f"freelook {args[0]}"
