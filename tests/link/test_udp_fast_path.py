@@ -115,3 +115,17 @@ def test_one_reader_at_a_time() -> None:
             robot.close()
 
     asyncio.run(scenario())
+
+
+def test_the_verified_sources_are_bounded_and_the_newest_kept() -> None:
+    # key holders sending from ever new ports cannot grow the endpoint without bound
+    from freelook.link._transport import MAX_VERIFIED, UdpEndpoint
+
+    endpoint = UdpEndpoint()
+    for port in range(1, 3 * MAX_VERIFIED):
+        endpoint.learn_peer(("127.0.0.1", port))
+    endpoint.learn_peer(("127.0.0.1", 5))  # an old one heard again is among the newest
+    assert len(endpoint.verified) == MAX_VERIFIED
+    assert ("127.0.0.1", 5) in endpoint.verified
+    assert ("127.0.0.1", 3 * MAX_VERIFIED - 1) in endpoint.verified
+    assert ("127.0.0.1", 6) not in endpoint.verified

@@ -181,6 +181,9 @@ def _host(host: str) -> str:
 #: datagrams read at once when the socket wakes the loop: asyncio reads one a turn of the
 #: event loop, which a flood of strangers outpaces until the kernel drops the operator's too
 DRAIN = 256
+#: sources a UDP endpoint remembers as verified (read first, answered): the robot keeps at most
+#: 16 stations' sessions, and a station may move ports (NAT)
+MAX_VERIFIED = 256
 _MAX_READ = 65536
 
 
@@ -291,7 +294,9 @@ class UdpEndpoint(Inbox[Address]):
         self._transport: asyncio.DatagramTransport | None = None
         self.peer: Address | None = None
         self.fixed_peer = False
-        self.verified: set[Address] = set()
+        #: the newest :data:`MAX_VERIFIED` sources that sent a verified packet, oldest first
+        #: (a dict as an ordered set: key holders from ever new ports cannot grow it)
+        self.verified: dict[Address, None] = {}
         self.errors = 0
 
     @classmethod
@@ -323,7 +328,7 @@ class UdpEndpoint(Inbox[Address]):
         if remote is not None:
             endpoint.peer = remote
             endpoint.fixed_peer = True
-            endpoint.verified.add(remote)
+            endpoint.verified[remote] = None
         return endpoint
 
     @property
@@ -362,7 +367,10 @@ class UdpEndpoint(Inbox[Address]):
         """``source`` sent a packet the link verified: answer it, and read it first."""
         if isinstance(source, tuple):
             address = (str(source[0]), int(source[1]))
-            self.verified.add(address)
+            self.verified.pop(address, None)
+            self.verified[address] = None  # the newest last
+            while len(self.verified) > MAX_VERIFIED:
+                del self.verified[next(iter(self.verified))]
             if not self.fixed_peer:
                 self.peer = address
 
