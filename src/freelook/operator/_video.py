@@ -46,8 +46,9 @@ _DECODERS = {VideoCodec.VP8: "vp8", VideoCodec.VP9: "vp9", VideoCodec.H264: "h26
 #: :data:`KEYFRAME_WINDOW` seconds. The robot's rate controller sends one every few seconds and
 #: honours the station's requests at most every 0.15 s (under 7/s), but on a lossy link it
 #: sends a keyframe three times (two copies, and one more for a keyframe), each its own frame:
-#: an honest robot stays at 20/s even then, while a hostile one's 300/s are cut to 20. A keyframe beyond it is dropped
-#: like a lost frame (the next delta finds the gap, and one is asked for).
+#: an honest robot stays at 20/s even then, while a hostile one's 300/s are cut to 20. A
+#: keyframe beyond it is dropped like a lost frame (the next delta finds the gap, and one is
+#: asked for).
 MAX_KEYFRAMES = 20
 KEYFRAME_WINDOW = 1.0  # s
 #: why a frame was refused (the keys of :attr:`FrameScreen.refused`): a stream the robot's
