@@ -18,17 +18,15 @@ the one measured.
 from __future__ import annotations
 
 import asyncio
-import fractions
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import av
-import numpy as np
 import pytest
 
 from freelook.config import load_robot
+from freelook.launch._attack_video import vp9_keyframes
 from freelook.link import (
     Heartbeat,
     LinkDriver,
@@ -53,27 +51,6 @@ PHASE = 3.0  # s of each attack, measured whole
 #: the most the station's resident memory may grow under the attack (each forged keyframe
 #: cost FFmpeg ~200 MB before; the station's own working set is a few MB)
 MAX_GROWTH_MB = 120
-
-
-def vp9_keyframes(count: int, size: int = 64) -> list[bytes]:
-    """``count`` real VP9 keyframes, ``size`` × ``size`` (libvpx through PyAV)."""
-    context = av.CodecContext.create("libvpx-vp9", "w")
-    assert isinstance(context, av.VideoCodecContext)
-    context.width = context.height = size
-    context.pix_fmt = "yuv420p"
-    context.time_base = fractions.Fraction(1, 30)
-    context.options = {"deadline": "realtime", "cpu-used": "8", "lag-in-frames": "0"}
-    chunks: list[bytes] = []
-    for i in range(count):
-        image = np.zeros((size, size, 3), np.uint8)
-        image[:, : (5 * i) % size] = (200, 120, 40)
-        frame = av.VideoFrame.from_ndarray(image, format="rgb24")
-        frame.pts = i
-        frame.pict_type = av.video.frame.PictureType.I
-        chunks += [bytes(p) for p in context.encode(frame)]
-    chunks += [bytes(p) for p in context.encode(None)]
-    assert len(chunks) == count
-    return chunks
 
 
 def claiming(keyframe: bytes, width: int, height: int) -> bytes:
@@ -181,7 +158,9 @@ class HostileRobot:
 
 @pytest.fixture(scope="module")
 def keyframes() -> list[bytes]:
-    return vp9_keyframes(12)
+    frames = vp9_keyframes(12)
+    assert len(frames) == 12  # one chunk a frame: each a keyframe on its own
+    return frames
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ def judge_rate(kind: str, rate: float, quiet: float, tally: Tally) -> None:
     tally.notes.append(f"{kind}: {rate:.1f} packets/s to the robot (quiet {quiet:.1f})")
 
 
-def _keyframes(count: int, size: int = 64) -> list[bytes]:
+def vp9_keyframes(count: int, size: int = 64) -> list[bytes]:
     """``count`` real VP9 keyframes, ``size`` × ``size`` (libvpx through PyAV)."""
     import av
     import numpy as np
@@ -84,7 +84,7 @@ async def _video_campaign(seconds: float, seed: int, tally: Tally) -> None:
     )
 
     key = random.Random(seed).randbytes(32)  # the frames are fixed; the key is drawn
-    keyframes = _keyframes(12)
+    keyframes = vp9_keyframes(12)
     endpoint = await UdpEndpoint.open(("127.0.0.1", 0))
     clock = time.monotonic
     session = LinkSession(
