@@ -19,6 +19,7 @@ from freelook.config._load import (
 from freelook.config._models import (
     ArmConfig,
     DriveConfig,
+    DriveKind,
     EstimationConfig,
     FootprintConfig,
     FreeLookConfig,
@@ -47,6 +48,7 @@ __all__ = [
     "ArmConfig",
     "CameraConfig",
     "DriveConfig",
+    "DriveKind",
     "ErrorModel",
     "EstimationConfig",
     "FootprintConfig",

@@ -95,9 +95,13 @@ class MonteCarloLocalization(GlobalSearch):
         half = math.radians(laser.fov_deg) / 2
         fp = robot.footprint
         fan = np.linspace(-half, half, laser.beams)
+        # the sideways skid as the robot's drive has it (a skid-steer's default if not given)
+        estimation = robot.estimation.model_copy(
+            update={"mcl_lateral_noise": robot.lateral_skid_noise}
+        )
         return cls(
             world,
-            robot.estimation,
+            estimation,
             fan + laser.yaw if laser.yaw_deg else fan,
             (laser.mount_forward, laser.mount_left),
             laser.range_max,
@@ -153,7 +157,7 @@ class MonteCarloLocalization(GlobalSearch):
             self._noise = np.empty_like(self.particles)
         noise = self.rng.standard_normal(out=self._noise)  # the draws of a fresh (n, 3) array
         move(self.particles, noise, rot1, trans, rot2, spread)
-        lateral = self.config.mcl_lateral_noise * abs(dtheta)
+        lateral = (self.config.mcl_lateral_noise or 0.0) * abs(dtheta)
         if lateral > 0.0:
             # a skid-steer's body slides sideways as it turns, which rotate–translate–rotate
             # cannot express: blur each particle across its mean heading over the step

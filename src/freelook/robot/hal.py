@@ -114,13 +114,14 @@ class BumperState(NamedTuple):
 
 @runtime_checkable
 class DriveBase(Protocol):
-    """Wheels or tracks. Differential/tracked bases take wheel speeds; holonomic ones a twist."""
+    """Wheels or tracks. Differential, tracked and skid-steer bases take wheel speeds; holonomic
+    ones a twist."""
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "holonomic"]: ...
+    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]: ...
 
     def command_wheels(self, left: float, right: float) -> None:
-        """Track/wheel surface speeds in m/s (differential and tracked bases)."""
+        """Track/wheel surface speeds in m/s (differential, tracked and skid-steer bases)."""
 
     def command_twist(self, vx: float, vy: float, omega: float) -> None:
         """Body velocity (holonomic bases; others use vy = 0)."""

@@ -104,7 +104,7 @@ class _Drive:
         self._clock = clock
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
         return "differential"
 
     def command_wheels(self, left: float, right: float) -> None:

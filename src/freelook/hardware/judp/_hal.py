@@ -22,7 +22,7 @@ from freelook.robot.hal import Arm, HardwareConnection, OdometrySample, RobotHar
 
 __all__ = ["jaus_hardware", "jaus_notes"]
 
-DriveKind = Literal["differential", "tracked", "holonomic"]
+DriveKind = Literal["differential", "tracked", "skid_steer", "holonomic"]
 
 
 class _Drive:

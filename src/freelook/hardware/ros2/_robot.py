@@ -777,7 +777,7 @@ class _Drive:
         self._d = robot.config.drive.d_eff
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
         return self._kind
 
     def command_wheels(self, left: float, right: float) -> None:

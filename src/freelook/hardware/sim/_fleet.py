@@ -37,7 +37,7 @@ class _Drive:
         self._half_track = fleet.config.drive.track_width / 2
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
         return self._fleet.config.drive.kind
 
     def command_wheels(self, left: float, right: float) -> None:

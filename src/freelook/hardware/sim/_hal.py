@@ -30,7 +30,7 @@ class _Drive:
         self._sim = sim
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "holonomic"]:
+    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
         return self._sim.config.drive.kind
 
     def command_wheels(self, left: float, right: float) -> None:

@@ -82,7 +82,8 @@ def physics_params(
     the random slip. A holonomic base's wheels turn as its nominal geometry asks for the
     commanded twist (what its encoders count); the ground answers through the same ratios,
     spreads and slips, its sideways motion scaled by the wheels' mean ratio. Without ``truth``
-    the robot is its description."""
+    the robot is its description, its sideways skid the ``[slip]``'s ``icr_forward`` and
+    ``lateral``."""
     drive, slip, pt = config.drive, config.slip, config.pan_tilt
     p = np.zeros(_PARAMS)
     p[_TAU], p[_ACC], p[_DEC] = (
@@ -96,6 +97,8 @@ def physics_params(
     p[_SLIP_NOISE] = slip.noise if slip.enabled else 0.0
     p[_K_LEFT] = p[_K_RIGHT] = p[_TRACK_RATIO] = 1.0
     p[_SPREAD_RIGHT_TURN] = p[_SPREAD]
+    if slip.enabled:  # the description's sideways skid (none unless it says)
+        p[_LATERAL], p[_ICR_FORWARD] = slip.lateral, slip.icr_forward
     if truth is not None:
         p[_TRACK] = drive.track_width * truth.track
         p[_TRACK_RATIO] = truth.track
