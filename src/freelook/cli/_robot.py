@@ -30,7 +30,8 @@ _Map = Annotated[
     typer.Option(
         "--map",
         help="Map file or built-in world the robot localizes in and keeps clear of "
-        "(default with sim: the world's own map file; 'none': range sensors only).",
+        "(default with sim: the world's own map file; 'none': range sensors only; "
+        "with --hardware ros2, ros:TOPIC takes the robot's own map from a topic, e.g. ros:/map).",
     ),
 ]
 _Listen = Annotated[

@@ -61,6 +61,17 @@ class Ros2Topics(Strict):
     arm_command: str = Field(default="arm_controller/commands", pattern=_TOPIC)
     #: the gripper's finger position (half the opening), as its controller takes it
     gripper_command: str = Field(default="gripper_controller/commands", pattern=_TOPIC)
+    #: a ``nav_msgs/OccupancyGrid`` to take as the robot's map (transient local, as map_server
+    #: and slam_toolbox publish it), followed as it changes; "": the map file of ``--map``
+    map: str = Field(default="", pattern=r"^$|" + _TOPIC)
+    #: the pose (``geometry_msgs/PoseWithCovarianceStamped``) with ``localization = "ros"``
+    pose: str = Field(default="amcl_pose", pattern=_TOPIC)
+    #: freelook's state for ROS tools: ``diagnostic_msgs/DiagnosticArray`` (``/diagnostics``
+    #: is where diagnostic aggregators look) and small std_msgs under ``state``; "": none
+    diagnostics: str = Field(default="/diagnostics", pattern=r"^$|" + _TOPIC)
+    state: str = Field(default="freelook", pattern=r"^$|" + _TOPIC)
+    #: an external e-stop (``std_msgs/Bool``): true engages it, latched; "": none
+    estop: str = Field(default="", pattern=r"^$|" + _TOPIC)
 
 
 class Ros2Config(Strict):
@@ -100,3 +111,21 @@ class Ros2Config(Strict):
     #: reporting all-inf or NaN there, or a forged scan); 0 turns the check off (open ground,
     #: where a sector may truly see nothing in range)
     blind_sector_deg: float = Field(default=45.0, ge=0, le=360.0, description="deg")
+    #: where the pose comes from: freelook's own MCL on the map, or the robot's own
+    #: localization (AMCL, slam_toolbox) on ``[ros2.topics] pose``
+    localization: Literal["freelook", "ros"] = "freelook"
+    #: a ROS pose whose position spread (the square root of the larger of its x and y
+    #: variances) or heading spread is beyond these is not trusted: the map's walls then stop
+    #: acting in safety, as during freelook's own global search
+    pose_std_xy: float = Field(default=0.3, gt=0, le=10.0, description="m")
+    pose_std_theta_deg: float = Field(default=15.0, gt=0, le=180.0, description="deg")
+    #: the ROS pose goes quiet: after this much driving, or turning, since its newest message
+    #: it is not trusted (AMCL publishes after every 0.25 m or 11° by default, and not at all
+    #: standing still, so silence alone says nothing)
+    pose_travel: float = Field(default=1.0, gt=0, le=100.0, description="m")
+    pose_turn_deg: float = Field(default=90.0, gt=0, le=3600.0, description="deg")
+    #: the largest map taken from ``[ros2.topics] map``, in cells: a larger grid is refused
+    #: before it is copied (the cockpit's map link carries up to 2048 × 2048)
+    map_max_cells: int = Field(default=4096 * 4096, ge=1, le=50_000_000)
+    #: how often freelook publishes its state (``diagnostics``, ``state``)
+    state_period: float = Field(default=0.2, ge=0.02, le=10.0, description="s")

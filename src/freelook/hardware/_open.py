@@ -139,10 +139,30 @@ def _judp() -> Opener:
     return _real_robot(open_judp_server)
 
 
+#: ``--map ros:TOPIC``: a ROS 2 robot's own map, from its topic (``ros:/map``)
+ROS_MAP = "ros:"
+
+
 def _ros2() -> Opener:
     from freelook.hardware.ros2 import open_ros2_server
 
-    return _real_robot(open_ros2_server)
+    async def open_server(request: BackendRequest) -> tuple[RobotServer, str]:
+        spec = request.robot_map
+        topic = spec[len(ROS_MAP) :] if spec is not None and spec.startswith(ROS_MAP) else None
+        if topic is not None and not topic.strip("/"):
+            raise ConfigError(f"--map {spec!r}: expected ros:TOPIC, e.g. ros:/map")
+        return await open_ros2_server(
+            request.config,
+            request.url,
+            request.options,
+            # a map file given wins over the description's map topic; ros:TOPIC names one
+            robot_map=_robot_map(spec, None) if topic is None else None,
+            recorder=request.recorder,
+            start=request.start,
+            map_topic=topic if topic is not None else ("" if spec is not None else None),
+        )
+
+    return open_server
 
 
 def _ros2_ready() -> None:

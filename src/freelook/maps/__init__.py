@@ -15,6 +15,7 @@ from freelook.maps._loaders import (
     load_ros_map,
     load_toml_world,
     load_world,
+    world_of_occupancy,
 )
 from freelook.maps._model import KeepOut, Place, World, WorldObject
 from freelook.maps._raycast import (
@@ -59,4 +60,5 @@ __all__ = [
     "load_toml_world",
     "load_world",
     "unit_vectors",
+    "world_of_occupancy",
 ]

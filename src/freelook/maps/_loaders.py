@@ -27,7 +27,14 @@ from freelook.maps._limits import MAX_CELLS, MAX_IMAGE_BYTES, MAX_TEXT_BYTES
 from freelook.maps._model import World, WorldObject
 from freelook.maps._raster import draw_segment
 
-__all__ = ["builtin_worlds", "load_aria_map", "load_ros_map", "load_toml_world", "load_world"]
+__all__ = [
+    "builtin_worlds",
+    "load_aria_map",
+    "load_ros_map",
+    "load_toml_world",
+    "load_world",
+    "world_of_occupancy",
+]
 
 _BUILTIN = "freelook.maps.builtin"
 
@@ -322,6 +329,46 @@ def load_ros_map(path: str | Path) -> World:
     grid.setflags(write=False)
     unknown.setflags(write=False)
     return World(yaml_path.stem, grid, resolution, corner, unknown=unknown)
+
+
+#: a ``nav_msgs/OccupancyGrid`` cell at or above this is a wall, at or below FREE_AT free (as
+#: map_server's default thresholds 0.65 and 0.25 make of a probability), between: unknown
+OCCUPIED_AT, FREE_AT = 65, 25
+
+
+def world_of_occupancy(
+    name: str,
+    values: npt.NDArray[np.int8],
+    resolution: float,
+    origin: tuple[float, float, float],
+) -> World:
+    """A ROS occupancy grid as a world: ``values`` (rows, cols) as ``OccupancyGrid.data``
+    lays them (row 0 at the origin, rows along its y), −1 unknown, 0…100 the chance of a
+    wall; ``origin`` the corner of cell (0, 0) and the grid's yaw (a turned grid is resampled
+    onto the world's axes). Raises :class:`WorldError` on a resolution, origin or cell value
+    that is no map's, before anything is allocated from them."""
+    if not (math.isfinite(resolution) and 1e-4 <= resolution <= 100.0):
+        raise WorldError(f"{name}: resolution {resolution} m: expected 0.0001…100")
+    if not all(math.isfinite(v) and abs(v) <= 1e6 for v in origin):
+        raise WorldError(f"{name}: origin {origin}: expected finite numbers within ±1e6 m")
+    rows, cols = values.shape
+    if rows < 1 or cols < 1 or rows * cols > MAX_CELLS:
+        raise WorldError(f"{name}: {rows}×{cols} cells: expected 1…{MAX_CELLS}")
+    if values.size and (int(values.min()) < -1 or int(values.max()) > 100):
+        raise WorldError(f"{name}: cell values {values.min()}…{values.max()}: expected −1…100")
+    trinary = np.where(values >= OCCUPIED_AT, 100, np.where(values >= 0, 0, -1)).astype(np.int8)
+    trinary[(values > FREE_AT) & (values < OCCUPIED_AT)] = -1
+    corner = (float(origin[0]), float(origin[1]))
+    if origin[2] != 0.0:
+        try:
+            trinary, corner = _rotated(trinary, resolution, corner, float(origin[2]))
+        except WorldError as err:
+            raise WorldError(f"{name}: {err}") from None
+    grid = np.ascontiguousarray(trinary == 100)
+    unknown = np.ascontiguousarray(trinary == -1)
+    grid.setflags(write=False)
+    unknown.setflags(write=False)
+    return World(name, grid, resolution, corner, unknown=unknown, source=name)
 
 
 def _number(path: Path, meta: dict[str, object], key: str) -> float:

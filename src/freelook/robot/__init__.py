@@ -2,7 +2,7 @@
 and the server that puts it on a link. Backends (the simulator, real robots) live in
 :mod:`freelook.hardware`."""
 
-from freelook.robot._core import BLIND_GRACE, VIDEO_BLIND_GRACE, RobotCore
+from freelook.robot._core import BLIND_GRACE, VIDEO_BLIND_GRACE, MapParts, RobotCore
 from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
 from freelook.robot._map_layer import MapLayer
@@ -26,6 +26,7 @@ __all__ = [
     "LocalizationJob",
     "LocalizationResult",
     "MapLayer",
+    "MapParts",
     "RobotCore",
     "RobotFactory",
     "RobotProgram",

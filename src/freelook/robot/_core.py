@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 from freelook.config import RobotConfig
 from freelook.control import TrackingController
-from freelook.estimation import HeadingKalmanFilter, Odometry
+from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
 from freelook.geometry import Pose
 from freelook.link import (
     MAX_REASON_BYTES,
@@ -39,6 +40,7 @@ from freelook.robot._cycle import ControlStep, CycleOutput, RangePoints
 from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog, asked_mode
+from freelook.robot._map_layer import MapLayer
 from freelook.robot._mode_table import ModeParts, ModeTable
 from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
@@ -46,7 +48,7 @@ from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
 from freelook.types import Mode
 
-__all__ = ["BLIND_GRACE", "REFUSAL_REPEAT", "RobotCore"]
+__all__ = ["BLIND_GRACE", "REFUSAL_REPEAT", "MapParts", "RobotCore"]
 
 #: s between two answers of the same refusal to one station: a station repeats its command at
 #: its spacing (about 20 a second), and hears why it is refused about once a second
@@ -59,6 +61,14 @@ BLIND_GRACE = 1.5
 #: before the driver counts as blind: frames are sent on a thread of their own, so the loop's
 #: load does not make them late; a picture a second old at 0.75 m/s is 0.75 m driven unseen
 VIDEO_BLIND_GRACE = 0.5
+
+
+class MapParts(NamedTuple):
+    """What a new map needs made before the program uses it (see :meth:`RobotCore.prepare_map`)."""
+
+    robot_map: World
+    layer: MapLayer
+    mcl: MonteCarloLocalization | None
 
 
 class RobotCore:
@@ -208,13 +218,25 @@ class RobotCore:
     def global_localization(self) -> None:
         self.estimator.global_localization()
 
+    def prepare_map(self, robot_map: World) -> MapParts:
+        """The safety layer and the particle filter of a new map (the robot's own, as it
+        changes): touches nothing the control cycle uses, so it may run on another thread
+        (it takes a while on a large map); :meth:`use_map` then puts them in place."""
+        layer = MapLayer(robot_map, self.config.localization.map_range)
+        return MapParts(robot_map, layer, self.estimator.filter_for(robot_map))
+
+    def use_map(self, parts: MapParts) -> None:
+        """Drive by a new map from the next control cycle on (made by :meth:`prepare_map`)."""
+        self.control.map_layer = self.map_layer = parts.layer
+        self.estimator.use_map(parts.mcl)
+
     def unavailable(self) -> list[str]:
         """What this robot cannot do with the hardware it has, one line each."""
         lines = []
         free_look = self.modes.standing_refusals().get(Mode.FREE_LOOK)
         if free_look is not None:
             lines.append(free_look)
-        if self.estimator.mcl is None:
+        if self.estimator.mcl is None and self.hw.localization is None:
             why = "no laser" if self.hw.laser is None else "no map"
             lines.append(f"no localization ({why}): the pose is dead reckoning")
         if self.map_layer is None:

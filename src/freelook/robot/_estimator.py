@@ -23,7 +23,7 @@ from freelook.config import RobotConfig
 from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry, PoseEstimate
 from freelook.geometry import Pose, wrap_angle
 from freelook.maps import World
-from freelook.robot.hal import EncoderSample, OdometrySample, RobotHardware
+from freelook.robot.hal import EncoderSample, OdometrySample, PoseSample, RobotHardware
 
 __all__ = ["LocalizationJob", "LocalizationResult", "StateEstimator"]
 
@@ -85,8 +85,10 @@ class StateEstimator:
             drive.encoder_counts_per_rev, drive.wheel_diameter, drive.track_width, start_pose
         )
         self.mcl: MonteCarloLocalization | None = None
+        self._seed = seed
         if (
             use_localization
+            and hardware.localization is None
             and robot_map is not None
             and hardware.laser is not None
             and config.laser is not None
@@ -112,7 +114,13 @@ class StateEstimator:
             else None
         )
         self.pose = Pose(*start_pose)  # localized pose (map frame)
-        self.pose_trusted = True  # False while a global search runs
+        # False while a global search runs, and (the robot's own localization) until its
+        # first pose, while its spread is too large, or once it has gone quiet
+        self.pose_trusted = hardware.localization is None
+        #: why the robot's own pose is not trusted ("" while it is, or with none)
+        self.pose_doubt = "no pose yet" if hardware.localization is not None else ""
+        self._last_pose_stamp = -math.inf
+        self._since_pose = (0.0, 0.0)  # odometry's travel (m) and turn (rad) since its pose
         self._last_search_update = -math.inf
         self._search_requested = False
         self._searching = False
@@ -177,7 +185,53 @@ class StateEstimator:
             self._moved(before_pose, enc.stamp)
         elif hw.odometer is not None:
             yaw_rate = self._odometer(before_pose, heading_increment, yaw_rate)
+        if hw.localization is not None:
+            self._robot_pose(hw.localization.latest())
         return yaw_rate
+
+    def _robot_pose(self, sample: PoseSample | None) -> None:
+        """The robot's own localization: its newest pose, carried to now by the odometry since
+        it held; not trusted while its spread is beyond ``[ros2] pose_std_xy`` or
+        ``pose_std_theta_deg``, nor once the robot drove ``pose_travel`` or turned
+        ``pose_turn_deg`` since it (it went quiet), as a global search is not."""
+        limits = self.config.ros2
+        if sample is not None and sample.stamp > self._last_pose_stamp:
+            self._last_pose_stamp = sample.stamp
+            if not (
+                sample.std_xy <= limits.pose_std_xy
+                and sample.std_theta <= math.radians(limits.pose_std_theta_deg)
+            ):
+                self.pose_trusted = False
+                self.pose_doubt = (
+                    f"the robot's pose is spread {sample.std_xy:.2f} m, "
+                    f"{math.degrees(sample.std_theta):.0f}° (beyond {limits.pose_std_xy:g} m, "
+                    f"{limits.pose_std_theta_deg:g}°)"
+                )
+                return
+            since = self._odometry_at(sample.stamp).relative(Pose(*self.odometry.pose))
+            x, y, theta = Pose(sample.x, sample.y, sample.theta).compose(since)
+            if self.heading is not None:
+                std_theta = max(sample.std_theta, math.radians(0.5))
+                if abs(wrap_angle(theta - self.pose.theta)) >= math.radians(
+                    self.settings.jump_angle_deg
+                ):
+                    self.heading.reset_heading(theta, std_theta)
+                else:
+                    self.heading.correct_heading(theta, std_theta**2)
+            self.pose = Pose(x, y, theta)
+            self._since_pose = (0.0, 0.0)
+            self.pose_trusted = True
+            self.pose_doubt = ""
+            return
+        travel, turn = self._since_pose
+        if self.pose_trusted and (
+            travel > limits.pose_travel or turn > math.radians(limits.pose_turn_deg)
+        ):
+            self.pose_trusted = False
+            self.pose_doubt = (
+                f"the robot's pose went quiet: none for {travel:.2f} m and "
+                f"{math.degrees(turn):.0f}° of driving"
+            )
 
     def _encoder_rate(self) -> EncoderRate | None:
         """The yaw rate from the encoders since their last reading (None without a new
@@ -230,7 +284,26 @@ class StateEstimator:
         now = self.odometry.pose
         self._odometry_history.append((stamp, *now))
         # carry the localized pose forward by the odometry increment
-        self.pose = self.pose.compose(before.relative(now))
+        step = before.relative(now)
+        self.pose = self.pose.compose(step)
+        travel, turn = self._since_pose
+        self._since_pose = (travel + math.hypot(step.x, step.y), turn + abs(step.theta))
+
+    def use_map(self, mcl: MonteCarloLocalization | None) -> None:
+        """Localize on a new map from now on (its filter made by :meth:`filter_for`; None:
+        keep the one in use, as with the robot's own localization)."""
+        if mcl is not None and self.mcl is not None:
+            self.mcl = mcl
+
+    def filter_for(self, robot_map: World) -> MonteCarloLocalization | None:
+        """A particle filter on ``robot_map`` around the pose now (None: this estimator runs
+        none); slow on a large map, so a runtime makes it off the control path."""
+        if self.mcl is None:
+            return None
+        mcl = MonteCarloLocalization.for_robot(robot_map, self.config, seed=self._seed)
+        x, y, theta = self.pose
+        mcl.initialize(x, y, theta, std_xy=0.1, std_theta=0.05)
+        return mcl
 
     # -- localization ------------------------------------------------------------------------
 
@@ -303,13 +376,14 @@ class StateEstimator:
         Touches nothing but the filter, so it may run on another thread while control cycles
         go on, one job at a time.
         """
-        assert self.mcl is not None
+        mcl = self.mcl  # once: a new map's filter may replace it meanwhile
+        assert mcl is not None
         if job.search:
-            self.mcl.global_init()
-        self.mcl.predict(*job.increment)
-        if not self.mcl.update(job.ranges, force=job.force, beams=job.beams):
+            mcl.global_init()
+        mcl.predict(*job.increment)
+        if not mcl.update(job.ranges, force=job.force, beams=job.beams):
             return None
-        return LocalizationResult(job, self.mcl.estimate(), self.mcl.searching)
+        return LocalizationResult(job, mcl.estimate(), mcl.searching)
 
     def apply_localization(self, result: LocalizationResult) -> None:
         """Fuse a localization result into the pose (and the heading filter).

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from freelook.config import RobotConfig
 from freelook.link import Message, Permissions
 from freelook.maps import World
-from freelook.robot._core import RobotCore
+from freelook.robot._core import MapParts, RobotCore
 from freelook.robot._estimator import LocalizationResult
 from freelook.robot.hal import RobotHardware
 from freelook.runtime import Runtime
@@ -69,6 +69,15 @@ class RobotProgram:
             else None
         )
         self._localizing: Future[LocalizationResult | None] | None = None
+        # the robot's own map, followed: a new one's parts are made on a thread of their own
+        # (a large map's filter takes seconds), the map in use kept meanwhile
+        self._mapper = (
+            ThreadPoolExecutor(1, thread_name_prefix="map")
+            if background_localization and hardware.map_source is not None
+            else None
+        )
+        self._mapping: Future[MapParts] | None = None
+        self._map_taken = robot_map  # the newest map taken from the map source
         self.skipped_scans = 0  # scans a control cycle found while the filter was busy
         self._last_seen_scan = float("-inf")
 
@@ -82,6 +91,8 @@ class RobotProgram:
             else:
                 if result is not None:
                     self.core.apply_localization(result)
+        if self.hardware.map_source is not None:
+            self._follow_map()
         self.core.step(now)
         if self._localizer is None:
             # after the cycle's odometry: the newest scan pairs with the odometry of its time
@@ -94,12 +105,43 @@ class RobotProgram:
             if job is not None:
                 self._localizing = self._localizer.submit(self.core.localize, job)
 
+    def _follow_map(self) -> None:
+        """Use the robot's own map as it changes: a map other than the one taken last is
+        prepared (on the map thread in real time) and used from the cycle after it is ready."""
+        if self._mapping is not None:
+            if not self._mapping.done():
+                return
+            finished, self._mapping = self._mapping, None
+            try:
+                self.use_map(finished.result())
+            except Exception:
+                log.exception("could not take the robot's new map")
+        assert self.hardware.map_source is not None
+        robot_map = self.hardware.map_source.latest()
+        if robot_map is None or robot_map is self._map_taken:
+            return
+        self._map_taken = robot_map
+        if self._mapper is None:
+            self.use_map(self.prepare_map(robot_map))
+        else:
+            self._mapping = self._mapper.submit(self.prepare_map, robot_map)
+
     def _count_skipped(self) -> None:
         laser = self.hardware.laser
         scan = laser.latest() if laser is not None else None
         if scan is not None and scan.stamp > self._last_seen_scan:
             self._last_seen_scan = scan.stamp
             self.skipped_scans += 1
+
+    def prepare_map(self, robot_map: World) -> MapParts:
+        """What a new map needs (slow on a large one; any thread): see :meth:`use_map`."""
+        return self.core.prepare_map(robot_map)
+
+    def use_map(self, parts: MapParts) -> None:
+        """Drive by a new map from the next control cycle on, and announce it to the
+        operators (the robot's own map, followed as it changes)."""
+        self.core.use_map(parts)
+        self.robot_map = parts.robot_map
 
     def wait_for_localization(self, timeout: float | None = None) -> None:
         """Block until the running background localization job is done (its result lands in
@@ -118,3 +160,5 @@ class RobotProgram:
         """Wait for a running localization job and stop its worker."""
         if self._localizer is not None:
             self._localizer.shutdown(wait=True)
+        if self._mapper is not None:
+            self._mapper.shutdown(wait=True)

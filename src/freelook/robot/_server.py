@@ -145,6 +145,7 @@ class RobotServer:
             if robot_map is not None and isinstance(self.codec, NativeCodec)
             else None
         )
+        self._map_world = robot_map  # the map announced (the program's may change)
         self._map_announced = -MAP_ANNOUNCE_PERIOD
         self._refusals_announced = -REFUSAL_ANNOUNCE_PERIOD
         #: packets refused for want of a session, logged per source at a bounded rate
@@ -266,6 +267,12 @@ class RobotServer:
         out: list[Message] = [
             dataclasses.replace(core.telemetry(now), stamp=now + self.session.wire_offset)
         ]
+        robot_map = self.program.robot_map
+        if robot_map is not self._map_world and isinstance(self.codec, NativeCodec):
+            # the robot's own map changed (a ROS map followed): announced at once
+            self._map_world = robot_map
+            self.map = _announcer(robot_map) if robot_map is not None else None
+            self._map_announced = -MAP_ANNOUNCE_PERIOD
         if self.map is not None and now - self._map_announced >= MAP_ANNOUNCE_PERIOD:
             self._map_announced = now
             out.append(self.map.info)

@@ -17,6 +17,7 @@ from typing import Generic, Literal, NamedTuple, Protocol, TypeVar, runtime_chec
 import numpy as np
 import numpy.typing as npt
 
+from freelook.maps import World
 from freelook.types import ArmState, GripperState
 
 __all__ = [
@@ -32,10 +33,13 @@ __all__ = [
     "GyroSample",
     "HardwareConnection",
     "LatestReading",
+    "MapSource",
     "Odometer",
     "OdometrySample",
     "PanTiltState",
     "PanTiltUnit",
+    "PoseSample",
+    "PoseSource",
     "RangeScan",
     "RangeSensor",
     "RateGyro",
@@ -98,6 +102,17 @@ class OdometrySample(NamedTuple):
     theta: float  # rad
     v_left: float  # m/s, measured wheel speeds
     v_right: float
+
+
+class PoseSample(NamedTuple):
+    """A pose from the robot's own localization (a ROS robot's AMCL), in the map's frame."""
+
+    stamp: float  # when the robot stood there (its scan's time), on the robot's clock
+    x: float  # m
+    y: float
+    theta: float  # rad
+    std_xy: float  # m, the larger of its position's two standard deviations
+    std_theta: float  # rad
 
 
 class PanTiltState(NamedTuple):
@@ -174,6 +189,22 @@ class Odometer(Protocol):
     """A base that integrates its own odometry; the robot program uses it without encoders."""
 
     def latest(self) -> OdometrySample | None: ...
+
+
+@runtime_checkable
+class PoseSource(Protocol):
+    """The robot's own localization: the program takes its pose instead of running its own
+    particle filter, and carries it forward by odometry between two of its poses."""
+
+    def latest(self) -> PoseSample | None: ...
+
+
+@runtime_checkable
+class MapSource(Protocol):
+    """The robot's own map as its mapping or map server publishes it: the program follows it,
+    a map other than the one in use (another object) replacing it."""
+
+    def latest(self) -> World | None: ...
 
 
 @runtime_checkable
@@ -263,6 +294,10 @@ class RobotHardware:
     odometer: Odometer | None = None
     connection: HardwareConnection | None = None  # None: always there (a simulator)
     arm: Arm | None = None
+    #: the robot's own localization, taken instead of the program's (None: the program's)
+    localization: PoseSource | None = None
+    #: the robot's own map, followed as it changes (None: the map the program was given)
+    map_source: MapSource | None = None
     #: the cameras of the config's ``[[cameras]]`` by stream id (a stereo pair's frame holds
     #: both eyes side by side, captured at one instant); a stream missing here is not sent
     stream_cameras: Mapping[int, Camera] = field(default_factory=dict)

@@ -39,6 +39,14 @@ _MESSAGES = {
     "Float64MultiArray": "std_msgs.msg",
     "JointTrajectory": "trajectory_msgs.msg",
     "JointTrajectoryPoint": "trajectory_msgs.msg",
+    "OccupancyGrid": "nav_msgs.msg",
+    "PoseWithCovarianceStamped": "geometry_msgs.msg",
+    "Bool": "std_msgs.msg",
+    "String": "std_msgs.msg",
+    "Float64": "std_msgs.msg",
+    "DiagnosticArray": "diagnostic_msgs.msg",
+    "DiagnosticStatus": "diagnostic_msgs.msg",
+    "KeyValue": "diagnostic_msgs.msg",
 }
 
 

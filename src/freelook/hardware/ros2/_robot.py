@@ -38,6 +38,7 @@ from freelook.hardware.ros2._convert import (
     yaw_of_quaternion,
 )
 from freelook.hardware.ros2._errors import Ros2Error
+from freelook.hardware.ros2._localization import RosMap, RosPose, latched_qos
 from freelook.hardware.ros2._rclpy import NodeThread, ros
 from freelook.robot.hal import (
     GyroSample,
@@ -125,6 +126,7 @@ class Ros2Robot:
         domain_id: int | None = None,
         camera: bool = True,
         node_name: str = "freelook_robot",
+        map_topic: str | None = None,
     ) -> None:
         self.config = config
         self.settings = config.ros2
@@ -155,6 +157,11 @@ class Ros2Robot:
         self._geometries: dict[str, _Geometry] = {}
         self._merged: tuple[tuple[_Geometry, ...], tuple[npt.NDArray[np.float64], ...]] | None
         self._merged = None
+        #: the robot's own map (``map_topic``, else ``[ros2.topics] map``) and pose
+        #: (``[ros2] localization = "ros"``), when taken
+        self.map: RosMap | None = None
+        self.pose: RosPose | None = None
+        self._map_topic = self.settings.topics.map if map_topic is None else map_topic
         model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
@@ -193,8 +200,10 @@ class Ros2Robot:
         #: topic key → (resolved name, message type name)
         self.topics: dict[str, tuple[str, str]] = {}
 
-        def sub(key: str, name: str, kind: Any, callback: Callable[[Any], None]) -> None:
-            s = self.node.create_subscription(kind, name, callback, sensor)
+        def sub(
+            key: str, name: str, kind: Any, callback: Callable[[Any], None], qos: Any = sensor
+        ) -> None:
+            s = self.node.create_subscription(kind, name, callback, qos)
             module = kind.__module__.split(".")[0]
             self.topics[key] = (s.topic_name, f"{module}/msg/{kind.__name__}")
 
@@ -224,6 +233,31 @@ class Ros2Robot:
             )
         if topics.battery:
             sub("battery", topics.battery, r.BatteryState, self._on_battery)
+        self._subscribe_localization(sub)
+
+    def _subscribe_localization(self, sub: Callable[..., None]) -> None:
+        """The robot's own map and pose, when the description or ``--map ros:`` asks."""
+        r, settings = self._r, self.settings
+        latched = latched_qos(r)
+        if self._map_topic:
+            self.map = RosMap(
+                settings,
+                on_heard=lambda: self._heard("map", self._clock()),
+                on_refuse=lambda why: self._refuse("map", why),
+            )
+            sub("map", self._map_topic, r.OccupancyGrid, self.map.on_message, latched)
+        if settings.localization == "ros":
+            ros_map = self.map
+            self.pose = RosPose(
+                settings,
+                clock=self._clock,
+                ros_now=lambda: self.node.get_clock().now().nanoseconds * 1e-9,
+                map_frame=lambda: ros_map.frame if ros_map is not None else "",
+                on_heard=lambda: self._heard("pose", self._clock()),
+                on_refuse=lambda why: self._refuse("pose", why),
+            )
+            pose = self.pose
+            sub("pose", settings.topics.pose, r.PoseWithCovarianceStamped, pose.on_message, latched)
 
     def _advertise(self) -> None:
         r, settings = self._r, self.settings
@@ -540,7 +574,7 @@ class Ros2Robot:
         self._news = told
         timeout = self.settings.startup_timeout if timeout is None else timeout
         deadline = loop.time() + timeout
-        required = self.required()
+        required = self.required() + (["map"] if self.map is not None else [])
         try:
             while True:
                 self._check_types()
@@ -577,6 +611,9 @@ class Ros2Robot:
                     pass
         finally:
             self._news = lambda: None
+        if self.map is not None and self.map.convert(self.topics["map"][0]) is None:
+            name = self.topics["map"][0]
+            raise Ros2Error(f"{name}: refused its map: {self.problems.get('map', 'no map')}")
         self.hardware = self._build()
         return self.hardware
 
@@ -658,6 +695,8 @@ class Ros2Robot:
             camera=_Camera(self) if "camera" in heard else None,
             connection=self,
             arm=arm,
+            localization=self.pose,
+            map_source=self.map,
             notes=notes,
         )
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
+from freelook.hardware.ros2._localization import RosMap
 from freelook.hardware.ros2._robot import Ros2Robot
 from freelook.maps import World
 from freelook.robot import RobotServer, ServerOptions, real_robot_server, start_on_map
@@ -23,6 +24,13 @@ log = logging.getLogger(__name__)
 
 _NAMESPACE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
 WATCH_PERIOD = 0.1  # s between looks at whether the robot's topics still speak
+
+
+def ros_map_shape(ros_map: RosMap) -> tuple[int, int]:
+    """A ROS map's (columns, rows), as the log says them."""
+    world = ros_map.latest()
+    rows, cols = world.shape if world is not None else (0, 0)
+    return cols, rows
 
 
 def parse_ros2_url(url: str) -> str:
@@ -49,25 +57,36 @@ async def open_ros2_server(
     recorder: BackgroundRecorder | None = None,
     start: tuple[float, float, float] | None = None,
     domain_id: int | None = None,
+    map_topic: str | None = None,
 ) -> tuple[RobotServer, str]:
     """Wait for the robot's odometry and scan, then build the robot server over it.
 
     The robot believes it stands at ``start`` on its map, or at the map's start; without a
-    map at ``start`` or its odometry origin. Raises :class:`Ros2Error` when rclpy is missing
+    map at ``start`` or its odometry origin. ``map_topic`` (else ``[ros2.topics] map``, if
+    any) takes the robot's own map from that topic instead of ``robot_map``, and follows it as
+    it changes. Raises :class:`Ros2Error` when rclpy is missing
     or a required topic is silent, of another type or unlike the description. The server
     keeps watching the topics and, when it ends, commands zero velocity and ends the node.
     """
     namespace = parse_ros2_url(url)
-    start_pose = start_on_map(config, robot_map, start)
     runtime = RealtimeRuntime()
     robot = Ros2Robot(
-        config, namespace, clock=runtime.now, domain_id=domain_id, camera=options.camera
+        config,
+        namespace,
+        clock=runtime.now,
+        domain_id=domain_id,
+        camera=options.camera,
+        map_topic=map_topic,
     )
     try:
         hardware = await robot.start()
+        if robot.map is not None:
+            robot_map = robot.map.latest()
+        start_pose = start_on_map(config, robot_map, start)
     except BaseException:
         robot.close()
         raise
+    ros_map = robot.map
 
     async def watch() -> None:
         """Say when a required topic goes quiet (the program stops commanding) and when the
@@ -82,6 +101,11 @@ async def open_ros2_server(
                     else:
                         log.warning("%s", robot.status)
                     was = now
+                if ros_map is not None and ros_map.pending:
+                    # the program takes it up at its next cycle (see RobotProgram)
+                    name = robot.topics["map"][0]
+                    if await asyncio.to_thread(ros_map.convert, name, runtime.now) is not None:
+                        log.info("%s: a new map (%d × %d cells)", name, *ros_map_shape(ros_map))
                 await asyncio.sleep(WATCH_PERIOD)
         finally:
             robot.close()
