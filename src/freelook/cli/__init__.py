@@ -22,6 +22,7 @@ from freelook.cli import (
     _plot,
     _record,
     _robot,
+    _ros2,
     _world,
 )
 
@@ -50,6 +51,7 @@ for _module in (
     _jaus,
     _keys,
     _attack,
+    _ros2,
 ):
     _module.register(app)
 

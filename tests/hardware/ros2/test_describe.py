@@ -1,0 +1,299 @@
+"""A description from what a ROS 2 robot's topics showed (sans-I/O): which topics are taken,
+what is written as seen and what as assumed, and hostile observations bounded and said, never
+a crash and never a file that does not load."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pytest
+import simplejpeg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from freelook.hardware.ros2 import (
+    Ros2Error,
+    ScanSeen,
+    TopicChoice,
+    TopicGraph,
+    Watch,
+    check_scan_layout,
+    choose_topics,
+    describe,
+    picture_size,
+)
+
+ODOM = "nav_msgs/msg/Odometry"
+SCAN = "sensor_msgs/msg/LaserScan"
+IMU = "sensor_msgs/msg/Imu"
+JPEG = "sensor_msgs/msg/CompressedImage"
+IMAGE = "sensor_msgs/msg/Image"
+JOINTS = "sensor_msgs/msg/JointState"
+TWIST = "geometry_msgs/msg/Twist"
+STAMPED = "geometry_msgs/msg/TwistStamped"
+FLOATS = "std_msgs/msg/Float64MultiArray"
+TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
+
+
+def husky_graph(ns: str = "a200_0001") -> TopicGraph:
+    """A Husky-like robot under a namespace, with a second robot's topics beside it."""
+    p = f"/{ns}"
+    return TopicGraph(
+        published={
+            f"{p}/platform/odom": (ODOM,),
+            f"{p}/odometry/filtered": (ODOM,),
+            f"{p}/sensors/lidar2d_0/scan": (SCAN,),
+            f"{p}/sensors/imu_0/data": (IMU,),
+            f"{p}/camera/image_raw": (IMAGE,),
+            f"{p}/camera/image_raw/compressed": (JPEG,),
+            f"{p}/platform/joint_states": (JOINTS,),
+            "/other/odom": (ODOM,),
+            "/rosout": ("rcl_interfaces/msg/Log",),
+        },
+        subscribed={f"{p}/cmd_vel": (STAMPED,), "/other/cmd_vel": (TWIST,)},
+    )
+
+
+def test_the_usual_names_are_taken_under_the_namespace_with_cmd_vel_as_its_subscriber_takes_it():
+    choice = choose_topics(husky_graph(), "a200_0001")
+    assert choice.odom == "/a200_0001/odometry/filtered"  # the usual before the rest
+    assert choice.scans == ("/a200_0001/sensors/lidar2d_0/scan",)
+    assert choice.imu == "/a200_0001/sensors/imu_0/data"
+    assert choice.camera == "/a200_0001/camera/image_raw/compressed"  # compressed first
+    assert choice.camera_compressed
+    assert choice.cmd_vel == "/a200_0001/cmd_vel"
+    assert choice.cmd_vel_stamped
+    assert any("also published" in n and "platform/odom" in n for n in choice.notes)
+    # no namespace asked: the robot whose odometry is nearest the usual name, all in its own
+    # namespace (never one robot's odometry with another's cmd_vel)
+    other = choose_topics(husky_graph(), "")
+    assert other.namespace == "other"
+    assert (other.odom, other.cmd_vel, other.scans) == ("/other/odom", "/other/cmd_vel", ())
+    assert not other.cmd_vel_stamped
+    assert "odometry in namespace /other" in other.notes[0]
+
+
+def test_a_cmd_vel_taken_both_ways_is_plain_and_said_and_the_pan_tilt_command_type_is_kept():
+    graph = TopicGraph(
+        {"/odom": (ODOM,)},
+        {"/cmd_vel": (STAMPED, TWIST), "/pan_tilt_controller/joint_trajectory": (TRAJECTORY,)},
+    )
+    choice = choose_topics(graph)
+    assert not choice.cmd_vel_stamped
+    assert any("Twist and TwistStamped" in n for n in choice.notes)
+    assert choice.pan_tilt_command == "/pan_tilt_controller/joint_trajectory"
+    assert choice.pan_tilt_trajectory
+
+
+def test_a_camera_whose_name_belies_its_type_is_left_out():
+    graph = TopicGraph({"/odom": (ODOM,), "/camera/compressed": (IMAGE,)}, {})
+    choice = choose_topics(graph)
+    assert choice.camera is None
+    assert any("which its name does not say" in n for n in choice.notes)
+
+
+def watched(
+    scan: ScanSeen,
+    *,
+    rate: float = 20.0,
+    seconds: float = 3.0,
+    camera: tuple[int, int] | None = (1280, 720),
+    joints: tuple[str, ...] = ("pan_joint", "tilt_joint"),
+    lag: float = 0.01,
+) -> Watch:
+    """A watch of ``seconds`` with odometry at 50 Hz, scans at ``rate``, IMU at 100 Hz and a
+    camera at 15 Hz."""
+    watch = Watch()
+    for i in range(int(seconds * 50)):
+        watch.odom("/odom", i / 50, lag, "base_link", 0.2, 0.1)
+        watch.joint_state("/joint_states", i / 50, lag, list(joints))
+    for i in range(int(seconds * rate)):
+        watch.scan("/scan", i / rate, lag, scan)
+    for i in range(int(seconds * 100)):
+        watch.imu("/imu/data", i / 100, lag, True)
+    for i in range(int(seconds * 15)):
+        watch.image("/camera/image_raw/compressed", i / 15, lag, camera)
+    return watch
+
+
+def plain_choice(**changes: object) -> TopicChoice:
+    choice = TopicChoice(
+        odom="/odom",
+        scans=("/scan",),
+        imu="/imu/data",
+        camera="/camera/image_raw/compressed",
+        camera_compressed=True,
+        joint_states="/joint_states",
+        battery=None,
+        cmd_vel="/cmd_vel",
+        cmd_vel_stamped=True,
+        pan_tilt_command="/pan_tilt_controller/commands",
+        pan_tilt_trajectory=False,
+    )
+    import dataclasses
+
+    return dataclasses.replace(choice, **changes)  # type: ignore[arg-type]
+
+
+LIDAR_360 = ScanSeen("lidar_link", -math.pi, math.radians(1.0), 360, 0.15, 12.0)
+
+
+def test_a_360_degree_lidar_from_minus_pi_is_written_as_seen_and_pinned_so_the_program_takes_it():
+    d = describe(plain_choice(), watched(LIDAR_360), name="husky", seconds=3.0)
+    laser = d.config.laser
+    assert laser is not None
+    assert (laser.beams, laser.fov_deg, laser.pinned) == (360, 359.0, ("beams", "fov_deg"))
+    assert (laser.range_min, laser.range_max) == (0.15, 12.0)
+    assert laser.rate_hz == pytest.approx(20.0, abs=0.5)
+    # the program's own check takes the scan it was written from
+    assert check_scan_layout(LIDAR_360.layout, laser, d.config.ros2.scan_frame) is None
+    assert d.config.ros2.scan_frame == "lidar_link"
+    assert d.config.ros2.cmd_vel_stamped
+    assert (d.config.camera.width, d.config.camera.height) == (1280, 720)
+    assert d.config.camera.rate_hz == pytest.approx(15.0, abs=0.5)
+    assert d.config.gyro is not None
+    assert d.config.gyro.rate_hz == pytest.approx(100.0, abs=1)
+    pt = d.config.pan_tilt
+    assert pt is not None
+    assert pt.has_pan
+    assert pt.has_tilt
+    assert d.config.name == "husky"
+    # what it could not know is said, in the file and in the lines the commands print
+    assert "footprint" in " ".join(d.assumed)
+    assert "safety zones" in " ".join(d.assumed)
+    assert "# assumed: a 0.51 × 0.43 m base" in d.text
+    assert any("360 beams from -180° every 1°" in line for line in d.found)
+
+
+def test_a_reversed_fan_is_taken_with_its_negative_increment_and_the_topics_relative():
+    fan = ScanSeen("laser", math.radians(135), -math.radians(0.5), 541, 0.05, 25.0)
+    choice = choose_topics(husky_graph(), "a200_0001")
+    watch = watched(fan)
+    for name in ("/scan", "/odom", "/imu/data", "/camera/image_raw/compressed"):
+        watch.topics[name.replace("/", "/a200_0001/", 1)] = watch.topics.pop(name)
+    watch.scans["/a200_0001/sensors/lidar2d_0/scan"] = watch.scans.pop("/scan")
+    watch.topics["/a200_0001/odometry/filtered"] = watch.topics.pop("/a200_0001/odom")
+    watch.topics["/a200_0001/sensors/imu_0/data"] = watch.topics.pop("/a200_0001/imu/data")
+    watch.images = {"/a200_0001/camera/image_raw/compressed": (640, 480)}
+    d = describe(choice, watch, namespace="a200_0001")
+    topics = d.config.ros2.topics
+    assert topics.odom == "odometry/filtered"
+    assert topics.scan == "sensors/lidar2d_0/scan"
+    assert topics.cmd_vel == "cmd_vel"
+    assert d.config.ros2.cmd_vel_stamped
+    laser = d.config.laser
+    assert laser is not None
+    assert (laser.beams, laser.fov_deg) == (541, 270.0)
+    assert check_scan_layout(fan.layout, laser, "laser") is None
+    assert "(clockwise (a negative increment))" in d.text or "clockwise (a negative" in d.text
+
+
+def test_no_odometry_is_an_error_naming_the_topics_there():
+    with pytest.raises(Ros2Error, match=r"no nav_msgs/Odometry published in namespace /r1.*"):
+        describe(plain_choice(odom=None), Watch(), namespace="r1", published=("/scan",))
+
+
+def test_no_command_subscriber_and_no_joints_are_assumed_and_said():
+    d = describe(
+        plain_choice(cmd_vel=None, pan_tilt_command=None, camera=None, joint_states=None),
+        watched(LIDAR_360, camera=None, joints=()),
+    )
+    assert d.config.ros2.topics.cmd_vel == "cmd_vel"
+    assert not d.config.ros2.cmd_vel_stamped
+    assert any("no node subscribes" in line for line in d.assumed)
+    assert d.config.pan_tilt is None
+
+
+def test_hostile_observations_are_bounded_and_said_not_used():
+    absurd = ScanSeen('la"ser\n[drive]\nkind = "holonomic"', -1.0, 1e-5, 20000, math.nan, math.inf)
+    watch = Watch()
+    for i in range(400):
+        watch.odom("/odom", i * 1e-7, 30.0, "base\nlink", 0.1, 0.0)  # 10 MHz, 30 s stale
+        watch.scan("/scan", i * 1e-3, 0.0, absurd)  # 1000 Hz
+        watch.image("/camera/image_raw/compressed", i, 0.0, (100_000, 5))
+        watch.joint_state("/joint_states", i, 0.0, ['pan"\n= 1', "x" * 10_000] * 100)
+    for i in range(3000):
+        watch.imu("/imu/data", i * 1e-4, None, True)  # 10 kHz, unstamped
+    watch.odom("/odom", 1.0, 0.0, "base_link", math.nan, 0.0)  # refused, counted
+    watch.odom("/odom", 1.0, 0.0, "base_link", 1e300, 0.0)
+    d = describe(plain_choice(), watch)
+    laser = d.config.laser
+    assert laser is not None
+    assert laser.beams == 8192
+    assert laser.pinned == ()
+    assert (laser.range_min, laser.range_max) == (0.05, 30.0)
+    assert laser.rate_hz == 200.0
+    assert d.config.gyro is not None
+    assert d.config.gyro.rate_hz == 2000.0
+    assert (d.config.camera.width, d.config.camera.height) == (640, 480)
+    assert d.config.drive.kind == "differential"  # no frame_id wrote a section
+    assert d.config.ros2.scan_frame == ""
+    assert d.config.ros2.base_frame == "base_link"
+    pt = d.config.pan_tilt
+    assert pt is not None
+    assert not pt.has_pan
+    said = " ".join(d.assumed)
+    for words in (
+        "beyond the 8192",
+        "are no range",
+        "beyond the 200 Hz",
+        "beyond 4096 a side",
+        "stamped up to 30.00 s behind",
+        "with no stamp",
+    ):
+        assert words in said, words
+    assert all(len(line) < 200 for line in d.text.splitlines())
+    assert watch.topics["/odom"].refused == 2
+
+
+finite = st.floats(allow_nan=True, allow_infinity=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    angle_min=finite,
+    increment=finite,
+    beams=st.integers(0, 100_000),
+    low=finite,
+    high=finite,
+    frame=st.text(max_size=40),
+    times=st.lists(finite, max_size=20),
+    size=st.tuples(st.integers(-10, 10**6), st.integers(-10, 10**6)),
+    joints=st.lists(st.text(max_size=20), max_size=80),
+    twist=st.tuples(finite, finite),
+)
+def test_any_observation_gives_a_description_that_loads(
+    angle_min: float,
+    increment: float,
+    beams: int,
+    low: float,
+    high: float,
+    frame: str,
+    times: list[float],
+    size: tuple[int, int],
+    joints: list[str],
+    twist: tuple[float, float],
+) -> None:
+    watch = Watch()
+    scan = ScanSeen(frame, angle_min, increment, beams, low, high)
+    for t in times:
+        watch.odom("/odom", t, t, frame, *twist)
+        watch.scan("/scan", t, -t, scan)
+        watch.imu("/imu/data", t, None, True)
+        watch.image("/camera/image_raw/compressed", t, 0.0, size)
+        watch.joint_state("/joint_states", t, 0.0, joints)
+    d = describe(plain_choice(), watch, name=frame or "x", seconds=3.0)
+    assert tomllib.loads(d.text)["name"] == d.config.name
+
+
+def test_a_picture_size_is_read_from_its_jpeg_or_png_header_and_garbage_has_none():
+    import numpy as np
+
+    jpeg = simplejpeg.encode_jpeg(np.zeros((48, 64, 3), np.uint8), colorspace="RGB")
+    assert picture_size(jpeg, "jpeg") == (64, 48)
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (800).to_bytes(4, "big")
+    png += (600).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00"
+    assert picture_size(png, "png") == (800, 600)
+    assert picture_size(b"\xff\xd8 not a jpeg", "jpeg") is None
+    assert picture_size(b"", "png") is None
