@@ -3,7 +3,8 @@ base and a node publishing an ``OccupancyGrid`` on ``/map`` and ``/amcl_pose``; 
 robot --hardware ros2 --map ros:/map`` with ``[ros2] localization = "ros"``; ``freelook
 operator``, watched and driven through the cockpit's WebSocket. The cockpit shows the
 published map and AMCL's pose (the map frame 1 m and 0.5 m off the odometry's), the map's wall
-behind the robot, which no sensor sees, stops it backing up, and a spread pose is not trusted."""
+behind the robot, which no sensor sees, stops it backing up, a spread pose is not trusted, and
+a map published later replaces the one shown."""
 
 from __future__ import annotations
 
@@ -116,6 +117,14 @@ def test_the_cockpit_shows_the_ros_map_and_pose_and_the_map_wall_stops_the_robot
                     localization.std = 1.0
                 await wait_until_async(
                     lambda: cockpit.states()[-1]["localizing"], 3.0, "an untrusted pose"
+                )
+                # the robot's mapping grows its map: the cockpit follows
+                wider, _ = room_grid(room=(-2.0, 6.0, -2.0, 2.0), wall_x=WALL_X)
+                localization.publish_map(wider, origin)
+                await wait_until_async(
+                    lambda: cockpit.maps()[-1]["width"] == wider.shape[1],
+                    10.0,
+                    "the new map in the cockpit",
                 )
                 listener.cancel()
         finally:

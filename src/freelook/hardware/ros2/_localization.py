@@ -60,10 +60,12 @@ class RosMap:
         self,
         settings: Ros2Config,
         *,
+        clock: Callable[[], float] = time.monotonic,
         on_heard: Callable[[], None],
         on_refuse: Callable[[str], None],
     ) -> None:
         self._max_cells = settings.map_max_cells
+        self._clock = clock
         self._on_heard = on_heard
         self._on_refuse = on_refuse
         self._lock = threading.Lock()
@@ -109,11 +111,11 @@ class RosMap:
         """Whether a grid came that :meth:`convert` has not turned into a world yet."""
         return self._message is not None
 
-    def convert(self, name: str, clock: Callable[[], float] = time.monotonic) -> World | None:
+    def convert(self, name: str) -> World | None:
         """Turn the newest grid into the world :meth:`latest` gives (at most once a
-        :data:`MAP_PERIOD` after the first); returns it, or None (nothing new, too soon, or a
-        grid refused for its cells). Any thread; slow on a large grid."""
-        now = clock()
+        :data:`MAP_PERIOD` after the first, on the clock given); returns it, or None (nothing
+        new, too soon, or a grid refused for its cells). Any thread; slow on a large grid."""
+        now = self._clock()
         if now - self._converted_at < MAP_PERIOD:
             return None
         with self._lock:

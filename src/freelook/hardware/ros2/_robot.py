@@ -242,6 +242,7 @@ class Ros2Robot:
         if self._map_topic:
             self.map = RosMap(
                 settings,
+                clock=self._clock,
                 on_heard=lambda: self._heard("map", self._clock()),
                 on_refuse=lambda why: self._refuse("map", why),
             )

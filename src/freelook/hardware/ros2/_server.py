@@ -104,7 +104,7 @@ async def open_ros2_server(
                 if ros_map is not None and ros_map.pending:
                     # the program takes it up at its next cycle (see RobotProgram)
                     name = robot.topics["map"][0]
-                    if await asyncio.to_thread(ros_map.convert, name, runtime.now) is not None:
+                    if await asyncio.to_thread(ros_map.convert, name) is not None:
                         log.info("%s: a new map (%d × %d cells)", name, *ros_map_shape(ros_map))
                 await asyncio.sleep(WATCH_PERIOD)
         finally:
