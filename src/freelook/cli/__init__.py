@@ -11,6 +11,7 @@ import typer
 from freelook.cli import (
     _attack,
     _bench,
+    _calibrate,
     _config,
     _experiment,
     _fleet,
@@ -47,6 +48,7 @@ for _module in (
     _fleet,
     _record,
     _experiment,
+    _calibrate,
     _hit,
     _jaus,
     _keys,

@@ -2,6 +2,15 @@
 
 from freelook.experiments._arm_fuzz import arm_fuzz
 from freelook.experiments._bomb_disposal import bomb_disposal
+from freelook.experiments._calibration import (
+    Calibration,
+    LapMeasurement,
+    calibrate,
+    load_measurement,
+    measured_robots,
+    shipped_mismatches,
+    with_fitted,
+)
 from freelook.experiments._cluster import ClusterError, on_cluster
 from freelook.experiments._registry import (
     EXPERIMENTS,
@@ -13,12 +22,19 @@ from freelook.experiments._registry import (
 
 __all__ = [
     "EXPERIMENTS",
+    "Calibration",
     "ClusterError",
     "ExperimentResult",
+    "LapMeasurement",
     "Row",
     "arm_fuzz",
     "bomb_disposal",
+    "calibrate",
+    "load_measurement",
     "localization_experiment",
+    "measured_robots",
     "on_cluster",
     "run_experiment",
+    "shipped_mismatches",
+    "with_fitted",
 ]

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from freelook.config import PhysicalTruth, RobotConfig, load_error_model, load_robot
+from freelook.config import (
+    ErrorModel,
+    PhysicalTruth,
+    RobotConfig,
+    load_error_model,
+    load_robot,
+)
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
@@ -168,18 +174,21 @@ def square_laps_trial(
     gain: float | None = 0.0,
     errors: bool = True,
     laser: bool = True,
+    model: ErrorModel | None = None,
 ) -> LapsResult:
     """Ögren 2013 Tables 2–3: camera heading drift (deg) after each lap of FLC square driving.
 
     ``gain`` is the Free Look pull onto the camera's reference (0: the paper's eq. 6 alone;
     None: the robot's own), ``errors`` whether the simulated robot differs from its
-    description by its error model, ``laser`` whether the laser works at all."""
+    description by its error model, ``laser`` whether the laser works at all; ``model`` the
+    error model to draw the robot from (None: the robot's shipped one; ``freelook calibrate``
+    fits its own)."""
     config = _with_gain(load_robot(robot_name), gain)
     if not laser:
         config = config.model_copy(update={"laser": None})
     world = _world("square")
     start = (world.start[0] - side / 2, world.start[1] - side / 2, 0.0)
-    truth = physical_robot(config, seed, errors)
+    truth = model.draw(seed) if model is not None else physical_robot(config, seed, errors)
     robot = SimulatedRobot(
         config,
         world,

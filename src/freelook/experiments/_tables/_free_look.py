@@ -69,11 +69,10 @@ def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentR
         ("for comparison: eq. 6, encoders only (no filter)", False, False, 0.0, extra, False),
     ]
     result.notes.append(
-        "The FOI UGV's error model (config/errors/foi-ugv.toml, docs/belief-and-truth.md) is "
-        "calibrated so that the paper's own system lands in Tables 2–3: the identified track "
-        "width absorbs the sprockets' common 1.5 %; what is left is the left sprocket 0.05 % "
-        "larger than the right and the ICR spread a few tenths of a per cent below the "
-        "identified one, turning right a little more than left."
+        "The FOI UGV's sprocket difference and ICR spread are fitted to Tables 2–3 by "
+        "`freelook calibrate foi-ugv` (least squares on the paper's own system, "
+        "docs/belief-and-truth.md): these rows are fits of that measurement, run on seeds "
+        "whose robots are drawn from the fit's uncertainty, not predictions."
     )
     jobs = [
         (seed + k, clockwise, 5, LAP_SIDE, gyro, laser, "foi-ugv", pull, True, laser)
