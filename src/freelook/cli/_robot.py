@@ -15,7 +15,16 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-_RobotName = Annotated[str, typer.Option("--robot", help="Robot name or TOML file.")]
+_RobotName = Annotated[
+    str | None,
+    typer.Option(
+        "--robot",
+        help="Robot name or TOML file (default: pioneer3dx; with --hardware ros2, a description "
+        "of what the robot's topics show, as freelook ros2 describe writes it).",
+    ),
+]
+#: s the robot program watches a ROS 2 robot's topics for when no --robot describes it
+DESCRIBE_SECONDS = 2.0
 _Hardware = Annotated[
     str,
     typer.Option(
@@ -98,7 +107,7 @@ _ExactRobot = Annotated[
 
 
 def robot(
-    robot_name: _RobotName = "pioneer3dx",
+    robot_name: _RobotName = None,
     hardware: _Hardware = "sim",
     world: _World = "lab",
     robot_map: _Map = None,
@@ -141,7 +150,11 @@ def robot(
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
             _check_camera(camera)
-            config = load_robot(robot_name)
+            if robot_name is None and hardware.split(":")[0] == "ros2":
+                check_backend(hardware)  # a missing extra is said before anything is watched
+                config, hardware_url = await _described(hardware)
+            else:
+                config, hardware_url = load_robot(robot_name or "pioneer3dx"), hardware
             options = dataclasses.replace(
                 _server_options(listen, wire, key, insecure, weak_key, keys, peer),
                 video=parse_codec(video),
@@ -149,7 +162,7 @@ def robot(
                 camera_url=camera,
             )
             start_pose = parse_start(start)
-            check_backend(hardware)  # a missing extra is said before anything is compiled
+            check_backend(hardware_url)  # a missing extra is said before anything is compiled
             # a first run compiles in a child, so this process holds no compiler's memory
             compile_ahead(
                 config,
@@ -158,7 +171,7 @@ def robot(
             )
             server, description = await open_robot_server(
                 config,
-                hardware,
+                hardware_url,
                 options,
                 world=world,
                 robot_map=robot_map,
@@ -172,6 +185,31 @@ def robot(
 
     if run_until_stopped(serve()):
         typer.echo("freelook: stopped")
+
+
+async def _described(hardware: str) -> tuple[RobotConfig, str]:
+    """No ``--robot`` on a ROS 2 robot: a description of what its topics show (as ``freelook
+    ros2 describe`` writes it), what was found and assumed said; and the ``--hardware`` URL of
+    the namespace it was found in."""
+    import asyncio
+
+    from freelook.cli._ros2 import say_description
+    from freelook.hardware.ros2 import describe_robot, parse_ros2_url
+
+    namespace = parse_ros2_url(hardware)
+    typer.echo(
+        f"no --robot: watching the ROS 2 robot's topics for {DESCRIBE_SECONDS:g} s "
+        "(freelook ros2 describe -o FILE writes the description down to edit)"
+    )
+    described = await asyncio.to_thread(describe_robot, namespace, DESCRIBE_SECONDS)
+    say_description(described)
+    url = hardware
+    if described.namespace != namespace:
+        url = f"ros2://{described.namespace}"
+        typer.echo(
+            f"  the robot's topics are in namespace /{described.namespace}: --hardware {url}"
+        )
+    return described.config, url
 
 
 def _check_camera(camera: str | None) -> None:

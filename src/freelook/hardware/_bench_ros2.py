@@ -339,6 +339,7 @@ async def _cpu_session() -> dict[str, float]:
     process = subprocess.Popen(
         [
             *(sys.executable, "-m", "freelook.cli", "robot", "--hardware", "ros2"),
+            *("--robot", "pioneer3dx"),
             *("--map", "none", "--wire", "thesis", "--listen", f"udp://127.0.0.1:{port}"),
         ],
         stdout=subprocess.PIPE,

@@ -2,7 +2,9 @@
 --robot`` on the description it wrote, unchanged: the program starts on it and a thesis
 operator drives the simulated base over real UDP and real DDS, and the base stops when the
 link goes quiet. Once with the simulator's defaults, once with a robot in a namespace whose
-base takes ``TwistStamped`` on a controller's topic, found without being told the namespace."""
+base takes ``TwistStamped`` on a controller's topic, found without being told the namespace.
+And ``freelook robot --hardware ros2`` with no ``--robot``: it says what it found and what it
+assumed, and drives."""
 
 from __future__ import annotations
 
@@ -134,6 +136,34 @@ def test_a_robot_in_a_namespace_is_found_with_its_stamped_cmd_vel_and_driven(
                 ready=lambda line: "profile on" in line,
             )
             try:
+                await drive_and_stop(udp_port)
+            finally:
+                await stop(robot)
+        finally:
+            await stop(sim)
+
+    asyncio.run(run())
+
+
+def test_the_robot_program_without_a_description_says_what_it_found_and_assumed_and_drives(
+    ros_domain: int,
+) -> None:
+    async def run() -> None:
+        sim = await start_ros2_sim()
+        try:
+            udp_port = free_udp_port()
+            robot, lines = await start_cli(
+                *("robot", "--hardware", "ros2", "--map", "none"),
+                *("--listen", f"udp://127.0.0.1:{udp_port}", "--wire", "thesis"),
+                ready=lambda line: "profile on" in line,
+            )
+            try:
+                said = "".join(lines)
+                assert "no --robot: watching the ROS 2 robot's topics" in said
+                assert "found: scan /scan: 181 beams from -90° every 1°" in said
+                assert "found: cmd_vel /cmd_vel taken as Twist" in said
+                assert "assumed: a footprint of 0.51 × 0.43 m" in said
+                assert "robot ros2-robot on a ROS 2 robot" in said
                 await drive_and_stop(udp_port)
             finally:
                 await stop(robot)
