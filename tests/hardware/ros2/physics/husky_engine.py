@@ -24,8 +24,9 @@ The node does what the Husky's own ``diff_drive_controller`` (husky_control's
 The engine steps at a fixed 1/240 s; a timer of the node runs as many steps as the wall clock
 has moved on (at most :data:`MAX_CATCH_UP` a tick: on a loaded machine the world slows
 rather than leaps), and every message is stamped with the engine's own time on the node's
-clock. Everything runs on the node's one executor thread; the test reads :meth:`truth` and
-the counters under a lock.
+clock, moved on by whatever the engine skipped when it fell behind (so a slowed world's
+readings are never stale). Everything runs on the node's one executor thread; the test
+reads :meth:`truth` and the counters under a lock.
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ class HuskyEngine:
         self._odom = [0.0, 0.0, 0.0]  # x, y, yaw integrated from the wheels
         self._wheels = (0.0, 0.0)  # the sides' measured rim speeds, m/s
         self._steps = 0
+        self._skipped = 0.0  # s of the clock the engine fell behind by and skipped
         self._every = {
             name: max(1, round(1.0 / (hz * STEP)))
             for name, hz in (("odom", self.odom_hz), ("scan", self.scan_hz), ("imu", self.imu_hz))
@@ -264,8 +266,10 @@ class HuskyEngine:
         due = int((time.monotonic() - self._wall0) / STEP)
         for _ in range(min(MAX_CATCH_UP, due - self._steps)):
             self._step()
-        if due - self._steps > 0:  # fell behind: the world slows, it does not leap
-            self._wall0 += (due - self._steps) * STEP
+        behind = due - self._steps
+        if behind > 0:  # fell behind: the world slows, it does not leap, and its stamps
+            self._wall0 += behind * STEP  # stay on the clock (skipping what it slowed by)
+            self._skipped += behind * STEP
 
     def _step(self) -> None:
         c, robot = self._client, self._robot
@@ -317,7 +321,8 @@ class HuskyEngine:
             self._publish_scan(position, yaw)
 
     def _stamp(self) -> Any:
-        return (self._t0 + self._r.Duration(seconds=self._steps * STEP)).to_msg()
+        seconds = self._steps * STEP + self._skipped
+        return (self._t0 + self._r.Duration(seconds=seconds)).to_msg()
 
     def _publish_odom(self, v: float, w: float) -> None:
         x, y, yaw = self._odom
