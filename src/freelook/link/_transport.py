@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import queue
 import re
@@ -29,6 +28,12 @@ import serial
 
 from freelook.errors import ConfigError
 from freelook.link._inbox import Inbox
+from freelook.link._udp_socket import (
+    Address,
+    attach_prefix_filter,
+    udp_socket,
+    udp_socket_beside,
+)
 from freelook.link._zenoh import check_robot_name
 
 __all__ = [
@@ -43,7 +48,6 @@ __all__ = [
     "register_transport",
 ]
 
-Address = tuple[str, int]
 log = logging.getLogger(__name__)
 
 
@@ -213,90 +217,32 @@ class _UdpProtocol(asyncio.DatagramProtocol):
         self.endpoint.errors += 1
 
 
-_UDP_HEADER = 8  # a UDP socket's filter sees the datagram from its UDP header on
-_SO_ATTACH_FILTER = 26  # Linux
-
-
-class _SockFilter(ctypes.Structure):
-    _fields_ = [
-        ("code", ctypes.c_uint16),
-        ("jt", ctypes.c_uint8),
-        ("jf", ctypes.c_uint8),
-        ("k", ctypes.c_uint32),
-    ]
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
-
-
-def _attach_prefix_filter(sock: Any, prefix: bytes, min_length: int) -> bool:
-    """Attach a BPF program: accept a datagram of at least ``min_length`` payload bytes that
-    starts with ``prefix``; drop anything else before it is queued."""
-    ld_len, jge, ldb, jeq, ret = 0x80, 0x35, 0x30, 0x15, 0x06
-    count = 2 + 2 * len(prefix) + 2  # length check, a load and a test a byte, two returns
-    drop = count - 1
-    program = [(ld_len, 0, 0, 0), (jge, 0, drop - 2, _UDP_HEADER + min_length)]
-    for i, byte in enumerate(prefix):
-        at = len(program)
-        program.append((ldb, 0, 0, _UDP_HEADER + i))
-        program.append((jeq, 0, drop - (at + 2), byte))
-    program += [(ret, 0, 0, 0x0004_0000), (ret, 0, 0, 0)]
-    filters = (_SockFilter * len(program))(*(_SockFilter(*op) for op in program))
-    fprog = _SockFprog(len(program), filters)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, bytes(fprog))
-    except (OSError, AttributeError):
-        return False
-    return True
-
-
-async def _udp_socket(
-    loop: asyncio.AbstractEventLoop, local: Address | None, remote: Address | None
-) -> socket.socket:
-    """A non-blocking UDP socket bound to ``local`` and connected to ``remote`` (either may
-    be None), of the family their addresses resolve to."""
-    where = remote if remote is not None else local
-    if where is None:
-        raise ValueError("a UDP endpoint needs a local or a remote address")
-    for address in (local, remote):
-        if address is not None and not 0 <= address[1] <= 0xFFFF:
-            raise OverflowError("a port is 0-65535")  # getaddrinfo would wrap it
-    infos = await loop.getaddrinfo(where[0], where[1], type=socket.SOCK_DGRAM)
-    family = infos[0][0]
-    sock = socket.socket(family, socket.SOCK_DGRAM)
-    try:
-        sock.setblocking(False)
-        if local is not None:
-            bound = await loop.getaddrinfo(
-                local[0], local[1], family=family, type=socket.SOCK_DGRAM
-            )
-            sock.bind(bound[0][4])
-        if remote is not None:
-            sock.connect(infos[0][4])
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
 class UdpEndpoint(Inbox[Address]):
     """A UDP socket on asyncio. Without a fixed peer it answers the source the link last
     verified (:meth:`learn_peer`), never merely whoever sent a datagram.
 
     What arrives goes through an :class:`~freelook.link._inbox.Inbox`: verified sources'
     datagrams first, strangers' in a small queue of their own, and the fast path to
-    :attr:`on_verified`. With a fixed peer, nobody else is heard at all.
+    :attr:`on_verified`. With a fixed peer, nobody else is heard at all. A following endpoint
+    (``open(..., follow=True)``) starts at its remote and hears the kernel-connected peer
+    apart from everyone else, but moves to a new source once the link verified a packet from
+    it: a robot behind NAT keeps its session when its public address changes.
     """
 
     def __init__(self, max_queue: int = 1024, max_strangers: int = 64) -> None:
         super().__init__(max_queue, max_strangers)
         self._transport: asyncio.DatagramTransport | None = None
+        #: a following endpoint's socket connected to its peer (the kernel's fast lane)
+        self._lane: asyncio.DatagramTransport | None = None
+        self._lane_socket: socket.socket | None = None  # its socket (the transport closes it)
+        self._lane_peer: Address | None = None
         self.peer: Address | None = None
         self.fixed_peer = False
         #: the newest :data:`MAX_VERIFIED` sources that sent a verified packet, oldest first
         #: (a dict as an ordered set: key holders from ever new ports cannot grow it)
         self.verified: dict[Address, None] = {}
+        #: times a following endpoint moved to a new peer address
+        self.moves = 0
         self.errors = 0
 
     @classmethod
@@ -305,17 +251,30 @@ class UdpEndpoint(Inbox[Address]):
         local: Address | None = ("127.0.0.1", 0),
         remote: Address | None = None,
         max_queue: int = 1024,
+        follow: bool = False,
     ) -> UdpEndpoint:
         """A socket bound to ``local`` (None: wherever the route to ``remote`` leaves from).
         With ``remote`` the socket is connected to it: the kernel drops every datagram from
-        anywhere else before this process sees it, so a flood at this port costs nothing."""
+        anywhere else before this process sees it, so a flood at this port costs nothing.
+        ``follow`` (with ``remote``): a second socket on the same port hears the rest, and
+        the peer moves to where the link's verified packets come from."""
         endpoint = cls(max_queue)
         loop = asyncio.get_running_loop()
+        shared = follow and remote is not None
         try:
-            sock = await _udp_socket(loop, local, remote)
+            sock = await udp_socket(loop, local, remote, shared=shared)
             transport, _ = await loop.create_datagram_endpoint(
                 lambda: _UdpProtocol(endpoint, sock), sock=sock
             )
+            if shared:
+                try:
+                    beside = udp_socket_beside(sock)
+                    endpoint._transport, _ = await loop.create_datagram_endpoint(
+                        lambda: _UdpProtocol(endpoint, beside), sock=beside
+                    )
+                except BaseException:
+                    transport.close()
+                    raise
         except (OSError, OverflowError) as err:  # a port in use, an address not here
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             if remote is not None:
@@ -324,6 +283,11 @@ class UdpEndpoint(Inbox[Address]):
                 assert local is not None
                 where = f"listen on udp://{_host(local[0])}:{local[1]}"
             raise ConfigError(f"cannot {where}: {reason}") from None
+        if shared:
+            endpoint._lane, endpoint._lane_socket = transport, sock
+            endpoint.peer = endpoint._lane_peer = _address(sock.getpeername())
+            endpoint.verified[endpoint.peer] = None
+            return endpoint
         endpoint._transport = transport
         if remote is not None:
             endpoint.peer = remote
@@ -333,24 +297,32 @@ class UdpEndpoint(Inbox[Address]):
 
     @property
     def local_address(self) -> Address:
-        assert self._transport is not None
-        host, port = self._transport.get_extra_info("sockname")[:2]
+        transport = self._lane or self._transport
+        assert transport is not None
+        host, port = transport.get_extra_info("sockname")[:2]
         return (str(host), int(port))
 
     def drop_in_kernel_unless(self, prefix: bytes, min_length: int) -> bool:
         """Have the kernel drop every datagram shorter than ``min_length`` or not starting
         with ``prefix`` (a profile's sync and version), so garbage floods cost this process
         nothing (Linux: a classic BPF socket filter). False where the kernel cannot."""
-        if self._transport is None:
-            return False
-        sock = self._transport.get_extra_info("socket")
-        return sock is not None and _attach_prefix_filter(sock, prefix, min_length)
+        attached = False
+        for transport in (self._transport, self._lane):
+            if transport is None:
+                continue
+            sock = transport.get_extra_info("socket")
+            if sock is None or not attach_prefix_filter(sock, prefix, min_length):
+                return False
+            attached = True
+        return attached
 
     def _deliver(self, data: bytes, addr: Address) -> None:
         if self.fixed_peer:  # connected: the kernel let through only the peer's datagrams
             assert self.peer is not None
             self._queue(data, self.peer, True)
             return
+        if len(addr) != 2:  # IPv6: (host, port, flow, scope)
+            addr = (addr[0], addr[1])
         self._queue(data, addr, addr in self.verified)
 
     def send(self, data: bytes, addr: Address | None = None) -> None:
@@ -360,7 +332,11 @@ class UdpEndpoint(Inbox[Address]):
             self._transport.sendto(data)
             return
         target = addr or self.peer
-        if target is not None:
+        if target is None:
+            return
+        if self._lane is not None and target == self._lane_peer:
+            self._lane.sendto(data)
+        else:
             self._transport.sendto(data, target)
 
     def learn_peer(self, source: object) -> None:
@@ -371,13 +347,37 @@ class UdpEndpoint(Inbox[Address]):
             self.verified[address] = None  # the newest last
             while len(self.verified) > MAX_VERIFIED:
                 del self.verified[next(iter(self.verified))]
-            if not self.fixed_peer:
-                self.peer = address
+            if self.fixed_peer or address == self.peer:
+                return
+            if self.peer is not None and self._lane is not None:
+                self.moves += 1
+                log.info("the peer moved from %s to %s", _where(self.peer), _where(address))
+                self._connect_lane(address)
+            self.peer = address
+
+    def _connect_lane(self, address: Address) -> None:
+        """The fast lane's socket connected to ``address`` (the kernel's own reconnect)."""
+        assert self._lane_socket is not None
+        try:
+            self._lane_socket.connect(address)
+        except OSError:
+            self.errors += 1
+            return
+        self._lane_peer = address
 
     def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
-            self._transport = None
+        for transport in (self._transport, self._lane):
+            if transport is not None:
+                transport.close()
+        self._transport = self._lane = self._lane_socket = None
+
+
+def _address(name: Any) -> Address:
+    return (str(name[0]), int(name[1]))
+
+
+def _where(address: Address) -> str:
+    return f"{_host(address[0])}:{address[1]}"
 
 
 class SerialEndpoint:

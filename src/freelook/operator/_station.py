@@ -162,6 +162,10 @@ class OperatorStation:
         #: told (a line for the terminal) when the session with the robot changes state
         self.on_status: Callable[[str], None] | None = None
         self.sessions_opened = 0  # with the robot; more than one: it restarted or came back
+        #: times the robot was heard again in the same session after a silence longer than the
+        #: station waits before opening again (a path down for a while, a NAT that moved it)
+        self.sessions_resumed = 0
+        self._heard: float | None = None  # when the robot's newest packet came in
         self._status: SessionStatus | None = None
 
     # -- what tests and benchmarks look at ---------------------------------------------------
@@ -221,6 +225,7 @@ class OperatorStation:
     @tx_enabled.setter
     def tx_enabled(self, enabled: bool) -> None:
         self.session.transmitting = enabled
+        self._heard = None  # a robot told to be quiet is not a silent one
 
     # -- the link ----------------------------------------------------------------------------
 
@@ -242,7 +247,13 @@ class OperatorStation:
                 bus = own_bus = ZenohBus.for_url(robot, listen=False, key=self._bus_key)
             endpoint = bus.station(robot.robot)
         else:
-            endpoint = await UdpEndpoint.open(None, remote=(robot.host, robot.port))
+            # with sessions, a robot behind NAT whose address changes is followed there once
+            # its packets verify; without, the kernel hears the robot's address alone
+            follow = self.session.role is not None
+            endpoint = await UdpEndpoint.open(None, (robot.host, robot.port), follow=follow)
+            codec = self.session.codec
+            if follow and codec.sync_offset == 0:  # what cannot be a packet stays in the kernel
+                endpoint.drop_in_kernel_unless(codec.sync, codec.min_length)
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
         self._record_start()
         self.send(self.core.start())
@@ -265,9 +276,17 @@ class OperatorStation:
             if self.sessions_opened:  # again: the robot restarted, or the link came back
                 self.core.session_reopened(event.now)
             self.sessions_opened += 1
+            self._heard = event.now
             return
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
+        heard, self._heard = self._heard, event.now
+        silent = heard is not None and event.now - heard > self.session.reopen_after
+        if silent and self.session.role is not None:
+            # the same session after a silence its watchdog stopped the robot in: as after a
+            # re-open, nothing held from before drives it again
+            self.sessions_resumed += 1
+            self.core.session_reopened(event.now)
         message = event.message
         robot_map = self.core.on_link_message(message, event.now)
         if robot_map is not None:
