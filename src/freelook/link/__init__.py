@@ -23,6 +23,13 @@ from freelook.link._channel import (
     RadioLockups,
     Silences,
 )
+from freelook.link._clock_sync import (
+    ACTING_COMMANDS,
+    EXPIRING_COMMANDS,
+    ClockEstimator,
+    ClockSample,
+    EchoSchedule,
+)
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
 from freelook.link._driver import LinkDriver
@@ -73,6 +80,7 @@ from freelook.link._messages import (
     ArmTelemetry,
     ArmVelocityCommand,
     AutonomyTelemetry,
+    ClockEcho,
     ControlGrant,
     ControlReject,
     ControlRelease,
@@ -163,6 +171,8 @@ from freelook.link._zenoh_acl import (
 )
 
 __all__ = [
+    "ACTING_COMMANDS",
+    "EXPIRING_COMMANDS",
     "FIELD_LIMITS",
     "KEY_ENV",
     "MAP_CHUNK",
@@ -189,6 +199,9 @@ __all__ = [
     "CaptureSession",
     "ChannelCounters",
     "ChecksumError",
+    "ClockEcho",
+    "ClockEstimator",
+    "ClockSample",
     "ControlArbiter",
     "ControlGrant",
     "ControlReject",
@@ -199,6 +212,7 @@ __all__ = [
     "DecodeEvent",
     "Decoded",
     "EStop",
+    "EchoSchedule",
     "Endpoint",
     "FrameAssembler",
     "FrameLayout",

@@ -123,7 +123,13 @@ class CaptureCodec:
         if len(self._senders) > MAX_HANDSHAKES:
             del self._senders[next(iter(self._senders))]
         return Decoded(
-            message, header.stamp, len(packet), header.sender, header.stream, header.sequence
+            message,
+            header.stamp,
+            len(packet),
+            header.sender,
+            header.stream,
+            header.sequence,
+            header.expires,
         )
 
     def _once(self, packet_tag: bytes, header: Header) -> None:

@@ -17,3 +17,5 @@ class Decoded:
     sender: int = 0  # station id (native profile)
     stream: int = 0
     sequence: int | None = None  # None for the thesis profile, which has no sequence numbers
+    #: when a command must no longer act, on the receiver's wire clock (s); None: no expiry
+    expires: float | None = None

@@ -211,7 +211,13 @@ class _SessionEnd:
             self.budget.charge(source, now)
             raise
         return Decoded(
-            message, header.stamp, len(packet), header.sender, header.stream, header.sequence
+            message,
+            header.stamp,
+            len(packet),
+            header.sender,
+            header.stream,
+            header.sequence,
+            header.expires,
         )
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:

@@ -12,6 +12,7 @@ __all__ = [
     "ArmTelemetry",
     "ArmVelocityCommand",
     "AutonomyTelemetry",
+    "ClockEcho",
     "ControlGrant",
     "ControlReject",
     "ControlRelease",
@@ -420,6 +421,18 @@ class VideoFeedback:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockEcho:
+    """Robot → operator (native profile), a few times a second: the stamp of the operator's
+    packet that reached the robot fastest since the last echo (``sent``, the operator's
+    clock) and when it arrived (``received``, the robot's clock). With the echo's own stamp
+    and arrival these are the four times of an NTP exchange: the operator's estimate of the
+    robot's clock and of the link's delays (:class:`ClockEstimator`)."""
+
+    sent: float
+    received: float
+
+
+@dataclass(frozen=True, slots=True)
 class VideoFragment:
     """One datagram's share of an encoded :class:`VideoFrame` (native profile)."""
 
@@ -465,4 +478,5 @@ Message = (
     | VideoFrame
     | VideoFragment
     | VideoFeedback
+    | ClockEcho
 )

@@ -31,7 +31,9 @@ from freelook.link._errors import (
 )
 from freelook.link._messages import Message, VideoFrame
 from freelook.link._native_header import (
+    EXPIRY,
     FLAG_AUTH,
+    FLAG_EXPIRES,
     FLAG_SESSION,
     HEADER,
     HEADER_SIZE,
@@ -58,6 +60,7 @@ from freelook.link._values import check_values
 
 __all__ = [
     "FLAG_AUTH",
+    "FLAG_EXPIRES",
     "FLAG_SESSION",
     "MAX_DATAGRAM",
     "MAX_PACKET",
@@ -122,8 +125,19 @@ class NativeCodec:
         self.keying = Keying(key, FLAG_AUTH if key is not None else 0)
 
     def _packet(
-        self, code: int, stream: int, payload: bytes, stamp: float, keying: Keying
+        self,
+        code: int,
+        stream: int,
+        payload: bytes,
+        stamp: float,
+        keying: Keying,
+        expires: float | None = None,
     ) -> bytes:
+        flags = keying.flags
+        if expires is not None:
+            self._stamp_ok(expires)
+            payload += EXPIRY.pack(int(expires * 1e6))
+            flags |= FLAG_EXPIRES
         if len(payload) > MAX_PACKET - HEADER_SIZE - TAG_SIZE:
             raise MalformedError(f"payload of {len(payload)} bytes exceeds the packet limit")
         seq = keying.sequences.get(stream, 0)
@@ -131,7 +145,7 @@ class NativeCodec:
         stamp_us = max(0, min(0xFFFFFFFFFFFFFFFF, int(stamp * 1e6)))
         body = (
             HEADER.pack(
-                SYNC, VERSION, keying.flags, code, stream, self.sender, seq, stamp_us, len(payload)
+                SYNC, VERSION, flags, code, stream, self.sender, seq, stamp_us, len(payload)
             )
             + payload
         )
@@ -144,10 +158,18 @@ class NativeCodec:
         if not 0.0 <= stamp < 1.8e13:  # NaN fails too; u64 microseconds
             raise ValueRangeError(f"stamp {stamp!r} s is not a time the header can carry")
 
-    def encode(self, message: Message, stamp: float, keying: Keying | None = None) -> bytes:
+    def encode(
+        self,
+        message: Message,
+        stamp: float,
+        keying: Keying | None = None,
+        *,
+        expires: float | None = None,
+    ) -> bytes:
         """One packet for ``message`` (video frames: use :meth:`encode_video`), tagged with
-        ``keying`` (default: this codec's key). A number out of its field's range (NaN, ±inf
-        included) raises :class:`ValueRangeError`: nothing is sent."""
+        ``keying`` (default: this codec's key). ``expires``: the time on the receiver's clock
+        (s) after which a control-stream message must not act. A number out of its field's
+        range (NaN, ±inf included) raises :class:`ValueRangeError`: nothing is sent."""
         if isinstance(message, VideoFrame):
             raise MalformedError("video frames are sent as fragments: use encode_video()")
         code = CODE.get(type(message))
@@ -156,7 +178,9 @@ class NativeCodec:
         self._stamp_ok(stamp)
         check_values(message, encoding=True)
         _, stream, encoder, _ = TYPES[code]
-        return self._packet(code, stream, encoder(message), stamp, keying or self.keying)
+        if expires is not None and stream != Stream.CONTROL:
+            raise MalformedError(f"{type(message).__name__} cannot expire (not a command)")
+        return self._packet(code, stream, encoder(message), stamp, keying or self.keying, expires)
 
     def encode_video(
         self, frame: VideoFrame, stamp: float, keying: Keying | None = None
@@ -233,4 +257,12 @@ class NativeCodec:
         stamp = header.stamp
         if self.key is not None:
             self.replay.check(header.sender, header.stream, header.sequence, stamp)
-        return Decoded(message, stamp, len(packet), header.sender, header.stream, header.sequence)
+        return Decoded(
+            message,
+            stamp,
+            len(packet),
+            header.sender,
+            header.stream,
+            header.sequence,
+            header.expires,
+        )

@@ -52,6 +52,7 @@ _F3 = struct.Struct("<fff")
 _F4 = struct.Struct("<ffff")
 _B = struct.Struct("<B")
 _F = struct.Struct("<f")
+_D2 = struct.Struct("<dd")
 _HB = struct.Struct("<HB")
 _H = struct.Struct("<H")
 _TRAJ_HEAD = struct.Struct("<HBB")
@@ -375,6 +376,12 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         _exact(_VIDEO_FEEDBACK, lambda s, loss, k: msg.VideoFeedback(s, loss, _bool(k))),
     ),
     32: (msg.ModeRefusal, Stream.SESSION, _enc_mode_refusal, _dec_mode_refusal),
+    33: (
+        msg.ClockEcho,
+        Stream.SESSION,
+        lambda m: _D2.pack(m.sent, m.received),
+        _exact(_D2, msg.ClockEcho),
+    ),
 }
 #: message class → its type code
 CODE = {cls: code for code, (cls, _, _, _) in TYPES.items()}

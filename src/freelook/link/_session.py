@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
-from freelook.errors import ConfigError, ProtocolError
+from freelook.errors import ProtocolError
+from freelook.link._clock_sync import EXPIRING_COMMANDS, ClockEstimator, EchoSchedule
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
 from freelook.link._events import (
@@ -50,10 +50,10 @@ from freelook.link._handshake import (
     RefusalBudget,
     RobotSessions,
     SessionState,
-    nonce_source,
 )
 from freelook.link._keys import KeyRing, Permissions
 from freelook.link._messages import (
+    ClockEcho,
     Message,
     SessionChallenge,
     SessionConfirm,
@@ -63,6 +63,7 @@ from freelook.link._messages import (
     VideoFrame,
 )
 from freelook.link._native import Keying, NativeCodec
+from freelook.link._session_parts import StationStream, session_ends
 from freelook.link._stats import LinkStatistics
 from freelook.link._stream import StreamDecoder
 from freelook.link._thesis import ThesisCodec
@@ -70,49 +71,6 @@ from freelook.link._thesis import ThesisCodec
 __all__ = ["SPACING_LIMITS", "LinkSession"]
 
 SPACING_LIMITS = (0.005, 2.0)  # s: the transmission spacing a peer may ask for
-
-
-@dataclass(slots=True)
-class _StationStream:
-    """What one station asked of its own stream (robot end): on or off, and its spacing
-    (None: the session's); when its next transmission is due."""
-
-    transmitting: bool = True
-    spacing: float | None = None
-    next_due: float | None = None
-
-
-def _session_ends(
-    role: Literal["robot", "operator"],
-    codec: ThesisCodec | NativeCodec,
-    keys: KeyRing | None,
-    nonce: bytes | NonceSource | None,
-    max_age: float,
-    budget: RefusalBudget | None,
-    max_stations: int,
-) -> tuple[RobotSessions | None, OperatorSessions | None]:
-    """The sessions of the robot end (one per station of ``keys``, or of the codec's key for
-    any station) or of the operator end; a clear error unless the codec is native with a key."""
-    if not isinstance(codec, NativeCodec) or codec.key is None:
-        raise ConfigError("link sessions need the native profile with a key")
-    source = nonce_source(nonce)
-    spent = budget or RefusalBudget()
-    if role == "robot":
-        ring = keys if keys is not None else KeyRing.single(codec.key)
-        robot = RobotSessions(
-            codec,
-            ring,
-            nonce=source,
-            max_age=max_age,
-            budget=spent,
-            handshake_timeout=max_age,
-            max_stations=max_stations,
-        )
-        return robot, None
-    operator = OperatorSessions(
-        codec, nonce=source, max_age=max_age, budget=spent, handshake_timeout=max_age
-    )
-    return None, operator
 
 
 class LinkSession:
@@ -138,6 +96,7 @@ class LinkSession:
         budget: RefusalBudget | None = None,
         unanswered_after: float = 2.5,
         max_stations: int = 16,
+        command_lifetime: float | None = 0.5,
     ) -> None:
         """``periodic(now)`` gives the messages due at each transmission; ``obey_transmission
         _control`` lets the peer start, stop and space this end's transmissions (the robot).
@@ -151,7 +110,10 @@ class LinkSession:
         long; ``budget``: refused packets each source may send (token bucket);
         ``unanswered_after``: how long the operator's session requests go unanswered before
         `session_status` says so; ``max_stations``: how many stations the robot end keeps
-        state for at once (``_handshake.py``; :attr:`on_forget` hears of each one dropped)."""
+        state for at once (``_handshake.py``; :attr:`on_forget` hears of each one dropped);
+        ``command_lifetime``: with sessions, how long past its expected arrival a motion
+        command may act (the operator stamps each with its expiry on the robot's clock, from
+        :attr:`clock`; None: commands do not expire)."""
         self.codec = codec
         self.framing = framing
         self.spacing = spacing
@@ -166,14 +128,18 @@ class LinkSession:
         self.reopen_after = reopen_after
         self.session_timeout = session_timeout
         self.unanswered_after = unanswered_after
+        self.command_lifetime = command_lifetime
+        #: operator end: the robot's clock and the link's delays, from the robot's echoes
+        self.clock = ClockEstimator()
+        self._echoes = EchoSchedule()  # robot end: the echo each station is due
         self._robot: RobotSessions | None = None
         self._operator: OperatorSessions | None = None
         self._held: deque[tuple[Message, float]] = deque(maxlen=16)
         #: robot end with sessions: each station's own stream (a station starts, stops and
         #: spaces only what it receives itself: an observer cannot blind the driver)
-        self._streams: dict[int, _StationStream] = {}
+        self._streams: dict[int, StationStream] = {}
         if role is not None:
-            self._robot, self._operator = _session_ends(
+            self._robot, self._operator = session_ends(
                 role, codec, keys, nonce, max_age, budget, max_stations
             )
         #: robot end: called with each station whose state the link dropped (its session
@@ -236,6 +202,7 @@ class LinkSession:
         for station in gone:
             self.stats.forget(station)
             self._streams.pop(station, None)
+            self._echoes.forget(station)
             if self.on_forget is not None:
                 self.on_forget(station)
 
@@ -326,6 +293,10 @@ class LinkSession:
         sent = decoded.stamp - self.wire_offset if self._absolute_stamps else None
         self.stats.on_received(decoded.stream, decoded.sequence, sent, now, decoded.sender)
         message = decoded.message
+        if self._robot is not None:
+            self._echoes.saw(decoded.sender, decoded.stamp, now + self.wire_offset)
+        elif isinstance(message, ClockEcho) and self._operator is not None:
+            self.clock.add(message.sent, message.received, decoded.stamp, now + self.wire_offset)
         if self.obey_transmission_control and isinstance(
             message, SetTransmission | SetTransmissionSpacing
         ):
@@ -353,7 +324,7 @@ class LinkSession:
             if stream is None:
                 if sender not in self._robot.sessions:
                     return
-                stream = self._streams[sender] = _StationStream()
+                stream = self._streams[sender] = StationStream()
             if isinstance(message, SetTransmission):
                 stream.transmitting = message.enabled
             else:
@@ -406,6 +377,7 @@ class LinkSession:
             self._held.append((message, now))  # sent when the session opens
             return []
         stamp = now + self.wire_offset
+        expires = self._expiry(message, stamp)
         out: list[Outgoing] = []
         video = isinstance(message, VideoFrame)
         for station, keying in self._keyings():
@@ -420,7 +392,7 @@ class LinkSession:
                         return []
                     packets = self.codec.encode_video(message, stamp, keying)
                 elif isinstance(self.codec, NativeCodec):
-                    packets = [self.codec.encode(message, stamp, keying)]
+                    packets = [self.codec.encode(message, stamp, keying, expires=expires)]
                 else:
                     packets = [self.codec.encode(message, stamp)]
             except ProtocolError:
@@ -430,6 +402,20 @@ class LinkSession:
             self.stats.on_sent(now)
         self.sent += len(out)
         return out
+
+    def _expiry(self, message: Message, stamp: float) -> float | None:
+        """When a motion command must stop acting, on the robot's clock: its expected arrival
+        (half the shortest round trip) plus the lifetime; None before the clock is known."""
+        offset, trip = self.clock.offset, self.clock.min_round_trip
+        if (
+            self._operator is None
+            or self.command_lifetime is None
+            or offset is None
+            or trip is None
+            or type(message) not in EXPIRING_COMMANDS
+        ):
+            return None
+        return stamp + offset + trip / 2 + self.command_lifetime
 
     def poll(self, now: float) -> list[bytes]:
         """The periodic transmission, when one is due (at most one per call)."""
@@ -468,7 +454,7 @@ class LinkSession:
             del self._streams[gone]  # a session that ended takes its stream's settings along
         due = []
         for station in sessions:
-            stream = self._streams.setdefault(station, _StationStream())
+            stream = self._streams.setdefault(station, StationStream())
             spacing = stream.spacing or self.spacing
             if stream.next_due is None:
                 stream.next_due = now
@@ -485,6 +471,10 @@ class LinkSession:
         packets: list[Outgoing] = []
         for message in self.periodic(now):
             packets.extend(self.send_to(message, now, due))
+        for station in due:
+            echo = self._echoes.due(station, now + self.wire_offset)
+            if echo is not None:
+                packets.extend(self.send_to(echo, now, [station]))
         return packets
 
     def next_due(self, now: float) -> float:
