@@ -44,6 +44,7 @@ _MESSAGES = {
     "Bool": "std_msgs.msg",
     "String": "std_msgs.msg",
     "Float64": "std_msgs.msg",
+    "Int32": "std_msgs.msg",
     "DiagnosticArray": "diagnostic_msgs.msg",
     "DiagnosticStatus": "diagnostic_msgs.msg",
     "KeyValue": "diagnostic_msgs.msg",

@@ -40,6 +40,7 @@ from freelook.hardware.ros2._convert import (
 from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._localization import RosMap, RosPose, latched_qos
 from freelook.hardware.ros2._rclpy import NodeThread, ros
+from freelook.hardware.ros2._state import StatePublisher
 from freelook.robot.hal import (
     GyroSample,
     LatestReading,
@@ -162,6 +163,10 @@ class Ros2Robot:
         self.map: RosMap | None = None
         self.pose: RosPose | None = None
         self._map_topic = self.settings.topics.map if map_topic is None else map_topic
+        #: an external e-stop (``[ros2.topics] estop``): its newest value, and who hears that
+        #: it engaged (each true, and the release of the button, which the program latches)
+        self.estop_pressed = False
+        self.on_external_estop: Callable[[], None] = lambda: None
         model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
@@ -234,6 +239,9 @@ class Ros2Robot:
         if topics.battery:
             sub("battery", topics.battery, r.BatteryState, self._on_battery)
         self._subscribe_localization(sub)
+        if topics.estop:
+            # best effort and volatile: every publisher is heard, reliable or not
+            sub("estop", topics.estop, r.Bool, self._on_estop, r.qos.qos_profile_sensor_data)
 
     def _subscribe_localization(self, sub: Callable[..., None]) -> None:
         """The robot's own map and pose, when the description or ``--map ros:`` asks."""
@@ -265,6 +273,14 @@ class Ros2Robot:
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
         kind = r.TwistStamped if settings.cmd_vel_stamped else r.Twist
         self._cmd_vel = self.node.create_publisher(kind, settings.topics.cmd_vel, reliable)
+        #: freelook's state for ROS tools (``/diagnostics`` and ``freelook/…``)
+        self.state = StatePublisher(
+            self.node,
+            r,
+            settings.topics.diagnostics,
+            settings.topics.state,
+            f"freelook: {self.node.get_name()}",
+        )
         self._pan_tilt_pub = None
         pt = self.config.pan_tilt
         if pt is not None and (pt.has_pan or pt.has_tilt) and settings.topics.joint_states:
@@ -276,6 +292,22 @@ class Ros2Robot:
             self._pan_tilt_pub = self.node.create_publisher(
                 command, settings.topics.pan_tilt_command, reliable
             )
+
+    def _on_estop(self, msg: Any) -> None:
+        """An external e-stop's state: true engages the program's e-stop (latched, as the
+        cockpit's); false never releases it, but its release is engaged once more, so the
+        program's e-stop always holds until the cockpit releases it after the button."""
+        pressed, was = bool(msg.data), self.estop_pressed
+        self.estop_pressed = pressed
+        self._heard("estop", self._clock())
+        if pressed != was:
+            name = self.topics["estop"][0]
+            if pressed:
+                log.error("%s: the external e-stop is engaged", name)
+            else:
+                log.warning("%s: the external e-stop is let go; the cockpit releases it", name)
+        if pressed or was:
+            self.on_external_estop()
 
     def _heard(self, key: str, now: float) -> None:
         first = key not in self.heard
@@ -704,7 +736,12 @@ class Ros2Robot:
     @property
     def connected(self) -> bool:
         """Every required topic spoke within ``quiet_timeout`` and the node spins."""
-        return self._quiet() is None and self.graph_fault is None and self._ros.spinning
+        return (
+            self._quiet() is None
+            and self.graph_fault is None
+            and not self.estop_pressed
+            and self._ros.spinning
+        )
 
     def _quiet(self) -> tuple[str, float] | None:
         now = self._clock()
@@ -721,6 +758,11 @@ class Ros2Robot:
             return f"closed the ROS 2 node ({where})"
         if self.graph_fault is not None:
             return f"hardware fault: {self.graph_fault}; commanding nothing"
+        if self.estop_pressed:
+            return (
+                f"external e-stop engaged on {self.topics['estop'][0]}: commanding nothing "
+                "(let it go there, then release the e-stop in the cockpit)"
+            )
         quiet = self._quiet()
         if quiet is not None:
             key, age = quiet

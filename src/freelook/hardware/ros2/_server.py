@@ -11,6 +11,8 @@ from freelook.config import RobotConfig
 from freelook.errors import ConfigError
 from freelook.hardware.ros2._localization import RosMap
 from freelook.hardware.ros2._robot import Ros2Robot
+from freelook.hardware.ros2._state import state_report
+from freelook.link import EStop
 from freelook.maps import World
 from freelook.robot import RobotServer, ServerOptions, real_robot_server, start_on_map
 from freelook.runtime import RealtimeRuntime
@@ -110,6 +112,13 @@ async def open_ros2_server(
         finally:
             robot.close()
 
+    async def publish_state() -> None:
+        """freelook's state on ROS every ``[ros2] state_period``."""
+        while True:
+            telemetry = server.program.core.telemetry(runtime.now())
+            robot.state.publish(state_report(telemetry, robot.connected, robot.status))
+            await asyncio.sleep(config.ros2.state_period)
+
     server = real_robot_server(
         config,
         hardware,
@@ -118,6 +127,17 @@ async def open_ros2_server(
         start_pose=start_pose,
         robot_map=robot_map,
         recorder=recorder,
-        backend_tasks=[watch],
+        backend_tasks=[watch, publish_state],
     )
+    loop = asyncio.get_running_loop()
+
+    def engage() -> None:
+        server.program.send(EStop(engaged=True))  # whoever may speak may stop the robot
+
+    def pressed() -> None:  # on the ROS thread: engaged on the program's loop at once
+        loop.call_soon_threadsafe(engage)
+
+    robot.on_external_estop = pressed
+    if robot.estop_pressed:
+        engage()
     return server, robot.status
