@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import tomllib
 
+import numpy as np
 import pytest
 import simplejpeg
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from freelook.hardware.ros2 import (
     TopicChoice,
     TopicGraph,
     Watch,
+    blind_sector,
     check_scan_layout,
     choose_topics,
     describe,
@@ -288,8 +290,6 @@ def test_any_observation_gives_a_description_that_loads(
 
 
 def test_a_picture_size_is_read_from_its_jpeg_or_png_header_and_garbage_has_none():
-    import numpy as np
-
     jpeg = simplejpeg.encode_jpeg(np.zeros((48, 64, 3), np.uint8), colorspace="RGB")
     assert picture_size(jpeg, "jpeg") == (64, 48)
     png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (800).to_bytes(4, "big")
@@ -297,3 +297,31 @@ def test_a_picture_size_is_read_from_its_jpeg_or_png_header_and_garbage_has_none
     assert picture_size(png, "png") == (800, 600)
     assert picture_size(b"\xff\xd8 not a jpeg", "jpeg") is None
     assert picture_size(b"", "png") is None
+
+
+def test_a_scan_blind_where_the_program_would_refuse_it_is_said_with_where():
+    ranges = np.full(360, 3.0)
+    ranges[135:225] = np.inf  # the rear 90°, behind the robot's own mast
+    assert blind_sector(ranges, LIDAR_360) == pytest.approx(math.radians(-45.0))
+    assert blind_sector(np.full(360, 3.0), LIDAR_360) is None
+    assert blind_sector(np.full(360, 0.1), LIDAR_360) == -math.pi  # all under range_min
+    assert blind_sector([], LIDAR_360) is None
+    watch = watched(LIDAR_360)
+    for i in range(10):
+        watch.scan("/scan", 10 + i, 0.0, LIDAR_360, blind_sector(ranges, LIDAR_360))
+    d = describe(plain_choice(), watch)
+    note = next(line for line in d.assumed if "no measured range" in line)
+    assert "10 of 70 scans had no measured range over 45° from -45°" in note
+    assert d.config.ros2.blind_sector_deg == 45.0  # said, not turned off
+
+
+def test_four_wheel_joints_make_a_skid_steer_base_and_two_a_differential_one():
+    husky = ("front_left_wheel_joint", "front_right_wheel_joint")
+    husky += ("rear_left_wheel_joint", "rear_right_wheel_joint")
+    d = describe(plain_choice(), watched(LIDAR_360, joints=husky))
+    assert d.config.drive.kind == "skid_steer"
+    assert "assumed from its 4 wheel joints" in d.text
+    assert d.config.pan_tilt is not None
+    assert not d.config.pan_tilt.has_pan  # wheels are no pan joint
+    turtlebot = describe(plain_choice(), watched(LIDAR_360, joints=("left_wheel_joint",)))
+    assert turtlebot.config.drive.kind == "differential"

@@ -23,7 +23,14 @@ from freelook.hardware.ros2._convert import (
     wheels_of_twist,
     yaw_of_quaternion,
 )
-from freelook.hardware.ros2._describe import ScanSeen, TopicChoice, TopicGraph, Watch, choose_topics
+from freelook.hardware.ros2._describe import (
+    ScanSeen,
+    TopicChoice,
+    TopicGraph,
+    Watch,
+    blind_sector,
+    choose_topics,
+)
 from freelook.hardware.ros2._description import Description, describe
 from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._rclpy import INSTALL_HINT, NodeThread, ros
@@ -46,6 +53,7 @@ __all__ = [
     "TopicChoice",
     "TopicGraph",
     "Watch",
+    "blind_sector",
     "check_scan_layout",
     "choose_topics",
     "describe",

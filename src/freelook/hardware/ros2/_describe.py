@@ -16,6 +16,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+import numpy.typing as npt
+
 from freelook.hardware.ros2._convert import ScanLayout, scan_problem
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "TopicChoice",
     "TopicGraph",
     "Watch",
+    "blind_sector",
     "choose_topics",
     "relative_name",
 ]
@@ -33,6 +37,8 @@ __all__ = [
 SCAN_LAYOUTS_KEPT = 8
 #: joint names a watch keeps from ``joint_states``
 JOINTS_KEPT = 64
+#: the robot program's default [ros2] blind_sector_deg
+BLIND_SECTOR_DEG = 45.0
 #: m/s or rad/s beyond which an odometry twist is no ground robot's
 MAX_TWIST = 50.0
 #: fewer messages than this, or over less time, give no rate
@@ -228,6 +234,26 @@ class ScanSeen:
         return ScanLayout(self.frame_id, self.angle_min, self.angle_increment, self.beams)
 
 
+def blind_sector(
+    ranges: npt.ArrayLike, scan: ScanSeen, width_deg: float = BLIND_SECTOR_DEG
+) -> float | None:
+    """Where (rad, the laser's angle) a scan first has ``width_deg`` with no measured range
+    (inf, NaN or outside its limits), taking the sectors as the robot program's blind check
+    does; None: a range was measured in each."""
+    r = np.asarray(ranges, dtype=np.float64)
+    step = abs(scan.angle_increment)
+    if len(r) == 0 or width_deg <= 0.0 or not (step > 0.0 and math.isfinite(step)):
+        return None
+    with np.errstate(invalid="ignore"):
+        measured = np.isfinite(r) & (r >= scan.range_min) & (r <= scan.range_max)
+    per = max(1, round(math.radians(width_deg) / step))
+    starts = np.arange(0, len(r), per)
+    blind = ~np.logical_or.reduceat(measured, starts)
+    if not blind.any():
+        return None
+    return float(scan.angle_min + int(starts[int(np.argmax(blind))]) * scan.angle_increment)
+
+
 @dataclass(frozen=True, slots=True)
 class JointsSeen:
     """The joint names of a ``JointState`` (at most :data:`JOINTS_KEPT`) and how many it had."""
@@ -286,6 +312,8 @@ class Watch:
     scans: dict[str, list[ScanSeen]] = field(default_factory=dict)
     images: dict[str, tuple[int, int]] = field(default_factory=dict)
     joints: JointsSeen | None = None
+    #: scan topic → how many of its scans were blind, and where the newest one was (rad)
+    blind: dict[str, tuple[int, float]] = field(default_factory=dict)
     imu_rate: bool = False
     base_frame: str | None = None
     fastest: tuple[float, float] = (0.0, 0.0)  # |v| m/s, |ω| rad/s the odometry said
@@ -307,13 +335,19 @@ class Watch:
         self.base_frame = frame
         self.fastest = (max(self.fastest[0], abs(v)), max(self.fastest[1], abs(omega)))
 
-    def scan(self, topic: str, t: float, lag: float | None, scan: ScanSeen) -> None:
+    def scan(
+        self, topic: str, t: float, lag: float | None, scan: ScanSeen, blind: float | None = None
+    ) -> None:
+        """A scan laid out as ``scan`` says, ``blind`` from that angle (rad, the laser's; None:
+        measured all round, as :func:`blind_sector` finds it)."""
         one = self.seen(topic)
         problem = scan_problem(scan.layout)
         if problem is not None:
             one.refuse(problem)
             return
         one.heard(t, lag)
+        if blind is not None and math.isfinite(blind):
+            self.blind[topic] = (self.blind.get(topic, (0, 0.0))[0] + 1, blind)
         layouts = self.scans.setdefault(topic, [])
         same = [s for s in layouts if s.layout[1:] == scan.layout[1:]]
         for s in same:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from freelook.config import RobotConfig, robot_from_mapping
 from freelook.hardware.ros2._describe import (
+    BLIND_SECTOR_DEG,
     TopicChoice,
     TopicSeen,
     Watch,
@@ -170,6 +171,8 @@ def describe(
     if odom.count == 0:
         notes.append(f"odometry: no usable message on {choice.odom} in the watch ({odom.why})")
     _stamps(choice.odom, odom, notes)
+    wheels = [j for j in (watch.joints.names if watch.joints else ()) if "wheel" in j.lower()]
+    kind = "skid_steer" if len(wheels) >= 4 else "differential"
     v, omega = watch.fastest
     speed = min(10.0, max(WHEEL_SPEED, math.ceil(v * 12.0) / 10.0))
     turn = min(720.0, max(TURN_RATE_DEG, math.ceil(math.degrees(omega) * 1.2)))
@@ -178,7 +181,10 @@ def describe(
         "assumed, all of it: the topics do not say the wheels (ros2-diff-base's values);",
         "the program takes the base's own odometry, so these bound commands and checks",
     )
-    w.key("kind", "differential", "assumed (skid-steer and tracked bases: see docs/ros2.md)")
+    if kind == "skid_steer":
+        w.key("kind", kind, f"assumed from its {len(wheels)} wheel joints (tracks: tracked)")
+    else:
+        w.key("kind", kind, "assumed (skid_steer: 4 wheels that skid to turn; tracked)")
     w.key("track_width", 0.43, "assumed: wheel separation, m")
     w.key("wheel_diameter", 0.2, "assumed")
     w.key("encoder_counts_per_rev", 4096, "unused on ROS: the base reports its own odometry")
@@ -188,7 +194,8 @@ def describe(
     w.key("max_deceleration", 2.0, "assumed")
     w.key("motor_time_constant", 0.05, "assumed")
     assumed.append(
-        f"a differential base, track 0.43 m, {speed:g} m/s per wheel, {turn:g}°/s ([drive])"
+        f"a {kind.replace('_', '-')} base, track 0.43 m, {speed:g} m/s per wheel, "
+        f"{turn:g}°/s ([drive])"
     )
     w.section("footprint", "assumed: a 0.51 × 0.43 m base (the topics say nothing of its size)")
     w.key("length", 0.51)
@@ -206,11 +213,6 @@ def describe(
         shown = ", ".join(clean(j, 40) for j in names[:12])
         more = f" and {joints.count - 12} more" if joints.count > 12 else ""
         found.append(f"joints on {choice.joint_states}: {shown or 'none'}{more}")
-        wheels = [j for j in names if "wheel" in j.lower()]
-        if len(wheels) >= 4:
-            notes.append(
-                f"{len(wheels)} wheel joints: a skid-steer base? its odometry over-reports turns"
-            )
     moving = choice.pan_tilt_command is not None and (pan is not None or tilt is not None)
     if (pan or tilt) and choice.pan_tilt_command is None:
         notes.append("a pan or tilt joint, but no node takes pan-tilt commands: taken as fixed")
@@ -409,4 +411,12 @@ def _laser(
     )
     assumed.append("the laser at the base's centre, facing ahead, upright ([laser])")
     _stamps(topic, one, notes)
+    if topic in watch.blind:
+        count, start = watch.blind[topic]
+        notes.append(
+            f"scan: {count} of {one.count} scans had no measured range over "
+            f"{BLIND_SECTOR_DEG:g}° from {math.degrees(start):.0f}° (inf, NaN or outside the "
+            "limits: the robot's own body? open ground?): the program refuses such a scan as "
+            "blind; [ros2] blind_sector_deg = 0 turns that check off"
+        )
     return topic

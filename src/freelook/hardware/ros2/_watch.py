@@ -20,6 +20,7 @@ from freelook.hardware.ros2._describe import (
     TopicChoice,
     TopicGraph,
     Watch,
+    blind_sector,
     choose_topics,
 )
 from freelook.hardware.ros2._description import Description, describe
@@ -123,7 +124,8 @@ def _subscribe(node: Any, choice: TopicChoice, watch: Watch, lock: threading.Loc
     for scan in choice.scans[:4]:
 
         def read_scan(m: Any, t: float, lag: float | None, topic: str = scan) -> None:
-            watch.scan(topic, t, lag, _scan_seen(m))
+            seen = _scan_seen(m)
+            watch.scan(topic, t, lag, seen, blind_sector(m.ranges, seen))
 
         on(scan, r.LaserScan, read_scan)
     if choice.imu is not None:
