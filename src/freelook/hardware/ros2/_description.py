@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 import tomllib
 from dataclasses import dataclass
 
@@ -76,7 +77,10 @@ class _Writer:
         self.lines: list[str] = []
 
     def comment(self, *lines: str) -> None:
-        self.lines += [f"# {clean(line, 100)}" for line in lines]
+        """Comment lines, each wrapped at 96 characters (a list item's lines indented)."""
+        for line in lines:
+            wrapped = textwrap.wrap(clean(line, 600), 96, subsequent_indent="  ")
+            self.lines += [f"# {part}" for part in wrapped or [""]]
 
     def section(self, name: str, *comments: str) -> None:
         self.lines += ["", f"[{name}]"]
@@ -400,7 +404,10 @@ def _laser(
     w.key("upside_down", False, "assumed")
     w.key("beams", beams)
     w.key("fov_deg", fov, "first beam to last")
-    w.key("pinned", ["beams", "fov_deg"] if pin else [], "a scan laid out otherwise is refused")
+    if pin:
+        w.key("pinned", ["beams", "fov_deg"], "a scan laid out otherwise is refused")
+    else:
+        w.key("pinned", [], "none: any layout is taken (the log says a new one)")
     rate = _bounded_rate(one, LASER_RATE, 10.0, "scan", notes)
     w.key("rate_hz", rate, _hz(one.rate))
     w.key("range_min", float(low))
