@@ -21,6 +21,8 @@ from freelook.control import TrackingController
 from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
 from freelook.geometry import Pose
 from freelook.link import (
+    ACTING_COMMANDS,
+    EXPIRING_COMMANDS,
     MAX_REASON_BYTES,
     ControlRelease,
     ControlRequest,
@@ -170,6 +172,11 @@ class RobotCore:
         return self.log.rejections
 
     @property
+    def late_commands(self) -> int:
+        """Commands refused because they arrived after their expiry."""
+        return self.log.late_commands
+
+    @property
     def dropped_commands(self) -> int:
         return self.log.dropped_commands
 
@@ -258,6 +265,7 @@ class RobotCore:
         now: float,
         station: int = ANY_STATION,
         permissions: Permissions | None = None,
+        expires: float | None = None,
     ) -> list[Message]:
         """Take one message from ``station`` (the verified sender; 0 for a link without
         stations, the thesis profile); returns replies (control grants and rejections).
@@ -266,6 +274,8 @@ class RobotCore:
         claims). Stations must hold control to command anything but an e-stop; a link without
         stations may command while no station holds control. ``permissions`` (from the
         station's key): an observer commands nothing, and only its allowed modes run.
+        ``expires`` (this robot's clock): a motion command later than that is refused and
+        counted, never executed; one in time acts until then at the latest.
         """
         intake = self.intake
         if permissions is not None and not intake.permitted(message, station, permissions):
@@ -283,6 +293,12 @@ class RobotCore:
         if isinstance(message, EStop) and message.engaged:
             self.modes.handle(message, now)  # whoever may speak may stop the robot
             return []
+        if expires is not None and now > expires and type(message) in EXPIRING_COMMANDS:
+            self.log.late_commands += 1
+            line = f"{type(message).__name__} from station {station} {now - expires:.3f} s late"
+            self.log.refuse(line)
+            self.log.notice(f"refused {line}", kind=f"{station} late")
+            return []
         if not intake.admitted(message, now, station):
             return []
         if isinstance(message, Relocalize):
@@ -290,7 +306,8 @@ class RobotCore:
         else:
             self.modes.handle(message, now)
         if self.modes.feeds_watchdog(message) and self.sight.sees(station):
-            self.safety.command_received(now)
+            acting = type(message) in ACTING_COMMANDS
+            self.safety.command_received(now, expires if acting else None)
         return self._answer_refusals(station, self.modes.refusals(), now)
 
     def video_frame_sent(self, now: float) -> None:

@@ -76,6 +76,8 @@ class CoreLog:
     def __init__(self) -> None:
         self.rejections: list[str] = []
         self.dropped_commands = 0
+        #: commands that arrived after their expiry: refused, never executed
+        self.late_commands = 0
         #: safety and control events, the newest 200 kept by the control cycle
         self.events: list[SafetyEvent] = []
         #: lines for the robot's log, oldest first, until the program takes them

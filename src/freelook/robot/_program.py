@@ -150,11 +150,16 @@ class RobotProgram:
             wait([self._localizing], timeout)
 
     def send(
-        self, message: Message, station: int = 0, permissions: Permissions | None = None
+        self,
+        message: Message,
+        station: int = 0,
+        permissions: Permissions | None = None,
+        expires: float | None = None,
     ) -> list[Message]:
-        """Deliver one message from ``station`` (with what its key allows) to the robot
-        program now; returns its replies."""
-        return self.core.handle(message, self.runtime.now(), station, permissions)
+        """Deliver one message from ``station`` (with what its key allows, and the time on
+        the runtime's clock after which it must not act) to the robot program now; returns
+        its replies."""
+        return self.core.handle(message, self.runtime.now(), station, permissions, expires)
 
     def close(self) -> None:
         """Wait for a running localization job and stop its worker."""

@@ -309,7 +309,10 @@ class RobotServer:
             for chunk in self.map.answer(message, event.now, sender) if self.map else []:
                 self._send(chunk)
             return
-        for reply in self.program.send(message, event.decoded.sender, event.permissions):
+        expires = event.decoded.expires  # on the wire's clock: the runtime's plus the offset
+        if expires is not None:
+            expires -= self.session.wire_offset
+        for reply in self.program.send(message, event.decoded.sender, event.permissions, expires):
             self._send(reply)
         notices = self.program.core.log.notices
         while notices:

@@ -113,6 +113,7 @@ class SafetyFilter:
         # the sampled arcs of the last commands: an operator's command repeats for many cycles
         self._arcs: dict[tuple[float, float, float, float], _Arc] = {}
         self.last_command_time: float | None = None
+        self.command_until: float | None = None  # the last command's expiry (None: none)
         # per group of points (0: the live sensors, 1: memory and map)
         self._recent_depth: tuple[deque[float], deque[float]] = (deque(maxlen=15), deque(maxlen=15))
         self.estop = False
@@ -124,9 +125,12 @@ class SafetyFilter:
 
     # -- inputs ------------------------------------------------------------------------------
 
-    def command_received(self, now: float) -> None:
-        """A valid command arrived: feeds the watchdog (and releases a tripped one)."""
+    def command_received(self, now: float, until: float | None = None) -> None:
+        """A valid command arrived: feeds the watchdog (and releases a tripped one).
+        ``until``: the command's expiry, after which the watchdog stops the robot however
+        recent the command is."""
         self.last_command_time = now
+        self.command_until = until
 
     def command_lapsed(self) -> None:
         """The sender can no longer stand by its command (its operator cannot see): the
@@ -295,6 +299,7 @@ class SafetyFilter:
             silent = (
                 self.last_command_time is None
                 or now - self.last_command_time > self.config.watchdog_timeout
+                or (self.command_until is not None and now > self.command_until)
             )
             if silent:
                 # controlled stop: ramp what the robot was last told down at the limit
