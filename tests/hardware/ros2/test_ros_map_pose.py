@@ -15,7 +15,7 @@ from ros2_base import RoomBase
 from ros2_localization import MapAndPose, room_grid
 
 from freelook.config import load_robot
-from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
+from freelook.hardware.ros2 import NodeThread, Ros2Error, Ros2Robot, ros
 from freelook.hardware.ros2._localization import RosMap, RosPose
 from freelook.robot import RobotProgram
 from freelook.runtime import LockstepRuntime
@@ -206,6 +206,9 @@ def test_a_map_published_later_replaces_the_one_the_program_drives_by(ros_domain
             runtime.run_for(0.1)
             assert program.core.map_layer is not None
             assert program.core.map_layer.map is first
+            mcl = program.core.estimator.mcl  # freelook's own localization, on the ROS map
+            assert mcl is not None
+            assert mcl.world is first
             # slam_toolbox grows its map: a larger grid with a wall across it
             wider, _ = room_grid(room=(-2.0, 6.0, -2.0, 2.0), wall_x=1.0)
             node.publish_map(wider, origin)
@@ -220,8 +223,36 @@ def test_a_map_published_later_replaces_the_one_the_program_drives_by(ros_domain
             assert program.robot_map is newer
             assert program.core.map_layer.map is newer
             assert newer.shape == wider.shape
+            # and a filter of its own, started where the robot was
+            assert program.core.estimator.mcl is not None
+            assert program.core.estimator.mcl.world is newer
             assert robot.map.grids == 2
             program.close()
         finally:
             robot.close()
+            node.close()
+
+
+def test_a_second_pose_publisher_is_a_fault_naming_both(ros_domain: int) -> None:
+    """A forged pose would move the map's walls around the robot: a second node publishing
+    on the pose topic is refused as one on odometry is."""
+    config = CONFIG.model_copy(
+        update={"ros2": CONFIG.ros2.model_copy(update={"localization": "ros"})}
+    )
+    grid, origin = room_grid()
+    with RoomBase(ros_domain) as base:
+        node = MapAndPose(ros_domain, lambda: (base.x, base.y, base.theta), grid, origin).start()
+        forger = NodeThread("forger", domain_id=ros_domain)
+        r = ros()
+        forger.node.create_publisher(r.PoseWithCovarianceStamped, "amcl_pose", 10)
+        forger.start()
+        robot = Ros2Robot(config, domain_id=ros_domain, map_topic="map")
+        try:
+            with pytest.raises(
+                Ros2Error, match=r"/amcl_pose has 2 publishers \(/forger, /test_localization\)"
+            ):
+                asyncio.run(robot.start(3.0))
+        finally:
+            robot.close()
+            forger.close()
             node.close()

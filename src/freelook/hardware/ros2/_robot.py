@@ -651,14 +651,16 @@ class Ros2Robot:
         return self.hardware
 
     def check_graph(self) -> str | None:
-        """A second publisher on odometry, scan, IMU or ``cmd_vel`` (beside this node): a
+        """A second publisher on odometry, scan, IMU, the map, the pose (the robot's own, when
+        taken) or ``cmd_vel`` (beside this node): a
         fault, held for the rest of the run (:attr:`graph_fault`, said by :attr:`status`),
         since whatever it publishes cannot be told from the robot's own. Checked at start and
         every :data:`GRAPH_PERIOD` while running."""
         if self.graph_fault is not None:
             return self.graph_fault
         me = (self.node.get_name(), self.node.get_namespace())
-        watched = [self.topics[k][0] for k in ("odom", *self._lasers, "imu") if k in self.topics]
+        keys = ("odom", *self._lasers, "imu", "map", "pose")
+        watched = [self.topics[k][0] for k in keys if k in self.topics]
         for name in [*watched, self._cmd_vel.topic_name]:
             infos = self.node.get_publishers_info_by_topic(name)
             others = [i for i in infos if (i.node_name, i.node_namespace) != me]
