@@ -95,6 +95,16 @@ _LinkRate = Annotated[
         "fits in what telemetry leaves. A serial radio's comes from its baud."
     ),
 ]
+_CommandMaxAge = Annotated[
+    float | None,
+    typer.Option(
+        min=0.05,
+        max=10.0,
+        help="S a motion command that carries no expiry of its own (the thesis profile's) may "
+        "be old when it arrives and still act, measured from its sender's stamp; older ones are "
+        "refused and counted (native sessions' commands carry their expiry; docs/protocol.md).",
+    ),
+]
 _ExactRobot = Annotated[
     bool,
     typer.Option(
@@ -123,6 +133,7 @@ def robot(
     video: _Video = "vp9",
     camera: _Camera = None,
     link_rate: _LinkRate = None,
+    command_max_age: _CommandMaxAge = None,
     exact_robot: _ExactRobot = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
@@ -160,6 +171,7 @@ def robot(
                 video=parse_codec(video),
                 link_rate=parse_rate(link_rate) if link_rate is not None else None,
                 camera_url=camera,
+                command_max_age=command_max_age,
             )
             start_pose = parse_start(start)
             check_backend(hardware_url)  # a missing extra is said before anything is compiled

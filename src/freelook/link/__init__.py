@@ -29,6 +29,7 @@ from freelook.link._clock_sync import (
     ClockEstimator,
     ClockSample,
     EchoSchedule,
+    StampAge,
 )
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
@@ -276,6 +277,7 @@ __all__ = [
     "SetTransmission",
     "SetTransmissionSpacing",
     "Silences",
+    "StampAge",
     "StationEntry",
     "StationKeys",
     "Stream",

@@ -33,7 +33,14 @@ from freelook.link._messages import (
 #: s: how far the wire's whole-microsecond stamps may put a hold or a round trip below zero
 _RESOLUTION = 1e-5
 
-__all__ = ["ACTING_COMMANDS", "EXPIRING_COMMANDS", "ClockEstimator", "ClockSample", "EchoSchedule"]
+__all__ = [
+    "ACTING_COMMANDS",
+    "EXPIRING_COMMANDS",
+    "ClockEstimator",
+    "ClockSample",
+    "EchoSchedule",
+    "StampAge",
+]
 
 #: commands that act while they last: each stops acting at its expiry (the robot's watchdog)
 ACTING_COMMANDS: frozenset[type] = frozenset(
@@ -184,3 +191,30 @@ class EchoSchedule:
         """A station the link dropped: nothing of it is kept."""
         self._best.pop(station, None)
         self._due.pop(station, None)
+
+
+class StampAge:
+    """The receiver's own measure of how old a packet is, for a sender whose clock it does
+    not know and that states no expiry (the thesis profile's millisecond tick): its delay
+    (arrival minus stamp) minus the smallest delay seen from that sender, so the two clocks
+    need not agree; a packet of the least delayed kind is 0 s old. A delay that grows by more
+    than ``rebase_after`` at once is a tick that wrapped or a sender that restarted: the
+    smallest delay starts again from it."""
+
+    def __init__(self, rebase_after: float = 3600.0, max_senders: int = 256) -> None:
+        self.rebase_after = rebase_after
+        self.max_senders = max_senders
+        self._least: dict[int, float] = {}
+
+    def age(self, sender: int, stamp: float, arrival: float) -> float:
+        """How old the packet stamped ``stamp`` arriving at ``arrival`` is (s, ≥ 0); inf for
+        times that are not finite."""
+        if not (math.isfinite(stamp) and math.isfinite(arrival)):
+            return math.inf
+        delay = arrival - stamp
+        least = self._least.get(sender)
+        if least is None or delay < least or delay - least > self.rebase_after:
+            if least is None and len(self._least) >= self.max_senders:
+                del self._least[next(iter(self._least))]
+            self._least[sender] = least = delay
+        return delay - least

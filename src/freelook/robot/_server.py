@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from freelook.link import (
+    EXPIRING_COMMANDS,
     MAP_CHUNK,
     MAX_MAP_CELLS,
     Accepted,
@@ -40,6 +41,7 @@ from freelook.link import (
     RobotInfo,
     SerialEndpoint,
     SessionOpened,
+    StampAge,
     ThesisCodec,
     UdpEndpoint,
     VideoCodec,
@@ -87,6 +89,9 @@ class ServerOptions:
     video: VideoCodec = VideoCodec.JPEG  # the driving camera's codec (native profile)
     link_rate: float | None = None  # UDP: bit/s the link carries (None: not shaped)
     camera_url: str | None = None  # the driving camera read with PyAV instead of the HAL's
+    #: s a motion command that states no expiry (the thesis profile's) may be old and act:
+    #: its age from the sender's stamp, as :class:`~freelook.link.StampAge` measures it
+    command_max_age: float | None = None
 
 
 class RobotServer:
@@ -150,6 +155,7 @@ class RobotServer:
         self._refusals_announced = -REFUSAL_ANNOUNCE_PERIOD
         #: packets refused for want of a session, logged per source at a bounded rate
         self.refusals = RefusalLog()
+        self._ages = StampAge()  # commands' ages, for ``command_max_age``
         self.driver: LinkDriver | None = None
         self.radio: RadioBudget | None = None  # a serial radio's bandwidth, shared out
         self.skipped_frames = 0
@@ -312,6 +318,10 @@ class RobotServer:
         expires = event.decoded.expires  # on the wire's clock: the runtime's plus the offset
         if expires is not None:
             expires -= self.session.wire_offset
+        elif self.options.command_max_age is not None and type(message) in EXPIRING_COMMANDS:
+            decoded = event.decoded
+            age = self._ages.age(decoded.sender, decoded.stamp, event.now)
+            expires = event.now - age + self.options.command_max_age
         for reply in self.program.send(message, event.decoded.sender, event.permissions, expires):
             self._send(reply)
         notices = self.program.core.log.notices
