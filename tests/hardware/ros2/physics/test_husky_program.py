@@ -92,7 +92,7 @@ class Drive:
                 return None
             aside = -(p.x - corner[0]) * s + (p.y - corner[1]) * c  # left of the line
             omega = 1.5 * _wrap(heading - p.theta) - 1.0 * aside
-            return min(0.5, 0.8 * ahead + 0.05), max(-0.4, min(0.4, omega))
+            return min(0.8, 0.8 * ahead + 0.05), max(-0.4, min(0.4, omega))
 
         await self.until(command, 30.0, f"the edge to {corner}")
 
@@ -103,7 +103,7 @@ class Drive:
             error = _wrap(heading - p.theta)
             if abs(error) < math.radians(0.75):
                 return None
-            return 0.0, math.copysign(max(0.15, min(0.8, 1.5 * abs(error))), error)
+            return 0.0, math.copysign(max(0.15, min(1.4, 2.0 * abs(error))), error)
 
         await self.until(command, 30.0, f"the turn to {math.degrees(heading):.0f}°")
 
@@ -133,12 +133,16 @@ async def _start(
     return process, lines, operator, Drive(engine, operator)
 
 
-def test_the_husky_takes_its_360_scan_and_ends_a_2_m_square_on_the_truth(
+def test_the_husky_on_its_map_takes_its_scan_ends_a_square_on_the_truth_and_stops_in_time(
     ros_domain: int, tmp_path: Path
 ) -> None:
+    """One program run for four points (each start costs the program's start-up): every
+    measure is taken and printed before any is held to its bound."""
+
     async def run() -> None:
         engine = HuskyEngine(ros_domain).start()
         process, lines, operator, drive = await _start(engine, tmp_path, with_map=True)
+        problems: list[str] = []
         try:
             # its own scan, laid out as it published it: no refusal, and read where it points
             assert any("a ROS 2 robot" in line and "scan" in line for line in lines), lines
@@ -151,6 +155,7 @@ def test_the_husky_takes_its_360_scan_and_ends_a_2_m_square_on_the_truth(
                 beam = round(i * 359 / 34)
                 assert reading == pytest.approx(cast[beam], abs=0.02), (i, beam)
 
+            # a 2 m square with point turns, closed on the reported pose
             for k, corner in enumerate([(2.0, 0.0), (2.0, 2.0), (0.0, 2.0), (0.0, 0.0)]):
                 await drive.edge(corner, k * math.pi / 2)
                 await drive.rest(0.3)
@@ -164,51 +169,40 @@ def test_the_husky_takes_its_360_scan_and_ends_a_2_m_square_on_the_truth(
                 f"truth ({truth.x:.3f}, {truth.y:.3f}, {math.degrees(truth.yaw):.1f}°): "
                 f"{off:.3f} m off; the chassis turned {math.degrees(drive.truth_turned):.0f}°"
             )
-            assert process.returncode is None
-            assert engine.contacts == 0
             assert abs(drive.truth_turned) > math.radians(300)  # it did turn round
-            assert off <= 0.10
-        finally:
-            operator.close()
-            await stop(process)
-            engine.close()
+            if off > 0.10:
+                problems.append(f"the square ended {off:.3f} m from the truth (bound 0.10)")
 
-    asyncio.run(run())
-
-
-def test_the_husky_stops_at_a_quiet_link_and_short_of_a_wall_at_full_speed(
-    ros_domain: int, tmp_path: Path
-) -> None:
-    async def run() -> None:
-        engine = HuskyEngine(ros_domain).start()
-        process, _lines, operator, drive = await _start(engine, tmp_path, with_map=True)
-        try:
-            await drive.hold(1.0, 0.0, 1.5)  # full speed at the wall 4.2 m ahead
+            # full speed at the wall 4.2 m ahead, and the link goes quiet
+            await drive.hold(1.0, 0.0, 1.5)
             last = time.monotonic()
             fastest = engine.truth().speed
 
             def zero() -> float | None:
                 return next((t for t, v, _ in engine.commands_since(last) if v == 0.0), None)
 
-            stopped = await wait_until_async(zero, 1.5, "a published zero", every=0.005)
+            stopped = await wait_until_async(zero, 2.0, "a published zero", every=0.005)
             await asyncio.sleep(max(0.0, last + 1.0 - time.monotonic()))
             still = engine.truth().speed
             print(
                 f"quiet link: zero published {stopped - last:.3f} s after the last command; "
                 f"the chassis at {fastest:.2f} m/s then, {still:.3f} m/s 1 s after"
             )
-            assert stopped - last <= 1.0
+            if stopped - last > 1.0:
+                problems.append(f"zero published {stopped - last:.3f} s after the link went quiet")
             await asyncio.sleep(1.0)
 
-            await drive.hold(1.0, 0.0, 9.0)  # again, up to the wall
+            # again, up to the wall
+            await drive.hold(1.0, 0.0, 8.0)
             truth = engine.truth()
             gap = engine.room.x_max - (truth.x + FRONT * math.cos(truth.yaw))
             print(f"wall: stopped {gap:.3f} m short of it, {engine.contacts} steps touching")
             assert process.returncode is None
-            assert engine.contacts == 0
             assert truth.x > 2.0  # it drove up to the wall
-            assert 0.0 < gap < 1.0
             assert truth.speed < 0.02
+            if engine.contacts or not 0.0 < gap < 1.0:
+                problems.append(f"{engine.contacts} steps touching, {gap:.3f} m from the wall")
+            assert not problems, problems
         finally:
             operator.close()
             await stop(process)
