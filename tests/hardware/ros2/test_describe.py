@@ -325,3 +325,28 @@ def test_four_wheel_joints_make_a_skid_steer_base_and_two_a_differential_one():
     assert not d.config.pan_tilt.has_pan  # wheels are no pan joint
     turtlebot = describe(plain_choice(), watched(LIDAR_360, joints=("left_wheel_joint",)))
     assert turtlebot.config.drive.kind == "differential"
+
+
+def test_the_camera_info_beside_the_camera_gives_its_field_of_view_within_bounds():
+    graph = TopicGraph(
+        {
+            "/odom": (ODOM,),
+            "/front/image_raw/compressed": (JPEG,),
+            "/front/camera_info": ("sensor_msgs/msg/CameraInfo",),
+            "/rear/camera_info": ("sensor_msgs/msg/CameraInfo",),
+        },
+        {},
+    )
+    choice = choose_topics(graph)
+    assert choice.camera_info == "/front/camera_info"
+    watch = watched(LIDAR_360, camera=(640, 480))
+    watch.camera_info("/front/camera_info", 0.0, 0.0, 640, 320.0)  # 2·atan(1): 90°
+    d = describe(plain_choice(camera_info="/front/camera_info"), watch)
+    assert d.config.camera.fov_deg == 90.0
+    assert "# assumed" not in next(line for line in d.text.splitlines() if "fov_deg = 90" in line)
+    for width, fx in ((640, 0.0), (640, math.nan), (0, 300.0), (640, 1e-9)):
+        hostile = watched(LIDAR_360)
+        hostile.camera_info("/front/camera_info", 0.0, 0.0, width, fx)
+        seen = describe(plain_choice(camera_info="/front/camera_info"), hostile)
+        assert seen.config.camera.fov_deg == 60.0  # assumed, and said
+        assert "a camera field of view of 60°" in " ".join(seen.assumed)

@@ -4,6 +4,7 @@ did not use; nothing it saw ends the watch."""
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
@@ -17,8 +18,8 @@ pytestmark = pytest.mark.realtime
 class HostileBase:
     """Odometry with a forged frame name and now and then a NaN twist, a 20000-beam scan with
     no range limits and a frame name that would end a comment line, a camera that sends no
-    picture, unstamped IMU readings, a hundred joint names, and a ``TwistStamped`` command
-    subscription."""
+    picture and a calibration of a 180° field of view, unstamped IMU readings, a hundred joint
+    names, and a ``TwistStamped`` command subscription."""
 
     def __init__(self, domain: int) -> None:
         r = ros()
@@ -30,6 +31,8 @@ class HostileBase:
         self.imu = node.create_publisher(r.Imu, "imu/data", sensor)
         self.camera = node.create_publisher(r.CompressedImage, "camera/image_raw/compressed", 5)
         self.joints = node.create_publisher(r.JointState, "joint_states", 10)
+        info = importlib.import_module("sensor_msgs.msg").CameraInfo
+        self.info, self.info_kind = node.create_publisher(info, "camera/camera_info", 5), info
         node.create_subscription(r.TwistStamped, "cmd_vel", lambda _: None, 10)
         self.r, self.node, self.k = r, node, 0
         node.create_timer(0.02, self._fast)
@@ -57,6 +60,11 @@ class HostileBase:
         picture.format = "jpeg"
         picture.data = b"\xff\xd8 not a jpeg at all"
         self.camera.publish(picture)
+        calibration = self.info_kind()
+        calibration.header.stamp = stamp
+        calibration.width, calibration.height = 640, 480
+        calibration.k[0] = 1e-9  # a field of view of all but 180°
+        self.info.publish(calibration)
 
     def _scan(self) -> None:
         scan: Any = self.r.LaserScan()
@@ -103,6 +111,7 @@ def test_a_hostile_robot_is_described_within_bounds_and_what_was_not_used_is_sai
     assert "/imu/data: " in said
     assert "with no stamp" in said
     assert "is no frame name" in said
+    assert "a field of view of 180° from its camera_info: 60° kept" in said
     # every line of the file is a comment, a section or a key: no name opened another
     for line in d.text.splitlines():
         assert line == "" or line.startswith(("#", "[", " ", "]")) or " = " in line, line

@@ -53,6 +53,7 @@ TYPES = {
     "joint_states": ("sensor_msgs/msg/JointState",),
     "battery": ("sensor_msgs/msg/BatteryState",),
 }
+CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
 TWIST = "geometry_msgs/msg/Twist"
 TWIST_STAMPED = "geometry_msgs/msg/TwistStamped"
 FLOAT_ARRAY = "std_msgs/msg/Float64MultiArray"
@@ -116,6 +117,8 @@ class TopicChoice:
     pan_tilt_command: str | None
     pan_tilt_trajectory: bool
     notes: tuple[str, ...] = ()
+    #: the camera's ``sensor_msgs/CameraInfo`` (its field of view)
+    camera_info: str | None = None
     #: the robot's namespace: the one asked for, or, asked for none, the one its odometry is in
     namespace: str = ""
 
@@ -168,9 +171,9 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
     chosen: dict[str, str | None] = {}
     for key in ("odom", "imu", "camera", "joint_states", "battery"):
         found = of(graph.published, TYPES[key])
+        ranked = _rank(found, key, namespace)
         if key == "camera":  # compressed pictures first: they go on the link as they come
-            found.sort(key=lambda n: "sensor_msgs/msg/CompressedImage" not in graph.published[n])
-        ranked = found if key == "camera" else _rank(found, key, namespace)
+            ranked.sort(key=lambda n: "sensor_msgs/msg/CompressedImage" not in graph.published[n])
         chosen[key] = ranked[0] if ranked else None
         if len(ranked) > 1:
             others = ", ".join(clean(n) for n in ranked[1:4])
@@ -188,6 +191,13 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
             "left out"
         )
         camera = None
+    # its calibration: the camera_info beside it (the one in the deepest folder it is in)
+    beside = [
+        n
+        for n in of(graph.published, (CAMERA_INFO,))
+        if camera is not None and camera.startswith(n.rsplit("/", 1)[0] + "/")
+    ]
+    info = max(beside, key=lambda n: (n.count("/"), n)) if beside else None
     twists = _rank(of(graph.subscribed, (TWIST, TWIST_STAMPED)), "cmd_vel", namespace)
     cmd_vel = twists[0] if twists else None
     stamped = False
@@ -207,6 +217,7 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
         imu=chosen["imu"],
         camera=camera,
         camera_compressed=compressed,
+        camera_info=info,
         joint_states=chosen["joint_states"],
         battery=chosen["battery"],
         cmd_vel=cmd_vel,
@@ -315,6 +326,8 @@ class Watch:
     #: scan topic → how many of its scans were blind, and where the newest one was (rad)
     blind: dict[str, tuple[int, float]] = field(default_factory=dict)
     imu_rate: bool = False
+    #: the camera's horizontal field of view from its CameraInfo (deg)
+    fov_deg: float | None = None
     base_frame: str | None = None
     fastest: tuple[float, float] = (0.0, 0.0)  # |v| m/s, |ω| rad/s the odometry said
 
@@ -366,6 +379,15 @@ class Watch:
             return
         one.heard(t, lag)
         self.images[topic] = size
+
+    def camera_info(self, topic: str, t: float, lag: float | None, width: int, fx: float) -> None:
+        """A ``CameraInfo``: the picture's width and its focal length in pixels (K[0])."""
+        one = self.seen(topic)
+        if not (0 < width <= 1 << 16 and math.isfinite(fx) and fx > 0.0):
+            one.refuse(f"width {width}, focal length {fx}: no field of view")
+            return
+        one.heard(t, lag)
+        self.fov_deg = math.degrees(2.0 * math.atan(width / (2.0 * fx)))
 
     def joint_state(self, topic: str, t: float, lag: float | None, names: Sequence[str]) -> None:
         self.seen(topic).heard(t, lag)

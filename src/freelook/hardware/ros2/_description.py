@@ -84,7 +84,7 @@ class _Writer:
 
     def section(self, name: str, *comments: str) -> None:
         self.lines += ["", f"[{name}]"]
-        self.comment(*comments)
+        self.comment(*(c for c in comments if c))
 
     def key(self, name: str, value: object, note: str = "") -> None:
         line = f"{name} = {_toml(value)}"
@@ -243,7 +243,11 @@ def describe(
             assumed.append("a fixed camera 0.2 m ahead of the centre ([pan_tilt])")
     if camera is not None:
         one = watch.seen(camera)
-        w.section("camera", "fov_deg assumed (sensor_msgs/CameraInfo would say it)")
+        fov = watch.fov_deg
+        if fov is not None and not 1.0 < fov < 179.0:
+            notes.append(f"camera: a field of view of {fov:.4g}° from its camera_info: 60° kept")
+            fov = None
+        w.section("camera", "" if fov is not None else "fov_deg assumed: no CameraInfo came")
         width, height = size if size is not None else (640, 480)
         if size is None:
             notes.append(f"camera: no picture on {camera} whose size could be read: 640 × 480")
@@ -252,12 +256,17 @@ def describe(
             width, height = 640, 480
         w.key("width", width, "seen" if size is not None else "assumed")
         w.key("height", height, "seen" if size is not None else "assumed")
-        w.key("fov_deg", 60.0, "assumed")
+        if fov is not None:
+            w.key("fov_deg", round(fov, 2), f"seen: {clean(choice.camera_info or '')}")
+        else:
+            w.key("fov_deg", 60.0, "assumed")
         rate = _bounded_rate(one, CAMERA_RATE, 15.0, "camera", notes)
         w.key("rate_hz", rate, f"seen: {_hz(one.rate)}")
         kind = "JPEG" if choice.camera_compressed else "raw"
-        found.append(f"camera {camera}: {width} × {height} {kind} at {_hz(one.rate)}")
-        assumed.append("a camera field of view of 60° ([camera] fov_deg)")
+        seen_fov = f", {fov:.3g}° wide" if fov is not None else ""
+        found.append(f"camera {camera}: {width} × {height} {kind}{seen_fov} at {_hz(one.rate)}")
+        if fov is None:
+            assumed.append("a camera field of view of 60° ([camera] fov_deg)")
         _stamps(camera, one, notes)
 
     # -- the laser ------------------------------------------------------------------------

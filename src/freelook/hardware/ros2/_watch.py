@@ -8,6 +8,7 @@ node listening, nothing published.
 
 from __future__ import annotations
 
+import importlib
 import math
 import threading
 import time
@@ -152,6 +153,14 @@ def _subscribe(node: Any, choice: TopicChoice, watch: Watch, lock: threading.Loc
                 r.Image,
                 lambda m, t, lag: watch.image(camera, t, lag, (int(m.width), int(m.height))),
             )
+    if choice.camera_info is not None:
+        info = choice.camera_info
+        kind = importlib.import_module("sensor_msgs.msg").CameraInfo
+        on(
+            info,
+            kind,
+            lambda m, t, lag: watch.camera_info(info, t, lag, int(m.width), float(m.k[0])),
+        )
     if choice.joint_states is not None:
         joints = choice.joint_states
         on(
