@@ -21,6 +21,8 @@ SHIPPED = {
     "ros2-tracked-pan-tilt": (0.35, 0.0, 541, 270.0, 20.0, 25.0, 0.06, 0.01),
     "taros": (0.85, 0.0, 181, 180.0, 75.0, 30.0, 0.02, 0.01),
 }
+#: descriptions that came with their lasers' mounts (tests/config/test_real_robots.py)
+LATER = {"husky", "jackal", "scout-mini", "turtlebot4"}
 
 
 def _with_laser(tmp_path: Path, laser: str) -> Path:
@@ -36,6 +38,8 @@ def _with_laser(tmp_path: Path, laser: str) -> Path:
 def test_every_shipped_laser_loads_as_it_did() -> None:
     for name in builtin_robots():
         laser = load_robot(name).laser
+        if name in LATER:
+            continue
         if name not in SHIPPED:
             assert laser is None, name
             continue

@@ -8,7 +8,11 @@ from pathlib import Path
 from freelook.config import builtin_robots
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+NUMBERS = dict(
+    enumerate(
+        ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"), start=2
+    )
+)
 
 
 def test_readme_names_every_robot_that_ships() -> None:
