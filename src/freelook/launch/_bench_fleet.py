@@ -94,10 +94,16 @@ async def _trial(transport: str) -> FleetTrial:
     for server in fleet:
         original = server.program.send
 
-        def spy(message: Any, station: int = 0, permissions: Any = None, _o: Any = original) -> Any:
+        def spy(
+            message: Any,
+            station: int = 0,
+            permissions: Any = None,
+            expires: float | None = None,
+            _o: Any = original,
+        ) -> Any:
             if isinstance(message, VelocityCommand):
                 received.add(message.v)
-            return _o(message, station, permissions)
+            return _o(message, station, permissions, expires)
 
         server.program.send = spy  # type: ignore[method-assign]
 
