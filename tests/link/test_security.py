@@ -498,6 +498,34 @@ def test_a_wrong_key_flood_is_refused_before_any_cryptography(
     assert accepted(good) == [VelocityCommand(pytest.approx(0.2), 0.0)]
 
 
+def test_junk_forged_with_the_peers_own_address_never_silences_the_peer() -> None:
+    """A source address can be forged: junk "from" the honest station at 200 a second spends
+    that address's budget of refused packets, and yet the station's own packets, from the same
+    address, are still read (before, they were dropped unexamined with the junk)."""
+    rb = robot(keys=ring())
+    op = operator(station=1, key=KEY_1)
+    station = ("10.0.0.1", 4000)
+    for packet in op.poll(0.0):
+        for event in rb.receive(packet, 0.001, station):
+            if isinstance(event, Reply):
+                deliver(op, list(event.packets), 0.002)
+    deliver(rb, op.poll(0.003), 0.004, station)  # the confirm, from the station's address
+    rng = random.Random(11)
+    moved = []
+    for k in range(400):  # 2 s: junk every 5 ms, a command every 50 ms
+        now = 0.01 + k * 0.005
+        junk = _retag(op.send(Heartbeat(), now)[0], rng.randbytes(32))
+        deliver(rb, [junk, rng.randbytes(rng.randint(1, 40))], now, station)
+        if k % 10 == 0:
+            moved += accepted(deliver(rb, op.send(VelocityCommand(0.2, 0.0), now), now, station))
+    assert rb.stats.refused["auth"] + rb.stats.refused.get("crc", 0) > 300  # junk refused
+    assert len(moved) == 40  # and every one of the station's commands taken
+    # a stranger's address is still cut off once it spent its budget
+    stranger = ("10.0.0.99", 4000)
+    deliver(rb, [rng.randbytes(30) for _ in range(200)], 3.0, stranger)
+    assert rb.stats.refused.get("rate", 0) > 100
+
+
 # -- the keys file ---------------------------------------------------------------------------
 
 

@@ -34,8 +34,11 @@ there are only as many as the file lists.
 
 Checks run cheapest first: the source's budget of refused packets, the header, the station id
 (a known station, an open session for flag-1 packets, only the handshake outside one), and only
-then the tag. A session end is a codec for the stream framer (it has the codec's framing
-attributes) whose ``decode`` applies all of this.
+then the tag. The budget spares the sources a packet verified from (the newest
+:data:`MAX_VERIFIED_SOURCES`): a source address can be forged, and junk sent "from" the peer
+must not make this end drop the peer's own packets; junk from there costs a tag at most. A
+session end is a codec for the stream framer (it has the codec's framing attributes) whose
+``decode`` applies all of this.
 """
 
 from __future__ import annotations
@@ -104,6 +107,11 @@ def session_key(
     """The key both ends tag a session's packets with."""
     data = b"freelook session v1" + station.to_bytes(2, "little") + client_nonce + server_nonce
     return hashlib.blake2s(data, key=station_key[:32]).digest()
+
+
+#: sources a session end remembers as verified (the robot keeps at most 16 stations, which may
+#: move ports behind a NAT)
+MAX_VERIFIED_SOURCES = 256
 
 
 class RefusalBudget:
@@ -193,6 +201,9 @@ class _SessionEnd:
         self.source: object = None
         self.opened: list[SessionState] = []  # sessions a packet just opened (drained)
         self.handshake_tags = 0  # tags computed for handshake packets (cost accounting)
+        #: the newest sources a packet verified from, oldest first: the budget never silences
+        #: them (their address can be forged; junk "from" the peer must not cost its packets)
+        self.verified_sources: OrderedDict[object, None] = OrderedDict()
 
     def frame_length(self, buffer: bytes | bytearray, start: int) -> int:
         return self.codec.frame_length(buffer, start)
@@ -200,7 +211,7 @@ class _SessionEnd:
     def decode(self, data: bytes | bytearray | memoryview) -> Decoded:
         packet = bytes(data)
         now, source = self.now, self.source
-        if not self.budget.allows(source, now):
+        if source not in self.verified_sources and not self.budget.allows(source, now):
             raise RateLimitError(f"source {source} spent its budget of refused packets")
         try:
             header = self.codec.parse(packet)
@@ -210,6 +221,12 @@ class _SessionEnd:
         except Exception:
             self.budget.charge(source, now)
             raise
+        if source is not None:
+            verified = self.verified_sources
+            verified[source] = None
+            verified.move_to_end(source)
+            if len(verified) > MAX_VERIFIED_SOURCES:
+                verified.popitem(last=False)
         return Decoded(
             message,
             header.stamp,

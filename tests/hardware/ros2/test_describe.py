@@ -13,6 +13,7 @@ import simplejpeg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from freelook.config import load_robot
 from freelook.hardware.ros2 import (
     Ros2Error,
     ScanSeen,
@@ -59,14 +60,14 @@ def husky_graph(ns: str = "a200_0001") -> TopicGraph:
 
 def test_the_usual_names_are_taken_under_the_namespace_with_cmd_vel_as_its_subscriber_takes_it():
     choice = choose_topics(husky_graph(), "a200_0001")
-    assert choice.odom == "/a200_0001/odometry/filtered"  # the usual before the rest
+    assert choice.odom == "/a200_0001/platform/odom"  # the wheels' own before a fused one
     assert choice.scans == ("/a200_0001/sensors/lidar2d_0/scan",)
     assert choice.imu == "/a200_0001/sensors/imu_0/data"
     assert choice.camera == "/a200_0001/camera/image_raw/compressed"  # compressed first
     assert choice.camera_compressed
     assert choice.cmd_vel == "/a200_0001/cmd_vel"
     assert choice.cmd_vel_stamped
-    assert any("also published" in n and "platform/odom" in n for n in choice.notes)
+    assert any("also published" in n and "odometry/filtered" in n for n in choice.notes)
     # no namespace asked: the robot whose odometry is nearest the usual name, all in its own
     # namespace (never one robot's odometry with another's cmd_vel)
     other = choose_topics(husky_graph(), "")
@@ -175,12 +176,12 @@ def test_a_reversed_fan_is_taken_with_its_negative_increment_and_the_topics_rela
     for name in ("/scan", "/odom", "/imu/data", "/camera/image_raw/compressed"):
         watch.topics[name.replace("/", "/a200_0001/", 1)] = watch.topics.pop(name)
     watch.scans["/a200_0001/sensors/lidar2d_0/scan"] = watch.scans.pop("/scan")
-    watch.topics["/a200_0001/odometry/filtered"] = watch.topics.pop("/a200_0001/odom")
+    watch.topics["/a200_0001/platform/odom"] = watch.topics.pop("/a200_0001/odom")
     watch.topics["/a200_0001/sensors/imu_0/data"] = watch.topics.pop("/a200_0001/imu/data")
     watch.images = {"/a200_0001/camera/image_raw/compressed": (640, 480)}
     d = describe(choice, watch, namespace="a200_0001")
     topics = d.config.ros2.topics
-    assert topics.odom == "odometry/filtered"
+    assert topics.odom == "platform/odom"
     assert topics.scan == "sensors/lidar2d_0/scan"
     assert topics.cmd_vel == "cmd_vel"
     assert d.config.ros2.cmd_vel_stamped
@@ -350,3 +351,36 @@ def test_the_camera_info_beside_the_camera_gives_its_field_of_view_within_bounds
         seen = describe(plain_choice(camera_info="/front/camera_info"), hostile)
         assert seen.config.camera.fov_deg == 60.0  # assumed, and said
         assert "a camera field of view of 60°" in " ".join(seen.assumed)
+
+
+def test_a_jazzy_husky_graph_gives_the_topics_of_the_shipped_husky_description():
+    """The topics of Clearpath's ROS 2 API (a200_0001 on Jazzy), as the shipped ``husky``
+    names them: the wheels' odometry, not the fused one; the twist_mux's input, stamped."""
+    p = "/a200_0001"
+    graph = TopicGraph(
+        {
+            f"{p}/platform/odom": (ODOM,),
+            f"{p}/platform/odom/filtered": (ODOM,),
+            f"{p}/sensors/lidar2d_0/scan": (SCAN,),
+            f"{p}/sensors/imu_0/data": (IMU,),
+            f"{p}/platform/joint_states": (JOINTS,),
+            f"{p}/platform/bms/state": ("sensor_msgs/msg/BatteryState",),
+        },
+        {f"{p}/cmd_vel": (STAMPED,), f"{p}/platform/cmd_vel": (STAMPED,)},
+    )
+    choice = choose_topics(graph)  # no namespace asked: the odometry's
+    assert choice.namespace == "a200_0001"
+    wheels = ("front_left_wheel_joint", "front_right_wheel_joint")
+    wheels += ("rear_left_wheel_joint", "rear_right_wheel_joint")
+    watch = Watch()
+    for i in range(60):
+        watch.odom(choice.odom or "", i / 20, 0.01, "base_link", 0.0, 0.0)
+        watch.scan(choice.scans[0], i / 20, 0.01, LIDAR_360)
+        watch.imu(choice.imu or "", i / 20, 0.01, True)
+        watch.joint_state(choice.joint_states or "", i / 20, 0.01, wheels)
+    d = describe(choice, watch)
+    shipped = load_robot("husky")
+    for key in ("cmd_vel", "odom", "scan", "imu", "battery"):
+        assert getattr(d.config.ros2.topics, key) == getattr(shipped.ros2.topics, key), key
+    assert d.config.ros2.cmd_vel_stamped == shipped.ros2.cmd_vel_stamped
+    assert d.config.drive.kind == shipped.drive.kind == "skid_steer"

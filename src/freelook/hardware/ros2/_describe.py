@@ -58,12 +58,25 @@ TWIST = "geometry_msgs/msg/Twist"
 TWIST_STAMPED = "geometry_msgs/msg/TwistStamped"
 FLOAT_ARRAY = "std_msgs/msg/Float64MultiArray"
 TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
-#: the usual names, best first (relative to the namespace)
+#: the usual names, best first (relative to the namespace); the wheels' own odometry before a
+#: fused one (the program fuses the gyro with it itself)
 USUAL = {
-    "odom": ("odom", "odometry/filtered", "platform/odom", "diff_drive_controller/odom"),
+    "odom": (
+        "odom",
+        "platform/odom",
+        "diff_drive_controller/odom",
+        "odometry/filtered",
+        "platform/odom/filtered",
+    ),
     "scan": ("scan", "front/scan", "scan_filtered", "sensors/lidar2d_0/scan"),
     "imu": ("imu/data", "imu", "imu/data_raw", "sensors/imu_0/data"),
-    "camera": ("camera/image_raw/compressed", "camera/image_raw", "image_raw/compressed"),
+    "camera": (
+        "camera/image_raw/compressed",
+        "camera/image_raw",
+        "image_raw/compressed",
+        "oakd/rgb/preview/image_raw/compressed",
+        "oakd/rgb/preview/image_raw",
+    ),
     "joint_states": ("joint_states", "platform/joint_states"),
     "battery": ("battery_state", "platform/bms/state"),
     "cmd_vel": ("cmd_vel", "platform/cmd_vel", "diff_drive_controller/cmd_vel"),
