@@ -13,7 +13,7 @@ import simplejpeg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freelook.config import load_robot
+from freelook.config import load_robot, robot_from_mapping
 from freelook.hardware.ros2 import (
     Ros2Error,
     ScanSeen,
@@ -384,3 +384,27 @@ def test_a_jazzy_husky_graph_gives_the_topics_of_the_shipped_husky_description()
         assert getattr(d.config.ros2.topics, key) == getattr(shipped.ros2.topics, key), key
     assert d.config.ros2.cmd_vel_stamped == shipped.ros2.cmd_vel_stamped
     assert d.config.drive.kind == shipped.drive.kind == "skid_steer"
+
+
+def test_the_robots_own_map_and_localization_are_offered_commented_and_load_uncommented():
+    graph = TopicGraph(
+        {
+            "/odom": (ODOM,),
+            "/map": ("nav_msgs/msg/OccupancyGrid",),
+            "/amcl_pose": ("geometry_msgs/msg/PoseWithCovarianceStamped",),
+        },
+        {"/cmd_vel": (TWIST,)},
+    )
+    choice = choose_topics(graph)
+    assert (choice.map, choice.pose) == ("/map", "/amcl_pose")
+    d = describe(choice, watched(LIDAR_360))
+    assert d.config.ros2.localization == "freelook"  # offered, not taken
+    assert d.config.ros2.topics.map == ""
+    assert any("a map on /map" in line for line in d.found)
+    taken = d.text.replace('# map = "map"', 'map = "map"')
+    taken = taken.replace('# localization = "ros"', 'localization = "ros"')
+    assert taken != d.text
+    config = robot_from_mapping(tomllib.loads(taken))
+    assert config.ros2.topics.map == "map"
+    assert config.ros2.localization == "ros"
+    assert config.ros2.topics.pose == "amcl_pose"

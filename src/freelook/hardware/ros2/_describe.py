@@ -52,6 +52,8 @@ TYPES = {
     "camera": ("sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image"),
     "joint_states": ("sensor_msgs/msg/JointState",),
     "battery": ("sensor_msgs/msg/BatteryState",),
+    "map": ("nav_msgs/msg/OccupancyGrid",),
+    "pose": ("geometry_msgs/msg/PoseWithCovarianceStamped",),
 }
 CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
 TWIST = "geometry_msgs/msg/Twist"
@@ -80,6 +82,8 @@ USUAL = {
     "joint_states": ("joint_states", "platform/joint_states"),
     "battery": ("battery_state", "platform/bms/state"),
     "cmd_vel": ("cmd_vel", "platform/cmd_vel", "diff_drive_controller/cmd_vel"),
+    "map": ("map",),
+    "pose": ("amcl_pose", "pose"),
 }
 _TOPIC = re.compile(r"^/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
 _FRAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]{0,127}$")
@@ -132,6 +136,9 @@ class TopicChoice:
     notes: tuple[str, ...] = ()
     #: the camera's ``sensor_msgs/CameraInfo`` (its field of view)
     camera_info: str | None = None
+    #: the robot's own map (``OccupancyGrid``) and localization (``PoseWithCovarianceStamped``)
+    map: str | None = None
+    pose: str | None = None
     #: the robot's namespace: the one asked for, or, asked for none, the one its odometry is in
     namespace: str = ""
 
@@ -182,7 +189,7 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
             note = f"odometry in namespace /{clean(inner)}: the robot's topics taken there"
             return replace(there, notes=(note, *there.notes))
     chosen: dict[str, str | None] = {}
-    for key in ("odom", "imu", "camera", "joint_states", "battery"):
+    for key in ("odom", "imu", "camera", "joint_states", "battery", "map", "pose"):
         found = of(graph.published, TYPES[key])
         ranked = _rank(found, key, namespace)
         if key == "camera":  # compressed pictures first: they go on the link as they come
@@ -231,6 +238,8 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
         camera=camera,
         camera_compressed=compressed,
         camera_info=info,
+        map=chosen["map"],
+        pose=chosen["pose"],
         joint_states=chosen["joint_states"],
         battery=chosen["battery"],
         cmd_vel=cmd_vel,

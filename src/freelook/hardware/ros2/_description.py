@@ -329,6 +329,10 @@ def describe(
         if tilt is not None:
             w.key("tilt_joint", tilt)
         w.key("pan_tilt_command", "trajectory" if choice.pan_tilt_trajectory else "velocities")
+    if choice.pose is not None:
+        found.append(f"a pose on {choice.pose}: the robot's own localization (AMCL?)")
+        w.comment(f'{choice.pose} is published: localization = "ros" takes the robot\'s own')
+        w.lines.append('# localization = "ros"')
     w.section("ros2.topics", "relative to the namespace (--hardware ros2://NAMESPACE)")
     w.key("cmd_vel", rel(cmd_vel) if cmd_vel is not None else "cmd_vel")
     w.key("odom", rel(choice.odom))
@@ -339,6 +343,12 @@ def describe(
     w.key("battery", rel(choice.battery) if choice.battery else "")
     if moving and choice.pan_tilt_command is not None:
         w.key("pan_tilt_command", rel(choice.pan_tilt_command))
+    if choice.pose is not None:
+        w.key("pose", rel(choice.pose), 'with localization = "ros"')
+    if choice.map is not None:
+        found.append(f"a map on {choice.map} (nav_msgs/OccupancyGrid)")
+        w.comment(f"the robot's own map, {choice.map}: uncomment to take it (or --map ros:TOPIC)")
+        w.lines.append(f"# map = {_toml(rel(choice.map))}")
     if notes:
         w.lines += ["", "# What the watch noticed:"]
         w.comment(*(f"- {n}" for n in notes))
