@@ -58,6 +58,9 @@ def describe(
         description = describe_robot(ns, seconds, name=name)
     except FreelookError as err:
         fail(err)
+    except KeyboardInterrupt:  # Ctrl-C while it watches: nothing written
+        typer.echo("freelook: stopped, nothing written", err=True)
+        raise typer.Exit(130) from None
     if output is None:
         typer.echo(description.text, nl=False)
         say_description(description, lambda line: typer.echo(line, err=True))

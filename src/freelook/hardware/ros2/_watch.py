@@ -32,6 +32,8 @@ __all__ = ["describe_robot", "graph_of", "picture_size"]
 #: s the graph must stay the same before it is taken as discovered (at most ``settle``)
 GRAPH_STILL = 0.6
 GRAPH_POLL = 0.1
+#: what every node publishes (not the robot's)
+EVERY_NODE = ("/rosout", "/parameter_events")
 #: bytes of a compressed picture looked at for its size
 HEADER_BYTES = 1 << 16
 
@@ -217,7 +219,7 @@ def describe_robot(
                 namespace=namespace,
                 name=name,
                 seconds=seconds,
-                published=tuple(sorted(graph.published)),
+                published=tuple(sorted(set(graph.published) - set(EVERY_NODE))),
             )
     finally:
         thread.close()
