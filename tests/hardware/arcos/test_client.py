@@ -21,6 +21,8 @@ from arcos_emulator import (
     frame,
     sip_payload,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from freelook.hardware.arcos import (
     ANGLE_UNIT,
@@ -334,3 +336,45 @@ def test_limits_are_checked() -> None:
         ArcosClient(max_speed=40.0, max_turn_rate=1.0)
     with pytest.raises(ValueError, match=r"link_timeout 0\.0 s: must be > 0"):
         ArcosClient(max_speed=1.0, max_turn_rate=1.0, link_timeout=0.0)
+
+
+@st.composite
+def _hostile_sips(draw: st.DrawFn) -> bytes:
+    """A SIP with every field drawn from its whole range, cut short or run long: framed and
+    checksummed as the robot would, so only the client's own checks stand in its way."""
+    sonar = draw(st.lists(st.tuples(st.integers(0, 255), st.integers(0, 0xFFFF)), max_size=8))
+    payload = sip_payload(
+        moving=draw(st.booleans()),
+        x=draw(st.integers(0, 0xFFFF)),
+        y=draw(st.integers(0, 0xFFFF)),
+        th=draw(st.integers(-0x8000, 0x7FFF)),
+        left=draw(st.integers(-0x8000, 0x7FFF)),
+        right=draw(st.integers(-0x8000, 0x7FFF)),
+        battery=draw(st.integers(0, 255)),
+        stall=draw(st.integers(0, 0xFFFF)),
+        flags=draw(st.integers(0, 0xFFFF)),
+        sonar=tuple(sonar),
+    )
+    cut = draw(st.integers(1, len(payload) + 16))
+    tail = draw(st.binary(min_size=max(0, cut - len(payload)), max_size=16))
+    return frame((payload + tail)[: min(cut, 200)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_hostile_sips(), min_size=1, max_size=6))
+def test_hostile_sips_are_taken_or_counted_never_a_crash(sips: list[bytes]) -> None:
+    """Server information packets from a faulty or hostile controller, each field anywhere in
+    its range: the client takes each (odometry finite, at most 256 sonar readings) or counts
+    it malformed, and stays connected."""
+    pair = Pair(make_client(), ArcosEmulator())
+    pair.connect()
+    client = pair.client
+    for k, sip in enumerate(sips):
+        client.receive(sip, pair.now + 0.001 * (k + 1))
+    odometry = client.odometry
+    assert odometry is not None
+    assert all(math.isfinite(v) for v in odometry)
+    assert len(client.sonar) <= 256
+    assert client.state is ClientState.CONNECTED
+    stats = client.stats()
+    assert stats.sips + stats.malformed_sips >= 1

@@ -289,3 +289,49 @@ def test_a_malformed_url_is_one_line_naming_it(url: str) -> None:
 def test_urls_name_the_robot() -> None:
     assert str(parse_judp_url("judp://127.0.0.1")) == "127.0.0.1:3794"
     assert str(parse_judp_url("judp://[::1]:4000")) == "::1:4000"
+
+
+_REPORTS = [
+    ReportIdentification(2, 10001, "robot"),
+    ReportServices((ComponentServices(1, 1, 0, (ServiceRecord(LOCAL_POSE_SENSOR, 1, 0),)),)),
+    ConfirmControl(ConfirmResponse.CONTROL_ACCEPTED),
+    RejectControl(RejectResponse.CONTROL_RELEASED),
+    ReportControl(ME, 5),
+    ReportStatus(ManagementStatus.READY),
+    ReportTimeout(2),
+    ReportLocalPose(LocalPose(x=1.0, y=2.0, yaw=0.5)),
+]
+
+
+@st.composite
+def _hostile_payloads(draw: st.DrawFn) -> bytes:
+    """A message the client knows, cut, stretched or with bytes changed; or any code at all."""
+    if draw(st.booleans()):
+        return draw(st.binary(min_size=2, max_size=64))
+    payload = bytearray(encode_message(draw(st.sampled_from(_REPORTS))))
+    for at, value in draw(st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)))):
+        payload[at % len(payload)] = value
+    cut = draw(st.integers(2, len(payload) + 8))
+    return bytes(payload[:cut]) + draw(st.binary(max_size=max(0, cut - len(payload))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_hostile_payloads(), min_size=1, max_size=8))
+def test_every_report_mangled_through_the_client_is_taken_or_dropped_never_a_crash(
+    payloads: list[bytes],
+) -> None:
+    """Each message type the client reads, mangled, from the robot's own address and id: it is
+    taken (its values checked) or dropped and counted; the client keeps stopping a robot it
+    lost, and its pose stays finite."""
+    client = _ready((ACCESS_CONTROL, MANAGEMENT, VELOCITY_STATE_DRIVER, LOCAL_POSE_SENSOR))
+    client.command(0.5, 0.0, 0.0, 1.0)
+    client.poll(1.0)
+    for k, payload in enumerate(payloads):
+        client.receive(pack_judp([JudpMessage(ME, ROBOT, payload)]), 1.0 + 0.01 * k)
+    odometry = client.odometry
+    if odometry is not None:
+        assert all(math.isfinite(v) for v in (odometry.x, odometry.y, odometry.theta))
+    sent = _sent(client.poll(1.5))
+    if client.phase is not Phase.READY:  # a fault or a lost control: stops, never silence
+        assert all(m.velocity[0] == 0.0 for m in sent if isinstance(m, SetVelocityCommand))
+        assert client.next_deadline() is not None
