@@ -69,13 +69,21 @@ def _robot(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.timeout(CLI_TEST_TIMEOUT)
 def test_a_robot_that_is_not_there_is_one_line_and_exit_2(ros_domain: int) -> None:
-    done = _robot("--hardware", "ros2://nobody_here", "--listen", "udp://127.0.0.1:0")
+    where = ("--hardware", "ros2://nobody_here", "--listen", "udp://127.0.0.1:0")
+    done = _robot("--robot", "pioneer3dx", *where)
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if not line.startswith("compiling")]
     assert len(lines) == 1, done.stderr
     assert "no message on /nobody_here/odom (nav_msgs/msg/Odometry)" in lines[0]
     assert "ROS_DOMAIN_ID" in lines[0]
     assert "Traceback" not in done.stderr
+    # without --robot it looks for a robot to describe, and finds none
+    undescribed = _robot(*where)
+    assert undescribed.returncode == 2
+    assert undescribed.stderr.splitlines() == [
+        "no nav_msgs/Odometry published in namespace /nobody_here (ROS_DOMAIN_ID decides "
+        "which robots are seen); published topics: none"
+    ]
     bad = _robot("--hardware", "ros2://9lives", "--listen", "udp://127.0.0.1:0")
     assert bad.returncode == 2
     assert "not a ROS name" in bad.stderr
