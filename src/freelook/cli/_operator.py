@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from freelook.cli._options import Seed, WeakKey, Wire
+from freelook.cli._options import (
+    LinkDelay,
+    LinkJitter,
+    LinkLoss,
+    Seed,
+    WeakKey,
+    Wire,
+    link_shaping,
+)
 
 if TYPE_CHECKING:
     from freelook.config import RobotConfig
@@ -130,6 +138,9 @@ def sim(
     ros2: _Ros2 = False,
     ros2_namespace: _Ros2Namespace = "",
     video: _Video = "jpeg",
+    link_delay: LinkDelay = 0.0,
+    link_jitter: LinkJitter = 0.0,
+    link_loss: LinkLoss = 0.0,
 ) -> None:
     """Simulated robot + robot server + operator + browser cockpit, in one command."""
     from freelook.cli._fail import fail
@@ -157,6 +168,7 @@ def sim(
         foxglove=foxglove,
         error_model=not exact_robot,
         video=codec,
+        shaping=link_shaping(link_delay, link_jitter, link_loss, seed),
     )
     if ros2:
         _ros2_ready()  # a missing extra is said before anything is compiled
@@ -260,6 +272,9 @@ def operator(
     no_record: _NoRecord = False,
     no_browser: _NoBrowser = False,
     foxglove: _Foxglove = None,
+    link_delay: LinkDelay = 0.0,
+    link_jitter: LinkJitter = 0.0,
+    link_loss: LinkLoss = 0.0,
 ) -> None:
     """The operator station and cockpit for a robot elsewhere (recorded to runs/ unless
     --no-record)."""
@@ -291,6 +306,7 @@ def operator(
         keyfile=keyfile,
         station=station,
         foxglove=foxglove,
+        shaping=link_shaping(link_delay, link_jitter, link_loss, station),
     )
     try:
         run = run_fleet_operator if url.scheme == "zenoh" else run_operator

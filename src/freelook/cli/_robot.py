@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from freelook.cli._options import Seed, WeakKey, Wire
+from freelook.cli._options import (
+    LinkDelay,
+    LinkJitter,
+    LinkLoss,
+    Seed,
+    WeakKey,
+    Wire,
+    link_shaping,
+)
 
 if TYPE_CHECKING:
     from freelook.config import RobotConfig
@@ -134,6 +142,9 @@ def robot(
     camera: _Camera = None,
     link_rate: _LinkRate = None,
     command_max_age: _CommandMaxAge = None,
+    link_delay: LinkDelay = 0.0,
+    link_jitter: LinkJitter = 0.0,
+    link_loss: LinkLoss = 0.0,
     exact_robot: _ExactRobot = False,
 ) -> None:
     """Run the robot program on a hardware backend and serve it (Ctrl-C stops it)."""
@@ -172,6 +183,7 @@ def robot(
                 link_rate=parse_rate(link_rate) if link_rate is not None else None,
                 camera_url=camera,
                 command_max_age=command_max_age,
+                shaping=link_shaping(link_delay, link_jitter, link_loss, seed),
             )
             start_pose = parse_start(start)
             check_backend(hardware_url)  # a missing extra is said before anything is compiled

@@ -22,7 +22,7 @@ from starlette.types import ASGIApp
 from freelook.config import PhysicalTruth, RobotConfig, physical_robot
 from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
-from freelook.link import TransportUrl, VideoCodec
+from freelook.link import LinkShaping, TransportUrl, VideoCodec
 from freelook.maps import World
 from freelook.operator import FoxgloveBridge, OperatorStation
 from freelook.record import BackgroundRecorder, Recorder, RecorderStats, RosStreams, Tee
@@ -62,6 +62,14 @@ class SessionOptions:
     #: that is exactly its description)
     error_model: bool = True
     video: VideoCodec = VideoCodec.JPEG  # the driving camera's codec
+    #: the link rehearsed on this machine (with sim: each way; its seed, and the next for the
+    #: robot's way); None: not shaped
+    shaping: LinkShaping | None = None
+
+
+def _robot_way(shaping: LinkShaping | None) -> LinkShaping | None:
+    """The shaping of the robot's way of a simulated session: the same, its own draws."""
+    return None if shaping is None else dataclasses.replace(shaping, seed=shaping.seed + 1)
 
 
 def _physical_robot(config: RobotConfig, options: SessionOptions) -> PhysicalTruth | None:
@@ -286,6 +294,7 @@ async def _session(
             key=key,
             camera=options.camera,
             video=options.video,
+            shaping=_robot_way(options.shaping),
         ),
         seed=options.seed,
         recorder=background,
@@ -296,7 +305,13 @@ async def _session(
     await server.ready.wait()
     assert server.local_address is not None
     station = OperatorStation(
-        config, world, server.local_address, wire=options.wire, key=key, recorder=background
+        config,
+        world,
+        server.local_address,
+        wire=options.wire,
+        key=key,
+        recorder=background,
+        shaping=options.shaping,
     )
     station_task = asyncio.create_task(station.run())
     bridge_task = asyncio.create_task(bridge.run(station)) if bridge else None
@@ -387,6 +402,7 @@ async def _operator(
         key=options.key,
         recorder=background,
         station=options.station,
+        shaping=options.shaping,
     )
     station.on_status = announce
     station_task = asyncio.create_task(station.run())

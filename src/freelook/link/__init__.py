@@ -126,6 +126,7 @@ from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
 from freelook.link._radio import DeadRadio, RadioNode, RadioWatch
 from freelook.link._refusal_log import SESSION_REFUSALS, RefusalLog
 from freelook.link._session import SPACING_LIMITS, LinkSession
+from freelook.link._shaper import LinkShaper, LinkShaping
 from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
@@ -231,6 +232,8 @@ __all__ = [
     "LinkDriver",
     "LinkEvent",
     "LinkSession",
+    "LinkShaper",
+    "LinkShaping",
     "LinkStatistics",
     "LinkStatsReport",
     "MalformedError",

@@ -100,6 +100,11 @@ class ClockEstimator:
         return True
 
     @property
+    def samples(self) -> int:
+        """Exchanges the window holds."""
+        return len(self._samples)
+
+    @property
     def ready(self) -> bool:
         """Whether any exchange was taken (the estimate exists)."""
         return bool(self._samples)

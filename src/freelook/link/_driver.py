@@ -9,11 +9,15 @@ With sessions (a :class:`LinkSession` given a ``role``) it keeps, per station, t
 that station's newest authenticated packet (:attr:`LinkDriver.peers`), sends handshake
 answers back to where the handshake came from, and sends each packet to the station it is
 for: telemetry and video reach only the sources that authenticated in the current session.
+
+Given a :class:`LinkShaping`, everything it sends passes a :class:`LinkShaper` first (a link
+rehearsed on this machine: delay, jitter, loss) and goes out when the shaper releases it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -21,6 +25,7 @@ from collections.abc import Callable
 from freelook.link._events import Accepted, LinkEvent, Outgoing, Reply, SessionOpened
 from freelook.link._messages import Message
 from freelook.link._session import LinkSession
+from freelook.link._shaper import LinkShaper, LinkShaping
 from freelook.link._transport import Endpoint, UdpEndpoint
 from freelook.link._zenoh import ZenohEndpoint
 
@@ -39,8 +44,14 @@ class LinkDriver:
         endpoint: Endpoint,
         clock: Callable[[], float],
         on_event: Callable[[LinkEvent], None],
+        shaping: LinkShaping | None = None,
     ) -> None:
         self.session = session
+        #: what this end sends, held as the rehearsed link would (None: sent at once)
+        self.shaper: LinkShaper[Callable[[], None]] | None = (
+            LinkShaper(shaping) if shaping is not None and shaping.shapes else None
+        )
+        self._released = asyncio.Event()
         self.endpoint = endpoint
         self.clock = clock
         self.on_event = on_event
@@ -61,7 +72,18 @@ class LinkDriver:
             size += len(out.data)
         return size
 
+    def _emit(self, send: Callable[[], None]) -> None:
+        """Send now, or through the shaper when the link is shaped."""
+        if self.shaper is None:
+            send()
+            return
+        self.shaper.push(self.clock(), send)
+        self._released.set()  # the release loop looks again
+
     def _to(self, data: bytes, source: object) -> None:
+        self._emit(lambda: self._to_now(data, source))
+
+    def _to_now(self, data: bytes, source: object) -> None:
         endpoint = self.endpoint
         if isinstance(endpoint, UdpEndpoint) and not endpoint.fixed_peer:
             if isinstance(source, tuple):
@@ -75,17 +97,35 @@ class LinkDriver:
 
     def _deliver(self, out: Outgoing) -> None:
         if out.station is None:
-            self.endpoint.send(out.data)
+            data = out.data
+            self._emit(lambda: self.endpoint.send(data))
         else:
             self._to(out.data, self.peers.get(out.station))
 
     async def run(self) -> None:
-        transmit = asyncio.create_task(self._transmit())
+        tasks = [asyncio.create_task(self._transmit())]
+        if self.shaper is not None:
+            tasks.append(asyncio.create_task(self._release(self.shaper)))
         try:
             await self._receive()
         finally:
-            transmit.cancel()
-            await asyncio.gather(transmit, return_exceptions=True)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _release(self, shaper: LinkShaper[Callable[[], None]]) -> None:
+        """Send what the shaper releases, when it releases it."""
+        while True:
+            for send in shaper.due(self.clock()):
+                try:
+                    send()
+                except OSError as err:  # a datagram the network refused: the link is lossy
+                    log.debug("shaped send failed: %s", err)
+            due = shaper.next_due()
+            self._released.clear()
+            wait = RECEIVE_POLL if due is None else max(0.0, due - self.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._released.wait(), timeout=wait)
 
     async def _receive(self) -> None:
         endpoint = self.endpoint

@@ -23,6 +23,7 @@ from freelook.link import (
     LinkDriver,
     LinkEvent,
     LinkSession,
+    LinkShaping,
     LinkStatistics,
     Message,
     NativeCodec,
@@ -96,9 +97,12 @@ class OperatorStation:
         state_rate: float = 20.0,
         bus: ZenohBus | None = None,
         driving: bool = True,
+        shaping: LinkShaping | None = None,
     ) -> None:
         """``bus``: the Zenoh session to reach a ``zenoh://`` robot on (a fleet's stations
-        share one); None opens one from the URL. ``driving`` False: only watch the robot."""
+        share one); None opens one from the URL. ``driving`` False: only watch the robot.
+        ``shaping``: what the station sends goes out delayed as a rehearsed link."""
+        self.shaping = shaping
         self.config = config
         self.bus = bus
         self._bus_key = key  # logs in to an authenticated Zenoh bus (its user is made from it)
@@ -254,7 +258,7 @@ class OperatorStation:
             codec = self.session.codec
             if follow and codec.sync_offset == 0:  # what cannot be a packet stays in the kernel
                 endpoint.drop_in_kernel_unless(codec.sync, codec.min_length)
-        self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
+        self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event, self.shaping)
         self._record_start()
         self.send(self.core.start())
         tasks = [asyncio.create_task(self.driver.run()), asyncio.create_task(self._publish())]

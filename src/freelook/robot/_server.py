@@ -30,6 +30,7 @@ from freelook.link import (
     LinkDriver,
     LinkEvent,
     LinkSession,
+    LinkShaping,
     LinkStatistics,
     MapAnnouncer,
     MapRequest,
@@ -92,6 +93,7 @@ class ServerOptions:
     #: s a motion command that states no expiry (the thesis profile's) may be old and act:
     #: its age from the sender's stamp, as :class:`~freelook.link.StampAge` measures it
     command_max_age: float | None = None
+    shaping: LinkShaping | None = None  # what this robot sends, delayed as a rehearsed link
 
 
 class RobotServer:
@@ -206,7 +208,9 @@ class RobotServer:
             self.radio = self._budget_for(url.baud, serial=True)
             if self.map is not None:  # map chunks share what video may use of the radio
                 self.map.rate = self.map.burst = max(0.0, self.radio.video_rate / MAP_CHUNK) / 4
-        self.driver = LinkDriver(self.session, endpoint, self.runtime.now, self._on_event)
+        self.driver = LinkDriver(
+            self.session, endpoint, self.runtime.now, self._on_event, self.options.shaping
+        )
         tasks = [
             asyncio.create_task(self.runtime.run(), name="runtime"),
             asyncio.create_task(self.driver.run(), name="link"),
