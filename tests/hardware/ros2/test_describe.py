@@ -408,3 +408,24 @@ def test_the_robots_own_map_and_localization_are_offered_commented_and_load_unco
     assert config.ros2.topics.map == "map"
     assert config.ros2.localization == "ros"
     assert config.ros2.topics.pose == "amcl_pose"
+
+
+def test_a_second_laser_is_offered_as_a_commented_extra_that_loads_uncommented():
+    rear = ScanSeen("rear_laser", -math.pi / 2, math.radians(0.5), 361, 0.05, 20.0)
+    watch = watched(LIDAR_360)
+    for i in range(30):
+        watch.scan("/r1/rear/scan", i / 10, 0.0, rear)
+    d = describe(plain_choice(scans=("/scan", "/r1/rear/scan"), namespace="r1"), watch)
+    laser = d.config.laser
+    assert laser is not None
+    assert laser.extra == ()  # its mount is unknown: offered, not merged
+    assert any("a [[laser.extra]] with its mount merges it" in line for line in d.assumed)
+    taken = "\n".join(
+        line[2:]
+        if line.startswith(("# [[laser.extra]]", "# topic", "# mount_forward", "# yaw"))
+        else line
+        for line in d.text.splitlines()
+    )
+    extra = robot_from_mapping(tomllib.loads(taken)).laser
+    assert extra is not None
+    assert [e.topic for e in extra.extra] == ["rear/scan"]

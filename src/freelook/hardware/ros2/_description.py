@@ -270,7 +270,7 @@ def describe(
         _stamps(camera, one, notes)
 
     # -- the laser ------------------------------------------------------------------------
-    scan_topic = _laser(w, choice, watch, found, assumed, notes)
+    scan_topic = _laser(w, choice, watch, found, assumed, notes, namespace)
 
     # -- the gyro -------------------------------------------------------------------------
     imu = choice.imu
@@ -373,15 +373,20 @@ def _laser(
     found: list[str],
     assumed: list[str],
     notes: list[str],
+    namespace: str,
 ) -> str | None:
     """The ``[laser]`` of the first scan topic whose scans had a layout; the others listed."""
     topic = next((t for t in choice.scans if watch.scans.get(t)), None)
+
+    def rel(name: str) -> str:
+        return relative_name(name, namespace)
+
     for other in choice.scans:
         if other != topic:
             seen = watch.topics.get(other)
             why = f" ({seen.why})" if seen is not None and seen.why else ""
             notes.append(
-                f"scan {other}{why}: not taken; add it as a [[laser.extra]] with its mount"
+                f"scan {other}{why}: not taken; a [[laser.extra]] with its mount merges it"
             )
     if topic is None:
         return None
@@ -431,6 +436,15 @@ def _laser(
     w.key("rate_hz", rate, _hz(one.rate))
     w.key("range_min", float(low))
     w.key("range_max", float(high))
+    for other in choice.scans[:4]:
+        if other != topic and watch.scans.get(other):
+            w.comment(f"a further laser on {other}: uncomment and say where it sits to merge it")
+            w.lines += [
+                "# [[laser.extra]]",
+                f"# topic = {_toml(rel(other))}",
+                "# mount_forward = 0.0",
+                "# yaw_deg = 0.0",
+            ]
     found.append(
         f"scan {topic}: {scan.beams} beams from {math.degrees(scan.angle_min):.4g}° every "
         f"{math.degrees(scan.angle_increment):.4g}°, {low:g}–{high:g} m, at {_hz(one.rate)}"
