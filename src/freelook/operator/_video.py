@@ -17,7 +17,6 @@ Sans-I/O: the station gives the clock and the thread.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy as np
 
 from freelook.config import RobotConfig, frame_limit
 from freelook.link import LinkStatistics, VideoCodec, VideoFeedback, VideoFrame, encode_jpeg
+from freelook.operator._bitstream import bitstream_sizes
 from freelook.video import FeedbackReporter, FrameGate
 from freelook.web import encode_frame, encode_video_frame
 
@@ -39,7 +39,6 @@ __all__ = [
     "stream_limits",
 ]
 
-_VP8_START = b"\x9d\x01\x2a"
 _DECODERS = {VideoCodec.VP8: "vp8", VideoCodec.VP9: "vp9", VideoCodec.H264: "h264"}
 
 #: keyframes of one stream that go on (to the pages, the recording, the JPEG fallback) in any
@@ -70,112 +69,6 @@ def stream_limits(config: RobotConfig) -> dict[int, tuple[int, int]]:
     for camera in config.cameras:
         limits[camera.stream] = frame_limit(camera.frame_width, camera.height)
     return limits
-
-
-class _Bits:
-    """Big-endian bits of a byte string (VP9's uncompressed header); IndexError past the end."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    def f(self, n: int) -> int:
-        value = 0
-        for _ in range(n):
-            byte = self.data[self.pos >> 3]
-            value = (value << 1) | ((byte >> (7 - (self.pos & 7))) & 1)
-            self.pos += 1
-        return value
-
-
-def _vp9_frames(data: bytes) -> Iterator[bytes]:
-    """The frames of a VP9 chunk: a superframe's each, else the chunk itself."""
-    last = data[-1] if data else 0
-    if last & 0xE0 == 0xC0:
-        count, size_bytes = (last & 7) + 1, ((last >> 3) & 3) + 1
-        index = 2 + size_bytes * count
-        if len(data) >= index and data[-index] == last:
-            at, body = len(data) - index + 1, 0
-            for _ in range(count):
-                size = int.from_bytes(data[at : at + size_bytes], "little")
-                at += size_bytes
-                yield data[body : body + size]
-                body += size
-            return
-    yield data
-
-
-def _vp9_size(frame: bytes) -> tuple[int, int] | None:
-    """The size one VP9 frame's uncompressed header gives explicitly; None when it takes a
-    reference's (set by a frame already screened) or shows an earlier frame."""
-    r = _Bits(frame)
-    if r.f(2) != 2:  # the frame marker: no VP9 frame (its decoder refuses it)
-        return None
-    profile = r.f(1) | (r.f(1) << 1)
-    if profile == 3:
-        r.f(1)
-    if r.f(1):  # show_existing_frame
-        return None
-    key, show, error_resilient = r.f(1) == 0, r.f(1), r.f(1)
-
-    def color_config() -> None:
-        if profile >= 2:
-            r.f(1)
-        if r.f(3) != 7:  # not CS_RGB: the colour range, and subsampling in profiles 1 and 3
-            r.f(1)
-            if profile in (1, 3):
-                r.f(3)
-        elif profile in (1, 3):
-            r.f(1)
-
-    def frame_size() -> tuple[int, int]:
-        return r.f(16) + 1, r.f(16) + 1
-
-    if key:
-        r.f(24)  # the sync code
-        color_config()
-        return frame_size()
-    intra_only = r.f(1) if not show else 0
-    if not error_resilient:
-        r.f(2)  # reset_frame_context
-    if intra_only:
-        r.f(24)
-        if profile > 0:
-            color_config()
-        r.f(8)  # refresh_frame_flags
-        return frame_size()
-    r.f(8)
-    r.f(12)  # three references, each an index and a sign bias
-    for _ in range(3):
-        if r.f(1):  # found_ref: the size of a reference
-            return None
-    return frame_size()
-
-
-def bitstream_sizes(codec: int, data: bytes) -> list[tuple[int, int]]:
-    """The picture sizes a chunk's bitstream sets (VP9: each frame that gives one, a
-    superframe's too; VP8: a keyframe's); none that can be read for H.264, a JPEG or a chunk
-    too short to hold them (its decoder refuses those)."""
-    sizes: list[tuple[int, int]] = []
-    if codec == VideoCodec.VP9:
-        for frame in _vp9_frames(data):
-            try:
-                size = _vp9_size(frame)
-            except IndexError:
-                continue
-            if size is not None:
-                sizes.append(size)
-    elif codec == VideoCodec.VP8 and data[:1] and not data[0] & 1 and data[3:6] == _VP8_START:
-        # a keyframe: its start code, then the sides as 14 bits (and 2 of scaling) each
-        sides = data[6:10]
-        if len(sides) == 4:
-            sizes.append(
-                (
-                    int.from_bytes(sides[:2], "little") & 0x3FFF,
-                    int.from_bytes(sides[2:], "little") & 0x3FFF,
-                )
-            )
-    return sizes
 
 
 @dataclass
@@ -211,8 +104,6 @@ class FrameScreen:
         width, height = limit
         if not (0 < frame.width <= width and 0 < frame.height <= height):
             return "size", f"a {frame.width}×{frame.height} header; at most {width}×{height}"
-        if frame.codec == VideoCodec.JPEG:
-            return None
         for w, h in bitstream_sizes(frame.codec, frame.data):
             if not (0 < w <= width and 0 < h <= height):
                 return "size", f"a {w}×{h} bitstream; at most {width}×{height}"
