@@ -139,6 +139,7 @@ class Ros2Robot:
         self._odom: OdometrySample | None = None
         self._gyro: GyroSample | None = None
         self._gyro_angle = 0.0
+        self._gyro_stamp: float | None = None  # the newest IMU reading's stamp, s
         self._scan: RangeScan | None = None
         self._pan: float | None = None
         self._tilt: float | None = None
@@ -499,9 +500,16 @@ class Ros2Robot:
         if not math.isfinite(rate):
             self._refuse("imu", f"angular velocity z = {rate}")
             return
-        last = self._gyro
+        # the turn between readings over their stamps' interval, not their arrivals': a
+        # program held up a quarter second lost 7 % of a turn taking the rate of one reading
+        # over the others' time; a reading stamped no later than the last adds no turn
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        last = self._gyro_stamp
+        if last is not None and stamp <= last:
+            return
         if last is not None:
-            self._gyro_angle += rate * (now - last.stamp)
+            self._gyro_angle += rate * (stamp - last)
+        self._gyro_stamp = stamp
         self._gyro = GyroSample(now, rate, self._gyro_angle)
         self._heard("imu", now)
 
