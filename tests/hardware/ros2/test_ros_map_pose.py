@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -255,4 +256,37 @@ def test_a_second_pose_publisher_is_a_fault_naming_both(ros_domain: int) -> None
         finally:
             robot.close()
             forger.close()
+            node.close()
+
+
+def test_a_flood_of_maps_keeps_one_and_the_sensors_speak_on(ros_domain: int) -> None:
+    """A node publishing a 400 × 400 grid 100 times a second: each is checked and kept in place
+    of the last (never queued), conversions come at most once a map period, and the base's
+    odometry and scan keep arriving in time (the ROS thread is not held)."""
+    grid, origin = room_grid()
+    with RoomBase(ros_domain) as base:
+        node = MapAndPose(ros_domain, lambda: (base.x, base.y, base.theta), grid, origin).start()
+        robot = Ros2Robot(CONFIG, domain_id=ros_domain, map_topic="map")
+        try:
+            asyncio.run(robot.start())
+            ros_map = robot.map
+            assert ros_map is not None
+            big = np.zeros((400, 400), dtype=np.int8)
+            big[0, :] = 100
+            flood = node.occupancy(big, origin)
+            converted = 0
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:
+                node.map_pub.publish(flood)
+                assert robot.connected, robot.status
+                if ros_map.pending and ros_map.convert("/map") is not None:
+                    converted += 1
+                time.sleep(0.01)
+            assert ros_map.grids > 100
+            assert 1 <= converted <= 3  # once a second at most
+            latest = ros_map.latest()
+            assert latest is not None
+            assert latest.shape == (400, 400)
+        finally:
+            robot.close()
             node.close()
