@@ -54,6 +54,14 @@ _Cluster = Annotated[
         " dask://HOST:PORT, in place of --jobs (pip install 'freelook[cluster]')."
     ),
 ]
+_Fault = Annotated[
+    str | None,
+    typer.Option(
+        help="Break the system on purpose to see its rows fail: frozen (wheels turn, the"
+        " robot does not move), safety-off, gain-0 (the controllers' gains), arm-frozen (its"
+        " guard stops every motion)."
+    ),
+]
 
 
 def experiment(
@@ -68,6 +76,7 @@ def experiment(
     robot: _Robot = None,
     record: _Record = None,
     cluster: _Cluster = None,
+    fault: _Fault = None,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
     from contextlib import nullcontext
@@ -75,18 +84,26 @@ def experiment(
 
     from rich.console import Console
 
-    from freelook.experiments import ClusterError, on_cluster
+    from freelook.experiments import ClusterError, Fault, injected, on_cluster
 
     names = _names(name, world, robot, record)
+    try:
+        broken = Fault(fault) if fault is not None else None
+    except ValueError:
+        known = ", ".join(f.value for f in Fault)
+        typer.echo(f"unknown fault {fault!r}; known: {known}", err=True)
+        raise typer.Exit(2) from None
     # the figures do not depend on it: each trial is a function of its seed alone
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     console = Console(stderr=json_out, width=150)
     try:  # the same rows on a cluster: each trial is a function of its seed alone
-        with on_cluster(cluster) if cluster is not None else nullcontext():
+        with on_cluster(cluster) if cluster is not None else nullcontext(), injected(broken):
             results = _run(names, console, trials, seed, reduced, world, jobs, robot, record)
     except ClusterError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None
+    for r in results:
+        r.command += f" --fault {broken.value}" if broken is not None else ""
     if json_out:
         typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
     else:

@@ -12,6 +12,7 @@ from freelook.experiments._calibration import (
     with_fitted,
 )
 from freelook.experiments._cluster import ClusterError, on_cluster
+from freelook.experiments._faults import Fault, injected
 from freelook.experiments._registry import (
     EXPERIMENTS,
     ExperimentResult,
@@ -25,11 +26,13 @@ __all__ = [
     "Calibration",
     "ClusterError",
     "ExperimentResult",
+    "Fault",
     "LapMeasurement",
     "Row",
     "arm_fuzz",
     "bomb_disposal",
     "calibrate",
+    "injected",
     "load_measurement",
     "localization_experiment",
     "measured_robots",

@@ -36,6 +36,7 @@ import numpy.typing as npt
 from freelook.arm import ArmGuard, ArmModel, ArmPhase, load_arm, pair_separations
 from freelook.config import ArmConfig, load_robot
 from freelook.experiments._arm_contact import ContactJudge
+from freelook.experiments._faults import active, arm_check_off, arm_config
 from freelook.experiments._result import ExperimentResult, Row
 from freelook.sim.arm import SimulatedArm
 
@@ -61,6 +62,7 @@ class ArmFuzzTrial:
     slowdowns: int = 0  # control cycles in the slow phase
     wedged: int = 0  # stops the reverse jog could not leave
     kinds: dict[str, int] = field(default_factory=dict)
+    travel: float = 0.0  # rad the arm's joints truly moved, summed over joints and steps
 
 
 def _pair_kinds(model: ArmModel) -> dict[str, npt.NDArray[np.bool_]]:
@@ -126,6 +128,9 @@ DRIVE_ERROR = 0.05
 #: the joints' true lag is the description's times a factor in this range
 LAG_SPREAD = (0.8, 1.25)
 
+#: the least share of a session's unguarded joint travel the guarded session must achieve
+PROGRESS = 0.5
+
 StepListener = Callable[[float, F64, F64], None]  # (trial time, joint positions, velocities)
 
 
@@ -171,7 +176,9 @@ def arm_fuzz_trial(
                 arm.command_velocities(sent[arm_joints])
                 if on_cycle is not None:
                     on_cycle(arm.now, arm.q, arm.qd)
+            before = arm.q[arm_joints].copy()
             arm.step(PHYSICS_DT)
+            result.travel += float(np.sum(np.abs(arm.q[arm_joints] - before)))
             k += 1
             left -= 1
             if judge is None:
@@ -237,6 +244,8 @@ class _Tally:
     steps_on: int  # physics steps with a contact on a checked pair
     steps_off: int
     slowdowns: float  # control cycles slowed per trial, check on
+    #: the least trial's joint travel with the check on over the same session's without it
+    progress: float = 0.0
 
     @classmethod
     def of(cls, on: list[ArmFuzzTrial], off: list[ArmFuzzTrial]) -> _Tally:
@@ -253,6 +262,10 @@ class _Tally:
             steps_on=sum(t.intersecting_steps for t in on),
             steps_off=sum(t.intersecting_steps for t in off),
             slowdowns=sum(t.slowdowns for t in on) / max(trials, 1),
+            progress=min(
+                (a.travel / b.travel for a, b in zip(on, off, strict=True) if b.travel > 0),
+                default=0.0,
+            ),
         )
 
 
@@ -300,6 +313,7 @@ def _conditions(
         f" python-fcl on {len(judge.checked_pairs)} checked and {len(judge.unchecked_pairs)}"
         " unchecked link pairs"
         + (" (broken on purpose: the check off in the check-on sessions)" if broken else "")
+        + (f" (broken on purpose: {fault.value})" if (fault := active()) is not None else "")
     )
 
 
@@ -343,6 +357,15 @@ def _rows(tally: _Tally, conditions: str) -> list[Row]:
             tally.hit_off > 0,
         ),
         Row(
+            "commanded motion achieved with the check on: joint travel over the same"
+            " session's without the check, the least trial",
+            "",
+            f"{tally.progress:.0%}",
+            f"≥ {PROGRESS:.0%}",
+            tally.progress >= PROGRESS,
+            "a guard that holds the arm still never collides: the jogs must move it",
+        ),
+        Row(
             "control cycles slowed (phase 1) per trial, check on",
             "",
             f"{tally.slowdowns:.1f}",
@@ -362,10 +385,12 @@ def arm_fuzz(
     """``trials`` sessions with the check on and the same sessions with it off; ``record``:
     every trial's joint states into this MCAP file; ``guard_off`` breaks it on purpose (the
     "check on" sessions run without it)."""
-    config = load_robot(robot).arm
-    if config is None:
+    described = load_robot(robot).arm
+    if described is None:
         raise ValueError(f"robot {robot!r} has no arm")
+    config = arm_config(described)
     model = load_arm(config.urdf, config.srdf)
+    guard_off = guard_off or arm_check_off()
     guard = None if guard_off else ArmGuard.from_config(model, config)
     judge = ContactJudge(config.urdf, model)
     recording = _TrialRecorder(record, model, config.urdf.read_text()) if record else None
@@ -391,5 +416,6 @@ def arm_fuzz(
         unchecked_pairs_in_contact=[list(p) for p in tally.loose_pairs],
         judged_pairs={"checked": len(judge.checked_pairs), "unchecked": len(judge.unchecked_pairs)},
         wedged_trials=tally.wedged,
+        progress=tally.progress,
     )
     return result

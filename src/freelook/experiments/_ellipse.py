@@ -39,6 +39,7 @@ from freelook.control import (
     thesis_limit_velocity,
 )
 from freelook.experiments._ellipse_measure import NEAR, EllipseProgress, Measure
+from freelook.experiments._faults import simulated_robot, thesis_gain_scale
 from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit, _world
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
@@ -186,7 +187,7 @@ def _placed(
     if truth is None and not exact:
         truth = load_error_model(robot_name).draw(seed)
     dx, dy, dth = truth.start_offset if truth is not None else (0.0, 0.0, 0.0)
-    return SimulatedRobot(
+    return simulated_robot(
         config,
         _world("square"),
         seed=seed,
@@ -216,7 +217,7 @@ class _ThesisStation:
             b=loop.b,
             zeta=loop.zeta,
             gain_form="thesis",
-            gain_scale=loop.gain_scale,
+            gain_scale=thesis_gain_scale(loop.gain_scale),
             heading_difference=loop.heading_difference,
         )
         self.loop = loop

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from freelook.config import RobotConfig, load_error_model, load_robot
 from freelook.estimation import MonteCarloLocalization
+from freelook.experiments._faults import simulated_robot
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import VelocityCommand
@@ -164,7 +165,7 @@ def localization_trial(seed: int, duration: float = 180.0) -> TourLog:
     config = load_robot("pioneer3dx")
     truth = load_error_model(config.name).draw(seed)
     pose = (*LAB_TOUR[0], 0.0)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config, _world("lab"), seed=seed, pose=pose, believed_pose=truth.believed(pose), truth=truth
     )
     return _drive(robot, _Tour(1), duration)
@@ -205,7 +206,7 @@ def relocalization_trial(
         pose, believed = _random_poses(the_world, config, rng, start)
         floor = FreeSpace(the_world).mask(config.footprint.swing_radius)
         driver = _Wander(rng, the_world, floor)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config,
         the_world,
         seed=seed,
@@ -254,7 +255,7 @@ def map_timings(world: str, seed: int = 0) -> MapTimings:
     t2 = time.perf_counter()
     rng = np.random.default_rng(seed)
     pose, _ = _random_poses(the_world, config, rng, None)
-    robot = SimulatedRobot(config, the_world, seed=seed, pose=pose, use_localization=False)
+    robot = simulated_robot(config, the_world, seed=seed, pose=pose, use_localization=False)
     robot.run_for(0.2)
     frame = robot.sim.latest_laser
     assert frame is not None

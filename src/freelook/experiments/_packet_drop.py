@@ -18,12 +18,14 @@ truly stood still after the radio died, and whether it drove on the operator's c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from freelook.config import RobotConfig, load_error_model, load_robot
+from freelook.experiments._faults import simulated_robot
 from freelook.experiments._scenarios import OPERATOR, _arrivals, _sessions, _transmit, _world
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
@@ -89,6 +91,9 @@ class LinkTrialResult:
     moved_while_dead: bool  # it moved again before the radio carried packets again
     drove_again_after: float | None  # s from the death until it moved on command again
     restarts: int  # radio restarts asked for
+    #: m the robot truly drove over the operation time, and m the operator commanded
+    driven: float = 0.0
+    commanded: float = 0.0
 
 
 class _Silence:
@@ -247,7 +252,7 @@ def table_7_1_trial(
     thesis = system == "thesis"
     config = _trial_config(thesis, watchdog)
     truth = load_error_model("pioneer3dx").draw(seed)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config,
         _world("square"),
         seed=seed,
@@ -265,13 +270,19 @@ def table_7_1_trial(
     drops: _Drops | None = None  # at the end of the operation time
     after = _AfterDeath(operation)
     step = 0.01  # s: the loop's own step, finer than either end's transmission spacing
+    driven = commanded = 0.0
     while robot.now() < end:
         now = robot.now()
         if drops is None and now >= operation:
             drops = _Drops.of(link.up, link.down)
         link.send(now)
         link.receive(now)
+        before = robot.sim.ground_truth
         robot.run_for(step)
+        if now < operation:  # the work the trial is for: driving the operator's course
+            real = robot.sim.ground_truth
+            driven += math.hypot(real.x - before.x, real.y - before.y)
+            commanded += abs(_operator_command(now).v) * step
         if trial.node_fail and robot.now() > operation:
             carrying = not radio.silent(robot.now())
             after.update(robot.now(), robot.sim.ground_truth, carrying)
@@ -289,4 +300,6 @@ def table_7_1_trial(
         after.moved_while_dead,
         after.drove_again,
         len(radio.restarts),
+        driven,
+        commanded,
     )

@@ -32,6 +32,7 @@ from typing import Literal
 import numpy as np
 
 from freelook.config import ErrorModel, PhysicalTruth, RobotConfig, load_error_model, load_robot
+from freelook.experiments._faults import simulated_robot
 from freelook.experiments._scenarios import _map_file, _world
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
@@ -126,7 +127,7 @@ def _robot(
                 float(rng.uniform(-math.pi, math.pi)),
             )
         try:
-            return SimulatedRobot(
+            return simulated_robot(
                 config,
                 world,
                 seed=seed,

@@ -19,6 +19,7 @@ from freelook.config import (
     load_error_model,
     load_robot,
 )
+from freelook.experiments._faults import simulated_robot
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
 from freelook.kinematics import camera_pose, fig6_segments, fig7_segments
@@ -38,6 +39,7 @@ from freelook.link import (
 from freelook.maps import World, load_world
 
 __all__ = [
+    "FiguresResult",
     "LapsResult",
     "TranslationResult",
     "flc_figures_trial",
@@ -102,7 +104,7 @@ def _placed_robot(
     """A robot put down at ``pose``, told so: where it stands is the error model's placing
     error away (None: exactly there, the robot its description)."""
     believed = truth.believed(pose) if truth is not None else pose
-    return SimulatedRobot(config, world, seed=seed, pose=pose, believed_pose=believed, truth=truth)
+    return simulated_robot(config, world, seed=seed, pose=pose, believed_pose=believed, truth=truth)
 
 
 def _camera(robot: SimulatedRobot) -> tuple[float, float, float]:
@@ -189,7 +191,7 @@ def square_laps_trial(
     world = _world("square")
     start = (world.start[0] - side / 2, world.start[1] - side / 2, 0.0)
     truth = model.draw(seed) if model is not None else physical_robot(config, seed, errors)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config,
         world,
         seed=seed,
@@ -260,7 +262,7 @@ def translation_offset_trial(
     x, y = world.start[0] - 1.0 * math.cos(theta0 + side * math.pi / 2), world.start[1]
     truth = physical_robot(config, seed, errors)
     pose = (x, y, theta0)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config,
         world,
         seed=seed,
@@ -287,9 +289,20 @@ def translation_offset_trial(
     return TranslationResult(abs(h), worst, c * (cx - cx0) + s * (cy - cy0), side * h)
 
 
-def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, float]:
-    """Figs. 6–7 on the robot's error model: worst camera deviation from straight segments
-    (m per m) and orbit radius spread (m)."""
+@dataclass(frozen=True)
+class FiguresResult:
+    """Figs. 6–7's run: the worst deviation from a straight camera segment (m per m), the
+    orbit's radius spread (m), and the least share of its commanded path any segment (Fig. 6)
+    and the orbit (Fig. 7) truly drove (a camera that never moved is perfectly straight)."""
+
+    straightness: float
+    orbit_spread: float
+    segments_driven: float
+    orbit_driven: float
+
+
+def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> FiguresResult:
+    """Figs. 6–7 on the robot's error model (see :class:`FiguresResult`)."""
     config = load_robot(robot_name)
     world = _world("square")
     truth = physical_robot(config, seed)
@@ -297,14 +310,20 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
     robot.sim.vehicle.pan = math.pi / 2
     robot.run_for(0.5)
     worst = 0.0
+    driven = math.inf
+    period = config.link.operator_tx_spacing
     for segment in fig6_segments():
         points = [_camera(robot)[:2]]
-        period = config.link.operator_tx_spacing
-        for _ in range(round(segment.duration / period)):
+        steps = round(segment.duration / period)
+        for _ in range(steps):
             robot.send(FreeLookCommand(segment.v1, segment.v2, segment.omega))
             robot.run_for(period)
             points.append(_camera(robot)[:2])
-        p = np.array(points[len(points) // 5 :])  # after the tracks have spun up
+        commanded = math.hypot(segment.v1, segment.v2) * steps * period
+        p = np.array(points)
+        travelled = float(np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1)))
+        driven = min(driven, travelled / commanded)
+        p = p[len(points) // 5 :]  # after the tracks have spun up
         chord = p[-1] - p[0]
         length = float(np.linalg.norm(chord))
         if length > 0.2:
@@ -320,14 +339,18 @@ def flc_figures_trial(seed: int, robot_name: str = "foi-ugv") -> tuple[float, fl
     centre = (cx + math.cos(psi), cy + math.sin(psi))
     orbit = segments[1]
     radii = []
-    period = config.link.operator_tx_spacing
-    for _ in range(round(orbit.duration / period)):
+    path = 0.0
+    steps = round(orbit.duration / period)
+    for _ in range(steps):
+        before = _camera(robot)
         robot.send(FreeLookCommand(0.0, orbit.v2, orbit.omega))
         robot.run_for(period)
         x, y, _ = _camera(robot)
+        path += math.hypot(x - before[0], y - before[1])
         radii.append(math.hypot(x - centre[0], y - centre[1]))
     r = np.array(radii[len(radii) // 10 :])
-    return worst, float(r.max() - r.min())
+    arc = abs(orbit.v2) * steps * period
+    return FiguresResult(worst, float(r.max() - r.min()), driven, path / arc)
 
 
 def link_course_trial(
@@ -343,7 +366,7 @@ def link_course_trial(
     config = load_robot("pioneer3dx")
     world = _world("square")
     truth = physical_robot(config, seed)
-    robot = SimulatedRobot(
+    robot = simulated_robot(
         config,
         world,
         seed=seed,
@@ -367,6 +390,7 @@ def link_course_trial(
     cycles = 0
     last_command: float | None = None
     command_times: list[float] = []
+    driven = commanded = 0.0
     while runtime.now() < duration:
         now = runtime.now()
         if now >= next_robot:
@@ -385,7 +409,11 @@ def link_course_trial(
             command_times.append(now)
         for _ in _arrivals(down, operator, now):
             pass  # counted: the operator side only measures this direction
+        before = robot.sim.ground_truth
         robot.run_for(config.link.control_period)
+        real = robot.sim.ground_truth
+        driven += math.hypot(real.x - before.x, real.y - before.y)
+        commanded += (0.3 if int(now // 5) % 2 == 0 else 0.0) * config.link.control_period
         cycles += 1
         if last_command is not None and runtime.now() - last_command < 0.2:
             commanded_cycles += 1
@@ -404,4 +432,7 @@ def link_course_trial(
         "recovery": max(recoveries, default=0.0),
         "continuity": commanded_cycles / max(cycles, 1),
         "operation_time": duration,
+        # m truly driven over m the course commanded: a link that never lets the robot move
+        # keeps it safe, and is no link
+        "driven_share": driven / max(commanded, 1e-9),
     }

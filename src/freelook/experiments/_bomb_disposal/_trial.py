@@ -22,6 +22,7 @@ from freelook.experiments._bomb_disposal._scene import (
     segment_distance,
 )
 from freelook.experiments._bomb_disposal._takeover import Takeover, take_over
+from freelook.experiments._faults import simulated_robot
 from freelook.geometry import Pose
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import Heartbeat, ModeChange
@@ -87,7 +88,7 @@ def _robot_in_scene(
     if open_loop and config.arm is not None:
         arm_config = config.arm.model_copy(update={"encoders": False})
         config = config.model_copy(update={"arm": arm_config})
-    sim_robot = SimulatedRobot(
+    sim_robot = simulated_robot(
         config,
         scenario.world,
         seed=seed,

@@ -204,6 +204,13 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     return result
 
 
+#: the least share of its commanded path each camera segment and the orbit must truly drive:
+#: a judge of motion, not a paper figure. Set at 0.8 first, it failed the working robot (its
+#: least driven segment 65 % on seed 1): the saturation slows a sideways camera segment by
+#: design (docs/design.md §3), so half is asked; a frozen robot drives 0 %
+FIGURES_DRIVEN = 0.5
+
+
 def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "flc-figures", "Figs. 6–7 on the robot's error model", "Ögren 2013 §4.1", ""
@@ -213,11 +220,17 @@ def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentR
         "foi-ugv under its error model (config/errors/foi-ugv.toml), robot-side Free Look, "
         f"{seed_range(seed, trials)}"
     )
+    segments = min(r.segments_driven for r in runs)
+    orbit = min(r.orbit_driven for r in runs)
     result.rows.append(
         Row(
             "Fig. 6: worst deviation from a straight camera segment",
             "qualitative",
-            f"{max(s for s, _ in runs) * 1000:.0f} mm per metre",
+            f"{max(r.straightness for r in runs) * 1000:.0f} mm per metre; the least driven"
+            f" segment {segments:.0%} of its commanded length",
+            f"every segment ≥ {FIGURES_DRIVEN:.0%} driven (the straightness is reported: the"
+            " paper's figure is qualitative)",
+            segments >= FIGURES_DRIVEN,
             conditions=conditions,
         )
     )
@@ -225,7 +238,10 @@ def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentR
         Row(
             "Fig. 7: orbit radius spread",
             "qualitative",
-            f"{max(o for _, o in runs) * 1000:.0f} mm",
+            f"{max(r.orbit_spread for r in runs) * 1000:.0f} mm; the least driven orbit"
+            f" {orbit:.0%} of its commanded arc",
+            f"every orbit ≥ {FIGURES_DRIVEN:.0%} driven (the spread is reported)",
+            orbit >= FIGURES_DRIVEN,
             conditions=conditions,
         )
     )

@@ -1,0 +1,120 @@
+"""The system broken on purpose fails every row that judges what was broken: a frozen robot
+(its wheels turn, it does not move), a robot with its safety off, controllers with gain 0, and
+an arm its guard holds still. Each injects its fault the way ``freelook experiment --fault``
+does and runs the experiments in small form."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from freelook.cli import app
+from freelook.experiments import ExperimentResult, Fault, Row, injected, run_experiment
+from freelook.experiments._faults import FAULT_VARIABLE, active
+
+
+def _nothing(done: int, total: int) -> None:
+    pass
+
+
+def _run(fault: Fault, name: str, trials: int) -> ExperimentResult:
+    with injected(fault):
+        return run_experiment(name, trials, 1, _nothing)
+
+
+def _judged(result: ExperimentResult) -> list[Row]:
+    rows = [row for row in result.rows if row.ok is not None]
+    assert rows, result.name  # something is judged at all
+    return rows
+
+
+def _met(rows: list[Row]) -> list[str]:
+    return [f"{row.what}: {row.ours}" for row in rows if row.ok]
+
+
+@pytest.mark.slow
+def test_a_frozen_robot_fails_every_driving_row() -> None:
+    for name, trials in (
+        ("square-laps", 1),
+        ("translation-offset", 1),
+        ("flc-figures", 1),
+        ("packet-drop", 1),
+        ("ellipse", 1),
+        ("reckless", 4),
+    ):
+        result = _run(Fault.FROZEN, name, trials)
+        assert _met(_judged(result)) == [], name
+
+
+@pytest.mark.slow
+def test_a_robot_with_its_safety_off_fails_every_safety_row() -> None:
+    reckless = _run(Fault.SAFETY_OFF, "reckless", 4)
+    with_safety = [r for r in _judged(reckless) if not r.what.startswith("control run")]
+    assert _met(with_safety) == []
+    # the link's rows: a robot whose watchdog is off keeps driving on its radio's death
+    drop = _run(Fault.SAFETY_OFF, "packet-drop", 1)
+    table_7_1 = [r for r in _judged(drop) if "radio" in r.what]
+    assert len(table_7_1) == 2
+    assert _met(table_7_1) == []
+    arm = _run(Fault.SAFETY_OFF, "arm-fuzz", 2)
+    assert arm.rows[0].ok is False  # contacts with the check on
+    assert "broken on purpose" in arm.rows[0].conditions
+
+
+@pytest.mark.slow
+def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
+    # the paper's rows run eq. 6 at gain 0 already: freelook's pull is what is judged
+    laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
+    pulled = [r for r in _judged(laps) if r.what.startswith("CCW, freelook extra")]
+    assert len(pulled) == 1
+    assert _met(pulled) == []
+    offset = _run(Fault.GAIN_ZERO, "translation-offset", 2)
+    assert _met([r for r in _judged(offset) if r.what.startswith("freelook extra")]) == []
+    # the ellipse's trackers, the thesis's at the station and freelook's on the robot
+    assert _met(_judged(_run(Fault.GAIN_ZERO, "ellipse", 1))) == []
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the CW laps' freelook row is met with the pull at 0 (-0.91° on seed 1): the laser's"
+    " heading fixes hold the camera, so the row does not judge the pull it names",
+)
+def test_the_cw_laps_freelook_row_judges_its_pull() -> None:
+    laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
+    assert _met([r for r in _judged(laps) if r.what.startswith("CW, freelook extra")]) == []
+
+
+@pytest.mark.slow
+def test_an_arm_frozen_by_its_guard_fails_the_progress_row() -> None:
+    result = _run(Fault.ARM_FROZEN, "arm-fuzz", 2)
+    progress = next(r for r in result.rows if r.what.startswith("commanded motion achieved"))
+    assert progress.ok is False, progress.ours
+    assert result.details["progress"] < 0.05
+
+
+def test_the_fault_is_the_runs_own_and_unknown_ones_are_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(FAULT_VARIABLE, raising=False)
+    with injected(Fault.FROZEN):
+        assert active() is Fault.FROZEN
+        with injected(None):
+            assert active() is None
+        assert active() is Fault.FROZEN
+    assert active() is None
+    monkeypatch.setenv(FAULT_VARIABLE, "melted")
+    with pytest.raises(ValueError, match="'melted': no such fault"):
+        active()
+    result = CliRunner().invoke(app, ["experiment", "flc-figures", "--fault", "melted"])
+    assert result.exit_code == 2
+    assert "unknown fault 'melted'" in result.output
+
+
+def test_the_command_line_runs_a_fault_and_says_so_in_the_command() -> None:
+    result = CliRunner().invoke(
+        app, ["experiment", "flc-figures", "--trials", "1", "--fault", "frozen", "--json"]
+    )
+    assert result.exit_code == 1  # its rows are missed, as they must be
+    assert "--fault frozen" in result.stdout
+    assert "targets missed" in result.output
