@@ -47,7 +47,7 @@ from freelook.hardware.ros2 import NodeThread, ros
 
 URDF = Path(__file__).with_name("husky.urdf")
 STEP = 1.0 / 240.0  # s, the engine's fixed time step
-MAX_CATCH_UP = 24  # steps one tick of the timer may run
+MAX_CATCH_UP = 60  # steps one tick of the timer may run: 0.25 s of a world held back
 WHEELS = ("front_left_wheel", "rear_left_wheel", "front_right_wheel", "rear_right_wheel")
 WHEEL_RADIUS = 0.1651  # the URDF's wheel_radius
 TRACK = 0.5708  # the URDF's track: the wheels' separation the controller is given
@@ -154,6 +154,13 @@ class HuskyEngine:
     imu_hz: float = 80.0
     room: Room = field(default_factory=Room)
     start_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    namespace: str = ""
+    #: the topics' names, relative to the namespace: (cmd_vel, odom, scan, imu)
+    topics: tuple[str, str, str, str] = ("cmd_vel", "odom", "scan", "imu/data")
+    stamped: bool = False  # geometry_msgs/TwistStamped on cmd_vel (Jazzy's controllers)
+    #: the wheel separation the base's controller is given (times its multiplier)
+    separation: float = TRACK
+    lidar_forward: float = LIDAR[0]  # m ahead of base_link
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -179,14 +186,16 @@ class HuskyEngine:
         self._folder = tempfile.TemporaryDirectory(prefix="husky-")
         self._engine()
         r = self._r = ros()
-        self._ros = NodeThread("husky_engine", domain_id=self.domain_id)
+        self._ros = NodeThread("husky_engine", self.namespace, domain_id=self.domain_id)
         node = self._node = self._ros.node
         sensor = r.qos.qos_profile_sensor_data
         reliable = r.qos.QoSProfile(depth=10, reliability=r.qos.ReliabilityPolicy.RELIABLE)
-        self._odom_pub = node.create_publisher(r.Odometry, "odom", 10)
-        self._scan_pub = node.create_publisher(r.LaserScan, "scan", sensor)
-        self._imu_pub = node.create_publisher(r.Imu, "imu/data", sensor)
-        node.create_subscription(r.Twist, "cmd_vel", self._on_cmd_vel, reliable)
+        cmd_vel, odom, scan, imu = self.topics
+        self._odom_pub = node.create_publisher(r.Odometry, odom, 10)
+        self._scan_pub = node.create_publisher(r.LaserScan, scan, sensor)
+        self._imu_pub = node.create_publisher(r.Imu, imu, sensor)
+        twist = r.TwistStamped if self.stamped else r.Twist
+        node.create_subscription(twist, cmd_vel, self._on_cmd_vel, reliable)
         self._t0 = node.get_clock().now()
         self._wall0 = time.monotonic()
         node.create_timer(1.0 / 120.0, self._tick)
@@ -256,7 +265,8 @@ class HuskyEngine:
     # -- the node ----------------------------------------------------------------------------
 
     def _on_cmd_vel(self, msg: Any) -> None:
-        v, w = msg.linear.x, msg.angular.z
+        twist = msg.twist if self.stamped else msg
+        v, w = twist.linear.x, twist.angular.z
         with self.lock:
             self.commands.append((time.monotonic(), v, w))
         if math.isfinite(v) and math.isfinite(w):
@@ -269,15 +279,16 @@ class HuskyEngine:
         behind = due - self._steps
         if behind > 0:  # fell behind: the world slows, it does not leap, and its stamps
             self._wall0 += behind * STEP  # stay on the clock (skipping what it slowed by)
-            self._skipped += behind * STEP
+            with self.lock:
+                self._skipped += behind * STEP
 
     def _step(self) -> None:
         c, robot = self._client, self._robot
         target_v, target_w = self._command
         self._v = _toward(self._v, target_v, MAX_ACCELERATION * STEP)
         self._w = _toward(self._w, target_w, MAX_ANGULAR_ACCELERATION * STEP)
-        left = (self._v - self._w * TRACK / 2) / WHEEL_RADIUS
-        right = (self._v + self._w * TRACK / 2) / WHEEL_RADIUS
+        left = (self._v - self._w * self.separation / 2) / WHEEL_RADIUS
+        right = (self._v + self._w * self.separation / 2) / WHEEL_RADIUS
         for name, j in zip(WHEELS, self._wheel_joints, strict=True):
             pb.setJointMotorControl2(
                 robot,
@@ -294,7 +305,7 @@ class HuskyEngine:
         rim_left = WHEEL_RADIUS * (speeds[0] + speeds[1]) / 2
         rim_right = WHEEL_RADIUS * (speeds[2] + speeds[3]) / 2
         self._wheels = (rim_left, rim_right)
-        v, w = (rim_left + rim_right) / 2, (rim_right - rim_left) / TRACK
+        v, w = (rim_left + rim_right) / 2, (rim_right - rim_left) / self.separation
         ox, oy, oyaw = self._odom
         mid = oyaw + w * STEP / 2
         self._odom = [ox + v * math.cos(mid) * STEP, oy + v * math.sin(mid) * STEP, oyaw + w * STEP]
@@ -348,7 +359,7 @@ class HuskyEngine:
 
     def _publish_scan(self, position: Any, yaw: float) -> None:
         c = self._client
-        lx, ly, lz = LIDAR
+        lx, ly, lz = self.lidar_forward, LIDAR[1], LIDAR[2]
         ox = position[0] + lx * math.cos(yaw) - ly * math.sin(yaw)
         oy = position[1] + lx * math.sin(yaw) + ly * math.cos(yaw)
         oz = position[2] + lz
@@ -386,6 +397,13 @@ class HuskyEngine:
         with self.lock:
             assert self._truth is not None, "the engine has not stepped yet"
             return self._truth
+
+    @property
+    def skipped(self) -> float:
+        """s of the clock the engine fell behind by and skipped (a loaded machine's): while
+        it skips, its sensors' stamps jump while the chassis stands."""
+        with self.lock:
+            return self._skipped
 
     def last_scan(self) -> list[float]:
         """The ranges of the newest scan published, beam by beam (m; inf: nothing hit)."""
