@@ -223,6 +223,12 @@ class EstimationConfig(Strict):
         "sideways in a turn; 0: the odometry model's own noise only); unset: "
         "SKID_PER_LENGTH (0.25) of the footprint's length for a skid_steer drive, else 0",
     )
+    learn_track_width: bool = Field(
+        default=True,
+        description="learn the effective track width of a base's own odometry from the gyro "
+        "while it turns, and turn by it while the gyro is quiet (a base that reports its own "
+        "odometry, with a gyro)",
+    )
 
 
 class LocalizationConfig(Strict):

@@ -20,12 +20,22 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import RobotConfig
-from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry, PoseEstimate
+from freelook.estimation import (
+    HeadingKalmanFilter,
+    MonteCarloLocalization,
+    Odometry,
+    PoseEstimate,
+    TrackWidthLearner,
+)
 from freelook.geometry import Pose, wrap_angle
 from freelook.maps import World
 from freelook.robot.hal import EncoderSample, OdometrySample, PoseSample, RobotHardware
 
 __all__ = ["LocalizationJob", "LocalizationResult", "StateEstimator"]
+
+#: s between two gyro samples, or since the last, beyond which the gyro is taken to be quiet
+#: and a base's own odometry turns the robot (by the track width learnt while it was there)
+GYRO_QUIET = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +146,20 @@ class StateEstimator:
         # odometry comes slower than the control cycle gets every cycle's turn with its next
         # sample (a cycle without one dropped it: half the turn at 24 Hz odometry)
         self._turn_since_odometer = 0.0
+        self._gyro_gap = 0.0  # the longest gap between gyro samples since that sample
+        #: the effective track width of a base's own odometry, learnt from the gyro while it
+        #: turns: the base's turns while the gyro is quiet are corrected by it
+        self.track_width = (
+            TrackWidthLearner()
+            if self.heading is not None and config.estimation.learn_track_width
+            else None
+        )
+
+    @property
+    def effective_track_width(self) -> float:
+        """The track width that makes the base's own odometry turn as the gyro says, m."""
+        ratio = self.track_width.ratio if self.track_width is not None else 1.0
+        return ratio * self.config.drive.track_width
 
     @property
     def yaw_rate(self) -> float:
@@ -158,6 +182,7 @@ class StateEstimator:
         ):
             dt = gyro.stamp - self._last_gyro_stamp if self._last_gyro_stamp is not None else 0.0
             self._last_gyro_stamp = gyro.stamp
+            self._gyro_gap = max(self._gyro_gap, dt)
             rate = gyro.rate
             if gyro.angle is not None:
                 # the mean rate since the last read, not the newest sample held over the gap
@@ -254,7 +279,9 @@ class StateEstimator:
         """Odometry from a base that integrates its own (a Pioneer's SIP pose, a ROS base's
         ``odom``), at whatever rate it comes: with a heading filter, the turn between two of
         its samples is the filter's over every cycle between them (the base's own turn is
-        the least trustworthy part of its odometry: tracks and skid-steer wheels slip)."""
+        the least trustworthy part of its odometry: tracks and skid-steer wheels slip), and
+        the base's step is bent to that turn; while the gyro is quiet, the base's own turn
+        corrected by the track width learnt from the gyro."""
         assert self.hw.odometer is not None
         if heading_increment is not None:
             self._turn_since_odometer += heading_increment
@@ -265,20 +292,41 @@ class StateEstimator:
         if previous is not None and sample.stamp <= previous.stamp:
             return yaw_rate  # nothing new (or a sample older than the last, refused)
         self._last_odometer = sample
+        gyro_turn, gap = self._turn_since_odometer, self._gyro_gap
+        self._turn_since_odometer = self._gyro_gap = 0.0
         if previous is None:
-            self._turn_since_odometer = 0.0  # the first sample: where the base starts from
-            return yaw_rate
+            return yaw_rate  # the first sample: where the base starts from
         reading = Pose(sample.x, sample.y, sample.theta)
         # the base's motion, in its own frame
         step = Pose(previous.x, previous.y, previous.theta).relative(reading)
-        if self.heading is not None:
-            step = Pose(step.x, step.y, self._turn_since_odometer)
-            self._turn_since_odometer = 0.0
+        base_rate = (sample.v_right - sample.v_left) / self.config.drive.track_width
+        heading, learner = self.heading, self.track_width
+        if heading is not None:
+            last_gyro = self._last_gyro_stamp
+            live = (
+                last_gyro is not None
+                and gap <= GYRO_QUIET
+                and sample.stamp - last_gyro <= GYRO_QUIET
+            )
+            if live:
+                turn = gyro_turn
+                if learner is not None:
+                    learner.observe(step.theta, gyro_turn, sample.stamp - previous.stamp)
+            else:
+                # the gyro is quiet: the base's own turn by the learnt width, and the filter
+                # turned with it (its uncertainty grown by the width's)
+                turn = learner.corrected(step.theta) if learner is not None else step.theta
+                spread = learner.ratio_std if learner is not None else 1.0
+                std = math.hypot(math.sqrt(float(heading.P[0, 0])), spread * abs(turn))
+                heading.reset_heading(heading.heading + turn, std)
+                yaw_rate = learner.corrected(base_rate) if learner is not None else base_rate
+            # the base integrated its step along its own turn: bend it to the true one
+            bend = 0.5 * wrap_angle(turn - step.theta)
+            c, s = math.cos(bend), math.sin(bend)
+            step = Pose(c * step.x - s * step.y, s * step.x + c * step.y, turn)
         self.odometry.advance(step, sample.stamp, (sample.v_left + sample.v_right) / 2)
         self._moved(before, sample.stamp)
-        if self.heading is None:
-            return (sample.v_right - sample.v_left) / self.config.drive.track_width
-        return yaw_rate
+        return base_rate if heading is None else yaw_rate
 
     def _moved(self, before: Pose, stamp: float) -> None:
         now = self.odometry.pose
