@@ -22,7 +22,8 @@ def test_an_unknown_transport_names_every_known_one() -> None:
         parse_transport_url("tcp://127.0.0.1:1")
     assert str(refused.value) == (
         "tcp://127.0.0.1:1: unknown transport "
-        "(use udp://HOST:PORT, serial:///dev/… or zenoh://HOST:PORT/ROBOT)"
+        "(use udp://HOST:PORT, serial:///dev/…, zenoh://HOST:PORT/ROBOT or "
+        "zenoh+tls://RELAY:PORT/ROBOT)"
     )
 
 
@@ -40,11 +41,15 @@ def test_a_registered_transport_parses_its_urls() -> None:
         assert parse_transport_url("radio://base:9") == TransportUrl("radio", "base", 9)
         with pytest.raises(ConfigError, match="expected radio://HOST:PORT"):
             parse_transport_url("radio://base")
-        with pytest.raises(ConfigError, match=r"zenoh://HOST:PORT/ROBOT or radio://HOST:PORT\)"):
+        with pytest.raises(
+            ConfigError, match=r"zenoh\+tls://RELAY:PORT/ROBOT or radio://HOST:PORT\)"
+        ):
             parse_transport_url("tcp://127.0.0.1:1")
         with pytest.raises(ValueError, match="already serves 'udp'"):
             register_transport("udp", Transport("udp://X", parse))
     finally:
         TRANSPORTS.clear()
         TRANSPORTS.update(saved)
-    assert known_transports() == "udp://HOST:PORT, serial:///dev/… or zenoh://HOST:PORT/ROBOT"
+    assert known_transports() == (
+        "udp://HOST:PORT, serial:///dev/…, zenoh://HOST:PORT/ROBOT or zenoh+tls://RELAY:PORT/ROBOT"
+    )

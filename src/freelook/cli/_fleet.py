@@ -73,9 +73,6 @@ def router(
     connect to it with zenoh://ROUTER:PORT/ROBOT?mode=client. With --keys it admits only the
     keys file's stations, robots and routers; joining another router (--connect) it logs in
     as router-NAME (--name). Ctrl-C stops it."""
-    import signal
-    import threading
-
     from freelook.cli._fail import fail
     from freelook.errors import FreelookError
 
@@ -83,23 +80,7 @@ def router(
         bus, auth = _router_bus(listen, connect or [], keys, weak_key, name)
     except FreelookError as err:
         fail(err)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    typer.echo(f"freelook fleet router listening on {', '.join(listen)}")
-    if auth is None:
-        typer.echo(
-            "  warning: no --keys: anyone who reaches this router can read and publish on "
-            "every robot's key expressions",
-            err=True,
-        )
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        bus.close()
-    typer.echo("freelook fleet router: stopped")
+    serve_router(bus, auth, listen, "freelook fleet router")
 
 
 def _router_bus(
@@ -195,6 +176,34 @@ def list_robots(
         raise typer.Exit(1)
 
 
+def serve_router(bus: ZenohBus, auth: ZenohAuth | None, said: list[str], what: str) -> None:
+    """Run ``bus`` (a router) until SIGTERM or Ctrl-C, saying it listens on ``said``."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    typer.echo(f"{what} listening on {', '.join(said)}")
+    if auth is None:
+        typer.echo(
+            "  warning: no --keys: anyone who reaches this router can read and publish on "
+            "every robot's key expressions",
+            err=True,
+        )
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bus.close()
+    typer.echo(f"{what}: stopped")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``fleet`` group to ``app``."""
+    """Add the ``fleet`` group and ``relay`` (a router of its own, :mod:`._relay`) to
+    ``app``."""
+    from freelook.cli._relay import relay
+
     app.add_typer(fleet_app, name="fleet")
+    app.command("relay")(relay)

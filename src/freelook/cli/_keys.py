@@ -106,6 +106,37 @@ def new_command(
     typer.echo("stations: each sets FREELOOK_LINK_KEY to its own key from the file")
 
 
+@keys_app.command("relay")
+def relay_command(
+    keys: Annotated[Path, typer.Argument(help="The keys file the robots and stations hold.")],
+    output: Annotated[Path, typer.Argument(help="The users file to write (never overwritten).")],
+) -> None:
+    """Write the users file of a relay (freelook relay --users): the bus user and password
+    of each station, robot and router of KEYS, readable by its owner only. No link key goes in
+    it: a relay holding it admits them, and can forge no command."""
+    from freelook.cli._fail import fail
+    from freelook.cli._relay import relay_users_text
+    from freelook.errors import FreelookError
+    from freelook.link import BusAccess, KeyRing
+
+    try:
+        ring = KeyRing.load(keys)
+        text = relay_users_text(BusAccess.of(ring.station_keys(), ring.robots, ring.routers))
+    except FreelookError as err:
+        fail(err)
+    try:
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        typer.echo(f"{output}: exists; not overwritten", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"{output}: cannot write: {err.strerror}", err=True)
+        raise typer.Exit(2) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    typer.echo(f"{output}: the relay's users, readable by you only (add its [zenoh] TLS files)")
+
+
 @keys_app.command("salt")
 def salt_command() -> None:
     """Print a random salt for a passphrase key: give the key as SALT:passphrase to the

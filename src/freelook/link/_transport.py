@@ -74,6 +74,7 @@ class TransportUrl:
     baud: int = 921600
     robot: str = ""  # zenoh: the robot's name on the bus
     mode: str = "peer"  # zenoh: "peer" (listen or connect at HOST:PORT) or "client" (a router's)
+    tls: bool = False  # zenoh: the link to the router is TLS (zenoh+tls://, a relay)
 
     @property
     def zenoh_endpoint(self) -> str:
@@ -86,9 +87,10 @@ MAX_BAUD = 16_000_000  # beyond any serial radio or USB adapter
 
 
 def parse_transport_url(url: str) -> TransportUrl:
-    """``udp://HOST:PORT``, ``serial:///dev/ttyUSB0?baud=921600`` or
+    """``udp://HOST:PORT``, ``serial:///dev/ttyUSB0?baud=921600``,
     ``zenoh://HOST:PORT/ROBOT[?mode=client]`` (peer mode: the robot listens at HOST:PORT and
-    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT).
+    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT) or
+    ``zenoh+tls://RELAY:PORT/ROBOT`` (both connect out to a relay, ``freelook relay``, on TLS).
 
     Anything else raises :class:`ConfigError` with a one-line message naming the URL."""
     if not url.isprintable() or any(c.isspace() for c in url):
@@ -149,6 +151,19 @@ def _zenoh_url(url: str) -> TransportUrl:
     return TransportUrl("zenoh", parsed.hostname, port, robot=check_robot_name(robot), mode=mode)
 
 
+def _relay_url(url: str) -> TransportUrl:
+    parsed = urlparse(url)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    robot = parsed.path.strip("/")
+    if not parsed.hostname or port is None or not robot or "/" in robot or parsed.query:
+        raise ConfigError(f"{url}: expected zenoh+tls://RELAY:PORT/ROBOT")
+    name = check_robot_name(robot)
+    return TransportUrl("zenoh", parsed.hostname, port, robot=name, mode="client", tls=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Transport:
     """One entry of :data:`TRANSPORTS`."""
@@ -162,6 +177,7 @@ TRANSPORTS: dict[str, Transport] = {
     "udp": Transport("udp://HOST:PORT", _udp_url),
     "serial": Transport("serial:///dev/…", _serial_url),
     "zenoh": Transport("zenoh://HOST:PORT/ROBOT", _zenoh_url),
+    "zenoh+tls": Transport("zenoh+tls://RELAY:PORT/ROBOT", _relay_url),
 }
 
 

@@ -362,11 +362,17 @@ def bus_auth(
     logs in to the router as ``robot-NAME`` in client mode (its key: ``[robots.NAME]``, or
     the shorthand key). A station logs in with its ``key``. No keys: an open bus. TLS:
     ``tls``, else the keys file's ``[zenoh]`` files (a robot), else the root CA in
-    ``FREELOOK_ZENOH_CA`` (a station)."""
+    ``FREELOOK_ZENOH_CA`` (a station; a robot too on ``zenoh+tls://``, which needs one)."""
     if tls is None and listen and keys is not None:
         tls = ZenohTls.from_files(keys.zenoh_tls)
-    elif tls is None and not listen and os.environ.get(TLS_CA_ENV):
+    if tls is None and (url.tls or not listen) and os.environ.get(TLS_CA_ENV):
         tls = ZenohTls(root_ca=Path(os.environ[TLS_CA_ENV]))
+    if url.tls and (tls is None or tls.root_ca is None):
+        raise ConfigError(
+            f"zenoh+tls://{url.host}:{url.port}/{url.robot}: the relay's certificate is checked "
+            f"against a root CA: set {TLS_CA_ENV} to its file (or, for a robot, tls_root_ca "
+            "in the keys file's [zenoh] table)"
+        )
     if listen:
         ring = keys
         if ring is None and key is not None:
