@@ -115,3 +115,28 @@ def test_a_tables_notes_follow_it_in_the_markdown(tmp_path: Path) -> None:
     table_end = text.index("| row |")
     assert text.index("Note: why the row misses") > table_end
     assert "\n\nNote: why the row misses\n" in text
+
+
+def test_each_trial_beside_the_papers_and_a_section_per_seed_set(tmp_path: Path) -> None:
+    from freelook.cli._experiment import write_markdown
+    from freelook.experiments import ExperimentResult, Row
+    from freelook.experiments._result import TrialTable
+
+    out = tmp_path / "results.md"
+    runs = []
+    for first in (501, 901):
+        result = ExperimentResult("a", "First", "paper A", f"freelook experiment a --seed {first}")
+        result.rows.append(Row("row", "1", "2", "≤ 1", False, f"seed {first}"))
+        result.trials.append(
+            TrialTable("Each run", ["run", "paper", "ours"], [["1", "-3°", f"{first}°"]])
+        )
+        result.section = f"a seeds {first}–{first + 9}"
+        runs.append(result)
+    write_markdown(out, runs)
+    write_markdown(out, [ExperimentResult("a", "First", "paper A", "freelook experiment a")])
+    text = out.read_text()
+    assert "<!-- experiment: a seeds 501–510 -->\n## First (seeds 501–510)" in text
+    assert "<!-- experiment: a seeds 901–910 -->" in text
+    assert "<!-- experiment: a -->" in text  # the default seeds' section beside them
+    assert "Each run:\n\n| run | paper | ours |\n|---|---|---|\n| 1 | -3° | 901° |" in text
+    assert text.index("| row | 1 | 2 |") < text.index("Each run:")

@@ -64,6 +64,16 @@ _Fault = Annotated[
 ]
 
 
+_BySeeds = Annotated[
+    bool,
+    typer.Option(
+        "--by-seeds",
+        help="--markdown: write the section under the experiment and its seeds, beside the"
+        " sections of its other seeds.",
+    ),
+]
+
+
 def experiment(
     name: _Name,
     trials: _Trials = None,
@@ -77,6 +87,7 @@ def experiment(
     record: _Record = None,
     cluster: _Cluster = None,
     fault: _Fault = None,
+    by_seeds: _BySeeds = False,
 ) -> None:
     """Run one experiment (or all) on the lock-step simulator."""
     from contextlib import nullcontext
@@ -104,6 +115,11 @@ def experiment(
         raise typer.Exit(2) from None
     for r in results:
         r.command += f" --fault {broken.value}" if broken is not None else ""
+        if by_seeds:
+            n = r.details.get("trials", 1)
+            last = seed + (n if isinstance(n, int) else 1) - 1
+            r.section = f"{r.name} seeds {seed}–{last}" + (f" {broken.value}" if broken else "")
+            r.command += " --by-seeds"
     if json_out:
         typer.echo(json.dumps([asdict(r) for r in results], indent=2, default=str))
     else:
@@ -263,9 +279,11 @@ _HEADER = [
 
 
 def _section(result: ExperimentResult) -> list[str]:
+    key = result.section or result.name
+    seeds = f" ({key.removeprefix(result.name).strip()})" if result.section else ""
     lines = [
-        f"<!-- experiment: {result.name} -->",
-        f"## {result.title}",
+        f"<!-- experiment: {key} -->",
+        f"## {result.title}{seeds}",
         "",
         f"Source: {result.source}. Command: `{result.command}`",
         "",
@@ -279,6 +297,10 @@ def _section(result: ExperimentResult) -> list[str]:
         )
     for note in result.notes:
         lines += ["", f"Note: {note}"]
+    for table in result.trials:
+        lines += ["", f"{table.title}:", "", "| " + " | ".join(table.header) + " |"]
+        lines.append("|" + "---|" * len(table.header))
+        lines += ["| " + " | ".join(line) + " |" for line in table.lines]
     return [*lines, ""]
 
 
@@ -297,9 +319,10 @@ def write_markdown(path: Path, results: list[ExperimentResult]) -> None:
             elif current is not None:
                 sections[current].append(line)
     for result in results:
-        if result.name not in sections:
-            order.append(result.name)
-        sections[result.name] = _section(result)[1:]
+        key = result.section or result.name
+        if key not in sections:
+            order.append(key)
+        sections[key] = _section(result)[1:]
     lines = list(_HEADER)
     for name in order:
         body = sections[name]

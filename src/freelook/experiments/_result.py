@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["ExperimentResult", "Progress", "Row"]
+__all__ = ["ExperimentResult", "Progress", "Row", "TrialTable"]
 
 Progress = Callable[[int, int], None]
 
@@ -25,6 +25,15 @@ class Row:
 
 
 @dataclass
+class TrialTable:
+    """Each trial's figures beside the paper's own, one line a trial (the paper's first)."""
+
+    title: str
+    header: list[str]
+    lines: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
 class ExperimentResult:
     name: str
     title: str
@@ -35,3 +44,7 @@ class ExperimentResult:
     #: what the tables need said beside them: how a model was calibrated, why a row does
     #: not land in the paper's band
     notes: list[str] = field(default_factory=list)
+    #: each trial beside the paper's, where the paper gives its trials
+    trials: list[TrialTable] = field(default_factory=list)
+    #: the Markdown section this result is written to ("": its name)
+    section: str = ""

@@ -17,7 +17,7 @@ from freelook.experiments._ellipse import (
     thesis_ellipse_trial,
 )
 from freelook.experiments._parallel import map_trials
-from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._result import ExperimentResult, Progress, Row, TrialTable
 from freelook.experiments._tables._format import seed_range
 
 __all__ = ["TABLE_7_2", "ellipse_row", "ellipse_table"]
@@ -157,6 +157,38 @@ def _freelook_conditions(c: EllipseConditions, seeds: str) -> str:
     )
 
 
+def _time(r: EllipseResult) -> str:
+    return f"{r.completion_time:.2f} s" if r.completion_time is not None else "never"
+
+
+def _trials(
+    name: str, paper_time: float, theirs: list[EllipseResult], ours: list[EllipseResult], seed: int
+) -> TrialTable:
+    """Each run's lap time and largest distance to the curve beside Table 7.2's and §8.1's."""
+    lines = [["paper (Table 7.2, §8.1)", f"{paper_time:g} s", "±30 mm max", "", ""]]
+    for k, (a, b) in enumerate(zip(theirs, ours, strict=True)):
+        lines.append(
+            [
+                f"seed {seed + k}",
+                _time(a),
+                f"{a.max_distance * 1000:.0f} mm",
+                _time(b),
+                f"{b.max_distance * 1000:.0f} mm",
+            ]
+        )
+    return TrialTable(
+        f"{name}'s conditions, each run beside the thesis's",
+        [
+            "run",
+            "thesis's loop: time",
+            "max from the curve",
+            "freelook: time",
+            "max from the curve",
+        ],
+        lines,
+    )
+
+
 def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "ellipse",
@@ -176,6 +208,7 @@ def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
     for name, paper_time, c in TABLE_7_2:
         theirs = [next(thesis_runs) for _ in range(trials)]
         ours = [next(ours_runs) for _ in range(trials)]
+        result.trials.append(_trials(name, paper_time, theirs, ours, seed))
         result.rows.append(
             ellipse_row(
                 f"{name}'s conditions, the thesis's loop",

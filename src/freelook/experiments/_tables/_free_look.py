@@ -9,7 +9,7 @@ import statistics
 from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._parallel import map_trials
-from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._result import ExperimentResult, Progress, Row, TrialTable
 from freelook.experiments._tables._format import Verdict, seed_range
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
 
 #: Ögren 2013 Tables 2–3 after 5 laps, per direction (deg)
 LAPS_BAND = {True: (-6.0, -3.0), False: (-1.0, 1.0)}
+#: Ögren 2013 Tables 2 (CW) and 3 (CCW): the accumulated drift after each lap (deg)
+PAPER_LAPS = {True: (-3.0, -4.0, -4.0, -5.0, -6.0), False: (0.0, -1.0, -1.0, 0.0, 1.0)}
 LAP_SIDE = 2.0
 
 
@@ -94,6 +96,8 @@ def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentR
                 f"{driven} of {n} runs drove all 5 laps"
             )
             target, met = laps_verdict(done, clockwise, like)
+            if like:
+                result.trials.append(_laps_trials(done, clockwise, seed))
             ok: bool | None = met
             if not gyro:  # what the filter is worth: a comparison, not an improvement
                 target, ok = "", None
@@ -118,6 +122,26 @@ def square_laps_table(trials: int, seed: int, progress: Progress) -> ExperimentR
                 )
             )
     return result
+
+
+def _laps_trials(done: list[sc.LapsResult], clockwise: bool, seed: int) -> TrialTable:
+    """Each run's drift after each lap beside the paper's table."""
+    table = "Table 2 (CW)" if clockwise else "Table 3 (CCW)"
+    lo, hi = LAPS_BAND[clockwise]
+    laps = len(PAPER_LAPS[clockwise])
+    header = ["", *(f"lap {k + 1}" for k in range(laps)), "lap 5 in band"]
+    lines = [[f"paper, {table}", *(f"{d:+.0f}°" for d in PAPER_LAPS[clockwise]), ""]]
+    for k, r in enumerate(done):
+        inside = "yes" if lo <= r.drifts[-1] <= hi else "**no**"
+        if not r.completed(LAP_SIDE):
+            inside += " (laps not driven)"
+        lines.append([f"seed {seed + k}", *(f"{d:+.2f}°" for d in r.drifts), inside])
+    return TrialTable(
+        f"{'CW' if clockwise else 'CCW'}, the paper's system, each run's camera drift after"
+        f" each lap beside {table}",
+        header,
+        lines,
+    )
 
 
 #: Ögren 2013 Table 4: the offset h of 8 runs (cm) and the distance they ran (about 2 m)
@@ -184,6 +208,8 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
         mean = statistics.fmean(hs)
         covered = min(r.covered for r in done)
         target, ok = translation_verdict(done, like)
+        if like:
+            result.trials.append(_translation_trials(done, seed))
         ours = (
             f"mean {mean:+.1f} cm, runs {min(hs):+.1f}…{max(hs):+.1f} cm"
             + (f" (std {statistics.stdev(hs):.1f} cm)" if len(hs) > 1 else "")
@@ -211,6 +237,36 @@ def translation_table(trials: int, seed: int, progress: Progress) -> ExperimentR
 FIGURES_DRIVEN = 0.5
 
 
+def _translation_trials(done: list[sc.TranslationResult], seed: int) -> TrialTable:
+    """Each run's offset h beside Table 4's test of the same number (the paper ran 8)."""
+    lines = []
+    for k, r in enumerate(done):
+        paper = f"{TABLE_4[k]:+.0f} cm" if k < len(TABLE_4) else ""
+        lines.append(
+            [
+                f"{k + 1}",
+                paper,
+                f"seed {seed + k}",
+                f"{r.signed_offset * 100:+.1f} cm",
+                f"{r.covered:.2f} m",
+            ]
+        )
+    lines.append(
+        [
+            "mean",
+            f"{statistics.fmean(TABLE_4):+.0f} cm",
+            "",
+            f"{statistics.fmean(r.signed_offset * 100 for r in done):+.1f} cm",
+            "",
+        ]
+    )
+    return TrialTable(
+        "The paper's eq. 6, each run's offset h beside Table 4's",
+        ["test", "paper h", "run", "freelook h", "covered"],
+        lines,
+    )
+
+
 def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
     result = ExperimentResult(
         "flc-figures", "Figs. 6–7 on the robot's error model", "Ögren 2013 §4.1", ""
@@ -219,6 +275,28 @@ def flc_figures_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     conditions = (
         "foi-ugv under its error model (config/errors/foi-ugv.toml), robot-side Free Look, "
         f"{seed_range(seed, trials)}"
+    )
+    result.trials.append(
+        TrialTable(
+            "Each run (the paper's figures are qualitative)",
+            [
+                "run",
+                "Fig. 6 worst deviation",
+                "least driven segment",
+                "Fig. 7 radius spread",
+                "orbit driven",
+            ],
+            [
+                [
+                    f"seed {seed + k}",
+                    f"{r.straightness * 1000:.0f} mm/m",
+                    f"{r.segments_driven:.0%}",
+                    f"{r.orbit_spread * 1000:.0f} mm",
+                    f"{r.orbit_driven:.0%}",
+                ]
+                for k, r in enumerate(runs)
+            ],
+        )
     )
     segments = min(r.segments_driven for r in runs)
     orbit = min(r.orbit_driven for r in runs)

@@ -10,7 +10,7 @@ from freelook.config import load_robot
 from freelook.experiments import _scenarios as sc
 from freelook.experiments._packet_drop import AFTER, TABLE_7_1, LinkTrialResult, table_7_1_trial
 from freelook.experiments._parallel import map_trials
-from freelook.experiments._result import ExperimentResult, Progress, Row
+from freelook.experiments._result import ExperimentResult, Progress, Row, TrialTable
 from freelook.experiments._tables._format import seed_range
 from freelook.link import DeadRadio, Impairments, RadioWatch
 
@@ -114,7 +114,9 @@ HARDER_LINKS = (
 )
 
 
-def _table_7_1_rows(trials: int, seed: int, progress: Progress, total: int) -> list[Row]:
+def _table_7_1_rows(
+    trials: int, seed: int, progress: Progress, total: int
+) -> tuple[list[Row], TrialTable]:
     """Table 7.1's nine trials ``trials`` times under the thesis's system, then freelook's:
     a row each. A reduced run (one trial each) shortens each to a tenth of its operation
     time."""
@@ -157,7 +159,58 @@ def _table_7_1_rows(trials: int, seed: int, progress: Progress, total: int) -> l
         watchdog=config.safety.watchdog_timeout,
         recovery_bound=bound,
     )
-    return [thesis, freelook]
+    return [thesis, freelook], _trials(theirs, ours, seed)
+
+
+def _trials(theirs: list[LinkTrialResult], ours: list[LinkTrialResult], seed: int) -> TrialTable:
+    """Each trial's drop each way beside Table 7.1's, under both systems."""
+    table = {t.number: t for t in TABLE_7_1}
+    lines = []
+    for k, (a, b) in enumerate(zip(theirs, ours, strict=True)):
+        t = table[a.trial]
+
+        def death(r: LinkTrialResult) -> str:
+            if not r.failed:
+                return ""
+            still = (
+                f"still {r.stopped_after:.2f} s after"
+                if r.stopped_after is not None
+                else "never still"
+            )
+            return still + (
+                f", drove again {r.drove_again_after:.1f} s after"
+                if r.drove_again_after is not None
+                else ""
+            )
+
+        lines.append(
+            [
+                f"{t.number}",
+                f"seed {seed + k // len(TABLE_7_1)}",
+                f"{100 * t.up_loss:.2f} / {100 * t.down_loss:.2f} %",
+                "yes" if t.node_fail else "",
+                f"{a.drop_up:.2f} / {a.drop_down:.2f} %",
+                death(a),
+                f"{b.drop_up:.2f} / {b.drop_down:.2f} %",
+                death(b),
+                f"{a.driven:.0f} / {a.commanded:.0f} m",
+            ]
+        )
+    return TrialTable(
+        "Each trial beside Table 7.1's (drop ↑ UI → robot / ↓ robot → UI)",
+        [
+            "trial",
+            "run",
+            "paper drop",
+            "paper node failure",
+            "thesis's system drop",
+            "after the radio's death",
+            "freelook drop",
+            "after the radio's death",
+            "driven / commanded (thesis's)",
+        ],
+        lines,
+    )
 
 
 def _harder_link_rows(
@@ -197,6 +250,8 @@ def packet_drop_table(trials: int, seed: int, progress: Progress) -> ExperimentR
     )
     table_trials = 2 * trials * len(TABLE_7_1)
     total = table_trials + len(HARDER_LINKS) * trials
-    result.rows += _table_7_1_rows(trials, seed, progress, total)
+    rows, each = _table_7_1_rows(trials, seed, progress, total)
+    result.rows += rows
+    result.trials.append(each)
     result.rows += _harder_link_rows(trials, seed, progress, table_trials, total)
     return result
