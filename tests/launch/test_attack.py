@@ -72,5 +72,6 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
         "keys",
         "memory",
         "video",
+        "forged",
         "floods",
     }

@@ -29,7 +29,7 @@ def attack_command(
         typer.Option(
             "--only",
             help="A probe to run (repeatable): udp, serial, web, cockpit, jaus, judp, "
-            "ros2, zenoh, files, decoders, keys, memory, video, floods.",
+            "ros2, zenoh, files, decoders, keys, memory, video, forged, floods.",
         ),
     ] = None,
 ) -> None:

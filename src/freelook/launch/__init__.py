@@ -8,6 +8,13 @@ This is the one package that puts a robot (:mod:`freelook.hardware`) and an oper
 the link."""
 
 from freelook.launch._attack import PROBES, CampaignOptions, campaign_lines, run_campaign
+from freelook.launch._attack_forged import (
+    MAX_BLIND,
+    MIN_SPEED,
+    ForgedSourceRun,
+    forged_source_run,
+    raw_socket,
+)
 from freelook.launch._attack_tally import Tally
 from freelook.launch._fleet import fleet_names, run_fleet_operator, run_fleet_session
 from freelook.launch._flood import FloodResult, flood_trial
@@ -23,9 +30,12 @@ from freelook.launch._session import (
 )
 
 __all__ = [
+    "MAX_BLIND",
+    "MIN_SPEED",
     "PROBES",
     "CampaignOptions",
     "FloodResult",
+    "ForgedSourceRun",
     "SessionOptions",
     "Tally",
     "WebAccess",
@@ -33,7 +43,9 @@ __all__ = [
     "default_run_path",
     "fleet_names",
     "flood_trial",
+    "forged_source_run",
     "listen_web",
+    "raw_socket",
     "recorded_line",
     "run_campaign",
     "run_fleet_operator",

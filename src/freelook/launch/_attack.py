@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from freelook.launch._attack_cockpit import attack_cockpit_server
 from freelook.launch._attack_files import attack_decoders, attack_files
+from freelook.launch._attack_forged import attack_forged_sources
 from freelook.launch._attack_jaus import attack_jaus
 from freelook.launch._attack_judp import attack_judp
 from freelook.launch._attack_keys import attack_keys
@@ -130,6 +131,10 @@ def _video(o: CampaignOptions) -> list[Tally]:
     return [attack_video(o.video_seconds, o.seed)]
 
 
+def _forged(o: CampaignOptions) -> list[Tally]:
+    return [attack_forged_sources(2 * o.video_seconds, o.seed)]
+
+
 def _ros2(o: CampaignOptions) -> list[Tally]:
     return [attack_ros2(o.ros2_seconds, o.seed)]
 
@@ -181,6 +186,7 @@ PROBES: dict[str, Callable[[CampaignOptions], list[Tally]]] = {
     "keys": _keys,
     "memory": _memory,
     "video": _video,
+    "forged": _forged,
     "floods": _floods,
 }
 
