@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from husky_engine import HuskyEngine, Truth
 
-from cli_processes import ThesisOperator, free_udp_port, start_cli
+from cli_processes import ThesisOperator, free_udp_port, start_cli, stop
 from freelook.link import PositionReport, SetTransmission, VelocityCommand
 from waiting import wait_until_async
 
@@ -204,3 +204,13 @@ async def map_run(
     if engine.contacts or not 0.0 < gap < 1.0:
         problems.append(f"{engine.contacts} steps touching, {gap:.3f} m from the wall")
     return problems
+
+
+async def finish(process: asyncio.subprocess.Process) -> None:
+    """Stop the program and print what it said after it began to serve (a failing run's
+    faults and refusals are there)."""
+    await stop(process)
+    if process.stdout is not None:
+        said = (await process.stdout.read()).decode(errors="replace").splitlines()
+        for line in said[-30:]:
+            print(f"  robot: {line}")

@@ -22,10 +22,9 @@ The node does what the Husky's own ``diff_drive_controller`` (husky_control's
 - ``imu/data`` (``sensor_msgs/Imu``): the chassis's yaw rate from the engine, no orientation.
 
 The engine steps at a fixed 1/240 s; a timer of the node runs as many steps as the wall clock
-has moved on (at most :data:`MAX_CATCH_UP` a tick: on a loaded machine the world slows
-rather than leaps), and every message is stamped with the engine's own time on the node's
-clock, moved on by whatever the engine skipped when it fell behind (so a slowed world's
-readings are never stale). Everything runs on the node's one executor thread; the test
+has moved on (at most :data:`MAX_CATCH_UP` a tick), and every message is stamped with the
+engine's own time on the node's clock, moved on by whatever the engine skipped when it fell
+further behind than that. Everything runs on the node's one executor thread; the test
 reads :meth:`truth` and the counters under a lock.
 """
 
@@ -47,7 +46,10 @@ from freelook.hardware.ros2 import NodeThread, ros
 
 URDF = Path(__file__).with_name("husky.urdf")
 STEP = 1.0 / 240.0  # s, the engine's fixed time step
-MAX_CATCH_UP = 60  # steps one tick of the timer may run: 0.25 s of a world held back
+#: steps one tick of the timer may run: a world held back by a loaded machine catches up to
+#: 1 s in one go (its readings then come late, stamped when they were true); beyond that it
+#: skips, and its stamps jump while the chassis stands (:attr:`HuskyEngine.skipped`)
+MAX_CATCH_UP = 240
 WHEELS = ("front_left_wheel", "rear_left_wheel", "front_right_wheel", "rear_right_wheel")
 WHEEL_RADIUS = 0.1651  # the URDF's wheel_radius
 TRACK = 0.5708  # the URDF's track: the wheels' separation the controller is given
@@ -397,6 +399,10 @@ class HuskyEngine:
         with self.lock:
             assert self._truth is not None, "the engine has not stepped yet"
             return self._truth
+
+    def set_odom_hz(self, hz: float) -> None:
+        """Publish odometry every whole number of steps nearest ``1/hz`` s from now on."""
+        self._every["odom"] = max(1, round(1.0 / (hz * STEP)))
 
     @property
     def skipped(self) -> float:

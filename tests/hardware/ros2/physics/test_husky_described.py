@@ -16,10 +16,11 @@ import pytest
 
 pytest.importorskip("pybullet")
 
+from husky_drive import finish
 from husky_engine import HuskyEngine
 from ros2_processes import CLI_TEST_TIMEOUT, start_robot_program
 
-from cli_processes import ThesisOperator, free_udp_port, stop
+from cli_processes import ThesisOperator, free_udp_port
 from freelook.config import load_robot
 from freelook.link import SetTransmission, VelocityCommand
 from waiting import wait_until_async
@@ -87,7 +88,7 @@ def test_a_description_written_from_the_husky_topics_runs_it_unchanged(
             if operator is not None:
                 operator.close()
             if process is not None:
-                await stop(process)
+                await finish(process)
             engine.close()
 
     asyncio.run(run())
