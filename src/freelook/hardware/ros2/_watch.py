@@ -8,6 +8,7 @@ node listening, nothing published.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import threading
@@ -32,6 +33,10 @@ __all__ = ["describe_robot", "graph_of", "picture_size"]
 #: s the graph must stay the same before it is taken as discovered (at most ``settle``)
 GRAPH_STILL = 0.6
 GRAPH_POLL = 0.1
+#: s between looks at the graph while watching; s a watch may last beyond ``seconds`` for a
+#: topic discovered late
+LOOK_PERIOD = 0.25
+LATE = 2.0
 #: what every node publishes (not the robot's)
 EVERY_NODE = ("/rosout", "/parameter_events")
 #: bytes of a compressed picture looked at for its size
@@ -97,18 +102,26 @@ def _lag(node: Any, header: Any) -> float | None:
     return float(node.get_clock().now().nanoseconds * 1e-9 - stamp)
 
 
-def _subscribe(node: Any, choice: TopicChoice, watch: Watch, lock: threading.Lock) -> None:
+def _subscribe(
+    node: Any, choice: TopicChoice, watch: Watch, lock: threading.Lock, taken: set[str]
+) -> int:
+    """Subscribe to the topics of ``choice`` not yet ``taken`` (added to it); how many."""
     r = ros()
     qos = r.qos.qos_profile_sensor_data  # best effort: takes reliable publishers too
     clock = time.monotonic
+    before = len(taken)
 
     def on(topic: str, kind: Any, read: Callable[[Any, float, float | None], None]) -> None:
+        if topic in taken:
+            return
+
         def callback(msg: Any) -> None:
             t = clock()
             with lock:
                 read(msg, t, _lag(node, msg.header))
 
         node.create_subscription(kind, topic, callback, qos)
+        taken.add(topic)
 
     if choice.odom is not None:
         odom = choice.odom
@@ -173,6 +186,7 @@ def _subscribe(node: Any, choice: TopicChoice, watch: Watch, lock: threading.Loc
     if choice.battery is not None:
         battery = choice.battery
         on(battery, r.BatteryState, lambda m, t, lag: watch.other(battery, t, lag))
+    return len(taken) - before
 
 
 def _scan_seen(msg: Any) -> ScanSeen:
@@ -205,13 +219,10 @@ def describe_robot(
         watch = Watch()
         lock = threading.Lock()
         if choice.odom is not None:
-            _subscribe(node, choice, watch, lock)
+            taken: set[str] = set()
+            _subscribe(node, choice, watch, lock, taken)
             thread.start()
-            time.sleep(seconds)
-            # a subscriber (cmd_vel's) may have been discovered since
-            late = choose_topics(graph_of(node), namespace)
-            if choice.cmd_vel is None and late.cmd_vel is not None:
-                choice = _with_commands(choice, late)
+            choice = _watch(node, namespace, choice, watch, lock, taken, seconds)
         with lock:
             return describe(
                 choice,
@@ -225,13 +236,36 @@ def describe_robot(
         thread.close()
 
 
-def _with_commands(choice: TopicChoice, late: TopicChoice) -> TopicChoice:
-    import dataclasses
-
-    return dataclasses.replace(
-        choice,
-        cmd_vel=late.cmd_vel,
-        cmd_vel_stamped=late.cmd_vel_stamped,
-        pan_tilt_command=late.pan_tilt_command or choice.pan_tilt_command,
-        pan_tilt_trajectory=late.pan_tilt_trajectory,
-    )
+def _watch(
+    node: Any,
+    namespace: str,
+    choice: TopicChoice,
+    watch: Watch,
+    lock: threading.Lock,
+    taken: set[str],
+    seconds: float,
+) -> TopicChoice:
+    """Watch for ``seconds``, looking at the graph as it goes: a topic discovered late (a
+    loaded machine's discovery comes piecemeal, a subscriber of ``cmd_vel`` too) is taken
+    when it shows, the watch lasting a second more for it (at most :data:`LATE` s more)."""
+    now = time.monotonic()
+    end, limit = now + seconds, now + seconds + LATE
+    while (now := time.monotonic()) < end:
+        time.sleep(min(LOOK_PERIOD, end - now))
+        late = choose_topics(graph_of(node), namespace)
+        if late == choice or (late.odom, late.namespace) != (choice.odom, choice.namespace):
+            continue
+        if late.cmd_vel is None:  # a subscriber seen once stays seen (discovery flickers)
+            late = dataclasses.replace(
+                late, cmd_vel=choice.cmd_vel, cmd_vel_stamped=choice.cmd_vel_stamped
+            )
+        if late.pan_tilt_command is None:
+            late = dataclasses.replace(
+                late,
+                pan_tilt_command=choice.pan_tilt_command,
+                pan_tilt_trajectory=choice.pan_tilt_trajectory,
+            )
+        choice = late
+        if _subscribe(node, choice, watch, lock, taken):
+            end = min(limit, max(end, time.monotonic() + 1.0))
+    return choice
