@@ -275,6 +275,14 @@ _HEADER = [
     "with a paper value runs under the paper's own conditions and carries the target; "
     "freelook's improvements are extra rows that say what differs.",
     "",
+    "Sections whose title names their seeds (`--by-seeds`) ran on seeds 501–510 and 901–910, "
+    "which no model or constant was ever set on: each trial is listed beside the paper's, and "
+    "a row that misses says so with its numbers. The FOI UGV's sprocket difference and ICR "
+    "spread are fitted to Tables 2–3 by `freelook calibrate foi-ugv` (docs/belief-and-truth.md); "
+    "every other constant of the error models names its source in config/errors/. "
+    "`--fault frozen|safety-off|gain-0|arm-frozen` breaks the system on purpose, to see the "
+    "rows that judge what was broken fail (tests/experiments/test_faults.py asserts they do).",
+    "",
 ]
 
 
