@@ -318,7 +318,7 @@ async def _session(
     if parts is not None:  # for benchmarks and tests that need to look inside
         parts.update(server=server, station=station, token=access.token, url=access.url)
         parts.update(foxglove=bridge)
-    web = _web_server(create_app(station, access.token), options)
+    web = _web_server(create_app(station, access.token, wire_clock=station.wire_clock), options)
     url = access.url
     web_task = asyncio.create_task(web.serve(sockets=sockets))
     try:
@@ -416,7 +416,7 @@ async def _operator(
             options.record.unlink(missing_ok=True)
         station_task.result()
     bridge_task = asyncio.create_task(bridge.run(station)) if bridge else None
-    web = _web_server(create_app(station, access.token), options)
+    web = _web_server(create_app(station, access.token, wire_clock=station.wire_clock), options)
     web_task = asyncio.create_task(web.serve(sockets=sockets))
     try:
         while not web.started and not web_task.done():

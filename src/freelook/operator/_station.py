@@ -210,6 +210,10 @@ class OperatorStation:
     def in_control(self) -> bool:
         return self.core.in_control
 
+    def wire_clock(self) -> float:
+        """The clock this station's link stamps follow now (s): its own plus the wall offset."""
+        return self.clock() + self.session.wire_offset
+
     @property
     def painted(self) -> list[tuple[float, float]]:
         return self.core.painted

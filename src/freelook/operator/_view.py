@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from freelook.config import RobotConfig
-from freelook.link import LinkStatsReport
+from freelook.link import LinkSession, LinkStatsReport
 from freelook.maps import World
 from freelook.operator._core import StationCore
 
@@ -117,6 +117,18 @@ def _stats(report: LinkStatsReport) -> dict[str, float]:
     }
 
 
+def _clock(session: LinkSession, now: float) -> dict[str, Any]:
+    clock = session.clock
+    return {
+        "offset": clock.offset,
+        "error": clock.error_bound,
+        "rtt": clock.round_trip,
+        "rtt_min": clock.min_round_trip,
+        "up": clock.delay_up,
+        "down": clock.delay_down,
+    }
+
+
 def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[str, Any]:
     """The periodic state: the robot's own report (mode, pose, safety, sensors) and the link."""
     t = core.telemetry
@@ -135,6 +147,10 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
             "telemetry_hz": core.telemetry_rate.rate(now),
             "video_fps": core.video_rate.rate(now),
         },
+        # the robot's clock and the link's delays, from the session's own exchanges (NTP
+        # style): the robot's clock minus the station's wire clock, round trips and one-way
+        # delays (s; None before the first exchange), for the page to age frames by
+        "clock": _clock(session, now),
         "link": {
             "connected": connected,
             # the session with the robot: open, opening, or unanswered (a wrong key or station

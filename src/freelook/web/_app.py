@@ -5,9 +5,10 @@ camera (float64 stamp, uint32 frame id, JPEG), ``0x03`` a further camera stream 
 uint8 layout: 0 mono, 1 stereo side by side; float64 stamp, uint32 frame id, JPEG); all
 little-endian. Browser → server messages are JSON text; one that is
 malformed or refused gets ``{"type": "error", "reason": ...}`` back and the socket stays open.
-``{"type": "ping", "t": <number>}`` is answered here, at once, with ``{"type": "pong", "t": …}``
-ahead of any queued state or frame: the page times the round trip to know how far behind it
-takes its messages in.
+``{"type": "ping", "t": <number>}`` is answered here, at once, with ``{"type": "pong", "t": …,
+"wire": …}`` ahead of any queued state or frame: the page times the round trip to know how far
+behind it takes its messages in, and learns the station's wire clock (``wire``, s: the clock the
+station's link stamps follow) to age the robot's frames by.
 
 Access: every launch has a random token (:func:`new_token`). ``GET /`` (the cockpit) and
 ``GET /station`` (the virtual operator station) need it as
@@ -263,15 +264,15 @@ class CockpitBackend(Protocol):
         """Stop feeding ``slot`` (the browser went away)."""
 
 
-def _pong(message: dict[str, Any]) -> bytes | None:
-    """The answer to a page's ping (None: ``message`` is no ping); its ``t`` must be a finite
-    number, else the answer is an error reply."""
+def _pong(message: dict[str, Any], wire: float) -> bytes | None:
+    """The answer to a page's ping (None: ``message`` is no ping), with the station's wire
+    clock ``wire``; its ``t`` must be a finite number, else the answer is an error reply."""
     if message.get("type") != "ping":
         return None
     t = message.get("t")
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
         return encode_error(f"ping: t must be a finite number, got {t!r:.40}")
-    return encode_json({"type": "pong", "t": t})
+    return encode_json({"type": "pong", "t": t, "wire": wire})
 
 
 def _parse_frame(frame: Mapping[str, Any]) -> dict[str, Any] | str:
@@ -379,7 +380,9 @@ class _Access:
         return None
 
 
-async def _serve_socket(ws: WebSocket, backend: CockpitBackend) -> None:
+async def _serve_socket(
+    ws: WebSocket, backend: CockpitBackend, wire_clock: Callable[[], float]
+) -> None:
     """One browser's accepted socket: the hello, then state and frames out through its slot
     while its messages come in (a ping answered here), until it goes away."""
     log.info("cockpit socket opened by %s", _client(ws))
@@ -396,7 +399,7 @@ async def _serve_socket(ws: WebSocket, backend: CockpitBackend) -> None:
     try:
         while True:
             message = _parse_frame(await ws.receive())
-            answer = _pong(message) if isinstance(message, dict) else None
+            answer = _pong(message, wire_clock()) if isinstance(message, dict) else None
             if answer is not None:
                 slot.offer_reply(answer)
                 continue
@@ -423,11 +426,13 @@ def create_app(
     throttle: GuessThrottle | None = None,
     clock: Callable[[], float] = time.monotonic,
     hosts: Collection[str] = (),
+    wire_clock: Callable[[], float] = time.time,
 ) -> ASGIApp:
     """The ASGI app serving the cockpit for ``backend``; ``token`` guards ``/`` and ``/ws``;
     ``throttle`` counts wrong tokens per address (a default one when None); ``hosts``: names
     besides addresses, loopback and this machine's name that requests may carry in ``Host``
-    (a DNS name the operators use)."""
+    (a DNS name the operators use); ``wire_clock``: the station's link stamps' clock, which
+    each pong tells the page."""
     guesses = throttle if throttle is not None else GuessThrottle()
     if not token:
         raise ValueError("the cockpit needs an access token (see new_token())")
@@ -453,7 +458,7 @@ def create_app(
             await ws.close(code=REFUSED_CLOSE_CODE, reason="forbidden")
             return
         await ws.accept()
-        await _serve_socket(ws, backend)
+        await _serve_socket(ws, backend, wire_clock)
 
     with resources.as_file(static_dir) as static_path:
         static = StaticFiles(directory=str(static_path))

@@ -10,8 +10,8 @@ import { FRAME, parseFrame } from "./protocol.js";
 import { StreamDecoder, webCodecsAvailable } from "./video.js";
 import { ARM_KEYS } from "./controls.js";
 import {
-  NO_VIDEO_MS, PING_MS, cameraStale, isStale, linkChip, newFresh, noteBehind, noteTick,
-  pageDelay, telemetryAge,
+  NO_VIDEO_MS, PING_MS, cameraStale, delayText, frameAge, isStale, linkChip, newFresh,
+  noteBehind, notePong, noteTick, pageDelay, telemetryAge,
 } from "./freshness.js";
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
@@ -70,6 +70,11 @@ const state = {
   /** @type {string | undefined} */
   lastError: undefined,
   stale: false, pageBehind: false, telemetryAge: Infinity,
+  // the painted driving-camera frame: its capture stamp (s, robot clock), its age when painted
+  // as the page shows it (s; null while the robot's clock is unknown), and the wall clock then
+  // (s, for a test on one machine to compare with the truth)
+  /** @type {{ stamp: number, age: number | null, paintedWall: number } | null} */
+  frame: null,
   // the page's parts, for tests and debugging: the arm camera (armcam.js), the fleet list, and
   // the arm's 3-D view once loaded (arm3d.js, only for a robot with an arm)
   armCamera, fleet: createFleet(send),
@@ -161,6 +166,10 @@ function paintAll() {
     state.framesPainted += 1;
     state.lastFrameId = frameId;
     state.framePaintedAt = performance.now();
+    const clock = state.last ? state.last.clock : null;
+    state.frame = {
+      stamp, age: frameAge(stamp, clock, fresh, state.framePaintedAt), paintedWall: Date.now() / 1000,
+    };
     send({ type: "painted", frame: frameId, stamp });
   }
   if (dirty.cue) drawChassisCue(state.last ? state.last.pan || 0 : 0);
@@ -309,8 +318,10 @@ const fresh = newFresh();
 /** @param {any} msg */
 function onPong(msg) {
   if (msg.t !== fresh.pingSent) return;  // an answer to an earlier socket's ping
-  fresh.rtt = performance.now() - fresh.pingSent;
+  const now = performance.now();
+  fresh.rtt = now - fresh.pingSent;
   fresh.pingSent = 0;
+  if (typeof msg.wire === "number") notePong(fresh, msg.wire, fresh.rtt, now);
 }
 function showFreshness() {
   const now = performance.now();
@@ -332,6 +343,9 @@ function showFreshness() {
   document.body.classList.toggle("stale", stale);
   if (!state.connected || !s || !s.link) return;  // the socket's own chip (connect) stands
   setChip("link-state", ...linkChip(s.link, stale, age));
+  // the painted frame's age now (it ages while it stays up) and the link's round trip
+  const shown = state.frame ? frameAge(state.frame.stamp, s.clock, fresh, now) : null;
+  setChip("delay-chip", delayText(shown, s.clock ? s.clock.rtt : null), "");
   // no frame for a while: say so in place of the camera, with the reason when the server knows it
   const lastVideo = Math.max(state.framePaintedAt, state.helloAt || 0);
   const silent = !!state.hello && s.link.connected && now - lastVideo > NO_VIDEO_MS;

@@ -17,14 +17,19 @@ export const TICK_MS = 50;  // the freshness timer's period
 /**
  * What the page knows of its own delays (ms). pingSent: when the ping in flight left, 0 when
  * none is; rtt: the last round trip; stateAt: when the newest state came in; stall: how late the
- * last timer tick came; behindAt / behindBy: when the page last fell behind, and by how much (s).
+ * last timer tick came; behindAt / behindBy: when the page last fell behind, and by how much (s);
+ * clock: the station clock's lead over the page's (s) by the newest pongs (notePong).
  * @typedef {{ pingSent: number, pingAt: number, rtt: number, stateAt: number, stall: number,
- *             tickAt: number, behindAt: number, behindBy: number }} Fresh
+ *             tickAt: number, behindAt: number, behindBy: number,
+ *             clock: { lead: number, rtt: number }[] }} Fresh
  */
 
 /** @returns {Fresh} */
 export function newFresh() {
-  return { pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0 };
+  return {
+    pingSent: 0, pingAt: 0, rtt: 0, stateAt: 0, stall: 0, tickAt: 0, behindAt: -1e9, behindBy: 0,
+    clock: [],
+  };
 }
 
 /** How long a message takes to reach the page now (ms): the last round trip, or longer while a
@@ -103,4 +108,59 @@ export function linkChip(link, stale, age) {
   if (!link.connected) return ["link: lost", "bad"];
   if (stale) return [`link: stale, ${Number.isFinite(age) ? age.toFixed(1) + " s" : "no report"} old`, "bad"];
   return ["link: up", "ok"];
+}
+
+/** Pongs the station's clock is judged by: the least delayed of the newest few. */
+export const CLOCK_PONGS = 16;
+
+/**
+ * Notes a pong's station clock (`wire`, s): it was read half the ping's round trip before the
+ * pong came in at `now`. The station clock's lead over the page's is kept for the newest
+ * CLOCK_PONGS pongs; the one with the shortest round trip (the least delayed, as NTP's filter
+ * takes it) is the page's estimate.
+ * @param {Fresh} fresh
+ * @param {number} wire @param {number} rtt (ms) @param {number} now
+ */
+export function notePong(fresh, wire, rtt, now) {
+  if (!Number.isFinite(wire) || !Number.isFinite(rtt) || rtt < 0) return;
+  const pongs = fresh.clock;
+  pongs.push({ lead: wire - (now - rtt / 2) / 1000, rtt });
+  if (pongs.length > CLOCK_PONGS) pongs.shift();
+}
+
+/**
+ * The station's wire clock at the page's `now` (s); null before a pong that told it.
+ * @param {Fresh} fresh @param {number} now
+ */
+export function stationNow(fresh, now) {
+  const pongs = fresh.clock;
+  if (!pongs.length) return null;
+  let best = pongs[0];
+  for (const p of pongs) if (p.rtt < best.rtt) best = p;
+  return now / 1000 + best.lead;
+}
+
+/**
+ * How old a camera frame is at `now` (s): the station's clock now minus its capture, which the
+ * robot stamped on its own clock (the state's "offset": robot minus station, estimated from the
+ * session's exchanges). null while either clock is unknown.
+ * @param {number} stamp the frame's capture stamp (s, robot clock)
+ * @param {{ offset?: number | null } | null | undefined} clock the state's "clock"
+ * @param {Fresh} fresh @param {number} now
+ */
+export function frameAge(stamp, clock, fresh, now) {
+  const station = stationNow(fresh, now);
+  if (station === null || !clock || typeof clock.offset !== "number" || !Number.isFinite(stamp))
+    return null;
+  return station - (stamp - clock.offset);
+}
+
+/**
+ * The delay chip's text: the painted frame's age and the link's round trip (s), as numbers.
+ * @param {number | null} age @param {number | null | undefined} rtt
+ */
+export function delayText(age, rtt) {
+  const f = (/** @type {number | null | undefined} */ x) =>
+    typeof x === "number" && Number.isFinite(x) ? `${x.toFixed(2)} s` : "-";
+  return `frame age ${f(age)} · round trip ${f(rtt)}`;
 }
