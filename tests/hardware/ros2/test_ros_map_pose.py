@@ -25,6 +25,9 @@ from waiting import wait_until
 pytestmark = pytest.mark.realtime
 
 CONFIG = load_robot("pioneer3dx")
+#: a publisher as the fault names it: its node, or, while DDS discovery has not yet told the
+#: node's name (a race on a loaded machine), "a node not yet named" (said once for both)
+NAMED = r"(?:/forger|/test_localization|a node not yet named)"
 
 
 def _grid(width: int, height: int, data: list[int] | None = None, **info: Any) -> Any:
@@ -250,7 +253,7 @@ def test_a_second_pose_publisher_is_a_fault_naming_both(ros_domain: int) -> None
         robot = Ros2Robot(config, domain_id=ros_domain, map_topic="map")
         try:
             with pytest.raises(
-                Ros2Error, match=r"/amcl_pose has 2 publishers \(/forger, /test_localization\)"
+                Ros2Error, match=rf"/amcl_pose has 2 publishers \({NAMED}(?:, {NAMED})?\)"
             ):
                 asyncio.run(robot.start(3.0))
         finally:
