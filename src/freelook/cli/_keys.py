@@ -91,16 +91,7 @@ def new_command(
 
     stations_keys = {s: secrets.token_hex(32) for s in range(1, stations + 1)}
     text = keys_file_text(stations_keys, observers, robots, routers, new_salt())
-    try:
-        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        typer.echo(f"{output}: exists; not overwritten (keys in use would be lost)", err=True)
-        raise typer.Exit(2) from None
-    except OSError as err:
-        typer.echo(f"{output}: cannot write: {err.strerror}", err=True)
-        raise typer.Exit(2) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as stream:
-        stream.write(text)
+    _write_private(output, text, " (keys in use would be lost)")
     typer.echo(f"{output}: {stations} station key(s), readable by you only")
     typer.echo(f"robot:    freelook robot --keys {output}")
     typer.echo("stations: each sets FREELOOK_LINK_KEY to its own key from the file")
@@ -124,16 +115,7 @@ def relay_command(
         text = relay_users_text(BusAccess.of(ring.station_keys(), ring.robots, ring.routers))
     except FreelookError as err:
         fail(err)
-    try:
-        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        typer.echo(f"{output}: exists; not overwritten", err=True)
-        raise typer.Exit(2) from None
-    except OSError as err:
-        typer.echo(f"{output}: cannot write: {err.strerror}", err=True)
-        raise typer.Exit(2) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as stream:
-        stream.write(text)
+    _write_private(output, text)
     typer.echo(f"{output}: the relay's users, readable by you only (add its [zenoh] TLS files)")
 
 
@@ -150,3 +132,18 @@ def salt_command() -> None:
 def register(app: typer.Typer) -> None:
     """Add ``keys`` to the ``freelook`` command."""
     app.add_typer(keys_app, name="keys")
+
+
+def _write_private(output: Path, text: str, why_kept: str = "") -> None:
+    """Write ``text`` to a new file readable by its owner only; an existing file is never
+    overwritten (exit 2, saying so)."""
+    try:
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        typer.echo(f"{output}: exists; not overwritten{why_kept}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"{output}: cannot write: {err.strerror}", err=True)
+        raise typer.Exit(2) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        stream.write(text)
