@@ -122,6 +122,20 @@ def test_watchdog_stops_in_a_controlled_ramp_and_releases() -> None:
     assert f.filter(0.2, 0.0, np.zeros((0, 2)), t + 0.01).v == 0.2
 
 
+def test_a_base_that_brakes_itself_is_told_zero_at_the_watchdog() -> None:
+    """``watchdog_stop = "zero"``: the first silent cycle commands zero, turning or not (the
+    base's own controller brakes it, so it is not braked twice)."""
+    safety = ROBOT.safety.model_copy(update={"watchdog_stop": "zero"})
+    f = SafetyFilter(safety, ROBOT.footprint, ROBOT.drive)
+    f.command_received(0.0)
+    assert f.filter(0.5, 0.4, np.zeros((0, 2)), 0.49).v == 0.5
+    d = f.filter(0.5, 0.4, np.zeros((0, 2)), 0.51)
+    assert (d.v, d.omega) == (0.0, 0.0)
+    assert d.flags & SafetyFlags.WATCHDOG
+    f.command_received(0.6)
+    assert f.filter(0.2, 0.0, np.zeros((0, 2)), 0.61).v == 0.2
+
+
 def test_estop_latches_and_bumpers_block_their_side() -> None:
     f = make()
     f.command_received(0.0)

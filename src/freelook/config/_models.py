@@ -156,6 +156,13 @@ class SafetyConfig(Strict):
         le=WATCHDOG_MAX,
         description="s without a valid command before the robot stops",
     )
+    watchdog_stop: Literal["ramp", "zero"] = Field(
+        default="ramp",
+        description="how the watchdog stops: 'ramp' brakes the last command at "
+        "drive.max_deceleration (a base that executes each command at once); 'zero' commands "
+        "zero at once, for a base whose own controller brakes at that limit (a ROS "
+        "diff_drive_controller with acceleration limits), so its zero is not braked twice",
+    )
     zone_rule: Literal["nearest", "direction"] = Field(
         default="nearest",
         description="which readings pick the zone: 'nearest' (the thesis: the nearest reading "

@@ -302,7 +302,8 @@ class SafetyFilter:
                 or (self.command_until is not None and now > self.command_until)
             )
             if silent:
-                # controlled stop: ramp what the robot was last told down at the limit
+                # controlled stop: ramp what the robot was last told down at the limit, or
+                # zero at once where the base brakes itself
                 flags |= _WATCHDOG
                 last_v, last_omega = self._last_v, self._last_omega
                 if not self._watchdog_tripped and measured is not None:
@@ -312,7 +313,9 @@ class SafetyFilter:
                     if abs(measured[1]) < abs(last_omega):
                         last_omega = math.copysign(abs(measured[1]), last_omega)
                 self._watchdog_tripped = True
-                if abs(last_v) > 1e-9:
+                if self.config.watchdog_stop == "zero":
+                    r = 0.0  # the base's own controller brakes at its limit
+                elif abs(last_v) > 1e-9:
                     r = max(0.0, abs(last_v) - self.drive.max_deceleration * dt) / abs(last_v)
                 elif abs(last_omega) > 1e-9:
                     alpha = 2.0 * self.drive.max_deceleration / self.drive.track_width

@@ -3,9 +3,9 @@ Husky description, unchanged, on the physics-engine Husky speaking as Clearpath'
 brings an A200 up (its namespace, ``platform/odom``, ``sensors/lidar2d_0/scan``,
 ``sensors/imu_0/data``, a ``TwistStamped`` ``cmd_vel``, the base controller's wheel separation
 0.555 m times its multiplier 1.875), with a 360° lidar where the description has its laser.
-The scan it takes as the message lays it out, and the run on the map holds its bounds but one:
-the zero after the link goes quiet comes later than 1 s, the description braking at its base
-controller's 1.0 m/s² (an expected failure, saying by how much)."""
+The scan it takes as the message lays it out, and the run on the map holds every bound: the
+zero after the link goes quiet is published at the watchdog, the base's controller braking it at
+its own limit (``watchdog_stop = "zero"``)."""
 
 from __future__ import annotations
 
@@ -56,9 +56,4 @@ def test_the_shipped_husky_description_drives_the_engine_husky_on_its_map(
             engine.close()
 
     problems = asyncio.run(run())
-    late = [p for p in problems if p.startswith("zero published")]
-    assert not [p for p in problems if p not in late], problems
-    if late:
-        # the description brakes at its base controller's 1.0 m/s² (max_deceleration), so a
-        # stop from speed ends after the watchdog's 0.5 s and v / 1.0 s more
-        pytest.xfail(f"{late[0]} (bound 1 s), braking at husky.toml's max_deceleration")
+    assert not problems, problems
