@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from freelook.config import load_robot
+from freelook.hal import BumperState, EncoderSample, GyroSample, PanTiltState, RangeScan
 from freelook.hardware.sim import simulated_hardware
 from freelook.maps import load_world
-from freelook.robot.hal import BumperState, EncoderSample, GyroSample, PanTiltState, RangeScan
 from freelook.sim import Simulator
 
 

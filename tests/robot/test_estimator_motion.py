@@ -11,10 +11,10 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.estimation import Odometry
+from freelook.hal import EncoderSample, GyroSample, OdometrySample, RobotHardware
 from freelook.hardware.sim import SimulatedRobot
 from freelook.maps import load_world
 from freelook.robot._estimator import StateEstimator
-from freelook.robot.hal import EncoderSample, GyroSample, OdometrySample, RobotHardware
 
 
 def test_advancing_by_counts_leaves_the_state_an_update_leaves() -> None:

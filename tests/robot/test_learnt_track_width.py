@@ -16,10 +16,10 @@ import pytest
 
 from freelook.config import RobotConfig, load_robot
 from freelook.estimation import Odometry
+from freelook.hal import GyroSample, OdometrySample, RobotHardware
 from freelook.hardware.sim import simulated_hardware
 from freelook.maps import World
 from freelook.robot._estimator import StateEstimator
-from freelook.robot.hal import GyroSample, OdometrySample, RobotHardware
 from freelook.sim import Simulator
 
 CYCLE = 0.02  # s, the control cycle

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from freelook.geometry import Pose
+from freelook.hal import RangeScan
 from freelook.maps import load_world
 from freelook.robot._map_layer import MapLayer
-from freelook.robot.hal import RangeScan
 from safety import reference
 
 

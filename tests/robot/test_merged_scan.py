@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from freelook.geometry import Pose
+from freelook.hal import RangeScan
 from freelook.maps import load_world
 from freelook.robot._map_layer import MapLayer
-from freelook.robot.hal import RangeScan
 
 
 def _scans() -> tuple[RangeScan, RangeScan]:

@@ -13,9 +13,9 @@ from typing import Literal
 import pytest
 
 from freelook.config import load_robot
+from freelook.hal import EncoderSample, OdometrySample, RobotHardware
 from freelook.link import FreeLookCommand, TankCommand, VelocityCommand
 from freelook.robot import RobotProgram
-from freelook.robot.hal import EncoderSample, OdometrySample, RobotHardware
 from freelook.runtime import LockstepRuntime
 from freelook.types import Mode
 

@@ -9,8 +9,8 @@ import math
 import pytest
 
 from freelook.config import load_robot
+from freelook.hal import LatestReading, OdometrySample, PoseSample, RobotHardware
 from freelook.robot._estimator import StateEstimator
-from freelook.robot.hal import LatestReading, OdometrySample, PoseSample, RobotHardware
 
 
 class _Robot:

@@ -31,8 +31,8 @@ import numpy.typing as npt
 
 from freelook.arm import ArmDecision, ArmGuard, ArmModel, ArmPhase, load_arm
 from freelook.config import ArmConfig
+from freelook.hal import Arm
 from freelook.link import ArmTelemetry, ArmVelocityCommand, GripperCommand
-from freelook.robot.hal import Arm
 
 __all__ = ["RobotArm"]
 

@@ -27,8 +27,8 @@ from freelook.autonomy import (
 )
 from freelook.config import RobotConfig
 from freelook.geometry import Pose
+from freelook.hal import RobotHardware
 from freelook.link import AutonomyTelemetry, encode_jpeg
-from freelook.robot.hal import RobotHardware
 from freelook.types import TaskPhase
 
 __all__ = ["RobotAutonomy", "task_settings"]

@@ -20,6 +20,7 @@ from freelook.config import RobotConfig
 from freelook.control import TrackingController
 from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
 from freelook.geometry import Pose
+from freelook.hal import RobotHardware
 from freelook.link import (
     ACTING_COMMANDS,
     EXPIRING_COMMANDS,
@@ -46,7 +47,6 @@ from freelook.robot._map_layer import MapLayer
 from freelook.robot._mode_table import ModeParts, ModeTable
 from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
-from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyEvent, SafetyFilter
 from freelook.types import Mode
 

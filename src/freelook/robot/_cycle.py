@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from freelook.config import RobotConfig
 from freelook.geometry import Pose
+from freelook.hal import RecoverableConnection, RobotHardware
 from freelook.kinematics import saturation_factor, tank_control
 from freelook.maps import World
 from freelook.robot._arm import RobotArm
@@ -27,7 +28,6 @@ from freelook.robot._map_layer import MapLayer
 from freelook.robot._mode_table import Happening, ModeTable
 from freelook.robot._modes import Intent
 from freelook.robot._scan_points import ScanPoints
-from freelook.robot.hal import RecoverableConnection, RobotHardware
 from freelook.safety import ObstacleMemory, SafetyDecision, SafetyEvent, SafetyFilter
 from freelook.types import Mode, SafetyFlags
 

@@ -28,8 +28,8 @@ from freelook.estimation import (
     TrackWidthLearner,
 )
 from freelook.geometry import Pose, wrap_angle
+from freelook.hal import EncoderSample, OdometrySample, PoseSample, RobotHardware
 from freelook.maps import World
-from freelook.robot.hal import EncoderSample, OdometrySample, PoseSample, RobotHardware
 
 __all__ = ["LocalizationJob", "LocalizationResult", "StateEstimator"]
 

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.geometry import Pose
+from freelook.hal import RangeScan
 from freelook.maps import World, cast_fan, clearance_of, unit_vectors
-from freelook.robot.hal import RangeScan
 from freelook.safety import beyond_beams, in_cones
 
 __all__ = ["MapLayer"]

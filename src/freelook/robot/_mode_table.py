@@ -19,6 +19,7 @@ from typing import Any
 
 from freelook.config import RobotConfig
 from freelook.control import TrackingController
+from freelook.hal import RobotHardware
 from freelook.link import (
     ArmVelocityCommand,
     EStop,
@@ -55,7 +56,6 @@ from freelook.robot._modes import (
     velocity_mode,
     wheels_mode,
 )
-from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyFilter
 from freelook.types import Mode
 

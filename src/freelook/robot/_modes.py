@@ -26,6 +26,7 @@ from freelook.control import (
     limit_velocity,
 )
 from freelook.geometry import Pose
+from freelook.hal import RobotHardware
 from freelook.kinematics import WheelCommand
 from freelook.link import (
     ArmVelocityCommand,
@@ -44,7 +45,6 @@ from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._estimator import StateEstimator
 from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import CameraRates
-from freelook.robot.hal import RobotHardware
 from freelook.safety import SafetyFilter
 from freelook.types import Mode
 

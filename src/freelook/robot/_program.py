@@ -15,11 +15,11 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from freelook.config import RobotConfig
+from freelook.hal import RobotHardware
 from freelook.link import Message, Permissions
 from freelook.maps import World
 from freelook.robot._core import MapParts, RobotCore
 from freelook.robot._estimator import LocalizationResult
-from freelook.robot.hal import RobotHardware
 from freelook.runtime import Runtime
 
 __all__ = ["RobotProgram"]

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from freelook.config import RobotConfig
+from freelook.hal import RobotHardware
 from freelook.maps import World, choose_start
 from freelook.robot._program import RobotProgram
 from freelook.robot._server import BackendTask, RobotServer, ServerOptions
-from freelook.robot.hal import RobotHardware
 from freelook.runtime import RealtimeRuntime
 
 if TYPE_CHECKING:  # recording (mcap and its schemas) loads only when a recorder is given

@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import FootprintConfig
+from freelook.hal import RangeScan
 from freelook.robot._sonar_gaps import gap_points, neighbour_order
-from freelook.robot.hal import RangeScan
 
 __all__ = ["ScanPoints"]
 

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from freelook.hal import Camera, EncodedCamera
 from freelook.link import (
     EXPIRING_COMMANDS,
     MAP_CHUNK,
@@ -56,7 +57,6 @@ from freelook.link import (
 from freelook.maps import World, builtin_worlds
 from freelook.robot._program import RobotProgram
 from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream
-from freelook.robot.hal import Camera, EncodedCamera
 from freelook.runtime import RealtimeRuntime
 from freelook.video import AvCamera
 

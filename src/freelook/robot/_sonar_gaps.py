@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import FootprintConfig
-from freelook.robot.hal import RangeScan
+from freelook.hal import RangeScan
 
 __all__ = ["gap_points", "neighbour_order"]
 

@@ -6,12 +6,12 @@ control cycle left it after safety, the mode, who holds control and the link's o
 
 from __future__ import annotations
 
+from freelook.hal import RobotHardware
 from freelook.link import ControlArbiter, LinkStatsReport, Telemetry
 from freelook.robot._arm import RobotArm
 from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import StateEstimator
-from freelook.robot.hal import RobotHardware
 from freelook.types import Mode
 
 __all__ = ["TelemetryView"]

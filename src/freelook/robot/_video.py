@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import frame_limit
+from freelook.hal import Camera, EncodedCamera
 from freelook.link import FrameLayout, VideoCodec, VideoFeedback, VideoFrame, decode_jpeg
-from freelook.robot.hal import Camera, EncodedCamera
 from freelook.video import (
     RATE_LOG,
     ByteBudget,

@@ -28,6 +28,7 @@ from arcos_emulator import (
 
 from freelook.config import load_robot
 from freelook.errors import ConfigError, HardwareError
+from freelook.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
 from freelook.hardware.arcos import (
     ANGLE_UNIT,
     PIONEER_3DX_SONAR,
@@ -40,7 +41,6 @@ from freelook.hardware.arcos import (
     parse_arcos_url,
 )
 from freelook.robot import ServerOptions
-from freelook.robot.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
 from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime

@@ -13,8 +13,8 @@ import simplejpeg
 from ros2_base import RoomBase
 
 from freelook.config import load_robot
+from freelook.hal import Camera, EncodedCamera
 from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
-from freelook.robot.hal import Camera, EncodedCamera
 from waiting import wait_until
 
 pytestmark = pytest.mark.realtime

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from freelook.config import LaserConfig, LaserMountConfig
+from freelook.hal import RangeScan
 from freelook.hardware.ros2 import (
     ScanLayout,
     check_scan_layout,
@@ -18,7 +19,6 @@ from freelook.hardware.ros2 import (
     scan_problem,
     scan_sweep,
 )
-from freelook.robot.hal import RangeScan
 
 DEG = math.pi / 180
 

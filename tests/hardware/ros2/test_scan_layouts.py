@@ -14,8 +14,8 @@ import pytest
 from ros2_base import Lidar, Room, RoomBase, lidar_360
 
 from freelook.config import LaserMountConfig, RobotConfig, load_robot
+from freelook.hal import RangeScan
 from freelook.hardware.ros2 import Ros2Error, Ros2Robot
-from freelook.robot.hal import RangeScan
 from waiting import wait_until
 
 pytestmark = pytest.mark.realtime

@@ -10,8 +10,8 @@ import pytest
 
 from freelook.arm import ArmGuard, GradientPlanner, PlanFollower, ReachGoal, load_arm
 from freelook.config import load_robot
+from freelook.hal import Arm
 from freelook.maps import load_world
-from freelook.robot.hal import Arm
 from freelook.sim.arm import SimulatedArm, objects_from_world
 
 CFG = load_robot("taros").arm

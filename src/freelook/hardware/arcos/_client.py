@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from freelook.errors import ProtocolError
 from freelook.geometry import wrap_angle
+from freelook.hal import BumperState, OdometrySample
 from freelook.hardware.arcos._packets import (
     SIP_MOVING,
     SIP_STOPPED,
@@ -34,7 +35,6 @@ from freelook.hardware.arcos._packets import (
     parse_sip,
     parse_sync2,
 )
-from freelook.robot.hal import BumperState, OdometrySample
 
 __all__ = [
     "ANGLE_UNIT",

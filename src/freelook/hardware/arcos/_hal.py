@@ -15,13 +15,13 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.config import SonarConfig
-from freelook.hardware.arcos._client import ArcosClient
-from freelook.robot.hal import (
+from freelook.hal import (
     HardwareConnection,
     LatestReading,
     RangeScan,
     RobotHardware,
 )
+from freelook.hardware.arcos._client import ArcosClient
 
 __all__ = ["PIONEER_3DX_SONAR", "SonarLayout", "arcos_hardware"]
 

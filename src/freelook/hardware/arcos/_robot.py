@@ -39,7 +39,7 @@ _MAX_SLEEP = 0.1  # the writer wakes at least this often, so nothing waits on a 
 
 
 class ArcosRobot:
-    """A Pioneer-class robot (or MobileSim) over ARCOS, as :class:`~freelook.robot.hal`
+    """A Pioneer-class robot (or MobileSim) over ARCOS, as :class:`~freelook.hal`
     devices in :attr:`hardware`.
 
     ``url`` is ``arcos://HOST[:PORT]`` or ``arcos:///dev/DEVICE[?baud=N]`` (without a baud,

@@ -30,7 +30,7 @@ _MAX_DT = 0.1  # s of commanded motion owed per call at most (a stalled caller o
 
 
 class JausArm:
-    """The HAL :class:`~freelook.robot.hal.Arm` over a :class:`JausClient`'s manipulator."""
+    """The HAL :class:`~freelook.hal.Arm` over a :class:`JausClient`'s manipulator."""
 
     def __init__(
         self,

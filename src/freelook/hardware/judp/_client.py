@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
+from freelook.hal import OdometrySample
 from freelook.hardware.judp._motion import ReportedMotion
 from freelook.judp import (
     AckNak,
@@ -72,7 +73,6 @@ from freelook.judp import (
     pack_judp,
     parse_judp,
 )
-from freelook.robot.hal import OdometrySample
 
 __all__ = [
     "ACCESS_CONTROL",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from freelook.hal import Arm, HardwareConnection, OdometrySample, RobotHardware
 from freelook.hardware.judp._client import (
     LOCAL_POSE_SENSOR,
     MANIPULATOR_JOINT_POSITION_SENSOR,
@@ -18,7 +19,6 @@ from freelook.hardware.judp._client import (
     VELOCITY_STATE_SENSOR,
     JausClient,
 )
-from freelook.robot.hal import Arm, HardwareConnection, OdometrySample, RobotHardware
 
 __all__ = ["jaus_hardware", "jaus_notes"]
 

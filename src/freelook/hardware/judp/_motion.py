@@ -12,8 +12,8 @@ import math
 from collections import Counter, deque
 from typing import TYPE_CHECKING
 
+from freelook.hal import OdometrySample
 from freelook.judp import POSITION, LocalPose, VelocityState
-from freelook.robot.hal import OdometrySample
 
 if TYPE_CHECKING:
     from freelook.hardware.judp._client import ClientOptions

@@ -27,6 +27,7 @@ from urllib.parse import urlparse
 from freelook.arm import load_arm
 from freelook.config import ArmConfig, JausConfig, RobotConfig
 from freelook.errors import ConfigError
+from freelook.hal import RobotHardware
 from freelook.hardware.judp._arm import JausArm
 from freelook.hardware.judp._client import (
     MANIPULATOR_JOINT_POSITION_SENSOR,
@@ -37,7 +38,6 @@ from freelook.hardware.judp._client import (
 from freelook.hardware.judp._errors import JausRobotError
 from freelook.hardware.judp._hal import jaus_hardware
 from freelook.judp import JausId
-from freelook.robot.hal import RobotHardware
 
 __all__ = ["DEFAULT_PORT", "JausRobot", "JudpAddress", "parse_judp_url"]
 
@@ -83,7 +83,7 @@ class _Protocol(asyncio.DatagramProtocol):
 
 
 class JausRobot:
-    """A robot that speaks JAUS over JUDP, as :class:`~freelook.robot.hal` devices in
+    """A robot that speaks JAUS over JUDP, as :class:`~freelook.hal` devices in
     :attr:`hardware` once :meth:`connect` has discovered it and taken control."""
 
     def __init__(

@@ -1,4 +1,4 @@
-"""A ROS 2 manipulator arm behind the HAL's :class:`~freelook.robot.hal.Arm`.
+"""A ROS 2 manipulator arm behind the HAL's :class:`~freelook.hal.Arm`.
 
 Its joints are the URDF's (the description's ``[arm]``): the jogged joints and the gripper's
 finger, whose position is half the opening between the fingers. Positions and velocities come

@@ -24,9 +24,9 @@ import numpy as np
 
 from freelook.config import Ros2Config
 from freelook.errors import WorldError
+from freelook.hal import PoseSample
 from freelook.hardware.ros2._convert import yaw_of_quaternion
 from freelook.maps import World, world_of_occupancy
-from freelook.robot.hal import PoseSample
 
 __all__ = ["MAP_PERIOD", "RosMap", "RosPose", "latched_qos"]
 
@@ -53,7 +53,7 @@ class RosMap:
     """The newest ``OccupancyGrid`` of a topic, checked, and the world made of it.
 
     ``on_refuse(why)`` and ``on_heard()`` tell the robot of each refused and each taken grid.
-    :meth:`latest` (a :class:`freelook.robot.hal.MapSource`) is the newest world converted.
+    :meth:`latest` (a :class:`freelook.hal.MapSource`) is the newest world converted.
     """
 
     def __init__(
@@ -146,7 +146,7 @@ class RosMap:
 
 class RosPose:
     """The newest ``PoseWithCovarianceStamped`` of the robot's localization, checked, as a
-    :class:`freelook.robot.hal.PoseSample` on the robot program's clock.
+    :class:`freelook.hal.PoseSample` on the robot program's clock.
 
     ``ros_now()`` is the node's clock (seconds), against which the header's stamp says how
     long ago the pose held; ``map_frame()`` the map's frame_id the pose must be in ("": any).

@@ -25,6 +25,14 @@ import numpy.typing as npt
 
 from freelook.arm import load_arm
 from freelook.config import LaserConfig, LaserMountConfig, RobotConfig
+from freelook.hal import (
+    GyroSample,
+    LatestReading,
+    OdometrySample,
+    PanTiltState,
+    RangeScan,
+    RobotHardware,
+)
 from freelook.hardware.ros2._arm import Ros2Arm
 from freelook.hardware.ros2._convert import (
     ScanLayout,
@@ -41,14 +49,6 @@ from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._localization import RosMap, RosPose, latched_qos
 from freelook.hardware.ros2._rclpy import NodeThread, ros
 from freelook.hardware.ros2._state import StatePublisher
-from freelook.robot.hal import (
-    GyroSample,
-    LatestReading,
-    OdometrySample,
-    PanTiltState,
-    RangeScan,
-    RobotHardware,
-)
 
 __all__ = ["Ros2Robot"]
 

@@ -18,10 +18,10 @@ import numpy as np
 
 from freelook.config import RobotConfig, physical_robot
 from freelook.errors import WorldError
+from freelook.hal import EncoderSample, RangeScan, RobotHardware
 from freelook.link import ZenohBus
 from freelook.maps import World, choose_start
 from freelook.robot import RobotProgram, RobotServer, ServerOptions
-from freelook.robot.hal import EncoderSample, RangeScan, RobotHardware
 from freelook.runtime import MonotonicClock, RealtimeRuntime
 from freelook.sim import Fleet
 from freelook.sim.sensors import WheelEncoders

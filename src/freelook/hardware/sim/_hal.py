@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from freelook.config import PAN_TILT_MOUNT, CameraConfig, StreamCameraConfig
 from freelook.errors import ConfigError
-from freelook.robot.hal import (
+from freelook.hal import (
     BumperState,
     EncoderSample,
     GyroSample,
