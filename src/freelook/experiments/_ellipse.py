@@ -1,8 +1,9 @@
 """The thesis's ellipse (the thesis Table 7.2, §7.1.3, §7.2), run as the thesis ran it, and
 freelook's own tracking under the same conditions.
 
-The thesis's loop (:func:`thesis_ellipse_trial`): the robot starts at rest, placed by hand a
-little inside the ellipse's first point; its program cycles every 100 ms (ArRobot) and sets a
+The thesis's loop (:func:`thesis_ellipse_trial`): the robot starts at rest, at the thesis's
+(0, 0, 0) (the ellipse's centre, facing +x) or placed by hand a little inside the ellipse's
+first point (the conditions say which); its program cycles every 100 ms (ArRobot) and sets a
 command one cycle after the cycle it arrived in; it sends its localized pose every 31 ms in the
 thesis's position packet (integer mm and degrees); the station runs the reach-then-advance
 generator (Algorithm 5.2) over eq. 6.1's 101 points, with their reference velocities taken per
@@ -86,6 +87,10 @@ class EllipseConditions:
     stall_seconds: float = 4.0
     delay: float = 0.010  # 802.15.4 at 250 kbit/s: ~4 ms on air, plus USB and node buffers
     jitter: float = 0.020
+    #: where the robot starts at rest: "thesis", the thesis's (0, 0, 0), the ellipse's
+    #: centre facing +x; "inside", :data:`START_INSIDE` inside the first point facing along
+    #: the path (a start of ours, near the curve)
+    start: Literal["thesis", "inside"] = "inside"
 
 
 @dataclass(frozen=True)
@@ -163,12 +168,15 @@ class _Course:
     start: tuple[float, float, float]
 
 
-def _course() -> _Course:
-    """The thesis's 101 points around the square world's start, and the start at rest
-    ``START_INSIDE`` inside the first point, facing along the path (+y)."""
+def _course(start: Literal["thesis", "inside"] = "inside") -> _Course:
+    """The thesis's 101 points around the square world's start, and the start at rest: the
+    thesis's, the ellipse's centre facing +x (its (0, 0, 0)), or ``START_INSIDE`` inside the
+    first point, facing along the path (+y)."""
     world = _world("square")
     t, ex, ey = ellipse_points(101)
     cx, cy = world.start[0], world.start[1]
+    if start == "thesis":
+        return _Course(t, ex + cx, ey + cy, (cx, cy, 0.0))
     return _Course(t, ex + cx, ey + cy, (cx + float(ex[0]) - START_INSIDE, cy, math.pi / 2))
 
 
@@ -255,7 +263,7 @@ def thesis_ellipse_trial(
     the error model's draw for ``seed``, or ``truth`` (a robot unlike its description on
     purpose), or with ``exact`` the description itself."""
     config = _thesis_robot(loop, load_robot(robot_name))
-    course = _course()
+    course = _course(conditions.start)
     robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
@@ -347,7 +355,7 @@ def freelook_ellipse_trial(
     conditions' localization stall stops its scan matching for as long (:class:`_ScanStall`):
     its pose runs on odometry and gyro meanwhile, as freelook's does between scans."""
     config = load_robot(robot_name)
-    course = _course()
+    course = _course(conditions.start)
     robot = _placed(config, robot_name, seed, course.start, use_localization, exact, truth)
     up, down = _radio(conditions, seed)
     operator, robot_end = _sessions(config)

@@ -4,7 +4,12 @@ say what differs. Every verdict is computed from the runs. One module per source
 :mod:`._free_look` (Ögren 2013), :mod:`._ellipse` and :mod:`._packet_drop` (the thesis's Tables
 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
 
-from freelook.experiments._tables._ellipse import TABLE_7_2, ellipse_row, ellipse_table
+from freelook.experiments._tables._ellipse import (
+    TABLE_7_2,
+    TIME_TOLERANCE,
+    ellipse_row,
+    ellipse_table,
+)
 from freelook.experiments._tables._format import Verdict
 from freelook.experiments._tables._free_look import (
     LAP_SIDE,
@@ -27,6 +32,7 @@ from freelook.experiments._tables._reckless import (
 __all__ = [
     "LAP_SIDE",
     "TABLE_7_2",
+    "TIME_TOLERANCE",
     "RecklessJob",
     "RecklessVerdict",
     "Verdict",
