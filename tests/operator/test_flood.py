@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from freelook.launch import flood_trial
+from tools.attack import flood_trial
 
 pytestmark = pytest.mark.realtime
 

@@ -6,7 +6,7 @@ A real robot (the simulator behind a real robot server, its camera on) and a rea
 station talk over UDP on loopback; the station's page drives forward. A raw socket sends the
 station datagrams whose IP and UDP headers carry the robot's address and port: 1-byte ones,
 and native packets with the right sync and length whose tags are wrong
-(:func:`freelook.launch.forged_source_run`, the attack campaign's probe). The station refuses
+(:func:`tools.attack.forged_source_run`, the attack campaign's probe). The station refuses
 and counts every one; the robot's own packets must still be read (before, the forged refusals
 spent the budget of the robot's address and some 3,000 of the robot's packets in 6 s were
 refused with them). Measured on the simulator's truth: the robot keeps driving, and it moves
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from freelook.launch import MAX_BLIND, MIN_SPEED, forged_source_run, raw_socket
+from tools.attack import MAX_BLIND, MIN_SPEED, forged_source_run, raw_socket
 
 ATTACK = 6.0  # s
 

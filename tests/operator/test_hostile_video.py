@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 import pytest
 
 from freelook.config import load_robot
-from freelook.launch._attack_video import vp9_keyframes
 from freelook.link import (
     Heartbeat,
     LinkDriver,
@@ -41,6 +40,7 @@ from freelook.operator import OperatorStation
 from freelook.web import BrowserSlot
 from keys_for_tests import KEY_A
 from loopback import OPENS, session_open
+from tools.attack._video import vp9_keyframes
 from waiting import wait_until_async
 
 KEY = bytes.fromhex(KEY_A)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import typer
 
 from freelook.cli import (
-    _attack,
     _bench,
     _calibrate,
     _config,
@@ -52,7 +51,6 @@ for _module in (
     _hit,
     _jaus,
     _keys,
-    _attack,
     _ros2,
 ):
     _module.register(app)

@@ -7,17 +7,7 @@ This is the one package that puts a robot (:mod:`freelook.hardware`) and an oper
 (:mod:`freelook.operator`) in one process; the station itself knows the robot only through
 the link."""
 
-from freelook.launch._attack import PROBES, CampaignOptions, campaign_lines, run_campaign
-from freelook.launch._attack_forged import (
-    MAX_BLIND,
-    MIN_SPEED,
-    ForgedSourceRun,
-    forged_source_run,
-    raw_socket,
-)
-from freelook.launch._attack_tally import Tally
 from freelook.launch._fleet import fleet_names, run_fleet_operator, run_fleet_session
-from freelook.launch._flood import FloodResult, flood_trial
 from freelook.launch._session import (
     SessionOptions,
     WebAccess,
@@ -30,24 +20,12 @@ from freelook.launch._session import (
 )
 
 __all__ = [
-    "MAX_BLIND",
-    "MIN_SPEED",
-    "PROBES",
-    "CampaignOptions",
-    "FloodResult",
-    "ForgedSourceRun",
     "SessionOptions",
-    "Tally",
     "WebAccess",
-    "campaign_lines",
     "default_run_path",
     "fleet_names",
-    "flood_trial",
-    "forged_source_run",
     "listen_web",
-    "raw_socket",
     "recorded_line",
-    "run_campaign",
     "run_fleet_operator",
     "run_fleet_session",
     "run_operator",

@@ -1,5 +1,5 @@
 """Hostile inputs drawn from a seed: random bytes and valid inputs mutated (bits flipped,
-cut short, lengthened, bytes overwritten, spliced). The fuzz tests and ``freelook attack``
+cut short, lengthened, bytes overwritten, spliced). The fuzz tests and the attack campaign
 draw from the same generator, so what the tests prove and what the campaign tries are one
 family of inputs."""
 

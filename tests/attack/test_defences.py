@@ -1,6 +1,7 @@
-"""The probes of ``freelook attack`` that re-run this week's attacks on the defences: each
-finds no crash and no effect against the real code, and counts the effect when the defence is
-away (monkeypatched out in-process, or a permissive server in the cockpit's place)."""
+"""The probes of the attack campaign (``python -m tools.attack``) that re-run this week's attacks
+on the defences: each finds no crash and no effect against the real code, and counts the effect
+when the defence is away (monkeypatched out in-process, or a permissive server in the cockpit's
+place)."""
 
 from __future__ import annotations
 
@@ -12,24 +13,24 @@ import sys
 
 import pytest
 
-from freelook.launch._attack_cockpit import (
+from tools.attack._cockpit import (
     Server,
     _foreign_page,
     _hosts,
     _idle,
     attack_cockpit_server,
 )
-from freelook.launch._attack_judp import Turning, attack_judp, judge_jump, judge_stop
-from freelook.launch._attack_keys import WEAK_KEYS, attack_keys
-from freelook.launch._attack_memory import (
+from tools.attack._judp import Turning, attack_judp, judge_jump, judge_stop
+from tools.attack._keys import WEAK_KEYS, attack_keys
+from tools.attack._memory import (
     GROWTH_BOUND,
     attack_memory,
     growth_per_minute,
     judge,
     sample,
 )
-from freelook.launch._attack_ros2 import CmdVel, attack_ros2, forged_jpegs
-from freelook.launch._attack_video import attack_video, judge_rate
+from tools.attack._ros2 import CmdVel, attack_ros2, forged_jpegs
+from tools.attack._video import attack_video, judge_rate
 
 
 def test_the_key_probe_refuses_every_weak_key_and_readable_keys_file() -> None:
@@ -93,7 +94,7 @@ class _Permissive(asyncio.Protocol):
 
 
 def test_the_cockpit_server_probe_counts_what_a_permissive_server_lets_through() -> None:
-    from freelook.launch import Tally
+    from tools.attack import Tally
 
     async def attack() -> Tally:
         loop = asyncio.get_running_loop()
@@ -132,7 +133,7 @@ def test_the_memory_probe_opens_sessions_under_new_ids_and_measures_the_robot() 
 
 
 def test_the_memory_probe_counts_a_process_whose_memory_grows() -> None:
-    from freelook.launch import Tally
+    from tools.attack import Tally
 
     # a process that keeps what it is given, as a robot keeping every station would
     grower = subprocess.Popen(
@@ -168,7 +169,7 @@ def test_the_judp_probe_finds_every_forgery_held_stopped_until_the_release() -> 
 
 
 def test_the_judp_probe_counts_a_robot_left_turning_and_a_pose_believed() -> None:
-    from freelook.launch import Tally
+    from tools.attack import Tally
 
     tally = Tally("judged")
     # a client gone silent in front of a robot with no timeout: it turns on
@@ -201,7 +202,7 @@ def test_the_video_probe_measures_the_station_talking_to_its_robot() -> None:
 
 
 def test_the_video_probe_counts_a_station_that_fell_silent() -> None:
-    from freelook.launch import Tally
+    from tools.attack import Tally
 
     tally = Tally("judged")
     judge_rate("300 keyframes/s", 1.2, 27.0, tally)  # what a station decoding on its loop sent

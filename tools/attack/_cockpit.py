@@ -30,7 +30,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = ["attack_cockpit_server"]
 

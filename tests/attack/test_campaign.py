@@ -1,13 +1,13 @@
-"""A small run of ``freelook attack``: every interface attacked, nothing crashes, nothing
-unauthorised happens, and each probe's own control (the driver drives again afterwards, the
-authorised cockpit drives) shows the watch would have seen a motion."""
+"""A small run of the attack campaign (``python -m tools.attack``): every interface attacked,
+nothing crashes, nothing unauthorised happens, and each probe's own control (the driver drives
+again afterwards, the authorised cockpit drives) shows the watch would have seen a motion."""
 
 from __future__ import annotations
 
 import pytest
 
-from freelook.launch import PROBES, CampaignOptions, Tally, campaign_lines, run_campaign
-from freelook.launch._attack import Flood
+from tools.attack import PROBES, CampaignOptions, Tally, campaign_lines, run_campaign
+from tools.attack._campaign import Flood
 
 pytestmark = pytest.mark.slow
 

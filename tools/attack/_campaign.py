@@ -1,10 +1,10 @@
-"""``freelook attack``: a seeded adversarial campaign against real freelook processes on
+"""``python -m tools.attack``: a seeded adversarial campaign against real freelook processes on
 loopback, interface by interface, with the figures the security notes quote.
 
 Each probe starts what it attacks (a robot program, a simulated session with its cockpit and
 Foxglove bridge, a JAUS gateway) as its own process, or hands files and bytes to the loaders
 and decoders the commands reach, and counts inputs tried, crashes and unauthorised effects.
-The floods (:func:`freelook.launch.flood_trial`) add the driver's telemetry and video share
+The floods (:func:`tools.attack.flood_trial`) add the driver's telemetry and video share
 against the same run without a flood. The same seed tries the same inputs.
 """
 
@@ -13,20 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from freelook.launch._attack_cockpit import attack_cockpit_server
-from freelook.launch._attack_files import attack_decoders, attack_files
-from freelook.launch._attack_forged import attack_forged_sources
-from freelook.launch._attack_jaus import attack_jaus
-from freelook.launch._attack_judp import attack_judp
-from freelook.launch._attack_keys import attack_keys
-from freelook.launch._attack_link import attack_robot_serial, attack_robot_udp
-from freelook.launch._attack_memory import attack_memory
-from freelook.launch._attack_ros2 import attack_ros2
-from freelook.launch._attack_tally import Tally
-from freelook.launch._attack_video import attack_video
-from freelook.launch._attack_web import attack_web
-from freelook.launch._attack_zenoh import attack_zenoh
-from freelook.launch._flood import Payload, Target, flood_trial
+from tools.attack._cockpit import attack_cockpit_server
+from tools.attack._files import attack_decoders, attack_files
+from tools.attack._flood import Payload, Target, flood_trial
+from tools.attack._forged import attack_forged_sources
+from tools.attack._jaus import attack_jaus
+from tools.attack._judp import attack_judp
+from tools.attack._keys import attack_keys
+from tools.attack._link import attack_robot_serial, attack_robot_udp
+from tools.attack._memory import attack_memory
+from tools.attack._ros2 import attack_ros2
+from tools.attack._tally import Tally
+from tools.attack._video import attack_video
+from tools.attack._web import attack_web
+from tools.attack._zenoh import attack_zenoh
 
 __all__ = ["PROBES", "CampaignOptions", "campaign_lines", "run_campaign"]
 

@@ -1,7 +1,7 @@
-"""``freelook attack``: the seeded adversarial campaign against real freelook processes on
-loopback (docs/security.md): inputs tried, crashes and unauthorised effects per interface, and
-the driver's telemetry and video share under each flood. Exit code 1 when anything crashed or
-an unauthorised effect was seen."""
+"""``python -m tools.attack``: the seeded adversarial campaign against real freelook processes
+on loopback (docs/security.md): inputs tried, crashes and unauthorised effects per interface,
+and the driver's telemetry and video share under each flood. Exit code 1 when anything crashed
+or an unauthorised effect was seen. Run from the repository's root, in the project's venv."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["register"]
+__all__ = ["attack_command", "main"]
 
 
 def attack_command(
@@ -37,7 +37,7 @@ def attack_command(
     files and decoders the commands read, all started here on loopback; print the figures."""
     import dataclasses
 
-    from freelook.launch import PROBES, CampaignOptions, campaign_lines, run_campaign
+    from tools.attack import PROBES, CampaignOptions, campaign_lines, run_campaign
 
     unknown = sorted(set(only or ()) - PROBES.keys())
     if unknown:
@@ -54,5 +54,11 @@ def attack_command(
         raise typer.Exit(1)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("attack")(attack_command)
+def main() -> None:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app.command()(attack_command)
+    app()
+
+
+if __name__ == "__main__":
+    main()

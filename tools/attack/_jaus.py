@@ -12,7 +12,7 @@ import asyncio
 import random
 import time
 
-from freelook.launch._attack_link import (
+from tools.attack._link import (
     DRIVER,
     GATEWAY,
     START,
@@ -24,7 +24,7 @@ from freelook.launch._attack_link import (
     _until,
     _Watch,
 )
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = ["attack_jaus"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 if TYPE_CHECKING:
     import socket

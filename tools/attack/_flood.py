@@ -165,7 +165,7 @@ async def _drive(
                 str(sockets),
                 stdout=subprocess.PIPE,
             )
-        trips = sum(1 for e in server.program.core.events if e.kind == "watchdog")
+        trips = sum(1 for e in server.program.core.log.events if e.kind == "watchdog")
         heard = station.session.stats
         received, lost = heard.received, heard.lost
         driving = await _driving_share(station, seconds)
@@ -174,7 +174,7 @@ async def _drive(
         now = station.clock()
         telemetry_hz = station.core.telemetry_rate.rate(now)  # over the flood's last 2 s
         video_fps = station.core.video_rate.rate(now)
-        trips = sum(1 for e in server.program.core.events if e.kind == "watchdog") - trips
+        trips = sum(1 for e in server.program.core.log.events if e.kind == "watchdog") - trips
         sent = 0
         if flooder is not None:
             out, _ = await flooder.communicate()

@@ -21,8 +21,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from freelook.launch._attack_link import DRIVER, START, _keys_file, _until
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._link import DRIVER, START, _keys_file, _until
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = ["Turning", "attack_judp", "judge_jump", "judge_stop"]
 

@@ -15,7 +15,7 @@ import random
 import time
 from pathlib import Path
 
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = [
     "GROWTH_BOUND",

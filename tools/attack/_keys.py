@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from freelook.errors import FreelookError
-from freelook.launch._attack_tally import Tally
+from tools.attack._tally import Tally
 
 __all__ = ["WEAK_KEYS", "attack_keys"]
 

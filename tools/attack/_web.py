@@ -23,7 +23,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = ["attack_web"]
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from freelook.launch._attack_tally import Tally
+from tools.attack._tally import Tally
 
 __all__ = ["attack_decoders", "attack_files"]
 

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from freelook.launch._attack_link import (
+from tools.attack._link import (
     DRIVER,
     INTRUDER,
     START,
@@ -30,7 +30,7 @@ from freelook.launch._attack_link import (
     _until,
     _Watch,
 )
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 if TYPE_CHECKING:
     from freelook.operator import OperatorStation

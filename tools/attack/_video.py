@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Callable
 
-from freelook.launch._attack_tally import ProcessUnderAttack, Tally
+from tools.attack._tally import ProcessUnderAttack, Tally
 
 __all__ = ["MIN_RATE", "attack_video", "judge_rate"]
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
-from freelook.launch._attack_tally import Tally
 from freelook.link import NativeCodec, UdpEndpoint, VelocityCommand, derive_key
 from freelook.maps import load_world
 from freelook.operator import OperatorStation, parse_browser_message
 from freelook.robot import ServerOptions
+from tools.attack._tally import Tally
 
 __all__ = [
     "MAX_BLIND",
