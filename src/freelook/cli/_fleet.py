@@ -153,7 +153,7 @@ def list_robots(
     wait = max(0.1, min(timeout, 30.0)) if math.isfinite(timeout) else 1.0
     try:
         url = parse_transport_url(bus_url)
-        if url.scheme != "zenoh":
+        if not url.transport.shared_bus:
             raise ConfigError(
                 f"{bus_url}: fleet list asks a Zenoh bus (zenoh://HOST:PORT/ANY); a robot on "
                 f"{url.scheme} answers only a station in session with it"

@@ -309,7 +309,7 @@ def operator(
         shaping=link_shaping(link_delay, link_jitter, link_loss, station),
     )
     try:
-        run = run_fleet_operator if url.scheme == "zenoh" else run_operator
+        run = run_fleet_operator if url.transport.shared_bus else run_operator
         run_until_stopped(
             run(config, the_world, url, options, announce=lambda line: typer.echo(line))
         )

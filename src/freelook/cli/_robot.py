@@ -156,7 +156,7 @@ def robot(
     from freelook.cli._world import parse_start
     from freelook.config import load_robot
     from freelook.errors import FreelookError
-    from freelook.hardware import check_backend, compile_ahead, open_robot_server
+    from freelook.hardware import backend_for, check_backend, compile_ahead, open_robot_server
     from freelook.link import parse_transport_url
     from freelook.video import RATE_LOG, parse_codec, parse_rate
 
@@ -172,7 +172,8 @@ def robot(
         try:
             parse_transport_url(listen)  # a bad address fails before anything starts
             _check_camera(camera)
-            if robot_name is None and hardware.split(":")[0] == "ros2":
+            backend = backend_for(hardware)
+            if robot_name is None and backend is not None and backend.describes_itself:
                 check_backend(hardware)  # a missing extra is said before anything is watched
                 config, hardware_url = await _described(hardware)
             else:
@@ -190,7 +191,7 @@ def robot(
             # a first run compiles in a child, so this process holds no compiler's memory
             compile_ahead(
                 config,
-                camera=options.camera and hardware == "sim",
+                camera=options.camera and backend is not None and backend.renders_camera,
                 notify=lambda line: typer.echo(line, err=True),
             )
             server, description = await open_robot_server(
@@ -330,7 +331,7 @@ def _beyond_loopback(listen: str) -> str | None:
     from freelook.link import parse_transport_url
 
     url = parse_transport_url(listen)
-    if url.scheme == "serial" or (url.scheme == "zenoh" and url.mode == "client"):
+    if not url.host or url.mode == "client":  # a serial line, a router's client
         return None
     try:
         loopback = ipaddress.ip_address(url.host).is_loopback

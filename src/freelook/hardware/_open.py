@@ -3,7 +3,10 @@
 
 :data:`BACKENDS` maps a scheme to a :class:`Backend`: how its URLs are written and a loader
 that imports the backend only when it is asked for (a simulated robot loads no JAUS or ROS 2
-code). A new backend adds one entry, here or with :func:`register_backend`.
+code). A new backend adds one entry, here, with :func:`register_backend`, or from an installed
+package's ``freelook.backends`` entry point (``link/_plugins.py``). What differs between
+backends beyond opening them (a robot that describes itself, a camera rendered here) is a field
+of its entry: nothing else in freelook tests a backend's name.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
+from freelook.link import BACKENDS_GROUP, install_plugins, installed_plugin
 from freelook.maps import World, load_world
 from freelook.robot import RobotServer, ServerOptions
 
@@ -24,6 +28,7 @@ __all__ = [
     "BACKENDS",
     "Backend",
     "BackendRequest",
+    "backend_for",
     "check_backend",
     "known_backends",
     "open_robot_server",
@@ -80,6 +85,10 @@ class Backend:
     #: raises a FreelookError saying how to install what the backend needs and this install
     #: lacks (its extra): checked before anything slow is begun
     ready: Callable[[], None] = _core
+    #: without ``--robot`` the robot is described from what it shows (a ROS 2 robot's topics)
+    describes_itself: bool = False
+    #: the camera's frames are rendered in this process (the simulator's compiled renderer)
+    renders_camera: bool = False
 
 
 def _robot_map(spec: str | None, default: World | None) -> World | None:
@@ -174,10 +183,12 @@ def _ros2_ready() -> None:
 
 #: ``--hardware`` scheme → its backend (python-can's ``BACKENDS``, by URL scheme).
 BACKENDS: dict[str, Backend] = {
-    "sim": Backend("sim", _sim, bare=True, urls=False),
+    "sim": Backend("sim", _sim, bare=True, urls=False, renders_camera=True),
     "arcos": Backend("arcos://HOST:PORT, arcos:///dev/DEVICE", _arcos),
     "judp": Backend("judp://HOST:PORT", _judp),
-    "ros2": Backend("ros2 or ros2://NAMESPACE", _ros2, bare=True, ready=_ros2_ready),
+    "ros2": Backend(
+        "ros2 or ros2://NAMESPACE", _ros2, bare=True, ready=_ros2_ready, describes_itself=True
+    ),
 }
 
 
@@ -189,14 +200,25 @@ def register_backend(scheme: str, backend: Backend) -> None:
 
 
 def known_backends() -> str:
-    """How every backend's ``--hardware`` is written, for an error message."""
+    """How every backend's ``--hardware`` is written (installed ones too), for an error
+    message."""
+    install_plugins(BACKENDS, BACKENDS_GROUP, Backend)
     return ", ".join(backend.usage for backend in BACKENDS.values())
 
 
-def _backend(hardware: str) -> Backend:
+def backend_for(hardware: str) -> Backend | None:
+    """The backend ``hardware`` names (registered, or installed by a package); None when no
+    backend serves it, or not written that way (a bare name, a URL)."""
     scheme, colon, _ = hardware.partition(":")
-    backend = BACKENDS.get(scheme)
+    backend = installed_plugin(BACKENDS, BACKENDS_GROUP, scheme, Backend)
     if backend is None or not (backend.urls if colon else backend.bare):
+        return None
+    return backend
+
+
+def _backend(hardware: str) -> Backend:
+    backend = backend_for(hardware)
+    if backend is None:
         raise ConfigError(f"--hardware {hardware!r}: expected {known_backends()}")
     return backend
 

@@ -28,7 +28,7 @@ from freelook.link import (
     LinkEvent,
     LinkSession,
     NativeCodec,
-    SerialEndpoint,
+    Side,
     TransportUrl,
     UdpEndpoint,
 )
@@ -61,6 +61,7 @@ class JausBridge:
     ) -> None:
         self.config = config
         self.robot = robot
+        self._bus_key = key  # logs in to an authenticated Zenoh bus
         self.listen = listen
         self.clock = MonotonicClock().now
         self.core = JausGateway(
@@ -74,7 +75,7 @@ class JausBridge:
         )
         self.session = LinkSession(
             NativeCodec(key, sender=station),
-            framing="stream" if robot.scheme == "serial" else "datagram",
+            framing=robot.transport.framing,
             spacing=config.link.operator_tx_spacing,
             wire_offset=LinkDriver.wall_offset(self.clock),
             role="operator",
@@ -92,12 +93,7 @@ class JausBridge:
     async def run(self) -> None:
         """Until cancelled."""
         robot = self.robot
-        endpoint: UdpEndpoint | SerialEndpoint
-        if robot.scheme == "serial":
-            endpoint = SerialEndpoint(robot.device, robot.baud)
-        else:
-            local = ("127.0.0.1", 0) if _loopback(robot.host) else ("0.0.0.0", 0)
-            endpoint = await UdpEndpoint.open(local, remote=(robot.host, robot.port))
+        endpoint = await robot.transport.open(robot, Side("station", key=self._bus_key))
         self.jaus = await UdpEndpoint.open(self.listen)
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event)
         tasks = [asyncio.create_task(self.driver.run()), asyncio.create_task(self._serve())]
@@ -159,7 +155,7 @@ async def run_gateway(
             f"WARNING: JUDP on {host}:{port} beyond loopback: JAUS has no authentication, "
             "anyone on that network may ask for control of the robot"
         )
-    where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
+    where = robot.device or f"{robot.host}:{robot.port}"  # a serial line's, or an address
     announce(f"freelook jaus: component {component} on udp://{host}:{port}, robot at {where}")
     try:
         await task

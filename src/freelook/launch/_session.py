@@ -426,7 +426,7 @@ async def _operator(
             raise OSError(f"web server could not start on {options.host}:{access.port}")
         _announce_access(access, announce)
         url = access.url
-        where = robot.device if robot.scheme == "serial" else f"{robot.host}:{robot.port}"
+        where = robot.device or f"{robot.host}:{robot.port}"  # a serial line's, or an address
         announce(f"freelook operator: robot at {where} — open {url}")
         announce(f"virtual operator station (WebXR): {_station(url)}")
         if options.record is not None:

@@ -123,6 +123,12 @@ from freelook.link._messages import (
     WheelSpeedCommand,
 )
 from freelook.link._native import MAX_DATAGRAM, MAX_PACKET, NativeCodec, Stream
+from freelook.link._plugins import (
+    BACKENDS_GROUP,
+    TRANSPORTS_GROUP,
+    install_plugins,
+    installed_plugin,
+)
 from freelook.link._radio import DeadRadio, RadioNode, RadioWatch
 from freelook.link._refusal_log import SESSION_REFUSALS, RefusalLog
 from freelook.link._session import SPACING_LIMITS, LinkSession
@@ -131,16 +137,16 @@ from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
 from freelook.link._thesis import ThesisCodec, position_from_telemetry
-from freelook.link._transport import (
+from freelook.link._transport import Endpoint, LinkRate, SerialEndpoint, UdpEndpoint
+from freelook.link._transport_table import (
     TRANSPORTS,
-    Endpoint,
-    SerialEndpoint,
+    Side,
     Transport,
     TransportUrl,
-    UdpEndpoint,
     known_transports,
     parse_transport_url,
     register_transport,
+    transport_for,
 )
 from freelook.link._values import (
     FIELD_LIMITS,
@@ -174,6 +180,7 @@ from freelook.link._zenoh_acl import (
 
 __all__ = [
     "ACTING_COMMANDS",
+    "BACKENDS_GROUP",
     "EXPIRING_COMMANDS",
     "FIELD_LIMITS",
     "KEY_ENV",
@@ -190,6 +197,7 @@ __all__ = [
     "SPACING_LIMITS",
     "TLS_CA_ENV",
     "TRANSPORTS",
+    "TRANSPORTS_GROUP",
     "Accepted",
     "ArmTelemetry",
     "ArmVelocityCommand",
@@ -231,6 +239,7 @@ __all__ = [
     "LinearDriveStop",
     "LinkDriver",
     "LinkEvent",
+    "LinkRate",
     "LinkSession",
     "LinkShaper",
     "LinkShaping",
@@ -279,6 +288,7 @@ __all__ = [
     "SessionStatus",
     "SetTransmission",
     "SetTransmissionSpacing",
+    "Side",
     "Silences",
     "StampAge",
     "StationEntry",
@@ -317,6 +327,8 @@ __all__ = [
     "encode_jpeg",
     "encode_map",
     "flip_bits",
+    "install_plugins",
+    "installed_plugin",
     "key_bits",
     "key_from_env",
     "known_transports",
@@ -333,5 +345,6 @@ __all__ = [
     "split_salt",
     "station_user",
     "strong_key",
+    "transport_for",
     "zenoh_config",
 ]

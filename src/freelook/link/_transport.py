@@ -1,12 +1,13 @@
 """Transports: thin I/O shells that move bytes. Codecs and statistics stay elsewhere.
 
 ``UdpEndpoint`` (asyncio datagrams) and ``SerialEndpoint`` (pyserial byte stream, for USB
-radio nodes) share a small surface: ``send(bytes)``, ``await recv_from(timeout)`` (the data
-and where it came from), ``learn_peer(source)`` and ``close()``. A transport never decides
-who its peer is: the link session verifies a packet first, and only then does the driver tell
-the transport to answer its source. A Zenoh, JAUS or MAVLink gateway is one more class with
-the same methods. :data:`TRANSPORTS` maps a URL scheme to the parser of its URLs; a new
-transport adds one entry, here or with :func:`register_transport`.
+radio nodes) share one surface, :class:`Endpoint`: ``send(bytes)``, ``await recv_from(timeout)``
+(the data and where it came from), ``learn_peer(source)``, ``close()``, and what the end
+opening it may need to know: ``local_address`` (a socket's, else None) and ``link_rate`` (how
+fast a radio carries bytes, else None). A transport never decides who its peer is: the link
+session verifies a packet first, and only then does the driver tell the transport to answer
+its source. A Zenoh, JAUS or MAVLink gateway is one more class with the same surface. Which
+URL opens which endpoint is the transport table's (``link/_transport_table.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,11 @@ import asyncio
 import contextlib
 import logging
 import queue
-import re
 import socket
 import threading
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlparse
 
 import serial
 
@@ -34,24 +32,31 @@ from freelook.link._udp_socket import (
     udp_socket,
     udp_socket_beside,
 )
-from freelook.link._zenoh import check_robot_name
 
-__all__ = [
-    "TRANSPORTS",
-    "Endpoint",
-    "SerialEndpoint",
-    "Transport",
-    "TransportUrl",
-    "UdpEndpoint",
-    "known_transports",
-    "parse_transport_url",
-    "register_transport",
-]
+__all__ = ["Endpoint", "LinkRate", "SerialEndpoint", "UdpEndpoint"]
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class LinkRate:
+    """How fast an endpoint's link carries bytes, where a radio limits it."""
+
+    rate: float  # baud on a byte stream (8N1 framing), bit/s on a datagram link
+    stream: bool  # a serial line: one byte stream that every kind of packet shares
+
+
 class Endpoint(Protocol):
+    @property
+    def local_address(self) -> Address | None:
+        """Where a socket of its own is bound (None: no socket, or not one of its own)."""
+        ...
+
+    @property
+    def link_rate(self) -> LinkRate | None:
+        """How fast its link carries bytes, when a radio limits it (None: not limited)."""
+        ...
+
     def send(self, data: bytes) -> None:
         """Write to the peer (nothing before there is one)."""
 
@@ -63,135 +68,6 @@ class Endpoint(Protocol):
         """Answer ``source`` from now on (called only for verified packets)."""
 
     def close(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TransportUrl:
-    scheme: str  # a key of TRANSPORTS: "udp", "serial" or "zenoh"
-    host: str = ""
-    port: int = 0
-    device: str = ""
-    baud: int = 921600
-    robot: str = ""  # zenoh: the robot's name on the bus
-    mode: str = "peer"  # zenoh: "peer" (listen or connect at HOST:PORT) or "client" (a router's)
-    tls: bool = False  # zenoh: the link to the router is TLS (zenoh+tls://, a relay)
-
-    @property
-    def zenoh_endpoint(self) -> str:
-        """``tcp/HOST:PORT`` (Zenoh's spelling of the address)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"tcp/{host}:{self.port}"
-
-
-MAX_BAUD = 16_000_000  # beyond any serial radio or USB adapter
-
-
-def parse_transport_url(url: str) -> TransportUrl:
-    """``udp://HOST:PORT``, ``serial:///dev/ttyUSB0?baud=921600``,
-    ``zenoh://HOST:PORT/ROBOT[?mode=client]`` (peer mode: the robot listens at HOST:PORT and
-    stations connect there; client mode: both connect to a Zenoh router at HOST:PORT) or
-    ``zenoh+tls://RELAY:PORT/ROBOT`` (both connect out to a relay, ``freelook relay``, on TLS).
-
-    Anything else raises :class:`ConfigError` with a one-line message naming the URL."""
-    if not url.isprintable() or any(c.isspace() for c in url):
-        raise ConfigError(f"{url!r}: a transport URL has no spaces or control characters")
-    try:
-        parsed = _parse(url)
-    except ValueError as err:  # urllib's own refusals: an open bracket, a bad IPv6 literal
-        raise ConfigError(f"{url}: not a transport URL ({err})") from None
-    if parsed.host and not _HOST.fullmatch(parsed.host):
-        raise ConfigError(f"{url}: {parsed.host!r} is not a host name or address")
-    return parsed
-
-
-_HOST = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
-
-
-def _parse(url: str) -> TransportUrl:
-    scheme = urlparse(url).scheme
-    transport = TRANSPORTS.get(scheme)
-    if transport is None:
-        raise ConfigError(f"{url}: unknown transport (use {known_transports()})")
-    return transport.parse(url)
-
-
-def _udp_url(url: str) -> TransportUrl:
-    parsed = urlparse(url)
-    try:
-        port = parsed.port
-    except ValueError:  # not a number, or outside 0–65535
-        raise ConfigError(f"{url}: expected udp://HOST:PORT with a port 0–65535") from None
-    if not parsed.hostname or port is None:
-        raise ConfigError(f"{url}: expected udp://HOST:PORT")
-    return TransportUrl("udp", parsed.hostname, port)
-
-
-def _serial_url(url: str) -> TransportUrl:
-    parsed = urlparse(url)
-    if not parsed.path:
-        raise ConfigError(f"{url}: expected serial:///dev/DEVICE[?baud=N]")
-    baud = parse_qs(parsed.query).get("baud", ["921600"])[0]
-    if not (baud.isascii() and baud.isdigit() and 50 <= int(baud) <= MAX_BAUD):
-        raise ConfigError(f"{url}: baud must be a whole number 50…{MAX_BAUD}, got {baud!r}")
-    return TransportUrl("serial", device=parsed.path, baud=int(baud))
-
-
-def _zenoh_url(url: str) -> TransportUrl:
-    parsed = urlparse(url)
-    try:
-        port = parsed.port
-    except ValueError:
-        port = None
-    robot = parsed.path.strip("/")
-    if not parsed.hostname or port is None or not robot or "/" in robot:
-        raise ConfigError(f"{url}: expected zenoh://HOST:PORT/ROBOT[?mode=peer|client]")
-    mode = parse_qs(parsed.query).get("mode", ["peer"])[0]
-    if mode not in ("peer", "client"):
-        raise ConfigError(f"{url}: mode must be peer or client, got {mode!r}")
-    return TransportUrl("zenoh", parsed.hostname, port, robot=check_robot_name(robot), mode=mode)
-
-
-def _relay_url(url: str) -> TransportUrl:
-    parsed = urlparse(url)
-    try:
-        port = parsed.port
-    except ValueError:
-        port = None
-    robot = parsed.path.strip("/")
-    if not parsed.hostname or port is None or not robot or "/" in robot or parsed.query:
-        raise ConfigError(f"{url}: expected zenoh+tls://RELAY:PORT/ROBOT")
-    name = check_robot_name(robot)
-    return TransportUrl("zenoh", parsed.hostname, port, robot=name, mode="client", tls=True)
-
-
-@dataclass(frozen=True, slots=True)
-class Transport:
-    """One entry of :data:`TRANSPORTS`."""
-
-    usage: str  # how its URL is written, for the error that lists them
-    parse: Callable[[str], TransportUrl]  # a URL of this scheme, checked (ConfigError if not)
-
-
-#: URL scheme → its transport (python-can's ``BACKENDS``, by URL scheme).
-TRANSPORTS: dict[str, Transport] = {
-    "udp": Transport("udp://HOST:PORT", _udp_url),
-    "serial": Transport("serial:///dev/…", _serial_url),
-    "zenoh": Transport("zenoh://HOST:PORT/ROBOT", _zenoh_url),
-    "zenoh+tls": Transport("zenoh+tls://RELAY:PORT/ROBOT", _relay_url),
-}
-
-
-def register_transport(scheme: str, transport: Transport) -> None:
-    """Add a transport under ``scheme`` (a name no other transport has)."""
-    if scheme in TRANSPORTS:
-        raise ValueError(f"a transport already serves {scheme!r}")
-    TRANSPORTS[scheme] = transport
-
-
-def known_transports() -> str:
-    """How every transport's URL is written, for an error message."""
-    *rest, last = [transport.usage for transport in TRANSPORTS.values()]
-    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 def _host(host: str) -> str:
@@ -260,6 +136,7 @@ class UdpEndpoint(Inbox[Address]):
         #: times a following endpoint moved to a new peer address
         self.moves = 0
         self.errors = 0
+        self.link_rate: LinkRate | None = None  # a radio behind an IP bridge, when told
 
     @classmethod
     async def open(
@@ -414,6 +291,8 @@ class SerialEndpoint:
         except (serial.SerialException, ValueError) as err:
             raise ConfigError(f"{device}: cannot open serial port: {err}") from None
         self.baud = baud
+        self.local_address: Address | None = None  # a port, not a socket
+        self.link_rate = LinkRate(baud, stream=True)
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[bytes] = asyncio.Queue(1024)
         self._out: queue.Queue[bytes | None] = queue.Queue(max_queue)

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     import zenoh
 
     from freelook.link._keys import KeyRing
-    from freelook.link._transport import TransportUrl
+    from freelook.link._transport_table import TransportUrl
+    from freelook.link._udp_socket import Address
 
 __all__ = [
     "ROOT",
@@ -426,6 +427,9 @@ class ZenohEndpoint(Inbox[str]):
         self.verified: dict[str, None] = {}  # insertion-ordered: the oldest first
         self.peer: str | None = None
         self.malformed = 0  # oversized payloads, keys that are not ours
+        self.owns_bus = False  # the bus was opened for this end alone: it closes with it
+        self.local_address: Address | None = None  # the bus's sockets, not its own
+        self.link_rate = None  # the bus paces itself
         self._publishers: dict[str, Any] = {}
         self._closed = False
         session = bus.session
@@ -525,3 +529,5 @@ class ZenohEndpoint(Inbox[str]):
                 entity.undeclare()
         self._declared.clear()
         self._publishers.clear()
+        if self.owns_bus:
+            self.bus.close()

@@ -28,17 +28,15 @@ from freelook.link import (
     Message,
     NativeCodec,
     PacketRecord,
-    SerialEndpoint,
     SessionOpened,
     SessionStatus,
+    Side,
     Telemetry,
     ThesisCodec,
     TransportUrl,
-    UdpEndpoint,
     VideoFragment,
     VideoFrame,
     ZenohBus,
-    ZenohEndpoint,
 )
 from freelook.maps import World, builtin_worlds, load_world
 from freelook.operator._browser import (
@@ -124,7 +122,7 @@ class OperatorStation:
         )
         self.session = LinkSession(
             codec,
-            framing="stream" if self.robot.scheme == "serial" else "datagram",
+            framing=self.robot.transport.framing,
             spacing=config.link.operator_tx_spacing,
             wire_offset=LinkDriver.wall_offset(self.clock),
             on_packet=self._record_packet,
@@ -243,25 +241,22 @@ class OperatorStation:
                 self.driver.send(message)
 
     async def run(self) -> None:
-        """Talk to the robot: over UDP to an address, or over a serial radio."""
+        """Talk to the robot on its URL's transport (UDP, a serial radio, a Zenoh bus)."""
         robot = self.robot
-        endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
-        own_bus: ZenohBus | None = None
-        if robot.scheme == "serial":
-            endpoint = SerialEndpoint(robot.device, robot.baud)
-        elif robot.scheme == "zenoh":
-            bus = self.bus
-            if bus is None:
-                bus = own_bus = ZenohBus.for_url(robot, listen=False, key=self._bus_key)
-            endpoint = bus.station(robot.robot)
-        else:
-            # with sessions, a robot behind NAT whose address changes is followed there once
-            # its packets verify; without, the kernel hears the robot's address alone
-            follow = self.session.role is not None
-            endpoint = await UdpEndpoint.open(None, (robot.host, robot.port), follow=follow)
-            codec = self.session.codec
-            if follow and codec.sync_offset == 0:  # what cannot be a packet stays in the kernel
-                endpoint.drop_in_kernel_unless(codec.sync, codec.min_length)
+        # with sessions, a robot behind NAT whose address changes is followed there once its
+        # packets verify (what cannot be a packet stays in the kernel); without, the kernel
+        # hears the robot's address alone
+        follow = self.session.role is not None
+        codec = self.session.codec
+        wanted = follow and codec.sync_offset == 0
+        side = Side(
+            "station",
+            kernel_filter=(codec.sync, codec.min_length) if wanted else None,
+            follow=follow,
+            bus=self.bus,
+            key=self._bus_key,
+        )
+        endpoint = await robot.transport.open(robot, side)
         self.driver = LinkDriver(self.session, endpoint, self.clock, self._on_event, self.shaping)
         self._record_start()
         self.send(self.core.start())
@@ -276,8 +271,6 @@ class OperatorStation:
             await asyncio.gather(*tasks, return_exceptions=True)
             self._stop_fallback()
             endpoint.close()
-            if own_bus is not None:
-                own_bus.close()
 
     def _on_event(self, event: LinkEvent) -> None:
         if isinstance(event, SessionOpened):
@@ -493,7 +486,7 @@ class OperatorStation:
         if status == before:
             return None
         robot = self.robot
-        if robot.scheme == "serial":
+        if robot.device:  # a serial line
             where = robot.device
         elif robot.host:
             where = f"{robot.scheme}://{robot.host}:{robot.port}"

@@ -18,8 +18,9 @@ import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from freelook.errors import ConfigError
 from freelook.hal import Camera, EncodedCamera
 from freelook.link import (
     EXPIRING_COMMANDS,
@@ -40,17 +41,14 @@ from freelook.link import (
     PacketRecord,
     RefusalLog,
     Refused,
-    RobotInfo,
-    SerialEndpoint,
     SessionOpened,
+    Side,
     StampAge,
     ThesisCodec,
-    UdpEndpoint,
     VideoCodec,
     VideoFeedback,
     VideoFrame,
     ZenohBus,
-    ZenohEndpoint,
     encode_jpeg,
     parse_transport_url,
 )
@@ -129,7 +127,7 @@ class RobotServer:
             )
         self.session = LinkSession(
             self.codec,
-            framing="stream" if options.listen.startswith("serial:") else "datagram",
+            framing=_framing(options.listen),
             spacing=self.config.link.robot_tx_spacing,
             periodic=self._telemetry,
             transmitting=options.wire != "thesis",
@@ -187,26 +185,27 @@ class RobotServer:
             # opening a network camera may take seconds: not on the event loop
             loop = asyncio.get_running_loop()
             self.camera_source = await loop.run_in_executor(None, AvCamera, self.options.camera_url)
-        endpoint: UdpEndpoint | SerialEndpoint | ZenohEndpoint
-        own_bus: ZenohBus | None = None
-        if url.scheme == "udp":
-            endpoint = await UdpEndpoint.open((url.host, url.port), remote=self.options.peer)
-            self.local_address = endpoint.local_address
-            if self.codec.sync_offset == 0:  # what cannot be a packet never leaves the kernel
-                endpoint.drop_in_kernel_unless(self.codec.sync, self.codec.min_length)
-            if self.options.link_rate is not None:
-                self.radio = self._budget_for(self.options.link_rate, serial=False)
-        elif url.scheme == "zenoh":
-            bus = self.bus
-            if bus is None:
-                bus = own_bus = ZenohBus.for_url(
-                    url, listen=True, keys=self.options.keys, key=self.options.key
-                )
-            endpoint = bus.robot(RobotInfo(url.robot, self.config.name, self.options.wire))
-        else:
-            endpoint = SerialEndpoint(url.device, url.baud)
-            self.radio = self._budget_for(url.baud, serial=True)
-            if self.map is not None:  # map chunks share what video may use of the radio
+        options, codec = self.options, self.codec
+        endpoint = await url.transport.open(
+            url,
+            Side(
+                "robot",
+                # what cannot be a packet never leaves the kernel
+                kernel_filter=(codec.sync, codec.min_length) if codec.sync_offset == 0 else None,
+                peer=options.peer,
+                link_rate=options.link_rate,
+                bus=self.bus,
+                keys=options.keys,
+                key=options.key,
+                model=self.config.name,
+                wire=options.wire,
+            ),
+        )
+        self.local_address = endpoint.local_address
+        rate = endpoint.link_rate
+        if rate is not None:
+            self.radio = self._budget_for(rate.rate, serial=rate.stream)
+            if rate.stream and self.map is not None:  # map chunks share video's part of it
                 self.map.rate = self.map.burst = max(0.0, self.radio.video_rate / MAP_CHUNK) / 4
         self.driver = LinkDriver(
             self.session, endpoint, self.runtime.now, self._on_event, self.options.shaping
@@ -242,8 +241,6 @@ class RobotServer:
             endpoint.close()
             if self.camera_source is not None:
                 self.camera_source.close()
-            if own_bus is not None:
-                own_bus.close()
 
     def _budget_for(self, rate: float, serial: bool) -> RadioBudget:
         """Telemetry first, then video with what is left of a radio's bandwidth (``rate``:
@@ -482,6 +479,15 @@ class VideoStream:
     jpeg_quality: int
     layout: FrameLayout = FrameLayout.MONO
     size: tuple[int, int] | None = None  # the frames' (width, height): a pair's both eyes
+
+
+def _framing(listen: str) -> Literal["datagram", "stream"]:
+    """How packets are framed on ``listen``'s transport (a URL that does not parse is refused
+    when the server opens it)."""
+    try:
+        return parse_transport_url(listen).transport.framing
+    except ConfigError:
+        return "datagram"
 
 
 def _announcer(robot_map: World) -> MapAnnouncer | None:
