@@ -22,6 +22,7 @@ from freelook.config import load_robot
 from freelook.geometry import Pose
 from freelook.safety import ObstacleMemory, SafetyFilter, in_sonar_cones, seen_through
 from freelook.safety._footprint import approach_hit, nearest_squared
+from freelook.safety._rule_approach import ApproachRule
 from safety import reference
 
 ROBOT = load_robot("pioneer3dx")
@@ -169,7 +170,7 @@ def test_hostile_points_get_the_numpy_answers(
 class _NumpyApproach:
     """The approach check as it was written in numpy (the compiled loop's reference)."""
 
-    def __init__(self, f: SafetyFilter) -> None:
+    def __init__(self, f: ApproachRule) -> None:
         self.f = f
         self.recent = (deque[float](maxlen=15), deque[float](maxlen=15))
 
@@ -205,8 +206,9 @@ class _NumpyApproach:
 
 def test_the_approach_check_stops_at_the_numpy_form_s_sample() -> None:
     rng = np.random.default_rng(3)
-    compiled = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
-    reference = _NumpyApproach(compiled)
+    approach = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive).approach
+    assert approach is not None
+    reference = _NumpyApproach(approach)
     hits = 0
     for _ in range(400):
         # a wall or a scatter of points near the footprint, sometimes inside its margin
@@ -218,19 +220,19 @@ def test_the_approach_check_stops_at_the_numpy_form_s_sample() -> None:
         group = int(rng.integers(0, 2))
         expected = reference.first_hit(v, omega, points, group)
         live, prior = (points, None) if group == 0 else (None, points)
-        scale = compiled._scales(v, omega, live, prior)[group]
-        assert list(compiled._recent_depth[group]) == list(reference.recent[group])
+        scale = approach._scales(v, omega, live, prior)[group]
+        assert list(approach._recent_depth[group]) == list(reference.recent[group])
         if expected is None:
             assert scale == 1.0
         else:
             hits += 1
-            t_hit = float(compiled._t[expected - 1]) if expected > 0 else 0.0
+            t_hit = float(approach._t[expected - 1]) if expected > 0 else 0.0
             speed, accel = (
                 (abs(v), ROBOT.drive.max_deceleration)
                 if abs(v) > 1e-6
                 else (abs(omega), 2.0 * ROBOT.drive.max_deceleration / ROBOT.drive.track_width)
             )
-            room = max(0.0, speed * t_hit - speed * compiled.latency)
+            room = max(0.0, speed * t_hit - speed * approach.latency)
             assert scale == max(0.0, min(1.0, math.sqrt(2.0 * accel * room) / speed))
     assert hits > 50  # the check was tested where it acts, not only where it lets go
 
@@ -289,7 +291,8 @@ def _approach_hit_numpy(
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_the_approach_loop_leaves_out_no_point_it_could_hit() -> None:
     rng = np.random.default_rng(5)
-    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
+    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive).approach
+    assert f is not None
     half_l, half_w, cx = f._half_l, f._half_w, f._cx
     corner = math.hypot(abs(cx) + half_l, half_w)
     hits = 0
@@ -378,7 +381,8 @@ def test_the_nearest_point_is_numpy_s(
 
 
 def test_a_remembered_arc_is_the_one_computed_afresh() -> None:
-    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive)
+    f = SafetyFilter(ROBOT.safety, ROBOT.footprint, ROBOT.drive).approach
+    assert f is not None
     fresh = _NumpyApproach(f)
     commands = [(v, w) for v in (0.5, 0.0, -0.0, -0.3) for w in (0.0, -0.0, 1e-10, 0.7, -0.7)]
     for v, omega in commands * 3:  # -0.0 and 0.0 are equal keys, but not the same arc
@@ -603,14 +607,14 @@ def _zone_numpy(f: SafetyFilter, v: float, points: _Array) -> tuple[int, float]:
         return -1, math.inf
     considered = points
     if f.config.zone_rule == "direction" and abs(v) > 1e-3:
-        rear = f._cx - f.footprint.length / 2
-        front = f._cx + f.footprint.length / 2
+        rear = f.footprint.center_forward - f.footprint.length / 2
+        front = f.footprint.center_forward + f.footprint.length / 2
         considered = points[points[:, 0] >= rear if v > 0 else points[:, 0] <= front]
         if len(considered) == 0:
             return -1, math.inf
     clearance = float(np.sqrt(np.min(np.einsum("ij,ij->i", considered, considered))))
-    for index, (boundary, _, _) in enumerate(f._zones):
-        if clearance < boundary:
+    for index, zone in enumerate(f.config.zones):
+        if clearance < zone.boundary:
             return index, clearance
     return -1, clearance
 
@@ -620,9 +624,13 @@ def test_the_zone_of_live_and_prior_points_is_that_of_their_stack(rule: str) -> 
     rng = np.random.default_rng(8)
     safety = ROBOT.safety.model_copy(update={"zone_rule": rule})
     f = SafetyFilter(safety, ROBOT.footprint, ROBOT.drive)
+    zones = f.zones
+    assert zones is not None
     for _ in range(500):
         live = rng.normal(0, 1.2, (int(rng.integers(0, 40)), 2))
         prior = rng.normal(0, 1.2, (int(rng.integers(0, 40)), 2))
         v = float(rng.choice([0.0, 1e-3, -1e-3, rng.uniform(-1, 1)]))
         expected = _zone_numpy(f, v, np.vstack((live, prior)))
-        assert f._zone(v, live, prior if len(prior) or rng.random() < 0.5 else None) == expected
+        assert zones.classify(v, live, prior if len(prior) or rng.random() < 0.5 else None) == (
+            expected
+        )

@@ -185,6 +185,14 @@ class SafetyConfig(Strict):
         description="off: no zone caps and no approach check (a control run without obstacle "
         "safety; the watchdog, e-stop and bumpers stay)",
     )
+    rules: tuple[str, ...] = Field(
+        default=("hardware", "estop", "watchdog", "bumper", "zone", "approach"),
+        min_length=3,
+        max_length=32,
+        description="the safety rules, in the order they judge each command (each a rule "
+        "registered by that name; hardware, estop and watchdog cannot be left out, zone and "
+        "approach follow zones_enabled and approach_check)",
+    )
 
     @model_validator(mode="after")
     def _zones_increasing(self) -> SafetyConfig:
