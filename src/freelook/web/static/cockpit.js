@@ -15,7 +15,8 @@ import {
 } from "./freshness.js";
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
-import { canvasToWorld as mapCanvasToWorld, drawMap as paintMap } from "./cockpit-map.js";
+import { drawMap as paintMap } from "./cockpit-map.js";
+import { SERIES, addSample, canvasToWorld as mapCanvasToWorld, drawGraphLines, graphLines, linkSample } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
 
@@ -25,11 +26,16 @@ const $ = (id) => document.getElementById(id);
 const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 /** @param {string} id */
 const canvasEl = (id) => /** @type {HTMLCanvasElement} */ ($(id));
+/** @typedef {import("./messages.js").Hello} Hello */
+/** @typedef {import("./messages.js").State} State */
+/** @typedef {import("./messages.js").ArmView} ArmView */
 const DEG = 180 / Math.PI;
+// the link graph's lines: the commands in, telemetry and video share a scale, the drops 0–100 %
+const GRAPH_SERIES = [SERIES.commands, SERIES.telemetry, SERIES.video, SERIES.dropUp, SERIES.dropDown];
 const state = {
-  /** @type {any} */
+  /** @type {Hello | null} */
   hello: null,  // the server's hello: the robot, its map, cameras, arm, fleet
-  /** @type {any} */
+  /** @type {State | null} */
   last: null,  // the newest state message
   // the page's drive mode (what its keys mean; "" until the first hello says what is offered),
   // whether the operator chose it, the one before it and when it was last asked for; the modes
@@ -58,8 +64,8 @@ const state = {
   dragging: null,
   /** @type {HTMLImageElement | null} */
   mapImage: null,
-  /** @type {number[][]} */
-  graph: [],
+  /** @type {import("./panels.js").LinkSample[]} */
+  graph: [],  // the link graph's points (panels.js)
   graphScale: 0,
   lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
   paintDelay: 0, paintedAt: 0, framePaintedAt: 0, helloAt: 0,
@@ -263,7 +269,7 @@ function drawChassisCue(pan) {
 /** @type {Promise<void> | null} */
 let arm3dLoading = null;  // arm3d.js, asked for by the first hello of a robot with an arm
 
-/** @param {any} msg */
+/** @param {Hello} msg */
 function onHello(msg) {
   state.hello = msg;
   state.helloAt = performance.now();  // a new robot (fleet): its video starts from here
@@ -366,7 +372,7 @@ function freshnessTick() {
   showFreshness();
 }
 
-/** @param {any} arm */
+/** @param {ArmView} arm */
 function onArmState(arm) {
   state.armStates += 1;
   const phases = state.armPhases;  // every phase the robot reported, in order
@@ -379,7 +385,7 @@ function onArmState(arm) {
   if (state.arm3d) state.arm3d.onState(state.last);
 }
 
-/** @param {any} s */
+/** @param {State} s */
 function onState(s) {
   state.last = s;
   takeModes(s.modes, false);  // the modes offered, the newest refusal, the robot's mode lit
@@ -404,8 +410,8 @@ function onState(s) {
   if (s.localizing) $("pose").textContent = "searching the map… turn or drive a little";
   else if (s.pose) $("pose").textContent = `${fmt(s.pose.x)}, ${fmt(s.pose.y)} m · ${fmt(s.pose.theta * DEG, 1)}°`;
   if (s.odom) $("odom").textContent = `${fmt(s.odom.x)}, ${fmt(s.odom.y)} m · ${fmt(s.odom.theta * DEG, 1)}°`;
-  const sf = s.safety || {};
-  const reasons = (sf.reasons || []).join(", ");
+  const sf = s.safety;
+  const reasons = sf ? (sf.reasons || []).join(", ") : "";
   // "clear" only from the robot's own report: without one the safety is unknown, said alike
   if (!s.safety) $("safety").textContent = "unknown (no report from the robot)";
   else $("safety").textContent = reasons ? `${reasons} (×${fmt(sf.scale, 2)})` : "clear";
@@ -429,13 +435,12 @@ function onState(s) {
   if (up) $("up-stats").textContent = `${fmt(up.rx_rate_hz, 0)} Hz · drop ${fmt(up.drop_percent, 1)} %`;
   // what the robot sends, each counted whole: reports and camera frames; the packets per second
   // (every fragment of every frame) only beside them
-  const rates = s.rates || {};
+  const rates = s.rates;
   if (down) {
-    $("down-stats").textContent = `telemetry ${fmt(rates.telemetry_hz, 0)} Hz · video ${fmt(rates.video_fps, 0)} fps · drop ${fmt(down.drop_percent, 1)} %`;
+    $("down-stats").textContent = `telemetry ${fmt(rates ? rates.telemetry_hz : null, 0)} Hz · video ${fmt(rates ? rates.video_fps : null, 0)} fps · drop ${fmt(down.drop_percent, 1)} %`;
     $("down-stats").title = `${fmt(down.rx_rate_hz, 0)} packets/s received (video frames travel as many packets)`;
   }
-  state.graph.push([performance.now(), up ? up.rx_rate_hz : 0, rates.telemetry_hz || 0, rates.video_fps || 0, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
-  while (state.graph.length && performance.now() - state.graph[0][0] > 30000) state.graph.shift();
+  addSample(state.graph, linkSample(s, performance.now()));
   if (s.robot_tx) { state.robotTx = s.robot_tx.enabled; $("rtx-toggle").textContent = s.robot_tx.enabled ? "stop" : "start"; }
   if (s.operator_tx) { state.operatorTx = s.operator_tx.enabled; $("otx-toggle").textContent = s.operator_tx.enabled ? "stop" : "start"; }
   schedulePaint("graph");
@@ -482,20 +487,12 @@ function drawGraph() {
   const c = canvasEl("graph"), ctx = canvas2d("graph"), g = state.graph;
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
   if (g.length < 2) return;
-  const t1 = performance.now(), t0 = t1 - 30000;
   // one scale for the three rates (all tens per second), drops on their own 0–100 %
-  const maxRate = Math.max(40, ...g.map((r) => Math.max(r[1], r[2], r[3]))) * 1.1;
-  state.graphScale = maxRate;
-  /** @param {number} idx @param {string} color @param {number} scale */
-  const line = (idx, color, scale) => {
-    ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
-    g.forEach((r, i) => { const px = (r[0] - t0) / 30000 * c.width, py = c.height - r[idx] / scale * c.height; i ? ctx.lineTo(px, py) : ctx.moveTo(px, py); });
-    ctx.stroke();
-  };
-  line(1, "#4aa3ff", maxRate); line(2, "#3fbf7f", maxRate); line(3, "#c080ff", maxRate);
-  line(4, "#e05050", 100); line(5, "#e0b040", 100);
+  const { scale, lines } = graphLines(g, GRAPH_SERIES, { width: c.width, height: c.height, top: 0, end: performance.now() });
+  state.graphScale = scale;
+  drawGraphLines(ctx, lines, 1.5);
   ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
-  ctx.fillText(`0–${maxRate.toFixed(0)} /s: commands in (blue), telemetry (green), video fps (purple)`, 4, 11);
+  ctx.fillText(`0–${scale.toFixed(0)} /s: commands in (blue), telemetry (green), video fps (purple)`, 4, 11);
   ctx.fillText("drop 0–100 %: op→robot (red), robot→op (yellow)", 4, 23);
 }
 

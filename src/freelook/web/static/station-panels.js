@@ -2,8 +2,18 @@
 // freelook station: the flat panels of the virtual room, drawn on 2-D canvases that become
 // textures: the map with the laser and the safety zones, the link graphs, the status and
 // warning icons (link, safety, e-stop, arm collision phase, battery), and icons over a camera.
+// The map's robot glyph and the link graph are panels.js's, shared with the cockpit.
+import {
+  PANEL_STYLE, SERIES, drawGlyph, drawGraphLines, drawMapImage, graphLines, robotGlyph, worldToCanvas,
+} from "./panels.js";
+
+/** @typedef {import("./messages.js").Hello} Hello */
+/** @typedef {import("./messages.js").State} State */
+/** @typedef {import("./panels.js").LinkSample} LinkSample */
 
 const OK = "#3fbf7f", WARN = "#e0b040", BAD = "#e05050", OFF = "#5a6672";
+// the station's link graph: the commands the robot receives and its telemetry, and both drops
+const GRAPH_SERIES = [SERIES.commands, SERIES.telemetry, SERIES.dropUp, SERIES.dropDown];
 
 // Each icon: its label, its colour and a short value, from the last state message.
 export function statusIcons(s) {
@@ -64,69 +74,32 @@ export function fitText(ctx, text, x, y, width, size) {
   return ctx.measureText(text).width;
 }
 
+// The link graph (panels.js): the legend stacked in the panel's left third, each entry in its
+// line's colour (the panel stands beside the main screen, and its left part is what the
+// default view shows), the lines below it.
+/** @param {HTMLCanvasElement} canvas @param {LinkSample[]} graph */
 export function drawGraph(canvas, graph) {
   const ctx = canvas.getContext("2d");
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, canvas.width, canvas.height);
-  // the legend stacked in the panel's left third, each entry in its line's colour: the panel
-  // stands beside the main screen, and its left part is what the default view shows
-  const legend = [["link: received Hz", "#8596a6"], ["up", "#4aa3ff"], ["down (telemetry)", "#3fbf7f"],
-    ["drop %: up", "#e05050"], ["drop %: down", "#e0b040"]];
+  const legend = [["link: received Hz", "#8596a6"], ["up", SERIES.commands.color],
+    ["down (telemetry)", SERIES.telemetry.color], ["drop %: up", SERIES.dropUp.color], ["drop %: down", SERIES.dropDown.color]];
   legend.forEach(([text, color], k) => { ctx.fillStyle = color; fitText(ctx, text, 8, 22 + 20 * k, canvas.width / 3, 18); });
   if (graph.length < 2) return;
-  const t1 = graph[graph.length - 1][0], t0 = t1 - 30000;
-  const maxRate = Math.max(40, ...graph.map((r) => Math.max(r[1], r[2]))) * 1.1;
-  const line = (idx, color, scale) => {
-    ctx.strokeStyle = color; ctx.lineWidth = 3; ctx.beginPath();
-    graph.forEach((r, i) => {
-      const px = ((r[0] - t0) / 30000) * canvas.width, py = canvas.height - (r[idx] / scale) * (canvas.height - 30);
-      i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
-    });
-    ctx.stroke();
-  };
-  line(1, "#4aa3ff", maxRate); line(2, "#3fbf7f", maxRate); line(3, "#e05050", 100); line(4, "#e0b040", 100);
+  const box = { width: canvas.width, height: canvas.height, top: 30, end: graph[graph.length - 1][0] };
+  drawGraphLines(ctx, graphLines(graph, GRAPH_SERIES, box).lines, 3);
 }
 
-// The map around the robot: walls, safety zone rings (the active one red), laser points, the
-// robot and its camera's heading. ``mapImage`` is the hello's map as an Image (or null).
+// The map around the robot (panels.js): the map's picture and the robot's glyph, ``span`` m
+// across, centred on the robot. ``mapImage`` is the hello's map as an Image (or null).
+/** @param {HTMLCanvasElement} canvas @param {Hello | null} hello @param {State | null} s
+ * @param {HTMLImageElement | null} mapImage @param {number} [span] m */
 export function drawMap(canvas, hello, s, mapImage, span = 8) {
   const ctx = canvas.getContext("2d");
   ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, canvas.width, canvas.height);
   if (!hello || !s || !s.pose) return;
-  const { x, y, theta } = s.pose;
-  const scale = canvas.width / span;
-  const toCanvas = (wx, wy) => [canvas.width / 2 + (wx - x) * scale, canvas.height / 2 - (wy - y) * scale];
-  const m = hello.map;
-  if (m && mapImage) {
-    const [x0, y1] = toCanvas(m.origin[0], m.origin[1] + m.height * m.resolution);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(mapImage, x0, y1, m.width * m.resolution * scale, m.height * m.resolution * scale);
-  }
-  const c = Math.cos(theta), sn = Math.sin(theta);
-  const toWorld = (bx, by) => [x + c * bx - sn * by, y + sn * bx + c * by];
-  const active = s.safety ? s.safety.zone : null;
-  (hello.robot.zones || []).forEach((r, i) => {
-    ctx.strokeStyle = active === i ? "rgba(255,80,80,0.95)" : "rgba(255,255,255,0.3)";
-    ctx.lineWidth = active === i ? 4 : 2;
-    ctx.beginPath(); ctx.arc(canvas.width / 2, canvas.height / 2, r * scale, 0, 2 * Math.PI); ctx.stroke();
-  });
-  if (s.laser) {
-    const L = s.laser, [mx, my] = L.mount;
-    ctx.fillStyle = "#ff4040";
-    for (let i = 0; i < L.ranges.length; i++) {
-      const r = L.ranges[i]; if (r >= L.range_max) continue;
-      const a = L.angle_min + i * L.angle_increment;
-      const [px, py] = toCanvas(...toWorld(mx + r * Math.cos(a), my + r * Math.sin(a)));
-      ctx.fillRect(px - 2, py - 2, 4, 4);
-    }
-  }
-  const fp = hello.robot.footprint, hl = fp.length / 2, hw = fp.width / 2, cf = fp.center_forward || 0;
-  ctx.fillStyle = "rgba(200,210,220,0.9)"; ctx.beginPath();
-  [[cf + hl, hw], [cf - hl, hw], [cf - hl, -hw], [cf + hl, -hw]].forEach(([bx, by], i) => {
-    const [px, py] = toCanvas(...toWorld(bx, by)); i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
-  });
-  ctx.closePath(); ctx.fill();
-  const psi = theta + (s.pan || 0);
-  ctx.strokeStyle = "#50ff78"; ctx.lineWidth = 4; ctx.beginPath();
-  ctx.moveTo(canvas.width / 2, canvas.height / 2);
-  ctx.lineTo(...toCanvas(x + 0.8 * Math.cos(psi), y + 0.8 * Math.sin(psi))); ctx.stroke();
+  const view = { cx: s.pose.x, cy: s.pose.y, scale: canvas.width / span };
+  /** @type {import("./panels.js").ToCanvas} */
+  const at = (x, y) => worldToCanvas(canvas, view, x, y);
+  if (hello.map && mapImage) drawMapImage(ctx, at, view.scale, hello.map, mapImage);
+  drawGlyph(ctx, at, view.scale, robotGlyph(hello.robot, s, 0.8), PANEL_STYLE);
 }

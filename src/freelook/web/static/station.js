@@ -16,6 +16,11 @@ import { FRAME, LAYOUT, parseFrame } from "./protocol.js";
 import { pictureSize, webCodecsAvailable } from "./video.js";
 import { createScreens } from "./station-screens.js";
 import { clamp, keyAxes, keyCartesian, xrControllers } from "./controls.js";
+import { addSample, linkSample } from "./panels.js";
+
+/** @typedef {import("./messages.js").Hello} Hello */
+/** @typedef {import("./messages.js").State} State */
+/** @typedef {import("./messages.js").Camera} Camera */
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -30,7 +35,11 @@ const DESKTOP_IPD = 0.064;  // m, for desktop stereo (a headset reports its own 
 const SEND_MS = 50;
 
 const station = {
-  hello: null, last: null, connected: false, ws: null, errors: 0,
+  /** @type {Hello | null} */
+  hello: null,
+  /** @type {State | null} */
+  last: null,
+  connected: false, ws: null, errors: 0,
   video: null,  // each inter-frame stream's WebCodecs decoder (video.js), for tests and debugging
   viewMode: params.get("view") === "direct" ? "direct" : "cinema",
   stereo: ["mono", "sbs", "anaglyph"].includes(params.get("stereo")) ? params.get("stereo") : "mono",
@@ -38,13 +47,18 @@ const station = {
   headPan: params.get("head_pan") === "1",
   driveMode: "free_look",
   layout: { screenDistance: positive("screen_distance", 3.0), screenWidth: positive("screen_width", 4.0) },
-  mainCamera: null, thermalCamera: null,
+  /** @type {Camera | null} */
+  mainCamera: null,
+  /** @type {Camera | null} */
+  thermalCamera: null,
   hit: null, shift: 0, analysis: null, freeze: false,
   eyes: { left: null, right: null }, eyeMismatches: 0, layoutErrors: 0, mainFrames: 0, mainWidth: 0,
   drivingFrames: 0, thermalFrames: 0, latencies: [], frameTimes: [], renderTimes: [], xrFrames: 0, inXR: false,
   // the desktop view looks nearly level: the status icons above the main screen are in it
   view: { yaw: 0, pitch: 0.02 }, headYaw: 0, headPitch: 0, sentAxes: 0, lastInput: "", red: [],
-  graph: [], mapImage: null, pendingDrawn: null, captures: [], stages: [],
+  /** @type {import("./panels.js").LinkSample[]} */
+  graph: [],  // the link graph's points (panels.js)
+  mapImage: null, pendingDrawn: null, captures: [], stages: [],
 };
 /** @type {any} */ (window).station = station;  // for tests and debugging
 
@@ -109,6 +123,7 @@ function screenOf(stream) {
   return null;
 }
 
+/** @param {Hello} msg */
 function onHello(msg) {
   station.hello = msg;
   const cameras = (msg.cameras || []).slice().sort((a, b) => a.stream - b.stream);
@@ -125,26 +140,25 @@ function onHello(msg) {
 }
 
 // One eye's image width: a side-by-side pair's frame holds both eyes.
+/** @param {Camera} camera */
 function eyeWidth(camera) {
   if (station.mainWidth && camera === station.mainCamera) return camera.layout === LAYOUT.STEREO ? station.mainWidth / 2 : station.mainWidth;
   return camera.layout === LAYOUT.STEREO && camera.width > 0 ? camera.width / 2 : camera.width;
 }
 
+/** @param {State} s */
 function onState(s) {
   station.last = s;
   $("estop-release").hidden = !s.estop;  // the e-stop's only release, shown while engaged
   station.red = poseRobot(room, s.arm);
-  const up = s.link && s.link.up, down = s.link && s.link.down;
   // the robot's reports per second, not its packets (a camera frame is many of those)
-  const telemetryHz = s.rates ? s.rates.telemetry_hz : down ? down.rx_rate_hz : 0;
-  station.graph.push([performance.now(), up ? up.rx_rate_hz : 0, telemetryHz, up ? up.drop_percent : 0, down ? down.drop_percent : 0]);
-  while (station.graph.length && performance.now() - station.graph[0][0] > 30000) station.graph.shift();
+  addSample(station.graph, linkSample(s, performance.now()));
   panelsDirty = true;
 }
 
 // ---------------------------------------------------------------- camera frames (station-screens.js)
 const screens = createScreens({
-  show: (name, picture, frame) => (name === "main" ? onMainFrame(picture, frame) : paintSide(name, picture, frame)),
+  show: (name, picture, frame) => (name === "main" ? onMainFrame(picture, frame) : paintSide(name, picture)),
   screenOf,
   askKeyframe: (stream) => send({ type: "keyframe", stream }),
   decodeInWorker: params.get("decode") !== "main",
@@ -211,7 +225,7 @@ function analyse() {
   station.analysis = found && { far: found.far / scale, near: found.near / scale, blocks: found.blocks };
 }
 
-function paintSide(name, bitmap, frame) {
+function paintSide(name, bitmap) {
   const c = room.canvases[name];
   const [width, height] = pictureSize(bitmap);
   if (c.width !== width || c.height !== height) { c.width = width; c.height = height; }
@@ -251,7 +265,7 @@ function updateHit(viewWidth, projectionX, ipd, source) {
 // ---------------------------------------------------------------- controls
 const keys = new Set();
 let xrInput = null;  // what the controllers said in the last XR frame
-let edges = {};
+const edges = {};
 function pressedOnce(name, now) { const was = edges[name]; edges[name] = now; return now && !was; }
 
 // the controllers (controls.js) and their buttons' presses
