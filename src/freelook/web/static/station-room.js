@@ -110,7 +110,6 @@ export function createRoom(canvasElement, layout) {
 // the anti-collision acts on them (TAROS Fig. 6); without an arm, its footprint as one box.
 const COLORS = { body: 0x6d7b88, arm: 0x4aa3ff, red: 0xff2020 };
 export function buildRobot(room, hello) {
-  const { THREE } = room;
   room.robot.clear();
   room.robotMeshes = [];
   if (hello.arm) {
@@ -164,7 +163,7 @@ export function fitDirect(room, fovXRad, aspect, fill = 0.95) {
 
 // Desktop rendering: mono, side by side (left eye left) or red/cyan anaglyph.
 export function renderDesktop(room, stereo, ipd) {
-  const { renderer, scene, camera, THREE } = room;
+  const { renderer, scene, camera } = room;
   const el = renderer.domElement;
   const w = el.clientWidth, h = el.clientHeight;
   if (w && h && (el.width !== Math.floor(w * renderer.getPixelRatio()) || el.height !== Math.floor(h * renderer.getPixelRatio()))) renderer.setSize(w, h, false);
