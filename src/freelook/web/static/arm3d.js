@@ -10,7 +10,10 @@ const COLORS = { body: 0x6d7b88, arm: 0x4aa3ff, ground: 0x2a3138, red: 0xff2020 
 /** The scene and how often it was drawn (for tests and debugging). */
 export const view = { scene: null, renderer: null, camera: null, meshes: [], names: [], rendered: 0, webgl: false };
 
-/** @param {any} description the hello's arm: its boxes and arm links */
+/** @typedef {import("./messages.js").Hello} Hello */
+/** @typedef {import("./messages.js").State} State */
+
+/** @param {import("./messages.js").ArmDescription} description the hello's arm: its boxes and arm links */
 function build(description) {
   const canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("arm-canvas"));
   const scene = new THREE.Scene();
@@ -24,7 +27,7 @@ function build(description) {
   camera.position.set(3.0, -4.0, 2.6);
   camera.lookAt(0.0, 0, 0.5);
   const arm = new Set(description.arm_links || []);
-  view.meshes = description.boxes.map((/** @type {any} */ box) => {
+  view.meshes = description.boxes.map((box) => {
     const geometry = new THREE.BoxGeometry(box.size[0], box.size[1], box.size[2]);
     const base = box.name === "ground" ? COLORS.ground : arm.has(box.name) ? COLORS.arm : COLORS.body;
     const material = new THREE.MeshLambertMaterial({ color: base, transparent: box.name === "ground", opacity: box.name === "ground" ? 0.35 : 1 });
@@ -35,7 +38,7 @@ function build(description) {
     scene.add(mesh);
     return mesh;
   });
-  view.names = description.boxes.map((/** @type {any} */ b) => b.name);
+  view.names = description.boxes.map((b) => b.name);
   view.scene = scene; view.camera = camera;
   try {
     view.renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
@@ -46,7 +49,7 @@ function build(description) {
   }
 }
 
-/** @param {any} arm the state's arm: each box's centre and rotation, the red pairs */
+/** @param {import("./messages.js").ArmView} arm the state's arm: each box's centre and rotation, the red pairs */
 function update(arm) {
   if (!view.scene || !arm || !arm.centres) return;
   const red = new Set(arm.red);
@@ -73,7 +76,7 @@ export function redBoxes() {
   return view.meshes.filter((m) => m.material.color.getHex() === COLORS.red).map((m) => m.userData.name);
 }
 
-/** @param {any} msg the hello message */
+/** @param {Hello} msg the hello message */
 export function onHello(msg) { if (msg.arm && !view.scene) build(msg.arm); }
-/** @param {any} s a state message */
+/** @param {State} s a state message */
 export function onState(s) { if (s.arm) update(s.arm); }

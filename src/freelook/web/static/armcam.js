@@ -33,12 +33,12 @@ export function setup() {
   toggle.addEventListener("change", () => { view.sideBySide = toggle.checked; });
 }
 
-/** @param {any} msg the hello message */
+/** @param {import("./messages.js").Hello} msg the hello message */
 export function onHello(msg) {
   // the arm's camera: the lowest stream of a visible camera on an arm link
   const cameras = (msg.cameras || [])
-    .filter((/** @type {any} */ c) => c.mount !== "pan_tilt" && c.kind !== "thermal")
-    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.stream - b.stream);
+    .filter((c) => c.mount !== "pan_tilt" && c.kind !== "thermal")
+    .sort((a, b) => a.stream - b.stream);
   view.camera = cameras.length ? cameras[0] : null;
   $("armcam-box").hidden = !view.camera;
   if (!view.camera) return;

@@ -100,7 +100,7 @@ export function showModes() {
 /** What the station says it offers, and what the robot refused, as each state or hello
  * brings it: the page leaves a mode it may no longer drive in for one it may, and a mode the
  * robot refused after it was asked for for the one before (or the first offered).
- * @param {any} modes the message's "modes" block
+ * @param {import("./messages.js").Modes | undefined} modes the message's "modes" block
  * @param {boolean} fresh a new hello: a new socket or another robot, so the mode is sent again */
 export function takeModes(modes, fresh) {
   state.unoffered = (modes && modes.unoffered) || {};

@@ -5,8 +5,11 @@
 // station holds it, and then neither the title nor the button says it is driven). A robot not
 // heard for 2 s is "silent". The cockpit calls onFleet with each {"type": "fleet"} message.
 
+/** @typedef {import("./messages.js").FleetRobot} FleetRobot */
+/** @typedef {import("./messages.js").FleetMessage} FleetMessage */
+
 /**
- * @param {any} robot @param {number} station
+ * @param {FleetRobot} robot @param {number} station
  * @returns {string}
  */
 function controlText(robot, station) {
@@ -22,7 +25,7 @@ function controlText(robot, station) {
 export function createFleet(send) {
   const fleet = { last: null, selects: 0, onFleet };
 
-  /** @param {any} robot @param {number} station */
+  /** @param {FleetRobot} robot @param {number} station */
   function row(robot, station) {
     const tr = document.createElement("tr");
     tr.dataset.robot = robot.name;
@@ -56,7 +59,7 @@ export function createFleet(send) {
     return tr;
   }
 
-  /** @param {any} msg */
+  /** @param {FleetMessage} msg */
   function onFleet(msg) {
     if (!msg || !Array.isArray(msg.robots)) return;
     fleet.last = msg;
@@ -64,9 +67,9 @@ export function createFleet(send) {
     const table = document.getElementById("fleet");
     if (!box || !table) return;
     box.hidden = false;
-    table.replaceChildren(...msg.robots.map((/** @type {any} */ robot) => row(robot, msg.station)));
+    table.replaceChildren(...msg.robots.map((robot) => row(robot, msg.station)));
     const title = document.getElementById("fleet-title");
-    const picked = msg.robots.find((/** @type {any} */ r) => r.name === msg.selected);
+    const picked = msg.robots.find((r) => r.name === msg.selected);
     const held = picked && picked.controller ? ` (station ${picked.controller} holds it)` : "";
     if (title) {
       title.textContent = !picked || picked.in_control ? `Fleet · station ${msg.station} drives ${msg.selected}`
