@@ -128,7 +128,7 @@ async def outage(expiry: bool) -> dict[str, Any]:
                 "the outage to queue 50 commands",
             )
             station.drive_command = VelocityCommand(0.0, 0.0)  # the operator let go
-            late_before = core.late_commands
+            late_before = core.log.late_commands
             start = truth()
             moved = 0.0
             drained = asyncio.create_task(relay.drain())
@@ -143,7 +143,7 @@ async def outage(expiry: bool) -> dict[str, Any]:
                 moved = max(moved, math.dist(start, truth()))
             return {
                 "moved": moved,
-                "late": core.late_commands - late_before,
+                "late": core.log.late_commands - late_before,
                 "held": relay.held_forward,
                 "fates": fates,
                 "offset": clock.offset,

@@ -112,7 +112,7 @@ class Commanded:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(0.005)
-            v = self.core.last_output.v
+            v = self.core.control.last_output.v
             if self.falling is None and v < 0.29:
                 self.falling = loop.time()
             if self.zero is None and abs(v) < 0.005:
@@ -150,7 +150,7 @@ def test_through_a_relay_the_robot_drives_stops_when_it_dies_and_comes_back(
                 )
                 station.drive_command = VelocityCommand(0.3, 0.0)
                 core = server.program.core
-                await wait_until_async(lambda: core.last_output.v > 0.29, 10, "driving")
+                await wait_until_async(lambda: core.control.last_output.v > 0.29, 10, "driving")
                 frames, reports = station.assembler.completed, station.core.report_rx
                 reported = 0
                 for _ in range(400):  # 2 s
@@ -181,7 +181,7 @@ def test_through_a_relay_the_robot_drives_stops_when_it_dies_and_comes_back(
                     out["held"] = station.drive_command
                     station.drive_command = VelocityCommand(0.3, 0.0)
                     await wait_until_async(
-                        lambda: core.last_output.v > 0.29, 20, "a new command to drive it"
+                        lambda: core.control.last_output.v > 0.29, 20, "a new command to drive it"
                     )
         finally:
             with contextlib.suppress(Exception):

@@ -41,7 +41,7 @@ def test_a_robot_starts_on_a_map_whose_origin_is_a_wall(room: Path) -> None:
     truth = robot.sim.ground_truth
     assert 0.4 < truth.x < 2.6
     assert 0.4 < truth.y < 3.6
-    assert robot.core.pose[:2] == pytest.approx((truth.x, truth.y))
+    assert robot.core.estimator.pose[:2] == pytest.approx((truth.x, truth.y))
 
 
 def test_world_show_names_the_start_it_would_use(room: Path, tmp_path: Path) -> None:

@@ -260,11 +260,11 @@ def test_from_the_key_to_the_wheels_within_one_control_cycle() -> None:
         robot.run_for(0.047)
         core.on_link_message(robot.core.telemetry(robot.now()), robot.now())  # it sees
         deliver(core.periodic(robot.now()))
-    out = robot.core.last_output
+    out = robot.core.control.last_output
     assert out.v_left == out.v_right == 0.0
     pressed = robot.now()
     deliver(press(core, {"type": "axes", "mode": "free_look", "forward": 0.6}, pressed))
-    while abs(robot.core.last_output.v_left) < 1e-3:
+    while abs(robot.core.control.last_output.v_left) < 1e-3:
         robot.run_for(0.005)
         assert robot.now() - pressed <= CONFIG.link.control_period + 1e-9
 

@@ -114,5 +114,5 @@ def test_replayed_forged_and_foreign_arm_commands_move_nothing() -> None:
         s.deliver(s.op.send(ArmVelocityCommand((0.0, 0.0, 3.0, 0.0, 0.0)), s.robot.now()))
         s.robot.run_for(0.04)
     assert np.array_equal(s.joints(), rest)
-    assert len(s.robot.core.rejections) == 10
-    assert "beyond its limit" in s.robot.core.rejections[-1]
+    assert len(s.robot.core.log.rejections) == 10
+    assert "beyond its limit" in s.robot.core.log.rejections[-1]

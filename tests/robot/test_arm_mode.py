@@ -58,7 +58,7 @@ def jog(r: SimulatedRobot, message: Message, seconds: float) -> list[int]:
 def test_jogged_into_the_body_the_arm_slows_stops_and_backs_out() -> None:
     r = taros()
     phases = jog(r, ELBOW_DOWN, 2.0)
-    assert r.core.mode == Mode.ARM
+    assert r.core.modes.mode == Mode.ARM
     assert phases[0] == 0
     first_slow, first_stop = phases.index(1), phases.index(2)
     assert first_slow < first_stop  # it slows before it stops
@@ -106,7 +106,7 @@ def test_leaving_the_arm_mode_stops_the_arm_and_the_jog_does_not_resume() -> Non
     jog(r, ELBOW_UP, 0.2)
     r.send(TankCommand(0.0, 0.0), 1)
     r.run_for(0.5)
-    assert r.core.mode == Mode.TANK
+    assert r.core.modes.mode == Mode.TANK
     held = joints(r)
     r.send(ModeChange(Mode.ARM), 1)
     r.run_for(0.3)
@@ -135,8 +135,8 @@ def test_commands_beyond_the_arm_are_refused_counted_and_move_nothing(
     for _ in range(10):
         r.send(message, 1)
         r.run_for(0.04)
-    assert len(r.core.rejections) == 10  # each one refused, and said why
-    assert why in r.core.rejections[-1]
+    assert len(r.core.log.rejections) == 10  # each one refused, and said why
+    assert why in r.core.log.rejections[-1]
     assert np.array_equal(joints(r), before)
     assert r.sim.arm is not None
     assert r.sim.arm.opening == opening
@@ -150,8 +150,8 @@ def test_only_the_station_in_control_moves_the_arm() -> None:
         r.send(ELBOW_UP, 2)  # another station, without control
         r.run_for(0.04)
     assert np.array_equal(joints(r), before)
-    assert r.core.dropped_commands == 10
-    assert r.core.mode == Mode.IDLE
+    assert r.core.log.dropped_commands == 10
+    assert r.core.modes.mode == Mode.IDLE
 
 
 def test_the_gripper_closes_and_opens_through_the_check() -> None:
@@ -187,9 +187,9 @@ def test_a_station_whose_key_does_not_allow_the_arm_moves_nothing(
     assert np.array_equal(joints(r), before)
     assert r.sim.arm is not None
     assert r.sim.arm.opening == pytest.approx(0.36)
-    assert r.core.mode != Mode.ARM
-    assert r.core.dropped_commands >= 20
-    assert "arm" in r.core.rejections[-1] or "observer" in r.core.rejections[-1]
+    assert r.core.modes.mode != Mode.ARM
+    assert r.core.log.dropped_commands >= 20
+    assert "arm" in r.core.log.rejections[-1] or "observer" in r.core.log.rejections[-1]
 
 
 @pytest.mark.parametrize("encoders", [True, False])

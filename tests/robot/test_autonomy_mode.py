@@ -70,20 +70,20 @@ def test_operator_input_stops_the_approach_within_one_cycle_and_hand_back_resume
     _run_until(robot, TaskPhase.APPROACH_OBJECT)
     _drive(robot, 1.0)
     robot.send(Heartbeat())
-    assert core.mode == Mode.AUTONOMY
-    assert abs(core.last_output.v) + abs(core.last_output.omega) > 0
+    assert core.modes.mode == Mode.AUTONOMY
+    assert abs(core.control.last_output.v) + abs(core.control.last_output.omega) > 0
     robot.send(operator)  # type: ignore[arg-type]
     robot.run_for(core.period)  # one control cycle
-    assert core.mode != Mode.AUTONOMY
-    assert core.last_output.v == 0.0
-    assert core.last_output.omega == 0.0
+    assert core.modes.mode != Mode.AUTONOMY
+    assert core.control.last_output.v == 0.0
+    assert core.control.last_output.omega == 0.0
     assert core.telemetry(robot.now()).autonomy.paused
     robot.run_for(1.0)
     assert core.autonomy is not None
     assert core.autonomy.phase == TaskPhase.APPROACH_OBJECT
     robot.send(ModeChange(Mode.AUTONOMY))  # the hand-back
     assert core.autonomy.phase == TaskPhase.APPROACH_OBJECT
-    assert core.mode == Mode.AUTONOMY
+    assert core.modes.mode == Mode.AUTONOMY
 
 
 def test_operator_input_stops_the_arm_mid_grasp_and_hand_back_resumes_the_grasp() -> None:
@@ -111,14 +111,14 @@ def test_the_e_stop_pauses_the_task_and_refuses_it_until_released() -> None:
     _run_until(robot, TaskPhase.APPROACH_OBJECT)
     robot.send(EStop(True))
     robot.run_for(core.period)
-    assert core.mode == Mode.IDLE
-    assert core.last_output.v == 0.0
+    assert core.modes.mode == Mode.IDLE
+    assert core.control.last_output.v == 0.0
     robot.send(ModeChange(Mode.AUTONOMY))
-    assert core.mode == Mode.IDLE
-    assert any("e-stop" in r for r in core.rejections)
+    assert core.modes.mode == Mode.IDLE
+    assert any("e-stop" in r for r in core.log.rejections)
     robot.send(EStop(False))
     robot.send(ModeChange(Mode.AUTONOMY))
-    assert core.mode == Mode.AUTONOMY
+    assert core.modes.mode == Mode.AUTONOMY
     assert core.autonomy is not None
     assert core.autonomy.phase == TaskPhase.APPROACH_OBJECT
 
@@ -128,9 +128,9 @@ def test_a_lost_link_pauses_the_task_rather_than_going_on_blind() -> None:
     core = robot.core
     _run_until(robot, TaskPhase.APPROACH_OBJECT)
     robot.run_for(1.5)  # no packet for longer than the watchdog's 0.5 s
-    assert core.mode == Mode.IDLE
-    assert core.last_output.v == 0.0
-    assert core.last_output.omega == 0.0
+    assert core.modes.mode == Mode.IDLE
+    assert core.control.last_output.v == 0.0
+    assert core.control.last_output.omega == 0.0
     assert core.autonomy is not None
     assert core.autonomy.phase == TaskPhase.APPROACH_OBJECT
 
@@ -142,5 +142,5 @@ def test_a_robot_without_an_arm_or_camera_refuses_autonomy() -> None:
     )
     assert robot.core.autonomy is None
     robot.send(ModeChange(Mode.AUTONOMY))
-    assert robot.core.mode != Mode.AUTONOMY
-    assert any("autonomy refused" in r for r in robot.core.rejections)
+    assert robot.core.modes.mode != Mode.AUTONOMY
+    assert any("autonomy refused" in r for r in robot.core.log.rejections)

@@ -93,8 +93,8 @@ def _take_over_at(cycle: int) -> None:
     recoveries = core.autonomy.task.recoveries
     robot.send(VelocityCommand(0.0, 0.0))
     robot.run_for(core.period)  # the one control cycle
-    out = core.last_output
-    assert core.mode != Mode.AUTONOMY
+    out = core.control.last_output
+    assert core.modes.mode != Mode.AUTONOMY
     assert (out.v, out.omega, out.v_left, out.v_right) == (0.0, 0.0, 0.0, 0.0)
     assert (out.pan_rate, out.tilt_rate) == (0.0, 0.0)
     assert core.arm is not None
@@ -106,7 +106,7 @@ def _take_over_at(cycle: int) -> None:
         robot.run_for(0.1)
     assert _phase(robot) == before
     robot.send(ModeChange(Mode.AUTONOMY))  # the hand-back
-    assert core.mode == Mode.AUTONOMY
+    assert core.modes.mode == Mode.AUTONOMY
     assert _phase(robot) == before
     _cycle(robot)  # the first cycle after it goes on in the phase, or on to the next
     assert _phase(robot) in (before, (*PHASES, TaskPhase.DONE)[PHASES.index(before) + 1])

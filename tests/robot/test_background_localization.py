@@ -32,16 +32,16 @@ def test_control_goes_on_while_the_filter_is_busy_and_its_result_lands_after() -
     robot = _background_robot(seed=4)
     release = threading.Event()
     started = threading.Event()
-    localize = robot.core.localize
+    localize = robot.core.estimator.localize
 
     def slow_localize(job: LocalizationJob) -> LocalizationResult | None:
         started.set()
         assert release.wait(10.0)
         return localize(job)
 
-    robot.core.localize = slow_localize  # type: ignore[method-assign]
+    robot.core.estimator.localize = slow_localize  # type: ignore[method-assign]
     try:
-        robot.core.global_localization()
+        robot.core.estimator.global_localization()
         for _ in range(20):  # 1 s of driving while the search's first job hangs
             robot.send(VelocityCommand(0.2, 0.0))
             robot.run_for(0.05)
@@ -50,20 +50,20 @@ def test_control_goes_on_while_the_filter_is_busy_and_its_result_lands_after() -
         # every control cycle (50 Hz) but the first found a new scan (75 Hz) the busy filter
         # could not take
         assert robot.skipped_scans >= 45
-        assert not robot.core.pose_trusted
+        assert not robot.core.estimator.pose_trusted
         release.set()
         for _ in range(200):  # scans resume; the search settles
             robot.send(VelocityCommand(0.0, 0.3))
             robot.run_for(0.05)
             robot.wait_for_localization(10.0)
-            if robot.core.pose_trusted:
+            if robot.core.estimator.pose_trusted:
                 break
     finally:
         release.set()
         robot.close()
     truth = robot.sim.ground_truth
-    x, y, theta = robot.core.pose
-    assert robot.core.pose_trusted
+    x, y, theta = robot.core.estimator.pose
+    assert robot.core.estimator.pose_trusted
     assert math.hypot(truth.x - x, truth.y - y) < 0.1
     assert abs(math.remainder(truth.theta - theta, math.tau)) < math.radians(3)
 
@@ -77,12 +77,12 @@ def test_a_late_result_carries_the_motion_since_its_scan(moved: float) -> None:
     core = robot.core
     core.estimator.pose = Pose(3.0 + moved, 3.0, 0.0)
     estimate = PoseEstimate(4.0, 5.0, math.pi / 2, std_xy=0.01, std_theta=0.01)
-    core.apply_localization(LocalizationResult(job, estimate, searching=False))
+    core.estimator.apply_localization(LocalizationResult(job, estimate, searching=False))
     # the estimate says the scan was taken at (4, 5) heading north: the robot is now `moved`
     # metres north of that
-    assert core.pose == pytest.approx((4.0, 5.0 + moved, math.pi / 2), abs=1e-9)
-    assert core.heading is not None
-    assert core.heading.heading == pytest.approx(math.pi / 2, abs=1e-6)
+    assert core.estimator.pose == pytest.approx((4.0, 5.0 + moved, math.pi / 2), abs=1e-9)
+    assert core.estimator.heading is not None
+    assert core.estimator.heading.heading == pytest.approx(math.pi / 2, abs=1e-6)
 
 
 def test_each_scan_is_paired_with_the_odometry_of_its_time() -> None:
@@ -94,13 +94,13 @@ def test_each_scan_is_paired_with_the_odometry_of_its_time() -> None:
         lambda stamp: truth_at_scan.__setitem__(stamp, robot.sim.ground_truth.theta)
     )
     jobs: list[LocalizationJob] = []
-    localize = robot.core.localize
+    localize = robot.core.estimator.localize
 
     def recording(job: LocalizationJob) -> LocalizationResult | None:
         jobs.append(job)
         return localize(job)
 
-    robot.core.localize = recording  # type: ignore[method-assign]
+    robot.core.estimator.localize = recording  # type: ignore[method-assign]
     try:
         for _ in range(60):
             robot.send(VelocityCommand(0.0, 1.0))

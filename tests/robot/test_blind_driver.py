@@ -28,7 +28,7 @@ def driving_robot() -> SimulatedRobot:
     for _ in range(40):
         r.send(VelocityCommand(0.3, 0.0), 1)
         r.run_for(0.047)
-    assert r.core.last_output.v > 0.25
+    assert r.core.control.last_output.v > 0.25
     return r
 
 
@@ -56,10 +56,10 @@ def test_a_blind_driver_stops_the_robot_and_a_seeing_one_drives_on() -> None:
     # the cockpit has had no telemetry for 0.6 s (a flood, a broken downlink) but its commands
     # still reach the robot: without the report the robot would drive on (the other robot)
     drive_on(blind, 0.2, ReceptionReport(TIMEOUT + 0.1, 3.0, 0.0))
-    assert blind.core.last_output.flags & SafetyFlags.WATCHDOG
+    assert blind.core.control.last_output.flags & SafetyFlags.WATCHDOG
     braking = 0.3**2 / (2 * CONFIG.drive.max_deceleration)
     assert drive_on(blind, 2.0, ReceptionReport(TIMEOUT + 0.5, 3.0, 0.0)) < braking + 0.02
-    assert blind.core.last_output.v == 0.0
+    assert blind.core.control.last_output.v == 0.0
     assert any("station 1 cannot see" in line for line in blind.core.log.notices)
 
     # it sees again: its commands count again
@@ -70,14 +70,14 @@ def test_a_blind_driver_stops_the_robot_and_a_seeing_one_drives_on() -> None:
 def test_a_report_whose_age_is_not_a_number_counts_as_blind() -> None:
     r = driving_robot()
     drive_on(r, 2.0, ReceptionReport(math.nan, 0.0, 0.0))
-    assert r.core.last_output.v == 0.0
+    assert r.core.control.last_output.v == 0.0
 
 
 def test_another_stations_blindness_does_not_stop_the_driver() -> None:
     r = driving_robot()
     r.send(ReceptionReport(100.0, 100.0, 0.0), 2)  # an observer, blind or lying
     assert drive_on(r, 1.0, SEES) > 0.25
-    assert r.core.last_output.v > 0.25
+    assert r.core.control.last_output.v > 0.25
 
 
 def test_refusals_name_the_station_in_the_log_and_a_flood_of_them_cannot_fill_it() -> None:
@@ -118,7 +118,7 @@ def drive_with_video(
     next_frame = start if fps > 0 else math.inf
     while r.now() - start < seconds:
         while next_frame <= r.now():
-            r.core.video_frame_sent(next_frame)  # as the server does for each frame sent
+            r.core.sight.frame_sent(next_frame)  # as the server does for each frame sent
             next_frame += 1.0 / fps
         r.send(VelocityCommand(0.3, 0.0), 1)
         if beat % 4 == 0:
@@ -137,8 +137,8 @@ def test_a_driver_whose_picture_froze_while_frames_are_sent_is_blind() -> None:
     went = drive_with_video(r, 4.0, lambda t: 0.07 + t)
     bound = CONFIG.safety.watchdog_timeout + VIDEO_BLIND_GRACE
     assert went < 0.3 * (bound + FRAME_IN_FLIGHT) + 0.3  # stopped within its bound, and braking
-    assert r.core.last_output.v == 0.0
-    assert r.core.last_output.flags & SafetyFlags.WATCHDOG
+    assert r.core.control.last_output.v == 0.0
+    assert r.core.control.last_output.flags & SafetyFlags.WATCHDOG
     assert any("camera picture is" in line for line in r.core.log.notices)
     assert r.now() - frozen_at > 3.9
     assert drive_with_video(r, 2.0, lambda t: 0.07) > 0.3  # the picture back: drives again
@@ -151,7 +151,7 @@ def test_an_old_picture_is_no_blindness_while_no_frame_is_being_sent() -> None:
     r = driving_robot()
     drive_with_video(r, 1.0, lambda t: 0.0)
     assert drive_with_video(r, 2.0, lambda t: t, fps=0.0) > 0.5
-    assert r.core.last_output.v > 0.25
+    assert r.core.control.last_output.v > 0.25
 
 
 def test_a_slow_camera_whose_frames_arrive_is_not_blindness() -> None:

@@ -50,7 +50,7 @@ def test_heartbeats_alone_do_not_keep_a_robot_driving() -> None:
     while r.now() - sent < 3.0:
         r.send(Heartbeat(), 1)  # the link is alive, but nobody asks for motion any more
         r.run_for(0.01)
-        out = r.core.last_output
+        out = r.core.control.last_output
         if tripped is None and out.flags & SafetyFlags.WATCHDOG:
             tripped = r.now() - sent
         if stopped is None and out.v == 0.0:
@@ -70,8 +70,8 @@ def test_while_the_robot_drives_itself_any_valid_packet_keeps_the_link_alive() -
     for _ in range(40):
         r.send(Heartbeat(), 1)
         r.run_for(0.047)
-    assert r.core.mode == Mode.LINEAR
-    assert abs(r.core.last_output.v) > 0.05
+    assert r.core.modes.mode == Mode.LINEAR
+    assert abs(r.core.control.last_output.v) > 0.05
 
 
 def test_another_station_cannot_release_pre_empt_or_drive_while_one_holds_control() -> None:
@@ -82,35 +82,35 @@ def test_another_station_cannot_release_pre_empt_or_drive_while_one_holds_contro
     assert r.send(ControlRequest(2, 255), 2) == [ControlReject(2, RejectReason.LOWER_AUTHORITY)]
     r.send(VelocityCommand(0.4, 0.0), 2)
     r.run_for(0.1)
-    assert r.core.last_output.v == 0.0
+    assert r.core.control.last_output.v == 0.0
     assert r.core.arbiter.holder(r.now()) == 1
-    assert r.core.dropped_commands == 1
-    assert "spoke for station 1" in r.core.rejections[-1]
+    assert r.core.log.dropped_commands == 1
+    assert "spoke for station 1" in r.core.log.rejections[-1]
     # station 1 still drives
     r.send(VelocityCommand(0.2, 0.0), 1)
     r.run_for(0.05)
-    assert r.core.last_output.v > 0.0
+    assert r.core.control.last_output.v > 0.0
 
 
 def test_a_station_given_a_higher_authority_pre_empts_and_it_is_recorded() -> None:
     r = robot()
-    r.core.authority_of = lambda station: 20 if station == 3 else 10
+    r.core.intake.authority_of = lambda station: 20 if station == 3 else 10
     r.send(ControlRequest(1, 10), 1)
     assert r.send(ControlRequest(3, 1), 3) == [ControlGrant(3, 20)]  # its keys', not its claim
-    assert any(e.kind == "control" and "from station 1" in e.detail for e in r.core.events)
+    assert any(e.kind == "control" and "from station 1" in e.detail for e in r.core.log.events)
     r.send(VelocityCommand(0.3, 0.0), 1)
     r.run_for(0.05)
-    assert r.core.last_output.v == 0.0  # station 1 lost control
+    assert r.core.control.last_output.v == 0.0  # station 1 lost control
 
 
 def test_stations_need_control_and_a_link_without_stations_does_not_while_none_holds() -> None:
     r = robot()
     r.send(VelocityCommand(0.3, 0.0), 7)
     r.run_for(0.05)
-    assert r.core.last_output.v == 0.0
+    assert r.core.control.last_output.v == 0.0
     r.send(VelocityCommand(0.3, 0.0))  # the thesis profile has no stations
     r.run_for(0.05)
-    assert r.core.last_output.v > 0.0
+    assert r.core.control.last_output.v > 0.0
 
 
 BAD = st.sampled_from([math.nan, math.inf, -math.inf, 1e30, -1e30, 1e6])
@@ -139,7 +139,7 @@ def test_no_number_in_any_motion_command_drives_the_robot_beyond_its_limits(
     for _ in range(10):
         r.send(poisoned)
         r.run_for(0.02)
-    out = r.core.last_output
+    out = r.core.control.last_output
     limits, drive, pt = CONFIG.limits, CONFIG.drive, CONFIG.pan_tilt
     assert pt is not None
     values = (out.v, out.omega, out.v_left, out.v_right, out.pan_rate, out.tilt_rate)
@@ -151,7 +151,7 @@ def test_no_number_in_any_motion_command_drives_the_robot_beyond_its_limits(
     assert math.isfinite(truth.x)
     assert math.isfinite(truth.v)
     if any(not math.isfinite(getattr(poisoned, n)) for n in fields):
-        assert "refused" in r.core.rejections[-1]
+        assert "refused" in r.core.log.rejections[-1]
         assert out.v_left == out.v_right == 0.0
 
 
@@ -160,7 +160,7 @@ def test_huge_speeds_are_scaled_to_the_robots_own_limits(value: float) -> None:
     r = robot()
     r.send(VelocityCommand(value, 0.0))
     r.run_for(0.1)
-    assert r.core.last_output.v == pytest.approx(CONFIG.limits.max_speed)
+    assert r.core.control.last_output.v == pytest.approx(CONFIG.limits.max_speed)
 
 
 @pytest.mark.parametrize(
@@ -186,11 +186,11 @@ def test_only_the_driving_command_keeps_the_chassis_moving(feeder: Message) -> N
     while r.now() - sent < 3.0:
         r.send(feeder, 1)
         r.run_for(0.04)
-        if tripped is None and r.core.last_output.flags & SafetyFlags.WATCHDOG:
+        if tripped is None and r.core.control.last_output.flags & SafetyFlags.WATCHDOG:
             tripped = r.now() - sent
     assert tripped is not None, "the chassis command never expired"
     assert tripped <= CONFIG.safety.watchdog_timeout + 2 * CONFIG.link.control_period
-    assert r.core.last_output.v == 0.0
+    assert r.core.control.last_output.v == 0.0
     end = r.sim.vehicle.state()
     # 0.3 m/s for the timeout, then a controlled stop: well under a metre (4 m before)
     assert math.hypot(end.x - start.x, end.y - start.y) < 0.3 * 0.6 + 0.3**2 / 2
@@ -201,13 +201,13 @@ def test_a_pan_command_expires_on_its_own() -> None:
     r.send(ControlRequest(1, 10), 1)
     r.send(PanTiltCommand(0.3, 0.0), 1)
     r.run_for(0.1)
-    assert r.core.last_output.pan_rate > 0.0
+    assert r.core.control.last_output.pan_rate > 0.0
     r.run_for(CONFIG.safety.watchdog_timeout + 0.1)
-    assert r.core.last_output.pan_rate == 0.0
+    assert r.core.control.last_output.pan_rate == 0.0
     # a driving command later does not bring the old pan command back
     r.send(TankCommand(0.1, 0.0, 0.0, 0.0), 1)
     r.run_for(0.1)
-    assert r.core.last_output.pan_rate == 0.0
+    assert r.core.control.last_output.pan_rate == 0.0
 
 
 UNIT = st.floats(-1.0, 1.0)
@@ -241,7 +241,7 @@ def test_every_mode_stays_within_the_configured_speed_and_turn_rate(
     for _ in range(15):
         r.send(command, 1)
         r.run_for(0.04)
-        out = r.core.last_output
+        out = r.core.control.last_output
         assert abs(out.v) <= v_max * (1 + 1e-9)
         assert abs(out.omega) <= w_max * (1 + 1e-9)
 
@@ -255,6 +255,6 @@ def test_a_linear_drive_between_equal_points_is_refused_with_its_reason() -> Non
         1, Mode.LINEAR, "linear drive refused: linear drive needs two different points"
     )
     r.run_for(0.1)
-    assert r.core.mode != Mode.LINEAR
-    assert "two different points" in r.core.rejections[-1]
-    assert r.core.last_output.v == 0.0
+    assert r.core.modes.mode != Mode.LINEAR
+    assert "two different points" in r.core.log.rejections[-1]
+    assert r.core.control.last_output.v == 0.0

@@ -25,17 +25,17 @@ def test_a_stall_with_the_world_frozen_does_not_add_rotation() -> None:
         robot.send(VelocityCommand(0.0, 0.5))
         robot.run_for(0.025)
     runtime = robot.runtime
-    odometry_before, truth_before = robot.core.odometry.theta, robot.sim.vehicle.rotation
+    odometry_before, truth_before = robot.core.estimator.odometry.theta, robot.sim.vehicle.rotation
     period = config.link.control_period
     runtime.remove("sim.physics")
     runtime.remove("robot.control")
     robot.run_for(0.3)
     runtime.add_periodic("sim.physics", robot.sim.physics_period, robot.sim.physics)
-    runtime.add_periodic("robot.control", period, robot.core.step, phase=period)
+    runtime.add_periodic("robot.control", period, robot.core.control.step, phase=period)
     for _ in range(20):
         robot.send(VelocityCommand(0.0, 0.5))
         robot.run_for(0.025)
-    turned_odometry = robot.core.odometry.theta - odometry_before
+    turned_odometry = robot.core.estimator.odometry.theta - odometry_before
     turned_truth = robot.sim.vehicle.rotation - truth_before
     assert turned_truth > 0.2
     assert abs(math.remainder(turned_odometry - turned_truth, math.tau)) < math.radians(0.5)
@@ -55,13 +55,13 @@ def test_a_robot_standing_on_a_stalling_real_time_loop_keeps_its_heading() -> No
             time.sleep(stalls.pop(0))
 
     runtime.add_periodic("stall", 0.5, stall, phase=0.25)
-    start = robot.core.odometry.pose
+    start = robot.core.estimator.odometry.pose
     headings: list[float] = []
 
     async def watch() -> None:
         for _ in range(16):
             await asyncio.sleep(0.25)  # the heading looked at every quarter second, 4 s long
-            headings.append(robot.core.odometry.theta)
+            headings.append(robot.core.estimator.odometry.theta)
         runtime.stop()
 
     async def run() -> None:
@@ -72,7 +72,7 @@ def test_a_robot_standing_on_a_stalling_real_time_loop_keeps_its_heading() -> No
     finally:
         robot.close()
     assert not stalls  # every stall happened
-    x, y, _ = robot.core.odometry.pose
+    x, y, _ = robot.core.estimator.odometry.pose
     assert (x, y) == start[:2]
     drift = max(abs(math.remainder(h - start[2], math.tau)) for h in headings)
     assert drift < 5e-4, headings

@@ -14,7 +14,7 @@ WORLD = load_world("lab")
 
 
 def moving(robot: SimulatedRobot) -> bool:
-    out = robot.core.last_output
+    out = robot.core.control.last_output
     return abs(out.v_left) + abs(out.v_right) > 1e-3
 
 
@@ -28,11 +28,11 @@ def test_repeated_engage_messages_keep_the_robot_stopped_until_a_release() -> No
         robot.send(EStop(True))
         robot.send(turn)
         robot.run_for(0.05 * (1 + k % 3))
-        assert robot.core.estop
+        assert robot.core.safety.estop
         assert not moving(robot), f"moving after engage message {k + 1}"
     robot.send(EStop(False))
     robot.run_for(0.1)
-    assert not robot.core.estop
+    assert not robot.core.safety.estop
     robot.send(turn)
     robot.run_for(0.2)
     assert moving(robot)

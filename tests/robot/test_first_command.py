@@ -61,7 +61,7 @@ class Operator:
 def moving(robot: SimulatedRobot) -> bool:
     """Whether the cycle drives the tracks, or turns the camera's pan as a command would (a
     Free Look turn pans; at rest the pan may still trim a fraction of a degree of lag)."""
-    out = robot.core.last_output
+    out = robot.core.control.last_output
     return abs(out.v_left) + abs(out.v_right) > 1e-3 or abs(out.pan_rate) > 0.05
 
 
@@ -184,9 +184,9 @@ def test_a_link_cut_stops_the_camera_as_well_as_the_tracks(world: object, comman
     op = Operator(robot)
     op.send(ControlRequest(STATION, 10))
     op.hold(command, 0.5)
-    assert abs(robot.core.last_output.pan_rate) > 0.5
+    assert abs(robot.core.control.last_output.pan_rate) > 0.5
     op.silence(config.safety.watchdog_timeout + 2 * config.link.control_period)
-    assert robot.core.last_output.pan_rate == 0.0
+    assert robot.core.control.last_output.pan_rate == 0.0
     pan = robot.hardware.pan_tilt.state().pan  # type: ignore[union-attr]
     op.silence(1.0)
     assert robot.hardware.pan_tilt.state().pan == pytest.approx(pan, abs=0.02)  # type: ignore[union-attr]

@@ -48,10 +48,10 @@ def test_the_station_that_asked_hears_why_once_a_second_while_it_asks() -> None:
         answers += r.send(FreeLookCommand(0.3, 0.0, 0.0), 1)
         r.run_for(0.05)
     assert answers == [ModeRefusal(1, Mode.FREE_LOOK, NO_PAN)] * 2
-    assert r.core.mode == Mode.IDLE
+    assert r.core.modes.mode == Mode.IDLE
     assert r.send(TankCommand(0.2, 0.0), 1) == []  # a mode it has: no refusal
     r.run_for(0.05)
-    assert r.core.mode == Mode.TANK
+    assert r.core.modes.mode == Mode.TANK
 
 
 def test_a_mode_change_the_robot_cannot_make_is_answered_too() -> None:

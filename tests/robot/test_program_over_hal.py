@@ -75,7 +75,7 @@ def test_drives_and_dead_reckons_through_the_hal_alone() -> None:
         program.send(VelocityCommand(0.3, 0.0))
         runtime.run_for(0.05)
     assert base.wheels == pytest.approx((0.3, 0.3))
-    x, y, theta = program.core.pose
+    x, y, theta = program.core.estimator.pose
     assert x == pytest.approx(base.left, abs=0.01)
     assert abs(y) < 1e-6
     assert abs(theta) < 1e-6
@@ -86,9 +86,9 @@ def test_a_robot_without_a_pan_unit_refuses_free_look_and_says_why() -> None:
     program, runtime = program_on(base)
     program.send(FreeLookCommand(0.3, 0.0, 0.0))
     runtime.run_for(0.1)
-    assert program.core.mode != Mode.FREE_LOOK
+    assert program.core.modes.mode != Mode.FREE_LOOK
     assert base.wheels == (0.0, 0.0)
-    assert "cannot pan" in program.core.rejections[-1]
+    assert "cannot pan" in program.core.log.rejections[-1]
     lines = program.core.unavailable()
     assert any(line.startswith("Free Look refused") for line in lines)
     assert any("no localization (no laser)" in line for line in lines)
@@ -134,5 +134,5 @@ def test_a_base_with_its_own_odometry_needs_no_encoders() -> None:
     hardware = RobotHardware(drive=base, odometer=odometer)
     program = RobotProgram(CONFIG, hardware, runtime)
     runtime.run_for(5.0)
-    x, y, theta = program.core.pose
+    x, y, theta = program.core.estimator.pose
     assert (x, y, theta) == pytest.approx((math.sin(1.0), 1 - math.cos(1.0), 1.0), abs=0.03)

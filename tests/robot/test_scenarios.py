@@ -26,8 +26,8 @@ def test_link_cut_stops_within_watchdog_cycle_and_braking() -> None:
         robot.run_for(0.01)
         if stopped is None and robot.sim.ground_truth.v < 1e-3:
             stopped = robot.now() - cut
-    assert robot.core.last_output.flags & SafetyFlags.WATCHDOG
-    assert any(e.kind == "watchdog" for e in robot.core.events)
+    assert robot.core.control.last_output.flags & SafetyFlags.WATCHDOG
+    assert any(e.kind == "watchdog" for e in robot.core.log.events)
     bound = (
         config.safety.watchdog_timeout
         + config.link.control_period
@@ -45,8 +45,8 @@ def test_free_look_refused_without_a_pan_unit() -> None:
     )
     robot.send(FreeLookCommand(0.3, 0.0, 0.0))
     robot.run_for(0.5)
-    assert robot.core.mode != Mode.FREE_LOOK
-    assert "cannot pan" in robot.core.rejections[-1]
+    assert robot.core.modes.mode != Mode.FREE_LOOK
+    assert "cannot pan" in robot.core.log.rejections[-1]
     assert robot.sim.ground_truth.v == 0.0
 
 

@@ -81,7 +81,7 @@ def test_each_station_does_what_its_key_allows(tmp_path: Path) -> None:
                 out["holder"] = core.arbiter.holder(server.runtime.now())
                 out["watcher_telemetry"] = watcher.telemetry is not None
                 out["impostor_telemetry"] = impostor.telemetry is not None
-                out["rejections"] = list(core.rejections)
+                out["rejections"] = list(core.log.rejections)
                 out["refused"] = dict(server.session.stats.refused)
         return out
 

@@ -90,9 +90,9 @@ def test_an_old_thesis_command_is_refused_and_counted() -> None:
                     send(0.3, 1.0)
                     await asyncio.sleep(0.05)
                 await asyncio.sleep(0.3)
-                assert core.late_commands == 10
+                assert core.log.late_commands == 10
                 assert abs(robot.sim.ground_truth.v) < 0.01
-                assert any("s late" in line for line in core.rejections)
+                assert any("s late" in line for line in core.log.rejections)
         finally:
             sock.close()
 

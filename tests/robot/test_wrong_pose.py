@@ -56,7 +56,7 @@ def test_map_walls_the_sensors_see_through_are_not_obstacles() -> None:
     robot = _robot(WRONG_POSE)
     robot.run_for(0.3)
     assert robot.core.estimator.pose_trusted  # not yet noticed
-    live, prior = robot.core.range_points()
+    live, prior = robot.core.control.range_points()
     layer = robot.core.map_layer
     assert layer is not None
     phantom = layer.wall_points(robot.core.estimator.pose)

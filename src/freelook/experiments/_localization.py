@@ -138,11 +138,11 @@ def _drive(
         last = truth
         if robot.now() - start >= next_sample:
             next_sample += sample
-            pose = robot.core.pose
+            pose = robot.core.estimator.pose
             log.times.append(robot.now() - start)
             log.errors.append(math.hypot(truth.x - pose[0], truth.y - pose[1]))
             log.heading_errors.append(abs(math.degrees(wrap_angle(truth.theta - pose[2]))))
-            log.trusted.append(robot.core.pose_trusted)
+            log.trusted.append(robot.core.estimator.pose_trusted)
     log.waypoints = driver.reached
     return log
 
@@ -214,7 +214,7 @@ def relocalization_trial(
         believed_pose=believed,
         truth=load_error_model(config.name).draw(seed),
     )
-    robot.core.global_localization()
+    robot.core.estimator.global_localization()
     log = _drive(robot, driver, duration)
     return settle_time(log), log
 

@@ -226,7 +226,7 @@ def reckless_trial(
         # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
         # (its own speed: under the error model the body's turn understates it)
         wheel = max(abs(vehicle.v_left), abs(vehicle.v_right))
-        tripped = bool(robot.core.last_output.flags & SafetyFlags.WATCHDOG)
+        tripped = bool(robot.core.control.last_output.flags & SafetyFlags.WATCHDOG)
         if bound is None and tripped:
             bound = (
                 config.safety.watchdog_timeout

@@ -187,7 +187,7 @@ def _run_program(config: RobotConfig, camera: bool) -> None:
     cameras += list(robot.hardware.stream_cameras.values())
     for phase in range(2):
         if phase == 1:
-            robot.core.global_localization()
+            robot.core.estimator.global_localization()
         for k in range(round(_DRIVE / period)):
             robot.send(VelocityCommand(0.3, 0.4 if phase == 0 else -0.4))
             robot.run_for(period)

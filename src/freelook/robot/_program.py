@@ -90,20 +90,20 @@ class RobotProgram:
                 log.exception("localization failed")
             else:
                 if result is not None:
-                    self.core.apply_localization(result)
+                    self.core.estimator.apply_localization(result)
         if self.hardware.map_source is not None:
             self._follow_map()
-        self.core.step(now)
+        self.core.control.step(now)
         if self._localizer is None:
             # after the cycle's odometry: the newest scan pairs with the odometry of its time
-            self.core.on_scan(now)
+            self.core.estimator.on_scan(now)
         elif self._localizing is not None:
             self._count_skipped()
         else:
             # after the cycle's odometry: the newest scan pairs with the odometry of its time
-            job = self.core.localization_job(now)
+            job = self.core.estimator.localization_job(now)
             if job is not None:
-                self._localizing = self._localizer.submit(self.core.localize, job)
+                self._localizing = self._localizer.submit(self.core.estimator.localize, job)
 
     def _follow_map(self) -> None:
         """Use the robot's own map as it changes: a map other than the one taken last is

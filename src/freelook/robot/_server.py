@@ -392,7 +392,7 @@ class RobotServer:
                 return 0
             self.sent_by_stream[frame.stream] = self.sent_by_stream.get(frame.stream, 0) + 1
             if frame.stream == 0:
-                self.program.core.video_frame_sent(self.runtime.now())
+                self.program.core.sight.frame_sent(self.runtime.now())
             return self.driver.send(frame)
 
         await inter.run(
@@ -451,7 +451,7 @@ class RobotServer:
             if self.driver is not None:
                 self.sent_by_stream[stream.stream] = self.sent_by_stream.get(stream.stream, 0) + 1
                 if stream.stream == 0:
-                    self.program.core.video_frame_sent(now)
+                    self.program.core.sight.frame_sent(now)
                 sent = self.driver.send(frame)
                 if self.radio is not None:
                     self.radio.spent(sent)

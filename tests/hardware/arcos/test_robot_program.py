@@ -158,20 +158,20 @@ def test_a_lost_connection_is_flagged_in_telemetry_commands_nothing_and_comes_ba
         try:
             async with serving(server):
                 await wait_until_async(pushing(lambda: emulator.v > 0), 3, "the robot driven")
-                assert not core.last_output.flags & SafetyFlags.HARDWARE
+                assert not core.control.last_output.flags & SafetyFlags.HARDWARE
                 await tcp.stop()  # the robot goes away (a pulled cable, a reboot)
                 await wait_until_async(
-                    pushing(lambda: core.last_output.flags & SafetyFlags.HARDWARE),
+                    pushing(lambda: core.control.last_output.flags & SafetyFlags.HARDWARE),
                     3,
                     "the lost connection flagged",
                     every=0.02,
                 )
-                out = core.last_output
+                out = core.control.last_output
                 assert (out.v_left, out.v_right) == (0.0, 0.0)
                 assert core.telemetry(server.runtime.now()).safety_flags & SafetyFlags.HARDWARE
                 await tcp.start()  # back, on the same port
                 await wait_until_async(  # the adapter reconnects by itself
-                    pushing(lambda: not core.last_output.flags & SafetyFlags.HARDWARE),
+                    pushing(lambda: not core.control.last_output.flags & SafetyFlags.HARDWARE),
                     3,
                     "the flag cleared on reconnection",
                     every=0.02,

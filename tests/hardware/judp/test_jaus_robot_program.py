@@ -174,15 +174,15 @@ def test_control_revoked_mid_drive_is_flagged_in_telemetry_and_only_stops_are_co
     async def body(
         core: RobotCore, now: Callable[[], float], emulator: JausEmulator, pushing: Pushing
     ) -> None:
-        assert not core.last_output.flags & SafetyFlags.HARDWARE
+        assert not core.control.last_output.flags & SafetyFlags.HARDWARE
         emulator.revoke((7, 1, 1), authority=200)  # an OCU takes the robot mid-drive
         await wait_until_async(
-            pushing(lambda: core.last_output.flags & SafetyFlags.HARDWARE),
+            pushing(lambda: core.control.last_output.flags & SafetyFlags.HARDWARE),
             1,
             "the hardware fault flagged",
             every=0.02,
         )
-        assert (core.last_output.v, core.last_output.omega) == (0.0, 0.0)
+        assert (core.control.last_output.v, core.control.last_output.omega) == (0.0, 0.0)
         assert core.telemetry(now()).safety_flags & SafetyFlags.HARDWARE
         heard = len(emulator.codes_from(FREELOOK_ID, VELOCITY_COMMAND))
         for _ in range(10):  # the operator keeps pushing: only stops reach the robot
@@ -215,15 +215,17 @@ def test_a_forged_report_holds_the_robot_stopped_until_the_operator_releases_the
             core.handle(VelocityCommand(0.3, 0.0), now())
             await asyncio.sleep(0.02)
         assert emulator.v == 0.0
-        assert core.last_output.flags & SafetyFlags.HARDWARE
+        assert core.control.last_output.flags & SafetyFlags.HARDWARE
         core.handle(EStop(True), now())  # the deliberate act: engage the e-stop, release it
         await wait_until_async(
-            lambda: core.last_output.flags & SafetyFlags.ESTOP, 1, "a cycle under the e-stop"
+            lambda: core.control.last_output.flags & SafetyFlags.ESTOP,
+            1,
+            "a cycle under the e-stop",
         )
         core.handle(EStop(False), now())
         await wait_until_async(
             pushing(lambda: emulator.v >= 0.25), 3, "driving again after the release", every=0.02
         )
-        assert not core.last_output.flags & SafetyFlags.HARDWARE
+        assert not core.control.last_output.flags & SafetyFlags.HARDWARE
 
     _run_program(body, JausEmulator(watchdog=math.inf))

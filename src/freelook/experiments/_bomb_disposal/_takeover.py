@@ -71,11 +71,11 @@ def take_over(sim_robot: SimulatedRobot) -> TakeoverOutcome:
     recoveries = autonomy.task.recoveries
     sim_robot.send(VelocityCommand(0.0, 0.0))
     sim_robot.run_for(core.period)
-    out = core.last_output
+    out = core.control.last_output
     arm = core.arm.last if core.arm is not None else None
     arm_still = arm is None or not np.any(arm.velocities)
     stopped = (
-        core.mode != Mode.AUTONOMY
+        core.modes.mode != Mode.AUTONOMY
         and (out.v, out.omega, out.v_left, out.v_right, out.pan_rate, out.tilt_rate) == (0.0,) * 6
         and arm_still
     )
@@ -83,7 +83,7 @@ def take_over(sim_robot: SimulatedRobot) -> TakeoverOutcome:
         sim_robot.send(VelocityCommand(0.0, 0.0))
         sim_robot.run_for(0.1)
     sim_robot.send(ModeChange(Mode.AUTONOMY))
-    kept = core.mode == Mode.AUTONOMY and autonomy.task.phase == before
+    kept = core.modes.mode == Mode.AUTONOMY and autonomy.task.phase == before
     sim_robot.send(Heartbeat())
     sim_robot.run_for(core.period)
     after = autonomy.task.phase

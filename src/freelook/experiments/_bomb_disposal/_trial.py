@@ -180,8 +180,10 @@ class _Run:
             return
         for _ in range(round(STEP / core.period)):
             task = self.autonomy.task
-            entered = task.history[-1].start if task.history else core.now
-            if self.pending is not None and self.pending.due(task.phase, core.now - entered):
+            entered = task.history[-1].start if task.history else core.control.now
+            if self.pending is not None and self.pending.due(
+                task.phase, core.control.now - entered
+            ):
                 self.pending = None
                 self._take_over()
             sim_robot.send(Heartbeat())
@@ -240,7 +242,7 @@ class _Run:
     @property
     def over(self) -> bool:
         """The task has ended in its own mode (not while the operator holds the robot)."""
-        return not self.autonomy.task.running and self.core.mode == Mode.AUTONOMY
+        return not self.autonomy.task.running and self.core.modes.mode == Mode.AUTONOMY
 
     def finish(self, t: float) -> DisposalResult:
         """The result after ``t`` seconds: where the task ended, and where the box lies."""

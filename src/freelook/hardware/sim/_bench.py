@@ -25,7 +25,7 @@ def control_cycle() -> Case:
 
     def run() -> object:
         clock[0] += 0.02
-        return robot.core.step(clock[0])
+        return robot.core.control.step(clock[0])
 
     return Case(run=run, target_s=1e-3, unit="cycle")
 
