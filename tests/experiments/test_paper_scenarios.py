@@ -19,6 +19,7 @@ from freelook.experiments._ellipse import (
     freelook_ellipse_trial,
     thesis_ellipse_trial,
 )
+from freelook.experiments._ellipse_measure import Measure
 from freelook.experiments._packet_drop import TABLE_7_1, LinkTrialResult, table_7_1_trial
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
 from freelook.experiments._tables import (
@@ -283,6 +284,35 @@ def test_the_lap_is_swept_round_the_centre_and_ends_at_the_first_point() -> None
         a = 2 * math.pi * k / 50
         spin.advance(1.8 + 0.2 * math.cos(a), 0.2 * math.sin(a))
     assert abs(spin.swept) < 0.5
+
+
+def test_a_lap_from_the_centre_begins_where_the_robot_joins_the_curve() -> None:
+    # the thesis's start: millimetres of wobble at the centre swing the angle round it by
+    # radians; none of it counts, and the lap is one round from where the robot joins
+    measure = Measure((0.0, 0.0))
+    now = 0.0
+    for k in range(200):
+        now += 0.01
+        measure.update(now, 0.003 * math.cos(2.1 * k), 0.003 * math.sin(1.3 * k))
+    for k in range(1, 181):  # out to the first point, along +x
+        now += 0.01
+        measure.update(now, 1.8 * k / 180, 0.0)
+    assert measure.joined
+    assert measure.progress.swept == pytest.approx(0.0, abs=1e-9)
+    assert not measure.finished
+    laps = [2 * math.pi * k / 400 for k in range(1, 401)]
+    finished_at = None
+    for a in laps:
+        now += 0.1
+        measure.update(now, 1.8 * math.cos(a), math.sin(a))
+        if measure.finished and finished_at is None:
+            finished_at = a
+    assert finished_at is not None
+    assert finished_at > 2 * math.pi - 0.1  # at the first point again, not before
+    assert measure.stats().worst < 1e-3  # on the curve all the way round
+    # a robot that joins past the first point has swept that much already
+    late = EllipseProgress((0.0, 0.0))
+    assert late.advance(1.8 * math.cos(0.6), math.sin(0.6)) == pytest.approx(0.6)
 
 
 # Table 7.1: trial 6 (its radio died) and trial 9 (it did not), at a fifth of their length

@@ -23,7 +23,8 @@ class EllipseProgress:
     """Distance to the thesis's ellipse (sampled densely) and the angle swept round it.
 
     Progress is the ellipse's own parameter angle of the robot's position, unwrapped as it
-    goes (a robot that reverses unwinds it)."""
+    goes (a robot that reverses unwinds it), from the angle of the first position it is given
+    (0 at the first point: a robot first given beyond it has swept that much already)."""
 
     def __init__(
         self, centre: tuple[float, float], a: float = 1.8, b: float = 1.0, samples: int = 20_000
@@ -44,6 +45,8 @@ class EllipseProgress:
         angle = math.atan2((y - self.centre[1]) / self.b, (x - self.centre[0]) / self.a)
         if self._angle is not None:
             self.swept += math.remainder(angle - self._angle, 2 * math.pi)
+        else:
+            self.swept = angle
         self._angle = angle
         return self.swept
 
@@ -89,7 +92,10 @@ class Detour:
 class Measure:
     """Truth-side measures of one run: the lap, its completion, distances once on the curve.
 
-    Distances count from :data:`JOINED` of the way round on, wherever the robot is then.
+    The lap starts where the robot first comes within :data:`NEAR` of the curve: the angle
+    round the centre means nothing near the centre (the thesis's start), where a few
+    millimetres of motion swing it by a radian. Distances count from :data:`JOINED` of the
+    way round on, wherever the robot is then.
     Detours with a known cause are measured apart (their worst distance and their length): a
     localization stall's, and the thesis station's 360°→0° jumps (its Fig. 7.6 shows their
     gaps apart from its ±30 mm tracking)."""
@@ -97,6 +103,7 @@ class Measure:
     def __init__(self, centre: tuple[float, float]) -> None:
         self.progress = EllipseProgress(centre)
         self.on_curve = False
+        self.joined = False  # the robot has come within NEAR of the curve: the lap has begun
         self.distances: list[float] = []
         self.finished = False
         self.stall = Detour()
@@ -110,6 +117,9 @@ class Measure:
         self.crossing.update(now, d)
         if self.on_curve and not detoured:
             self.distances.append(d)
+        self.joined = self.joined or d <= NEAR
+        if not self.joined:
+            return
         swept = self.progress.advance(x, y)
         a, b = self.progress.a, self.progress.b
         cx, cy = self.progress.centre
