@@ -169,6 +169,9 @@ class _Wire:
     def send(self, data: bytes, address: object = None) -> None:
         self.sent.append(data)
 
+    def send_to(self, data: bytes, source: object) -> None:
+        self.sent.append(data)
+
     def learn_peer(self, source: object) -> None:
         pass
 

@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable
 
 from freelook.link._events import Accepted, LinkEvent, Outgoing, Reply, SessionOpened
+from freelook.link._inbox import Inbox
 from freelook.link._messages import Message
 from freelook.link._session import LinkSession
 from freelook.link._shaper import LinkShaper, LinkShaping
-from freelook.link._transport import Endpoint, UdpEndpoint
-from freelook.link._zenoh import ZenohEndpoint
+from freelook.link._transport import Endpoint
 
 __all__ = ["LinkDriver"]
 
@@ -84,16 +84,9 @@ class LinkDriver:
         self._emit(lambda: self._to_now(data, source))
 
     def _to_now(self, data: bytes, source: object) -> None:
-        endpoint = self.endpoint
-        if isinstance(endpoint, UdpEndpoint) and not endpoint.fixed_peer:
-            if isinstance(source, tuple):
-                endpoint.send(data, (str(source[0]), int(source[1])))
-            return  # a station without a known source gets nothing
-        if isinstance(endpoint, ZenohEndpoint) and not endpoint.fixed_peer:
-            if isinstance(source, str):
-                endpoint.send(data, source)
-            return
-        endpoint.send(data)  # a fixed peer, or a serial line: its one peer
+        # a station without a known source (None) gets nothing; a fixed peer, or a serial
+        # line, is the endpoint's one peer whatever the source
+        self.endpoint.send_to(data, source)
 
     def _deliver(self, out: Outgoing) -> None:
         if out.station is None:
@@ -129,7 +122,7 @@ class LinkDriver:
 
     async def _receive(self) -> None:
         endpoint = self.endpoint
-        if isinstance(endpoint, UdpEndpoint | ZenohEndpoint):
+        if isinstance(endpoint, Inbox):
             # verified sources' datagrams are handled as they arrive (the endpoint's fast path)
             endpoint.on_verified = self._handle
         try:
@@ -138,7 +131,7 @@ class LinkDriver:
                 if item is not None:
                     self._handle(*item)
         finally:
-            if isinstance(endpoint, UdpEndpoint | ZenohEndpoint):
+            if isinstance(endpoint, Inbox):
                 endpoint.on_verified = None
 
     def _handle(self, data: bytes, source: object) -> None:

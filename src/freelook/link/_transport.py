@@ -64,6 +64,10 @@ class Endpoint(Protocol):
         """The next datagram or chunk and its source; None after ``timeout`` seconds."""
         ...
 
+    def send_to(self, data: bytes, source: object) -> None:
+        """Write to ``source`` (where :meth:`recv_from` said a packet came from; None or
+        anything else: nobody), or to the one peer an endpoint with a fixed peer has."""
+
     def learn_peer(self, source: object) -> None:
         """Answer ``source`` from now on (called only for verified packets)."""
 
@@ -232,6 +236,12 @@ class UdpEndpoint(Inbox[Address]):
         else:
             self._transport.sendto(data, target)
 
+    def send_to(self, data: bytes, source: object) -> None:
+        if self.fixed_peer:  # connected: only to the peer
+            self.send(data)
+        elif isinstance(source, tuple):
+            self.send(data, (str(source[0]), int(source[1])))
+
     def learn_peer(self, source: object) -> None:
         """``source`` sent a packet the link verified: answer it, and read it first."""
         if isinstance(source, tuple):
@@ -357,6 +367,10 @@ class SerialEndpoint:
     async def recv_from(self, timeout: float | None = None) -> tuple[bytes, object] | None:
         data = await self.recv(timeout)
         return None if data is None else (data, self._port.port)
+
+    def send_to(self, data: bytes, source: object) -> None:
+        """A serial line's one peer hears everything."""
+        self.send(data)
 
     def learn_peer(self, source: object) -> None:
         """A serial line has one peer, the other end of the cable or radio."""

@@ -500,6 +500,12 @@ class ZenohEndpoint(Inbox[str]):
         else:
             self.bus.session.put(key, data, congestion_control=zenoh.CongestionControl.DROP)
 
+    def send_to(self, data: bytes, source: object) -> None:
+        if self.fixed_peer:
+            self.send(data)
+        elif isinstance(source, str):
+            self.send(data, source)
+
     def learn_peer(self, source: object) -> None:
         """``source`` sent a packet the link verified: answer it, and read it first."""
         if self.role == "robot" and isinstance(source, str) and _TAG.fullmatch(source):
