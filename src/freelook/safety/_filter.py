@@ -83,8 +83,12 @@ class SafetyFilter:
         self.zones = _only(self.rules, ZoneRule)
         self.approach = _only(self.rules, ApproachRule)
         self._states = [0] * len(self.rules)  # each rule's state at the last cycle
+        # (index, judge, judges always, flag) of each rule, looked up once
+        self._steps = tuple(
+            (index, rule.judge, rule.always, rule.flag) for index, rule in enumerate(self.rules)
+        )
         # the rules that keep something of each cycle
-        self._settling = [r for r in self.rules if type(r).settled is not Rule.settled]
+        self._settling = tuple(r.settled for r in self.rules if type(r).settled is not Rule.settled)
         self._names: dict[int, tuple[str, ...]] = {}  # acting rules (bit i: rule i) → names
 
     # -- inputs ------------------------------------------------------------------------------
@@ -149,22 +153,22 @@ class SafetyFilter:
         states = self._states
         flags = acting = 0
         events: list[SafetyEvent] | None = None
-        for index, rule in enumerate(self.rules):
-            if judgement.stopped and not rule.always:
+        for index, judge, always, flag in self._steps:
+            if judgement.stopped and not always:
                 state = 0
             else:
-                state = rule.judge(cycle, judgement)
+                state = judge(cycle, judgement)
                 if state:
-                    flags |= rule.flag
+                    flags |= flag
                     acting |= 1 << index
             previous = states[index]
             if state != previous:  # most cycles: nothing changed
                 states[index] = state
                 if events is None:
                     events = []
-                events += rule.events(cycle, judgement, previous, state)
-        for rule in self._settling:
-            rule.settled(cycle, judgement)
+                events += self.rules[index].events(cycle, judgement, previous, state)
+        for settled in self._settling:
+            settled(cycle, judgement)
         names = self._names.get(acting)
         if names is None:
             names = self._names[acting] = tuple(
