@@ -77,8 +77,9 @@ class Ros2Topics(Strict):
 class Ros2Config(Strict):
     """How the robot speaks ROS 2 (``[ros2]``): topics, message kinds, QoS, joints, timing.
 
-    The sensors' poses on the base are the description's own (``[laser]``, ``[pan_tilt]``):
-    /tf is not always there, and the robot program's belief is its description.
+    The sensors' poses on the base are the description's own (``[laser]``, ``[pan_tilt]``),
+    except a laser's when ``/tf_static`` gives its scans' frame a level pose on ``base_frame``
+    (with ``tf2_msgs`` installed: ``tools/build_tf2_msgs.py``); the log says which it took.
     """
 
     topics: Ros2Topics = Ros2Topics()
@@ -127,5 +128,9 @@ class Ros2Config(Strict):
     #: the largest map taken from ``[ros2.topics] map``, in cells: a larger grid is refused
     #: before it is copied (the cockpit's map link carries up to 2048 × 2048)
     map_max_cells: int = Field(default=4096 * 4096, ge=1, le=50_000_000)
+    #: publish freelook's estimate of the base (odometry and gyro, in the odometry's frame)
+    #: as ``odom`` → ``base_frame`` on ``/tf`` (with ``tf2_msgs`` installed), unless another
+    #: node already gives ``base_frame`` a parent there or on ``/tf_static``
+    publish_tf: bool = True
     #: how often freelook publishes its state (``diagnostics``, ``state``)
     state_period: float = Field(default=0.2, ge=0.02, le=10.0, description="s")

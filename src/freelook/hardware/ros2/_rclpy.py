@@ -41,6 +41,7 @@ _MESSAGES = {
     "JointTrajectoryPoint": "trajectory_msgs.msg",
     "OccupancyGrid": "nav_msgs.msg",
     "PoseWithCovarianceStamped": "geometry_msgs.msg",
+    "TransformStamped": "geometry_msgs.msg",
     "Bool": "std_msgs.msg",
     "String": "std_msgs.msg",
     "Float64": "std_msgs.msg",

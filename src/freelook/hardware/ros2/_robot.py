@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from freelook.arm import load_arm
 from freelook.config import LaserConfig, LaserMountConfig, RobotConfig
+from freelook.geometry import Pose
 from freelook.hal import (
     GyroSample,
     LatestReading,
@@ -49,6 +50,14 @@ from freelook.hardware.ros2._errors import Ros2Error
 from freelook.hardware.ros2._localization import RosMap, RosPose, latched_qos
 from freelook.hardware.ros2._rclpy import NodeThread, ros
 from freelook.hardware.ros2._state import StatePublisher
+from freelook.hardware.ros2._tf import (
+    TF_STATIC_TOPIC,
+    Mount,
+    OdomTfPublisher,
+    StaticTree,
+    mount_of,
+    tf_message,
+)
 
 __all__ = ["Ros2Robot"]
 
@@ -85,6 +94,8 @@ class _Geometry(NamedTuple):
     """A scan layout's beams in the robot frame (the same arrays for every scan so laid out)."""
 
     layout: tuple[float, float, int]  # angle_min, angle_increment, beams
+    mount: Mount  # where the laser sits, from /tf_static or the description
+    tf_version: int  # the static transforms it was worked out against
     sweep: Sweep
     bearings: npt.NDArray[np.float64]
     origin_x: npt.NDArray[np.float64]
@@ -107,6 +118,17 @@ def _node_name(info: Any) -> str:
 
 def _finite(*values: float) -> bool:
     return all(math.isfinite(v) for v in values)
+
+
+@functools.cache
+def _say_tf_off(why: str) -> None:
+    """Say once why /tf is off (each reason once per process)."""
+    log.warning(
+        "no /tf: %s; the lasers' mounts are the description's and freelook publishes no "
+        "odom → base_link (python tools/build_tf2_msgs.py in freelook's checkout builds "
+        "tf2_msgs into this environment; a sourced ROS 2 install has it)",
+        why,
+    )
 
 
 class Ros2Robot:
@@ -168,6 +190,13 @@ class Ros2Robot:
         #: it engaged (each true, and the release of the button, which the program latches)
         self.estop_pressed = False
         self.on_external_estop: Callable[[], None] = lambda: None
+        #: /tf_static's transforms (None: no tf2_msgs here), and how often they changed
+        self.tf_static: StaticTree | None = None
+        self._tf_version = 0
+        #: freelook's estimate as odom → base_link on /tf (``[ros2] publish_tf``, tf2_msgs)
+        self.odom_tf: OdomTfPublisher | None = None
+        self._odom_frame = "odom"
+        self._tf_anchor: tuple[Pose, Pose] | None = None  # the base's odometry, the estimate
         model = load_arm(config.arm.urdf, config.arm.srdf) if config.arm is not None else None
         r = ros()
         self._r = r
@@ -184,6 +213,7 @@ class Ros2Robot:
                 Ros2Arm(config, model, self.node, r, clock=clock) if model is not None else None
             )
             self._subscribe(camera)
+            self._open_tf()
             self._advertise()
             self._graph_timer = self.node.create_timer(GRAPH_PERIOD, self.check_graph)
         except Exception:
@@ -268,6 +298,52 @@ class Ros2Robot:
             )
             pose = self.pose
             sub("pose", settings.topics.pose, r.PoseWithCovarianceStamped, pose.on_message, latched)
+
+    def _open_tf(self) -> None:
+        """/tf_static for the lasers' mounts and /tf for odom → base_link, with tf2_msgs."""
+        kind, why = tf_message()
+        if kind is None:
+            _say_tf_off(why)
+            return
+        r = self._r
+        self.tf_static = StaticTree()
+        # as tf2's static listener: reliable, transient local, every publisher's newest
+        static = r.qos.QoSProfile(
+            depth=100,
+            reliability=r.qos.ReliabilityPolicy.RELIABLE,
+            durability=r.qos.DurabilityPolicy.TRANSIENT_LOCAL,
+        )
+        s = self.node.create_subscription(kind, TF_STATIC_TOPIC, self._on_tf_static, static)
+        self.topics["tf_static"] = (s.topic_name, "tf2_msgs/msg/TFMessage")
+        if self.settings.publish_tf:
+            self.odom_tf = OdomTfPublisher(self.node, r, kind, self.settings.base_frame)
+
+    def _on_tf_static(self, msg: Any) -> None:
+        tree = self.tf_static
+        assert tree is not None
+        changed = tree.add(msg.transforms)
+        base = self.settings.base_frame
+        if base in changed and self.odom_tf is not None:
+            self.odom_tf.give_way(f"{TF_STATIC_TOPIC} gives it {tree.parent(base)!r} → {base!r}")
+        if changed:
+            self._tf_version += 1  # each laser's geometry is worked out again at its next scan
+        self._heard("tf_static", self._clock())
+
+    def publish_odom_tf(self, estimate: tuple[float, float, float]) -> bool:
+        """The program's estimate of the base (its odometry frame, gyro and all) as the
+        odometry's frame → ``[ros2] base_frame`` on /tf, anchored where the base's own
+        odometry was at the first call; False when nothing is published."""
+        tf, odom = self.odom_tf, self._odom
+        if tf is None or odom is None:
+            return False
+        if self._tf_anchor is None:
+            self._tf_anchor = (Pose(odom.x, odom.y, odom.theta), Pose(*estimate))
+            log.info(
+                "/tf: freelook publishes %s → %s from its estimate", self._odom_frame, tf.base_frame
+            )
+        base, start = self._tf_anchor
+        x, y, theta = base.compose(start.relative(estimate))
+        return tf.publish(self._odom_frame, x, y, theta)
 
     def _advertise(self) -> None:
         r, settings = self._r, self.settings
@@ -367,6 +443,7 @@ class Ros2Robot:
             self._refuse("odom", "an orientation quaternion with no finite heading")
             return
         left, right = wheels_of_twist(t.linear.x, t.angular.z, drive.track_width)
+        self._odom_frame = msg.header.frame_id.lstrip("/") or "odom"
         self._odom = OdometrySample(now, p.x, p.y, yaw, left, right)
         self._heard("odom", now)
 
@@ -409,24 +486,35 @@ class Ros2Robot:
 
     def _geometry(self, key: str, layout: ScanLayout, one: _LaserTopic) -> _Geometry:
         """The robot-frame beams of a scan so laid out from ``key``'s laser (worked out again,
-        and said in the log, only when its layout changes)."""
+        and said in the log, only when its layout or its mount changes)."""
         shape = (layout.angle_min, layout.angle_increment, layout.beams)
         kept = self._geometries.get(key)
-        if kept is not None and kept.layout == shape:
+        version = self._tf_version
+        if kept is not None and kept.layout == shape and kept.tf_version == version:
             return kept
-        mount = one.config
+        mount, source = self._mount(one, layout.frame_id)
+        name = self.topics[key][0]
+        if kept is not None and kept.layout == shape and kept.mount == mount:
+            kept = self._geometries[key] = kept._replace(tf_version=version)
+            return kept
+        if kept is None or kept.mount != mount:
+            self._say_mount(name, one, mount, source)
         sweep = scan_sweep(layout, mount.yaw, mount.upside_down)
         n = layout.beams
         geometry = _Geometry(
             shape,
+            mount,
+            version,
             sweep,
             sweep.bearings(),
-            np.full(n, mount.mount_forward),
-            np.full(n, mount.mount_left),
+            np.full(n, mount.forward),
+            np.full(n, mount.left),
         )
         self._geometries[key] = geometry
-        name = self.topics[key][0]
-        note = layout_note(layout, mount) if isinstance(mount, LaserConfig) else None
+        if kept is not None and kept.layout == shape:
+            return geometry
+        config = one.config
+        note = layout_note(layout, config) if isinstance(config, LaserConfig) else None
         said = (
             f"{layout.beams} beams from {math.degrees(layout.angle_min):.4g}° every "
             f"{math.degrees(layout.angle_increment):.4g}°"
@@ -438,6 +526,42 @@ class Ros2Robot:
         else:
             log.info("%s: %s", name, said)
         return geometry
+
+    def _mount(self, one: _LaserTopic, frame: str) -> tuple[Mount, str]:
+        """Where a laser sits: ``frame``'s pose on the base from /tf_static when its static
+        transforms reach it and it lies level, else the description's; and whence, in words."""
+        d = one.config
+        described = Mount(d.mount_forward, d.mount_left, d.yaw, d.upside_down)
+        tree, base = self.tf_static, self.settings.base_frame
+        if tree is None:
+            return described, f"the description's {one.where}"
+        if not frame:
+            return described, f"the description's {one.where} (the scan names no frame)"
+        pose = tree.pose(base, frame)
+        if pose is None:
+            return described, (
+                f"the description's {one.where} (nothing on {TF_STATIC_TOPIC} from {base!r} "
+                f"to {frame!r} so far)"
+            )
+        found = mount_of(pose)
+        if isinstance(found, str):
+            return described, f"the description's {one.where} ({TF_STATIC_TOPIC}: {found})"
+        return found, f"{TF_STATIC_TOPIC} ({base!r} → {frame!r})"
+
+    def _say_mount(self, name: str, one: _LaserTopic, mount: Mount, source: str) -> None:
+        d = one.config
+        described = Mount(d.mount_forward, d.mount_left, d.yaw, d.upside_down)
+        if source.startswith(TF_STATIC_TOPIC) and mount.differs(described):
+            log.warning(
+                "%s: the laser's mount from %s: %s; the description's %s says %s",
+                name,
+                source,
+                mount.text(),
+                one.where,
+                described.text(),
+            )
+        else:
+            log.info("%s: the laser's mount from %s: %s", name, source, mount.text())
 
     def _merge(self, now: float) -> RangeScan:
         """The robot's scan: every laser's newest sweep, the ``[laser]``'s first, each beam

@@ -119,6 +119,15 @@ async def open_ros2_server(
             robot.state.publish(state_report(telemetry, robot.connected, robot.status))
             await asyncio.sleep(config.ros2.state_period)
 
+    async def publish_tf() -> None:
+        """freelook's estimate as odom → base_link on /tf every control cycle, until another
+        node is found to publish the base's transform."""
+        period = config.link.control_period
+        while robot.odom_tf is not None and not robot.odom_tf.off:
+            robot.publish_odom_tf(server.program.core.estimator.odometry.pose)
+            await asyncio.sleep(period)
+
+    tasks = [watch, publish_state] + ([publish_tf] if robot.odom_tf is not None else [])
     server = real_robot_server(
         config,
         hardware,
@@ -127,7 +136,7 @@ async def open_ros2_server(
         start_pose=start_pose,
         robot_map=robot_map,
         recorder=recorder,
-        backend_tasks=[watch, publish_state],
+        backend_tasks=tasks,
     )
     loop = asyncio.get_running_loop()
 
