@@ -14,8 +14,9 @@ other computers take its messages as theirs.
 
 Run by ``tools/test.sh`` after ``pip install``: nothing is done when the build in place is this
 one (its inputs' versions are recorded beside it), or when ``tf2_msgs`` comes from elsewhere (a
-sourced ROS 2 install). Without the generators, a compiler or Python's headers it says why
-and exits 0: the robot program then runs without /tf and says so in its log. No network.
+sourced ROS 2 install). Without the generators, a compiler or Python's headers, or when a step
+fails, it says why and exits 0 with no tf2_msgs installed: the robot program then runs without
+/tf and says so in its log (and the /tf tests fail, naming this script). No network.
 Only ``TFMessage`` is built, not the package's ``TF2Error``, service or action.
 """
 
@@ -334,13 +335,18 @@ def main() -> int:
     except MissingError as why:
         say(f"not built: {why}; /tf stays off")
         return 0
-    with tempfile.TemporaryDirectory(prefix="tf2_msgs-") as tmp:
-        out = Path(tmp)
-        with contextlib.redirect_stdout(io.StringIO()):  # the generators' own chatter
-            generate(prefix, out)
-        lib, package = compile_all(prefix, out, tools)
-        install(prefix, out, lib, package, key)
-    check()
+    try:
+        with tempfile.TemporaryDirectory(prefix="tf2_msgs-") as tmp:
+            out = Path(tmp)
+            with contextlib.redirect_stdout(io.StringIO()):  # the generators' own chatter
+                generate(prefix, out)
+            lib, package = compile_all(prefix, out, tools)
+            install(prefix, out, lib, package, key)
+        check()
+    except Exception as err:  # a generator's or a compiler's failure: said, and /tf is off
+        shutil.rmtree(site_packages() / PACKAGE, ignore_errors=True)
+        say(f"not built, /tf stays off: {err}")
+        return 0
     say(f"built and installed in {prefix} (TFMessage: /tf, /tf_static)")
     return 0
 
