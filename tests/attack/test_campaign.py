@@ -58,6 +58,12 @@ def test_the_table_counts_a_crash_and_an_effect() -> None:
     lines = campaign_lines([tally])
     assert lines[2].split()[-5:] == ["10", "1", "1", "-", "-"]
     assert "made up: crash: robot: exited with 1" in lines
+    long = Tally("forged sources: the robot's address at the station, and more")
+    long.tried("forged", 544)
+    header, _, *rows = campaign_lines([tally, long])
+    ends = {len(line) for line in [header, rows[0], rows[1]]}  # right-aligned figures end alike
+    assert len(ends) == 1, [header, *rows[:2]]
+    assert rows[2].split() == ["total", "554", "1", "1"]
     assert set(PROBES) == {
         "udp",
         "serial",

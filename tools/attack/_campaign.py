@@ -217,25 +217,27 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f} %"
 
 
-def _line(t: Tally) -> str:
+def _line(t: Tally, width: int = 44) -> str:
     return (
-        f"{t.interface:<44} {t.inputs:>9,} {t.crashes:>7} {t.unauthorised:>12} "
+        f"{t.interface:<{width}} {t.inputs:>9,} {t.crashes:>7} {t.unauthorised:>12} "
         f"{_share(t.telemetry_share):>9} {_share(t.video_share):>7}"
     )
 
 
 def campaign_lines(tallies: list[Tally]) -> list[str]:
-    """The figures as a table, then each interface's notes."""
+    """The figures as a table, its first column as wide as the longest interface's name,
+    then each interface's notes."""
+    width = max([44, *(len(t.interface) for t in tallies)])
     header = (
-        f"{'interface':<44} {'inputs':>9} {'crashes':>7} {'unauthorised':>12} "
+        f"{'interface':<{width}} {'inputs':>9} {'crashes':>7} {'unauthorised':>12} "
         f"{'telemetry':>9} {'video':>7}"
     )
     lines = [header, "-" * len(header)]
-    lines += [_line(t) for t in tallies]
+    lines += [_line(t, width) for t in tallies]
     total = sum(t.inputs for t in tallies)
     crashes = sum(t.crashes for t in tallies)
     effects = sum(t.unauthorised for t in tallies)
-    lines.append(f"{'total':<44} {total:>9,} {crashes:>7} {effects:>12}")
+    lines.append(f"{'total':<{width}} {total:>9,} {crashes:>7} {effects:>12}")
     lines.append("")
     for t in tallies:
         for note in t.notes:
