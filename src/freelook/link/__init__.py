@@ -159,19 +159,19 @@ from freelook.link._values import (
     check_values,
 )
 from freelook.link._zenoh import (
-    TLS_CA_ENV,
     RobotInfo,
     ZenohBus,
     ZenohEndpoint,
-    bus_auth,
     check_robot_name,
     zenoh_config,
 )
 from freelook.link._zenoh_acl import (
+    TLS_CA_ENV,
     BusAccess,
     BusUser,
     ZenohAuth,
     ZenohTls,
+    bus_auth,
     robot_user,
     router_user,
     router_zid,

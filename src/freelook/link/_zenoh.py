@@ -30,19 +30,17 @@ import contextlib
 import itertools
 import json
 import logging
-import os
 import re
 import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from freelook.errors import ConfigError
 from freelook.link._inbox import Inbox
 from freelook.link._native import MAX_PACKET, Stream
-from freelook.link._zenoh_acl import BusAccess, ZenohAuth, ZenohTls, robot_user, station_user
+from freelook.link._zenoh_acl import ZenohAuth, ZenohTls, bus_auth
 
 # zenoh is imported where it is used, so programs that never open a bus do not load it
 if TYPE_CHECKING:
@@ -54,11 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROOT",
-    "TLS_CA_ENV",
     "RobotInfo",
     "ZenohBus",
     "ZenohEndpoint",
-    "bus_auth",
     "check_robot_name",
     "zenoh_config",
 ]
@@ -68,7 +64,6 @@ ROOT = "freelook"
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _TAG = re.compile(r"(?:station-[0-9a-f]{16}-)?[0-9a-f]{16}")  # [bus user-] random hex
 _SYNC = b"\xfe\x4c"
-TLS_CA_ENV = "FREELOOK_ZENOH_CA"  # a station's root CA for a bus on TLS
 MAX_INFO = 4096  # bytes: the longest robot description discovery reads
 CHANNEL = 1024  # samples a subscription's ring keeps for its reader (the oldest go first)
 BATCH = 256  # samples a reader hands the event loop at once, at most
@@ -348,52 +343,6 @@ class ZenohBus:
             reader.join(timeout=1.0)
         self._subscriptions.clear()
         self.session.close()  # type: ignore[no-untyped-call]
-
-
-def bus_auth(
-    url: TransportUrl,
-    *,
-    listen: bool,
-    keys: KeyRing | None = None,
-    key: bytes | None = None,
-    tls: ZenohTls | None = None,
-) -> ZenohAuth:
-    """How the end of ``url`` authenticates. A robot (``listen``) with station keys
-    (``keys``, or the one-key shorthand ``key``) enforces access control in peer mode and
-    logs in to the router as ``robot-NAME`` in client mode (its key: ``[robots.NAME]``, or
-    the shorthand key). A station logs in with its ``key``. No keys: an open bus. TLS:
-    ``tls``, else the keys file's ``[zenoh]`` files (a robot), else the root CA in
-    ``FREELOOK_ZENOH_CA`` (a station; a robot too on ``zenoh+tls://``, which needs one)."""
-    if tls is None and listen and keys is not None:
-        tls = ZenohTls.from_files(keys.zenoh_tls)
-    if tls is None and (url.tls or not listen) and os.environ.get(TLS_CA_ENV):
-        tls = ZenohTls(root_ca=Path(os.environ[TLS_CA_ENV]))
-    if url.tls and (tls is None or tls.root_ca is None):
-        raise ConfigError(
-            f"zenoh+tls://{url.host}:{url.port}/{url.robot}: the relay's certificate is checked "
-            f"against a root CA: set {TLS_CA_ENV} to its file (or, for a robot, tls_root_ca "
-            "in the keys file's [zenoh] table)"
-        )
-    if listen:
-        ring = keys
-        if ring is None and key is not None:
-            from freelook.link._keys import KeyRing
-
-            ring = KeyRing.single(key)
-        if ring is None:
-            return ZenohAuth(tls=tls)
-        if url.mode == "peer":
-            return ZenohAuth(access=BusAccess.of(ring.station_keys()), tls=tls)
-        robot_key = ring.robots.get(url.robot, key)
-        if robot_key is None:
-            raise ConfigError(
-                f"robot {url.robot!r} logs in to a Zenoh router with its bus key: add "
-                f"[robots.{url.robot}] to the keys file (freelook keys new --robot {url.robot})"
-            )
-        return ZenohAuth(user=robot_user(url.robot, robot_key), tls=tls)
-    if key is None:
-        return ZenohAuth(tls=tls)
-    return ZenohAuth(user=station_user(key), tls=tls)
 
 
 def _is_video(data: bytes) -> bool:

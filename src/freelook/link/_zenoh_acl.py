@@ -33,6 +33,7 @@ and forwards to each only what it may receive. Everything else (another station'
 Zenoh's usrpwd extension proves the password with a keyed hash over the listener's nonce; the
 user name crosses in clear unless the link is TLS. Payloads are still authenticated by the
 link session, as over UDP: the bus's access control is the outer wall, not the only one.
+:func:`bus_auth` picks what one end of a ``zenoh://`` URL logs in with and enforces.
 """
 
 from __future__ import annotations
@@ -52,11 +53,16 @@ from freelook.errors import ConfigError
 if TYPE_CHECKING:
     import zenoh
 
+    from freelook.link._keys import KeyRing
+    from freelook.link._transport_table import TransportUrl
+
 __all__ = [
+    "TLS_CA_ENV",
     "BusAccess",
     "BusUser",
     "ZenohAuth",
     "ZenohTls",
+    "bus_auth",
     "robot_user",
     "router_user",
     "router_zid",
@@ -64,6 +70,7 @@ __all__ = [
 ]
 
 _ROOT = "freelook"
+TLS_CA_ENV = "FREELOOK_ZENOH_CA"  # a station's root CA for a bus on TLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,3 +341,49 @@ class ZenohAuth:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(name)
+
+
+def bus_auth(
+    url: TransportUrl,
+    *,
+    listen: bool,
+    keys: KeyRing | None = None,
+    key: bytes | None = None,
+    tls: ZenohTls | None = None,
+) -> ZenohAuth:
+    """How the end of ``url`` authenticates. A robot (``listen``) with station keys
+    (``keys``, or the one-key shorthand ``key``) enforces access control in peer mode and
+    logs in to the router as ``robot-NAME`` in client mode (its key: ``[robots.NAME]``, or
+    the shorthand key). A station logs in with its ``key``. No keys: an open bus. TLS:
+    ``tls``, else the keys file's ``[zenoh]`` files (a robot), else the root CA in
+    ``FREELOOK_ZENOH_CA`` (a station; a robot too on ``zenoh+tls://``, which needs one)."""
+    if tls is None and listen and keys is not None:
+        tls = ZenohTls.from_files(keys.zenoh_tls)
+    if tls is None and (url.tls or not listen) and os.environ.get(TLS_CA_ENV):
+        tls = ZenohTls(root_ca=Path(os.environ[TLS_CA_ENV]))
+    if url.tls and (tls is None or tls.root_ca is None):
+        raise ConfigError(
+            f"zenoh+tls://{url.host}:{url.port}/{url.robot}: the relay's certificate is checked "
+            f"against a root CA: set {TLS_CA_ENV} to its file (or, for a robot, tls_root_ca "
+            "in the keys file's [zenoh] table)"
+        )
+    if listen:
+        ring = keys
+        if ring is None and key is not None:
+            from freelook.link._keys import KeyRing
+
+            ring = KeyRing.single(key)
+        if ring is None:
+            return ZenohAuth(tls=tls)
+        if url.mode == "peer":
+            return ZenohAuth(access=BusAccess.of(ring.station_keys()), tls=tls)
+        robot_key = ring.robots.get(url.robot, key)
+        if robot_key is None:
+            raise ConfigError(
+                f"robot {url.robot!r} logs in to a Zenoh router with its bus key: add "
+                f"[robots.{url.robot}] to the keys file (freelook keys new --robot {url.robot})"
+            )
+        return ZenohAuth(user=robot_user(url.robot, robot_key), tls=tls)
+    if key is None:
+        return ZenohAuth(tls=tls)
+    return ZenohAuth(user=station_user(key), tls=tls)
