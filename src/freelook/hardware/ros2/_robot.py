@@ -95,6 +95,7 @@ class _Geometry(NamedTuple):
 
     layout: tuple[float, float, int]  # angle_min, angle_increment, beams
     mount: Mount  # where the laser sits, from /tf_static or the description
+    frame: str  # the scans' frame_id
     tf_version: int  # the static transforms it was worked out against
     sweep: Sweep
     bearings: npt.NDArray[np.float64]
@@ -193,6 +194,9 @@ class Ros2Robot:
         #: /tf_static's transforms (None: no tf2_msgs here), and how often they changed
         self.tf_static: StaticTree | None = None
         self._tf_version = 0
+        #: once running, the lasers keep their mounts: a later /tf_static is only said
+        self._mounts_fixed = False
+        self._mounts_said: set[tuple[str, Mount]] = set()
         #: freelook's estimate as odom → base_link on /tf (``[ros2] publish_tf``, tf2_msgs)
         self.odom_tf: OdomTfPublisher | None = None
         self._odom_frame = "odom"
@@ -319,14 +323,31 @@ class Ros2Robot:
             self.odom_tf = OdomTfPublisher(self.node, r, kind, self.settings.base_frame)
 
     def _on_tf_static(self, msg: Any) -> None:
+        """Static transforms: until the robot runs, the lasers' mounts follow them; after,
+        a laser they would move keeps its mount (a node that joins the graph mid-run does not
+        move where safety sees obstacles from) and the log says so."""
         tree = self.tf_static
         assert tree is not None
+        if self._mounts_fixed:
+            tree = tree.copy()
         changed = tree.add(msg.transforms)
         base = self.settings.base_frame
         if base in changed and self.odom_tf is not None:
             self.odom_tf.give_way(f"{TF_STATIC_TOPIC} gives it {tree.parent(base)!r} → {base!r}")
-        if changed:
+        if changed and not self._mounts_fixed:
             self._tf_version += 1  # each laser's geometry is worked out again at its next scan
+        elif changed:
+            for key, kept in self._geometries.items():
+                mount, source = self._mount(self._lasers[key], kept.frame, tree)
+                if mount != kept.mount and (key, mount) not in self._mounts_said:
+                    self._mounts_said.add((key, mount))
+                    log.warning(
+                        "%s: %s now puts the laser at %s; it keeps %s until freelook restarts",
+                        self.topics[key][0],
+                        source,
+                        mount.text(),
+                        kept.mount.text(),
+                    )
         self._heard("tf_static", self._clock())
 
     def publish_odom_tf(self, estimate: tuple[float, float, float]) -> bool:
@@ -504,6 +525,7 @@ class Ros2Robot:
         geometry = _Geometry(
             shape,
             mount,
+            layout.frame_id,
             version,
             sweep,
             sweep.bearings(),
@@ -527,12 +549,15 @@ class Ros2Robot:
             log.info("%s: %s", name, said)
         return geometry
 
-    def _mount(self, one: _LaserTopic, frame: str) -> tuple[Mount, str]:
-        """Where a laser sits: ``frame``'s pose on the base from /tf_static when its static
-        transforms reach it and it lies level, else the description's; and whence, in words."""
+    def _mount(
+        self, one: _LaserTopic, frame: str, tree: StaticTree | None = None
+    ) -> tuple[Mount, str]:
+        """Where a laser sits: ``frame``'s pose on the base from the static transforms
+        (``tree``, else /tf_static's as the robot started) when they reach it and it lies
+        level, else the description's; and whence, in words."""
         d = one.config
         described = Mount(d.mount_forward, d.mount_left, d.yaw, d.upside_down)
-        tree, base = self.tf_static, self.settings.base_frame
+        tree, base = tree or self.tf_static, self.settings.base_frame
         if tree is None:
             return described, f"the description's {one.where}"
         if not frame:
@@ -780,6 +805,7 @@ class Ros2Robot:
             name = self.topics["map"][0]
             raise Ros2Error(f"{name}: refused its map: {self.problems.get('map', 'no map')}")
         self.hardware = self._build()
+        self._mounts_fixed = True
         return self.hardware
 
     def check_graph(self) -> str | None:

@@ -111,6 +111,11 @@ class StaticTree:
     def __init__(self) -> None:
         self._parents: dict[str, tuple[str, _Matrix]] = {}
 
+    def copy(self) -> StaticTree:
+        tree = StaticTree()
+        tree._parents = dict(self._parents)
+        return tree
+
     def add(self, transforms: Any) -> list[str]:
         """Take a message's transforms; returns the child frames whose transform changed."""
         changed = []
