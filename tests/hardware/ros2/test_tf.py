@@ -1,8 +1,8 @@
 """/tf and /tf_static over real DDS, with the ``tf2_msgs`` that ``tools/build_tf2_msgs.py``
 builds: the laser's mount taken from the robot's static transforms at start (said in the log;
-one that moves it mid-run said and not taken), the
-program's estimate published as odom → base_link, given up when another node publishes the
-base's transform, and one line in the log when tf2_msgs is not there."""
+one that moves it mid-run said and not taken), the program's estimate published as odom →
+base_link, given up when another node publishes the base's transform, and one line in the log
+when tf2_msgs is not there."""
 
 from __future__ import annotations
 
