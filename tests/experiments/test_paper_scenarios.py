@@ -310,9 +310,20 @@ def test_a_lap_from_the_centre_begins_where_the_robot_joins_the_curve() -> None:
     assert finished_at is not None
     assert finished_at > 2 * math.pi - 0.1  # at the first point again, not before
     assert measure.stats().worst < 1e-3  # on the curve all the way round
-    # a robot that joins past the first point has swept that much already
-    late = EllipseProgress((0.0, 0.0))
-    assert late.advance(1.8 * math.cos(0.6), math.sin(0.6)) == pytest.approx(0.6)
+    # a robot that joins past the first point has swept that much already; its distance
+    # counts from a tenth of a lap on from there, not from where it came within 10 cm
+    late = Measure((0.0, 0.0))
+    late.update(0.0, 0.0, 0.0)
+    for k in range(1, 101):  # from the centre towards 0.6 rad, stopping 7 cm inside it
+        r = 0.95 * k / 100
+        late.update(0.01 * k, 1.8 * r * math.cos(0.6), r * math.sin(0.6))
+    assert late.joined
+    assert late.progress.swept == pytest.approx(0.6)
+    for a in [0.6 + 2 * math.pi * k / 400 for k in range(1, 200)]:
+        r = 0.95 + 0.05 * min(1.0, (a - 0.6) / 0.3)  # onto the curve over 0.3 rad
+        late.update(2.0 + a, 1.8 * r * math.cos(a), r * math.sin(a))
+    assert late.on_curve
+    assert late.stats().worst < 1e-3  # the curve is sampled every 0.6 mm
 
 
 # Table 7.1: trial 6 (its radio died) and trial 9 (it did not), at a fifth of their length

@@ -14,8 +14,8 @@ __all__ = ["JOINED", "NEAR", "Detour", "Distances", "EllipseProgress", "Measure"
 
 #: m: how near the true path must pass to every stretch of the curve for it to count as driven
 NEAR = 0.10
-#: the share of the lap after which the distance to the curve counts (the start's offset is
-#: the controller's to join before)
+#: the share of the lap, swept from where the robot joined the curve, after which the distance
+#: to the curve counts (the start's offset is the controller's to close before)
 JOINED = 0.1
 
 
@@ -95,7 +95,7 @@ class Measure:
     The lap starts where the robot first comes within :data:`NEAR` of the curve: the angle
     round the centre means nothing near the centre (the thesis's start), where a few
     millimetres of motion swing it by a radian. Distances count from :data:`JOINED` of the
-    way round on, wherever the robot is then.
+    way round from there on, wherever the robot is then.
     Detours with a known cause are measured apart (their worst distance and their length): a
     localization stall's, and the thesis station's 360°→0° jumps (its Fig. 7.6 shows their
     gaps apart from its ±30 mm tracking)."""
@@ -104,6 +104,7 @@ class Measure:
         self.progress = EllipseProgress(centre)
         self.on_curve = False
         self.joined = False  # the robot has come within NEAR of the curve: the lap has begun
+        self._joined_at = 0.0  # the angle swept when it did
         self.distances: list[float] = []
         self.finished = False
         self.stall = Detour()
@@ -111,16 +112,19 @@ class Measure:
 
     def update(self, now: float, x: float, y: float) -> None:
         d = self.progress.distance(x, y)
-        self.on_curve = self.on_curve or self.progress.swept >= JOINED * 2 * math.pi
+        self.on_curve = self.on_curve or (
+            self.joined and self.progress.swept - self._joined_at >= JOINED * 2 * math.pi
+        )
         detoured = self.stall.open or self.crossing.open
         self.stall.update(now, d)
         self.crossing.update(now, d)
         if self.on_curve and not detoured:
             self.distances.append(d)
-        self.joined = self.joined or d <= NEAR
-        if not self.joined:
+        if not self.joined and d > NEAR:
             return
         swept = self.progress.advance(x, y)
+        if not self.joined:
+            self.joined, self._joined_at = True, swept
         a, b = self.progress.a, self.progress.b
         cx, cy = self.progress.centre
         at_end = math.hypot(x - cx - a, y - cy) <= NEAR
