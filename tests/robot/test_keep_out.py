@@ -14,7 +14,7 @@ from freelook.geometry import Pose
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import VelocityCommand
 from freelook.maps import load_world
-from freelook.robot import MapLayer
+from freelook.safety import MapLayer
 
 CONFIG = load_robot("pioneer3dx")
 FRONT = CONFIG.footprint.center_forward + CONFIG.footprint.length / 2
@@ -78,7 +78,7 @@ def test_the_map_layer_shows_keep_out_outlines_near_the_robot(hall: Path) -> Non
 def test_driven_at_a_forbidden_line_the_robot_stops_before_it_and_backs_away(hall: Path) -> None:
     robot = SimulatedRobot(CONFIG, load_world(str(hall)), seed=2, pose=(3.0, 2.5, 0.0))
     poses = _drive(robot, 1.0, 0.0, 12.0)
-    assert robot.core.pose_trusted
+    assert robot.core.estimator.pose_trusted
     front = max(p.x + FRONT for p in poses)
     assert front < 6.0
     assert poses[-1].x > 4.5  # it did drive up to the line

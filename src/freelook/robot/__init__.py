@@ -5,7 +5,6 @@ and the server that puts it on a link. Backends (the simulator, real robots) liv
 from freelook.robot._core import BLIND_GRACE, VIDEO_BLIND_GRACE, MapParts, RobotCore
 from freelook.robot._cycle import CycleOutput
 from freelook.robot._estimator import LocalizationJob, LocalizationResult
-from freelook.robot._map_layer import MapLayer
 from freelook.robot._program import RobotProgram
 from freelook.robot._real import (
     ConnectedRobot,
@@ -25,7 +24,6 @@ __all__ = [
     "CycleOutput",
     "LocalizationJob",
     "LocalizationResult",
-    "MapLayer",
     "MapParts",
     "RobotCore",
     "RobotFactory",

@@ -1,17 +1,30 @@
-"""Robot-side safety: zones, approach check, obstacle memory, link watchdog, e-stop, bumpers."""
+"""Robot-side safety: zones, approach check, obstacle memory, link watchdog, e-stop, bumpers,
+and the obstacle points they judge by (range sensors, memory, the map layer)."""
 
 from freelook.safety._filter import SafetyDecision, SafetyEvent, SafetyFilter, limit_ratio
 from freelook.safety._kernels import beyond_beams, in_cones
+from freelook.safety._map_layer import MapLayer
 from freelook.safety._memory import ObstacleMemory, in_sonar_cones, seen_through
+from freelook.safety._point_sources import PointSources, RangePoints
+from freelook.safety._rule import Cycle, Judgement, Rule, RuleSetting, build_rules, register_rule
 
 __all__ = [
+    "Cycle",
+    "Judgement",
+    "MapLayer",
     "ObstacleMemory",
+    "PointSources",
+    "RangePoints",
+    "Rule",
+    "RuleSetting",
     "SafetyDecision",
     "SafetyEvent",
     "SafetyFilter",
     "beyond_beams",
+    "build_rules",
     "in_cones",
     "in_sonar_cones",
     "limit_ratio",
+    "register_rule",
     "seen_through",
 ]

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from freelook.config import FootprintConfig
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
 from freelook.hal import RangeScan
-from freelook.robot._scan_points import ScanPoints
-from freelook.robot._sonar_gaps import SPACING, gap_points
+from freelook.safety._scan_points import ScanPoints
+from freelook.safety._sonar_gaps import SPACING, gap_points
 
 FOOTPRINT = FootprintConfig(length=0.445, width=0.393, center_forward=-0.04, swing_radius=0.267)
 HALF = math.radians(7.5)

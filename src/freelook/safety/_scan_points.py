@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from freelook.config import FootprintConfig
 from freelook.hal import RangeScan
-from freelook.robot._sonar_gaps import gap_points, neighbour_order
+from freelook.safety._sonar_gaps import gap_points, neighbour_order
 
 __all__ = ["ScanPoints"]
 

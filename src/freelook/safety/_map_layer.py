@@ -10,7 +10,7 @@ always drive out of it.
 The layer acts only while the pose is trusted; a wrong pose would put phantom walls around the
 robot, so during a global search safety runs on the range sensors alone. Even a trusted pose
 may be wrong, so the robot drops the map's walls that its sensors see through (see
-``RobotCore.range_points``); keep-out outlines are not physical and stay.
+:meth:`PointSources.points`); keep-out outlines are not physical and stay.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy.typing as npt
 from freelook.geometry import Pose
 from freelook.hal import RangeScan
 from freelook.maps import World, cast_fan, clearance_of, unit_vectors
-from freelook.safety import beyond_beams, in_cones
+from freelook.safety._kernels import beyond_beams, in_cones
 
 __all__ = ["MapLayer"]
 

@@ -12,7 +12,7 @@ import pytest
 from freelook.geometry import Pose
 from freelook.hal import RangeScan
 from freelook.maps import load_world
-from freelook.robot._map_layer import MapLayer
+from freelook.safety import MapLayer
 from safety import reference
 
 

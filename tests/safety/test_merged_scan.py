@@ -11,7 +11,7 @@ import numpy as np
 from freelook.geometry import Pose
 from freelook.hal import RangeScan
 from freelook.maps import load_world
-from freelook.robot._map_layer import MapLayer
+from freelook.safety import MapLayer
 
 
 def _scans() -> tuple[RangeScan, RangeScan]:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.hal import RangeScan
-from freelook.robot._scan_points import ScanPoints, _cone_points_numpy
+from freelook.safety._scan_points import ScanPoints, _cone_points_numpy
 
 
 def _scan(ranges: np.ndarray, bearings: np.ndarray, origin: np.ndarray) -> RangeScan:
