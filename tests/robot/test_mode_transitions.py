@@ -9,6 +9,7 @@ from freelook.experiments._bomb_disposal import eod_scenario
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import (
     ArmVelocityCommand,
+    ControlGrant,
     EStop,
     FreeLookCommand,
     GripperCommand,
@@ -25,7 +26,7 @@ from freelook.link import (
     VelocityCommand,
     WheelSpeedCommand,
 )
-from freelook.types import Mode
+from freelook.types import Mode, SafetyFlags
 
 PATH = TrajectoryStart((0.0, 1.0, 2.0), (0.0, 0.5, 1.0), (0.0, 0.0, 0.0))
 
@@ -58,7 +59,7 @@ def _into(mode: Mode, robot: SimulatedRobot) -> None:
     }
     for message in [ModeChange(Mode.IDLE), *enter[mode]]:  # from idle: the keyboard keeps
         robot.send(message)  # its mode for velocity commands
-    assert robot.core.mode == mode
+    assert robot.core.modes.mode == mode
 
 
 def _expected(mode: Mode, message: Message) -> Mode:
@@ -113,10 +114,10 @@ def test_every_command_takes_every_mode_where_the_operator_expects() -> None:
             _into(start, robot)
             robot.send(message)
             expected = _expected(start, message)
-            assert core.mode == expected, f"{message} in {start.name}: {core.mode.name}"
+            assert core.modes.mode == expected, f"{message} in {start.name}: {core.modes.mode.name}"
             checked += 1
     assert checked == len(Mode) * len(messages)
-    assert core.rejections == []  # this robot can enter every mode: nothing was refused
+    assert core.log.rejections == []  # this robot can enter every mode: nothing was refused
 
 
 def test_a_mode_that_cannot_be_entered_leaves_the_mode_as_it_was() -> None:
@@ -125,11 +126,32 @@ def test_a_mode_that_cannot_be_entered_leaves_the_mode_as_it_was() -> None:
     _into(Mode.TANK, robot)
     robot.send(EStop(True))
     robot.send(ModeChange(Mode.AUTONOMY))  # refused while the e-stop is engaged
-    assert core.mode == Mode.TANK
-    assert "e-stop" in core.rejections[-1]
+    assert core.modes.mode == Mode.TANK
+    assert "e-stop" in core.log.rejections[-1]
     robot.send(LinearDriveStart(1.0, 1.0))  # no distance to drive: refused
-    assert core.mode == Mode.TANK
-    assert "linear drive refused" in core.rejections[-1]
+    assert core.modes.mode == Mode.TANK
+    assert "linear drive refused" in core.log.rejections[-1]
     robot.send(TrajectoryStart((0.0, 0.0), (0.0, 1.0), (0.0, 0.0)))  # no time to follow it
-    assert core.mode == Mode.TANK
-    assert "trajectory refused" in core.rejections[-1]
+    assert core.modes.mode == Mode.TANK
+    assert "trajectory refused" in core.log.rejections[-1]
+
+
+def test_a_message_the_robot_does_not_take_is_refused_said_and_counted_never_fed_on() -> None:
+    held = {}
+    for message in (ControlGrant(1, 10), Heartbeat()):  # the robot's own answer, and one it takes
+        robot = _robot()
+        core = robot.core
+        _into(Mode.LINEAR, robot)  # a mode fed by any message it hears
+        dropped = core.log.dropped_commands
+        for _ in range(15):  # 1.5 s: three times the watchdog's timeout
+            robot.send(message)
+            robot.run_for(0.1)
+        assert core.modes.mode == Mode.LINEAR
+        held[type(message)] = bool(core.control.last_output.flags & SafetyFlags.WATCHDOG)
+        if isinstance(message, ControlGrant):
+            assert core.log.dropped_commands == dropped + 15
+            assert "ControlGrant from station 0 refused" in core.log.rejections[-1]
+            assert any("ControlGrant" in line for line in core.log.notices)
+        else:
+            assert core.log.dropped_commands == dropped
+    assert held == {ControlGrant: True, Heartbeat: False}

@@ -1,5 +1,12 @@
-"""Controllers: trajectory references and tracking, velocity limits, linear drive, keyboard."""
+"""Controllers: Free Look Control, trajectory references and tracking, velocity limits, linear
+drive, keyboard."""
 
+from freelook.control._free_look import (
+    CameraCommand,
+    CameraReference,
+    FreeLookController,
+    FreeLookOutput,
+)
 from freelook.control._keyboard import KeyboardDrive, KeyboardKey
 from freelook.control._limits import limit_velocity, thesis_limit_velocity
 from freelook.control._linear import LinearDrive, LinearDriveOutput
@@ -17,6 +24,10 @@ from freelook.control._tracking import TrackingController, TrackingErrors
 
 __all__ = [
     "AnalyticPath",
+    "CameraCommand",
+    "CameraReference",
+    "FreeLookController",
+    "FreeLookOutput",
     "KeyboardDrive",
     "KeyboardKey",
     "LinearDrive",

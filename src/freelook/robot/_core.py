@@ -1,53 +1,44 @@
 """The robot program's core (sans-I/O): commands in, actuator commands and telemetry out.
 
-It is built from parts, each in its own module: command intake and permissions
-(:class:`CommandIntake`), the drive modes and the table of every transition between them
-(:class:`ModeTable`), the control step (:class:`ControlStep`: estimation → the mode's intent →
-safety → actuators) and telemetry (:class:`TelemetryView`). The newest command of each kind
-received during a cycle wins. Free Look Control runs here (:class:`FreeLookController`), at the
-cycle rate, with the measured pan angle and the filtered heading rate, so link latency does not
-bend the camera's path. The core knows its hardware through the HAL and its surroundings
-through the map it was given (:class:`MapLayer`), never through a simulator.
+It is built from parts, each in its own module and used directly by whoever needs one: the
+state estimator (:attr:`RobotCore.estimator`), command intake and permissions
+(:attr:`~RobotCore.intake`), the drive modes and the one table of every message they take
+(:attr:`~RobotCore.modes`), the control step (:attr:`~RobotCore.control`: estimation → the
+mode's intent → safety → actuators, one ``control.step(now)`` a cycle), what the core refused
+and saw (:attr:`~RobotCore.log`) and telemetry. The newest command of each kind received during
+a cycle wins. Free Look Control runs in its mode, at the cycle rate, with the measured pan angle
+and the filtered heading rate, so link latency does not bend the camera's path. The core knows
+its hardware through the HAL and its surroundings through the map it was given
+(:class:`MapLayer`), never through a simulator.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 from freelook.config import RobotConfig
-from freelook.control import TrackingController
-from freelook.estimation import HeadingKalmanFilter, MonteCarloLocalization, Odometry
-from freelook.geometry import Pose
+from freelook.estimation import MonteCarloLocalization
 from freelook.hal import RobotHardware
 from freelook.link import (
     ACTING_COMMANDS,
-    EXPIRING_COMMANDS,
     MAX_REASON_BYTES,
-    ControlRelease,
-    ControlRequest,
-    EStop,
     LinkStatsReport,
     Message,
     ModeRefusal,
     Permissions,
-    ReceptionReport,
-    Relocalize,
     Telemetry,
 )
 from freelook.maps import World
 from freelook.robot._arm import RobotArm
 from freelook.robot._autonomy import RobotAutonomy
-from freelook.robot._cycle import ControlStep, CycleOutput, RangePoints
-from freelook.robot._estimator import LocalizationJob, LocalizationResult, StateEstimator
-from freelook.robot._free_look import FreeLookController
-from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog, asked_mode
-from freelook.robot._map_layer import MapLayer
-from freelook.robot._mode_table import ModeParts, ModeTable
+from freelook.robot._cycle import ControlStep
+from freelook.robot._estimator import StateEstimator
+from freelook.robot._intake import ANY_STATION, CommandIntake, CoreLog, Refusal
+from freelook.robot._mode_table import COMMANDS, ModeParts, ModeTable
 from freelook.robot._sight import DriverSight
 from freelook.robot._telemetry import TelemetryView
-from freelook.safety import SafetyEvent, SafetyFilter
+from freelook.safety import MapLayer, SafetyFilter
 from freelook.types import Mode
 
 __all__ = ["BLIND_GRACE", "REFUSAL_REPEAT", "MapParts", "RobotCore"]
@@ -74,7 +65,8 @@ class MapParts(NamedTuple):
 
 
 class RobotCore:
-    """The robot program for one robot: sans-I/O, driven by ``step(now)`` and ``handle``."""
+    """The robot program for one robot: sans-I/O, driven by ``control.step(now)`` and
+    ``handle``."""
 
     def __init__(
         self,
@@ -101,13 +93,6 @@ class RobotCore:
             seed=seed,
         )
         self.safety = SafetyFilter(config.safety, config.footprint, config.drive)
-        self.free_look = (
-            FreeLookController(config.free_look, config.drive, config.pan_tilt, config.limits)
-            if config.pan_tilt is not None
-            else None
-        )
-        tracking = config.robot_tracking
-        self.tracker = TrackingController(b=tracking.b, zeta=tracking.zeta)
         #: the arm's commands and its anti-collision check (a robot with an arm)
         self.arm = (
             RobotArm.from_config(config.arm, hardware.arm, self.period)
@@ -120,16 +105,19 @@ class RobotCore:
             if self.arm is not None and hardware.camera is not None and config.pan_tilt
             else None
         )
+        #: what the core refused and what happened
         self.log = CoreLog()
-        self.intake = CommandIntake(arbitration_timeout, self.log)
+        self.intake = CommandIntake(config, arbitration_timeout, self.log)
         self.arbiter = self.intake.arbiter
         #: which stations report that they cannot see the robot
         self.sight = DriverSight(
             config.safety.watchdog_timeout + BLIND_GRACE,
             config.safety.watchdog_timeout + VIDEO_BLIND_GRACE,
         )
-        parts = ModeParts(self.tracker, self.free_look, self._pan_refusal, self.arm, self.autonomy)
-        self.modes = ModeTable(config, hardware, self.estimator, self.safety, parts, self.log)
+        parts = ModeParts(self._pan_refusal, self.arm, self.autonomy)
+        self.modes = ModeTable(
+            config, hardware, self.estimator, self.safety, parts, self.intake, self.sight
+        )
         self.control = ControlStep(
             config, hardware, self.estimator, self.modes, self.safety, self.log, robot_map
         )
@@ -144,86 +132,7 @@ class RobotCore:
         #: when each (station, mode, reason) refusal was last answered
         self._refusals_said: dict[tuple[int, Mode, str], float] = {}
 
-    # -- what the parts keep -----------------------------------------------------------------
-
-    @property
-    def mode(self) -> Mode:
-        return self.modes.mode
-
-    @property
-    def estop(self) -> bool:
-        return self.safety.estop
-
-    @property
-    def now(self) -> float:
-        """The time of the last control cycle."""
-        return self.control.now
-
-    @property
-    def last_output(self) -> CycleOutput:
-        return self.control.last_output
-
-    @property
-    def events(self) -> list[SafetyEvent]:
-        return self.log.events
-
-    @property
-    def rejections(self) -> list[str]:
-        return self.log.rejections
-
-    @property
-    def late_commands(self) -> int:
-        """Commands refused because they arrived after their expiry."""
-        return self.log.late_commands
-
-    @property
-    def dropped_commands(self) -> int:
-        return self.log.dropped_commands
-
-    @property
-    def authority_of(self) -> Callable[[int], int]:
-        """The authority each station is given (its key's; one shared key: all equal)."""
-        return self.intake.authority_of
-
-    @authority_of.setter
-    def authority_of(self, authority_of: Callable[[int], int]) -> None:
-        self.intake.authority_of = authority_of
-
-    # -- what the estimator knows ------------------------------------------------------------
-
-    @property
-    def pose(self) -> Pose:
-        """The localized pose (map frame)."""
-        return self.estimator.pose
-
-    @property
-    def pose_trusted(self) -> bool:
-        """False while a global search runs."""
-        return self.estimator.pose_trusted
-
-    @property
-    def odometry(self) -> Odometry:
-        return self.estimator.odometry
-
-    @property
-    def heading(self) -> HeadingKalmanFilter | None:
-        return self.estimator.heading
-
-    def on_scan(self, now: float) -> bool:
-        """A new laser scan: run localization now; returns whether the filter updated."""
-        return self.estimator.on_scan(now)
-
-    def localization_job(self, now: float) -> LocalizationJob | None:
-        return self.estimator.localization_job(now)
-
-    def localize(self, job: LocalizationJob) -> LocalizationResult | None:
-        return self.estimator.localize(job)
-
-    def apply_localization(self, result: LocalizationResult) -> None:
-        self.estimator.apply_localization(result)
-
-    def global_localization(self) -> None:
-        self.estimator.global_localization()
+    # -- the map ------------------------------------------------------------------------------
 
     def prepare_map(self, robot_map: World) -> MapParts:
         """The safety layer and the particle filter of a new map (the robot's own, as it
@@ -277,42 +186,18 @@ class RobotCore:
         ``expires`` (this robot's clock): a motion command later than that is refused and
         counted, never executed; one in time acts until then at the latest.
         """
-        intake = self.intake
-        if permissions is not None and not intake.permitted(message, station, permissions):
-            mode = asked_mode(message)
-            if mode is None or permissions.observer or permissions.allows_mode(mode):
-                return []
-            name = mode.name.replace("_", " ").capitalize()
-            why = f"{name} refused: this station's key does not allow it"
-            return self._answer_refusals(station, [(mode, why)], now)
-        if isinstance(message, ControlRequest | ControlRelease):
-            return intake.control(message, now, station)
-        if isinstance(message, ReceptionReport):
-            self._reception(message, now, station)
+        row = COMMANDS.get(type(message))
+        taken = self.intake.take(message, row, now, station, permissions, expires)
+        if isinstance(taken, Refusal):
+            return self._answer_refusals(station, [taken], now)
+        if taken is None or row is None:
             return []
-        if isinstance(message, EStop) and message.engaged:
-            self.modes.handle(message, now)  # whoever may speak may stop the robot
-            return []
-        if expires is not None and now > expires and type(message) in EXPIRING_COMMANDS:
-            self.log.late_commands += 1
-            line = f"{type(message).__name__} from station {station} {now - expires:.3f} s late"
-            self.log.refuse(line)
-            self.log.notice(f"refused {line}", kind=f"{station} late")
-            return []
-        if not intake.admitted(message, now, station):
-            return []
-        if isinstance(message, Relocalize):
-            self.estimator.global_localization()
-        else:
-            self.modes.handle(message, now)
-        if self.modes.feeds_watchdog(message) and self.sight.sees(station):
+        replies = row.handler(self.modes, taken, now, station)
+        if self.modes.feeds_watchdog(row, message) and self.sight.sees(station):
             acting = type(message) in ACTING_COMMANDS
             self.safety.command_received(now, expires if acting else None)
-        return self._answer_refusals(station, self.modes.refusals(), now)
-
-    def video_frame_sent(self, now: float) -> None:
-        """A frame of the driving camera went out: the stations' pictures are judged by it."""
-        self.sight.frame_sent(now)
+        refused = self.modes.refusals()
+        return replies + self._answer_refusals(station, refused, now) if refused else replies
 
     def standing_refusals(self) -> list[ModeRefusal]:
         """What every station is told up front: the modes this robot never enters, and why."""
@@ -338,14 +223,6 @@ class RobotCore:
             out.append(ModeRefusal(station, mode, _fit(why)))
         return out
 
-    def _reception(self, report: ReceptionReport, now: float, station: int) -> None:
-        """A station's report of what it sees: a driver gone blind stops the robot at once."""
-        change = self.sight.report(station, report, now)
-        if change is not None:
-            self.log.notice(change.why)
-        if not self.sight.sees(station) and self.arbiter.holder(now) == station:
-            self.safety.command_lapsed()
-
     def holds_control(self, station: int, now: float) -> bool:
         """Whether ``station`` holds control, or held it until its lease ran out and no one
         took it since (the link never forgets it for another)."""
@@ -370,16 +247,6 @@ class RobotCore:
         if pt.mount_forward == 0.0:
             return "it sits on the axle"
         return None
-
-    # -- the control cycle -------------------------------------------------------------------
-
-    def step(self, now: float) -> CycleOutput:
-        """One control cycle."""
-        return self.control.step(now)
-
-    def range_points(self) -> RangePoints:
-        """Obstacle points (robot frame): the range sensors' now; the remembered and the map's."""
-        return self.control.range_points()
 
     # -- telemetry ---------------------------------------------------------------------------
 

@@ -9,36 +9,34 @@ speeds, scaled as a whole, so the camera keeps its path, slower.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
-import numpy as np
-import numpy.typing as npt
-
 from freelook.config import RobotConfig
-from freelook.geometry import Pose
 from freelook.hal import RecoverableConnection, RobotHardware
 from freelook.kinematics import saturation_factor, tank_control
 from freelook.maps import World
 from freelook.robot._arm import RobotArm
 from freelook.robot._estimator import StateEstimator
-from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import CoreLog
-from freelook.robot._map_layer import MapLayer
 from freelook.robot._mode_table import Happening, ModeTable
-from freelook.robot._modes import Intent
-from freelook.robot._scan_points import ScanPoints
-from freelook.safety import ObstacleMemory, SafetyDecision, SafetyEvent, SafetyFilter
+from freelook.robot._modes import HOLDING, Intent
+from freelook.safety import (
+    MapLayer,
+    ObstacleMemory,
+    PointSources,
+    RangePoints,
+    SafetyDecision,
+    SafetyEvent,
+    SafetyFilter,
+)
 from freelook.types import Mode, SafetyFlags
 
-__all__ = ["ControlStep", "CycleOutput", "RangePoints"]
+__all__ = ["ControlStep", "CycleOutput"]
 
 # (as plain ints: each operation on an enum flag builds an enum member)
 _STOPPING = int(
     SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE
 )
-# e-stop, watchdog and a lost connection hold the camera as well as the chassis
-_HOLDING = int(SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE)
 # under these a Free Look command's wheels give way to the filter's stopping command
 _BRAKING = int(SafetyFlags.WATCHDOG | SafetyFlags.BUMPER | SafetyFlags.HARDWARE)
 #: the modes in which the arm moves on command
@@ -60,13 +58,6 @@ class CycleOutput(NamedTuple):
     events: tuple[SafetyEvent, ...] = ()
 
 
-class RangePoints(NamedTuple):
-    """Obstacle points in the robot frame, N×2 each."""
-
-    live: npt.NDArray[np.float64]  # what the range sensors see now
-    prior: npt.NDArray[np.float64]  # what is remembered, and the map's walls and keep-outs
-
-
 class ControlStep:
     """One robot's control cycle over its HAL, its modes and its safety filter."""
 
@@ -86,28 +77,9 @@ class ControlStep:
         self.modes = modes
         self.safety = safety
         self.log = log
-        self.free_look: FreeLookController | None = modes.free_look
         self.arm: RobotArm | None = modes.arm
-        self.map_layer = (
-            MapLayer(robot_map, config.localization.map_range) if robot_map is not None else None
-        )
-        #: range readings remembered where they were seen (None: off)
-        self.memory = (
-            ObstacleMemory(config.safety.obstacle_memory, config.localization.map_range)
-            if config.safety.obstacle_memory > 0
-            else None
-        )
-        self._scan_points = ScanPoints()  # each reading's points, once
-        sonar, approach = config.sonar, config.safety.approach_check
-        #: how the sonar's echoes become points: its half cone; with the approach check, the
-        #: footprint whose impassable gaps between cones are closed, and how much nearer than
-        #: read an echo is taken (two standard deviations of its noise: a reading is as likely
-        #: long as short). Without it (the thesis's zones alone) the echoes count as read.
-        self._sonar_cones = (
-            math.radians(sonar.cone_deg) / 2 if sonar is not None else 0.0,
-            config.footprint if approach else None,
-            2.0 * sonar.noise_std if sonar is not None and approach else 0.0,
-        )
+        #: the range sensors, the obstacle memory and the map layer, as obstacle points
+        self.point_sources = PointSources(config, robot_map)
         self.now = 0.0
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
         self._hardware_fault = False  # the hardware did not answer at the last cycle
@@ -129,8 +101,6 @@ class ControlStep:
     def _within_tracks(self, intent: Intent) -> Intent:
         """(v, ω) scaled, direction kept, to what the tracks can do (not Free Look's, which
         scales itself)."""
-        if self.free_look is not None:
-            self.free_look.reset()
         drive = self.config.drive
         d = drive.d_eff
         wheels = tank_control(intent.v, intent.omega, d)
@@ -173,15 +143,12 @@ class ControlStep:
         d = self.config.drive.d_eff
         scale = decision.scale
         bits = int(decision.flags)
-        held = bool(bits & _HOLDING)
+        held = bool(bits & HOLDING)  # the camera is held as well as the chassis
         v, omega = decision.v, decision.omega
         pan_rate, tilt_rate = intent.pan_rate, intent.tilt_rate
         own = intent.wheels
+        self.modes.settled(decision)  # the mode learns what was carried out of its command
         if own is not None:
-            # the share of the camera command carried out: the reference integrates only that,
-            # so a camera held still has no commanded motion to catch up when it is released
-            if self.free_look is not None:
-                self.free_look.carried_out = 0.0 if held else scale
             # the whole camera command scales together: the camera keeps its path, slower
             v_left, v_right = own.v_left * scale, own.v_right * scale
             pan_rate *= scale
@@ -189,8 +156,6 @@ class ControlStep:
                 stop = tank_control(v, omega, d)
                 v_left, v_right = stop.v_left, stop.v_right
         else:
-            if self.free_look is not None:
-                self.free_look.carried_out = 1.0
             wheels = tank_control(v, omega, d)
             v_left, v_right = wheels.v_left, wheels.v_right
         if held:
@@ -222,45 +187,25 @@ class ControlStep:
             decision.events,
         )
 
-    def range_points(self) -> RangePoints:
-        """Obstacle points (robot frame): the range sensors' now, the remembered and the map's.
+    @property
+    def map_layer(self) -> MapLayer | None:
+        """The robot's map as a safety layer (None: no map)."""
+        return self.point_sources.map_layer
 
-        A sonar echo may come from anywhere across its cone, so each reading becomes points
-        spread over the cone at the measured range: safety must assume the worst bearing. With
-        the approach check an echo is taken two noise deviations nearer, and a gap between two
-        echoing cones narrower than the robot is closed by points along it (glass can run
-        through it unheard). The memory keeps only the cone's axis as read, since spread points
-        seen from elsewhere would land where nothing is.
-        """
+    @map_layer.setter
+    def map_layer(self, layer: MapLayer | None) -> None:
+        self.point_sources.map_layer = layer
+
+    @property
+    def memory(self) -> ObstacleMemory | None:
+        """Range readings remembered where they were seen (None: off)."""
+        return self.point_sources.memory
+
+    def range_points(self) -> RangePoints:
+        """Obstacle points (robot frame) of the range sensors' readings now, the remembered
+        and the map's around the localized pose while it is trusted."""
         laser = self.hw.laser.latest() if self.hw.laser is not None else None
-        laser_points = self._scan_points.laser(laser)
         sonar = self.hw.sonar.latest() if self.hw.sonar is not None else None
-        half = self._sonar_cones[0]
-        sonar_points, sonar_axes = self._scan_points.sonar(sonar, *self._sonar_cones)
-        live = np.concatenate((laser_points, sonar_points))  # both N×2
-        cones = (
-            (sonar.origin_x, sonar.origin_y, sonar.bearings, sonar.ranges)
-            if sonar is not None
-            else None
-        )
-        clouds = []
-        if self.memory is not None:
-            sweep = None
-            if laser is not None:
-                origin = (float(laser.origin_x[0]), float(laser.origin_y[0]))
-                sweep = (laser.bearings, laser.ranges, origin)
-                if laser.sweep is not None:
-                    # lasers merged: the first one's sweep clears and hides the memory; the
-                    # others only add to it (what they saw is remembered, and goes with time)
-                    n = laser.sweep_beams
-                    sweep = (laser.bearings[:n], laser.ranges[:n], origin)
-            odometry = Pose(*self.estimator.odometry.pose)
-            clouds.append(
-                self.memory.update(odometry, self.now, laser_points, sonar_axes, sweep, cones, half)
-            )
-        if self.map_layer is not None and self.estimator.pose_trusted:
-            # a wall the sensors see through is not there: the pose is off, or the map is old
-            pose = self.estimator.pose
-            walls = self.map_layer.unseen_walls(pose, laser, sonar, half)
-            clouds += [walls, self.map_layer.keep_out_points(pose)]
-        return RangePoints(live, np.concatenate(clouds) if clouds else np.zeros((0, 2)))
+        estimator = self.estimator
+        pose = estimator.pose if estimator.pose_trusted else None
+        return self.point_sources.points(laser, sonar, self.now, estimator.odometry.pose, pose)

@@ -1,11 +1,13 @@
 """Command intake (sans-I/O): who may say what, and whether its numbers can be acted on.
 
-A message passes, in order: the station's permissions (from its key: an observer commands
-nothing, and only its allowed modes run), control arbitration (a station speaks only for
-itself, with the authority it was given, and must hold control to command anything but an
-e-stop), then a check that every number is finite. Drive and camera commands are scaled to the
-robot's own configured limits, direction kept. What is refused is written down in the
-:class:`CoreLog`, never raised.
+A message is taken once (:meth:`CommandIntake.take`), by its row of the command table
+(:data:`~freelook.robot._mode_table.COMMANDS`; a message without a row is refused), and
+passes, in order: the station's permissions (from its key: an observer commands nothing, and
+only its allowed modes run), then, for what needs control, its expiry, control arbitration (a
+station speaks only for itself, with the authority it was given, and must hold control to
+command anything but an e-stop) and a check that every number is finite. Drive and camera
+commands are then scaled to the robot's own configured limits, direction kept. What is refused
+is written down in the :class:`CoreLog`, never raised.
 """
 
 from __future__ import annotations
@@ -13,33 +15,32 @@ from __future__ import annotations
 import math
 from collections import Counter, deque
 from collections.abc import Callable
-from typing import NamedTuple
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
 
 from freelook.config import RobotConfig
 from freelook.control import limit_velocity
 from freelook.link import (
-    ArmVelocityCommand,
+    EXPIRING_COMMANDS,
     ControlArbiter,
     ControlGrant,
     ControlReject,
     ControlRelease,
     ControlRequest,
     FreeLookCommand,
-    GripperCommand,
-    Heartbeat,
-    LinearDriveStart,
     Message,
-    ModeChange,
+    PanTiltCommand,
     Permissions,
-    ReceptionReport,
     RejectReason,
     TankCommand,
-    TrajectoryStart,
     VelocityCommand,
     WheelSpeedCommand,
 )
 from freelook.safety import SafetyEvent
 from freelook.types import Mode
+
+if TYPE_CHECKING:
+    from freelook.robot._mode_table import Row
 
 __all__ = [
     "ANY_STATION",
@@ -48,24 +49,36 @@ __all__ = [
     "CommandIntake",
     "CommandLimits",
     "CoreLog",
-    "asked_mode",
+    "Refusal",
+    "Who",
 ]
 
 #: the sender on a link without stations (the thesis profile)
 ANY_STATION = 0
 DEFAULT_AUTHORITY = 10
 
-#: the mode each command asks for, as a station's permissions judge it
-_ASKS_FOR: dict[type, Mode] = {
-    VelocityCommand: Mode.VELOCITY,
-    WheelSpeedCommand: Mode.WHEELS,
-    TankCommand: Mode.TANK,
-    FreeLookCommand: Mode.FREE_LOOK,
-    ArmVelocityCommand: Mode.ARM,
-    GripperCommand: Mode.ARM,
-    LinearDriveStart: Mode.LINEAR,
-    TrajectoryStart: Mode.TRAJECTORY,
-}
+
+class Who(Enum):
+    """Who may send a message, as the intake judges it (a station's key and control)."""
+
+    ANYONE = "any station, an observer too; control is not needed"
+    ANYONE_HEARD_FROM_HOLDER = "any station, an observer too; heard from the one in control"
+    STATION = "any station but an observer; control is not needed"
+    STOPPER = "the station in control; to engage the e-stop, any station but an observer"
+    HOLDER = "the station in control (never an observer)"
+    DRIVER = "the station in control, its key allowing the mode the message selects"
+
+    @property
+    def observers(self) -> bool:
+        """Whether an observer's key may send it."""
+        return self in (Who.ANYONE, Who.ANYONE_HEARD_FROM_HOLDER)
+
+
+class Refusal(NamedTuple):
+    """A mode refused to a station, and why (the station is told)."""
+
+    mode: Mode
+    why: str
 
 
 class CoreLog:
@@ -117,8 +130,8 @@ class CommandLimits:
     def __init__(self, config: RobotConfig) -> None:
         self.config = config
 
-    def drive(self, message: Message) -> Message:
-        """The drive command within the mode limits (any other message as it is)."""
+    def within(self, message: Message) -> Message:
+        """The drive or camera command within the limits (any other message as it is)."""
         limits = self.config.limits
         v_max, w_max = limits.max_speed, math.radians(limits.max_turn_rate_deg)
         if isinstance(message, VelocityCommand):
@@ -140,6 +153,8 @@ class CommandLimits:
                 s = w_max / abs(message.omega)
             _, tilt = self.camera(0.0, message.tilt_rate)
             return FreeLookCommand(message.v1 * s, message.v2 * s, message.omega * s, tilt)
+        if isinstance(message, PanTiltCommand):
+            return PanTiltCommand(*self.camera(message.pan_rate, message.tilt_rate))
         return message
 
     def camera(self, pan: float, tilt: float) -> CameraRates:
@@ -154,18 +169,13 @@ class CommandLimits:
         )
 
 
-def asked_mode(message: Message) -> Mode | None:
-    """The mode ``message`` asks for, as a station's permissions judge it (None: no mode)."""
-    return message.mode if isinstance(message, ModeChange) else _ASKS_FOR.get(type(message))
-
-
-def _not_permitted(message: Message, permissions: Permissions) -> str | None:
+def _not_permitted(message: Message, row: Row, permissions: Permissions) -> str | None:
     """Why a station with ``permissions`` may not send ``message`` (None: it may)."""
-    if isinstance(message, Heartbeat | ControlRelease | ReceptionReport):
+    if row.who.observers:
         return None
     if permissions.observer:
         return f"an observer may not send {type(message).__name__}"
-    mode = asked_mode(message)
+    mode = row.asks(message)
     if mode is not None and not permissions.allows_mode(mode):
         return f"mode {mode.name.lower()} is not allowed for this station"
     return None
@@ -185,28 +195,61 @@ def _invalid(message: Message) -> str | None:
 class CommandIntake:
     """Permissions, control arbitration and sound numbers for every message in."""
 
-    def __init__(self, arbitration_timeout: float, log: CoreLog) -> None:
+    def __init__(self, config: RobotConfig, arbitration_timeout: float, log: CoreLog) -> None:
         self.arbiter = ControlArbiter(arbitration_timeout)
         self.log = log
+        self.limits = CommandLimits(config)
         #: the authority each station is given (its key's; one shared key: all equal)
         self._authorities: dict[int, int] = {}
         self.authority_of: Callable[[int], int] = lambda station: self._authorities.get(
             station, DEFAULT_AUTHORITY
         )
 
-    def permitted(self, message: Message, station: int, permissions: Permissions) -> bool:
-        """Whether the station's key allows ``message`` (it also sets the station's
-        authority from the key)."""
-        self._authorities[station] = permissions.authority
-        refusal = _not_permitted(message, permissions)
-        if refusal is not None:
-            line = f"station {station}: {refusal}"
+    def take(
+        self,
+        message: Message,
+        row: Row | None,
+        now: float,
+        station: int,
+        permissions: Permissions | None,
+        expires: float | None,
+    ) -> Message | Refusal | None:
+        """``message`` from ``station`` (its ``row`` of the command table) as the robot acts
+        on it, within its limits; or None, refused and counted; or a refusal the station is
+        told. ``permissions`` (the station's key; it also sets the station's authority), and
+        ``expires`` (this robot's clock): see :meth:`RobotCore.handle`."""
+        if permissions is not None:
+            self._authorities[station] = permissions.authority
+        name = type(message).__name__
+        if row is None:  # a message with no row in the table: never ignored unsaid
+            line = f"{name} from station {station} refused: not a message this robot takes"
             self.log.refuse(line, dropped=True)
-            self.log.notice(f"refused {line}", kind=f"{station} {type(message).__name__}")
-            return False
-        return True
+            self.log.notice(f"refused {line}", kind=f"{station} {name}")
+            return None
+        if permissions is not None:
+            refusal = _not_permitted(message, row, permissions)
+            if refusal is not None:
+                line = f"station {station}: {refusal}"
+                self.log.refuse(line, dropped=True)
+                self.log.notice(f"refused {line}", kind=f"{station} {name}")
+                mode = row.asks(message)
+                if mode is None or permissions.observer or permissions.allows_mode(mode):
+                    return None
+                mode_name = mode.name.replace("_", " ").capitalize()
+                return Refusal(mode, f"{mode_name} refused: this station's key does not allow it")
+        if not row.needs_control(message):
+            return message
+        if expires is not None and now > expires and type(message) in EXPIRING_COMMANDS:
+            self.log.late_commands += 1
+            line = f"{name} from station {station} {now - expires:.3f} s late"
+            self.log.refuse(line)
+            self.log.notice(f"refused {line}", kind=f"{station} late")
+            return None
+        if not self._admitted(message, now, station):
+            return None
+        return self.limits.within(message)
 
-    def admitted(self, message: Message, now: float, station: int) -> bool:
+    def _admitted(self, message: Message, now: float, station: int) -> bool:
         """Whether the sender may command now (it holds control, or a link without stations
         speaks while nobody holds it) and the message's numbers are finite."""
         if (station != ANY_STATION or self.arbiter.holder(now) is not None) and (

@@ -1,12 +1,14 @@
 """The robot's drive modes as objects (sans-I/O), one per :class:`~freelook.types.Mode`.
 
-Each mode keeps its own state and answers: ``refusal`` (why it cannot be entered now, or
-None), ``standing_refusal`` (why it can never be entered on this robot, for what the robot
-is: the part of ``refusal`` the operator's page is told up front), ``enter`` (it takes over),
-``take`` (a command for it arrived, after the transition), ``command`` (what it asks of the
-actuators this cycle, an :class:`Intent`), ``finished`` (its own motion is over) and ``exit``
-(it gives way). Which message leads from which mode to which is not here but in
-:mod:`freelook.robot._mode_table`, in one table.
+Each mode keeps its own state and owns its controller, and answers: ``refusal`` (why it
+cannot be entered now, or None), ``standing_refusal`` (why it can never be entered on this
+robot, for what the robot is: the part of ``refusal`` the operator's page is told up front),
+``enter`` (it takes over), ``take`` (a command for it arrived, after the transition),
+``command`` (what it asks of the actuators this cycle, an :class:`Intent`), ``settled`` (what
+safety made of it), ``hold`` (the actuators are held from now on: the e-stop), ``finished``
+(its own motion is over) and ``exit`` (it gives way). Which message leads from which mode to
+which, and which feeds the watchdog, is not here but in :mod:`freelook.robot._mode_table`, in
+one table.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import numpy as np
 
 from freelook.config import RobotConfig
 from freelook.control import (
+    CameraCommand,
+    FreeLookController,
     LinearDrive,
     SampledPath,
     TrackingController,
@@ -34,21 +38,17 @@ from freelook.link import (
     GripperCommand,
     LinearDriveStart,
     Message,
-    PanTiltCommand,
-    TankCommand,
     TrajectoryStart,
-    VelocityCommand,
-    WheelSpeedCommand,
 )
 from freelook.robot._arm import RobotArm
 from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._estimator import StateEstimator
-from freelook.robot._free_look import FreeLookController
 from freelook.robot._intake import CameraRates
-from freelook.safety import SafetyFilter
-from freelook.types import Mode
+from freelook.safety import SafetyDecision, SafetyFilter
+from freelook.types import Mode, SafetyFlags
 
 __all__ = [
+    "HOLDING",
     "STAND",
     "ArmJogging",
     "Autonomous",
@@ -85,6 +85,10 @@ class Intent(NamedTuple):
 #: standing still
 STAND = Intent()
 
+#: the safety flags that hold the camera as well as the chassis: e-stop, watchdog and a lost
+#: connection (a plain int: each operation on an enum flag builds an enum member)
+HOLDING = int(SafetyFlags.ESTOP | SafetyFlags.WATCHDOG | SafetyFlags.HARDWARE)
+
 
 class Reference(NamedTuple):
     """Where a trajectory should have the robot now: pose and velocities."""
@@ -98,11 +102,6 @@ class Reference(NamedTuple):
 
 class DriveMode:
     """A mode that stands still, takes no commands and refuses nobody (the default)."""
-
-    #: the commands that feed the watchdog in this mode: only the one that drives it, so the
-    #: watchdog trips on the age of the newest (a pan-tilt, arm or heartbeat message never
-    #: keeps an old drive command alive)
-    feeders: tuple[type, ...] = ()
 
     def __init__(self, mode: Mode) -> None:
         self.mode = mode
@@ -137,18 +136,18 @@ class DriveMode:
         angle given)."""
         return STAND
 
-    def feeds_watchdog(self, message: Message) -> bool:
-        return type(message) in self.feeders
+    def settled(self, decision: SafetyDecision) -> None:
+        """What safety decided on this cycle's :meth:`command` (its scale, its flags)."""
+
+    def hold(self) -> None:
+        """The actuators are held from now on (the e-stop), until a cycle says otherwise."""
 
 
 class Driven(DriveMode):
     """A mode the operator drives command by command; the newest command holds."""
 
-    def __init__(
-        self, mode: Mode, commands: type[Message], intent: Callable[[Any], Intent]
-    ) -> None:
+    def __init__(self, mode: Mode, intent: Callable[[Any], Intent]) -> None:
         super().__init__(mode)
-        self.feeders = (commands,)
         self._intent = intent
         self.latest: Message | None = None
 
@@ -164,37 +163,40 @@ class Driven(DriveMode):
 
 def velocity_mode(mode: Mode) -> Driven:
     """Velocity commands (v, ω): the velocity mode, and the keyboard's."""
-    return Driven(mode, VelocityCommand, lambda c: Intent(c.v, c.omega))
+    return Driven(mode, lambda c: Intent(c.v, c.omega))
 
 
 def wheels_mode(d: float) -> Driven:
     """Track speeds, for a base of effective track width ``d``."""
-    return Driven(
-        Mode.WHEELS,
-        WheelSpeedCommand,
-        lambda c: Intent((c.left + c.right) / 2, (c.right - c.left) / d),
-    )
+    return Driven(Mode.WHEELS, lambda c: Intent((c.left + c.right) / 2, (c.right - c.left) / d))
 
 
 def tank_mode() -> Driven:
     """Tank control: (v, ω) and the camera's rates together."""
-    return Driven(Mode.TANK, TankCommand, lambda c: Intent(c.v, c.omega, c.pan_rate, c.tilt_rate))
+    return Driven(Mode.TANK, lambda c: Intent(c.v, c.omega, c.pan_rate, c.tilt_rate))
 
 
 class FreeLooking(Driven):
     """Free Look Control: the operator drives the camera; the controller works out the
     tracks and the pan, at the cycle rate, with the measured pan, the localized pose and the
-    filtered yaw rate."""
+    filtered yaw rate. The mode owns the controller (none without a pan-tilt unit): it alone
+    resets it, gives it commands and tells it what the actuators carried out."""
 
     def __init__(
         self,
-        controller: FreeLookController | None,
+        config: RobotConfig,
         estimator: StateEstimator,
         pan_refusal: Callable[[], str | None],
     ) -> None:
-        super().__init__(Mode.FREE_LOOK, FreeLookCommand, lambda c: STAND)
-        self.controller = controller
+        super().__init__(Mode.FREE_LOOK, lambda c: STAND)
+        self.controller = (
+            FreeLookController(config.free_look, config.drive, config.pan_tilt, config.limits)
+            if config.pan_tilt is not None
+            else None
+        )
         self.estimator = estimator
+        #: whether this cycle's command steered the tracks itself (the controller's output)
+        self._steered = False
         #: why the camera cannot pan off the axle, or None (asked each time: a ROS robot
         #: learns its joints from its first joint states)
         self.pan_refusal = pan_refusal
@@ -214,13 +216,16 @@ class FreeLooking(Driven):
 
     def take(self, message: Message, now: float) -> None:
         if isinstance(message, FreeLookCommand) and self.controller is not None:
-            self.controller.command(message, now)  # the previous one held until now
+            # the previous one held until now
+            self.controller.command(CameraCommand(message.v1, message.v2, message.omega), now)
         super().take(message, now)
 
     def command(self, now: float, yaw_rate: float, pan: float) -> Intent:
         command, controller = self.latest, self.controller
         if not isinstance(command, FreeLookCommand) or controller is None:
+            self._steered = False
             return STAND
+        self._steered = True
         # the pose the estimator keeps: the heading filter's increments on the localization's
         # latest fix (with no map, on the given start). The filter alone learns the
         # gyro's scale against the tracks, whose slip it knows only roughly, and sat tenths of
@@ -229,6 +234,23 @@ class FreeLooking(Driven):
         out = controller.step(self.estimator.pose, pan, yaw_rate, has_gyro, now)
         wheels = WheelCommand(out.v_left, out.v_right)
         return Intent(out.v, out.omega, out.pan_rate, command.tilt_rate, wheels=wheels)
+
+    def settled(self, decision: SafetyDecision) -> None:
+        controller = self.controller
+        if controller is None:
+            return
+        if not self._steered:  # nothing to follow: the next command starts from here
+            controller.reset()
+            controller.carried_out = 1.0
+        elif int(decision.flags) & HOLDING:
+            controller.carried_out = 0.0  # held: nothing to catch up when released
+        else:
+            # the share of the camera command carried out: the reference integrates only that
+            controller.carried_out = decision.scale
+
+    def hold(self) -> None:
+        if self.controller is not None:
+            self.controller.hold()  # the camera is held from this moment on
 
 
 class LinearDriving(DriveMode):
@@ -258,19 +280,15 @@ class LinearDriving(DriveMode):
         out = self.drive.update(*self.estimator.pose)
         return Intent(out.v, out.omega)
 
-    def feeds_watchdog(self, message: Message) -> bool:
-        return True  # it drives itself: any valid packet shows the link is alive
-
 
 class Tracking(DriveMode):
     """Trajectory tracking: the robot follows an uploaded path on its own clock."""
 
-    def __init__(
-        self, estimator: StateEstimator, tracker: TrackingController, config: RobotConfig
-    ) -> None:
+    def __init__(self, estimator: StateEstimator, config: RobotConfig) -> None:
         super().__init__(Mode.TRAJECTORY)
         self.estimator = estimator
-        self.tracker = tracker
+        tracking = config.robot_tracking
+        self.tracker = TrackingController(b=tracking.b, zeta=tracking.zeta)
         self.config = config
         self.path: TrajectoryReference | None = None
         self.t0 = 0.0
@@ -312,15 +330,10 @@ class Tracking(DriveMode):
         )
         return Intent(v, omega)
 
-    def feeds_watchdog(self, message: Message) -> bool:
-        return True  # it drives itself: any valid packet shows the link is alive
-
 
 class ArmJogging(DriveMode):
     """The tracks stand still; the operator jogs the arm and its gripper (the arm's own
     commands are checked and kept by :class:`RobotArm`)."""
-
-    feeders = (ArmVelocityCommand, GripperCommand)
 
     def __init__(self, has_arm: bool = True) -> None:
         super().__init__(Mode.ARM)
@@ -332,8 +345,6 @@ class ArmJogging(DriveMode):
 
 class Standing(DriveMode):
     """Idle: the robot stands; a camera command is the one in force."""
-
-    feeders = (PanTiltCommand,)
 
     def __init__(self) -> None:
         super().__init__(Mode.IDLE)
@@ -401,9 +412,6 @@ class Autonomous(DriveMode):
             if task.gripper is not None:
                 self.arm.grip(GripperCommand(task.gripper))
         return Intent(task.vx, task.omega, task.pan_rate, task.tilt_rate, task.vy)
-
-    def feeds_watchdog(self, message: Message) -> bool:
-        return True  # it drives itself: any valid packet shows the link is alive
 
 
 class CameraJog:

@@ -1,4 +1,4 @@
-"""Free Look Control on the robot, closed around the camera's estimated pose.
+"""Free Look Control, closed around the camera's estimated pose (sans-I/O).
 
 The commanded camera motion is integrated into a reference camera pose (position and
 heading); the feedback law (docs/design.md §3) then runs on the commanded velocity plus a correction
@@ -17,9 +17,18 @@ from dataclasses import dataclass
 from freelook.config import DriveConfig, FreeLookConfig, ModeLimitsConfig, PanTiltConfig
 from freelook.geometry import Pose, wrap_angle
 from freelook.kinematics import free_look_control, saturation_factor
-from freelook.link import FreeLookCommand
 
-__all__ = ["CameraReference", "FreeLookController", "FreeLookOutput"]
+__all__ = ["CameraCommand", "CameraReference", "FreeLookController", "FreeLookOutput"]
+
+
+@dataclass(frozen=True, slots=True)
+class CameraCommand:
+    """The camera's commanded motion in its own frame: v1 forward and v2 left (m/s), and its
+    turn rate ω (rad/s). The tilt is not the controller's: the camera unit takes it as is."""
+
+    v1: float
+    v2: float
+    omega: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +69,7 @@ class FreeLookController:
         self.max_speed = min(limits.max_speed, drive.max_wheel_speed)
         self.max_turn_rate = min(math.radians(limits.max_turn_rate_deg), drive.max_turn_rate)
         self.reference: CameraReference | None = None
-        self._command: FreeLookCommand | None = None  # the command in force since reference.time
+        self._command: CameraCommand | None = None  # the command in force since reference.time
         self.carried_out = 1.0  # share of the command the actuators carried out last cycle
 
     def reset(self) -> None:
@@ -72,7 +81,7 @@ class FreeLookController:
         """The actuators are held from now on (e-stop): integrate nothing until released."""
         self.carried_out = 0.0
 
-    def command(self, command: FreeLookCommand, now: float) -> None:
+    def command(self, command: CameraCommand, now: float) -> None:
         """A new command arrived at ``now``: the previous one was in force until then."""
         self._advance(now)
         self._command = command
