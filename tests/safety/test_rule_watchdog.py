@@ -20,9 +20,14 @@ def make(stop: str = "ramp") -> WatchdogRule:
 
 
 def cycle(
-    rule: WatchdogRule, now: float, v: float = 0.5, omega: float = 0.0, **kw: object
+    rule: WatchdogRule,
+    now: float,
+    v: float = 0.5,
+    omega: float = 0.0,
+    measured: tuple[float, float] | None = None,
 ) -> Judgement:
-    c = Cycle(v, omega, now, NONE, None, **kw)  # type: ignore[arg-type]
+    """One cycle of the rule alone: its judgement (``stopped``: it acted)."""
+    c = Cycle(v, omega, now, NONE, None, measured=measured)
     judgement = Judgement(v, omega)
     judgement.stopped = rule.judge(c, judgement) > 0
     rule.settled(c, judgement)
