@@ -1,6 +1,6 @@
-"""The robot program: hardware interfaces, control cycle, modes, safety and estimation wiring,
-and the server that puts it on a link. Backends (the simulator, real robots) live in
-:mod:`freelook.hardware`."""
+"""The robot program: control cycle, modes, safety and estimation wiring, and the server that
+puts it on a link. It knows its hardware through the interfaces of :mod:`freelook.hal`; the
+backends that implement them (the simulator, real robots) live in :mod:`freelook.hardware`."""
 
 from freelook.robot._core import BLIND_GRACE, VIDEO_BLIND_GRACE, MapParts, RobotCore
 from freelook.robot._cycle import CycleOutput
