@@ -13,7 +13,9 @@ def jaus(
     robot_url: Annotated[
         str,
         typer.Option(
-            "--robot", help="The robot's link: udp://HOST:PORT or serial:///dev/DEVICE[?baud=N]."
+            "--robot",
+            help="The robot's link: udp://HOST:PORT, serial:///dev/DEVICE[?baud=N] or "
+            "zenoh://HOST:PORT/ROBOT[?mode=client].",
         ),
     ],
     robot_config: Annotated[
