@@ -131,7 +131,9 @@ def _table_7_1_rows(
     theirs, ours = done[: len(done) // 2], done[len(done) // 2 :]
     failed = ", ".join(str(t.number) for t in TABLE_7_1 if t.node_fail)
     inputs = (
-        f"Table 7.1's nine trials, each its own loss each way and operation time"
+        f"Table 7.1's nine trials, each its own loss each way (each packet lost at random at "
+        "the trial's rate: the drop is an input, its check tests the counting, not a model of "
+        "the radio) and operation time"
         f"{' (a tenth of it)' if scale < 1 else ''}, the radio dying at its end in trials "
         f"{failed} (4 deaths an input, not a result; which node dies is drawn), "
         f"{AFTER:g} s run on after; error model pioneer3dx; {seed_range(seed, trials)}"
