@@ -82,7 +82,6 @@ class ControlStep:
         self.point_sources = PointSources(config, robot_map)
         self.now = 0.0
         self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
-        self._hardware_fault = False  # the hardware did not answer at the last cycle
         self._estop_engaged = False  # as the last cycle found it
 
     def step(self, now: float) -> CycleOutput:
@@ -108,10 +107,15 @@ class ControlStep:
         return Intent(intent.v * s, intent.omega * s, intent.pan_rate, intent.tilt_rate, intent.vy)
 
     def _judge(self, intent: Intent, now: float, yaw_rate: float) -> SafetyDecision:
-        """The safety filter's decision on the intent, and a lost connection's stop."""
+        """The safety rules' decision on the intent (a lost connection among them)."""
         bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
         live, prior = self.range_points()
-        decision = self.safety.filter(
+        connection = self.hw.connection
+        released = self._estop_engaged and not self.safety.estop
+        self._estop_engaged = self.safety.estop
+        if released and isinstance(connection, RecoverableConnection):
+            connection.recover()  # the operator's deliberate act ends a held hardware fault
+        return self.safety.filter(
             intent.v,
             intent.omega,
             live,
@@ -120,23 +124,11 @@ class ControlStep:
             bool(bumpers and bumpers.rear),
             measured=(self.estimator.odometry.v, yaw_rate),
             prior=prior,
+            # commands cannot reach the robot: the hardware rule commands nothing
+            hardware_fault=(
+                connection.status if connection is not None and not connection.connected else None
+            ),
         )
-        connection = self.hw.connection
-        released = self._estop_engaged and not self.safety.estop
-        self._estop_engaged = self.safety.estop
-        if released and isinstance(connection, RecoverableConnection):
-            connection.recover()  # the operator's deliberate act ends a held hardware fault
-        if connection is not None and not connection.connected:
-            # commands cannot reach the robot: command nothing, so nothing old is replayed
-            flags = decision.flags | SafetyFlags.HARDWARE
-            decision = decision._replace(v=0.0, omega=0.0, scale=0.0, flags=flags)
-            if not self._hardware_fault:  # what the hardware says is wrong, once
-                self._hardware_fault = True
-                self.log.events.append(SafetyEvent(now, "hardware", connection.status))
-        elif self._hardware_fault:
-            self._hardware_fault = False
-            self.log.events.append(SafetyEvent(now, "clear", "the hardware answers again"))
-        return decision
 
     def _actuate(self, intent: Intent, decision: SafetyDecision, now: float) -> CycleOutput:
         """What safety left, to the drive, the pan-tilt unit and the arm."""
