@@ -9,17 +9,20 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev,ros2,cluster]'
-echo "== npm ci (TypeScript to check the pages, iwer, and three.js to check the package's copy)"
+.venv/bin/python tools/build_tf2_msgs.py  # ROS 2's TFMessage, which has no wheel (/tf)
+echo "== npm ci (TypeScript and ESLint to check the pages, iwer, and three.js to check the package's copy)"
 npm ci --no-audit --no-fund --loglevel=error
 echo "== tsc (the pages' JavaScript, JSDoc types)"
 node_modules/.bin/tsc --noEmit -p tsconfig.json
 node_modules/.bin/tsc --noEmit -p tsconfig.strict.json
+echo "== eslint (the pages' JavaScript and its tests: eslint.config.js)"
+node_modules/.bin/eslint src/freelook/web/static tests/js eslint.config.js
 echo "== node --test (the pages' DOM-free modules)"
 node --test tests/js/*.test.js
 echo "== ruff"
-.venv/bin/ruff check src tests
-.venv/bin/ruff format --check src tests
-echo "== mypy --strict"
+.venv/bin/ruff check src tests tools
+.venv/bin/ruff format --check src tests tools
+echo "== mypy --strict (src/freelook and the test rig, tools/attack)"
 .venv/bin/mypy
 echo "== import contracts"
 .venv/bin/lint-imports
