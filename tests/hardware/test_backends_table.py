@@ -120,7 +120,7 @@ def test_the_simulated_robot_differs_from_its_description_unless_told_exact(exac
 def test_what_the_command_line_asks_of_a_backend_is_a_field_of_its_entry() -> None:
     # without --robot, a ROS 2 robot is described from its topics; only the simulator's
     # camera frames are rendered in this process (its renderer compiled ahead)
-    assert [name for name, b in BACKENDS.items() if b.describes_itself] == ["ros2"]
+    assert [name for name, b in BACKENDS.items() if b.describe is not None] == ["ros2"]
     assert [name for name, b in BACKENDS.items() if b.renders_camera] == ["sim"]
     assert backend_for("ros2://robot_1") is BACKENDS["ros2"]
     assert backend_for("sim") is BACKENDS["sim"]

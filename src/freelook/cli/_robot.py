@@ -31,8 +31,6 @@ _RobotName = Annotated[
         "of what the robot's topics show, as freelook ros2 describe writes it).",
     ),
 ]
-#: s the robot program watches a ROS 2 robot's topics for when no --robot describes it
-DESCRIBE_SECONDS = 2.0
 _Hardware = Annotated[
     str,
     typer.Option(
@@ -173,9 +171,9 @@ def robot(
             parse_transport_url(listen)  # a bad address fails before anything starts
             _check_camera(camera)
             backend = backend_for(hardware)
-            if robot_name is None and backend is not None and backend.describes_itself:
+            if robot_name is None and backend is not None and backend.describe is not None:
                 check_backend(hardware)  # a missing extra is said before anything is watched
-                config, hardware_url = await _described(hardware)
+                config, hardware_url = await backend.describe(hardware, typer.echo)
             else:
                 config, hardware_url = load_robot(robot_name or "pioneer3dx"), hardware
             options = dataclasses.replace(
@@ -210,31 +208,6 @@ def robot(
 
     if run_until_stopped(serve()):
         typer.echo("freelook: stopped")
-
-
-async def _described(hardware: str) -> tuple[RobotConfig, str]:
-    """No ``--robot`` on a ROS 2 robot: a description of what its topics show (as ``freelook
-    ros2 describe`` writes it), what was found and assumed said; and the ``--hardware`` URL of
-    the namespace it was found in."""
-    import asyncio
-
-    from freelook.cli._ros2 import say_description
-    from freelook.hardware.ros2 import describe_robot, parse_ros2_url
-
-    namespace = parse_ros2_url(hardware)
-    typer.echo(
-        f"no --robot: watching the ROS 2 robot's topics for {DESCRIBE_SECONDS:g} s "
-        "(freelook ros2 describe -o FILE writes the description down to edit)"
-    )
-    described = await asyncio.to_thread(describe_robot, namespace, DESCRIBE_SECONDS)
-    say_description(described)
-    url = hardware
-    if described.namespace != namespace:
-        url = f"ros2://{described.namespace}"
-        typer.echo(
-            f"  the robot's topics are in namespace /{described.namespace}: --hardware {url}"
-        )
-    return described.config, url
 
 
 def _check_camera(camera: str | None) -> None:

@@ -53,6 +53,9 @@ class BackendRequest:
 
 
 Opener = Callable[[BackendRequest], Awaitable[tuple[RobotServer, str]]]
+#: a robot described from what it shows: (its description, the ``--hardware`` it was found
+#: at), what was found and what assumed said a line at a time through the second argument
+Describer = Callable[[str, Callable[[str], None]], Awaitable[tuple[RobotConfig, str]]]
 
 
 class RobotOpener(Protocol):
@@ -86,7 +89,7 @@ class Backend:
     #: lacks (its extra): checked before anything slow is begun
     ready: Callable[[], None] = _core
     #: without ``--robot`` the robot is described from what it shows (a ROS 2 robot's topics)
-    describes_itself: bool = False
+    describe: Describer | None = None
     #: the camera's frames are rendered in this process (the simulator's compiled renderer)
     renders_camera: bool = False
 
@@ -174,6 +177,35 @@ def _ros2() -> Opener:
     return open_server
 
 
+#: s a ROS 2 robot's topics are watched for when no ``--robot`` describes it
+DESCRIBE_SECONDS = 2.0
+
+
+async def _ros2_described(hardware: str, say: Callable[[str], None]) -> tuple[RobotConfig, str]:
+    """No ``--robot`` on a ROS 2 robot: a description of what its topics show (as ``freelook
+    ros2 describe`` writes it), what was found and assumed said; and the ``--hardware`` URL of
+    the namespace it was found in."""
+    import asyncio
+
+    from freelook.hardware.ros2 import describe_robot, parse_ros2_url
+
+    namespace = parse_ros2_url(hardware)
+    say(
+        f"no --robot: watching the ROS 2 robot's topics for {DESCRIBE_SECONDS:g} s "
+        "(freelook ros2 describe -o FILE writes the description down to edit)"
+    )
+    described = await asyncio.to_thread(describe_robot, namespace, DESCRIBE_SECONDS)
+    for line in described.found:
+        say(f"  found: {line}")
+    for line in described.assumed:
+        say(f"  assumed: {line}")
+    url = hardware
+    if described.namespace != namespace:
+        url = f"ros2://{described.namespace}"
+        say(f"  the robot's topics are in namespace /{described.namespace}: --hardware {url}")
+    return described.config, url
+
+
 def _ros2_ready() -> None:
     """rclpy and the message packages import (the ros2 extra, or a sourced ROS 2)."""
     from freelook.hardware.ros2 import ros
@@ -187,7 +219,7 @@ BACKENDS: dict[str, Backend] = {
     "arcos": Backend("arcos://HOST:PORT, arcos:///dev/DEVICE", _arcos),
     "judp": Backend("judp://HOST:PORT", _judp),
     "ros2": Backend(
-        "ros2 or ros2://NAMESPACE", _ros2, bare=True, ready=_ros2_ready, describes_itself=True
+        "ros2 or ros2://NAMESPACE", _ros2, bare=True, ready=_ros2_ready, describe=_ros2_described
     ),
 }
 
