@@ -46,7 +46,7 @@ Framing = Literal["datagram", "stream"]
 
 @dataclass(frozen=True, slots=True)
 class TransportUrl:
-    scheme: str  # a key of TRANSPORTS: "udp", "serial" or "zenoh"
+    scheme: str  # a key of TRANSPORTS: "udp", "serial", "zenoh" or an installed one
     host: str = ""
     port: int = 0
     device: str = ""
