@@ -26,5 +26,5 @@ echo "== mypy --strict (src/freelook and the test rig, tools/attack)"
 .venv/bin/mypy
 echo "== import contracts"
 .venv/bin/lint-imports
-echo "== pytest"
-.venv/bin/python -m pytest -q "$@"
+echo "== pytest (the 20 slowest tests listed at the end)"
+.venv/bin/python -m pytest -q --durations=20 "$@"
