@@ -54,6 +54,8 @@ class TransportUrl:
     robot: str = ""  # zenoh: the robot's name on the bus
     mode: str = "peer"  # zenoh: "peer" (listen or connect at HOST:PORT) or "client" (a router's)
     tls: bool = False  # zenoh: the link to the router is TLS (zenoh+tls://, a relay)
+    #: zenoh+tls: further relays (HOST, PORT), in order, tried when the first cannot be reached
+    more_relays: tuple[tuple[str, int], ...] = ()
 
     @property
     def transport(self) -> Transport:
@@ -63,8 +65,16 @@ class TransportUrl:
     @property
     def zenoh_endpoint(self) -> str:
         """``tcp/HOST:PORT`` (Zenoh's spelling of the address)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"tcp/{host}:{self.port}"
+        return _zenoh_endpoint(self.host, self.port)
+
+    @property
+    def zenoh_endpoints(self) -> list[str]:
+        """The first address's Zenoh endpoint, then each further relay's, in order."""
+        return [self.zenoh_endpoint, *(_zenoh_endpoint(h, p) for h, p in self.more_relays)]
+
+
+def _zenoh_endpoint(host: str, port: int) -> str:
+    return f"tcp/[{host}]:{port}" if ":" in host else f"tcp/{host}:{port}"
 
 
 MAX_BAUD = 16_000_000  # beyond any serial radio or USB adapter
@@ -136,16 +146,28 @@ def _zenoh_url(url: str) -> TransportUrl:
 
 
 def _relay_url(url: str) -> TransportUrl:
+    """``zenoh+tls://RELAY:PORT[,RELAY:PORT...]/ROBOT``: one relay, or several in order (both
+    ends connect to the first they reach, and to the next when it is lost)."""
+    usage = f"{url}: expected zenoh+tls://RELAY:PORT/ROBOT (or RELAY:PORT,RELAY:PORT,...)"
     parsed = urlparse(url)
-    try:
-        port = parsed.port
-    except ValueError:
-        port = None
     robot = parsed.path.strip("/")
-    if not parsed.hostname or port is None or not robot or "/" in robot or parsed.query:
-        raise ConfigError(f"{url}: expected zenoh+tls://RELAY:PORT/ROBOT")
-    name = check_robot_name(robot)
-    return TransportUrl("zenoh", parsed.hostname, port, robot=name, mode="client", tls=True)
+    if not robot or "/" in robot or parsed.query or "@" in parsed.netloc:
+        raise ConfigError(usage)
+    relays = []
+    for address in parsed.netloc.split(","):
+        try:
+            one = urlparse(f"//{address}")
+            port = one.port
+        except ValueError:
+            port = None
+        if not one.hostname or port is None or not _HOST.fullmatch(one.hostname):
+            raise ConfigError(usage)
+        relays.append((one.hostname, port))
+    (host, port), *more = relays
+    return TransportUrl(
+        "zenoh", host, port, robot=check_robot_name(robot), mode="client", tls=True,
+        more_relays=tuple(more),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

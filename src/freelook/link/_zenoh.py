@@ -292,7 +292,7 @@ class ZenohBus:
         Authenticated when keys are given (:func:`bus_auth`); open otherwise."""
         auth = bus_auth(url, listen=listen, keys=keys, key=key, tls=tls)
         if url.mode == "client":
-            return cls.client([url.zenoh_endpoint], auth=auth)
+            return cls.client(url.zenoh_endpoints, auth=auth)
         if listen:
             return cls.peer(listen=[url.zenoh_endpoint], auth=auth)
         return cls.peer(connect=[url.zenoh_endpoint], auth=auth)
