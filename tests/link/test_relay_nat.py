@@ -1,0 +1,339 @@
+"""Both ends behind NAT, through a relay: the robot behind one iptables MASQUERADE NAT, the
+station behind another, the relay (``freelook relay`` on TLS) in a third, "public" namespace
+that neither NAT forwards anything to. Both ends connect out to the relay; the station drives
+the robot through it. Mid-drive the robot's NAT loses its state (``conntrack -F``): its next
+packets leave from a new random port, the relay resets the old connection and the robot's
+Zenoh client connects again from the new port. The test measures what that costs: the longest
+gap in the station's telemetry, the lowest speed the robot reported, and whether the link
+session was re-opened (it must not be: the session runs end to end over the relay, not on one
+TCP connection).
+
+Namespaces, made inside themselves and deleted after the test whatever happened::
+
+    robot 10.79.1.2 ─ NAT 10.79.0.2 ─┐ public 10.79.9.1 (lo) ┌─ 10.79.3.2 NAT ─ station 10.79.2.2
+                MASQUERADE    10.79.0.1   relay   10.79.3.1     MASQUERADE
+
+Every process (relay, robot, station) runs as a user starts it, in its own namespace, and is
+stopped by its pid; the station's measurements come back on its standard output. Skipped where
+namespaces cannot be made (not root, no ``ip``, ``iptables`` or ``conntrack``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+RELAY = "10.79.9.1"
+PORT = 7447
+ROBOT_NAT_OUTSIDE = "10.79.0.2"
+STATION_NAT_OUTSIDE = "10.79.3.2"
+#: s a robot program may take to serve: a first start compiles its loops
+FIRST_START = 480.0
+#: s the station watches after the flush
+AFTER = 6.0
+TESTS = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class RelayWorld:
+    robot: str  # namespace names
+    robot_nat: str
+    public: str
+    station_nat: str
+    station: str
+
+    def flush_robot_nat(self, first_out: float = 0.1) -> None:
+        """The robot's NAT forgets every mapping; for ``first_out`` s only the robot's side
+        passes, so its next packet makes the new mapping, from a new random port."""
+        from netns import run_in
+
+        block = ("FORWARD", "-i", "n1", "-j", "DROP")
+        run_in(self.robot_nat, "iptables", "-I", *block)
+        try:
+            run_in(self.robot_nat, "conntrack", "-F")
+            time.sleep(first_out)
+        finally:
+            run_in(self.robot_nat, "iptables", "-D", *block)
+
+    def relay_peers(self) -> set[str]:
+        """ADDRESS:PORT of every connection the relay holds (as the relay sees them)."""
+        from netns import run_in
+
+        said = run_in(self.public, "ss", "-Htn", "state", "established", f"sport = :{PORT}")
+        return {line.split()[-1] for line in said.stdout.splitlines() if line.strip()}
+
+
+def _veth(ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
+    subprocess.run(
+        ["ip", "link", "add", dev_a, "netns", ns_a, "type", "veth", "peer", "name", dev_b,
+         "netns", ns_b],
+        check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def relay_world() -> Iterator[RelayWorld]:
+    from netns import run_in
+
+    stem = f"fl{os.getpid()}{secrets.token_hex(3)}"
+    world = RelayWorld(f"{stem}-r", f"{stem}-a", f"{stem}-p", f"{stem}-b", f"{stem}-s")
+    made: list[str] = []
+    try:
+        for name in (world.robot, world.robot_nat, world.public, world.station_nat, world.station):
+            subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True)
+            made.append(name)
+            run_in(name, "ip", "link", "set", "lo", "up")
+        _veth(world.robot, "r0", world.robot_nat, "n0")
+        _veth(world.robot_nat, "n1", world.public, "p1")
+        _veth(world.public, "p2", world.station_nat, "m1")
+        _veth(world.station_nat, "m0", world.station, "s0")
+        for ns, dev, address in (
+            (world.robot, "r0", "10.79.1.2/24"),
+            (world.robot_nat, "n0", "10.79.1.1/24"),
+            (world.robot_nat, "n1", f"{ROBOT_NAT_OUTSIDE}/24"),
+            (world.public, "p1", "10.79.0.1/24"),
+            (world.public, "p2", "10.79.3.1/24"),
+            (world.public, "lo", f"{RELAY}/32"),
+            (world.station_nat, "m1", f"{STATION_NAT_OUTSIDE}/24"),
+            (world.station_nat, "m0", "10.79.2.1/24"),
+            (world.station, "s0", "10.79.2.2/24"),
+        ):
+            run_in(ns, "ip", "addr", "add", address, "dev", dev)
+            run_in(ns, "ip", "link", "set", dev, "up")
+        run_in(world.robot, "ip", "route", "add", "default", "via", "10.79.1.1")
+        run_in(world.station, "ip", "route", "add", "default", "via", "10.79.2.1")
+        run_in(world.robot_nat, "ip", "route", "add", "default", "via", "10.79.0.1")
+        run_in(world.station_nat, "ip", "route", "add", "default", "via", "10.79.3.1")
+        # the public namespace routes nothing between the NATs: each reaches the relay alone
+        for ns, out in ((world.robot_nat, "n1"), (world.station_nat, "m1")):
+            run_in(ns, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+            run_in(ns, "iptables", "-t", "nat", "-A", "POSTROUTING", "-o", out, "-p", "tcp",
+                   "-j", "MASQUERADE", "--to-ports", "20000-40000", "--random")  # fmt: skip
+            run_in(ns, "iptables", "-t", "nat", "-A", "POSTROUTING", "-o", out,
+                   "-j", "MASQUERADE")  # fmt: skip
+        yield world
+    finally:
+        for name in reversed(made):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+
+
+def _openssl(*args: object) -> None:
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, timeout=60)
+
+
+def _files(folder: Path) -> Path:
+    """A CA, the relay's certificate for ``RELAY`` signed by it, the robot's keys file
+    (naming the CA) and ``relay.toml`` beside it (``freelook keys relay``); the keys file."""
+    from test_relay import ROBOT_KEY, STATION_KEY
+
+    from keys_for_tests import write_keys_file
+
+    ca, ca_key, cert, key = (folder / n for n in ("ca.pem", "ca.key", "cert.pem", "key.pem"))
+    csr, ext = folder / "cert.csr", folder / "ext.cnf"
+    ext.write_text(f"subjectAltName=IP:{RELAY}\nbasicConstraints=CA:FALSE\n")
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+             "/CN=freelook test ca", "-keyout", ca_key, "-out", ca)  # fmt: skip
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={RELAY}",
+             "-keyout", key, "-out", csr)  # fmt: skip
+    _openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+             "-days", "1", "-extfile", ext, "-out", cert)  # fmt: skip
+    keys = write_keys_file(
+        folder / "keys.toml",
+        f'[stations.1]\nkey = "{STATION_KEY}"\n[robots.r1]\nkey = "{ROBOT_KEY}"\n'
+        f'[zenoh]\ntls_root_ca = "{ca}"\n',
+    )
+    users = folder / "relay.toml"
+    subprocess.run(
+        [sys.executable, "-m", "freelook.cli", "keys", "relay", str(keys), str(users)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    with users.open("a") as stream:
+        stream.write('\n[zenoh]\ntls_certificate = "cert.pem"\ntls_private_key = "key.pem"\n')
+    return keys
+
+
+def _env() -> dict[str, str]:
+    path = os.pathsep.join([str(TESTS), str(TESTS / "link"), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
+
+
+def _start(namespace: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        ["ip", "netns", "exec", namespace, sys.executable, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=_env(),
+    )
+
+
+def _read_until(process: subprocess.Popen[str], mark: str, timeout: float, said: list[str]) -> str:
+    """Lines of ``process`` until one holds ``mark`` (that line); fails if it ends first."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            raise AssertionError(f"ended before {mark!r}:\n{''.join(said)}")
+        said.append(line)
+        if mark in line:
+            return line
+    raise AssertionError(f"no {mark!r} within {timeout} s:\n{''.join(said)}")
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Stop a process this test started, by its pid (``ip netns exec`` execs into it)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+@pytest.fixture
+def world() -> Iterator[RelayWorld]:
+    from netns import unavailable
+
+    why = unavailable() or (None if shutil.which("openssl") else "openssl is not installed")
+    if why is not None:
+        pytest.skip(why)
+    with relay_world() as made:
+        yield made
+
+
+@pytest.mark.timeout(FIRST_START + 120)
+def test_both_ends_behind_nat_drive_through_the_relay_across_a_conntrack_flush(
+    world: RelayWorld, tmp_path: Path
+) -> None:
+    keys = _files(tmp_path)
+    url = f"zenoh+tls://{RELAY}:{PORT}/r1"
+    started: list[subprocess.Popen[str]] = []
+    said: dict[str, list[str]] = {"relay": [], "robot": [], "station": []}
+    try:
+        relay = _start(world.public, "-m", "freelook.cli", "relay", "--listen",
+                       f"tls/{RELAY}:{PORT}", "--users", str(tmp_path / "relay.toml"))  # fmt: skip
+        started.append(relay)
+        _read_until(relay, "listening on", 60, said["relay"])
+        robot = _start(world.robot, "-m", "freelook.cli", "robot", "--hardware", "sim",
+                       "--world", "square", "--listen", url, "--keys", str(keys))  # fmt: skip
+        started.append(robot)
+        _read_until(robot, "profile on", FIRST_START, said["robot"])
+        station = _start(world.station, __file__, url, str(tmp_path / "ca.pem"))
+        started.append(station)
+        _read_until(station, "DRIVING", 60, said["station"])
+        before = world.relay_peers()
+        world.flush_robot_nat()
+        assert station.stdin is not None
+        station.stdin.write("FLUSHED\n")
+        station.stdin.flush()
+        time.sleep(AFTER / 2)  # the station still watching: its connection is up
+        after = world.relay_peers()
+        line = _read_until(station, "RESULT ", AFTER + 30, said["station"])
+    finally:
+        for process in reversed(started):
+            _stop(process)
+    out = json.loads(line.split("RESULT ", 1)[1])
+    out["relay saw before"], out["relay saw after"] = sorted(before), sorted(after)
+    print(f"\nthrough the relay, both ends behind NAT, robot's NAT flushed: {out}")
+    robot_before = {p for p in before if p.startswith(ROBOT_NAT_OUTSIDE + ":")}
+    robot_after = {p for p in after if p.startswith(ROBOT_NAT_OUTSIDE + ":")}
+    assert len(robot_before) == 1, out
+    assert len(robot_after) == 1, out
+    # the robot reached the relay from a new port: a new connection (TCP keeps its ports)
+    assert robot_before != robot_after, out
+    for peers in (before, after):  # each end through its own NAT, nothing else on the relay
+        assert sorted(p.split(":")[0] for p in peers) == [ROBOT_NAT_OUTSIDE, STATION_NAT_OUTSIDE]
+    assert out["opened"] == 1, out  # no session re-open
+    assert out["resumed"] == 0, out
+    assert out["longest_gap"] < 1.0, out  # at most a second of telemetry
+    assert out["reports_after"] > 50, out  # telemetry flowing again after the flush
+    assert out["driving_at_end"] > 0.25, out
+    for name in ("relay", "robot"):
+        assert "Traceback" not in "".join(said[name]), said[name]
+
+
+# -- the station, run in its namespace by the test above --------------------------------------
+
+
+async def _station(url: str) -> dict[str, object]:
+    from test_relay import STATION_KEY
+
+    from freelook.config import load_robot
+    from freelook.link import VelocityCommand, derive_key, parse_transport_url
+    from freelook.operator import OperatorStation
+    from loopback import alive, running
+    from waiting import wait_until_async
+
+    config = load_robot("pioneer3dx")
+    station = OperatorStation(
+        config, None, parse_transport_url(url), key=derive_key(STATION_KEY), station=1
+    )
+    loop = asyncio.get_running_loop()
+
+    def speed() -> float:
+        telemetry = station.core.telemetry
+        return 0.0 if telemetry is None else float(telemetry.v)
+
+    async with running(station) as (task,):
+        await wait_until_async(lambda: alive(task) and station.in_control, 60, "in control")
+        station.drive_command = VelocityCommand(0.3, 0.0)
+        await wait_until_async(lambda: speed() > 0.25, 30, "the robot to drive")
+        longest, slowest, gap_at = 0.0, speed(), 0.0
+        seen, last = station.core.report_rx, loop.time()
+        flushed: list[float] = []
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+        async def wait_flush() -> None:
+            await reader.readline()
+            flushed.append(loop.time())
+
+        waiter = asyncio.create_task(wait_flush())
+        print("DRIVING", flush=True)
+        reports_after = 0
+        while not flushed or loop.time() < flushed[0] + AFTER:
+            await asyncio.sleep(0.005)
+            now = loop.time()
+            if station.core.report_rx != seen:
+                seen = station.core.report_rx
+                if now - last > longest:
+                    longest, gap_at = now - last, last
+                slowest = min(slowest, speed())
+                last = now
+                reports_after += bool(flushed)
+        alive(task)
+        waiter.cancel()
+        return {
+            "longest_gap": longest,
+            "gap_began_after_flush": gap_at - flushed[0],
+            "slowest": slowest,
+            "driving_at_end": speed(),
+            "opened": station.sessions_opened,
+            "resumed": station.sessions_resumed,
+            "reports_after": reports_after,
+        }
+
+
+if __name__ == "__main__":
+    from freelook.link import TLS_CA_ENV
+
+    os.environ[TLS_CA_ENV] = sys.argv[2]
+    print("RESULT " + json.dumps(asyncio.run(_station(sys.argv[1]))), flush=True)
