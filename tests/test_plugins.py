@@ -143,11 +143,8 @@ class RecordingDrive:
     def __init__(self):
         self.wheels = []
 
-    def command_wheels(self, left, right):
-        self.wheels.append((left, right))
-
-    def command_twist(self, vx, vy, omega):
-        self.wheels.append((vx, vx))
+    def command(self, command):
+        self.wheels.append((command.v_left, command.v_right))
 
 
 def load():

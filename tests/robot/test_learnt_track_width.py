@@ -16,7 +16,7 @@ import pytest
 
 from freelook.config import RobotConfig, load_robot
 from freelook.estimation import Odometry
-from freelook.hal import GyroSample, OdometrySample, RobotHardware
+from freelook.hal import DriveCommand, GyroSample, OdometrySample, RobotHardware
 from freelook.hardware.sim import simulated_hardware
 from freelook.maps import World
 from freelook.robot._estimator import StateEstimator
@@ -121,10 +121,10 @@ def point_turns(learn: bool, quiet_turns: range) -> tuple[float, float, StateEst
     for i in range(8):
         gyro.quiet = i in quiet_turns
         target = (i + 1) * math.pi / 2
-        hal.drive.command_wheels(-0.4, 0.4)
+        hal.drive.command(DriveCommand.of_wheels(-0.4, 0.4, config.drive.d_eff))
         while sim.vehicle.rotation < target - 0.01:
             cycle()
-        hal.drive.command_wheels(0.0, 0.0)
+        hal.drive.command(DriveCommand.of_wheels(0.0, 0.0, config.drive.d_eff))
         for _ in range(25):
             cycle()
     gyro.quiet = False

@@ -8,37 +8,36 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
 
 import pytest
 
 from freelook.config import load_robot
-from freelook.hal import EncoderSample, OdometrySample, RobotHardware
+from freelook.hal import DriveCommand, DriveKind, EncoderSample, OdometrySample, RobotHardware
 from freelook.link import FreeLookCommand, TankCommand, VelocityCommand
 from freelook.robot import RobotProgram
 from freelook.runtime import LockstepRuntime
 from freelook.types import Mode
 
 CONFIG = load_robot("pioneer3dx")
-Kind = Literal["differential", "tracked", "holonomic"]
 
 
 @dataclass
 class KinematicBase:
     """Wheels that do exactly what they are told, counted by ideal encoders."""
 
-    kind: Kind = "differential"
+    kind: DriveKind = "differential"
     wheels: tuple[float, float] = (0.0, 0.0)
     twists: list[tuple[float, float, float]] = field(default_factory=list)
     left: float = 0.0  # m travelled
     right: float = 0.0
     stamp: float = 0.0
 
-    def command_wheels(self, left: float, right: float) -> None:
-        self.wheels = (left, right)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        self.twists.append((vx, vy, omega))
+    def command(self, command: DriveCommand) -> None:
+        """A holonomic base reads the twist, the others the track speeds."""
+        if self.kind == "holonomic":
+            self.twists.append((command.v, command.vy, command.omega))
+        else:
+            self.wheels = (command.v_left, command.v_right)
 
     def advance(self, now: float) -> None:
         dt = now - self.stamp

@@ -25,6 +25,7 @@ from freelook.hal._devices import (
     RecoverableConnection,
     WheelEncoders,
 )
+from freelook.hal._drive import DriveCommand, DriveKind, scale_within
 from freelook.hal._hardware import LatestReading, RobotHardware
 from freelook.hal._readings import (
     BumperState,
@@ -44,6 +45,8 @@ __all__ = [
     "Bumpers",
     "Camera",
     "DriveBase",
+    "DriveCommand",
+    "DriveKind",
     "EncodedCamera",
     "EncoderSample",
     "GripperState",
@@ -63,4 +66,5 @@ __all__ = [
     "RecoverableConnection",
     "RobotHardware",
     "WheelEncoders",
+    "scale_within",
 ]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from freelook.config import DriveKind
+from freelook.hal._drive import DriveCommand
 from freelook.hal._readings import (
     BumperState,
     EncoderSample,
@@ -40,17 +42,15 @@ __all__ = [
 
 @runtime_checkable
 class DriveBase(Protocol):
-    """Wheels or tracks. Differential, tracked and skid-steer bases take wheel speeds; holonomic
-    ones a twist."""
+    """Wheels or tracks. Each cycle's :class:`DriveCommand` carries both forms: a base that
+    takes a twist (holonomic, or behind a velocity interface) reads (v, vy, ω), one that takes
+    track speeds reads (v_left, v_right)."""
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]: ...
+    def kind(self) -> DriveKind: ...
 
-    def command_wheels(self, left: float, right: float) -> None:
-        """Track/wheel surface speeds in m/s (differential, tracked and skid-steer bases)."""
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        """Body velocity (holonomic bases; others use vy = 0)."""
+    def command(self, command: DriveCommand) -> None:
+        """This cycle's drive command, in the form the base takes it."""
 
 
 @runtime_checkable

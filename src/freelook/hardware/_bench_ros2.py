@@ -33,6 +33,7 @@ import numpy as np
 
 from freelook.bench import Case, benchmark
 from freelook.config import RobotConfig, load_robot
+from freelook.hal import DriveCommand
 from freelook.hardware.ros2 import NodeThread, open_ros2_server, ros
 from freelook.link import SetTransmission, ThesisCodec, UdpEndpoint, VelocityCommand
 
@@ -271,13 +272,14 @@ async def _udp_commands() -> list[float]:
     server, _ = simulated_server(config, load_world("square"), options, robot_map=None)
     drive = server.program.hardware.drive
     calls: list[tuple[float, float]] = []
-    original = drive.command_wheels
+    original = drive.command
 
-    def spy(left: float, right: float) -> None:
+    def spy(command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
         calls.append((time.perf_counter(), (left + right) / 2))
-        original(left, right)
+        original(command)
 
-    drive.command_wheels = spy  # type: ignore[method-assign]
+    drive.command = spy  # type: ignore[method-assign]
     task = asyncio.create_task(server.run())
     await server.ready.wait()
     operator = await _operator(server)

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from freelook.bench import Case, benchmark
+from freelook.hal import DriveCommand
 
 
 def _free_port() -> int:
@@ -55,13 +56,14 @@ async def _input_to_wheel(port: int, holder: dict[str, Any]) -> dict[str, float]
     server = holder["server"]
     drive = server.program.hardware.drive
     applied: list[tuple[float, float, float]] = []
-    original = drive.command_wheels
+    original = drive.command
 
-    def spy(left: float, right: float) -> None:
+    def spy(command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
         applied.append((time.perf_counter(), left, right))
-        original(left, right)
+        original(command)
 
-    drive.command_wheels = spy
+    drive.command = spy
     latencies: list[float] = []
     url = f"ws://127.0.0.1:{port}/ws?token={holder['token']}"
     async with websockets.connect(url, max_size=None) as ws:
@@ -180,14 +182,15 @@ async def _first_press(port: int, holder: dict[str, Any]) -> dict[str, float]:
 
     drive = holder["server"].program.hardware.drive
     moved: list[float] = []
-    original = drive.command_wheels
+    original = drive.command
 
-    def spy(left: float, right: float) -> None:
+    def spy(command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
         if not moved and abs(left) + abs(right) > 1e-3:
             moved.append(time.time() * 1e3)  # the page's clock is wall-clock ms too
-        original(left, right)
+        original(command)
 
-    drive.command_wheels = spy
+    drive.command = spy
     async with async_playwright() as p:
         browser = await p.chromium.launch(
             executable_path="/usr/bin/chromium",

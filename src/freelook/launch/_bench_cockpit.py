@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from freelook.bench import Case, benchmark
+from freelook.hal import DriveCommand
 
 CONFIGURATIONS = {
     "disable_gpu": ["--disable-gpu"],
@@ -88,13 +89,14 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
     await started.wait()
     drive = parts["server"].program.hardware.drive
     wheels: list[tuple[float, float, float]] = []
-    original = drive.command_wheels
+    original = drive.command
 
-    def spy(left: float, right: float) -> None:
+    def spy(command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
         wheels.append((time.time() * 1e3, left, right))  # the page's clock is wall-clock ms too
-        original(left, right)
+        original(command)
 
-    drive.command_wheels = spy
+    drive.command = spy
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(

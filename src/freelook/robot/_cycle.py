@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from freelook.config import RobotConfig
-from freelook.hal import RecoverableConnection, RobotHardware
+from freelook.hal import DriveCommand, RecoverableConnection, RobotHardware
 from freelook.kinematics import saturation_factor, tank_control
 from freelook.maps import World
 from freelook.robot._arm import RobotArm
@@ -157,10 +157,8 @@ class ControlStep:
             self.arm.step(now, active=self.modes.mode in _ARM_MODES, held=held)
         # the task's sideways speed scaled as the rest of its command was (zero when stopped)
         vy = intent.vy * min(scale, 1.0) if not bits & _STOPPING else 0.0
-        if self.hw.drive.kind == "holonomic":
-            self.hw.drive.command_twist(v, vy, omega)
-        else:
-            self.hw.drive.command_wheels(v_left, v_right)
+        # one command, in both forms: the base reads the one it takes
+        self.hw.drive.command(DriveCommand(v, omega, v_left, v_right, vy))
         if self.hw.pan_tilt is not None:
             self.hw.pan_tilt.command_rates(pan_rate, tilt_rate)
         events = self.log.events

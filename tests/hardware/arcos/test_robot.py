@@ -28,7 +28,7 @@ from arcos_emulator import (
 
 from freelook.config import load_robot
 from freelook.errors import ConfigError, HardwareError
-from freelook.hal import Bumpers, DriveBase, HardwareConnection, Odometer, RangeSensor
+from freelook.hal import Bumpers, DriveBase, DriveCommand, HardwareConnection, Odometer, RangeSensor
 from freelook.hardware.arcos import (
     ANGLE_UNIT,
     PIONEER_3DX_SONAR,
@@ -66,7 +66,6 @@ def make_robot(url: str, **options: Any) -> ArcosRobot:
     settings: dict[str, Any] = {
         "max_speed": 1.2,
         "max_turn_rate": math.radians(100),
-        "track_width": 0.381,
         "connect_timeout": 1.0,
         "link_timeout": 0.3,
         "reconnect_delay": 0.05,
@@ -81,13 +80,15 @@ async def drive_and_check(robot: ArcosRobot, emulator: ArcosEmulator) -> None:
     await wait_until(lambda: robot.client.odometry is not None, 0.5, "first SIP")
     before = len(emulator.commands)
     given = time.monotonic()
-    hw.drive.command_wheels(0.3, 0.5)  # v = 0.4 m/s, ω = 0.2 / 0.381 rad/s = 30°/s
+    hw.drive.command(
+        DriveCommand.of_wheels(0.3, 0.5, 0.381)
+    )  # v = 0.4 m/s, ω = 0.2 / 0.381 rad/s = 30°/s
     await wait_until(lambda: len(emulator.commands_named(RVEL)) > 0, 0.5, "VEL and RVEL")
     vel, rvel = emulator.commands[before], emulator.commands[before + 1]
     assert (vel.command, vel.argument, rvel.command, rvel.argument) == (VEL, 400, RVEL, 30)
     assert vel.stamp - given < 0.05
     await asyncio.sleep(0.25)  # driven a quarter of a second
-    hw.drive.command_wheels(0.0, 0.0)
+    hw.drive.command(DriveCommand.of_wheels(0.0, 0.0, 0.381))
     await wait_until(lambda: emulator.v == 0.0, 0.05, "the stop")
     sips = robot.client.stats().sips
     await wait_until(lambda: robot.client.stats().sips >= sips + 2, 1.0, "two SIPs at rest")
@@ -197,14 +198,14 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         robot = make_robot(f"arcos://127.0.0.1:{server.port}")
         keeper = asyncio.create_task(robot.run())  # run() connects by itself
         await wait_until(lambda: robot.connected, 1.0, "first connection")
-        robot.hardware.drive.command_twist(0.25, 0.0, 0.0)
+        robot.hardware.drive.command(DriveCommand.of_twist(0.25, 0.0, 0.381))
         await wait_until(lambda: emulator.v == 250, 0.05, "driving")
         await server.stop()
         await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
         assert robot.status.startswith(f"disconnected from 127.0.0.1:{server.port}")
         assert not robot.hardware.connection or not robot.hardware.connection.connected
         for v in (0.1, 0.2):  # given while the robot is away: only the newest may go out
-            robot.hardware.drive.command_twist(v, 0.0, 0.0)
+            robot.hardware.drive.command(DriveCommand.of_twist(v, 0.0, 0.381))
             await asyncio.sleep(0.1)  # a while apart
         assert "retrying" in robot.status
         mark = len(emulator.commands)
@@ -310,7 +311,9 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
     scenario(run)
 
 
-def test_wheel_speeds_become_a_twist_with_the_track_width() -> None:
+def test_the_drive_sends_the_commands_twist_as_it_is() -> None:
+    """ARCOS takes (v, ω): the drive reads the command's twist and never its track speeds
+    (here those of no base at all), so nothing is turned back with a track width."""
     client = ArcosClient(max_speed=1.0, max_turn_rate=2.0, command_timeout=None)
     woken: list[int] = []
 
@@ -318,11 +321,12 @@ def test_wheel_speeds_become_a_twist_with_the_track_width() -> None:
         connected = True
         status = "test"
 
-    hw = arcos_hardware(client, Always(), track_width=0.4, notify=lambda: woken.append(1))
+    hw = arcos_hardware(client, Always(), notify=lambda: woken.append(1))
     client.start(0.0)
-    hw.drive.command_wheels(0.2, 0.4)  # v = 0.3, ω = 0.5 rad/s = 28.6°/s
+    hw.drive.command(DriveCommand(0.3, 0.5, 9.0, -9.0))  # ω = 0.5 rad/s = 28.6°/s
     assert client._motion == (300, 29)
-    hw.drive.command_twist(-0.1, 0.5, -0.2)  # vy has no meaning on a differential base
+    # vy has no meaning on a differential base
+    hw.drive.command(DriveCommand.of_twist(-0.1, -0.2, 0.381, vy=0.5))
     assert client._motion == (-100, -11)
     assert len(woken) == 2
 

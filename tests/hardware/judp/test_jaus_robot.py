@@ -35,6 +35,7 @@ from jaus_emulator import (
     velocity_x,
 )
 
+from freelook.hal import DriveCommand
 from freelook.hardware.judp import ClientOptions, JausRobot, JausRobotError, Phase
 from freelook.judp import JausId
 from waiting import wait_until_async
@@ -50,7 +51,6 @@ def _robot(emulator: JausEmulator, **options: float) -> JausRobot:
         f"judp://127.0.0.1:{emulator.port}",
         ClientOptions(own_id=ME, authority=5, max_speed=1.0, max_turn_rate=math.pi / 2, **options),
         kind="holonomic",
-        track_width=0.6,
     )
 
 
@@ -87,14 +87,14 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             assert robot.connected
             # forward 0.4 m/s turning left (counter-clockwise) 0.3 rad/s: in JAUS's frame a
             # negative (anticlockwise) yaw rate
-            hw.drive.command_twist(0.4, 0.0, 0.3)
+            hw.drive.command(DriveCommand.of_twist(0.4, 0.3, 0.6))
             await wait_until_async(lambda: emulator.v > 0.35, 0.5, "the robot moving")
             assert emulator.v == pytest.approx(0.4, abs=0.01)
             assert emulator.yaw_rate == pytest.approx(-0.3, abs=0.01)
             assert emulator.codes_from(ME_T, code)
             # held over several control timeouts by the keep-alive
             for _ in range(50):
-                hw.drive.command_twist(0.4, 0.0, 0.3)
+                hw.drive.command(DriveCommand.of_twist(0.4, 0.3, 0.6))
                 await asyncio.sleep(0.05)
             assert emulator.controller == ME_T
             assert len(emulator.codes_from(ME_T, REQUEST)) >= 4  # well inside the 1 s timeout
@@ -126,7 +126,7 @@ def test_a_command_not_renewed_becomes_a_stop() -> None:
         await robot.connect()
         try:
             assert robot.hardware is not None
-            robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+            robot.hardware.drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
             await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
             given = time.monotonic()
             await wait_until_async(lambda: emulator.v == 0.0, 1.5, "the stop")
@@ -148,7 +148,7 @@ def test_control_taken_by_another_client_is_a_fault_and_only_stops_are_sent() ->
         await robot.connect()
         try:
             assert robot.hardware is not None
-            robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+            robot.hardware.drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
             await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
             emulator.revoke((7, 1, 1), authority=200)  # an operator unit takes it over
             await wait_until_async(lambda: robot.client.phase == Phase.FAULT, 0.5, "the fault")
@@ -157,7 +157,7 @@ def test_control_taken_by_another_client_is_a_fault_and_only_stops_are_sent() ->
             assert "held stopped" in robot.status
             sent = len(emulator.received)
             for _ in range(10):  # the program keeps commanding: only stops go out
-                robot.hardware.drive.command_twist(0.5, 0.0, 0.0)
+                robot.hardware.drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
                 await asyncio.sleep(0.03)
             mine = [r for r in emulator.received[sent:] if r.source == ME_T]
             drives = [r for r in mine if r.code == VELOCITY_COMMAND]
@@ -205,7 +205,9 @@ def test_one_forged_datagram_leaves_the_robot_stopped_until_the_operator_recover
 
             def pushing(until: Callable[[], bool]) -> Callable[[], bool]:
                 def step() -> bool:
-                    drive.command_twist(0.5, 0.0, 0.0)  # the program keeps commanding
+                    drive.command(
+                        DriveCommand.of_twist(0.5, 0.0, 0.6)
+                    )  # the program keeps commanding
                     return until()
 
                 return step
@@ -221,7 +223,7 @@ def test_one_forged_datagram_leaves_the_robot_stopped_until_the_operator_recover
             assert emulator.controller == ME_T  # the robot never changed hands
             assert "held stopped" in robot.status
             for _ in range(20):  # held: the operator's commands are not sent
-                drive.command_twist(0.5, 0.0, 0.0)
+                drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
                 await asyncio.sleep(0.02)
             assert emulator.v == 0.0
             assert robot.client.phase == Phase.FAULT

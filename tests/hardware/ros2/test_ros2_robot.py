@@ -13,7 +13,7 @@ import simplejpeg
 from ros2_base import RoomBase
 
 from freelook.config import load_robot
-from freelook.hal import Camera, EncodedCamera
+from freelook.hal import Camera, DriveCommand, EncodedCamera
 from freelook.hardware.ros2 import Ros2Error, Ros2Robot, ros
 from waiting import wait_until
 
@@ -53,9 +53,9 @@ def test_the_base_topics_become_hal_devices_and_commands_reach_the_base(ros_doma
             ahead = scan.ranges[90]  # straight ahead: the wall at x = 4, from the laser at 0.17
             assert ahead == pytest.approx(4.0 - 0.17, abs=1e-4)
             assert scan.bearings[0] == pytest.approx(-math.pi / 2)
-            # a command is published as the twist the wheels mean, and the base moves
-            hw.drive.command_wheels(0.25, 0.35)
+            # a command is published as its twist, and the base moves
             d = config.drive.d_eff
+            hw.drive.command(DriveCommand.of_wheels(0.25, 0.35, d))
             wait_until(lambda: bool(base.received), 2.0, "the base to hear cmd_vel")
             got = base.received[-1]
             assert (got.v, got.omega) == pytest.approx((0.3, 0.1 / d))

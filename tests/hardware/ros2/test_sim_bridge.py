@@ -11,6 +11,7 @@ import time
 import pytest
 
 from freelook.config import load_robot
+from freelook.hal import DriveCommand
 from freelook.hardware.ros2 import Ros2Robot, SimulatedRos2Robot
 from freelook.maps import load_world
 from waiting import wait_until_async
@@ -43,10 +44,10 @@ def test_the_tracked_pan_tilt_description_drives_the_simulated_base(ros_domain: 
             end = time.monotonic() + 1.0
             while time.monotonic() < end:  # a second of commands, every 20 ms
                 hw.pan_tilt.command_rates(0.5, 0.0)
-                hw.drive.command_wheels(0.2, 0.2)
+                hw.drive.command(DriveCommand.of_twist(0.2, 0.0, 0.5))
                 await asyncio.sleep(0.02)
             hw.pan_tilt.command_rates(0.0, 0.0)
-            hw.drive.command_wheels(0.0, 0.0)
+            hw.drive.command(DriveCommand.of_twist(0.0, 0.0, 0.5))
             await wait_until_async(
                 lambda: sim.sim.vehicle.pan > 0.3, 1.0, "the simulated pan to turn"
             )

@@ -9,13 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.config import SonarConfig
 from freelook.hal import (
+    DriveCommand,
+    DriveKind,
     HardwareConnection,
     LatestReading,
     RangeScan,
@@ -87,32 +88,25 @@ PIONEER_3DX_SONAR = SonarLayout(
 
 
 class _Drive:
-    """A differential base: wheel speeds become (v, ω) with the caller's track width."""
+    """A differential base behind ARCOS's velocity commands: it reads the twist (v, ω)."""
 
     def __init__(
         self,
         client: ArcosClient,
-        track_width: float,
         notify: Callable[[], None],
         clock: Callable[[], float] | None,
     ) -> None:
-        if not track_width > 0.0:
-            raise ValueError(f"track_width {track_width} m: must be > 0")
         self._client = client
-        self._track = track_width
         self._notify = notify
         self._clock = clock
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
+    def kind(self) -> DriveKind:
         return "differential"
 
-    def command_wheels(self, left: float, right: float) -> None:
-        self.command_twist((left + right) / 2.0, 0.0, (right - left) / self._track)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
+    def command(self, command: DriveCommand) -> None:
         now = None if self._clock is None else self._clock()
-        self._client.command_velocity(vx, omega, now)
+        self._client.command_velocity(command.v, command.omega, now)
         self._notify()
 
 
@@ -147,7 +141,6 @@ def arcos_hardware(
     client: ArcosClient,
     connection: HardwareConnection,
     *,
-    track_width: float,
     sonar: SonarLayout | None = PIONEER_3DX_SONAR,
     notify: Callable[[], None] = lambda: None,
     clock: Callable[[], float] | None = None,
@@ -158,7 +151,7 @@ def arcos_hardware(
     dates commands for the client's ``command_timeout``.
     """
     return RobotHardware(
-        drive=_Drive(client, track_width, notify, clock),
+        drive=_Drive(client, notify, clock),
         odometer=LatestReading(lambda: client.odometry),
         sonar=None if sonar is None else _Sonar(client, sonar),
         bumpers=LatestReading(lambda: client.bumpers),

@@ -44,8 +44,8 @@ class ArcosRobot:
 
     ``url`` is ``arcos://HOST[:PORT]`` or ``arcos:///dev/DEVICE[?baud=N]`` (without a baud,
     9600, 38400 and 115200 are tried in turn). ``max_speed`` (m/s) and ``max_turn_rate``
-    (rad/s) are sent as the robot's own limits and clamp every command; ``track_width`` (m)
-    turns wheel speeds into (v, ω). ``clock`` stamps every reading (pass the runtime's clock).
+    (rad/s) are sent as the robot's own limits and clamp every command; the drive sends
+    each command's twist (v, ω) as it is. ``clock`` stamps every reading (pass the runtime's clock).
     """
 
     def __init__(
@@ -54,7 +54,6 @@ class ArcosRobot:
         *,
         max_speed: float,
         max_turn_rate: float,
-        track_width: float,
         sonar: SonarLayout | None = PIONEER_3DX_SONAR,
         clock: Callable[[], float] = time.monotonic,
         connect_timeout: float = 4.0,
@@ -73,7 +72,6 @@ class ArcosRobot:
         self.hardware = arcos_hardware(
             self.client,
             self,
-            track_width=track_width,
             sonar=sonar,
             notify=self._notify,
             clock=clock,
@@ -101,13 +99,12 @@ class ArcosRobot:
         clock: Callable[[], float] = time.monotonic,
         connect_timeout: float = 4.0,
     ) -> ArcosRobot:
-        """A robot with the limits, track width and sonar ring of a robot description."""
+        """A robot with the limits and sonar ring of a robot description."""
         drive = config.drive
         return cls(
             url,
             max_speed=drive.max_wheel_speed,
             max_turn_rate=drive.max_turn_rate,
-            track_width=drive.track_width,
             sonar=None if config.sonar is None else SonarLayout.from_config(config.sonar),
             clock=clock,
             connect_timeout=connect_timeout,

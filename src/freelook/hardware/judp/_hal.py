@@ -9,9 +9,15 @@ is said in the hardware's ``notes``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
-from freelook.hal import Arm, HardwareConnection, OdometrySample, RobotHardware
+from freelook.hal import (
+    Arm,
+    DriveCommand,
+    DriveKind,
+    HardwareConnection,
+    OdometrySample,
+    RobotHardware,
+)
 from freelook.hardware.judp._client import (
     LOCAL_POSE_SENSOR,
     MANIPULATOR_JOINT_POSITION_SENSOR,
@@ -22,25 +28,20 @@ from freelook.hardware.judp._client import (
 
 __all__ = ["jaus_hardware", "jaus_notes"]
 
-DriveKind = Literal["differential", "tracked", "skid_steer", "holonomic"]
-
 
 class _Drive:
-    """Wheel speeds become (v, ω) with the track width; holonomic bases pass vy through."""
+    """A base behind JAUS's velocity commands: it reads the twist (vy on a holonomic base)."""
 
     def __init__(
         self,
         client: JausClient,
         kind: DriveKind,
-        track_width: float,
         notify: Callable[[], None],
         clock: Callable[[], float],
     ) -> None:
-        if not track_width > 0.0:
-            raise ValueError(f"track_width {track_width} m: must be > 0")
         self._client = client
         self._kind: DriveKind = kind
-        self._track = track_width
+        self._holonomic = kind == "holonomic"
         self._notify = notify
         self._clock = clock
 
@@ -48,13 +49,9 @@ class _Drive:
     def kind(self) -> DriveKind:
         return self._kind
 
-    def command_wheels(self, left: float, right: float) -> None:
-        self.command_twist((left + right) / 2.0, 0.0, (right - left) / self._track)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        if self._kind != "holonomic":
-            vy = 0.0
-        self._client.command(vx, vy, omega, self._clock())
+    def command(self, command: DriveCommand) -> None:
+        vy = command.vy if self._holonomic else 0.0
+        self._client.command(command.v, vy, command.omega, self._clock())
         self._notify()
 
 
@@ -92,7 +89,6 @@ def jaus_hardware(
     connection: HardwareConnection,
     *,
     kind: DriveKind,
-    track_width: float,
     notify: Callable[[], None],
     clock: Callable[[], float],
     arm: Arm | None = None,
@@ -101,7 +97,7 @@ def jaus_hardware(
     """The HAL of a discovered JAUS robot: drive, odometer (with a Local Pose Sensor), arm."""
     odometer = _Odometer(client) if LOCAL_POSE_SENSOR in client.services else None
     return RobotHardware(
-        drive=_Drive(client, kind, track_width, notify, clock),
+        drive=_Drive(client, kind, notify, clock),
         odometer=odometer,
         connection=connection,
         arm=arm,

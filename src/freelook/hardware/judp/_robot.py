@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 from freelook.arm import load_arm
 from freelook.config import ArmConfig, JausConfig, RobotConfig
 from freelook.errors import ConfigError
-from freelook.hal import RobotHardware
+from freelook.hal import DriveKind, RobotHardware
 from freelook.hardware.judp._arm import JausArm
 from freelook.hardware.judp._client import (
     MANIPULATOR_JOINT_POSITION_SENSOR,
@@ -91,8 +91,7 @@ class JausRobot:
         url: str,
         options: ClientOptions,
         *,
-        kind: str = "differential",
-        track_width: float = 0.5,
+        kind: DriveKind = "differential",
         arm: tuple[ArmConfig, JausConfig] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -100,7 +99,6 @@ class JausRobot:
         self.arm_config = arm
         self.client = JausClient(options)
         self.kind = kind
-        self.track_width = track_width
         self.hardware: RobotHardware | None = None
         self.foreign_datagrams = 0  # from an address that is not the robot's
         self._clock = clock
@@ -132,7 +130,6 @@ class JausRobot:
             url,
             options,
             kind=config.drive.kind,
-            track_width=config.drive.track_width,
             arm=None if config.arm is None else (config.arm, config.jaus),
             clock=clock,
         )
@@ -187,8 +184,7 @@ class JausRobot:
         self.hardware = jaus_hardware(
             self.client,
             self,
-            kind="holonomic" if self.kind == "holonomic" else "differential",
-            track_width=self.track_width,
+            kind=self.kind,
             notify=self._notify,
             clock=self._clock,
             arm=arm,

@@ -3,13 +3,12 @@ and publishers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from freelook.hal import PanTiltState, RangeScan
-from freelook.hardware.ros2._convert import twist_of_wheels
+from freelook.hal import DriveCommand, DriveKind, PanTiltState, RangeScan
 
 if TYPE_CHECKING:
     from freelook.hardware.ros2._robot import Ros2Robot
@@ -18,23 +17,21 @@ __all__: list[str] = []
 
 
 class _Drive:
-    """``cmd_vel`` from wheel speeds, with the controller's track width: (v, ω) round-trip."""
+    """``cmd_vel`` is a twist: the drive publishes the command's (v, ω) as it is, and vy on a
+    holonomic base."""
 
     def __init__(self, robot: Ros2Robot) -> None:
         self._robot = robot
         self._kind = robot.config.drive.kind
-        self._d = robot.config.drive.d_eff
+        self._holonomic = self._kind == "holonomic"
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
+    def kind(self) -> DriveKind:
         return self._kind
 
-    def command_wheels(self, left: float, right: float) -> None:
-        v, omega = twist_of_wheels(left, right, self._d)
-        self._robot.publish_twist(v, 0.0, omega)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        self._robot.publish_twist(vx, vy, omega)
+    def command(self, command: DriveCommand) -> None:
+        vy = command.vy if self._holonomic else 0.0
+        self._robot.publish_twist(command.v, vy, command.omega)
 
 
 class _Laser:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal
 
 import numpy as np
 
 from freelook.config import RobotConfig, physical_robot
 from freelook.errors import WorldError
-from freelook.hal import EncoderSample, RangeScan, RobotHardware
+from freelook.hal import DriveCommand, DriveKind, EncoderSample, RangeScan, RobotHardware
 from freelook.link import ZenohBus
 from freelook.maps import World, choose_start
 from freelook.robot import RobotProgram, RobotServer, ServerOptions
@@ -32,21 +31,24 @@ STEP_PERIOD = 0.01  # s between the fleet's steps to the wall clock
 
 
 class _Drive:
+    """A fleet robot has wheels only: it reads the track speeds (a holonomic one, its twist's
+    forward speed and turn rate on its track)."""
+
     def __init__(self, fleet: Fleet, robot: int) -> None:
         self._fleet, self._robot = fleet, robot
         self._half_track = fleet.config.drive.track_width / 2
+        self._holonomic = fleet.config.drive.kind == "holonomic"
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
+    def kind(self) -> DriveKind:
         return self._fleet.config.drive.kind
 
-    def command_wheels(self, left: float, right: float) -> None:
+    def command(self, command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
+        if self._holonomic:
+            turn = command.omega * self._half_track
+            left, right = command.v - turn, command.v + turn
         self._fleet.set_robot_wheel_speeds(self._robot, left, right)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        """A fleet robot has wheels only: the twist's forward speed and turn rate."""
-        turn = omega * self._half_track
-        self._fleet.set_robot_wheel_speeds(self._robot, vx - turn, vx + turn)
 
 
 class _Laser:

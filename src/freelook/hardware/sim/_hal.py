@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +12,8 @@ from freelook.config import PAN_TILT_MOUNT, CameraConfig, StreamCameraConfig
 from freelook.errors import ConfigError
 from freelook.hal import (
     BumperState,
+    DriveCommand,
+    DriveKind,
     EncoderSample,
     GyroSample,
     PanTiltState,
@@ -26,18 +27,21 @@ __all__ = ["simulated_hardware"]
 
 
 class _Drive:
+    """The simulated base: track speeds, or the twist on a holonomic one."""
+
     def __init__(self, sim: Simulator) -> None:
         self._sim = sim
+        self._holonomic = sim.config.drive.kind == "holonomic"
 
     @property
-    def kind(self) -> Literal["differential", "tracked", "skid_steer", "holonomic"]:
+    def kind(self) -> DriveKind:
         return self._sim.config.drive.kind
 
-    def command_wheels(self, left: float, right: float) -> None:
-        self._sim.set_wheel_speeds(left, right)
-
-    def command_twist(self, vx: float, vy: float, omega: float) -> None:
-        self._sim.set_twist(vx, vy, omega)
+    def command(self, command: DriveCommand) -> None:
+        if self._holonomic:
+            self._sim.set_twist(command.v, command.vy, command.omega)
+        else:
+            self._sim.set_wheel_speeds(command.v_left, command.v_right)
 
 
 class _PanTilt:
