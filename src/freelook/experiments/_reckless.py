@@ -175,7 +175,9 @@ def reckless_trial(
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
     the thesis's zones from the nearest reading all round, or freelook's direction-aware ones;
     ``safety``: the thesis's, none, or freelook's; ``driver``: the thesis's steering operator
-    or one who keeps pushing."""
+    or one who keeps pushing.
+
+    Over 80 lines: one trial's loop, whose per-step measurements share the trial's state."""
     config = _pioneer(zone_rule, safety)
     rng = np.random.default_rng(seed)
     robot = _robot(seed, condition, rng, config, _errors().draw(seed))

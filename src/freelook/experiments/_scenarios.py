@@ -362,6 +362,8 @@ def link_course_trial(
     failure is counted the thesis's way, once per trial in which the link fell silent (a gap of
     over a second in either direction); recovery is the time from a radio's coming back to the
     robot's next accepted command, with no restart of anything.
+
+    Over 80 lines: one trial's loop over both link directions, sharing the trial's state.
     """
     config = load_robot("pioneer3dx")
     world = _world("square")

@@ -228,6 +228,7 @@ def _trials(
 
 
 def ellipse_table(trials: int, seed: int, progress: Progress) -> ExperimentResult:
+    """Over 80 lines: a table's rows and notes, declared in the order the report prints them."""
     result = ExperimentResult(
         "ellipse",
         "Ellipse tracking (101 points, T = 40 s) from the thesis's start at rest: one lap "

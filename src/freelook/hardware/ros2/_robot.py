@@ -85,6 +85,7 @@ class Ros2Robot(_Graph, _Scans):
         node_name: str = "freelook_robot",
         map_topic: str | None = None,
     ) -> None:
+        """Over 80 lines: the node's state, one attribute a line with what it holds."""
         self.config = config
         self.settings = config.ros2
         self.namespace = namespace
