@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from freelook.config import DriveConfig, FreeLookConfig, ModeLimitsConfig, PanTiltConfig
 from freelook.geometry import Pose, wrap_angle
-from freelook.kinematics import free_look_control, saturation_factor
+from freelook.hal import scale_within
+from freelook.kinematics import free_look_control
 
 __all__ = ["CameraCommand", "CameraReference", "FreeLookController", "FreeLookOutput"]
 
@@ -144,12 +145,16 @@ class FreeLookController:
         turn = command.omega + gain * wrap_angle(ref.psi - psi)
         pt, drive = self.pan_tilt, self.drive
         wheels = free_look_control(u1, u2, turn, pan, L1, L2, d)
-        sat = saturation_factor(
-            wheels, drive.max_wheel_speed, pt.max_pan_rate, self.max_turn_rate, d
+        # within the tracks', the pan unit's, the turn rate's and the speed's limits at once
+        sat = scale_within(
+            (
+                max(abs(wheels.v_left), abs(wheels.v_right)),
+                wheels.pan_rate,
+                (wheels.v_right - wheels.v_left) / d,
+                (wheels.v_left + wheels.v_right) / 2,
+            ),
+            (drive.max_wheel_speed, pt.max_pan_rate, self.max_turn_rate, self.max_speed),
         )
-        speed = abs(wheels.v_left + wheels.v_right) / 2
-        if speed * sat > self.max_speed:
-            sat = self.max_speed / speed
         if sat < 1.0:
             wheels = free_look_control(u1 * sat, u2 * sat, turn * sat, pan, L1, L2, d)
             turn *= sat

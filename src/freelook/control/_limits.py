@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from freelook.hal import scale_within
+
 __all__ = ["limit_velocity", "thesis_limit_velocity"]
 
 
@@ -21,11 +23,7 @@ def limit_velocity(
     omega_min: float = 0.0,
 ) -> tuple[float, float]:
     """Scale (v, ω) by one factor so |v| ≤ v_max and |ω| ≤ ω_max (then apply the minimums)."""
-    scale = 1.0
-    if abs(v) > v_max:
-        scale = v_max / abs(v)
-    if abs(omega) * scale > omega_max:
-        scale = omega_max / abs(omega)
+    scale = scale_within((v, omega), (v_max, omega_max))
     v, omega = v * scale, omega * scale
     if v != 0.0 or omega != 0.0:
         up = 1.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from freelook.hal import scale_within
 from freelook.kinematics._commands import WheelCommand
 
 __all__ = ["saturation_factor", "saturation_factor_batch"]
@@ -26,17 +27,13 @@ def saturation_factor(
     Limits: |v_l|, |v_r| ≤ ``max_wheel_speed``; |k| ≤ ``max_pan_rate`` (None: unlimited);
     chassis |θ̇| = |v_r − v_l|/d ≤ ``max_turn_rate`` (needs ``d``).
     """
-    s = 1.0
     peak = max(abs(command.v_left), abs(command.v_right))
-    if peak > max_wheel_speed:
-        s = max_wheel_speed / peak
-    if max_pan_rate is not None and abs(command.pan_rate) * s > max_pan_rate:
-        s = max_pan_rate / abs(command.pan_rate)
-    if max_turn_rate is not None and d is not None:
-        turn = abs(command.v_right - command.v_left) / d
-        if turn * s > max_turn_rate:
-            s = max_turn_rate / turn
-    return s
+    if max_turn_rate is None or d is None:
+        return scale_within((peak, command.pan_rate), (max_wheel_speed, max_pan_rate))
+    turn = (command.v_right - command.v_left) / d
+    return scale_within(
+        (peak, command.pan_rate, turn), (max_wheel_speed, max_pan_rate, max_turn_rate)
+    )
 
 
 def saturation_factor_batch(

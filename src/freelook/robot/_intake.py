@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from freelook.config import RobotConfig
 from freelook.control import limit_velocity
+from freelook.hal import scale_within
 from freelook.link import (
     EXPIRING_COMMANDS,
     ControlArbiter,
@@ -141,16 +142,12 @@ class CommandLimits:
             pan, tilt = self.camera(message.pan_rate, message.tilt_rate)
             return TankCommand(v, omega, pan, tilt)
         if isinstance(message, WheelSpeedCommand):
-            s = min(1.0, v_max / max(abs(message.left), abs(message.right), 1e-12))
-            turn = abs(message.right - message.left) / self.config.drive.d_eff
-            if turn * s > w_max:
-                s = w_max / turn
+            peak = max(abs(message.left), abs(message.right))
+            turn = (message.right - message.left) / self.config.drive.d_eff
+            s = scale_within((peak, turn), (v_max, w_max))
             return WheelSpeedCommand(message.left * s, message.right * s)
         if isinstance(message, FreeLookCommand):
-            speed = math.hypot(message.v1, message.v2)
-            s = min(1.0, v_max / speed) if speed > 0 else 1.0
-            if abs(message.omega) * s > w_max:
-                s = w_max / abs(message.omega)
+            s = scale_within((math.hypot(message.v1, message.v2), message.omega), (v_max, w_max))
             _, tilt = self.camera(0.0, message.tilt_rate)
             return FreeLookCommand(message.v1 * s, message.v2 * s, message.omega * s, tilt)
         if isinstance(message, PanTiltCommand):

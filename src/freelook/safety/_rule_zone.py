@@ -14,6 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from freelook.hal import scale_within
 from freelook.safety._footprint import nearest_squared
 from freelook.safety._rule import Cycle, Judgement, Rule, RuleSetting, SafetyEvent, register_rule
 from freelook.types import SafetyFlags
@@ -26,12 +27,7 @@ _NO_POINTS: _Array = np.zeros((0, 2))
 
 def limit_ratio(v: float, omega: float, v_max: float, omega_max: float) -> float:
     """The largest factor s ≤ 1 with |s·v| ≤ v_max and |s·ω| ≤ ω_max."""
-    s = 1.0
-    if abs(v) > v_max:
-        s = v_max / abs(v)
-    if abs(omega) * s > omega_max:
-        s = omega_max / abs(omega)
-    return s
+    return scale_within((v, omega), (v_max, omega_max))
 
 
 class ZoneRule(Rule):
