@@ -3,6 +3,6 @@
 Importing this module registers them with :mod:`freelook.bench` (each private module
 registers its own); ``freelook bench`` imports it."""
 
-from freelook.link import _bench  # noqa: F401
+from freelook.link import _bench, _zenoh_bench  # noqa: F401
 
 __all__: list[str] = []
