@@ -161,8 +161,9 @@ def relay(
     """Run a relay that robots and stations behind NAT connect out to: a Zenoh router on TLS
     that admits only the stations and robots of its users file, each to its own key
     expressions (robots: --listen zenoh+tls://RELAY:PORT/NAME; stations: --robot
-    zenoh+tls://RELAY:PORT/NAME). It holds passwords made from the keys, never a link key:
-    the link's sessions run end to end through it, and it cannot forge them. Ctrl-C stops it."""
+    zenoh+tls://RELAY:PORT/NAME; several relays, in order: RELAY:PORT,RELAY:PORT). It holds
+    passwords made from the keys, never a link key: the link's sessions run end to end
+    through it, and it cannot forge them. Ctrl-C stops it."""
     from freelook.cli._fail import fail
     from freelook.cli._fleet import serve_router
     from freelook.errors import FreelookError
