@@ -35,7 +35,6 @@ from freelook.link import (
     ThesisCodec,
     TransportUrl,
     VideoFragment,
-    VideoFrame,
     ZenohBus,
 )
 from freelook.maps import World, builtin_worlds, load_world
@@ -46,26 +45,12 @@ from freelook.operator._browser import (
     parse_browser_message,
 )
 from freelook.operator._core import OPERATOR_STATION, StationCore
-from freelook.operator._video import (
-    LOG_EVERY,
-    FallbackBatch,
-    FallbackResult,
-    FrameScreen,
-    JpegFallback,
-    StationVideo,
-    stream_limits,
-)
+from freelook.operator._frames import _Frames
+from freelook.operator._video import FrameScreen, JpegFallback, StationVideo, stream_limits
 from freelook.operator._view import hello_message, map_png, state_message
-from freelook.record import (
-    VIDEO_FORMATS,
-    ArmRecording,
-    StreamWriter,
-    compressed_video,
-    robot_urdf,
-    video_topic,
-)
+from freelook.record import ArmRecording, StreamWriter, robot_urdf
 from freelook.runtime import MonotonicClock
-from freelook.web import BrowserSlot, encode_frame, encode_json
+from freelook.web import BrowserSlot, encode_json
 
 __all__ = ["OperatorStation"]
 
@@ -77,7 +62,7 @@ def _builtin_world(name: str) -> World | None:
     return load_world(name) if name in builtin_worlds() else None
 
 
-class OperatorStation:
+class OperatorStation(_Frames):
     """One operator station for one robot."""
 
     def __init__(
@@ -99,7 +84,9 @@ class OperatorStation:
     ) -> None:
         """``bus``: the Zenoh session to reach a ``zenoh://`` robot on (a fleet's stations
         share one); None opens one from the URL. ``driving`` False: only watch the robot.
-        ``shaping``: what the station sends goes out delayed as a rehearsed link."""
+        ``shaping``: what the station sends goes out delayed as a rehearsed link.
+
+        Over 80 lines: the station's state, one attribute a line with what it holds."""
         self.shaping = shaping
         self.config = config
         self.bus = bus
@@ -299,111 +286,6 @@ class OperatorStation:
             if frame is None:
                 return
             self._on_frame(frame, event.now)
-
-    def _on_frame(self, frame: VideoFrame, now: float | None = None) -> None:
-        """A complete frame: screened (a stream the robot's config does not list, a size of 0
-        or beyond the stream's limit, keyframes too often: dropped and counted), then to every
-        browser, and into the recording on its stream's topic. The JPEG fallback's decoding
-        runs on its worker thread; its pictures go to their pages when they are made."""
-        now = self.clock() if now is None else now
-        why = self.screen.refusal(frame, now)
-        if why is not None:
-            self._log_refusal(frame, why)
-            return
-        if frame.stream == 0:
-            self.core.frame_received(now)
-            topic, name = "/camera/image/compressed", "camera"
-        else:
-            camera = self._cameras[frame.stream]  # the screen let through listed streams only
-            topic, name = f"/camera/{camera.name}/compressed", camera.name
-        if not self.video.admit(frame):
-            return  # a delta after a lost frame: undecodable until the next keyframe
-        if self.video.inter(frame):
-            payload = self.video.page_frame(frame)
-            jpeg = None
-            if self._fallback is not None:
-                self._fallback_start(self._fallback, self._fallback.offer(frame))
-                if self._fallback.wants_keyframe(frame.stream):
-                    self.video.page_lost(frame.stream)
-        else:
-            payload = jpeg = encode_frame(
-                frame.stamp, frame.frame_id, frame.data, frame.stream, frame.layout
-            )
-        for slot in list(self._slots):
-            chosen = jpeg if slot in self._jpeg_slots else payload
-            if chosen is not None:
-                slot.offer_frame(chosen, frame.stream)
-        if self.recorder is None:
-            return
-        if self.video.inter(frame):  # Foxglove's CompressedVideo, on the camera's video topic
-            fmt = VIDEO_FORMATS[frame.codec]
-            topic = video_topic(None if frame.stream == 0 else name)
-            self.recorder.submit(
-                lambda r: compressed_video(r, frame.stamp, frame.data, fmt, name, topic)
-            )
-        else:
-            self.recorder.submit(lambda r: r.image(frame.stamp, frame.data, name, topic))
-
-    def _log_refusal(self, frame: VideoFrame, why: str) -> None:
-        """The first refusal, and every :data:`LOG_EVERY` th after: a hostile robot's
-        stream of them does not flood the terminal."""
-        total = self.screen.total
-        if total % LOG_EVERY == 1:
-            log.warning(
-                "video from the robot refused: stream %d, frame %d (%s); %d refused so far %s",
-                frame.stream,
-                frame.frame_id,
-                why,
-                total,
-                self.screen.refused,
-            )
-
-    # -- the JPEG fallback: decoded on its worker thread ------------------------------------
-
-    def _fallback_start(self, fallback: JpegFallback, batch: FallbackBatch | None) -> None:
-        """Decode ``batch`` on the fallback's worker; its picture goes to the pages without a
-        decoder when it is made (the loop never waits for it)."""
-        if batch is None:
-            return
-        if self._fallback_pool is None:
-            self._fallback_pool = ThreadPoolExecutor(1, thread_name_prefix="freelook-fallback")
-        future = asyncio.get_running_loop().run_in_executor(
-            self._fallback_pool, fallback.decode, batch
-        )
-        future.add_done_callback(lambda done: self._fallback_done(fallback, done))
-
-    def _fallback_done(self, fallback: JpegFallback, done: asyncio.Future[FallbackResult]) -> None:
-        if done.cancelled():
-            return
-        error = done.exception()
-        if error is not None:  # a bug in decoding: the stream starts again at a keyframe
-            log.error("the JPEG fallback's decoding failed", exc_info=error)
-            return
-        result = done.result()
-        following = fallback.finish(result)
-        if fallback is not self._fallback:
-            return  # its pages left meanwhile
-        self.oversized_pictures += result.oversized
-        if result.oversized:
-            log.warning(
-                "video stream %d: a picture decoded beyond the stream's limit %s, discarded "
-                "(the bitstream claims another size than its header); %d so far",
-                result.stream,
-                fallback.limits.get(result.stream),
-                self.oversized_pictures,
-            )
-        if result.payload is not None:
-            for slot in list(self._jpeg_slots):
-                slot.offer_frame(result.payload, result.stream)
-        if fallback.wants_keyframe(result.stream):
-            self.video.page_lost(result.stream)
-        self._fallback_start(fallback, following)
-
-    def _stop_fallback(self) -> None:
-        self._fallback = None
-        if self._fallback_pool is not None:
-            self._fallback_pool.shutdown(wait=False, cancel_futures=True)
-            self._fallback_pool = None
 
     def _adopt_map(self, robot_map: World) -> None:
         """The robot's map arrived (or this end's own proved to be it): show and record it."""
