@@ -66,6 +66,9 @@ class FreeLookController:
         self.settings = settings
         self.drive = drive
         self.pan_tilt = pan_tilt
+        #: the camera's commanded speed and turn rate are kept within the robot's configured
+        #: ones, direction kept, as each command arrives
+        self.command_limits = (limits.max_speed, math.radians(limits.max_turn_rate_deg))
         #: the chassis's limits in this mode: the robot's configured speed and turn rate
         self.max_speed = min(limits.max_speed, drive.max_wheel_speed)
         self.max_turn_rate = min(math.radians(limits.max_turn_rate_deg), drive.max_turn_rate)
@@ -83,8 +86,12 @@ class FreeLookController:
         self.carried_out = 0.0
 
     def command(self, command: CameraCommand, now: float) -> None:
-        """A new command arrived at ``now``: the previous one was in force until then."""
+        """A new command arrived at ``now``: the previous one was in force until then. Its
+        speed and turn rate are scaled together within the robot's configured ones."""
         self._advance(now)
+        s = scale_within((math.hypot(command.v1, command.v2), command.omega), self.command_limits)
+        if s < 1.0:
+            command = CameraCommand(command.v1 * s, command.v2 * s, command.omega * s)
         self._command = command
 
     def _advance(self, until: float) -> None:

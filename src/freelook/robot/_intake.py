@@ -147,9 +147,9 @@ class CommandLimits:
             s = scale_within((peak, turn), (v_max, w_max))
             return WheelSpeedCommand(message.left * s, message.right * s)
         if isinstance(message, FreeLookCommand):
-            s = scale_within((math.hypot(message.v1, message.v2), message.omega), (v_max, w_max))
+            # the camera's motion is the Free Look controller's to keep within the limits
             _, tilt = self.camera(0.0, message.tilt_rate)
-            return FreeLookCommand(message.v1 * s, message.v2 * s, message.omega * s, tilt)
+            return FreeLookCommand(message.v1, message.v2, message.omega, tilt)
         if isinstance(message, PanTiltCommand):
             return PanTiltCommand(*self.camera(message.pan_rate, message.tilt_rate))
         return message
