@@ -199,33 +199,11 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
             others = ", ".join(clean(n) for n in ranked[1:4])
             notes.append(f"{key}: took {clean(ranked[0])}; also published: {others}")
     scans = tuple(_rank(of(graph.published, TYPES["scan"]), "scan", namespace))
-    camera = chosen["camera"]
-    compressed = camera is not None and "sensor_msgs/msg/CompressedImage" in graph.published.get(
-        camera, ()
+    camera, compressed, info = _camera(
+        graph, chosen["camera"], of(graph.published, (CAMERA_INFO,)), notes
     )
-    if camera is not None and compressed != camera.rstrip("/").endswith("compressed"):
-        # the program tells the two kinds by the name's ending
-        notes.append(
-            f"camera: {clean(camera)} carries "
-            f"{'CompressedImage' if compressed else 'Image'}, which its name does not say: "
-            "left out"
-        )
-        camera = None
-    # its calibration: the camera_info beside it (the one in the deepest folder it is in)
-    beside = [
-        n
-        for n in of(graph.published, (CAMERA_INFO,))
-        if camera is not None and camera.startswith(n.rsplit("/", 1)[0] + "/")
-    ]
-    info = max(beside, key=lambda n: (n.count("/"), n)) if beside else None
     twists = _rank(of(graph.subscribed, (TWIST, TWIST_STAMPED)), "cmd_vel", namespace)
-    cmd_vel = twists[0] if twists else None
-    stamped = False
-    if cmd_vel is not None:
-        kinds = set(graph.subscribed[cmd_vel])
-        stamped = TWIST_STAMPED in kinds and TWIST not in kinds
-        if {TWIST, TWIST_STAMPED} <= kinds:
-            notes.append(f"cmd_vel: {clean(cmd_vel)} is subscribed as Twist and TwistStamped")
+    cmd_vel, stamped = _cmd_vel(graph, twists[0] if twists else None, notes)
     commands = [
         n for n in of(graph.subscribed, (FLOAT_ARRAY, TRAJECTORY)) if "pan" in n or "tilt" in n
     ]
@@ -249,6 +227,41 @@ def choose_topics(graph: TopicGraph, namespace: str = "") -> TopicChoice:
         notes=tuple(notes),
         namespace=namespace.strip("/"),
     )
+
+
+def _camera(
+    graph: TopicGraph, camera: str | None, infos: list[str], notes: list[str]
+) -> tuple[str | None, bool, str | None]:
+    """The camera topic (None: one whose name does not say its kind), whether it carries
+    JPEG, and its calibration: the camera_info beside it (the one in the deepest folder it is
+    in) of ``infos``."""
+    compressed = camera is not None and "sensor_msgs/msg/CompressedImage" in graph.published.get(
+        camera, ()
+    )
+    if camera is not None and compressed != camera.rstrip("/").endswith("compressed"):
+        # the program tells the two kinds by the name's ending
+        notes.append(
+            f"camera: {clean(camera)} carries "
+            f"{'CompressedImage' if compressed else 'Image'}, which its name does not say: "
+            "left out"
+        )
+        camera = None
+    beside = [
+        n for n in infos if camera is not None and camera.startswith(n.rsplit("/", 1)[0] + "/")
+    ]
+    info = max(beside, key=lambda n: (n.count("/"), n)) if beside else None
+    return camera, compressed, info
+
+
+def _cmd_vel(graph: TopicGraph, cmd_vel: str | None, notes: list[str]) -> tuple[str | None, bool]:
+    """The velocity command's topic, and whether it takes TwistStamped."""
+    stamped = False
+    if cmd_vel is not None:
+        kinds = set(graph.subscribed[cmd_vel])
+        stamped = TWIST_STAMPED in kinds and TWIST not in kinds
+        if {TWIST, TWIST_STAMPED} <= kinds:
+            notes.append(f"cmd_vel: {clean(cmd_vel)} is subscribed as Twist and TwistStamped")
+    return cmd_vel, stamped
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,8 @@ is marked ``assumed``; what they say is written as seen, bounded to what a descr
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import textwrap
 import tomllib
 from dataclasses import dataclass
 
@@ -26,6 +24,7 @@ from freelook.hardware.ros2._describe import (
     relative_name,
 )
 from freelook.hardware.ros2._errors import Ros2Error
+from freelook.hardware.ros2._toml_writer import _toml, _Writer
 
 __all__ = ["Description", "describe"]
 
@@ -55,40 +54,6 @@ class Description:
     namespace: str  # the robot's (--hardware ros2://NAMESPACE)
     found: tuple[str, ...]
     assumed: tuple[str, ...]
-
-
-def _toml(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        assert math.isfinite(value)
-        return repr(round(value, 6))
-    if isinstance(value, str):
-        return json.dumps(value)  # names here are ASCII: a JSON string is a TOML one
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    raise TypeError(f"no TOML for {value!r}")
-
-
-class _Writer:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def comment(self, *lines: str) -> None:
-        """Comment lines, each wrapped at 96 characters (a list item's lines indented)."""
-        for line in lines:
-            wrapped = textwrap.wrap(clean(line, 600), 96, subsequent_indent="  ")
-            self.lines += [f"# {part}" for part in wrapped or [""]]
-
-    def section(self, name: str, *comments: str) -> None:
-        self.lines += ["", f"[{name}]"]
-        self.comment(*(c for c in comments if c))
-
-    def key(self, name: str, value: object, note: str = "") -> None:
-        line = f"{name} = {_toml(value)}"
-        self.lines.append(f"{line:<30} # {clean(note, 100)}" if note else line)
 
 
 def _hz(rate: float | None) -> str:
@@ -169,7 +134,73 @@ def describe(
     w.key("name", _name_of(name))
     w.key("description", "A ROS 2 robot as its topics showed it (footprint and zones assumed)")
 
-    # -- odometry: the drive -------------------------------------------------------------
+    odom = _drive(w, choice, watch, found, assumed, notes)
+    pan, tilt, moving = _pan_tilt_and_camera(w, choice, watch, found, assumed, notes)
+    scan_topic = _laser(w, choice, watch, found, assumed, notes, namespace)
+    imu = _gyro(w, choice, watch, found, notes)
+    _safety_and_limits(w, assumed)
+
+    # -- ros2 -----------------------------------------------------------------------------
+    w.section("ros2", f"seen: odometry at {_hz(odom.rate)}")
+    _cmd_vel_stamped(w, choice, found, assumed, notes)
+    base = watch.base_frame
+    if base is not None and not is_frame(base):
+        notes.append(f"odometry's child_frame_id {clean(base)!r} is no frame name: base_link")
+    w.key("base_frame", base if base is not None and is_frame(base) else "base_link")
+    w.key("scan_frame", _steady_frame(choice, watch), "the frame_id its scans carried")
+    w.key("sensor_qos", "best_effort", "takes reliable publishers too")
+    if choice.pan_tilt_command is not None and moving:
+        if pan is not None:
+            w.key("pan_joint", pan)
+        if tilt is not None:
+            w.key("tilt_joint", tilt)
+        w.key("pan_tilt_command", "trajectory" if choice.pan_tilt_trajectory else "velocities")
+    if choice.pose is not None:
+        found.append(f"a pose on {choice.pose}: the robot's own localization (AMCL?)")
+        w.comment(f'{choice.pose} is published: localization = "ros" takes the robot\'s own')
+        w.lines.append('# localization = "ros"')
+    _topics(w, choice, namespace, scan_topic, imu, moving)
+    if choice.map is not None:
+        found.append(f"a map on {choice.map} (nav_msgs/OccupancyGrid)")
+        w.comment(f"the robot's own map, {choice.map}: uncomment to take it (or --map ros:TOPIC)")
+        w.lines.append(f"# map = {_toml(rel(choice.map))}")
+    if notes:
+        w.lines += ["", "# What the watch noticed:"]
+        w.comment(*(f"- {n}" for n in notes))
+    text = "\n".join(w.lines) + "\n"
+    config = robot_from_mapping(tomllib.loads(text), f"the description of {where}")
+    return Description(text, config, namespace, tuple(found), tuple(assumed + notes))
+
+
+def _cmd_vel_stamped(
+    w: _Writer, choice: TopicChoice, found: list[str], assumed: list[str], notes: list[str]
+) -> None:
+    """``[ros2] cmd_vel_stamped``: as the velocity command's subscriber takes it."""
+    cmd_vel = choice.cmd_vel
+    if cmd_vel is None:
+        notes.append("cmd_vel: no node subscribes a Twist or TwistStamped: assumed cmd_vel, Twist")
+        assumed.append("commands on cmd_vel as geometry_msgs/Twist (no node took any)")
+    else:
+        kind = "TwistStamped" if choice.cmd_vel_stamped else "Twist"
+        found.append(f"cmd_vel {cmd_vel} taken as {kind}")
+    w.key(
+        "cmd_vel_stamped",
+        choice.cmd_vel_stamped and cmd_vel is not None,
+        "seen: its subscriber's type" if cmd_vel is not None else "assumed",
+    )
+
+
+def _drive(
+    w: _Writer,
+    choice: TopicChoice,
+    watch: Watch,
+    found: list[str],
+    assumed: list[str],
+    notes: list[str],
+) -> TopicSeen:
+    """The ``[drive]`` (assumed but its speeds, bounded by the fastest odometry seen) and the
+    ``[footprint]``; the odometry topic as seen."""
+    assert choice.odom is not None  # describe refuses a robot without
     odom = watch.seen(choice.odom)
     found.append(f"odometry {choice.odom} at {_hz(odom.rate)}")
     if odom.count == 0:
@@ -207,8 +238,19 @@ def describe(
     w.key("center_forward", 0.0)
     w.key("swing_radius", 0.34, "m from the centre to the farthest corner")
     assumed.append("a footprint of 0.51 × 0.43 m, swing radius 0.34 m ([footprint])")
+    return odom
 
-    # -- joints, the pan-tilt and the camera ----------------------------------------------
+
+def _pan_tilt_and_camera(
+    w: _Writer,
+    choice: TopicChoice,
+    watch: Watch,
+    found: list[str],
+    assumed: list[str],
+    notes: list[str],
+) -> tuple[str | None, str | None, bool]:
+    """The ``[pan_tilt]`` and ``[camera]``; the pan and tilt joints, and whether a node takes
+    their commands."""
     joints = watch.joints
     names = joints.names if joints is not None else ()
     pan = next((j for j in names if "pan" in j.lower() and is_frame(j)), None)
@@ -268,11 +310,13 @@ def describe(
         if fov is None:
             assumed.append("a camera field of view of 60° ([camera] fov_deg)")
         _stamps(camera, one, notes)
+    return pan, tilt, moving
 
-    # -- the laser ------------------------------------------------------------------------
-    scan_topic = _laser(w, choice, watch, found, assumed, notes, namespace)
 
-    # -- the gyro -------------------------------------------------------------------------
+def _gyro(
+    w: _Writer, choice: TopicChoice, watch: Watch, found: list[str], notes: list[str]
+) -> str | None:
+    """The ``[gyro]`` of an IMU that gave angular velocity; its topic (None: no gyro)."""
     imu = choice.imu
     if imu is not None and watch.imu_rate:
         one = watch.seen(imu)
@@ -283,8 +327,11 @@ def describe(
     elif imu is not None:
         notes.append(f"imu: {imu} gave no angular velocity in the watch: no [gyro]")
         imu = None
+    return imu
 
-    # -- safety, limits -------------------------------------------------------------------
+
+def _safety_and_limits(w: _Writer, assumed: list[str]) -> None:
+    """The ``[safety]`` zones and ``[limits]``, assumed for a 0.5 m base."""
     w.section(
         "safety",
         "assumed: zones for a 0.5 m base (ros2-diff-base's); boundaries are from the centre",
@@ -303,36 +350,22 @@ def describe(
     w.key("max_turn_rate_deg", 60.0)
     w.key("linear_max_speed", 0.4)
 
-    # -- ros2 -----------------------------------------------------------------------------
-    w.section("ros2", f"seen: odometry at {_hz(odom.rate)}")
-    cmd_vel = choice.cmd_vel
-    if cmd_vel is None:
-        notes.append("cmd_vel: no node subscribes a Twist or TwistStamped: assumed cmd_vel, Twist")
-        assumed.append("commands on cmd_vel as geometry_msgs/Twist (no node took any)")
-    else:
-        kind = "TwistStamped" if choice.cmd_vel_stamped else "Twist"
-        found.append(f"cmd_vel {cmd_vel} taken as {kind}")
-    w.key(
-        "cmd_vel_stamped",
-        choice.cmd_vel_stamped and cmd_vel is not None,
-        "seen: its subscriber's type" if cmd_vel is not None else "assumed",
-    )
-    base = watch.base_frame
-    if base is not None and not is_frame(base):
-        notes.append(f"odometry's child_frame_id {clean(base)!r} is no frame name: base_link")
-    w.key("base_frame", base if base is not None and is_frame(base) else "base_link")
-    w.key("scan_frame", _steady_frame(choice, watch), "the frame_id its scans carried")
-    w.key("sensor_qos", "best_effort", "takes reliable publishers too")
-    if choice.pan_tilt_command is not None and moving:
-        if pan is not None:
-            w.key("pan_joint", pan)
-        if tilt is not None:
-            w.key("tilt_joint", tilt)
-        w.key("pan_tilt_command", "trajectory" if choice.pan_tilt_trajectory else "velocities")
-    if choice.pose is not None:
-        found.append(f"a pose on {choice.pose}: the robot's own localization (AMCL?)")
-        w.comment(f'{choice.pose} is published: localization = "ros" takes the robot\'s own')
-        w.lines.append('# localization = "ros"')
+
+def _topics(
+    w: _Writer,
+    choice: TopicChoice,
+    namespace: str,
+    scan_topic: str | None,
+    imu: str | None,
+    moving: bool,
+) -> None:
+    """The ``[ros2.topics]``, relative to the namespace."""
+    assert choice.odom is not None  # describe refuses a robot without
+    cmd_vel, camera = choice.cmd_vel, choice.camera
+
+    def rel(topic: str) -> str:
+        return relative_name(topic, namespace)
+
     w.section("ros2.topics", "relative to the namespace (--hardware ros2://NAMESPACE)")
     w.key("cmd_vel", rel(cmd_vel) if cmd_vel is not None else "cmd_vel")
     w.key("odom", rel(choice.odom))
@@ -345,16 +378,6 @@ def describe(
         w.key("pan_tilt_command", rel(choice.pan_tilt_command))
     if choice.pose is not None:
         w.key("pose", rel(choice.pose), 'with localization = "ros"')
-    if choice.map is not None:
-        found.append(f"a map on {choice.map} (nav_msgs/OccupancyGrid)")
-        w.comment(f"the robot's own map, {choice.map}: uncomment to take it (or --map ros:TOPIC)")
-        w.lines.append(f"# map = {_toml(rel(choice.map))}")
-    if notes:
-        w.lines += ["", "# What the watch noticed:"]
-        w.comment(*(f"- {n}" for n in notes))
-    text = "\n".join(w.lines) + "\n"
-    config = robot_from_mapping(tomllib.loads(text), f"the description of {where}")
-    return Description(text, config, namespace, tuple(found), tuple(assumed + notes))
 
 
 def _steady_frame(choice: TopicChoice, watch: Watch) -> str:
@@ -405,16 +428,7 @@ def _laser(
     pin = steady and beams == scan.beams and close
     if scan.beams > MAX_BEAMS:
         notes.append(f"scan: {scan.beams} beams, beyond the {MAX_BEAMS} a description takes")
-    low, high = scan.range_min, scan.range_max
-    if not (math.isfinite(low) and math.isfinite(high) and low >= 0.0 and low + 0.01 <= high):
-        notes.append(f"scan: range limits [{low}, {high}] are no range: assumed 0.05–30 m")
-        low, high = 0.05, 30.0
-    elif high > RANGE_MAX or low > RANGE_MIN:
-        notes.append(
-            f"scan: range limits [{low:g}, {high:g}] m bounded to ≤{RANGE_MIN:g}/{RANGE_MAX:g}"
-        )
-        low, high = min(low, RANGE_MIN), min(high, RANGE_MAX)
-        low = min(low, high - 0.01)
+    low, high = _range_limits(scan.range_min, scan.range_max, notes)
     turn = "clockwise (a negative increment)" if scan.angle_increment < 0 else "counter-clockwise"
     w.section(
         "laser",
@@ -453,10 +467,29 @@ def _laser(
     _stamps(topic, one, notes)
     if topic in watch.blind:
         count, start = watch.blind[topic]
-        notes.append(
-            f"scan: {count} of {one.count} scans had no measured range over "
-            f"{BLIND_SECTOR_DEG:g}° from {math.degrees(start):.0f}° (inf, NaN or outside the "
-            "limits: the robot's own body? open ground?): the program refuses such a scan as "
-            "blind; [ros2] blind_sector_deg = 0 turns that check off"
-        )
+        notes.append(_blind_note(count, one.count, start))
     return topic
+
+
+def _range_limits(low: float, high: float, notes: list[str]) -> tuple[float, float]:
+    """A scan's range limits as a description takes them (bounded; none: 0.05–30 m)."""
+    if not (math.isfinite(low) and math.isfinite(high) and low >= 0.0 and low + 0.01 <= high):
+        notes.append(f"scan: range limits [{low}, {high}] are no range: assumed 0.05–30 m")
+        low, high = 0.05, 30.0
+    elif high > RANGE_MAX or low > RANGE_MIN:
+        notes.append(
+            f"scan: range limits [{low:g}, {high:g}] m bounded to ≤{RANGE_MIN:g}/{RANGE_MAX:g}"
+        )
+        low, high = min(low, RANGE_MIN), min(high, RANGE_MAX)
+        low = min(low, high - 0.01)
+    return low, high
+
+
+def _blind_note(count: int, scans: int, start: float) -> str:
+    """What the watch saw of a laser blind over a sector (``start``: its first bearing, rad)."""
+    return (
+        f"scan: {count} of {scans} scans had no measured range over "
+        f"{BLIND_SECTOR_DEG:g}° from {math.degrees(start):.0f}° (inf, NaN or outside the "
+        "limits: the robot's own body? open ground?): the program refuses such a scan as "
+        "blind; [ros2] blind_sector_deg = 0 turns that check off"
+    )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from freelook.config import RobotConfig
 from freelook.errors import ConfigError
@@ -88,46 +89,14 @@ async def open_ros2_server(
     except BaseException:
         robot.close()
         raise
-    ros_map = robot.map
-
-    async def watch() -> None:
-        """Say when a required topic goes quiet (the program stops commanding) and when the
-        robot speaks again."""
-        was = True
-        try:
-            while True:
-                now = robot.connected
-                if now != was:
-                    if now:
-                        log.warning("the ROS 2 robot speaks again: %s", robot.status)
-                    else:
-                        log.warning("%s", robot.status)
-                    was = now
-                if ros_map is not None and ros_map.pending:
-                    # the program takes it up at its next cycle (see RobotProgram)
-                    name = robot.topics["map"][0]
-                    if await asyncio.to_thread(ros_map.convert, name) is not None:
-                        log.info("%s: a new map (%d × %d cells)", name, *ros_map_shape(ros_map))
-                await asyncio.sleep(WATCH_PERIOD)
-        finally:
-            robot.close()
-
-    async def publish_state() -> None:
-        """freelook's state on ROS every ``[ros2] state_period``."""
-        while True:
-            telemetry = server.program.core.telemetry(runtime.now())
-            robot.state.publish(state_report(telemetry, robot.connected, robot.status))
-            await asyncio.sleep(config.ros2.state_period)
-
-    async def publish_tf() -> None:
-        """freelook's estimate as odom → base_link on /tf every control cycle, until another
-        node is found to publish the base's transform."""
-        period = config.link.control_period
-        while robot.odom_tf is not None and not robot.odom_tf.off:
-            robot.publish_odom_tf(server.program.core.estimator.odometry.pose)
-            await asyncio.sleep(period)
-
-    tasks = [watch, publish_state] + ([publish_tf] if robot.odom_tf is not None else [])
+    period, state_period = config.link.control_period, config.ros2.state_period
+    # the backend's work while the robot runs (``server`` is made below, before they run)
+    tasks: list[Callable[[], Coroutine[Any, Any, None]]] = [
+        lambda: _watch(robot),
+        lambda: _publish_state(robot, server, runtime, state_period),
+    ]
+    if robot.odom_tf is not None:
+        tasks.append(lambda: _publish_tf(robot, server, period))
     server = real_robot_server(
         config,
         hardware,
@@ -150,3 +119,45 @@ async def open_ros2_server(
     if robot.estop_pressed:
         engage()
     return server, robot.status
+
+
+async def _watch(robot: Ros2Robot) -> None:
+    """Say when a required topic goes quiet (the program stops commanding) and when the
+    robot speaks again; take up a new map; close the robot when it ends."""
+    ros_map = robot.map
+    was = True
+    try:
+        while True:
+            now = robot.connected
+            if now != was:
+                if now:
+                    log.warning("the ROS 2 robot speaks again: %s", robot.status)
+                else:
+                    log.warning("%s", robot.status)
+                was = now
+            if ros_map is not None and ros_map.pending:
+                # the program takes it up at its next cycle (see RobotProgram)
+                name = robot.topics["map"][0]
+                if await asyncio.to_thread(ros_map.convert, name) is not None:
+                    log.info("%s: a new map (%d × %d cells)", name, *ros_map_shape(ros_map))
+            await asyncio.sleep(WATCH_PERIOD)
+    finally:
+        robot.close()
+
+
+async def _publish_state(
+    robot: Ros2Robot, server: RobotServer, runtime: RealtimeRuntime, period: float
+) -> None:
+    """freelook's state on ROS every ``[ros2] state_period`` (``period``)."""
+    while True:
+        telemetry = server.program.core.telemetry(runtime.now())
+        robot.state.publish(state_report(telemetry, robot.connected, robot.status))
+        await asyncio.sleep(period)
+
+
+async def _publish_tf(robot: Ros2Robot, server: RobotServer, period: float) -> None:
+    """freelook's estimate as odom → base_link on /tf every control cycle, until another
+    node is found to publish the base's transform."""
+    while robot.odom_tf is not None and not robot.odom_tf.off:
+        robot.publish_odom_tf(server.program.core.estimator.odometry.pose)
+        await asyncio.sleep(period)
