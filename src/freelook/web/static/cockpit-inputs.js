@@ -6,9 +6,11 @@
 // repeated while not zero so the robot's watchdog stays fed, zero sent once on release; the
 // arm's jogs; the e-stop, which latches (Space engages it in every mode and with the focus
 // anywhere; only a click on the button releases it); the linear, trajectory and transmission
-// panels' buttons.
+// panels' buttons. A frozen picture or a hidden page stops the page's motion (guard.js): zero
+// once, the motion inputs dropped, until its button releases it.
 import { armJog, axesIdle, driveAxes, offeredMode, standardPad } from "./controls.js";
 import { TICK_MS } from "./freshness.js";
+import { frozenLimit, mayMove, newGuard, noteCauses, release, releasable, stopCauses, stopText } from "./guard.js";
 
 /** @typedef {{ send: (obj: object) => void, repaintMap: () => void, tick: () => void }} Page */
 
@@ -133,6 +135,7 @@ function armFromInputs() {
 /** @param {boolean} [force] */
 function sendArm(force = false) {
   const a = armFromInputs();
+  if (!mayMove(guard, a.values.every((v) => v === 0))) a.values = a.values.map(() => 0);
   const key = JSON.stringify(a);
   const zero = a.values.every((v) => v === 0);
   if (force || key !== state.lastArm || !zero) {
@@ -155,6 +158,7 @@ function sendAxes(force = false) {
   if (state.mode === "arm" && state.hello && state.hello.arm) { sendArm(force); return; }
   if (state.mode !== "free_look" && state.mode !== "tank") return;
   const a = axesFromInputs();
+  if (!mayMove(guard, axesIdle(a))) for (const k of Object.keys(a)) a[/** @type {keyof typeof a} */ (k)] = 0;
   const key = JSON.stringify(a);
   const zero = axesIdle(a);
   // Send on every change at once; repeat while non-zero so the robot's watchdog stays fed.
@@ -183,6 +187,46 @@ function onEstopButton(ev) {
   sendAxes(true);
   page.send({ type: "estop", engaged: false });
 }
+
+// ---------------------------------------------------------------- the page's motion stop
+// guard.js decides; here it is fed (the page's visibility, the last painted frame, the set
+// freeze time) on every poll and at once on a visibility change, and shown.
+const guard = newGuard();
+let pageGone = false;  // pagehide or freeze seen, not yet shown again
+function causesNow() {
+  return stopCauses({
+    hidden: document.hidden || pageGone,
+    // a picture from before this socket's hello counts from the hello (a reconnection, another
+    // robot: its first frame is on its way); a closed socket sends nothing and is said apart
+    framePaintedAt: state.connected && state.framePaintedAt ? Math.max(state.framePaintedAt, state.helloAt || 0) : 0,
+    limit: frozenLimit(input("freeze-s").value),
+  }, performance.now());
+}
+/** The stop's causes now: engaged on the first, zero sent once and the held inputs dropped. */
+function checkGuard() {
+  const causes = causesNow();
+  if (noteCauses(guard, causes, performance.now())) {
+    state.keys.clear();
+    state.mouseTurn = 0; state.mouseTilt = 0;
+    if (state.mode === "keyboard") page.send({ type: "key", key: "space" });  // the thesis keyboard's stop
+    sendAxes(true);
+  }
+  const note = $("guard-note");
+  note.hidden = !guard.cause;
+  if (guard.cause) {
+    $("guard-text").textContent = stopText(guard, causes);
+    /** @type {HTMLButtonElement} */ ($("guard-resume")).disabled = !releasable(guard, causes);
+  }
+  state.guard = { cause: guard.cause, engaged: guard.engaged, at: guard.at, causes };
+}
+/** @param {MouseEvent} ev */
+function onResume(ev) {
+  /** @type {HTMLElement} */ (ev.currentTarget).blur();
+  if (ev.detail === 0) return;  // a key on the focused button: not the deliberate click
+  if (release(guard, causesNow())) checkGuard();
+}
+/** Whether a motion input is dropped now (the stop holds). */
+const dropped = () => !!guard.cause;
 
 /** @type {Record<string, string>} */
 const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right" };
@@ -224,6 +268,7 @@ export function setupInputs(cockpitState, cockpitPage) {
     if (ev.code === "Escape") { if (document.pointerLockElement) document.exitPointerLock(); return; }
     if (ARROWS[ev.code]) {
       ev.preventDefault();
+      if (dropped()) return;
       // Arrow keys take over from any automatic mode at once, as in the thesis.
       if (state.mode !== "keyboard") { state.chosen = true; setMode("keyboard"); }
       page.send({ type: "key", key: ARROWS[ev.code] });
@@ -239,7 +284,7 @@ export function setupInputs(cockpitState, cockpitPage) {
       sendAxes(true);
       return;
     }
-    if (!ev.repeat) { state.keys.add(ev.code); sendAxes(); }
+    if (!ev.repeat && !dropped()) { state.keys.add(ev.code); sendAxes(); }
   });
   window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
   window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
@@ -260,7 +305,7 @@ export function setupInputs(cockpitState, cockpitPage) {
     if (!state.pointerLocked) { state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); }
   });
   document.addEventListener("mousemove", (ev) => {
-    if (!state.pointerLocked) return;
+    if (!state.pointerLocked || dropped()) return;
     state.mouseTurn = Math.max(-1, Math.min(1, -ev.movementX / 25));
     state.mouseTilt = Math.max(-1, Math.min(1, -ev.movementY / 25));
     state.lastMouse = performance.now();
@@ -281,7 +326,14 @@ export function setupInputs(cockpitState, cockpitPage) {
   $("otx-toggle").addEventListener("click", () => page.send({ type: "transmission", side: "operator", enabled: !state.operatorTx }));
   $("rtx-set").addEventListener("click", () => page.send({ type: "transmission", side: "robot", spacing_ms: +input("rtx-ms").value }));
   $("otx-set").addEventListener("click", () => page.send({ type: "transmission", side: "operator", spacing_ms: +input("otx-ms").value }));
+  // a hidden page stops at once (a locked screen hides it too); pagehide and freeze may come
+  // without a visibility change, and the page is back only when it is shown again
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) pageGone = false; checkGuard(); });
+  window.addEventListener("pagehide", () => { pageGone = true; checkGuard(); });
+  document.addEventListener("freeze", () => { pageGone = true; checkGuard(); });
+  window.addEventListener("pageshow", () => { pageGone = false; checkGuard(); });
+  $("guard-resume").addEventListener("click", onResume);
   // Poll held inputs and the gamepad; repeat non-zero commands, send zero once on release.
-  setInterval(() => { sendAxes(); page.tick(); }, TICK_MS);
+  setInterval(() => { checkGuard(); sendAxes(); page.tick(); }, TICK_MS);
 }
 
