@@ -35,6 +35,7 @@ from pathlib import Path
 import pytest
 
 RELAY = "10.79.9.1"
+SECOND_RELAY = "10.79.9.2"  # a second relay in the public namespace
 PORT = 7447
 ROBOT_NAT_OUTSIDE = "10.79.0.2"
 STATION_NAT_OUTSIDE = "10.79.3.2"
@@ -66,12 +67,13 @@ class RelayWorld:
         finally:
             run_in(self.robot_nat, "iptables", "-D", *block)
 
-    def relay_peers(self) -> set[str]:
-        """ADDRESS:PORT of every connection the relay holds (as the relay sees them)."""
+    def relay_peers(self, relay: str = RELAY) -> set[str]:
+        """ADDRESS:PORT of every connection the relay at ``relay`` holds (as it sees them)."""
         from netns import run_in
 
         said = run_in(self.public, "ss", "-Htn", "state", "established", f"sport = :{PORT}")
-        return {line.split()[-1] for line in said.stdout.splitlines() if line.strip()}
+        rows = [line.split() for line in said.stdout.splitlines() if line.strip()]
+        return {row[-1] for row in rows if row[-2] == f"{relay}:{PORT}"}
 
 
 def _veth(ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
@@ -105,6 +107,7 @@ def relay_world() -> Iterator[RelayWorld]:
             (world.public, "p1", "10.79.0.1/24"),
             (world.public, "p2", "10.79.3.1/24"),
             (world.public, "lo", f"{RELAY}/32"),
+            (world.public, "lo", f"{SECOND_RELAY}/32"),
             (world.station_nat, "m1", f"{STATION_NAT_OUTSIDE}/24"),
             (world.station_nat, "m0", "10.79.2.1/24"),
             (world.station, "s0", "10.79.2.2/24"),
@@ -141,7 +144,7 @@ def _files(folder: Path) -> Path:
 
     ca, ca_key, cert, key = (folder / n for n in ("ca.pem", "ca.key", "cert.pem", "key.pem"))
     csr, ext = folder / "cert.csr", folder / "ext.cnf"
-    ext.write_text(f"subjectAltName=IP:{RELAY}\nbasicConstraints=CA:FALSE\n")
+    ext.write_text(f"subjectAltName=IP:{RELAY},IP:{SECOND_RELAY}\nbasicConstraints=CA:FALSE\n")
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
              "/CN=freelook test ca", "-keyout", ca_key, "-out", ca)  # fmt: skip
     _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={RELAY}",
@@ -242,7 +245,7 @@ def test_both_ends_behind_nat_drive_through_the_relay_across_a_conntrack_flush(
         before = world.relay_peers()
         world.flush_robot_nat()
         assert station.stdin is not None
-        station.stdin.write("FLUSHED\n")
+        station.stdin.write("NOW\n")  # the station times what follows from here
         station.stdin.flush()
         time.sleep(AFTER / 2)  # the station still watching: its connection is up
         after = world.relay_peers()
@@ -267,6 +270,59 @@ def test_both_ends_behind_nat_drive_through_the_relay_across_a_conntrack_flush(
     assert out["reports_after"] > 50, out  # telemetry flowing again after the flush
     assert out["driving_at_end"] > 0.25, out
     for name in ("relay", "robot"):
+        assert "Traceback" not in "".join(said[name]), said[name]
+
+
+@pytest.mark.timeout(FIRST_START + 120)
+def test_both_ends_behind_nat_move_to_the_second_relay_when_the_first_dies(
+    world: RelayWorld, tmp_path: Path
+) -> None:
+    """Two relays in the public namespace; robot and station are given both, in order, in
+    one URL. The first is killed (by its pid) mid-drive: both ends reconnect through their
+    NATs to the second, the session carries on."""
+    keys = _files(tmp_path)
+    url = f"zenoh+tls://{RELAY}:{PORT},{SECOND_RELAY}:{PORT}/r1"
+    started: list[subprocess.Popen[str]] = []
+    said: dict[str, list[str]] = {"relay": [], "second": [], "robot": [], "station": []}
+    try:
+        relays = []
+        for name, address in (("relay", RELAY), ("second", SECOND_RELAY)):
+            users = str(tmp_path / "relay.toml")
+            relay = _start(world.public, "-m", "freelook.cli", "relay", "--listen",
+                           f"tls/{address}:{PORT}", "--users", users)  # fmt: skip
+            started.append(relay)
+            relays.append(relay)
+            _read_until(relay, "listening on", 60, said[name])
+        robot = _start(world.robot, "-m", "freelook.cli", "robot", "--hardware", "sim",
+                       "--world", "square", "--listen", url, "--keys", str(keys))  # fmt: skip
+        started.append(robot)
+        _read_until(robot, "profile on", FIRST_START, said["robot"])
+        station = _start(world.station, __file__, url, str(tmp_path / "ca.pem"))
+        started.append(station)
+        _read_until(station, "DRIVING", 60, said["station"])
+        on_first = world.relay_peers(RELAY)
+        relays[0].kill()  # the first relay dies, by its pid
+        relays[0].wait(timeout=10)
+        assert station.stdin is not None
+        station.stdin.write("NOW\n")
+        station.stdin.flush()
+        time.sleep(AFTER / 2)
+        on_second = world.relay_peers(SECOND_RELAY)
+        line = _read_until(station, "RESULT ", AFTER + 30, said["station"])
+    finally:
+        for process in reversed(started):
+            _stop(process)
+    out = json.loads(line.split("RESULT ", 1)[1])
+    out["first relay's peers"], out["second relay's peers"] = sorted(on_first), sorted(on_second)
+    print(f"\nboth ends behind NAT, the first relay killed: {out}")
+    for peers in (on_first, on_second):  # each end through its own NAT
+        assert sorted(p.split(":")[0] for p in peers) == [ROBOT_NAT_OUTSIDE, STATION_NAT_OUTSIDE]
+    assert out["opened"] == 1, out  # the same session through the second relay
+    assert out["resumed"] == 0, out
+    assert out["longest_gap"] < 1.0, out
+    assert out["reports_after"] > 50, out
+    assert out["driving_at_end"] > 0.25, out
+    for name in ("second", "robot"):
         assert "Traceback" not in "".join(said[name]), said[name]
 
 
@@ -298,7 +354,7 @@ async def _station(url: str) -> dict[str, object]:
         await wait_until_async(lambda: speed() > 0.25, 30, "the robot to drive")
         longest, slowest, gap_at = 0.0, speed(), 0.0
         seen, last = station.core.report_rx, loop.time()
-        flushed: list[float] = []
+        flushed: list[float] = []  # when the test said it acted
         reader = asyncio.StreamReader()
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
 
@@ -309,6 +365,7 @@ async def _station(url: str) -> dict[str, object]:
         waiter = asyncio.create_task(wait_flush())
         print("DRIVING", flush=True)
         reports_after = 0
+        gaps: list[tuple[float, float]] = []  # (began, s long) of every gap over 60 ms
         while not flushed or loop.time() < flushed[0] + AFTER:
             await asyncio.sleep(0.005)
             now = loop.time()
@@ -316,6 +373,8 @@ async def _station(url: str) -> dict[str, object]:
                 seen = station.core.report_rx
                 if now - last > longest:
                     longest, gap_at = now - last, last
+                if now - last > 0.06:
+                    gaps.append((last, now - last))
                 slowest = min(slowest, speed())
                 last = now
                 reports_after += bool(flushed)
@@ -323,7 +382,13 @@ async def _station(url: str) -> dict[str, object]:
         waiter.cancel()
         return {
             "longest_gap": longest,
-            "gap_began_after_flush": gap_at - flushed[0],
+            "longest_began_after_event": round(gap_at - flushed[0], 3),
+            # gaps over 60 ms from 1 s before the event (the kill or the flush) on
+            "gaps": [
+                (round(at - flushed[0], 3), round(length, 3))
+                for at, length in gaps
+                if at > flushed[0] - 1.0
+            ],
             "slowest": slowest,
             "driving_at_end": speed(),
             "opened": station.sessions_opened,
