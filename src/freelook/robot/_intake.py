@@ -149,6 +149,8 @@ class CommandLimits:
         if isinstance(message, FreeLookCommand):
             # the camera's motion is the Free Look controller's to keep within the limits
             _, tilt = self.camera(0.0, message.tilt_rate)
+            if tilt == message.tilt_rate:
+                return message  # as it came: no second copy of the command
             return FreeLookCommand(message.v1, message.v2, message.omega, tilt)
         if isinstance(message, PanTiltCommand):
             return PanTiltCommand(*self.camera(message.pan_rate, message.tilt_rate))
