@@ -17,6 +17,7 @@ import pytest
 from test_relay import CONFIG, STATION_KEY, _keys_file, relay
 from test_zenoh import free_port
 
+from freelook.errors import ConfigError
 from freelook.hardware.sim import simulated_server
 from freelook.link import TLS_CA_ENV, KeyRing, VelocityCommand, derive_key, parse_transport_url
 from freelook.maps import load_world
@@ -126,3 +127,27 @@ def test_when_the_first_relay_dies_both_ends_carry_on_through_the_second(
     assert out["longest_gap"] < TAKE_OVER, out
     assert out["slowest"] > 0.2, out  # the robot never stopped (0.3 m/s held)
     assert out["driving"], out
+
+
+def test_several_relays_are_written_in_order_in_one_url() -> None:
+    url = parse_transport_url("zenoh+tls://relay-a.example:7447,[::1]:7448,10.0.0.2:7449/r1")
+    assert (url.host, url.port, url.robot, url.mode, url.tls) == (
+        "relay-a.example", 7447, "r1", "client", True
+    )  # fmt: skip
+    assert url.zenoh_endpoints == [
+        "tcp/relay-a.example:7447",
+        "tcp/[::1]:7448",
+        "tcp/10.0.0.2:7449",
+    ]
+    assert parse_transport_url("zenoh+tls://relay-a.example:7447/r1").zenoh_endpoints == [
+        "tcp/relay-a.example:7447"
+    ]
+    for bad in (
+        "zenoh+tls://relay-a:7447,/r1",  # an empty relay
+        "zenoh+tls://relay-a:7447,relay-b/r1",  # a relay without its port
+        "zenoh+tls://relay-a:7447,relay-b:70000/r1",
+        "zenoh+tls://user@relay-a:7447/r1",
+        "zenoh+tls://relay-a:7447,relay_b!:7448/r1",  # not a host name
+    ):
+        with pytest.raises(ConfigError, match="expected zenoh\\+tls://RELAY:PORT/ROBOT"):
+            parse_transport_url(bad)
