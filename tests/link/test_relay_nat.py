@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import secrets
 import shutil
@@ -31,6 +32,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -326,6 +328,71 @@ def test_both_ends_behind_nat_move_to_the_second_relay_when_the_first_dies(
         assert "Traceback" not in "".join(said[name]), said[name]
 
 
+@pytest.mark.timeout(FIRST_START + 180)
+def test_behind_nat_a_killed_relay_stops_the_robot_and_the_link_comes_back_with_the_relay(
+    world: RelayWorld, tmp_path: Path
+) -> None:
+    """The only relay killed mid-drive (by its pid): the robot, hearing nothing, stops within
+    its watchdog and a control cycle (plus its braking); the relay started again at the same
+    address, both ends reconnect through their NATs by themselves, the station has let go of
+    the command it held, and a new one drives the robot."""
+    from freelook.config import load_robot
+
+    keys = _files(tmp_path)
+    url = f"zenoh+tls://{RELAY}:{PORT}/r1"
+    users = str(tmp_path / "relay.toml")
+    relay_args = (
+        "-m",
+        "freelook.cli",
+        "relay",
+        "--listen",
+        f"tls/{RELAY}:{PORT}",
+        "--users",
+        users,
+    )
+    started: list[subprocess.Popen[str]] = []
+    said: dict[str, list[str]] = {"relay": [], "again": [], "robot": [], "station": []}
+    try:
+        relay = _start(world.public, *relay_args)
+        started.append(relay)
+        _read_until(relay, "listening on", 60, said["relay"])
+        robot = _start(world.robot, "-m", "freelook.cli", "robot", "--hardware", "sim",
+                       "--world", "square", "--listen", url, "--keys", str(keys))  # fmt: skip
+        started.append(robot)
+        _read_until(robot, "profile on", FIRST_START, said["robot"])
+        station = _start(world.station, __file__, url, str(tmp_path / "ca.pem"), "outage")
+        started.append(station)
+        _read_until(station, "DRIVING", 60, said["station"])
+        assert station.stdin is not None
+        relay.kill()  # the relay dies, by its pid
+        relay.wait(timeout=10)
+        station.stdin.write("NOW\n")
+        station.stdin.flush()
+        time.sleep(3.0)  # the relay is away for 3 s
+        again = _start(world.public, *relay_args)
+        started.append(again)
+        _read_until(again, "listening on", 60, said["again"])
+        station.stdin.write("BACK\n")
+        station.stdin.flush()
+        line = _read_until(station, "RESULT ", 90, said["station"])
+    finally:
+        for process in reversed(started):
+            _stop(process)
+    out = json.loads(line.split("RESULT ", 1)[1])
+    print(f"\nbehind NAT, the relay killed and started again: {out}")
+    config = load_robot("pioneer3dx")
+    v = 0.3
+    coasting = config.safety.watchdog_timeout + config.link.control_period + 0.3  # + a busy box
+    bound = v * coasting + v * v / (2 * config.drive.max_deceleration)
+    assert out["moved_in_outage"] < bound, (out, bound)
+    assert out["speed_on_return"] < 0.05, out  # it had stopped
+    assert out["held_on_return"] is None, out  # the station let go across the outage
+    assert out["back_after"] < 10.0, out  # the link came back by itself
+    assert out["drives_again"], out
+    for name in ("again", "robot"):
+        assert "Traceback" not in "".join(said[name]), said[name]
+
+
 # -- the station, run in its namespace by the test above --------------------------------------
 
 
@@ -397,8 +464,67 @@ async def _station(url: str) -> dict[str, object]:
         }
 
 
+async def _station_outage(url: str) -> dict[str, object]:
+    """Drive; at NOW (the relay killed) note the robot's last odometry; at BACK (a relay
+    listens again) wait for telemetry, note how far the robot went and its speed, and drive
+    it again with a new command."""
+    from test_relay import STATION_KEY
+
+    from freelook.config import load_robot
+    from freelook.link import VelocityCommand, derive_key, parse_transport_url
+    from freelook.operator import OperatorStation
+    from loopback import alive, running
+    from waiting import wait_until_async
+
+    station = OperatorStation(
+        load_robot("pioneer3dx"), None, parse_transport_url(url), key=derive_key(STATION_KEY),
+        station=1,
+    )  # fmt: skip
+    loop = asyncio.get_running_loop()
+
+    def telemetry() -> Any:
+        assert station.core.telemetry is not None
+        return station.core.telemetry
+
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async with running(station) as (task,):
+        await wait_until_async(lambda: alive(task) and station.in_control, 60, "in control")
+        station.drive_command = VelocityCommand(0.3, 0.0)
+        await wait_until_async(
+            lambda: station.core.telemetry is not None and telemetry().v > 0.25, 30, "driving"
+        )
+        print("DRIVING", flush=True)
+        await reader.readline()  # NOW: the relay was killed
+        at_kill = telemetry().odom
+        await reader.readline()  # BACK: a relay listens again
+        back, seen = loop.time(), station.core.report_rx
+        await wait_until_async(
+            lambda: alive(task) and station.core.report_rx != seen, 30, "telemetry again"
+        )
+        back_after = loop.time() - back
+        on_return = telemetry()
+        held = station.drive_command
+        station.drive_command = VelocityCommand(0.3, 0.0)
+        drives = True
+        try:
+            await wait_until_async(lambda: telemetry().v > 0.25, 20, "driving again")
+        except AssertionError:
+            drives = False
+        return {
+            "moved_in_outage": math.dist(at_kill[:2], on_return.odom[:2]),
+            "speed_on_return": on_return.v,
+            "held_on_return": None if held is None else repr(held),
+            "back_after": back_after,
+            "drives_again": drives,
+            "opened": station.sessions_opened,
+            "resumed": station.sessions_resumed,
+        }
+
+
 if __name__ == "__main__":
     from freelook.link import TLS_CA_ENV
 
     os.environ[TLS_CA_ENV] = sys.argv[2]
-    print("RESULT " + json.dumps(asyncio.run(_station(sys.argv[1]))), flush=True)
+    run = _station_outage if sys.argv[3:] == ["outage"] else _station
+    print("RESULT " + json.dumps(asyncio.run(run(sys.argv[1]))), flush=True)
