@@ -8,6 +8,7 @@ of it, and the truth is at least the link's delay (the shaping holds)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +66,48 @@ def test_frame_age_is_shown_within_50_ms_of_the_truth(browser: Any, shaped: Sim)
         assert chip.startswith("frame age "), chip
         rtt = page.evaluate("() => window.freelook.last.clock.rtt")
         assert 2 * DELAY <= rtt <= 2 * (DELAY + JITTER) + 0.2, rtt  # + scheduling
+    finally:
+        page.close()
+
+
+def test_the_delay_graph_draws_the_frame_age_and_the_round_trip(browser: Any, shaped: Sim) -> None:
+    """The cockpit's small graph of the two (panels.js's drawing, as the link graph's): its
+    points follow the chip's numbers through the shaped link, and both lines are on its canvas
+    in their colours."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto(shaped.url)
+        page.wait_for_function(
+            "window.freelook && window.freelook.delayGraph"
+            " && window.freelook.delayGraph.filter((p) => p[1] === p[1]).length >= 10",
+            polling=100,
+            timeout=60_000,
+        )
+        points = page.evaluate("() => window.freelook.delayGraph")
+        ages = [p[1] for p in points if p[1] == p[1]]  # NaN: not known yet
+        trips = [p[2] for p in points if p[2] == p[2]]
+        assert min(ages) >= DELAY - 0.05, ages
+        gaps = [b[0] - a[0] for a, b in itertools.pairwise(points)]
+        assert min(gaps) >= 199, gaps  # five points a second, not one per state
+        assert min(trips) >= 2 * DELAY, trips
+        assert max(trips) <= 2 * (DELAY + JITTER) + 0.2, trips
+        scale = page.evaluate("() => window.freelook.delayScale")
+        assert max(max(ages), max(trips)) < scale <= 1.1 * max(max(ages), max(trips)) + 1e-9
+        colours = page.evaluate(
+            """() => {
+              const c = document.getElementById("delay-graph");
+              const d = c.getContext("2d").getImageData(0, 12, c.width, c.height - 12).data;
+              let age = 0, trip = 0;
+              for (let i = 0; i < d.length; i += 4) {
+                const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+                if (r > 150 && g > 110 && b < 110) age++;  // #e0b040
+                if (b > 150 && r < 130) trip++;  // #4aa3ff
+              }
+              return [age, trip];
+            }"""
+        )
+        assert colours[0] > 20, colours
+        assert colours[1] > 20, colours
     finally:
         page.close()
 

@@ -16,7 +16,10 @@ import {
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
 import { drawMap as paintMap } from "./cockpit-map.js";
-import { SERIES, addSample, canvasToWorld as mapCanvasToWorld, drawGraphLines, graphLines, linkSample } from "./panels.js";
+import {
+  DELAY_SERIES, SERIES, addSample, canvasToWorld as mapCanvasToWorld, delaySample, delayScale, drawGraphLines,
+  graphLines, linkSample,
+} from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
 
@@ -67,6 +70,9 @@ const state = {
   /** @type {import("./panels.js").LinkSample[]} */
   graph: [],  // the link graph's points (panels.js)
   graphScale: 0,
+  /** @type {import("./panels.js").DelaySample[]} */
+  delayGraph: [],  // the delay graph's points: the painted frame's age and the round trip
+  delayScale: 0, delaySampledAt: 0,
   lastAxes: "", framesPainted: 0, framesDropped: 0, lastFrameId: -1, robotTx: true, operatorTx: true,
   paintDelay: 0, paintedAt: 0, framePaintedAt: 0, helloAt: 0,
   lastArm: "", armStates: 0,
@@ -151,11 +157,11 @@ function onError(msg) {
 // each. A slow renderer (software GL) paints less often, never a queue of old frames, and the
 // keys and commands never wait behind it. The canvases are kept in memory
 // (willReadFrequently), so drawing on them never waits on the GPU process either.
-const dirty = { camera: false, map: false, graph: false, cue: false };
+const dirty = { camera: false, map: false, graph: false, cue: false, delay: false };
 let paintRequested = 0;  // performance.now() when the animation frame was asked for, 0 when none
 /** @param {string} id */
 function canvas2d(id) { return canvasEl(id).getContext("2d", { willReadFrequently: true }); }
-/** @param {"camera" | "map" | "graph" | "cue"} what */
+/** @param {"camera" | "map" | "graph" | "cue" | "delay"} what */
 function schedulePaint(what) {
   dirty[what] = true;
   if (!paintRequested) { paintRequested = performance.now(); requestAnimationFrame(paintAll); }
@@ -181,7 +187,8 @@ function paintAll() {
   if (dirty.cue) drawChassisCue(state.last ? state.last.pan || 0 : 0);
   if (dirty.map) drawMap();
   if (dirty.graph) drawGraph();
-  dirty.camera = dirty.map = dirty.graph = dirty.cue = false;
+  if (dirty.delay) drawDelayGraph();
+  dirty.camera = dirty.map = dirty.graph = dirty.cue = dirty.delay = false;
 }
 
 // ---------------------------------------------------------------- camera
@@ -352,6 +359,11 @@ function showFreshness() {
   // the painted frame's age now (it ages while it stays up) and the link's round trip
   const shown = state.frame ? frameAge(state.frame.stamp, s.clock, fresh, now) : null;
   setChip("delay-chip", delayText(shown, s.clock ? s.clock.rtt : null), "");
+  if (now - state.delaySampledAt >= DELAY_SAMPLE_MS) {  // and on the delay graph
+    state.delaySampledAt = now;
+    addSample(state.delayGraph, delaySample(now, shown, s.clock ? s.clock.rtt : null));
+    schedulePaint("delay");
+  }
   // no frame for a while: say so in place of the camera, with the reason when the server knows it
   const lastVideo = Math.max(state.framePaintedAt, state.helloAt || 0);
   const silent = !!state.hello && s.link.connected && now - lastVideo > NO_VIDEO_MS;
@@ -365,6 +377,7 @@ function showFreshness() {
   }
   $("camera-pane").classList.toggle("stale", cameraStale(stale, state.framePaintedAt, now));
 }
+const DELAY_SAMPLE_MS = 200;  // the delay graph's points: five a second
 // a timer, never an animation frame: it runs while the renderer is slow, and measures the
 // page's own stalls (a timer that comes late)
 function freshnessTick() {
@@ -494,6 +507,20 @@ function drawGraph() {
   ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
   ctx.fillText(`0–${scale.toFixed(0)} /s: commands in (blue), telemetry (green), video fps (purple)`, 4, 11);
   ctx.fillText("drop 0–100 %: op→robot (red), robot→op (yellow)", 4, 23);
+}
+
+// the painted frame's age and the link's round trip over the link graph's span, its drawing
+function drawDelayGraph() {
+  const c = canvasEl("delay-graph"), ctx = canvas2d("delay-graph"), g = state.delayGraph;
+  ctx.fillStyle = "#0c1014"; ctx.fillRect(0, 0, c.width, c.height);
+  if (g.length < 2) return;
+  const scale = delayScale(g);
+  state.delayScale = scale;
+  const { lines } = graphLines(g, [DELAY_SERIES.frameAge, DELAY_SERIES.roundTrip],
+    { width: c.width, height: c.height, top: 0, end: performance.now() }, scale);
+  drawGraphLines(ctx, lines, 1.5);
+  ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
+  ctx.fillText(`0–${scale.toFixed(2)} s: frame age (yellow), round trip (blue)`, 4, 11);
 }
 
 setupMap();

@@ -2,8 +2,10 @@
 // freelook: the two panels the cockpit and the station both draw. The robot on its map: its
 // glyph (safety zone rings, the active one red; sonar cones, laser points, the footprint and
 // the camera's direction) over the map's picture. The link graph: commands in, telemetry and
-// video rates and both drops over the last 30 s. What is drawn where is worked out apart from
-// the drawing (worldToCanvas, robotGlyph, linkSample, graphLines: no DOM, tested under
+// video rates and both drops over the last 30 s; the delay graph (the cockpit's): the painted
+// frame's age and the round trip over the same span, on the same drawing. What is drawn where
+// is worked out apart from the drawing (worldToCanvas, robotGlyph, linkSample, delaySample,
+// graphLines: no DOM, tested under
 // node --test); each page then draws it at its own size (a style), the cockpit on its map
 // canvas, the station on a panel of its virtual room.
 
@@ -173,7 +175,7 @@ export function linkSample(s, now) {
 }
 
 /** ``sample`` added to ``graph``, and the points older than the graph's span let go.
- * @param {LinkSample[]} graph @param {LinkSample} sample */
+ * @template {number[]} T @param {T[]} graph @param {T} sample */
 export function addSample(graph, sample) {
   graph.push(sample);
   while (graph.length && sample[0] - graph[0][0] > GRAPH_MS) graph.shift();
@@ -194,7 +196,7 @@ export const SERIES = {
 };
 
 /** The rates' scale: their highest, with a tenth to spare, and never under 44 /s.
- * @param {LinkSample[]} graph @param {Series[]} series @returns {number} */
+ * @param {number[][]} graph @param {Series[]} series @returns {number} */
 export function rateScale(graph, series) {
   const rates = series.filter((k) => !k.percent);
   let top = 40;
@@ -204,16 +206,18 @@ export function rateScale(graph, series) {
 
 /**
  * Where the graph's lines run on a canvas: time across (the span up to ``end``), each value up
- * from the bottom to ``top`` px below the upper edge (room for labels).
- * @param {LinkSample[]} graph @param {Series[]} series
+ * from the bottom to ``top`` px below the upper edge (room for labels); a value not known then
+ * (not finite) has no point. The values not in percent share ``scale`` (the rates' by default).
+ * @param {number[][]} graph @param {Series[]} series
  * @param {{ width: number, height: number, top: number, end: number }} box
+ * @param {number} [scale]
  * @returns {{ scale: number, lines: { color: string, points: Point[] }[] }}
  */
-export function graphLines(graph, series, box) {
-  const scale = rateScale(graph, series), t0 = box.end - GRAPH_MS, tall = box.height - box.top;
+export function graphLines(graph, series, box, scale = rateScale(graph, series)) {
+  const t0 = box.end - GRAPH_MS, tall = box.height - box.top;
   const lines = series.map((k) => ({
     color: k.color,
-    points: graph.map((r) => /** @type {Point} */ ([
+    points: graph.filter((r) => Number.isFinite(r[k.column])).map((r) => /** @type {Point} */ ([
       ((r[0] - t0) / GRAPH_MS) * box.width, box.height - (r[k.column] / (k.percent ? 100 : scale)) * tall,
     ])),
   }));
@@ -230,4 +234,35 @@ export function drawGraphLines(ctx, lines, width) {
     polyline(ctx, (x, y) => [x, y], points);
     ctx.stroke();
   }
+}
+
+// ---------------------------------------------------------------- the delay graph
+
+/**
+ * One point of the delay graph: [when (ms, the page's clock), the painted frame's age (s), the
+ * link's round trip (s)]; NaN where the page does not know it (yet).
+ * @typedef {[number, number, number]} DelaySample
+ */
+
+/** The delay graph's point at ``now``.
+ * @param {number} now @param {number | null | undefined} age @param {number | null | undefined} rtt
+ * @returns {DelaySample} */
+export function delaySample(now, age, rtt) {
+  const known = (/** @type {number | null | undefined} */ x) => (typeof x === "number" && Number.isFinite(x) ? x : NaN);
+  return [now, known(age), known(rtt)];
+}
+
+/** @type {Record<"frameAge" | "roundTrip", Series>} */
+export const DELAY_SERIES = {
+  frameAge: { column: 1, color: "#e0b040", percent: false },
+  roundTrip: { column: 2, color: "#4aa3ff", percent: false },
+};
+
+/** The delay graph's scale (s): the highest age or round trip, with a tenth to spare, and never
+ * under 0.2 s (a quiet link's few milliseconds stay near the bottom).
+ * @param {DelaySample[]} graph @returns {number} */
+export function delayScale(graph) {
+  let top = 0.2;
+  for (const r of graph) for (const v of [r[1], r[2]]) if (Number.isFinite(v)) top = Math.max(top, v);
+  return top * 1.1;
 }
