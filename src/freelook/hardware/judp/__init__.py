@@ -9,7 +9,10 @@ whole conversation as a sans-I/O state machine over the codec of :mod:`freelook.
 """
 
 from freelook.hardware.judp._arm import JausArm
-from freelook.hardware.judp._client import (
+from freelook.hardware.judp._client import JausClient
+from freelook.hardware.judp._errors import JausRobotError
+from freelook.hardware.judp._hal import jaus_hardware, jaus_notes
+from freelook.hardware.judp._options import (
     ACCESS_CONTROL,
     BROADCAST,
     LOCAL_POSE_SENSOR,
@@ -20,11 +23,8 @@ from freelook.hardware.judp._client import (
     VELOCITY_STATE_DRIVER,
     VELOCITY_STATE_SENSOR,
     ClientOptions,
-    JausClient,
     Phase,
 )
-from freelook.hardware.judp._errors import JausRobotError
-from freelook.hardware.judp._hal import jaus_hardware, jaus_notes
 from freelook.hardware.judp._robot import DEFAULT_PORT, JausRobot, JudpAddress, parse_judp_url
 from freelook.hardware.judp._server import open_judp_server
 

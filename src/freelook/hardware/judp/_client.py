@@ -34,12 +34,10 @@ from collections import Counter
 from freelook.hal import OdometrySample
 from freelook.hardware.judp._motion import ReportedMotion
 from freelook.hardware.judp._options import (
-    ACCESS_CONTROL,
     BROADCAST,
     LOCAL_POSE_SENSOR,
     MANAGEMENT,
     MANIPULATOR_JOINT_POSITION_SENSOR,
-    PRIMITIVE_DRIVER,
     PRIMITIVE_MANIPULATOR,
     VELOCITY_STATE_DRIVER,
     VELOCITY_STATE_SENSOR,
@@ -72,20 +70,7 @@ from freelook.judp import (
     pack_judp,
 )
 
-__all__ = [
-    "ACCESS_CONTROL",
-    "BROADCAST",
-    "LOCAL_POSE_SENSOR",
-    "MANAGEMENT",
-    "MANIPULATOR_JOINT_POSITION_SENSOR",
-    "PRIMITIVE_DRIVER",
-    "PRIMITIVE_MANIPULATOR",
-    "VELOCITY_STATE_DRIVER",
-    "VELOCITY_STATE_SENSOR",
-    "ClientOptions",
-    "JausClient",
-    "Phase",
-]
+__all__ = ["JausClient"]
 
 
 _POSE_FIELDS = 1 << 0 | 1 << 1 | 1 << 6 | 1 << 8  # X, Y, Yaw, TimeStamp

@@ -18,12 +18,12 @@ from freelook.hal import (
     OdometrySample,
     RobotHardware,
 )
-from freelook.hardware.judp._client import (
+from freelook.hardware.judp._client import JausClient
+from freelook.hardware.judp._options import (
     LOCAL_POSE_SENSOR,
     MANIPULATOR_JOINT_POSITION_SENSOR,
     PRIMITIVE_MANIPULATOR,
     VELOCITY_STATE_SENSOR,
-    JausClient,
 )
 
 __all__ = ["jaus_hardware", "jaus_notes"]

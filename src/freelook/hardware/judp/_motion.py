@@ -16,7 +16,7 @@ from freelook.hal import OdometrySample
 from freelook.judp import POSITION, LocalPose, VelocityState
 
 if TYPE_CHECKING:
-    from freelook.hardware.judp._client import ClientOptions
+    from freelook.hardware.judp._options import ClientOptions
 
 __all__ = ["ReportedMotion"]
 

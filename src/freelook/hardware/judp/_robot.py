@@ -29,14 +29,10 @@ from freelook.config import ArmConfig, JausConfig, RobotConfig
 from freelook.errors import ConfigError
 from freelook.hal import DriveKind, RobotHardware
 from freelook.hardware.judp._arm import JausArm
-from freelook.hardware.judp._client import (
-    MANIPULATOR_JOINT_POSITION_SENSOR,
-    ClientOptions,
-    JausClient,
-    Phase,
-)
+from freelook.hardware.judp._client import JausClient
 from freelook.hardware.judp._errors import JausRobotError
 from freelook.hardware.judp._hal import jaus_hardware
+from freelook.hardware.judp._options import MANIPULATOR_JOINT_POSITION_SENSOR, ClientOptions, Phase
 from freelook.judp import JausId
 
 __all__ = ["DEFAULT_PORT", "JausRobot", "JudpAddress", "parse_judp_url"]
