@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from freelook.errors import ConfigError
-from freelook.hal import Camera, EncodedCamera
 from freelook.link import (
     EXPIRING_COMMANDS,
     MAP_CHUNK,
@@ -49,12 +48,12 @@ from freelook.link import (
     VideoFeedback,
     VideoFrame,
     ZenohBus,
-    encode_jpeg,
     parse_transport_url,
 )
 from freelook.maps import World, builtin_worlds
 from freelook.robot._program import RobotProgram
-from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream
+from freelook.robot._radio import RadioBudget
+from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream, VideoStream, _jpeg_frame
 from freelook.runtime import RealtimeRuntime
 from freelook.video import AvCamera
 
@@ -69,7 +68,6 @@ MAP_ANNOUNCE_PERIOD = 2.0  # s between map announcements (and one when a session
 #: s between the announcements of the modes the robot never enters (and one when a session
 #: opens): a station that missed one hears it again, and forgets one no longer said
 REFUSAL_ANNOUNCE_PERIOD = 2.0
-FULL_REFILL = 2.0  # s of a radio's video budget its tokens hold at most
 
 #: Work a hardware backend needs done while the robot runs (e.g. keeping a serial link).
 BackendTask = Callable[[], Coroutine[Any, Any, None]]
@@ -457,30 +455,6 @@ class RobotServer:
                     self.radio.spent(sent)
 
 
-def _jpeg_frame(stream: VideoStream) -> tuple[bytes, int, int] | None:
-    """The newest frame of ``stream``'s camera as (JPEG, width, height), None if it has none;
-    a compressed camera's frame as it came, each once."""
-    if isinstance(stream.camera, EncodedCamera):
-        return stream.camera.capture_jpeg(stream.jpeg_quality)
-    image = stream.camera.capture()
-    if image is None:
-        return None
-    height, width = image.shape[:2]
-    return encode_jpeg(image, stream.jpeg_quality), width, height
-
-
-@dataclass(frozen=True)
-class VideoStream:
-    """One camera the server sends: its stream id, device, rate (Hz), JPEG quality, layout."""
-
-    stream: int
-    camera: Camera
-    rate: float
-    jpeg_quality: int
-    layout: FrameLayout = FrameLayout.MONO
-    size: tuple[int, int] | None = None  # the frames' (width, height): a pair's both eyes
-
-
 def _framing(listen: str) -> Literal["datagram", "stream"]:
     """How packets are framed on ``listen``'s transport (a URL that does not parse is refused
     when the server opens it)."""
@@ -505,64 +479,3 @@ def _announcer(robot_map: World) -> MapAnnouncer | None:
         return None
     name = robot_map.source if robot_map.source in builtin_worlds() else ""
     return MapAnnouncer(robot_map, name=name)
-
-
-class RadioBudget:
-    """A slow radio's bytes per second shared out: telemetry first, video from what is left.
-
-    Telemetry is spaced so it takes at most ``telemetry_share`` of the radio. A video frame
-    goes out only when a token bucket refilled at the rest holds its size, and only if it
-    holds the radio for at most ``max_hold`` seconds (a frame that would hold it longer would
-    delay the telemetry and commands behind it): video is thinned to fit, or left out.
-    """
-
-    max_hold = 0.1  # s of air time one frame may take
-
-    def __init__(self, bytes_per_s: float, telemetry_spacing: float, video_rate: float) -> None:
-        self.bytes_per_s = bytes_per_s
-        self.telemetry_spacing = telemetry_spacing
-        self.video_rate = video_rate  # bytes/s left for video
-        self._tokens = 0.0
-        self._last: float | None = None
-
-    @classmethod
-    def for_baud(
-        cls, baud: int, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.7
-    ) -> RadioBudget:
-        usable = 0.8 * baud / 10  # 8N1 framing, and room for the operator's replies
-        spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
-        return cls(usable, spacing, usable - telemetry_bytes / spacing)
-
-    @classmethod
-    def for_rate(
-        cls, bits_per_s: float, telemetry_bytes: int, spacing: float, telemetry_share: float = 0.3
-    ) -> RadioBudget:
-        """A rate-limited UDP link (a radio behind an IP bridge): datagrams interleave, so a
-        frame may hold the link for up to a second; telemetry is spaced to leave video most."""
-        usable = 0.9 * bits_per_s / 8  # room for the operator's replies
-        spacing = max(spacing, telemetry_bytes / (telemetry_share * usable))
-        budget = cls(usable, spacing, usable - telemetry_bytes / spacing)
-        budget.max_hold = 1.0
-        return budget
-
-    def may_send_frame(self, now: float, size: int) -> bool:
-        """Whether a frame of ``size`` bytes may go out now."""
-        if self._last is not None:
-            self._tokens = min(
-                self._tokens + (now - self._last) * self.video_rate,
-                FULL_REFILL * self.video_rate,
-            )
-        self._last = now
-        fits = size <= self.max_hold * self.bytes_per_s
-        return self.video_rate > 0 and fits and self._tokens >= size
-
-    def wait_for(self, size: int) -> float:
-        """Seconds until the budget has room for a frame of ``size`` bytes, at most the two it
-        takes to fill (a frame too large for it, or that would hold the radio too long, is
-        tried again then: the next may be smaller)."""
-        if self.video_rate <= 0 or size > self.max_hold * self.bytes_per_s:
-            return FULL_REFILL
-        return min(max(0.0, size - self._tokens) / self.video_rate, FULL_REFILL)
-
-    def spent(self, size: int) -> None:
-        self._tokens -= size

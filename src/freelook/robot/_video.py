@@ -1,4 +1,5 @@
-"""The robot's inter-frame video streams: a :class:`VideoSender` per camera, fed on the
+"""The robot's video streams: each camera it sends (:class:`VideoStream`, its JPEG frames
+by :func:`_jpeg_frame`), and the inter-frame ones: a :class:`VideoSender` per camera, fed on the
 server's event loop and encoded on a thread of its own (the control loop runs on the event
 loop: an encoder holding it for tens of milliseconds would stretch its cycles).
 
@@ -12,13 +13,21 @@ import asyncio
 import concurrent.futures
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from freelook.config import frame_limit
 from freelook.hal import Camera, EncodedCamera
-from freelook.link import FrameLayout, VideoCodec, VideoFeedback, VideoFrame, decode_jpeg
+from freelook.link import (
+    FrameLayout,
+    VideoCodec,
+    VideoFeedback,
+    VideoFrame,
+    decode_jpeg,
+    encode_jpeg,
+)
 from freelook.video import (
     RATE_LOG,
     ByteBudget,
@@ -28,7 +37,7 @@ from freelook.video import (
     VideoSetting,
 )
 
-__all__ = ["UNSHAPED_VIDEO_RATE", "InterStream"]
+__all__ = ["UNSHAPED_VIDEO_RATE", "InterStream", "VideoStream"]
 
 log = logging.getLogger(RATE_LOG)  # each change of a stream's setting (INFO)
 camera_log = logging.getLogger(__name__)  # frames refused (WARNING, the first and every 100th)
@@ -49,6 +58,30 @@ def _capture(camera: Camera, quality: int) -> Captured | None:
         encoded = camera.capture_jpeg(quality)
         return None if encoded is None else encoded[0]
     return camera.capture()
+
+
+@dataclass(frozen=True)
+class VideoStream:
+    """One camera the server sends: its stream id, device, rate (Hz), JPEG quality, layout."""
+
+    stream: int
+    camera: Camera
+    rate: float
+    jpeg_quality: int
+    layout: FrameLayout = FrameLayout.MONO
+    size: tuple[int, int] | None = None  # the frames' (width, height): a pair's both eyes
+
+
+def _jpeg_frame(stream: VideoStream) -> tuple[bytes, int, int] | None:
+    """The newest frame of ``stream``'s camera as (JPEG, width, height), None if it has none;
+    a compressed camera's frame as it came, each once."""
+    if isinstance(stream.camera, EncodedCamera):
+        return stream.camera.capture_jpeg(stream.jpeg_quality)
+    image = stream.camera.capture()
+    if image is None:
+        return None
+    height, width = image.shape[:2]
+    return encode_jpeg(image, stream.jpeg_quality), width, height
 
 
 class InterStream:
