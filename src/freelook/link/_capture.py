@@ -122,15 +122,7 @@ class CaptureCodec:
         self._senders[header.sender] = None
         if len(self._senders) > MAX_HANDSHAKES:
             del self._senders[next(iter(self._senders))]
-        return Decoded(
-            message,
-            header.stamp,
-            len(packet),
-            header.sender,
-            header.stream,
-            header.sequence,
-            header.expires,
-        )
+        return header.decoded(message, len(packet))
 
     def _once(self, packet_tag: bytes, header: Header) -> None:
         """Refuse a packet tagged with the station key that was seen before, byte for byte

@@ -227,15 +227,7 @@ class _SessionEnd:
             verified.move_to_end(source)
             if len(verified) > MAX_VERIFIED_SOURCES:
                 verified.popitem(last=False)
-        return Decoded(
-            message,
-            header.stamp,
-            len(packet),
-            header.sender,
-            header.stream,
-            header.sequence,
-            header.expires,
-        )
+        return header.decoded(message, len(packet))
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:
         raise NotImplementedError

@@ -257,12 +257,4 @@ class NativeCodec:
         stamp = header.stamp
         if self.key is not None:
             self.replay.check(header.sender, header.stream, header.sequence, stamp)
-        return Decoded(
-            message,
-            stamp,
-            len(packet),
-            header.sender,
-            header.stream,
-            header.sequence,
-            header.expires,
-        )
+        return header.decoded(message, len(packet))

@@ -18,7 +18,9 @@ import struct
 from typing import NamedTuple
 
 from freelook.link._auth import TAG_SIZE
+from freelook.link._decoded import Decoded
 from freelook.link._errors import FramingError, MalformedError, UnknownTypeError
+from freelook.link._messages import Message
 from freelook.link._native_payloads import TYPES
 
 __all__ = [
@@ -75,6 +77,12 @@ class Header(NamedTuple):
     @property
     def message_type(self) -> type:
         return TYPES[self.code][0]
+
+    def decoded(self, message: Message, size: int) -> Decoded:
+        """``message``, read from a packet of ``size`` bytes that carried this header."""
+        return Decoded(
+            message, self.stamp, size, self.sender, self.stream, self.sequence, self.expires
+        )
 
 
 def frame_length(buffer: bytes | bytearray, start: int) -> int:
