@@ -75,22 +75,7 @@ def decode(
     """Decode packets: fields in real units, CRC/authentication status, undecodable bytes."""
     from freelook.link import CaptureCodec, StreamDecoder, ThesisCodec, link_key
 
-    if (hex_input is None) == (file is None):
-        typer.echo("give packet hex or --file CAPTURE (one of them)", err=True)
-        raise typer.Exit(2)
-    if file is not None:
-        try:
-            data = read_regular(file, MAX_CAPTURE_BYTES)
-        except OSError as err:
-            typer.echo(f"{file}: cannot read: {err.strerror}", err=True)
-            raise typer.Exit(2) from None
-    else:
-        text = "".join(hex_input or []).replace(" ", "").replace(":", "")
-        try:
-            data = bytes.fromhex(text)
-        except ValueError:
-            typer.echo(f"not hex: {text[:40]!r}", err=True)
-            raise typer.Exit(2) from None
+    data = _packet_bytes(hex_input, file)
     codec: ThesisCodec | CaptureCodec
     if wire == "thesis":
         codec = ThesisCodec()
@@ -133,6 +118,26 @@ def decode(
             f"{len(codec.sessions)} handshakes in the capture, "
             f"{codec.keys_derived} session keys derived from them"
         )
+
+
+def _packet_bytes(hex_input: list[str] | None, file: Path | None) -> bytes:
+    """The bytes to decode: the hex given, or the capture file's (exit 2 on neither or both,
+    a file that cannot be read, or text that is not hex)."""
+    if (hex_input is None) == (file is None):
+        typer.echo("give packet hex or --file CAPTURE (one of them)", err=True)
+        raise typer.Exit(2)
+    if file is not None:
+        try:
+            return read_regular(file, MAX_CAPTURE_BYTES)
+        except OSError as err:
+            typer.echo(f"{file}: cannot read: {err.strerror}", err=True)
+            raise typer.Exit(2) from None
+    text = "".join(hex_input or []).replace(" ", "").replace(":", "")
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        typer.echo(f"not hex: {text[:40]!r}", err=True)
+        raise typer.Exit(2) from None
 
 
 def register(app: typer.Typer) -> None:
