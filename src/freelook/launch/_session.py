@@ -229,6 +229,49 @@ def recorded_line(stats: RecorderStats) -> str:
     return f"recorded {count} messages" + (f" ({'; '.join(lost)})" if lost else "")
 
 
+def _recorder(options: SessionOptions, config: RobotConfig, world: str) -> Recorder | None:
+    """The recording ``--record`` asks for (its folder made), or None."""
+    if options.record is None:
+        return None
+    options.record.parent.mkdir(parents=True, exist_ok=True)
+    return Recorder(
+        options.record, metadata={"robot": config.name, "world": world, "wire": options.wire}
+    )
+
+
+def _open_page(options: SessionOptions, url: str, announce: Callable[[str], None]) -> None:
+    """Say where the recording goes, and open the cockpit in a browser when asked."""
+    if options.record is not None:
+        announce(f"recording to {options.record}")
+    if options.open_browser:
+        with contextlib.suppress(Exception):
+            webbrowser.open(url)
+
+
+async def _wind_down(
+    web: uvicorn.Server,
+    web_task: asyncio.Task[None],
+    tasks: tuple[asyncio.Task[None] | None, ...],
+    bridge: FoxgloveBridge | None,
+    background: BackgroundRecorder | None,
+    options: SessionOptions,
+    announce: Callable[[str], None],
+) -> None:
+    """The web server stopped, the session's tasks cancelled and awaited, the Foxglove
+    bridge stopped and the recording closed (and said, when one was asked for)."""
+    await _stop_web(web, web_task)
+    running = [t for t in tasks if t is not None]
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+    if bridge is not None:
+        bridge.stop()
+    if background is not None and options.record is None:
+        background.close()
+    elif background is not None:
+        announce(recorded_line(background.close()))
+
+
 async def _stop_web(web: uvicorn.Server, task: asyncio.Task[None], grace: float = 2.0) -> None:
     """Ask the web server to exit and give it ``grace`` seconds to close its sockets."""
     web.should_exit = True
@@ -276,14 +319,7 @@ async def _session(
     parts: dict[str, object] | None,
 ) -> None:
     bridge = _foxglove_bridge(config, options, access, announce)  # before a recording
-    recorder: Recorder | None = None
-    if options.record is not None:
-        options.record.parent.mkdir(parents=True, exist_ok=True)
-        recorder = Recorder(
-            options.record,
-            metadata={"robot": config.name, "world": world.name, "wire": options.wire},
-        )
-    background = _background(recorder, bridge)
+    background = _background(_recorder(options, config, world.name), bridge)
     key = options.key or secrets.token_bytes(32)  # a fresh key for this local session
     server, _ = simulated_server(
         config,
@@ -332,26 +368,13 @@ async def _session(
             announce(f"{config.name}: {line}")
         announce(f"freelook: {config.name} in {world.name} — open {url}")
         announce(f"virtual operator station (WebXR): {_station(url)}")
-        if options.record is not None:
-            announce(f"recording to {options.record}")
-        if options.open_browser:
-            with contextlib.suppress(Exception):
-                webbrowser.open(url)
+        _open_page(options, url, announce)
         if started is not None:
             started.set()
         await asyncio.shield(web_task)  # a cancel lets the server close its sockets
     finally:
-        await _stop_web(web, web_task)
-        tasks = [t for t in (station_task, robot_task, web_task, bridge_task) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if bridge is not None:
-            bridge.stop()
-        if background is not None and options.record is None:
-            background.close()
-        elif background is not None:
-            announce(recorded_line(background.close()))
+        tasks = (station_task, robot_task, web_task, bridge_task)
+        await _wind_down(web, web_task, tasks, bridge, background, options, announce)
 
 
 async def run_operator(
@@ -382,18 +405,7 @@ async def _operator(
     announce: Callable[[str], None],
 ) -> None:
     bridge = _foxglove_bridge(config, options, access, announce)  # before a recording
-    recorder: Recorder | None = None
-    if options.record is not None:
-        options.record.parent.mkdir(parents=True, exist_ok=True)
-        recorder = Recorder(
-            options.record,
-            metadata={
-                "robot": config.name,
-                "world": world.name if world else "",
-                "wire": options.wire,
-            },
-        )
-    background = _background(recorder, bridge)
+    background = _background(_recorder(options, config, world.name if world else ""), bridge)
     station = OperatorStation(
         config,
         world,
@@ -429,21 +441,8 @@ async def _operator(
         where = robot.device or f"{robot.host}:{robot.port}"  # a serial line's, or an address
         announce(f"freelook operator: robot at {where} — open {url}")
         announce(f"virtual operator station (WebXR): {_station(url)}")
-        if options.record is not None:
-            announce(f"recording to {options.record}")
-        if options.open_browser:
-            with contextlib.suppress(Exception):
-                webbrowser.open(url)
+        _open_page(options, url, announce)
         await asyncio.shield(web_task)  # a cancel lets the server close its sockets
     finally:
-        await _stop_web(web, web_task)
-        tasks = [t for t in (station_task, web_task, bridge_task) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if bridge is not None:
-            bridge.stop()
-        if background is not None and options.record is None:
-            background.close()
-        elif background is not None:
-            announce(recorded_line(background.close()))
+        tasks = (station_task, web_task, bridge_task)
+        await _wind_down(web, web_task, tasks, bridge, background, options, announce)
