@@ -18,10 +18,13 @@ import statistics
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freelook.bench import Case, benchmark
 from freelook.link import Accepted, ControlGrant, LinkEvent, Telemetry
+
+if TYPE_CHECKING:
+    from freelook.hardware.sim import SimulatedFleet
 
 ROBOTS = 10
 STATIONS = 3
@@ -65,7 +68,7 @@ async def _trial(transport: str) -> FleetTrial:
 
     from freelook.config import load_robot
     from freelook.hardware.sim import SimulatedFleet
-    from freelook.link import KeyRing, VelocityCommand, ZenohBus
+    from freelook.link import KeyRing, ZenohBus
     from freelook.maps import load_world
     from freelook.robot import ServerOptions
 
@@ -90,23 +93,7 @@ async def _trial(transport: str) -> FleetTrial:
         bus=robots_bus,
     )
     received: set[float] = set()  # the speeds of the commands the robot programs had
-
-    for server in fleet:
-        original = server.program.send
-
-        def spy(
-            message: Any,
-            station: int = 0,
-            permissions: Any = None,
-            expires: float | None = None,
-            _o: Any = original,
-        ) -> Any:
-            if isinstance(message, VelocityCommand):
-                received.add(message.v)
-            return _o(message, station, permissions, expires)
-
-        server.program.send = spy  # type: ignore[method-assign]
-
+    _note_commands(fleet, received)
     fleet_task = asyncio.create_task(fleet.run())
     context = multiprocessing.get_context("spawn")
     mine, theirs = context.Pipe()
@@ -144,6 +131,28 @@ async def _trial(transport: str) -> FleetTrial:
         await asyncio.gather(fleet_task, return_exceptions=True)
         if robots_bus is not None:
             robots_bus.close()
+
+
+def _note_commands(fleet: SimulatedFleet, received: set[float]) -> None:
+    """Each of ``fleet``'s robot programs adds the speed of each velocity command it is
+    given to ``received``."""
+    from freelook.link import VelocityCommand
+
+    for server in fleet:
+        original = server.program.send
+
+        def spy(
+            message: Any,
+            station: int = 0,
+            permissions: Any = None,
+            expires: float | None = None,
+            _o: Any = original,
+        ) -> Any:
+            if isinstance(message, VelocityCommand):
+                received.add(message.v)
+            return _o(message, station, permissions, expires)
+
+        server.program.send = spy  # type: ignore[method-assign]
 
 
 def _stations_process(transport: str, robots: list[tuple[str, int, str]], conn: Any) -> None:
