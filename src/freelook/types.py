@@ -53,6 +53,7 @@ class SafetyFlags(IntFlag):
     ESTOP = 8
     BUMPER = 16
     HARDWARE = 32  # the hardware does not answer (a lost cable or socket): nothing is commanded
+    DELAY = 64  # the speed capped to what the link's round trip lets the robot stop from
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """Robot-side safety: zones, approach check, obstacle memory, link watchdog, e-stop, bumpers,
-and the obstacle points they judge by (range sensors, memory, the map layer)."""
+the speed that fits the link's delay, and the obstacle points they judge by (range sensors,
+memory, the map layer)."""
 
 from freelook.safety._filter import SafetyDecision, SafetyEvent, SafetyFilter, limit_ratio
 from freelook.safety._kernels import beyond_beams, in_cones
@@ -7,9 +8,11 @@ from freelook.safety._map_layer import MapLayer
 from freelook.safety._memory import ObstacleMemory, in_sonar_cones, seen_through
 from freelook.safety._point_sources import PointSources, RangePoints
 from freelook.safety._rule import Cycle, Judgement, Rule, RuleSetting, build_rules, register_rule
+from freelook.safety._rule_delay import DelaySpeedRule, delay_speed_cap
 
 __all__ = [
     "Cycle",
+    "DelaySpeedRule",
     "Judgement",
     "MapLayer",
     "ObstacleMemory",
@@ -22,6 +25,7 @@ __all__ = [
     "SafetyFilter",
     "beyond_beams",
     "build_rules",
+    "delay_speed_cap",
     "in_cones",
     "in_sonar_cones",
     "limit_ratio",
