@@ -50,11 +50,11 @@ def test_a_restarted_robot_does_not_drive_on_the_held_key_until_it_is_pressed_ag
         keys: dict[str, Any] = {"type": "axes", "mode": "free_look", "forward": 0.6}
 
         async def page() -> None:  # the page repeats what is held every 50 ms
-            mode = parse_browser_message({"type": "mode", "mode": "free_look"})
+            mode = parse_browser_message({"type": "mode", "mode": "free_look"}, station.core.scales)
             assert mode is not None
             station.send(station.core.handle(mode, station.clock(), time.time()))
             while True:
-                request = parse_browser_message(keys)
+                request = parse_browser_message(keys, station.core.scales)
                 assert request is not None
                 station.send(station.core.handle(request, station.clock(), time.time()))
                 await asyncio.sleep(0.05)

@@ -22,7 +22,7 @@ from freelook.link import (
     NativeCodec,
 )
 from freelook.maps import load_world
-from freelook.operator import StationCore, parse_browser_message
+from freelook.operator import StationCore, StickScales, parse_browser_message
 from freelook.types import Mode
 
 KEY = bytes(range(32))
@@ -37,7 +37,7 @@ def station(config: Any = TAROS) -> StationCore:
 
 
 def press(core: StationCore, message: dict[str, Any]) -> list[object]:
-    request = parse_browser_message(message)
+    request = parse_browser_message(message, core.scales)
     assert request is not None, message
     return list(core.handle(request, 0.0, wall_time=1.8e9))
 
@@ -64,7 +64,7 @@ def press(core: StationCore, message: dict[str, Any]) -> list[object]:
     ],
 )
 def test_hostile_arm_messages_are_refused(message: dict[str, Any]) -> None:
-    assert parse_browser_message(message) is None
+    assert parse_browser_message(message, StickScales.of(TAROS)) is None
 
 
 def test_joint_jogs_are_shares_of_the_urdf_limits_and_clamped() -> None:

@@ -15,7 +15,7 @@ from freelook.link import (
     Telemetry,
     ThesisCodec,
 )
-from freelook.operator import StationCore, parse_browser_message
+from freelook.operator import StationCore, StickScales, parse_browser_message
 from freelook.types import Mode, TaskPhase
 
 KEY = bytes(range(32))
@@ -24,7 +24,7 @@ KEY = bytes(range(32))
 def test_dispose_asks_for_the_autonomy_mode_then_sends_heartbeats_only() -> None:
     session = LinkSession(NativeCodec(KEY, sender=1), spacing=0.047)
     core = StationCore(load_robot("m2p2"), None, session)
-    request = parse_browser_message({"type": "mode", "mode": "autonomy"})
+    request = parse_browser_message({"type": "mode", "mode": "autonomy"}, core.scales)
     assert request is not None
     assert list(core.handle(request, 0.0, wall_time=1.8e9)) == [ModeChange(Mode.AUTONOMY)]
     assert core.drive_command is None
@@ -34,7 +34,7 @@ def test_dispose_asks_for_the_autonomy_mode_then_sends_heartbeats_only() -> None
 def test_a_thesis_station_cannot_ask_for_autonomy() -> None:
     session = LinkSession(ThesisCodec(), spacing=0.047)
     core = StationCore(load_robot("m2p2"), None, session, native=False)
-    request = parse_browser_message({"type": "mode", "mode": "autonomy"})
+    request = parse_browser_message({"type": "mode", "mode": "autonomy"}, core.scales)
     assert request is not None
     assert list(core.handle(request, 0.0, wall_time=1.8e9)) == []
 
@@ -42,7 +42,7 @@ def test_a_thesis_station_cannot_ask_for_autonomy() -> None:
 def test_hostile_mode_names_are_refused() -> None:
     for mode in ("AUTONOMY", "autonomy ", 9, None):
         message: dict[str, Any] = {"type": "mode", "mode": mode}
-        assert parse_browser_message(message) is None
+        assert parse_browser_message(message, StickScales.of(load_robot("m2p2"))) is None
 
 
 def test_the_task_reaches_the_page() -> None:

@@ -34,11 +34,12 @@ from freelook.link import (
     VelocityCommand,
 )
 from freelook.maps import load_world
-from freelook.operator import RefusedInputError, StationCore, parse_browser_message
+from freelook.operator import RefusedInputError, StationCore, StickScales, parse_browser_message
 from freelook.types import Mode
 
 KEY = bytes(range(32))
 CONFIG = load_robot("pioneer3dx")
+SCALES = StickScales.of(CONFIG)
 
 
 def station(native: bool = True) -> StationCore:
@@ -50,7 +51,7 @@ def station(native: bool = True) -> StationCore:
 
 
 def press(core: StationCore, message: dict[str, Any], now: float = 0.0) -> list[object]:
-    request = parse_browser_message(message)
+    request = parse_browser_message(message, core.scales)
     assert request is not None, message
     return list(core.handle(request, now, wall_time=1.8e9 + now))
 
@@ -210,7 +211,7 @@ def test_non_numbers_and_non_finite_axes_drive_nothing(message: dict[str, Any]) 
     ],
 )
 def test_unknown_or_malformed_browser_messages_are_refused(message: object) -> None:
-    assert parse_browser_message(message) is None
+    assert parse_browser_message(message, SCALES) is None
 
 
 _FIELDS = st.sampled_from(["type", "mode", "forward", "left", "turn", "pan", "key", "side"])
@@ -229,7 +230,7 @@ _STATION = station()
 def test_any_browser_message_is_refused_or_yields_finite_bounded_commands(
     message: dict[str, Any],
 ) -> None:
-    request = parse_browser_message(message)
+    request = parse_browser_message(message, SCALES)
     if request is None:
         return
     for command in _STATION.handle(request, 0.0, 0.0):
@@ -271,7 +272,7 @@ def test_from_the_key_to_the_wheels_within_one_control_cycle() -> None:
 
 def test_a_linear_drive_between_equal_points_is_refused_with_the_reason() -> None:
     with pytest.raises(RefusedInputError, match=r"two different points \(both at x = 1\.5 m\)"):
-        parse_browser_message({"type": "linear", "action": "start", "x0": 1.5, "x1": 1.5})
+        parse_browser_message({"type": "linear", "action": "start", "x0": 1.5, "x1": 1.5}, SCALES)
 
 
 def test_a_held_input_the_page_stops_repeating_becomes_a_stop() -> None:

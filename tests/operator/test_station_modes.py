@@ -32,7 +32,7 @@ def station(native: bool = True) -> StationCore:
 
 
 def press(core: StationCore, message: dict[str, Any], now: float = 0.0) -> list[object]:
-    request = parse_browser_message(message)
+    request = parse_browser_message(message, core.scales)
     assert request is not None, message
     return list(core.handle(request, now, wall_time=1.8e9 + now))
 

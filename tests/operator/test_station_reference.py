@@ -27,7 +27,9 @@ AT_REST = Telemetry(
 
 def _started() -> tuple[StationCore, TrajectoryStart]:
     core = StationCore(CONFIG, None, LinkSession(NativeCodec(bytes(32), sender=1), spacing=0.05))
-    request = parse_browser_message({"type": "trajectory", "action": "start", "preset": "ellipse"})
+    request = parse_browser_message(
+        {"type": "trajectory", "action": "start", "preset": "ellipse"}, core.scales
+    )
     assert request is not None
     (upload,) = core.handle(request, 10.0, 1.8e9)
     assert isinstance(upload, TrajectoryStart)

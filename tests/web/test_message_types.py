@@ -170,7 +170,7 @@ def telemetry(config: RobotConfig, **fields: Any) -> Telemetry:
 
 def refused(core: StationCore) -> StationCore:
     """The core with a refusal to show: the Arm mode asked of a robot without an arm."""
-    request = parse_browser_message({"type": "mode", "mode": "arm"})
+    request = parse_browser_message({"type": "mode", "mode": "arm"}, core.scales)
     assert request is not None
     list(core.handle(request, 0.0, wall_time=1.8e9))
     return core

@@ -173,12 +173,12 @@ def _sees(station: OperatorStation, telemetry_bound: float) -> bool:
 
 async def _hold_forward(station: OperatorStation) -> None:
     """The page: Free Look, forward held (repeated every 50 ms, as the page repeats it)."""
-    mode = parse_browser_message({"type": "mode", "mode": "free_look"})
+    mode = parse_browser_message({"type": "mode", "mode": "free_look"}, station.core.scales)
     assert mode is not None
     station.send(station.core.handle(mode, station.clock(), time.time()))
     held = {"type": "axes", "mode": "free_look", "forward": 0.5}
     while True:
-        request = parse_browser_message(held)
+        request = parse_browser_message(held, station.core.scales)
         assert request is not None
         station.send(station.core.handle(request, station.clock(), time.time()))
         await asyncio.sleep(0.05)

@@ -3,7 +3,12 @@ protocol, operator-side planning, what the page is shown, the station on a link 
 a fleet on a Zenoh bus) and its live Foxglove bridge. It knows the robot only through the link:
 the processes of a session are started by :mod:`freelook.launch`."""
 
-from freelook.operator._browser import BrowserInput, RefusedInputError, parse_browser_message
+from freelook.operator._browser import (
+    BrowserInput,
+    RefusedInputError,
+    StickScales,
+    parse_browser_message,
+)
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._fleet import MAX_ROBOTS, FleetStation
 from freelook.operator._foxglove import FoxgloveBridge
@@ -18,5 +23,6 @@ __all__ = [
     "OperatorStation",
     "RefusedInputError",
     "StationCore",
+    "StickScales",
     "parse_browser_message",
 ]

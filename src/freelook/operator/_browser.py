@@ -1,10 +1,14 @@
 """The browser protocol: JSON messages from a cockpit page, validated into typed inputs.
 
 A page may be careless or hostile, so every field is checked here, once: unknown kinds and
-malformed fields are refused (``None``) rather than guessed, numbers must be finite, axes are
-clamped to [−1, 1], waypoint and joint lists are bounded. A message that is well formed but
-asks for something that cannot be done raises :class:`RefusedInputError` with the reason. The
-station core only ever sees these types.
+malformed fields are refused (``None``) rather than guessed, numbers must be finite, stick
+deflections are read within their range [−1, 1], waypoint and joint lists are bounded. That
+is validation, not a limit: the robot applies its own limits to what it is sent. A message that
+is well formed but asks for something that cannot be done raises :class:`RefusedInputError`
+with the reason. The station core only ever sees these types; the drive axes of Free Look and
+Tank are read straight into the link's command (:class:`~freelook.link.FreeLookCommand`,
+:class:`~freelook.link.TankCommand`), each deflection times what a full one asks of this robot
+(:class:`StickScales`: feel, not safety).
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from freelook.link import MAX_STREAMS
+from freelook.config import RobotConfig
+from freelook.link import MAX_STREAMS, FreeLookCommand, TankCommand
 
 __all__ = [
     "ArmJogRequest",
-    "Axes",
     "BrowserInput",
+    "DriveAxes",
     "EStopRequest",
     "GripperRequest",
     "KeyPress",
@@ -28,6 +33,7 @@ __all__ = [
     "RefusedInputError",
     "RelocalizeRequest",
     "SelectMode",
+    "StickScales",
     "TrajectoryRequest",
     "TransmissionRequest",
     "VideoSupport",
@@ -49,15 +55,30 @@ class RefusedInputError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Axes:
-    """Stick or WASD/mouse deflections in [−1, 1], for Tank or Free Look."""
+class StickScales:
+    """What a full deflection of each stick axis asks of one robot: its configured speed
+    (m/s), turn rate, pan and tilt rates (rad/s). The axes are shaped for feel; the robot
+    keeps every command within its limits itself."""
 
-    mode: Literal["tank", "free_look"]
-    forward: float = 0.0
-    left: float = 0.0
-    turn: float = 0.0
-    pan: float = 0.0
-    tilt: float = 0.0
+    speed: float
+    turn: float
+    pan: float
+    tilt: float
+
+    @classmethod
+    def of(cls, config: RobotConfig) -> StickScales:
+        """The scales of the robot ``config`` describes (no camera rates without a pan-tilt)."""
+        limits, pt = config.limits, config.pan_tilt
+        return cls(
+            limits.max_speed,
+            math.radians(limits.max_turn_rate_deg),
+            pt.max_pan_rate if pt else 0.0,
+            math.radians(pt.max_tilt_rate_deg) if pt else 0.0,
+        )
+
+
+#: the drive axes of Free Look and Tank, as the link carries them
+DriveAxes = FreeLookCommand | TankCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +163,8 @@ class VideoSupport:
 
 
 BrowserInput = (
-    Axes
+    FreeLookCommand
+    | TankCommand
     | KeyPress
     | SelectMode
     | EStopRequest
@@ -167,6 +189,8 @@ def _number(value: Any) -> float | None:
 
 
 def _axis(message: dict[str, Any], name: str) -> float:
+    """A stick deflection read within the stick's range [−1, 1] (none: not a finite number).
+    Validation of the page's message, not a limit: the robot's limits are the robot's."""
     value = _number(message.get(name, 0.0))
     return 0.0 if value is None else max(-1.0, min(1.0, value))
 
@@ -185,8 +209,23 @@ def _waypoints(raw: Any) -> tuple[tuple[float, float], ...] | None:
     return tuple(points)
 
 
-def parse_browser_message(message: Any) -> BrowserInput | None:
-    """The typed input ``message`` asks for, or None when it is unknown or malformed.
+def _drive_axes(message: dict[str, Any], scales: StickScales) -> DriveAxes:
+    """The page's drive axes as the link's command for its mode (Tank, else Free Look)."""
+    forward, turn, tilt = _axis(message, "forward"), _axis(message, "turn"), _axis(message, "tilt")
+    if message.get("mode", "free_look") == "tank":
+        pan = _axis(message, "pan")
+        return TankCommand(
+            forward * scales.speed, turn * scales.turn, pan * scales.pan, tilt * scales.tilt
+        )
+    left = _axis(message, "left")
+    return FreeLookCommand(
+        forward * scales.speed, left * scales.speed, turn * scales.turn, tilt * scales.tilt
+    )
+
+
+def parse_browser_message(message: Any, scales: StickScales) -> BrowserInput | None:
+    """The typed input ``message`` asks for, or None when it is unknown or malformed; drive
+    axes are read into commands with ``scales`` (the robot's: :meth:`StickScales.of`).
 
     Raises :class:`RefusedInputError` when it is well formed but cannot be done.
     """
@@ -194,11 +233,7 @@ def parse_browser_message(message: Any) -> BrowserInput | None:
         return None
     kind = message.get("type")
     if kind == "axes":
-        mode = message.get("mode", "free_look")
-        return Axes(
-            "tank" if mode == "tank" else "free_look",
-            *(_axis(message, name) for name in ("forward", "left", "turn", "pan", "tilt")),
-        )
+        return _drive_axes(message, scales)
     if kind == "key":
         key = message.get("key")
         return KeyPress(key) if key in _KEYS else None

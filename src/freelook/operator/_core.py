@@ -44,6 +44,7 @@ from freelook.link import (
 )
 from freelook.maps import World
 from freelook.operator._arm import ArmJog
+from freelook.operator._browser import StickScales
 from freelook.operator._inputs import _Inputs
 from freelook.operator._planning import Clearance
 from freelook.operator._trajectories import RunningPath, Trajectories
@@ -121,6 +122,9 @@ class StationCore(_Inputs):
         self.authority = authority
         self.native = native  # the native profile carries control requests and mode changes
         limits = config.limits
+        #: what a full deflection of each drive axis asks of this robot (the page's message
+        #: is read into the link's command with them: :func:`parse_browser_message`)
+        self.scales = StickScales.of(config)
         self.keyboard = KeyboardDrive(
             limits.keyboard_speed_step,
             math.radians(limits.keyboard_turn_step_deg),

@@ -7,7 +7,6 @@ and set is the core's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from freelook.config import RobotConfig
@@ -35,8 +34,8 @@ from freelook.link import (
 from freelook.operator._arm import ArmJog
 from freelook.operator._browser import (
     ArmJogRequest,
-    Axes,
     BrowserInput,
+    DriveAxes,
     EStopRequest,
     GripperRequest,
     KeyPress,
@@ -90,8 +89,8 @@ class _Inputs:
 
     def _released(self, request: BrowserInput) -> bool:
         """Whether ``request`` may act after a re-open: a moving input only after a rest."""
-        if isinstance(request, Axes):
-            moving = any((request.forward, request.left, request.turn, request.pan, request.tilt))
+        if isinstance(request, FreeLookCommand | TankCommand):
+            moving = _axes_held(request)
         elif isinstance(request, ArmJogRequest):
             moving = any(request.cartesian or request.joints)
         else:
@@ -105,17 +104,17 @@ class _Inputs:
         if self.needs_release and not self._released(request):
             self.inputs_held_back += 1
             return []
-        if isinstance(request, Axes):
-            held = any((request.forward, request.left, request.turn, request.pan, request.tilt))
-            self._held_since = now if held else None
+        if isinstance(request, FreeLookCommand | TankCommand):
+            self._held_since = now if _axes_held(request) else None
         elif isinstance(request, ArmJogRequest):
             self._held_since = now if any(request.cartesian or request.joints) else None
         if self.estop and _moves(request):
             self.inputs_held_by_estop += 1  # the stop holds until its button releases it
             return []
-        if isinstance(request, Axes):
-            why = self.unoffered(now).get(request.mode)
-            return self._refuse(request.mode, why, now) if why else self._axes(request)
+        if isinstance(request, FreeLookCommand | TankCommand):
+            mode = "tank" if isinstance(request, TankCommand) else "free_look"
+            why = self.unoffered(now).get(mode)
+            return self._refuse(mode, why, now) if why else self._drive(request)
         if isinstance(request, KeyPress):
             # arrow keys take over from any automatic mode at once, as in the thesis
             self.paths.operator = None
@@ -163,26 +162,12 @@ class _Inputs:
             del self.painted[:-1000]
         return []
 
-    def _axes(self, axes: Axes) -> list[Message]:
-        limits = self.config.limits
-        pt = self.config.pan_tilt
-        v_max = limits.max_speed
-        w_max = math.radians(limits.max_turn_rate_deg)
+    def _drive(self, command: DriveAxes) -> list[Message]:
+        """The page's drive axes, read into the link's command: sent now and kept, so the
+        transmissions repeat it."""
         self.paths.operator = None
-        command: Message
-        if axes.mode == "tank":
-            pan_max = pt.max_pan_rate if pt else 0.0
-            tilt_max = math.radians(pt.max_tilt_rate_deg) if pt else 0.0
-            command = TankCommand(
-                axes.forward * v_max, axes.turn * w_max, axes.pan * pan_max, axes.tilt * tilt_max
-            )
-        else:
-            tilt_max = math.radians(pt.max_tilt_rate_deg) if pt else 0.0
-            command = FreeLookCommand(
-                axes.forward * v_max, axes.left * v_max, axes.turn * w_max, axes.tilt * tilt_max
-            )
         self.drive_command = command
-        return [command]  # at once; the transmissions repeat it
+        return [command]
 
     def _arm(self, request: ArmJogRequest | GripperRequest) -> list[Message]:
         """An arm jog (joint by joint, or the tool point through the Jacobian at the joints
@@ -268,8 +253,8 @@ class _Inputs:
 def _moves(request: BrowserInput) -> bool:
     """Whether ``request`` would set the robot moving (held back while the e-stop is engaged:
     released, nothing asked for meanwhile drives off)."""
-    if isinstance(request, Axes):
-        return any((request.forward, request.left, request.turn, request.pan, request.tilt))
+    if isinstance(request, FreeLookCommand | TankCommand):
+        return _axes_held(request)
     if isinstance(request, ArmJogRequest):
         return any(request.cartesian or request.joints)
     if isinstance(request, KeyPress):
@@ -277,3 +262,10 @@ def _moves(request: BrowserInput) -> bool:
     if isinstance(request, LinearRequest | TrajectoryRequest):
         return request.start
     return isinstance(request, GripperRequest)
+
+
+def _axes_held(command: DriveAxes) -> bool:
+    """Whether the page's drive axes ask for any motion (some key or stick held)."""
+    if isinstance(command, TankCommand):
+        return any((command.v, command.omega, command.pan_rate, command.tilt_rate))
+    return any((command.v1, command.v2, command.omega, command.tilt_rate))

@@ -406,7 +406,7 @@ class OperatorStation(_Frames):
     async def handle_browser(self, message: dict[str, Any], slot: BrowserSlot) -> str | None:
         """One browser message; the reason it was refused, or None."""
         try:
-            request = parse_browser_message(message)
+            request = parse_browser_message(message, self.core.scales)
         except RefusedInputError as refusal:
             self.refused_browser_messages += 1
             return f"refused: {refusal}"
