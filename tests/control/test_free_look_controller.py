@@ -1,4 +1,5 @@
-"""The Free Look controller on its own: camera commands in, tracks and pan out (sans-I/O)."""
+"""The Free Look controller on its own: camera commands in, a drive command (tracks and the
+chassis twist they give) and the pan rate out (sans-I/O)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ def test_a_held_camera_has_nothing_to_catch_up_when_released() -> None:
     assert ref is not None
     assert (ref.x, ref.y) == (start.x, start.y)
     fl.carried_out = 1.0  # released, the camera where it was
-    out = fl.step(Pose(0.0, 0.0, 0.0), 0.0, 0.0, True, 2.0)
+    drive, _ = fl.step(Pose(0.0, 0.0, 0.0), 0.0, 0.0, True, 2.0)
     # only the command itself drives it on: no correction towards a reference run ahead
-    assert out.v == pytest.approx(0.3, rel=0.05)
+    assert drive.v == pytest.approx(0.3, rel=0.05)
     fl.reset()
     assert fl.reference is None

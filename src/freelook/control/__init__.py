@@ -5,7 +5,6 @@ from freelook.control._free_look import (
     CameraCommand,
     CameraReference,
     FreeLookController,
-    FreeLookOutput,
 )
 from freelook.control._keyboard import KeyboardDrive, KeyboardKey
 from freelook.control._limits import limit_velocity, thesis_limit_velocity
@@ -27,7 +26,6 @@ __all__ = [
     "CameraCommand",
     "CameraReference",
     "FreeLookController",
-    "FreeLookOutput",
     "KeyboardDrive",
     "KeyboardKey",
     "LinearDrive",

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from freelook.config import DriveConfig, FreeLookConfig, ModeLimitsConfig, PanTiltConfig
 from freelook.geometry import Pose, wrap_angle
-from freelook.hal import scale_within
+from freelook.hal import DriveCommand, scale_within
 from freelook.kinematics import free_look_control
 
-__all__ = ["CameraCommand", "CameraReference", "FreeLookController", "FreeLookOutput"]
+__all__ = ["CameraCommand", "CameraReference", "FreeLookController"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,17 +40,6 @@ class CameraReference:
     y: float
     psi: float
     time: float
-
-
-@dataclass(frozen=True, slots=True)
-class FreeLookOutput:
-    """One cycle's commands: wheel speeds (m/s), pan rate (rad/s), and the chassis's v, ω."""
-
-    v_left: float
-    v_right: float
-    pan_rate: float
-    v: float
-    omega: float
 
 
 class FreeLookController:
@@ -115,8 +104,9 @@ class FreeLookController:
 
     def step(
         self, pose: Pose, pan: float, yaw_rate: float, has_gyro: bool, now: float
-    ) -> FreeLookOutput:
-        """Wheel speeds and pan rate for this cycle, before safety scales them."""
+    ) -> tuple[DriveCommand, float]:
+        """This cycle's drive command (the track speeds and the chassis's v, ω they give) and
+        pan rate (rad/s), before safety scales them."""
         assert self._command is not None
         d = self.drive.d_eff
         L1, L2 = self.pan_tilt.mount_forward, self.pan_tilt.mount_left
@@ -167,10 +157,4 @@ class FreeLookController:
             turn *= sat
         chassis_rate = yaw_rate if has_gyro else (wheels.v_right - wheels.v_left) / d
         pan_rate = max(-pt.max_pan_rate, min(pt.max_pan_rate, turn - chassis_rate))
-        return FreeLookOutput(
-            wheels.v_left,
-            wheels.v_right,
-            pan_rate,
-            (wheels.v_left + wheels.v_right) / 2,
-            (wheels.v_right - wheels.v_left) / d,
-        )
+        return DriveCommand.of_wheels(wheels.v_left, wheels.v_right, d), pan_rate

@@ -44,18 +44,36 @@ _ARM_MODES = (Mode.ARM, Mode.AUTONOMY)
 
 
 class CycleOutput(NamedTuple):
-    """What one control cycle decided (a named tuple: one is made every cycle)."""
+    """What one control cycle decided (a named tuple: one is made every cycle): the drive
+    command the base was given, as it was given, and the camera's rates and safety's word."""
 
-    v: float
-    omega: float
-    v_left: float
-    v_right: float
+    drive: DriveCommand
     pan_rate: float
     tilt_rate: float
     flags: SafetyFlags
     zone: int = -1
     scale: float = 1.0
     events: tuple[SafetyEvent, ...] = ()
+
+    @property
+    def v(self) -> float:
+        """The commanded forward speed (m/s)."""
+        return self.drive.v
+
+    @property
+    def omega(self) -> float:
+        """The commanded turn rate (rad/s)."""
+        return self.drive.omega
+
+    @property
+    def v_left(self) -> float:
+        """The commanded left track speed (m/s)."""
+        return self.drive.v_left
+
+    @property
+    def v_right(self) -> float:
+        """The commanded right track speed (m/s)."""
+        return self.drive.v_right
 
 
 class ControlStep:
@@ -81,7 +99,7 @@ class ControlStep:
         #: the range sensors, the obstacle memory and the map layer, as obstacle points
         self.point_sources = PointSources(config, robot_map)
         self.now = 0.0
-        self.last_output = CycleOutput(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, SafetyFlags.NONE)
+        self.last_output = CycleOutput(DriveCommand(0.0, 0.0, 0.0, 0.0), 0.0, 0.0, SafetyFlags.NONE)
         self._estop_engaged = False  # as the last cycle found it
 
     def step(self, now: float) -> CycleOutput:
@@ -91,7 +109,7 @@ class ControlStep:
         pt_state = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
         pan = pt_state.pan if pt_state is not None else 0.0
         intent = self.modes.command(now, yaw_rate, pan)
-        if intent.wheels is None:
+        if intent.drive is None:
             intent = self._within_tracks(intent)
         decision = self._judge(intent, now, yaw_rate)
         self.last_output = self._actuate(intent, decision, now)
@@ -138,37 +156,31 @@ class ControlStep:
         held = bool(bits & HOLDING)  # the camera is held as well as the chassis
         v, omega = decision.v, decision.omega
         pan_rate, tilt_rate = intent.pan_rate, intent.tilt_rate
-        own = intent.wheels
+        own = intent.drive
         self.modes.settled(decision)  # the mode learns what was carried out of its command
-        if own is not None:
-            # the whole camera command scales together: the camera keeps its path, slower
-            v_left, v_right = own.v_left * scale, own.v_right * scale
-            pan_rate *= scale
-            if bits & _BRAKING:
-                stop = tank_control(v, omega, d)
-                v_left, v_right = stop.v_left, stop.v_right
-        else:
-            wheels = tank_control(v, omega, d)
-            v_left, v_right = wheels.v_left, wheels.v_right
         if held:
             pan_rate = tilt_rate = 0.0
             self.modes.happen(Happening.HELD, now)
+        elif own is not None:
+            pan_rate *= scale  # the whole camera command scales together
         if self.arm is not None:  # every cycle: nothing reaches the joints unchecked
             self.arm.step(now, active=self.modes.mode in _ARM_MODES, held=held)
         # the task's sideways speed scaled as the rest of its command was (zero when stopped)
         vy = intent.vy * min(scale, 1.0) if not bits & _STOPPING else 0.0
         # one command, in both forms: the base reads the one it takes
-        self.hw.drive.command(DriveCommand(v, omega, v_left, v_right, vy))
+        if own is not None and not bits & _BRAKING:
+            # the mode's own tracks, scaled as a whole: the camera keeps its path, slower
+            drive = DriveCommand(v, omega, own.v_left * scale, own.v_right * scale, vy)
+        else:
+            drive = DriveCommand.of_twist(v, omega, d, vy)
+        self.hw.drive.command(drive)
         if self.hw.pan_tilt is not None:
             self.hw.pan_tilt.command_rates(pan_rate, tilt_rate)
         events = self.log.events
         events.extend(decision.events)
         del events[:-200]
         return CycleOutput(
-            v,
-            omega,
-            v_left,
-            v_right,
+            drive,
             pan_rate,
             tilt_rate,
             decision.flags,

@@ -362,7 +362,7 @@ class ModeTable:
         if self.current.finished(now):
             self.happen(Happening.FINISHED, now)
         intent = self.current.command(now, yaw_rate, pan)
-        return intent if intent.wheels is not None else self.jog.add_to(intent, now)
+        return intent if intent.drive is not None else self.jog.add_to(intent, now)
 
     def settled(self, decision: SafetyDecision) -> None:
         """What safety decided on this cycle's :meth:`command`, for the mode that asked."""

@@ -30,8 +30,7 @@ from freelook.control import (
     limit_velocity,
 )
 from freelook.geometry import Pose
-from freelook.hal import RobotHardware
-from freelook.kinematics import WheelCommand
+from freelook.hal import DriveCommand, RobotHardware
 from freelook.link import (
     ArmVelocityCommand,
     FreeLookCommand,
@@ -77,9 +76,9 @@ class Intent(NamedTuple):
     tilt_rate: float = 0.0
     #: sideways speed (a holonomic base; only the task asks for one)
     vy: float = 0.0
-    #: track speeds of the mode's own (Free Look: the camera's path), scaled as a whole by
-    #: safety; None: the tracks follow (v, ω)
-    wheels: WheelCommand | None = None
+    #: the mode's own drive command (Free Look: the controller's, tracks and all, for the
+    #: camera's path), scaled as a whole by safety; None: the tracks follow (v, ω)
+    drive: DriveCommand | None = None
 
 
 #: standing still
@@ -231,9 +230,8 @@ class FreeLooking(Driven):
         # gyro's scale against the tracks, whose slip it knows only roughly, and sat tenths of
         # a degree off the map's heading after turns; the camera is held in the map's frame
         has_gyro = self.estimator.heading is not None
-        out = controller.step(self.estimator.pose, pan, yaw_rate, has_gyro, now)
-        wheels = WheelCommand(out.v_left, out.v_right)
-        return Intent(out.v, out.omega, out.pan_rate, command.tilt_rate, wheels=wheels)
+        drive, pan_rate = controller.step(self.estimator.pose, pan, yaw_rate, has_gyro, now)
+        return Intent(drive.v, drive.omega, pan_rate, command.tilt_rate, drive=drive)
 
     def settled(self, decision: SafetyDecision) -> None:
         controller = self.controller
