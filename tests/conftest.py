@@ -39,6 +39,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from dds_domains import DEFAULT as DEFAULT_DOMAIN
+
 THOROUGH_FACTOR = 10  # the thorough run's examples per test, against the test's own number
 
 settings.register_profile(
@@ -65,6 +67,11 @@ settings.load_profile(_profile_asked())  # before the test modules are imported:
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # see the module's docstring
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# a ROS 2 node a test starts without naming a domain joins this process's own (under
+# pytest-xdist, this worker's), found on this machine only: tests/dds_domains.py
+os.environ.setdefault("ROS_DOMAIN_ID", str(DEFAULT_DOMAIN))
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

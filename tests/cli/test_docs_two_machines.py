@@ -35,7 +35,6 @@ import asyncio
 import dataclasses
 import ipaddress
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -49,6 +48,7 @@ import pytest
 import websockets
 
 from cli_processes import read_until, start_cli, stop
+from dds_domains import next_domain
 from freelook.link import parse_transport_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -389,7 +389,7 @@ def test_the_readme_pioneer_over_arcos_is_reached_from_another_address() -> None
 def test_the_ros2_simulator_recipe_runs_end_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("rclpy")  # the ros2 extra (tools/test.sh installs it)
     # a DDS domain of this test's own, discovery kept on this machine (as tests/hardware/ros2)
-    monkeypatch.setenv("ROS_DOMAIN_ID", str(1 + (os.getpid() + 50) % 100))
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(next_domain()))
     monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     secret = readme_secret()
     sim_line, recipe = find("docs/ros2.md", lambda line: line.command == "sim")

@@ -5,11 +5,11 @@ measured, and a reading stamped no later than the newest adds none."""
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import pytest
 
+from dds_domains import next_domain
 from freelook.config import load_robot
 from freelook.hardware.ros2 import Ros2Robot, ros
 
@@ -37,7 +37,7 @@ def robot() -> Any:
     arrivals = Arrivals()
     made = Ros2Robot(
         load_robot("ros2-diff-base"),
-        domain_id=90 + os.getpid() % 10,
+        domain_id=next_domain(),
         camera=False,
         clock=arrivals,
     )
