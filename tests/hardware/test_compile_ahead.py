@@ -5,6 +5,7 @@ is missing says so before anything is compiled."""
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -170,3 +171,21 @@ def test_a_child_that_fails_leaves_no_stamp_and_says_why(empty_cache: Path) -> N
     assert notes[-1].startswith("compiling ahead failed (")
     assert notes[-1].endswith("); the robot compiles as it starts")
     assert "Error" in notes[-1]
+
+
+def test_robots_started_at_once_take_turns_compiling(empty_cache: Path) -> None:
+    """While one robot process checks and compiles, another's try at the lock beside the
+    stamps is refused (it would wait), and the lock is free again once the first is done."""
+
+    def lock_is_free() -> bool:
+        with open(empty_cache / "freelook-compiled-lock", "a") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(other, fcntl.LOCK_UN)
+            return True
+
+    with ahead._one_at_a_time():
+        assert not lock_is_free()
+    assert lock_is_free()

@@ -24,12 +24,14 @@ standard input (the child's side).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import platform
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import llvmlite
@@ -123,13 +125,36 @@ def _compiled(install: str) -> list[frozenset[str]]:
     return found
 
 
+@contextlib.contextmanager
+def _one_at_a_time() -> Iterator[None]:
+    """Held by one robot process of this machine at a time (a lock file beside the stamps):
+    robots started together compile once, the others wait and find the stamps. Without a
+    writable cache, nobody waits."""
+    try:
+        folder = _cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = open(folder / f"{_PREFIX}lock", "a")  # noqa: SIM115 (held for the block)
+    except OSError:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 def compile_ahead(
     config: RobotConfig, *, camera: bool, notify: Callable[[str], None] | None = None
 ) -> bool:
     """Compile the robot program's loops in a child process unless the stamps say they are
     in numba's cache already (the loops every robot shares, and those of each of this
     robot's features); returns whether a child compiled. A child that fails leaves no stamp,
-    and the robot compiles as it starts, as it would have without this."""
+    and the robot compiles as it starts, as it would have without this. Robots started at
+    once on one machine take turns: one compiles, the others then find its stamps."""
+    with _one_at_a_time():
+        return _compile_ahead(config, camera, notify)
+
+
+def _compile_ahead(config: RobotConfig, camera: bool, notify: Callable[[str], None] | None) -> bool:
     install = _install()
     features = loop_features(config, camera)
     compiled = _compiled(install)
