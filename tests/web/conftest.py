@@ -1,4 +1,10 @@
-"""A running ``freelook sim`` and a headless Chromium driven by Playwright."""
+"""A running ``freelook sim`` and a headless Chromium driven by Playwright.
+
+A sim's output is read to its end on a thread of its own (:meth:`Sim.follow`) once it has
+announced its URL: a sim whose output nobody reads would stop at its first write past the
+pipe's 64 KiB, its robot frozen mid-test. What it said (the robot's refusals, a driver gone
+blind) is in ``Sim.lines``, and a failing test can show it (:meth:`Sim.said`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +35,8 @@ def free_port() -> int:
 
 
 ANNOUNCED_URL = re.compile(r"open (https?://\S+)")
+#: the sims started and not yet stopped, for a failing test's report
+_RUNNING: list[Sim] = []
 
 
 class Sim:
@@ -41,25 +50,54 @@ class Sim:
         self.port = port
         self.record = record
         self.lines: list[str] = []
+        self._reader: threading.Thread | None = None
 
     @property
     def token(self) -> str:
         return self.url.split("?token=", 1)[1]
 
+    def follow(self) -> None:
+        """Read the rest of the sim's output into ``lines``, on a thread, until it ends."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        assert self._reader is None
+
+        def read() -> None:
+            for line in stdout:
+                self.lines.append(line)
+
+        self._reader = threading.Thread(target=read, name="sim output", daemon=True)
+        self._reader.start()
+
+    def said(self, *words: str, last: int = 20) -> list[str]:
+        """The last ``last`` lines of output holding any of ``words`` (all lines if none)."""
+        found = [line.rstrip() for line in self.lines if not words or any(w in line for w in words)]
+        return found[-last:]
+
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                return self.process.wait(timeout=20)
+                self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 raise
+        if self._reader is not None:
+            self._reader.join(timeout=10)  # the output's end: all the sim said is in lines
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         return int(self.process.returncode)
 
 
 def start_sim(
-    tmp_path: Path, *extra: str, record: bool = False, announce_within: float = 90
+    tmp_path: Path,
+    *extra: str,
+    record: bool = False,
+    announce_within: float = 90,
+    follow: bool = True,
 ) -> Sim:
+    """A ``freelook sim`` started and announced; with ``follow`` (the default) its output is
+    read on from then on (:meth:`Sim.follow`), else the test reads it itself."""
     port = free_port()
     args = [
         sys.executable,
@@ -104,6 +142,9 @@ def start_sim(
         raise
     sim = Sim(process, found.group(1), port, path)
     sim.lines = lines
+    if follow:
+        sim.follow()
+    _RUNNING.append(sim)
     return sim
 
 
@@ -129,22 +170,77 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: what a failing browser test shows of each open cockpit page: its own motion stop (guard.js)
+#: and how fresh its picture and telemetry were (freshness.js)
+PAGE_STATE = """(() => { const f = window.freelook; if (!f) return null;
+  return { guard: f.guard, stale: f.stale, pageBehind: f.pageBehind,
+    telemetryAge: f.telemetryAge, frame: f.frame, mode: f.last && f.last.mode,
+    safety: f.last && f.last.safety, now: Date.now() / 1000 }; })()"""
+#: the robot's words a failing browser test shows: its judgement of whether the driver sees
+#: (robot/_sight.py), its refusals and its watchdog
+ROBOT_SAID = ("cannot see", "sees again", "refused", "watchdog", "Traceback", "Error")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[None] | Any:
+    """A failed browser test's report shows, beside the failure, what its sims said of the
+    driver's sight and each open page's motion stop and freshness: why a jog or a drive did
+    not move the robot (a page's stop latched on a frozen picture; the robot judging its
+    driver blind), in the run that failed."""
+    report = yield
+    if report.when != "call" or not report.failed:
+        return report
+    for sim in list(_RUNNING):
+        said = "\n".join(sim.said(*ROBOT_SAID))
+        report.sections.append((f"the sim on port {sim.port}: what its robot said", said))
+    for value in getattr(item, "funcargs", {}).values():
+        if isinstance(value, _Browser):
+            shown = []
+            try:
+                for context in value.contexts:
+                    for page in context.pages:
+                        shown.append(f"{page.url}: {page.evaluate(PAGE_STATE)!r}")
+            except Exception as err:  # a browser gone: say so rather than hide the failure
+                shown.append(f"(no page state: {err!r})")
+            report.sections.append(("the open pages", "\n".join(shown)))
+    return report
+
+
+#: the cockpit's own motion stop on a frozen picture (guard.js) set to its longest, 10 s: the
+#: stop latches until a click, and on a busy machine (tests side by side, Chromium painting
+#: late) a picture a second old latched it in the middle of tests of other things, whose jogs
+#: and drives then moved nothing; tests/web/test_motion_stop.py tests the stop itself
+STEADY_PICTURE = """document.addEventListener("DOMContentLoaded", () => {
+  const field = document.getElementById("freeze-s");
+  if (field) field.value = "10";
+});"""
+
+
 class _Browser:
     """A Playwright browser whose pages let the test's own scripts run past the pages'
     Content-Security-Policy (Playwright evaluates some of its waits as strings, which the
     policy refuses as eval); a page made with ``bypass_csp=False`` runs under the policy as a
-    user's does (tests/web/test_page_policy.py)."""
+    user's does (tests/web/test_page_policy.py). Its cockpits stop motion on a picture frozen
+    for 10 s rather than 1 (``STEADY_PICTURE``) unless made with ``steady_picture=False``."""
 
     def __init__(self, browser: Any) -> None:
         self._browser = browser
 
-    def new_page(self, **options: Any) -> Any:
+    def new_page(self, *, steady_picture: bool = True, **options: Any) -> Any:
         options.setdefault("bypass_csp", True)
-        return self._browser.new_page(**options)
+        page = self._browser.new_page(**options)
+        if steady_picture:
+            page.add_init_script(STEADY_PICTURE)
+        return page
 
-    def new_context(self, **options: Any) -> Any:
+    def new_context(self, *, steady_picture: bool = True, **options: Any) -> Any:
         options.setdefault("bypass_csp", True)
-        return self._browser.new_context(**options)
+        context = self._browser.new_context(**options)
+        if steady_picture:
+            context.add_init_script(STEADY_PICTURE)
+        return context
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._browser, name)

@@ -32,19 +32,17 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sim, str]]
         f"127.0.0.1:{free_port()}",
     )
     assert running.process.stdout is not None
-    stdout = running.process.stdout
-    lines: list[str] = []
+    first = len(running.lines)  # the first station's announcement is the last line so far
 
     def announced() -> re.Match[str] | None:
-        lines.append(stdout.readline())
-        return ANNOUNCED_URL.search(lines[-1])
+        return next(filter(None, map(ANNOUNCED_URL.search, running.lines[first:])), None)
 
-    second = _wait_until(  # each look reads a line (blocking; at the end of output, at once)
+    second = _wait_until(  # the sim's output is read on a thread (conftest's Sim.follow)
         announced,
         30,
         "the second station's cockpit announced",
         every=0.05,
-        show=lambda: [line for line in lines if line][-5:],
+        show=lambda: running.said()[-5:],
     )
     yield running, second.group(1)
     running.stop()
