@@ -157,7 +157,8 @@ def session() -> Iterator[Session]:
 
 
 def open_free_look(browser: Any, session: Session) -> Any:
-    page = browser.new_page(viewport={"width": 1500, "height": 900})
+    # the cockpit's own stop as a user has it (its default 1 s), not the other tests' 10 s
+    page = browser.new_page(viewport={"width": 1500, "height": 900}, steady_picture=False)
     page.add_init_script(SENT)
     page.goto(session.url)
     page.wait_for_function(
