@@ -57,6 +57,7 @@ from freelook.link._events import (
     SessionStatus,
 )
 from freelook.link._fragment import FrameAssembler
+from freelook.link._half_duplex import HalfDuplexLink, HalfDuplexRadio, LinkCounters, periodic_link
 from freelook.link._handshake import RefusalBudget
 from freelook.link._hostile import Mutator, flip_bits
 from freelook.link._jpeg import decode_jpeg, encode_jpeg
@@ -229,6 +230,8 @@ __all__ = [
     "FramingError",
     "FreeLookCommand",
     "GripperCommand",
+    "HalfDuplexLink",
+    "HalfDuplexRadio",
     "Heartbeat",
     "ImpairedChannel",
     "Impairments",
@@ -237,6 +240,7 @@ __all__ = [
     "Limit",
     "LinearDriveStart",
     "LinearDriveStop",
+    "LinkCounters",
     "LinkDriver",
     "LinkEvent",
     "LinkRate",
@@ -336,6 +340,7 @@ __all__ = [
     "map_digest",
     "new_salt",
     "parse_transport_url",
+    "periodic_link",
     "position_from_telemetry",
     "register_transport",
     "rejection_reason",
