@@ -116,8 +116,8 @@ def experiment(
     for r in results:
         r.command += f" --fault {broken.value}" if broken is not None else ""
         if by_seeds:
-            n = r.details.get("trials", 1)
-            last = seed + (n if isinstance(n, int) else 1) - 1
+            n = r.details.get("trials", 1)  # a count, or the trials themselves
+            last = seed + (n if isinstance(n, int) else len(n) if isinstance(n, list) else 1) - 1
             r.section = f"{r.name} seeds {seed}–{last}" + (f" {broken.value}" if broken else "")
             r.command += " --by-seeds"
     if json_out:
