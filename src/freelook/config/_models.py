@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from freelook.config._delay_speed import DelaySpeedConfig
 from freelook.config._interfaces import JausConfig, LinkConfig, Ros2Config
 from freelook.config._sensors import (
     PAN_TILT_MOUNT,
@@ -141,48 +142,6 @@ class SafetyZone(Strict):
     boundary: float = Field(gt=0, le=20.0, description="outer boundary measured from the centre, m")
     max_speed: float = Field(ge=0, le=10.0, description="m/s")
     max_turn_rate_deg: float = Field(ge=0, le=720.0, description="deg/s")
-
-
-class DelaySpeedConfig(Strict):
-    """The delay rule (``"delay_speed"`` in ``[safety] rules``): a speed the robot can stop
-    from within what the operator has seen, at the round trip the robot measures itself."""
-
-    margin: float = Field(
-        default=0.1, ge=0.0, le=2.0, description="m kept short of the clear range ahead"
-    )
-    clear_range: Literal["sensors", "sensors_and_map"] = Field(
-        default="sensors",
-        description="what the clear range ahead is measured against: 'sensors' (what the "
-        "laser and sonar see now: what the operator's picture shows) or 'sensors_and_map' "
-        "(also remembered readings, the map's walls and keep-outs)",
-    )
-    seen_range: float = Field(
-        default=4.0,
-        gt=0.0,
-        le=100.0,
-        description="m ahead counted as clear when nothing is seen there (no farther than the "
-        "range sensors reach)",
-    )
-    max_round_trip: float = Field(
-        default=2.0,
-        gt=0.0,
-        le=30.0,
-        description="s: a longer round trip, or none measured within stale_after, counts as "
-        "this long (the slowest cap)",
-    )
-    stale_after: float = Field(
-        default=1.5,
-        gt=0.0,
-        le=30.0,
-        description="s without a new round trip before the last one counts as unknown",
-    )
-    window: float = Field(
-        default=2.0,
-        gt=0.0,
-        le=30.0,
-        description="s of round trips the longest is taken from (a burst counts at once and "
-        "for this long)",
-    )
 
 
 class SafetyConfig(Strict):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple
 
 from freelook.link._messages import (
@@ -39,6 +40,7 @@ __all__ = [
     "ClockEstimator",
     "ClockSample",
     "EchoSchedule",
+    "RoundTrips",
     "StampAge",
 ]
 
@@ -196,6 +198,55 @@ class EchoSchedule:
         """A station the link dropped: nothing of it is kept."""
         self._best.pop(station, None)
         self._due.pop(station, None)
+
+
+class RoundTrips:
+    """The robot end's own measure of the round trip, from a station's echoes of the robot's
+    packets (the station echoes as the robot does: :class:`EchoSchedule`).
+
+    Only the robot's clock is believed: the echoed stamp must be one of the robot's own recent
+    stamps (so the round trip is at least as long as the time since it was sent), and the
+    station's claimed hold (its echo's stamp minus the packet's arrival, on its clock) is
+    taken as at most ``max_hold`` s, so a station that claims a long hold shortens the round
+    trip by no more than that; an echo that cannot be true is refused and counted. Each round
+    trip measured is said to :attr:`on_round_trip` (station, round trip, the caller's now)."""
+
+    def __init__(self, max_hold: float = 0.5, remember: int = 1024) -> None:
+        self.max_hold = max_hold
+        self._stamps: deque[int] = deque(maxlen=remember)
+        self._known: set[int] = set()
+        self.refused = 0
+        self.on_round_trip: Callable[[int, float, float], None] | None = None
+
+    def sent(self, stamp: float) -> None:
+        """A packet of this end left stamped ``stamp`` (wire clock)."""
+        key = int(stamp * 1e6)  # the wire's whole microseconds
+        if self._stamps and self._stamps[-1] == key:
+            return
+        if len(self._stamps) == self._stamps.maxlen:
+            self._known.discard(self._stamps[0])
+        self._stamps.append(key)
+        self._known.add(key)
+
+    def echoed(
+        self, station: int, echo: ClockEcho, stamp: float, arrival: float, now: float
+    ) -> float | None:
+        """The round trip (s) an echo from ``station`` stamped ``stamp`` (its clock) arriving
+        at ``arrival`` (this end's wire clock; ``now`` on the caller's) gives; None, counted,
+        when it cannot be true."""
+        times = (echo.sent, echo.received, stamp, arrival)
+        if not all(math.isfinite(t) for t in times) or round(echo.sent * 1e6) not in self._known:
+            self.refused += 1
+            return None
+        hold = stamp - echo.received
+        trip = arrival - echo.sent - min(self.max_hold, max(0.0, hold))
+        if hold < -_RESOLUTION or trip < -_RESOLUTION:
+            self.refused += 1
+            return None
+        trip = max(0.0, trip)
+        if self.on_round_trip is not None:
+            self.on_round_trip(station, trip, now)
+        return trip
 
 
 class StampAge:

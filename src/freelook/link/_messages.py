@@ -426,7 +426,9 @@ class ClockEcho:
     packet that reached the robot fastest since the last echo (``sent``, the operator's
     clock) and when it arrived (``received``, the robot's clock). With the echo's own stamp
     and arrival these are the four times of an NTP exchange: the operator's estimate of the
-    robot's clock and of the link's delays (:class:`ClockEstimator`)."""
+    robot's clock and of the link's delays (:class:`ClockEstimator`). With sessions a station
+    echoes the robot's packets the same way (``sent`` the robot's stamp, ``received`` its
+    arrival on the station's clock): the robot's own round trip (:class:`RoundTrips`)."""
 
     sent: float
     received: float

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from freelook.errors import ProtocolError
-from freelook.link._clock_sync import EXPIRING_COMMANDS, ClockEstimator, EchoSchedule
+from freelook.link._clock_sync import EXPIRING_COMMANDS, ClockEstimator, EchoSchedule, RoundTrips
 from freelook.link._decoded import Decoded
 from freelook.link._errors import rejection_reason
 from freelook.link._events import (
@@ -131,7 +131,10 @@ class LinkSession:
         self.command_lifetime = command_lifetime
         #: operator end: the robot's clock and the link's delays, from the robot's echoes
         self.clock = ClockEstimator()
-        self._echoes = EchoSchedule()  # robot end: the echo each station is due
+        #: with sessions each end echoes the other's packets (the robot end each station's)
+        self._echoes = EchoSchedule()
+        #: robot end: the round trips it measures from the stations' echoes of its packets
+        self.round_trips = RoundTrips()
         self._robot: RobotSessions | None = None
         self._operator: OperatorSessions | None = None
         self._held: deque[tuple[Message, float]] = deque(maxlen=16)
@@ -293,10 +296,13 @@ class LinkSession:
         sent = decoded.stamp - self.wire_offset if self._absolute_stamps else None
         self.stats.on_received(decoded.stream, decoded.sequence, sent, now, decoded.sender)
         message = decoded.message
-        if self._robot is not None:
-            self._echoes.saw(decoded.sender, decoded.stamp, now + self.wire_offset)
+        arrival = now + self.wire_offset
+        if self._ends is not None:
+            self._echoes.saw(decoded.sender, decoded.stamp, arrival)
+        if isinstance(message, ClockEcho) and self._robot is not None:
+            self.round_trips.echoed(decoded.sender, message, decoded.stamp, arrival, now)
         elif isinstance(message, ClockEcho) and self._operator is not None:
-            self.clock.add(message.sent, message.received, decoded.stamp, now + self.wire_offset)
+            self.clock.add(message.sent, message.received, decoded.stamp, arrival)
         if self.obey_transmission_control and isinstance(
             message, SetTransmission | SetTransmissionSpacing
         ):
@@ -378,6 +384,8 @@ class LinkSession:
             return []
         stamp = now + self.wire_offset
         expires = self._expiry(message, stamp)
+        if self._robot is not None:
+            self.round_trips.sent(stamp)
         out: list[Outgoing] = []
         video = isinstance(message, VideoFrame)
         for station, keying in self._keyings():
@@ -442,6 +450,10 @@ class LinkSession:
             return packets
         for message in self.periodic(now):
             packets.extend(self.send_to(message, now))
+        if self._operator is not None and self._operator.session is not None:
+            echo = self._echoes.due(self._operator.session.station, now + self.wire_offset)
+            if echo is not None:  # the robot's own measure of the round trip
+                packets.extend(self.send_to(echo, now))
         return packets
 
     def _poll_stations(self, now: float) -> list[Outgoing]:

@@ -26,6 +26,7 @@ from freelook.link import (
     MAP_CHUNK,
     MAX_MAP_CELLS,
     Accepted,
+    ClockEcho,
     FrameLayout,
     KeyRing,
     LinkDriver,
@@ -51,6 +52,7 @@ from freelook.link import (
     parse_transport_url,
 )
 from freelook.maps import World, builtin_worlds
+from freelook.robot._delay import feed_round_trips
 from freelook.robot._program import RobotProgram
 from freelook.robot._radio import RadioBudget
 from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream, VideoStream, _jpeg_frame
@@ -141,6 +143,7 @@ class RobotServer:
         core = program.core
         self.session.on_forget = core.forget_station
         self.session.keep_station(lambda station: core.holds_control(station, runtime.now()))
+        feed_round_trips(self.session, core)  # the delay rule's round trip, when it has one
         # the native profile tells operators the robot's map (a built-in world by its name)
         robot_map = program.robot_map
         self.map = (
@@ -303,6 +306,8 @@ class RobotServer:
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
         message = event.message
+        if isinstance(message, ClockEcho):  # the round trip's, taken by the session
+            return
         if isinstance(message, VideoFeedback):  # any station in session: its own view
             inter = self.inter.get(message.stream)
             if inter is not None:

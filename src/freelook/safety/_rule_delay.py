@@ -80,6 +80,11 @@ class DelaySpeedRule(Rule):
         self._trips.append((now, round_trip))
         return True
 
+    @property
+    def samples(self) -> int:
+        """Round trips kept (the newest 256 at most)."""
+        return len(self._trips)
+
     def round_trip_at(self, now: float) -> float:
         """The round trip the cap counts with at ``now``: the longest of the window's, or
         ``max_round_trip`` when none is fresh (or it is longer)."""
