@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from freelook.cli import app
 from freelook.experiments import ExperimentResult, Fault, Row, injected, run_experiment
 from freelook.experiments._faults import FAULT_VARIABLE, active
+from freelook.experiments._packet_drop import TABLE_7_1, LinkTrialResult, table_7_1_trial
+from freelook.experiments._tables._half_duplex import model_row
 
 
 def _nothing(done: int, total: int) -> None:
@@ -51,14 +53,56 @@ def test_a_robot_with_its_safety_off_fails_every_safety_row() -> None:
     reckless = _run(Fault.SAFETY_OFF, "reckless", 4)
     with_safety = [r for r in _judged(reckless) if not r.what.startswith("control run")]
     assert _met(with_safety) == []
-    # the link's rows: a robot whose watchdog is off keeps driving on its radio's death
+    # the link's row: a robot whose watchdog is off keeps driving on its radio's death
     drop = _run(Fault.SAFETY_OFF, "packet-drop", 1)
     table_7_1 = [r for r in _judged(drop) if "radio" in r.what]
-    assert len(table_7_1) == 2
+    assert len(table_7_1) == 1
     assert _met(table_7_1) == []
     arm = _run(Fault.SAFETY_OFF, "arm-fuzz", 2)
     assert arm.rows[0].ok is False  # contacts with the check on
     assert "broken on purpose" in arm.rows[0].conditions
+
+
+def _through_the_half_duplex_link(
+    fault: Fault | None, seed: int, trials: list[int], lock: float
+) -> list[LinkTrialResult]:
+    with injected(fault):
+        return [
+            table_7_1_trial(seed, TABLE_7_1[n - 1], "thesis", 0.05, "half-duplex", lock)
+            for n in trials
+        ]
+
+
+@pytest.mark.slow
+def test_a_frozen_robot_fails_table_7_1_through_the_half_duplex_link() -> None:
+    # the link does not see the robot: a frozen one's drops are the working one's, to the
+    # packet; what fails it is its course, not driven
+    frozen = _through_the_half_duplex_link(Fault.FROZEN, 61, [3, 9], 0.0)
+    working = _through_the_half_duplex_link(None, 61, [3, 9], 0.0)
+    assert [(r.drop_up, r.drop_down) for r in frozen] == [(r.drop_up, r.drop_down) for r in working]
+    for runs, lazy in ((frozen, 2), (working, 0)):
+        row = model_row("t", "", runs, "c", thesis=True, watchdog=1.0)
+        assert f"; {lazy} of 2 trials drove under 50%" in row.ours
+        assert row.ok is False  # the drops are the model's, not the table's
+    assert all(r.driven < 0.05 * r.commanded for r in frozen)
+    assert all(r.driven > 0.9 * r.commanded for r in working)
+
+
+@pytest.mark.slow
+def test_a_robot_with_its_watchdog_off_drives_on_when_the_half_duplex_link_locks_up() -> None:
+    # seed 61's trial 1: its first collision, at 0.10 s, locks a node (p = 1)
+    (working,) = _through_the_half_duplex_link(None, 61, [1], 1.0)
+    (unsafe,) = _through_the_half_duplex_link(Fault.SAFETY_OFF, 61, [1], 1.0)
+    for r in (working, unsafe):
+        assert r.died_at is not None
+        assert r.died_at < 1.0
+        assert r.silent
+    assert working.stopped_after is not None
+    assert working.stopped_after <= 1.5
+    assert not working.moved_while_dead
+    assert working.drove_again_after is None  # nothing in the thesis's system restarts it
+    assert unsafe.stopped_after is None or unsafe.stopped_after > 1.5  # 23 s: a wall
+    assert unsafe.moved_while_dead
 
 
 @pytest.mark.slow
