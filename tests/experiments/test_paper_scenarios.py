@@ -27,7 +27,6 @@ from freelook.experiments._tables import (
     TIME_TOLERANCE,
     ellipse_row,
     packet_drop_row,
-    reckless_table,
     reckless_verdict,
     translation_verdict,
 )
@@ -87,16 +86,6 @@ def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
     assert not translation_verdict(runs, like=True).met, [r.signed_offset for r in runs]
 
 
-def test_reckless_rows_freelook_keeps_off_walls_and_the_control_run_collides() -> None:
-    result = reckless_table(4, 6, _nothing)
-    assert len(result.rows) == 7
-    thesis, control, *extra = result.rows
-    assert thesis.paper == "no collision in 9 trials"
-    assert control.ok, control.ours  # without obstacle safety the scenario does collide
-    assert all(row.ok for row in extra), [row.ours for row in extra]
-    assert all(row.what.startswith("freelook extra") for row in extra)
-
-
 def test_the_thesiss_zones_cap_the_speed_it_touches_at_and_none_collides_faster() -> None:
     # the thesis's zones only cap the speed: a reckless operator pushing into a wall reaches it,
     # at the innermost zone's cap; without them at full speed
@@ -113,33 +102,6 @@ def test_the_thesiss_zones_cap_the_speed_it_touches_at_and_none_collides_faster(
     assert all(r.collided for r in off)
     assert max(r.impact_speed for r in thesis) <= cap + 0.01
     assert min(r.impact_speed for r in off) > 2 * cap
-
-
-@pytest.mark.parametrize("seed", [3, 10, 12])
-def test_the_thesiss_operator_keeps_off_walls_under_its_zones_and_hits_them_without(
-    seed: int,
-) -> None:
-    # the thesis's operator steers away from what is ahead, a reaction time late: under the
-    # thesis's zones (which slow the robot near walls) that is soon enough, without them not
-    cut = seed % 2 == 1
-    thesis = reckless_trial(
-        seed, cut, RecklessCondition.SENSORS, 20.0, "nearest", "thesis", "steering"
-    )
-    off = reckless_trial(seed, cut, RecklessCondition.SENSORS, 20.0, "nearest", "off", "steering")
-    assert not thesis.collided
-    assert off.collided
-    assert off.impact_speed > 2 * load_robot("pioneer3dx").safety.zones[0].max_speed
-
-
-def test_the_thesiss_operator_looks_before_driving_off_a_robot_put_down_facing_a_wall() -> None:
-    # seed 381 puts the robot down 0.2 m from a wall, facing it: an operator who drove the
-    # first reaction time blind ran it in at the zones' cap; one who has seen the picture
-    # turns away first
-    run = reckless_trial(
-        381, False, RecklessCondition.SENSORS, 20.0, "nearest", "thesis", "steering"
-    )
-    assert not run.collided
-    assert run.escaped
 
 
 def test_a_blind_robot_fails_the_reckless_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,18 +1,22 @@
-"""Reckless operators (the thesis §7.1.4), under three kinds of safety and in three conditions of
-what the robot knows.
+"""Reckless operators (the thesis §7.1.4), under four kinds of safety and in three conditions
+of what the robot knows.
 
-Full speed at the lab's walls and into its 0.8 m passage, half the trials with the link cut
-mid-run, by one of two operators (:data:`Driver`): the thesis's, who steers at full speed
-through the lab and its passage, turning away from what the robot's readings show ahead a
-human's reaction time late; or one who keeps pushing, forwards or backwards, with random turns
-whatever is ahead (no zone that only caps the speed can stop that one), on a Pioneer that
-differs from its
-description by its error model, in the lab as it is on the day (:data:`LAB_ON_THE_DAY`:
-what its map file does not show, glass the laser sees through, the map a few centimetres
-off). Its safety (:data:`Safety`) is the thesis's (zones that only cap the speed, from the
-nearest reading all round, and a stop when fewer than one packet a second arrives), none (a
-control run: the watchdog and the bumpers only), or freelook's (the zones, the approach
-check, the obstacle memory, a 0.5 s watchdog). It works from:
+Full speed at the lab's walls and into its 0.8 m passage, by one of two operators
+(:data:`Driver`): the thesis's (:mod:`._reckless_operator`: what its station's packets showed,
+35 laser readings and the 8 rear sonars, and its keys), wandering the lab or driving through
+the narrow passage; or one who keeps pushing, forwards or backwards, with random turns
+whatever is ahead (ours: no zone that only caps the speed can stop that one). The trials are
+the thesis's (Table 7.1's nine, from the lab's start for each one's operation time at its
+losses, the radio dying at the end of the four whose node failed; and the drive through the
+passage) or ours (seeded random starts, 20 s, half with the link cut at a random moment). The
+Pioneer differs from its description by its error model, in the lab as it is on the day
+(:data:`LAB_ON_THE_DAY`: what its map file does not show, glass the laser sees through, the
+map a few centimetres off). Its safety (:data:`Safety`) is the thesis's (zones that only cap
+the speed, from the nearest reading all round, and a stop when fewer than one packet a second
+arrives) with Algorithm 5.1 as printed (the outermost zone tested first: only B2 ever acts) or
+with its erratum corrected (innermost first), none (a control run: the watchdog and the
+bumpers only), or freelook's (the zones, the approach check, the obstacle memory, a 0.5 s
+watchdog). It works from:
 
 * ``SENSORS``: its range sensors alone (laser ahead, the two sonar rings), as the thesis's did;
 * ``LOCALIZED_MAP``: the sensors plus the lab's map file, placed by the robot's own
@@ -33,6 +37,7 @@ import numpy as np
 
 from freelook.config import ErrorModel, PhysicalTruth, RobotConfig, load_error_model, load_robot
 from freelook.experiments._faults import simulated_robot
+from freelook.experiments._reckless_operator import PacketView, Passage, Wander
 from freelook.experiments._scenarios import _map_file, _world
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
@@ -50,26 +55,37 @@ __all__ = [
 
 #: the thesis's zones from the nearest reading all round, or freelook's direction-aware ones
 ZoneRule = Literal["nearest", "direction"]
-#: the thesis's safety, none at all (a control run), or freelook's
-Safety = Literal["thesis", "off", "freelook"]
+#: the thesis's safety with Algorithm 5.1 as printed (outermost zone first), the same with its
+#: erratum corrected (innermost first), none at all (a control run), or freelook's
+Safety = Literal["printed", "thesis", "off", "freelook"]
 #: the lab as the trials find it against its map file (furniture, a person, a closed door,
 #: glass, a survey a few centimetres off)
 LAB_ON_THE_DAY = lab_on_the_day()
 #: s: the thesis stops the robot when fewer than one packet a second arrives (Algorithm 5.1)
 THESIS_WATCHDOG = 1.0
-#: the thesis's operator, who steers away from what is ahead, or one who keeps pushing
-Driver = Literal["steering", "pushing"]
-#: m: the steering operator turns away from anything this near ahead (within ±AHEAD_HALF_ANGLE)
-LOOK_AHEAD = 1.0
-AHEAD_HALF_ANGLE = math.radians(40.0)
+#: the thesis's operator wandering (:class:`Wander`), the same driving through the narrow
+#: passage (:class:`Passage`), or one who keeps pushing whatever is ahead (ours)
+Driver = Literal["steering", "passage", "pushing"]
+#: the thesis's nine trials as Table 7.1 prints them: UI → robot and robot → UI losses
+#: (fractions), whether the radio node failed, the operation time (s)
+THESIS_TRIALS = (
+    (0.0108, 0.3665, True, 228.8),
+    (0.248, 0.458, True, 189.14),
+    (0.09293, 0.1469, False, 324.9),
+    (0.0417, 0.189, False, 432.55),
+    (0.0945, 0.2374, False, 250.7),
+    (0.0849, 0.534, True, 140.0),
+    (0.264, 0.1875, True, 208.43),
+    (0.24, 0.284, False, 319.4),
+    (0.003, 0.025, False, 351.9),
+)
 #: m/s: the robot stands still when both its wheels are slower than this
 STILL = 1e-3
-#: m: within this the steering operator turns on the spot instead
-CLOSE_AHEAD = 0.5
-#: s: how late the steering operator acts on what the readings showed: a teleoperator's
-#: reaction (about half a second) plus the picture's way to the station (the robot's 100 ms
-#: cycle, its 31 ms packets, the display)
-REACTION_TIME = 0.7
+#: s: how long a trial runs on after its radio died, for the robot to stop
+AFTER_CUT = 5.0
+#: the narrow passage (lab.toml: x = 11, y 5.6–6.4): its centre line, and the x past which
+#: the robot is through it (its rear 0.2 m beyond the wall)
+PASSAGE_Y, PASSAGE_X, THROUGH_X = 6.0, 11.0, 11.5
 
 
 class RecklessCondition(Enum):
@@ -91,6 +107,38 @@ class RecklessResult:
     #: s from the last command to the last look that saw a wheel still turning (the robot
     #: stood still somewhere between it and ``stopped_after_cut``, a control cycle later)
     moving_after_cut: float | None = None
+    zone_acted: bool = False  # a zone capped a command at some cycle
+    through: bool = False  # the passage operator: the robot got through the narrow passage
+    passage_speed: float = 0.0  # m/s, the fastest it went with its centre in the passage
+    first_contact: tuple[float, float] | None = None  # where the robot truly was, m
+
+
+#: where a trial starts: a random free pose (a third aimed at the passage), the lab's start
+#: (the thesis's trials began at its origin, §6.1), or in the hall before the passage
+Start = Literal["random", "origin", "passage"]
+
+
+def _pose(start: Start, rng: np.random.Generator) -> tuple[float, float, float]:
+    if start == "origin":
+        x, y, theta = _world("lab").start
+        return (float(x), float(y), float(theta))
+    if start == "passage":  # in the hall, facing the passage, off its line by up to 0.3 m
+        return (
+            float(rng.uniform(7.0, 9.0)),
+            float(rng.uniform(PASSAGE_Y - 0.3, PASSAGE_Y + 0.3)),
+            float(rng.uniform(-0.3, 0.3)),
+        )
+    if rng.random() < 0.3:  # aim for the 0.8 m passage in the hall wall
+        return (
+            float(rng.uniform(8.5, 10.0)),
+            float(rng.uniform(5.0, 7.0)),
+            float(rng.uniform(-0.4, 0.4)),
+        )
+    return (
+        float(rng.uniform(0.6, 17.4)),
+        float(rng.uniform(0.6, 13.0)),
+        float(rng.uniform(-math.pi, math.pi)),
+    )
 
 
 def _robot(
@@ -99,26 +147,16 @@ def _robot(
     rng: np.random.Generator,
     config: RobotConfig,
     truth: PhysicalTruth,
+    start: Start = "random",
 ) -> SimulatedRobot:
-    """A robot at a random free pose, a third of them aimed at the passage; its program is
-    told where it was put (``truth``'s placing error away), or a wrong start to find itself
+    """A robot at a ``start`` pose (drawn again while it does not fit); its program is told
+    where it was put (``truth``'s placing error away), or a wrong start to find itself
     from."""
     world = _world("lab")
     # without a map the robot has only its sensors; with one, the map loaded from its file
     robot_map = None if condition is RecklessCondition.SENSORS else _map_file("lab")
     while True:
-        if rng.random() < 0.3:  # aim for the 0.8 m passage in the hall wall
-            pose = (
-                float(rng.uniform(8.5, 10.0)),
-                float(rng.uniform(5.0, 7.0)),
-                float(rng.uniform(-0.4, 0.4)),
-            )
-        else:
-            pose = (
-                float(rng.uniform(0.6, 17.4)),
-                float(rng.uniform(0.6, 13.0)),
-                float(rng.uniform(-math.pi, math.pi)),
-            )
+        pose = _pose(start, rng)
         believed = truth.believed(pose)
         if condition is RecklessCondition.LOCALIZED_MAP:
             believed = (
@@ -139,13 +177,18 @@ def _robot(
                 differences=LAB_ON_THE_DAY,
             )
         except ValueError:
+            if start == "origin":
+                raise
             continue
 
 
 @functools.cache
 def _pioneer(zone_rule: ZoneRule, safety: Safety = "freelook") -> RobotConfig:
     """The Pioneer 3-DX with ``zone_rule`` and ``safety``, read once per process (the
-    description is frozen)."""
+    description is frozen). ``printed``: Algorithm 5.1 as the thesis prints it tests B2 first
+    and returns, so every reading within B2 gets B2's caps and the inner zones never act: the
+    outermost zone alone (an experiment's variant; the robot's own safety tests the innermost
+    first)."""
     config = load_robot("pioneer3dx")
     update: dict[str, object] = {"zone_rule": zone_rule}
     if safety != "freelook":
@@ -153,14 +196,47 @@ def _pioneer(zone_rule: ZoneRule, safety: Safety = "freelook") -> RobotConfig:
             "approach_check": False,
             "obstacle_memory": 0.0,
             "watchdog_timeout": THESIS_WATCHDOG,
-            "zones_enabled": safety == "thesis",
+            "zones_enabled": safety != "off",
         }
+    if safety == "printed":
+        update["zones"] = config.safety.zones[-1:]
     return config.model_copy(update={"safety": config.safety.model_copy(update=update)})
 
 
 @functools.cache
 def _errors() -> ErrorModel:
     return load_error_model("pioneer3dx")
+
+
+@dataclass(frozen=True)
+class _Protocol:
+    """One trial's conditions: where it starts, how long it drives, when its radio dies (None:
+    never), and the losses each way (fractions)."""
+
+    start: Start
+    duration: float
+    cut_at: float | None
+    up_loss: float = 0.0
+    down_loss: float = 0.0
+
+
+def _protocol(
+    trial: int, cut_link: bool, duration: float, driver: Driver, rng: np.random.Generator
+) -> _Protocol:
+    """``trial`` 1–9: Table 7.1's trial (from the lab's start for its operation time at its
+    losses, its radio dying at the end where the table's did); 0: ours (a random start or the
+    passage's, ``duration`` s, the link cut at a random moment when ``cut_link``)."""
+    if trial:
+        up_loss, down_loss, node_fail, end = THESIS_TRIALS[trial - 1]
+        return _Protocol(
+            "origin",
+            end + (AFTER_CUT if node_fail else 0.0),
+            end if node_fail else None,
+            up_loss,
+            down_loss,
+        )
+    cut_at = float(rng.uniform(2.0, duration - AFTER_CUT)) if cut_link else None
+    return _Protocol("passage" if driver == "passage" else "random", duration, cut_at)
 
 
 def reckless_trial(
@@ -171,28 +247,32 @@ def reckless_trial(
     zone_rule: ZoneRule = "nearest",
     safety: Safety = "freelook",
     driver: Driver = "pushing",
+    trial: int = 0,
 ) -> RecklessResult:
     """A reckless operator: full speed at walls and into the narrow passage. ``zone_rule``:
     the thesis's zones from the nearest reading all round, or freelook's direction-aware ones;
-    ``safety``: the thesis's, none, or freelook's; ``driver``: the thesis's steering operator
-    or one who keeps pushing.
+    ``safety``: the thesis's as printed or corrected, none, or freelook's; ``driver``: the
+    thesis's operator (:mod:`._reckless_operator`) wandering or through the passage, or one who
+    keeps pushing; ``trial``: Table 7.1's trial 1–9 (its start, length, losses and radio
+    death), or 0 for ours (``duration`` s, the link cut at random when ``cut_link``).
 
     Over 80 lines: one trial's loop, whose per-step measurements share the trial's state."""
     config = _pioneer(zone_rule, safety)
     rng = np.random.default_rng(seed)
-    robot = _robot(seed, condition, rng, config, _errors().draw(seed))
+    link = np.random.default_rng([seed, 7])  # the radio's losses, apart from the rest
+    protocol = _protocol(trial, cut_link, duration, driver, rng)
+    robot = _robot(seed, condition, rng, config, _errors().draw(seed), protocol.start)
     v_max = config.drive.max_wheel_speed
     w_max = config.drive.max_turn_rate
-    cut_at = float(rng.uniform(2.0, duration - 5.0)) if cut_link else None
+    cut_at = protocol.cut_at
     period = config.link.operator_tx_spacing
-    steer = None
+    operator: Wander | Passage | None = None
+    view = PacketView()
     if driver == "steering":
-        # the fastest the operator's mode allows, so its turns are never scaled down
-        v_max = config.limits.max_speed
-        w_max = math.radians(config.limits.max_turn_rate_deg)
-        steer = _Steering(robot, v_max, w_max)
-        steer.watch_start()
-    forwards = driver == "steering" or rng.random() < 0.8
+        operator = Wander()
+    elif driver == "passage":
+        operator = Passage(PASSAGE_Y, THROUGH_X)
+    forwards = driver != "pushing" or rng.random() < 0.8
     v_cmd = v_max * (1.0 if forwards else -1.0)
     w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
     stopped_at: float | None = None
@@ -202,33 +282,49 @@ def reckless_trial(
     drive = config.drive
     wheel_before = 0.0  # fastest wheel at the previous look, before the watchdog tripped
     elapsed = 0.0
+    sent_down = 0  # the robot's position packets so far, one every robot_tx_spacing
     vehicle = robot.sim.vehicle
     contacts, speed_before, impact = 0, 0.0, 0.0
-    while elapsed < duration:
+    zone_acted, through, passage_speed = False, False, 0.0
+    first_contact: tuple[float, float] | None = None
+    while elapsed < protocol.duration:
         cut = cut_at is not None and elapsed >= cut_at
         if not cut:
-            v_now = v_cmd
-            steered = steer.command(elapsed) if steer is not None else None
-            if steered is not None:
-                v_now, w_cmd = steered
+            if operator is not None:
+                v_cmd, w_cmd = operator.command(view.look(elapsed), period)
             elif rng.random() < 0.05:
                 w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
-            robot.send(VelocityCommand(v_now, w_cmd))
-            last_sent = elapsed
+            if link.random() >= protocol.up_loss:
+                robot.send(VelocityCommand(v_cmd, w_cmd))
+                last_sent = elapsed
         # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
         step = config.link.control_period if cut else period
         robot.run_for(step)
         elapsed += step
+        if not cut and operator is not None:
+            due = int(elapsed / config.link.robot_tx_spacing)
+            arrived = any(link.random() >= protocol.down_loss for _ in range(due - sent_down))
+            sent_down = due
+            if arrived:  # the newest of the packets sent since the last look
+                view.arrive(elapsed, robot.core.telemetry(robot.now()))
+        output = robot.core.control.last_output
+        zone_acted |= bool(output.flags & SafetyFlags.ZONE)
+        truth = robot.sim.ground_truth
+        if abs(truth.x - PASSAGE_X) < 0.2 and abs(truth.y - PASSAGE_Y) < 0.4:
+            passage_speed = max(passage_speed, abs(vehicle.v))
+        through |= truth.x >= THROUGH_X and abs(truth.y - PASSAGE_Y) < 1.0
         if vehicle.contacts > contacts:  # it ran into something since the last look
             contacts = vehicle.contacts
             impact = max(impact, speed_before)
+            if first_contact is None:
+                first_contact = (truth.x, truth.y)
         speed_before = abs(vehicle.v)
         if not cut:
             continue
         # each wheel brakes at the drive's limit, so the fastest wheel sets the stopping time
         # (its own speed: under the error model the body's turn understates it)
         wheel = max(abs(vehicle.v_left), abs(vehicle.v_right))
-        tripped = bool(robot.core.control.last_output.flags & SafetyFlags.WATCHDOG)
+        tripped = bool(output.flags & SafetyFlags.WATCHDOG)
         if bound is None and tripped:
             bound = (
                 config.safety.watchdog_timeout
@@ -244,72 +340,20 @@ def reckless_trial(
             else:
                 moving_at = elapsed - last_sent
     in_run = robot.sim.vehicle.contacts > 0
-    escaped = _escapes(robot, v_cmd)  # driving out must not touch anything either
+    escaped = _escapes(robot, v_cmd if v_cmd != 0.0 else 1.0)  # driving out must not touch
     return RecklessResult(
-        robot.sim.vehicle.contacts > 0, stopped_at, bound, escaped, in_run, impact, moving_at
+        robot.sim.vehicle.contacts > 0,
+        stopped_at,
+        bound,
+        escaped,
+        in_run,
+        impact,
+        moving_at,
+        zone_acted,
+        through,
+        passage_speed,
+        first_contact,
     )
-
-
-class _Steering:
-    """The thesis's operator: full speed ahead, turning as hard as the mode allows away from
-    anything the robot's range readings (which its position packets carry: the laser, the
-    front sonar for what the laser sees through) show within :data:`LOOK_AHEAD` ahead, and
-    turning on the spot when it is within :data:`CLOSE_AHEAD`, :data:`REACTION_TIME` after
-    the readings showed it."""
-
-    def __init__(self, robot: SimulatedRobot, v_max: float, w_max: float) -> None:
-        config = robot.config
-        assert config.laser is not None
-        half = math.radians(config.laser.fov_deg) / 2.0
-        bearings = np.linspace(-half, half, config.laser.beams)
-        self._ahead = np.abs(bearings) <= AHEAD_HALF_ANGLE
-        self._left = self._ahead & (bearings > 0)
-        self._right = self._ahead & (bearings < 0)
-        sonar = np.radians(config.sonar.front_deg) if config.sonar is not None else np.zeros(0)
-        self._sonar_ahead = np.abs(sonar) <= AHEAD_HALF_ANGLE
-        self._robot = robot
-        self._v, self._w = v_max, w_max
-        self._seen: list[tuple[float, tuple[float, float] | None]] = []  # (when, its call)
-
-    def _call(self) -> tuple[float, float] | None:
-        """What the readings now call for: (v, ω), or None when nothing is near ahead."""
-        sim = self._robot.sim
-        frame = sim.latest_laser
-        if frame is None:
-            return None
-        ranges = frame.ranges
-        nearest = float(ranges[self._ahead].min())
-        sonar = sim.latest_sonar
-        if sonar is not None and self._sonar_ahead.any():
-            front = sonar.ranges[: len(self._sonar_ahead)][self._sonar_ahead]
-            nearest = min(nearest, float(front.min()))
-        if nearest >= LOOK_AHEAD:
-            return None
-        # towards the side with more room; on the spot when it is close
-        w = (
-            self._w
-            if float(ranges[self._left].mean()) >= float(ranges[self._right].mean())
-            else -self._w
-        )
-        return (0.0 if nearest < CLOSE_AHEAD else self._v), w
-
-    def watch_start(self) -> None:
-        """Look at the robot's first readings, standing, before driving off: an operator has
-        the picture of where the robot stands on the screen for as long as they like, and
-        does not drive the first reaction time blind (a robot put down facing a wall turns
-        away from it first)."""
-        robot = self._robot
-        while robot.sim.latest_laser is None:
-            robot.run_for(robot.config.link.control_period)
-        self._seen = [(-math.inf, self._call())]
-
-    def command(self, now: float) -> tuple[float, float] | None:
-        """The (v, ω) the operator commands now (None: nothing ahead to steer from)."""
-        self._seen.append((now, self._call()))
-        while len(self._seen) > 1 and self._seen[1][0] <= now - REACTION_TIME:
-            self._seen.pop(0)
-        when, acted = self._seen[0]
-        return acted if when <= now - REACTION_TIME else None
 
 
 def _escapes(robot: SimulatedRobot, v_cmd: float) -> bool:
