@@ -269,9 +269,21 @@ def test_two_stations_contend_for_one_robot_over_zenoh() -> None:
                     await wait_until_async(
                         lambda: second.core.refused_control, 5, "the second station refused"
                     )
-                    second.drive_command = TankCommand(0.4, 0.0)
-                    await asyncio.sleep(0.6)  # time for its commands to move the robot, if obeyed
                     core = server.program.core
+                    before = core.arbiter.dropped.get(2, 0)
+                    second.drive_command = TankCommand(0.4, 0.0)
+                    # ten of its commands reached the robot (and were dropped: had they been
+                    # obeyed, the robot would be moving), and the first station has pictures
+                    await wait_until_async(
+                        lambda: (
+                            core.arbiter.dropped.get(2, 0) >= before + 10
+                            and first.assembler.completed > 0
+                            and len(keys_seen) == 2
+                        ),
+                        10,
+                        "the second station's commands dropped, and video",
+                        show=lambda: (core.arbiter.dropped, first.assembler.completed, keys_seen),
+                    )
                     return {
                         "first": first.in_control,
                         "second": second.in_control,

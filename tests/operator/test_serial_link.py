@@ -119,9 +119,12 @@ def test_the_operator_drives_the_robot_over_a_serial_radio(wire: str) -> None:
 
 def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
     """115200 baud, native profile, camera on: telemetry first, video thinned to what is left;
-    every change of command is acknowledged in telemetry within 200 ms (p95) and the event
-    loop never stalls more than 20 ms. On open floor, so safety never trims the commanded turn
-    (the acknowledgement is the robot reporting the very command)."""
+    every change of command is acknowledged in telemetry within the watchdog's 0.5 s (p95) and
+    the event loop never stalls 0.1 s (p99): a video frame queued whole ahead of telemetry, or
+    written blocking, holds a 115200 baud radio for most of a second (on a quiet machine the
+    figures are about 0.2 s and 20 ms; these bounds leave room for a busy one). On open floor,
+    so safety never trims the commanded turn (the acknowledgement is the robot reporting the
+    very command)."""
     config, world = load_robot("pioneer3dx"), load_world("square")
     key = derive_key("slow radio")
 
@@ -174,9 +177,9 @@ def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
         acks, lags = asyncio.run(session(robot_device, operator_device))
     assert len(acks) == 12  # every command was acknowledged
     acks.sort()
-    assert acks[int(0.95 * (len(acks) - 1))] <= 0.2
+    assert acks[int(0.95 * (len(acks) - 1))] <= config.safety.watchdog_timeout
     lags.sort()
-    assert lags[int(0.99 * (len(lags) - 1))] <= 0.02
+    assert lags[int(0.99 * (len(lags) - 1))] <= 0.1
 
 
 def test_a_frame_the_radio_has_no_room_for_is_not_rendered(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,8 +56,16 @@ def scenario(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(bounded())
 
 
+#: s within which a command the drive is given is on the wire: at once, well before ARCOS's
+#: pulse refresh (0.5 s) would send it, with room for a busy machine (tests run side by side)
+AT_ONCE = 0.25
+#: s a busy machine may add to a timeout here: a connect that hangs, or that spends its whole
+#: 0.9 s at one serial speed, still fails
+LATE = 0.5
+
+
 async def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
-    """Until ``condition()`` holds, polled every 2 ms (some bounds here are 50 ms); fails
+    """Until ``condition()`` holds, polled every 2 ms (some bounds here are 0.25 s); fails
     naming ``what`` and the last value seen after ``timeout``."""
     await wait_until_async(condition, timeout, what, every=0.002)
 
@@ -86,10 +94,10 @@ async def drive_and_check(robot: ArcosRobot, emulator: ArcosEmulator) -> None:
     await wait_until(lambda: len(emulator.commands_named(RVEL)) > 0, 0.5, "VEL and RVEL")
     vel, rvel = emulator.commands[before], emulator.commands[before + 1]
     assert (vel.command, vel.argument, rvel.command, rvel.argument) == (VEL, 400, RVEL, 30)
-    assert vel.stamp - given < 0.05
+    assert vel.stamp - given < AT_ONCE
     await asyncio.sleep(0.25)  # driven a quarter of a second
     hw.drive.command(DriveCommand.of_wheels(0.0, 0.0, 0.381))
-    await wait_until(lambda: emulator.v == 0.0, 0.05, "the stop")
+    await wait_until(lambda: emulator.v == 0.0, AT_ONCE, "the stop")
     sips = robot.client.stats().sips
     await wait_until(lambda: robot.client.stats().sips >= sips + 2, 1.0, "two SIPs at rest")
     odo = hw.odometer.latest() if hw.odometer else None
@@ -134,8 +142,8 @@ def test_drives_over_tcp_and_closes_with_stop_and_close() -> None:
         )
         given = time.monotonic()
         robot.e_stop()
-        await wait_until(lambda: emulator.commands[-1].command == ESTOP, 0.1, "E_STOP")
-        assert emulator.commands[-1].stamp - given < 0.05
+        await wait_until(lambda: emulator.commands[-1].command == ESTOP, AT_ONCE, "E_STOP")
+        assert emulator.commands[-1].stamp - given < AT_ONCE
         await robot.close()
         await asyncio.wait_for(keeper, 0.5)
         assert [c.command for c in emulator.commands[-2:]] == [STOP, CLOSE]
@@ -179,7 +187,7 @@ def test_a_robot_that_never_answers_fails_the_connect_within_its_timeout() -> No
             r"0\.3 s \(expected the robot to echo SYNC0",
         ):
             await robot.connect()
-        assert 0.3 <= time.monotonic() - start < 0.3 + 0.3
+        assert 0.3 <= time.monotonic() - start < 0.3 + LATE  # its timeout
         assert not robot.connected
         await server.stop()
         with pytest.raises(
@@ -260,7 +268,8 @@ def test_without_a_baud_the_serial_port_tries_9600_then_38400() -> None:
         robot = make_robot(f"arcos://{pty.device}", connect_timeout=0.9)
         start = time.monotonic()
         await robot.connect()
-        assert 0.3 <= time.monotonic() - start < 0.3 + 0.3  # 0.3 s at 9600, then 38400 at once
+        # 0.3 s at 9600, then 38400 at once (not the whole 0.9 s at 9600)
+        assert 0.3 <= time.monotonic() - start < 0.3 + LATE
         assert pty.speed() == 38400
         await robot.close()
         await pty.stop()
@@ -297,7 +306,7 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
         await wait_until(lambda: robot.client.odometry is not None, 0.5, "first SIP")
         pty.muted = True
         await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
-        assert re.search(r"no SIP from the robot for 0\.\d\d s \(limit 0\.30 s\)", robot.status)
+        assert re.search(r"no SIP from the robot for \d+\.\d\d s \(limit 0\.30 s\)", robot.status)
         await asyncio.sleep(0.2)  # the cable cut a while longer
         pty.muted = False  # still open from before: it streams SIPs until the client closes it
         await wait_until(lambda: robot.connected, 3.0, "reconnection")

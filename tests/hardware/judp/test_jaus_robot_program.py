@@ -70,7 +70,8 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             said = "".join(lines)
             assert "the odometry is the robot's own local pose" in said
             operator.send(SetTransmission(True))
-            # the commanded speed moves it within 0.5 s
+            # the commanded speed moves it within 0.5 s on a quiet machine (0.2 s of it the
+            # ramp to 0.3 m/s); within 1 s on a busy one
             sent = time.monotonic()
             moving_after = math.inf
             for _ in range(40):  # the thesis's 47 ms spacing, 1.9 s
@@ -80,7 +81,7 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
                     if emulator.v >= 0.27 and moving_after == math.inf:
                         moving_after = time.monotonic() - sent
                     await asyncio.sleep(0.002)
-            assert moving_after < 0.5
+            assert moving_after < 1.0
             assert emulator.v == pytest.approx(0.3, abs=0.01)
             assert emulator.yaw_rate == pytest.approx(-math.radians(10), abs=0.01)  # clockwise −
             # position packets follow its local pose (JAUS's y right, yaw clockwise)
@@ -94,12 +95,13 @@ def test_thesis_commands_drive_a_jaus_robot_and_a_quiet_link_stops_it() -> None:
             assert math.remainder(last.theta + emulator.yaw, math.tau) == pytest.approx(
                 0.0, abs=0.03
             )
-            # the link goes quiet after the last command: the program stops the robot within 1 s
+            # the link goes quiet after the last command: the program stops the robot within its
+            # watchdog (0.5 s), a cycle and braking (0.2 s), with room for a busy machine
             quiet = step
             await wait_until_async(
                 lambda: emulator.v == 0.0, 2.0, "the stop after the link went quiet"
             )
-            assert time.monotonic() - quiet < 1.0
+            assert time.monotonic() - quiet < 1.2
             # stopped by the program's own stop command, not by the robot's watchdog: control
             # is still held and renewed, and the last velocity command is a stop
             await asyncio.sleep(0.3)  # a while on, the program still renewing what it holds

@@ -63,13 +63,14 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
             # the link goes quiet: the program itself publishes zero (the base has no timeout)
             stopped = await wait_until_async(
                 lambda: next((c for c in base.commands_since(quiet) if c.v == 0.0), None),
-                1.0 - (time.monotonic() - quiet),
-                "a zero velocity at the base within 1 s of the quiet link",
+                2.0 - (time.monotonic() - quiet),  # a bound for a run gone wrong; timed below
+                "a zero velocity at the base within 2 s of the quiet link",
                 every=0.002,
             )
             # the watchdog (0.5 s) trips within a cycle (20 ms), then a controlled stop at the
-            # deceleration limit (0.3 m/s at 1.5 m/s²: 0.2 s), and DDS
-            assert stopped.stamp - quiet < 0.5 + 0.02 + 0.2 + 0.02 + 0.03
+            # deceleration limit (0.3 m/s at 1.5 m/s²: 0.2 s), and a cycle; DDS, two processes
+            # and a busy machine get 0.15 s (a watchdog of the thesis's 1 s would still fail)
+            assert stopped.stamp - quiet < 0.5 + 0.02 + 0.2 + 0.02 + 0.15
             # full speed at the wall 4 m ahead: the program's own safety stops the base
             await drive(1.4, 0.0, 14.0)  # the robot's own limits make it 0.5 m/s
             assert base.collisions == 0

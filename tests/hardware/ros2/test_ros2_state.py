@@ -8,6 +8,7 @@ the ROS 2 backend, a native-profile operator over loopback UDP."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from typing import Any
@@ -76,8 +77,9 @@ class Watcher:
 
 
 def test_the_state_goes_on_ros_and_an_external_estop_latches_until_the_cockpit_releases_it(
-    ros_domain: int,
+    ros_domain: int, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="freelook.hardware.ros2")
     config = load_robot("pioneer3dx")
     topics = config.ros2.topics.model_copy(update={"estop": "estop"})
     config = config.model_copy(
@@ -111,11 +113,16 @@ def test_the_state_goes_on_ros_and_an_external_estop_latches_until_the_cockpit_r
         def send(message: Any) -> None:
             operator.send(codec.encode(message, time.time()))
 
-        async def drive(seconds: float, v: float = 0.3) -> None:
-            end = time.monotonic() + seconds
+        async def drive(seconds: float, v: float = 0.3) -> float:
+            """Commands at the operator's 47 ms spacing for ``seconds``: their rate (/s), as
+            this loop managed on a busy machine."""
+            start = time.monotonic()
+            end, sent = start + seconds, 0
             while time.monotonic() < end:
                 send(TankCommand(v, 0.0, 0.0, 0.0))
+                sent += 1
                 await asyncio.sleep(0.047)
+            return sent / (time.monotonic() - start)
 
         async def moving() -> bool:
             """Whether the base is commanded to move while the operator backs it (away from
@@ -133,15 +140,21 @@ def test_the_state_goes_on_ros_and_an_external_estop_latches_until_the_cockpit_r
                 return False
 
             await wait_until_async(hears_the_base, 60.0, "the program to hear the base", every=0.05)
-            # standing, the station in control sending nothing yet: the watchdog holds it
-            await wait_until_async(watcher.status, 5.0, "freelook's diagnostics")
+            # standing, the station in control sending nothing yet: the watchdog holds it (once
+            # its timeout has run from the last of the requests above, and the state says so)
+            await wait_until_async(
+                lambda: (status := watcher.status()) is not None and status[0] == 1,
+                5.0,
+                "freelook's diagnostics: the watchdog holding the robot",
+                show=watcher.status,
+            )
             level, message, values = watcher.status()  # type: ignore[misc]
             assert (level, values["mode"], values["estop"]) == (1, "idle", "false")
             assert "watchdog" in message
             assert watcher.state["link_ok"] is False
             # driving towards the wall 4 m ahead: mode tank, the link healthy, all well; then
             # slowed by the zones as it nears the wall
-            await drive(1.0)
+            rate = await drive(1.0)
             await wait_until_async(
                 lambda: watcher.state.get("mode") == "tank" and watcher.state.get("link_ok"),
                 2.0,
@@ -150,7 +163,8 @@ def test_the_state_goes_on_ros_and_an_external_estop_latches_until_the_cockpit_r
             )
             level, message, values = watcher.status()  # type: ignore[misc]
             assert level == 0, message
-            assert float(values["link_rx_hz"]) > 10.0  # the operator's commands, 21 a second
+            # the operator's commands, 21 a second on a quiet machine: the robot counts them
+            assert float(values["link_rx_hz"]) > 0.5 * rate
             await drive(10.0, v=0.5)
             assert watcher.state["safety_scale"] < 1.0
             assert watcher.state["safety_zone"] >= 0
@@ -180,7 +194,11 @@ def test_the_state_goes_on_ros_and_an_external_estop_latches_until_the_cockpit_r
             assert not await moving()
             # the button let go (false): still stopped, latched
             watcher.press(False)
-            await asyncio.sleep(0.2)
+            await wait_until_async(  # the robot heard it (its warning), before the release below
+                lambda: any("let go" in r.getMessage() for r in caplog.records),
+                5.0,
+                "the robot to hear the button let go",
+            )
             assert not await moving()
             assert telemetry[-1].estop
             # the cockpit's release now, a deliberate act after the button: it moves again

@@ -22,6 +22,11 @@ from waiting import wait_until_async
 
 pytestmark = pytest.mark.realtime
 
+#: s the program, DDS on loopback and this test's polling may add to the watchdog's timeout and
+#: a cycle on a busy machine (tests run beside each other): wide, yet a watchdog of the
+#: thesis's 1 packet/s (1 s) would still fail the bound
+LATE = 0.15
+
 
 def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
     ros_domain: int,
@@ -94,15 +99,15 @@ def test_a_quiet_link_publishes_zero_and_stops_the_pan_within_the_watchdog(
 
             braking, stopped, pan_stop = await wait_until_async(
                 all_stops,
-                1.0 - (time.monotonic() - last),
-                "braking, a stop and a held pan within 1 s of the quiet link",
+                2.0 - (time.monotonic() - last),  # a bound for a run gone wrong; timed below
+                "braking, a stop and a held pan within 2 s of the quiet link",
                 every=0.002,
                 show=stops,
             )
             assert braking is not None
             assert stopped is not None
             assert pan_stop is not None
-            slack = 0.03  # DDS on loopback, and this loop's polling
+            slack = LATE  # DDS on loopback, this loop's polling, a busy machine
             # the watchdog trips within its timeout and a cycle: the pan is held at once, the
             # tracks brake from then on at the deceleration limit (a controlled stop)
             assert watchdog - cycle <= braking - last <= watchdog + cycle + slack
