@@ -11,6 +11,7 @@ import typer
 from freelook.cli import (
     _bench,
     _calibrate,
+    _certs,
     _config,
     _experiment,
     _fleet,
@@ -51,6 +52,7 @@ for _module in (
     _hit,
     _jaus,
     _keys,
+    _certs,
     _ros2,
 ):
     _module.register(app)
