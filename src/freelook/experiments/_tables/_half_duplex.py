@@ -4,6 +4,7 @@ trial's drop each way and its node failure are the model's, judged against the t
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 from freelook.experiments._packet_drop import (
@@ -36,6 +37,11 @@ def drop_met(measured: float, table: float, sent: int) -> bool:
     """Whether a drop (%) agrees with the table's (a fraction) within :data:`DROP_SIGMAS`."""
     sigma = 100 * math.sqrt(max(table * (1 - table), 1e-4) / max(sent, 1))
     return abs(measured - 100 * table) <= DROP_SIGMAS * sigma
+
+
+def _median(direction: str) -> str:
+    losses = [t.up_loss if direction == "up" else t.down_loss for t in TABLE_7_1]
+    return f"{100 * statistics.median(losses):.1f}"
 
 
 def _drops_met(r: LinkTrialResult, t: LinkTrial) -> tuple[bool, bool]:
@@ -73,8 +79,12 @@ def model_row(
     up = [r.drop_up for r in runs]
     down = [r.drop_down for r in runs]
     which = sorted({r.trial for r in died})
+    higher = sum(r.drop_up > r.drop_down for r in runs)
     ours = (
-        f"drop ↑ {min(up):.1f}–{max(up):.1f} % ↓ {min(down):.1f}–{max(down):.1f} %"
+        f"drop ↑ {min(up):.1f}–{max(up):.1f} % ↓ {min(down):.1f}–{max(down):.1f} %, median "
+        f"↑ {statistics.median(up):.1f} % ↓ {statistics.median(down):.1f} % (the table's "
+        f"↑ {_median('up')} % ↓ {_median('down')} %), ↑ above ↓ in {higher} of {len(runs)} "
+        f"(the table's {sum(t.up_loss > t.down_loss for t in TABLE_7_1)} of {len(TABLE_7_1)})"
         + (
             f"; drop as the table's (within {DROP_SIGMAS:g} σ) in ↑ {ups} and ↓ {downs} of "
             f"{len(runs)} trials; node failure as the table's in {failures} of {len(runs)}"
