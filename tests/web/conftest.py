@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from steady_picture import STEADY_PICTURE
 from waiting import wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -206,16 +207,6 @@ def pytest_runtest_makereport(
                 shown.append(f"(no page state: {err!r})")
             report.sections.append(("the open pages", "\n".join(shown)))
     return report
-
-
-#: the cockpit's own motion stop on a frozen picture (guard.js) set to its longest, 10 s: the
-#: stop latches until a click, and on a busy machine (tests side by side, Chromium painting
-#: late) a picture a second old latched it in the middle of tests of other things, whose jogs
-#: and drives then moved nothing; tests/web/test_motion_stop.py tests the stop itself
-STEADY_PICTURE = """document.addEventListener("DOMContentLoaded", () => {
-  const field = document.getElementById("freeze-s");
-  if (field) field.value = "10";
-});"""
 
 
 class _Browser:

@@ -17,6 +17,7 @@ from ros2_base import RoomBase
 from ros2_processes import CLI_TEST_TIMEOUT, TEST_KEY, start_operator, start_robot_program
 
 from cli_processes import free_udp_port, stop
+from steady_picture import STEADY_PICTURE
 from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
@@ -63,6 +64,7 @@ def test_chromium_shows_the_ros2_camera_and_free_look_keys_drive_the_base(
                 )
                 # the waits below are evaluated strings, which the page's policy refuses
                 page = await browser.new_page(bypass_csp=True)
+                await page.add_init_script(STEADY_PICTURE)  # tests/steady_picture.py
                 errors: list[str] = []
                 page.on("pageerror", lambda err: errors.append(str(err)))
                 await page.goto(url)

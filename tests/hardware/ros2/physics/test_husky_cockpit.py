@@ -23,6 +23,7 @@ from ros2_processes import CLI_TEST_TIMEOUT, TEST_KEY, start_operator
 
 from cli_processes import free_udp_port, start_cli, stop
 from freelook.config import load_robot
+from steady_picture import STEADY_PICTURE
 from waiting import wait_until_async
 
 pytestmark = [pytest.mark.realtime, pytest.mark.timeout(CLI_TEST_TIMEOUT)]
@@ -88,6 +89,7 @@ def test_chromium_keys_drive_the_engine_husky_and_its_pose_follows_the_truth(
                     args=["--no-sandbox", "--disable-gpu", "--no-first-run"],
                 )
                 page = await browser.new_page(bypass_csp=True)
+                await page.add_init_script(STEADY_PICTURE)  # tests/steady_picture.py
                 errors: list[str] = []
                 page.on("pageerror", lambda err: errors.append(str(err)))
                 await page.goto(url)
