@@ -95,5 +95,6 @@ def test_the_stereo_pair_is_thinned_to_the_radio_budget() -> None:
     # a driving frame (about 22 kB) would hold the radio longer than 0.1 s: never sent
     assert r.sent.get(0, 0) == 0
     assert r.skipped.get(0, 0) > 0
-    # telemetry keeps coming: the video budget is what is left after it
-    assert r.telemetry_gap < 0.3
+    # telemetry keeps coming: the video budget is what is left after it (no gap as long as the
+    # watchdog's timeout, on a busy machine too; a frame holding the radio would make one)
+    assert r.telemetry_gap < config.safety.watchdog_timeout

@@ -132,8 +132,9 @@ def test_a_command_not_renewed_becomes_a_stop() -> None:
             await wait_until_async(lambda: emulator.v == 0.0, 1.5, "the stop")
             taken = time.monotonic() - given
             # the client's 0.5 s command timeout, not the robot's own watchdog: the client kept
-            # talking (keep-alive, queries) and the last drive command it sent was a stop
-            assert taken < 0.5 + 0.2
+            # talking (keep-alive, queries) and the last drive command it sent was a stop (the
+            # bound leaves a busy machine 0.5 s)
+            assert taken < 0.5 + 0.5
             last = emulator.codes_from(ME_T, VELOCITY_COMMAND)[-1]
             assert struct.unpack_from("<I", last.body, 2)[0] == scale(0.0, -327.68, 327.67, 32)
         finally:
