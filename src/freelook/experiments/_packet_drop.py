@@ -365,6 +365,20 @@ class _AfterDeath:
             self.drove_again = now - self.death
 
 
+def _radios(
+    trial: LinkTrial, radio: Radio, operation: float, lock: float, rng: np.random.Generator
+) -> tuple[DeadRadio | HalfDuplexLink, float | None]:
+    """A trial's radio pair and when it dies (known beforehand only on the table's radio,
+    which dies at the end of a failed trial's operation time, its node drawn)."""
+    if radio == "half-duplex":
+        spec = HalfDuplexRadio(lock_per_collision=lock, boot=DeadRadio().boot)
+        return HalfDuplexLink(spec, seed=int(rng.integers(2**31))), None
+    node: RadioNode = "robot" if rng.random() < 0.5 else "station"
+    if trial.node_fail:
+        return DeadRadio([(operation, node)]), operation
+    return DeadRadio([]), None
+
+
 def table_7_1_trial(
     seed: int,
     trial: LinkTrial,
@@ -395,15 +409,7 @@ def table_7_1_trial(
     )
     rng = np.random.default_rng([seed, trial.number, 0x7A1])
     operation = trial.operation_time * time_scale
-    pair: DeadRadio | HalfDuplexLink
-    death: float | None = None  # when the radio died (an input on the table's radio)
-    if radio == "half-duplex":
-        spec = HalfDuplexRadio(lock_per_collision=lock_per_collision, boot=DeadRadio().boot)
-        pair = HalfDuplexLink(spec, seed=int(rng.integers(2**31)))
-    else:
-        node: RadioNode = "robot" if rng.random() < 0.5 else "station"
-        pair = DeadRadio([(operation, node)] if trial.node_fail else [])
-        death = operation if trial.node_fail else None
+    pair, death = _radios(trial, radio, operation, lock_per_collision, rng)
     link = _TrialLink(config, robot, trial, seed, pair, thesis=thesis, watch=watch)
     end = operation + (AFTER if death is not None else 0.0)
     drops: _Drops | None = None  # at the end of the operation time (or the radio's death)
