@@ -255,7 +255,9 @@ def map_timings(world: str, seed: int = 0) -> MapTimings:
     t2 = time.perf_counter()
     rng = np.random.default_rng(seed)
     pose, _ = _random_poses(the_world, config, rng, None)
-    robot = simulated_robot(config, the_world, seed=seed, pose=pose, use_localization=False)
+    robot = simulated_robot(
+        config, the_world, seed=seed, pose=pose, believed_pose=pose, use_localization=False
+    )
     robot.run_for(0.2)
     frame = robot.sim.latest_laser
     assert frame is not None
