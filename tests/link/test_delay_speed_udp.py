@@ -81,6 +81,7 @@ async def drive() -> dict[str, float]:
         fastest = 0.0
         flags = SafetyFlags.NONE
         cmd_v = []
+        told: list[tuple[float, float]] = []  # the cap and round trip the telemetry carried
         while loop.time() - started < 1.0:
             await asyncio.sleep(0.02)
             fastest = max(fastest, robot.sim.ground_truth.v)
@@ -88,6 +89,8 @@ async def drive() -> dict[str, float]:
             if telemetry is not None:
                 flags |= telemetry.safety_flags
                 cmd_v.append(telemetry.cmd_v)
+                if telemetry.speed_cap is not None:
+                    told.append(telemetry.speed_cap)
         state = robot.sim.ground_truth
         speed = math.dist(start, (state.x, state.y)) / (loop.time() - started)
         holding = False
@@ -102,6 +105,9 @@ async def drive() -> dict[str, float]:
             "delay_flag": float(bool(flags & SafetyFlags.DELAY)),
             "cmd_v": max(cmd_v),
             "refused": float(rule.refused),
+            "told_cap": max(c for c, _ in told),
+            "told_trip": max(t for _, t in told),
+            "told": float(len(told)),
         }
 
 
@@ -119,3 +125,7 @@ def test_over_a_shaped_link_the_robot_caps_its_speed_to_the_round_trip_it_measur
     assert result["delay_flag"] == 1.0, result  # the telemetry says which rule acted
     assert result["cmd_v"] <= result["cap"] + 0.02, result
     assert result["refused"] == 0.0, result
+    # the station hears the cap and the robot's round trip (for the cockpit's chip)
+    assert result["told"] >= 10, result
+    assert abs(result["told_cap"] - result["cap"]) <= 0.05, result
+    assert abs(result["told_trip"] - result["trip"]) <= 0.1, result

@@ -217,6 +217,9 @@ def states() -> Iterator[tuple[str, dict[str, Any]]]:
     progress = AutonomyTelemetry(TaskPhase.APPROACH_RECEPTACLE, 0.7, True, 2)
     task.on_link_message(telemetry(m2p2, autonomy=progress), 4.0)
     yield "m2p2 on its task", state_message(m2p2, task, 4.05)
+    capped = station(pioneer)
+    capped.on_link_message(telemetry(pioneer, speed_cap=(0.42, 0.8)), 5.0)
+    yield "pioneer3dx with its speed capped to the delay", state_message(pioneer, capped, 5.05)
 
 
 @pytest.fixture(scope="module")

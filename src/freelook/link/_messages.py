@@ -374,6 +374,9 @@ class Telemetry:
     link: LinkStatsReport = field(default_factory=LinkStatsReport)
     arm: ArmTelemetry | None = None  # a robot with an arm
     autonomy: AutonomyTelemetry | None = None  # a robot that can run the disposal task
+    #: the delay rule's speed cap (m/s, forward now or the way it drives) and the round trip
+    #: it was computed at (s, the robot's own measure); None: no delay rule
+    speed_cap: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ millimetres), and the optional autonomy and arm blocks, every count checked befo
 
     fixed part (TELEMETRY) | laser u16 mm × n | sonar count u8 | sonar u16 mm × n
     [autonomy: phase u8, flags u8, recoveries u16, progress f32] (flag bit 4 of the fixed part)
+    [speed cap: cap f32 m/s, round trip f32 s] (flag bit 5)
     [arm: joints u8, positions and velocities f32 × 2n, gripper f32, flags u8, phase u8,
      slow pairs u16 + u16 × n, stop pairs u16 + u16 × n] (when bytes are left)
 """
@@ -27,6 +28,7 @@ _B = struct.Struct("<B")
 _H = struct.Struct("<H")
 _ARM_HEAD = struct.Struct("<fBB")  # gripper opening, flags (1 holding), phase
 _AUTONOMY = struct.Struct("<BBHf")  # task phase, flags (1 paused), recoveries, progress
+_SPEED_CAP = struct.Struct("<ff")  # the delay rule's cap (m/s) and its round trip (s)
 _LASER_UNIT = 1000.0  # ranges as u16 millimetres (1 mm resolution, up to 65.5 m)
 
 
@@ -51,6 +53,7 @@ def encode_telemetry(m: Telemetry) -> bytes:
         | (4 if m.bumper_rear else 0)
         | (8 if m.localizing else 0)
         | (16 if m.autonomy is not None else 0)
+        | (32 if m.speed_cap is not None else 0)
     )
     head = _TELEMETRY.pack(
         m.stamp,
@@ -95,6 +98,8 @@ def encode_telemetry(m: Telemetry) -> bytes:
         body += _AUTONOMY.pack(
             int(a.phase), 1 if a.paused else 0, min(a.recoveries, 0xFFFF), progress
         )
+    if m.speed_cap is not None:
+        body += _SPEED_CAP.pack(*m.speed_cap)
     return body if m.arm is None else body + _enc_arm_state(m.arm)
 
 
@@ -173,6 +178,14 @@ def decode_telemetry(p: bytes) -> Telemetry:
             autonomy = AutonomyTelemetry(TaskPhase(phase), progress, bool(task_flags), recoveries)
         except ValueError as err:
             raise MalformedError(f"telemetry: {err}") from None
+    speed_cap = None
+    if v[17] & 32:
+        if len(p) < offset + _SPEED_CAP.size:
+            raise MalformedError("telemetry's speed cap runs beyond its payload")
+        speed_cap = _SPEED_CAP.unpack_from(p, offset)
+        offset += _SPEED_CAP.size
+        if not all(math.isfinite(x) and x >= 0.0 for x in speed_cap):
+            raise MalformedError(f"telemetry's speed cap {speed_cap}")
     arm = _dec_arm_state(p, offset) if len(p) > offset else None
     try:
         mode = Mode(v[16])
@@ -208,4 +221,5 @@ def decode_telemetry(p: bytes) -> Telemetry:
         link=link,
         arm=arm,
         autonomy=autonomy,
+        speed_cap=speed_cap,
     )

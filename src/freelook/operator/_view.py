@@ -201,6 +201,10 @@ def _telemetry_fields(config: RobotConfig, core: StationCore) -> dict[str, Any]:
             "reasons": [
                 f.name.lower() for f in type(t.safety_flags) if f and f in t.safety_flags and f.name
             ],
+            # the robot's delay rule: its cap (m/s) and the round trip it measured (s)
+            "speed_cap": None
+            if t.speed_cap is None
+            else {"cap": t.speed_cap[0], "rtt": t.speed_cap[1]},
         },
     }
     if t.arm is not None and core.arm is not None:

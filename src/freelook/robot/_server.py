@@ -143,7 +143,8 @@ class RobotServer:
         core = program.core
         self.session.on_forget = core.forget_station
         self.session.keep_station(lambda station: core.holds_control(station, runtime.now()))
-        feed_round_trips(self.session, core)  # the delay rule's round trip, when it has one
+        #: the delay rules, fed the round trips the link measures (their cap goes out)
+        self.delay_rules = feed_round_trips(self.session, core)
         # the native profile tells operators the robot's map (a built-in world by its name)
         robot_map = program.robot_map
         self.map = (
@@ -272,8 +273,11 @@ class RobotServer:
         core = self.program.core
         core.link_stats = self.session.stats.report(now)
         # stamped on the wall clock like everything else that leaves the robot
+        delay = self.delay_rules[0] if self.delay_rules else None
+        cap = None if delay is None else (delay.cap, delay.round_trip)
+        telemetry = core.telemetry(now)
         out: list[Message] = [
-            dataclasses.replace(core.telemetry(now), stamp=now + self.session.wire_offset)
+            dataclasses.replace(telemetry, stamp=now + self.session.wire_offset, speed_cap=cap)
         ]
         robot_map = self.program.robot_map
         if robot_map is not self._map_world and isinstance(self.codec, NativeCodec):

@@ -63,9 +63,9 @@ class DelaySpeedRule(Rule):
         self._trips: deque[tuple[float, float]] = deque(maxlen=256)  # (when, round trip)
         #: values refused as round trips (not finite, negative)
         self.refused = 0
-        #: the last cycle's cap (m/s), the round trip it was computed at (s) and the clear
-        #: range (m): for the telemetry and the log
-        self.cap = math.inf
+        #: the last cycle's cap (m/s, the way it drove; forward when standing), the round trip
+        #: it was computed at (s) and the clear range (m): for the telemetry and the log
+        self.cap = 0.0
         self.round_trip = config.max_round_trip
         self.clear = math.inf
 
@@ -123,14 +123,12 @@ class DelaySpeedRule(Rule):
     def judge(self, cycle: Cycle, judgement: Judgement) -> int:
         v = judgement.v
         trip = self.round_trip = self.round_trip_at(cycle.now)
-        if v == 0.0:
-            self.cap = math.inf
-            return 0
-        self.clear = self.clear_ahead(v > 0.0, cycle.live, cycle.prior)
+        # the cap the way it drives (forward when it stands: what the cockpit shows)
+        self.clear = self.clear_ahead(v >= 0.0, cycle.live, cycle.prior)
         cap = self.cap = delay_speed_cap(
             self.clear - self.margin, trip, self.cycle, self.deceleration
         )
-        if abs(v) <= cap:
+        if abs(v) <= cap:  # a point turn too
             return 0
         s = cap / abs(v)
         judgement.v, judgement.omega = v * s, judgement.omega * s

@@ -11,7 +11,7 @@ import { StreamDecoder, webCodecsAvailable } from "./video.js";
 import { ARM_KEYS } from "./controls.js";
 import {
   NO_VIDEO_MS, PING_MS, cameraStale, delayText, frameAge, isStale, linkChip, newFresh,
-  noteBehind, notePong, noteTick, pageDelay, telemetryAge,
+  noteBehind, notePong, noteTick, pageDelay, speedCapText, telemetryAge,
 } from "./freshness.js";
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
@@ -431,6 +431,10 @@ function onState(s) {
   $("safety").className = !s.safety ? "bad" : "";
   if (!s.safety) setChip("safety-chip", "safety: unknown (no report from the robot)", "bad");
   else setChip("safety-chip", "safety: " + (reasons || "clear"), reasons ? (sf.scale === 0 ? "bad" : "warn") : "ok");
+  // the robot's delay rule: the speed it can stop from at the round trip it measures
+  const capText = speedCapText(sf ? sf.speed_cap : null);
+  $("speed-cap-chip").hidden = !capText;
+  if (capText) setChip("speed-cap-chip", capText, sf.reasons.includes("delay") ? "warn" : "");
   // the robot's own mode, never the one asked for (the thesis profile reports none)
   const thesis = state.hello && state.hello.wire === "thesis";
   setChip("mode-chip", "mode: " + (s.mode || (thesis ? "not reported (thesis profile)" : "not reported")), "");

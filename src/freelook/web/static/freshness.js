@@ -164,3 +164,15 @@ export function delayText(age, rtt) {
     typeof x === "number" && Number.isFinite(x) ? `${x.toFixed(2)} s` : "-";
   return `frame age ${f(age)} · round trip ${f(rtt)}`;
 }
+
+/**
+ * The speed cap chip's text: the robot's delay rule's cap and the round trip it measured
+ * itself; null when the robot has no delay rule (or says something that cannot be one).
+ * @param {{ cap: number, rtt: number } | null | undefined} speedCap
+ */
+export function speedCapText(speedCap) {
+  if (!speedCap) return null;
+  const { cap, rtt } = speedCap;
+  if (!(Number.isFinite(cap) && cap >= 0 && Number.isFinite(rtt) && rtt >= 0)) return null;
+  return `speed cap ${cap.toFixed(2)} m/s (round trip ${rtt.toFixed(1)} s)`;
+}

@@ -224,6 +224,13 @@
  * @property {number | null} zone  the acting zone, innermost 0; null none
  * @property {number} scale  the speed scale applied (0 stops)
  * @property {string[]} reasons  what acted, e.g. "zone", "bumper"
+ * @property {SpeedCap | null} speed_cap  the robot's delay rule (null: it has none)
+ */
+
+/**
+ * @typedef {object} SpeedCap
+ * @property {number} cap  m/s: the speed the robot can stop from within the clear range ahead
+ * @property {number} rtt  s: the round trip it measured itself, the cap's
  */
 
 /**
