@@ -22,6 +22,13 @@ Hypothesis runs under one of three profiles, registered here:
 
 ``FREELOOK_HYPOTHESIS`` names the profile; ``--hypothesis-profile`` overrides it.
 
+``tools/test.sh`` runs the tests in parallel processes (pytest-xdist, ``--dist loadgroup``):
+each test goes to the next free worker, except that the tests of a module sharing a module
+fixture (a running sim, a browser) go to one worker together; each worker has DDS domains of
+its own (``tests/dds_domains.py``), its own temporary directories (pytest's, per worker), and
+every port a test opens is one the system picked. The robot program's loops are compiled ahead
+once as such a run starts.
+
 Tests stop the processes they start with SIGINT, as Ctrl-C would. A shell without job control
 starts its background commands with SIGINT ignored, and an ignored signal stays ignored across
 ``exec``: a suite started that way (``bash tools/test.sh &`` in a script) would hand every
@@ -34,6 +41,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -74,9 +82,70 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(DEFAULT_DOMAIN))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 
+def _uses_network_namespaces(item: pytest.Item) -> bool:
+    """Whether the test's module builds real NATs in network namespaces (``tests/netns.py``):
+    those tests run one after another on one worker, their iptables and timings undisturbed by
+    each other."""
+    module = getattr(item, "module", None)
+    return module is not None and any(
+        getattr(value, "__module__", None) == "netns" for value in vars(module).values()
+    )
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture made once for its module or class (a running sim, a
+    browser): its module's tests then run on one worker, which makes it once."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        defs and defs[-1].scope in ("module", "class", "package")
+        for defs in info.name2fixturedefs.values()
+    )
+
+
+#: robots whose features together cover every compiled loop (tests/conftest.py compiles them
+#: ahead as the run starts)
+AHEAD = ("pioneer3dx", "taros", "ros2-diff-base")
+
+
+def _compile_ahead() -> None:
+    from freelook.config import load_robot
+    from freelook.hardware import compile_ahead
+
+    for name in AHEAD:
+        compile_ahead(load_robot(name), camera=True)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under pytest-xdist, the robot program's loops are compiled ahead once as the run starts,
+    on a thread of the run's first process while the workers collect: the robots the tests
+    start wait for it at compile-ahead's lock and then find the loops in numba's cache, rather
+    than each worker's first robots compiling them side by side (the lock:
+    freelook/hardware/_ahead.py)."""
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the first process does it
+        return
+    if not session.config.getoption("numprocesses", None):  # a run in one process (narrow)
+        return
+    threading.Thread(target=_compile_ahead, name="compile ahead", daemon=True).start()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``thorough``, each hypothesis test runs ``THOROUGH_FACTOR`` times the examples its
+    """Under pytest-xdist's ``--dist loadgroup`` each test goes to the next free worker, but
+    the tests of a module that share a module fixture go to one worker together (an
+    ``xdist_group`` of the module), so none is started once per worker, and the real-NAT tests
+    go to one worker, one after another.
+
+    Under ``thorough``, each hypothesis test runs ``THOROUGH_FACTOR`` times the examples its
     own ``@settings`` names (a test's own settings would otherwise cap the longer run)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        if _uses_network_namespaces(item):
+            item.add_marker(pytest.mark.xdist_group("real NAT"))
+        elif _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
     profile = config.getoption("hypothesis_profile", None) or _profile_asked()
     if profile != "thorough":
         return
