@@ -10,12 +10,12 @@ import pytest
 
 from freelook.config import LaserConfig, RobotConfig, builtin_robots, load_robot
 from freelook.errors import ConfigError
+from freelook.experiments._added_laser import with_added_laser
 
 ROBOTS = Path(__file__).parents[2] / "src/freelook/config/robots"
 
 #: each shipped laser as it loaded before a laser had a yaw, a flag or pins
 SHIPPED = {
-    "foi-ugv": (0.4, 0.0, 181, 180.0, 75.0, 30.0, 0.02, 0.01),
     "pioneer3dx": (0.17, 0.0, 181, 180.0, 75.0, 30.0, 0.02, 0.01),
     "ros2-diff-base": (0.12, 0.0, 541, 270.0, 20.0, 25.0, 0.06, 0.01),
     "ros2-tracked-pan-tilt": (0.35, 0.0, 541, 270.0, 20.0, 25.0, 0.06, 0.01),
@@ -35,6 +35,36 @@ def _with_laser(tmp_path: Path, laser: str) -> Path:
     return path
 
 
+def _values(laser: LaserConfig) -> tuple[float | int, ...]:
+    return (
+        laser.mount_forward,
+        laser.mount_left,
+        laser.beams,
+        laser.fov_deg,
+        laser.rate_hz,
+        laser.range_max,
+        laser.range_min,
+        laser.noise_std,
+    )
+
+
+def test_the_foi_ugv_has_the_papers_sensors_and_its_added_laser_is_the_one_it_had() -> None:
+    # Ögren 2013's UGV had a gyro and the motor encoders, no laser: its description neither;
+    # the rows that add one get the laser the description once defined
+    foi = load_robot("foi-ugv")
+    assert foi.laser is None
+    assert foi.gyro is not None
+    added = with_added_laser(foi)
+    assert added.laser is not None
+    assert _values(added.laser) == (0.4, 0.0, 181, 180.0, 75.0, 30.0, 0.02, 0.01)
+    assert added.estimation.mcl_lateral_noise == 0.15
+    # a robot with a laser of its own keeps it; one with none and none to add is refused
+    pioneer = load_robot("pioneer3dx")
+    assert with_added_laser(pioneer) is pioneer
+    with pytest.raises(ValueError, match="m2p2: no laser of its own"):
+        with_added_laser(load_robot("m2p2").model_copy(update={"laser": None}))
+
+
 def test_every_shipped_laser_loads_as_it_did() -> None:
     for name in builtin_robots():
         laser = load_robot(name).laser
@@ -44,17 +74,7 @@ def test_every_shipped_laser_loads_as_it_did() -> None:
             assert laser is None, name
             continue
         assert laser is not None
-        values = (
-            laser.mount_forward,
-            laser.mount_left,
-            laser.beams,
-            laser.fov_deg,
-            laser.rate_hz,
-            laser.range_max,
-            laser.range_min,
-            laser.noise_std,
-        )
-        assert values == SHIPPED[name], name
+        assert _values(laser) == SHIPPED[name], name
         assert (laser.yaw_deg, laser.upside_down, laser.extra) == (0.0, False, ()), name
     # the Pioneer and the tracked ROS base pin their layout; the generic base takes any
     assert load_robot("pioneer3dx").laser.pinned == ("beams", "fov_deg")  # type: ignore[union-attr]

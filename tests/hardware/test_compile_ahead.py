@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 import freelook.hardware._ahead as ahead
 from freelook.cli import app
 from freelook.config import load_robot
+from freelook.experiments._added_laser import with_added_laser
 from freelook.hardware import compile_ahead
 from freelook.hardware._ahead import loop_features, stamp_path
 from freelook.hardware.ros2 import INSTALL_HINT, ros
@@ -67,8 +68,14 @@ def test_a_first_start_compiles_in_a_child_once_and_later_starts_go_straight_on(
     assert not compile_ahead(config, camera=True, notify=notes.append)
     # every robot shares them: robots with nothing of their own, and a backend without the
     # simulator's camera, start straight on
-    for other, camera in (("foi-ugv", True), ("ros2-diff-base", True), ("pioneer3dx", False)):
-        assert not compile_ahead(load_robot(other), camera=camera, notify=notes.append), other
+    # (the FOI UGV with the laser freelook adds: its own description has the paper's gyro and
+    # encoders alone, fewer features, a stamp of its own)
+    for other, camera in (
+        (with_added_laser(load_robot("foi-ugv")), True),
+        (load_robot("ros2-diff-base"), True),
+        (load_robot("pioneer3dx"), False),
+    ):
+        assert not compile_ahead(other, camera=camera, notify=notes.append), other.name
     assert notes == []
 
 
@@ -123,7 +130,7 @@ def test_robots_with_the_same_features_share_a_stamp(empty_cache: Path) -> None:
     pioneer = load_robot("pioneer3dx")
     assert loop_features(pioneer, camera=True) == {"camera", "gyro", "laser", "pan_tilt", "sonar"}
     assert loop_features(load_robot("taros"), camera=False) == {"arm", "gyro", "laser", "pan_tilt"}
-    assert stamp_path(load_robot("foi-ugv"), camera=True) == stamp_path(
+    assert stamp_path(with_added_laser(load_robot("foi-ugv")), camera=True) == stamp_path(
         load_robot("ros2-diff-base"), camera=True
     )
     stamps = {

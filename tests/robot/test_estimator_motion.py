@@ -11,6 +11,7 @@ import pytest
 
 from freelook.config import load_robot
 from freelook.estimation import Odometry
+from freelook.experiments._added_laser import with_added_laser
 from freelook.hal import EncoderSample, GyroSample, OdometrySample, RobotHardware
 from freelook.hardware.sim import SimulatedRobot
 from freelook.maps import load_world
@@ -74,7 +75,8 @@ def test_a_start_heading_the_laser_checks_is_set_by_its_first_fixes_standing_sti
     world = load_world("square")
     pose = (world.start[0] - 1.0, world.start[1] - 1.0, 0.0)
     believed = (pose[0], pose[1], math.radians(off_deg))
-    robot = SimulatedRobot(load_robot("foi-ugv"), world, seed=3, pose=pose, believed_pose=believed)
+    config = with_added_laser(load_robot("foi-ugv"))  # the paper's robot had no laser
+    robot = SimulatedRobot(config, world, seed=3, pose=pose, believed_pose=believed)
     robot.run_for(1.0)
     estimator = robot.core.estimator
     assert estimator.heading is not None

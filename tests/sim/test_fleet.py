@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from freelook.config import RobotConfig, load_robot, physical_robot
+from freelook.experiments._added_laser import with_added_laser
 from freelook.maps import load_world
 from freelook.sim import Fleet, Simulator
 
@@ -13,7 +14,8 @@ POSES = [(3.0, 3.0, 0.0), (8.0, 8.0, 1.0), (12.0, 4.0, -2.0), (5.0, 10.0, 2.5)]
 
 
 def _laser_only(name: str) -> RobotConfig:
-    return load_robot(name).model_copy(update={"sonar": None, "gyro": None})
+    # the FOI UGV with the laser freelook adds to it (its paper's robot had none)
+    return with_added_laser(load_robot(name)).model_copy(update={"sonar": None, "gyro": None})
 
 
 @pytest.mark.parametrize(

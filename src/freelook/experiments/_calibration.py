@@ -45,6 +45,7 @@ __all__ = [
     "calibrate",
     "load_measurement",
     "measured_robots",
+    "sensitivity_models",
     "shipped_mismatches",
     "with_fitted",
 ]
@@ -242,6 +243,29 @@ def _with(base: ErrorModel, p: np.ndarray) -> ErrorModel:
     data["slip"]["icr_spread_left_turn"]["mean"] = float(p[1])
     data["slip"]["icr_spread_right_turn"]["mean"] = float(p[1])
     return ErrorModel.model_validate(data)
+
+
+def sensitivity_models(robot: str) -> list[tuple[str, ErrorModel]]:
+    """``robot``'s shipped error model with each fitted parameter's mean moved by its 1σ, up
+    and down, the other constants as shipped: (label, model), the sprockets' difference δ
+    first (σ_δ = √2 × each side's std, split evenly between the sides), then the ICR spread s
+    (both turns together, as fitted)."""
+    base = load_error_model(robot)
+    side_std = base.wheels.left.std
+    spread_std = base.slip.icr_spread_left_turn.std
+    delta = side_std * math.sqrt(2)
+    p0 = np.array(
+        [base.wheels.left.mean - base.wheels.right.mean, base.slip.icr_spread_left_turn.mean]
+    )
+    out = []
+    for k, std in enumerate((delta, spread_std)):
+        for sign in (1.0, -1.0):
+            p = p0.copy()
+            p[k] += sign * std
+            shown = f"{p[0] * 100:+.4f} %" if k == 0 else f"{p[1]:.6f}"
+            label = f"{'δ' if k == 0 else 's'} {'+' if sign > 0 else '−'}1σ = {shown}"
+            out.append((label, _with(base, p)))
+    return out
 
 
 def _rounded(p: np.ndarray, std: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from freelook.config import (
     load_error_model,
     load_robot,
 )
+from freelook.experiments._added_laser import with_added_laser
 from freelook.experiments._faults import simulated_robot
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot, published_map
@@ -182,12 +183,12 @@ def square_laps_trial(
 
     ``gain`` is the Free Look pull onto the camera's reference (0: the paper's eq. 6 alone;
     None: the robot's own), ``errors`` whether the simulated robot differs from its
-    description by its error model, ``laser`` whether the laser works at all; ``model`` the
+    description by its error model, ``laser`` whether it has a laser (its own, or the one
+    freelook adds to a robot whose paper had none: :func:`with_added_laser`); ``model`` the
     error model to draw the robot from (None: the robot's shipped one; ``freelook calibrate``
     fits its own)."""
     config = _with_gain(load_robot(robot_name), gain)
-    if not laser:
-        config = config.model_copy(update={"laser": None})
+    config = with_added_laser(config) if laser else config.model_copy(update={"laser": None})
     world = _world("square")
     start = (world.start[0] - side / 2, world.start[1] - side / 2, 0.0)
     truth = model.draw(seed) if model is not None else physical_robot(config, seed, errors)
@@ -243,6 +244,7 @@ def translation_offset_trial(
     open_loop: bool = False,
     errors: bool = True,
     laser: bool = True,
+    model: ErrorModel | None = None,
 ) -> TranslationResult:
     """Ögren 2013 Table 4: lateral offset h of the camera over a pure forward translation
     started with the chassis turned 90° from the camera.
@@ -250,17 +252,21 @@ def translation_offset_trial(
     ``open_loop`` runs the paper's law (eq. 6 on the measured pan and the gyro's heading rate,
     with the controller's d against the slipping tracks' real one) instead of the robot's
     closed loop on the camera's estimated pose; ``errors`` whether the simulated robot differs
-    from its description by its error model; ``laser`` whether it has its laser at all.
+    from its description by its error model; ``laser`` whether it has a laser (its own, or
+    the one freelook adds: :func:`with_added_laser`); ``model`` the error model to draw the
+    robot from (None: the robot's shipped one).
+
+    The start is the paper's (Fig. 10): the chassis faces 90° to the right of the camera,
+    which looks along the line to translate on (pan +90°); only the line's heading is drawn.
     """
     config = _with_gain(load_robot(robot_name), 0.0 if open_loop else None)
-    if not laser:
-        config = config.model_copy(update={"laser": None})
+    config = with_added_laser(config) if laser else config.model_copy(update={"laser": None})
     world = _world("square")
     rng = np.random.default_rng(seed)
-    side = 1.0 if rng.random() < 0.5 else -1.0
+    side = -1.0  # the chassis turned to the camera's right, as the paper's started
     theta0 = float(rng.uniform(-math.pi, math.pi))
     x, y = world.start[0] - 1.0 * math.cos(theta0 + side * math.pi / 2), world.start[1]
-    truth = physical_robot(config, seed, errors)
+    truth = model.draw(seed) if model is not None else physical_robot(config, seed, errors)
     pose = (x, y, theta0)
     robot = simulated_robot(
         config,

@@ -1,7 +1,8 @@
 """The papers' tables, like for like first: each row with a paper value runs under the paper's
 own conditions and carries its target; freelook's improvements follow as rows of their own that
 say what differs. Every verdict is computed from the runs. One module per source:
-:mod:`._free_look` (Ögren 2013), :mod:`._ellipse` and :mod:`._packet_drop` (the thesis's Tables
+:mod:`._laps`, :mod:`._translation` and :mod:`._free_look` (Ögren 2013's Tables 2–3,
+Table 4 and Figs. 6–7), :mod:`._ellipse` and :mod:`._packet_drop` (the thesis's Tables
 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
 
 from freelook.experiments._tables._ellipse import (
@@ -11,13 +12,13 @@ from freelook.experiments._tables._ellipse import (
     ellipse_table,
 )
 from freelook.experiments._tables._format import Verdict
-from freelook.experiments._tables._free_look import (
+from freelook.experiments._tables._free_look import flc_figures_table
+from freelook.experiments._tables._laps import (
     LAP_SIDE,
-    flc_figures_table,
+    lap_tolerance,
     laps_verdict,
+    paper_laps,
     square_laps_table,
-    translation_table,
-    translation_verdict,
 )
 from freelook.experiments._tables._packet_drop import packet_drop_row, packet_drop_table
 from freelook.experiments._tables._reckless import (
@@ -28,9 +29,15 @@ from freelook.experiments._tables._reckless import (
     reckless_table,
     reckless_verdict,
 )
+from freelook.experiments._tables._translation import (
+    TABLE_4,
+    translation_table,
+    translation_verdict,
+)
 
 __all__ = [
     "LAP_SIDE",
+    "TABLE_4",
     "TABLE_7_2",
     "TIME_TOLERANCE",
     "RecklessJob",
@@ -39,9 +46,11 @@ __all__ = [
     "ellipse_row",
     "ellipse_table",
     "flc_figures_table",
+    "lap_tolerance",
     "laps_verdict",
     "packet_drop_row",
     "packet_drop_table",
+    "paper_laps",
     "reckless_jobs",
     "reckless_sections",
     "reckless_table",
