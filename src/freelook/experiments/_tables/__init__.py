@@ -1,9 +1,9 @@
 """The papers' tables, like for like first: each row with a paper value runs under the paper's
 own conditions and carries its target; freelook's improvements follow as rows of their own that
 say what differs. Every verdict is computed from the runs. One module per source:
-:mod:`._laps`, :mod:`._translation` and :mod:`._free_look` (Ögren 2013's Tables 2–3,
-Table 4 and Figs. 6–7), :mod:`._ellipse` and :mod:`._packet_drop` (the thesis's Tables
-7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
+:mod:`._laps` and :mod:`._translation` (Ögren 2013's Tables 2–3 and 4; its Figs. 6–7 are
+:mod:`freelook.experiments._figures_table`), :mod:`._ellipse` and :mod:`._packet_drop` (the
+thesis's Tables 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
 
 from freelook.experiments._tables._ellipse import (
     TABLE_7_2,
@@ -12,7 +12,6 @@ from freelook.experiments._tables._ellipse import (
     ellipse_table,
 )
 from freelook.experiments._tables._format import Verdict
-from freelook.experiments._tables._free_look import flc_figures_table
 from freelook.experiments._tables._laps import (
     LAP_SIDE,
     lap_tolerance,
@@ -45,7 +44,6 @@ __all__ = [
     "Verdict",
     "ellipse_row",
     "ellipse_table",
-    "flc_figures_table",
     "lap_tolerance",
     "laps_verdict",
     "packet_drop_row",
