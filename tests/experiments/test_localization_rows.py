@@ -15,6 +15,7 @@ from freelook.experiments._localization_table import (
     _search_row,
     _search_table,
     localization_on_map,
+    still_note,
 )
 
 
@@ -59,6 +60,7 @@ def test_a_frozen_robot_fails_every_row_on_a_map(room: Path) -> None:
     assert len(judged) == 2
     assert [row.ok for row in judged] == [False, False], [row.ours for row in judged]
     assert "2 drove under 1 m" in judged[1].ours
+    assert result.notes == [still_note(2, 2)]
 
 
 @pytest.mark.slow
