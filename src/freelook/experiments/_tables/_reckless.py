@@ -144,13 +144,20 @@ def reckless_verdict(
         f" (at up to {impact:.2f} m/s)" if collisions else ""
     )
     if driver == "passage":
+        # the drive's own contacts: the manoeuvres out after it, blind, are not the thesis's
+        in_drive = sum(r.collided_in_run for r in done)
+        after = collisions - in_drive
         through = sum(r.through for r in done)
         zoned = sum(r.zone_acted for r in done)
         speed = max((r.passage_speed for r in done), default=0.0)
-        ours = f"{through} of {len(done)} through, {hit}, a zone acted in {zoned}" + (
-            f"; in the passage at up to {speed:.2f} m/s" if through else ""
+        ours = (
+            f"{through} of {len(done)} through, {in_drive} of {len(done)} collided in the drive"
+            + (f" (at up to {impact:.2f} m/s)" if in_drive else "")
+            + (f", {after} more backing out after it" if after else "")
+            + f", a zone acted in {zoned}"
+            + (f"; in the passage at up to {speed:.2f} m/s" if through else "")
         )
-        ok = bool(done) and through == zoned == len(done) and collisions == 0
+        ok = bool(done) and through == zoned == len(done) and in_drive == 0
         return RecklessVerdict(ours, "all through, 0 collided, a zone acting in each", ok)
     stuck = sum(not r.escaped for r in done)
     late, margin = _late(done)
