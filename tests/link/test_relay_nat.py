@@ -137,9 +137,10 @@ def _openssl(*args: object) -> None:
     subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, timeout=60)
 
 
-def _files(folder: Path) -> Path:
+def _files(folder: Path, stations: str = "") -> Path:
     """A CA, the relay's certificate for ``RELAY`` signed by it, the robot's keys file
-    (naming the CA) and ``relay.toml`` beside it (``freelook keys relay``); the keys file."""
+    (naming the CA; ``stations``: more of its ``[stations.N]`` tables) and ``relay.toml``
+    beside it (``freelook keys relay``); the keys file."""
     from test_relay import ROBOT_KEY, STATION_KEY
 
     from keys_for_tests import write_keys_file
@@ -155,7 +156,7 @@ def _files(folder: Path) -> Path:
              "-days", "1", "-extfile", ext, "-out", cert)  # fmt: skip
     keys = write_keys_file(
         folder / "keys.toml",
-        f'[stations.1]\nkey = "{STATION_KEY}"\n[robots.r1]\nkey = "{ROBOT_KEY}"\n'
+        f'[stations.1]\nkey = "{STATION_KEY}"\n{stations}[robots.r1]\nkey = "{ROBOT_KEY}"\n'
         f'[zenoh]\ntls_root_ca = "{ca}"\n',
     )
     users = folder / "relay.toml"
