@@ -60,11 +60,19 @@ def _ratio(mean: float = 1.0) -> Spread:
 
 
 class WheelErrors(_Strict):
-    """True over nominal: each side's wheel (sprocket) diameter and the track width."""
+    """True over nominal: each side's wheel (sprocket) diameter and the track width.
+
+    A holonomic base on omni wheels names where they sit (``omni_angles_deg``, from forward,
+    counter-clockwise, at half the track width from the centre): its program commands a twist
+    and the base's own controller turns the wheels (the M2P2 over JAUS), so the layout is the
+    physical robot's, not the description's. ``left``, ``right`` and ``third`` are then the
+    wheels in that order, ``track`` their distance from the centre."""
 
     left: Spread = Field(default_factory=_ratio)
     right: Spread = Field(default_factory=_ratio)
     track: Spread = Field(default_factory=_ratio)
+    third: Spread = Field(default_factory=_ratio)
+    omni_angles_deg: tuple[float, float, float] | None = None
 
 
 class SlipErrors(_Strict):
@@ -157,11 +165,16 @@ class ErrorModel(_Strict):
             start_offset=start,
         )
         # drawn last, so adding them left every earlier draw of a seed as it was
-        return dataclasses.replace(
+        truth = dataclasses.replace(
             truth,
             lateral=min(max(s.lateral.draw(rng), 0.0), 1.0),
             icr_forward=min(max(s.icr_forward.draw(rng), -0.5), 0.5),
         )
+        if w.omni_angles_deg is None:
+            return truth
+        a, b, c = (math.radians(angle) for angle in w.omni_angles_deg)
+        angles = (a, b, c)
+        return dataclasses.replace(truth, third_wheel=w.third.draw(rng), omni_angles=angles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +202,9 @@ class PhysicalTruth:
     dropout_rate: float
     #: (dx, dy, dθ): the true start is the believed one moved by this, in the world frame
     start_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: a base on three omni wheels: where they sit (rad), and the third's true diameter ratio
+    omni_angles: tuple[float, float, float] | None = None
+    third_wheel: float = 1.0
 
     def believed(self, true_pose: tuple[float, float, float]) -> tuple[float, float, float]:
         """Where a robot placed by hand at ``true_pose`` is told it stands."""

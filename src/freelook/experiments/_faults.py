@@ -151,7 +151,7 @@ def physics(drawn: PhysicalTruth | None, config: RobotConfig, seed: int) -> Phys
             if config.name in builtin_error_models()
             else _described(config, seed)
         )
-    return dataclasses.replace(drawn, left_wheel=0.0, right_wheel=0.0)
+    return dataclasses.replace(drawn, left_wheel=0.0, right_wheel=0.0, third_wheel=0.0)
 
 
 def _described(config: RobotConfig, seed: int) -> PhysicalTruth:

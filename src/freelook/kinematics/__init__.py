@@ -14,6 +14,8 @@ from freelook.kinematics._drive import (
     drive_derivative,
     integrate_drive,
     integrate_holonomic,
+    omni_ground_matrix,
+    omni_wheel_matrix,
 )
 from freelook.kinematics._manoeuvres import (
     Segment,
@@ -40,6 +42,8 @@ __all__ = [
     "holonomic_free_look",
     "integrate_drive",
     "integrate_holonomic",
+    "omni_ground_matrix",
+    "omni_wheel_matrix",
     "saturation_factor",
     "saturation_factor_batch",
     "simulate_free_look",

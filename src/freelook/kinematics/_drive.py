@@ -1,12 +1,21 @@
 """Drive models: differential/tracked (Ögren 2013 eq. 3) and holonomic, with a pan camera.
 
 State (z1, z2, θ, φ): reference point z, chassis heading θ, pan angle φ relative to the chassis.
+
+A holonomic base on omni wheels (Kievit-Kylar's three-wheeled M2P2): wheel i sits at angle
+aᵢ round the centre at radius R and rolls at right angles to its radius, so its surface speed
+for the body twist (vx, vy, ω) is wᵢ = −sin aᵢ·vx + cos aᵢ·vy + R·ω (:func:`omni_wheel_matrix`);
+three wheels not all on one line give the twist back from their speeds.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "DriveState",
@@ -14,6 +23,8 @@ __all__ = [
     "drive_derivative",
     "integrate_drive",
     "integrate_holonomic",
+    "omni_ground_matrix",
+    "omni_wheel_matrix",
 ]
 
 
@@ -73,3 +84,29 @@ def camera_pose(
     """Camera position x = z + R(θ)·(L1, L2) and heading ψ = θ + φ."""
     c, s = math.cos(theta), math.sin(theta)
     return (x + c * L1 - s * L2, y + s * L1 + c * L2, theta + pan)
+
+
+def omni_wheel_matrix(angles: Sequence[float], radius: float) -> npt.NDArray[np.float64]:
+    """(n, 3): each omni wheel's surface speed per unit of the body twist (vx, vy, ω); wheel
+    i at angle ``angles[i]`` (rad, from forward, counter-clockwise) ``radius`` m from the
+    centre, rolling at right angles to its radius."""
+    a = np.asarray(angles, dtype=np.float64)
+    return np.column_stack([-np.sin(a), np.cos(a), np.full(len(a), radius)])
+
+
+def omni_ground_matrix(
+    angles: Sequence[float],
+    radius: float,
+    ratios: Sequence[float],
+    true_radius: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """(3, 3): the body twist the ground gives per unit of the commanded twist, on omni wheels
+    whose motors turn each wheel as the nominal geometry asks (:func:`omni_wheel_matrix` at
+    ``radius``) and whose true diameters are ``ratios`` times nominal, at ``true_radius``
+    (default: the nominal) from the centre: the least-squares twist of the true geometry
+    (exact for three wheels)."""
+    nominal = omni_wheel_matrix(angles, radius)
+    true = omni_wheel_matrix(angles, radius if true_radius is None else true_radius)
+    ground = np.asarray(ratios, dtype=np.float64)[:, None] * nominal
+    solved, *_ = np.linalg.lstsq(true, ground, rcond=None)
+    return np.asarray(solved)

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from freelook.config import PhysicalTruth, RobotConfig
 from freelook.geometry import wrap_angle_compiled
+from freelook.kinematics import omni_ground_matrix
 from freelook.sim.vehicle._collision import footprint_clear, footprint_hits
 
 __all__ = ["STATE_SIZE", "StateColumn", "draws_noise", "physics_params", "step_vehicles"]
@@ -61,7 +62,9 @@ _REACH, _OX, _OY, _RESOLUTION, _OUTLINE_REACH = 14, 15, 16, 17, 18
 # the physical robot against its description (all neutral without an error model)
 _K_LEFT, _K_RIGHT, _SPREAD_RIGHT_TURN, _SPREAD_PER_RATE, _LATERAL, _ICR_FORWARD = range(19, 25)
 _TRACK_RATIO = 25  # true track width over nominal
-_PARAMS = 26
+_OMNI = 26  # 1.0: a holonomic base on three omni wheels, its ground twist the matrix below
+_GROUND = 27  # 9 values, row-major: the ground's body twist per commanded twist
+_PARAMS = 36
 
 
 def physics_params(
@@ -81,9 +84,12 @@ def physics_params(
     right and its growth with the turn rate, longitudinal slip, a sideways skid in turns and
     the random slip. A holonomic base's wheels turn as its nominal geometry asks for the
     commanded twist (what its encoders count); the ground answers through the same ratios,
-    spreads and slips, its sideways motion scaled by the wheels' mean ratio. Without ``truth``
-    the robot is its description, its sideways skid the ``[slip]``'s ``icr_forward`` and
-    ``lateral``."""
+    spreads and slips, its sideways motion scaled by the wheels' mean ratio; one on three omni
+    wheels (``truth.omni_angles``, Kievit-Kylar's M2P2) turns each wheel for the commanded
+    twist by the nominal geometry, and the ground gives the twist of the true diameters and
+    radius (:func:`~freelook.kinematics.omni_ground_matrix`), less the longitudinal slip and
+    the random slip (no ICR spread: the rollers roll sideways). Without ``truth`` the robot is
+    its description, its sideways skid the ``[slip]``'s ``icr_forward`` and ``lateral``."""
     drive, slip, pt = config.drive, config.slip, config.pan_tilt
     p = np.zeros(_PARAMS)
     p[_TAU], p[_ACC], p[_DEC] = (
@@ -108,6 +114,12 @@ def physics_params(
         p[_LONGITUDINAL] = truth.longitudinal
         p[_LATERAL], p[_ICR_FORWARD] = truth.lateral, truth.icr_forward
         p[_SLIP_NOISE] = truth.slip_noise
+        if truth.omni_angles is not None and drive.kind == "holonomic":
+            p[_OMNI] = 1.0
+            ratios = (truth.left_wheel, truth.right_wheel, truth.third_wheel)
+            radius = drive.track_width / 2
+            ground = omni_ground_matrix(truth.omni_angles, radius, ratios, radius * truth.track)
+            p[_GROUND : _GROUND + 9] = ground.reshape(-1)
     if pt is not None:
         p[_PAN_TILT] = 1.0
         if pt.pan_limits_deg is None:
@@ -176,6 +188,8 @@ def step_vehicles(
     spread_right, per_rate = params[_SPREAD_RIGHT_TURN], params[_SPREAD_PER_RATE]
     lateral, icr_forward = params[_LATERAL], params[_ICR_FORWARD]
     track_ratio = params[_TRACK_RATIO]
+    omni = params[_OMNI] != 0.0
+    g = params[_GROUND : _GROUND + 9]
     skids = lateral != 0.0 or icr_forward != 0.0
     for i in range(state.shape[0]):
         s = state[i]
@@ -209,6 +223,12 @@ def step_vehicles(
                 icr += per_rate * abs(turn / track)
             omega = turn / (icr * track)
             vy = strafe * (1.0 - longitudinal)
+            if omni:  # three omni wheels: the true geometry's twist, no ICR
+                cx, cy, cw = s[VX], s[VY], s[OMEGA_ACTUAL]
+                keep = 1.0 - longitudinal
+                vx = (g[0] * cx + g[1] * cy + g[2] * cw) * keep
+                vy = (g[3] * cx + g[4] * cy + g[5] * cw) * keep
+                omega = (g[6] * cx + g[7] * cy + g[8] * cw) * keep
             if slip_noise > 0:
                 factor = 1.0 + slip_noise * noise[i, k]
                 vx *= factor
