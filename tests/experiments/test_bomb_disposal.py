@@ -159,8 +159,59 @@ def test_a_detector_window_too_wide_takes_the_distractor_and_the_row_says_so() -
     28–38° away for the object; the false-detection row counts it and is not met."""
     scene = eod_scenario(5, "m2p2")
     assert not scene.distractor_inside
-    result = disposal_trial(5, "m2p2", hue_tolerance=40.0, limit=60.0)
+    result = disposal_trial(5, "m2p2", hue_tolerance=40.0, limit=60.0, describe_height=False)
     assert result.false_detections > 0
     rows = disposal_table([result], 1, 5, "m2p2").rows
     (row,) = [r for r in rows if r.what.startswith("false") and "outside" in r.what]
     assert row.ok is False
+
+
+def test_the_look_alike_seed_504_grasped_is_told_apart_by_its_height() -> None:
+    """TAROS on seed 504 (a takeover trial of 501–510): the distractor's hue 7° off the
+    object's, inside the detector's window. Told the colours alone, the robot took the
+    distractor (0.33 m tall, the object 0.18 m) for the object and closed its gripper on it:
+    finger_right inside distractor 2 in the grasp's close and lift (the contact checker's hit
+    at 13.4 s). Told the object's height too, it takes the object, and the arm touches
+    nothing."""
+    scene = eod_scenario(504, "taros")
+    assert scene.distractor_inside
+    colours_only = disposal_trial(504, "taros", takeover=True, limit=20.0, describe_height=False)
+    assert colours_only.arm_collisions > 0
+    assert colours_only.phase in (TaskPhase.GRASP, TaskPhase.SEARCH_RECEPTACLE)
+    result = disposal_trial(504, "taros", takeover=True)
+    assert result.arm_collisions == 0
+    assert result.base_contacts == result.base_box_overlaps == 0
+    assert result.success, result.failure
+
+
+def _result(seed: int, phases: tuple[str, ...], success: bool) -> DisposalResult:
+    times = dict.fromkeys(phases, 5.0)
+    phase = TaskPhase.DONE if success else TaskPhase.FAILED
+    return DisposalResult(seed, "taros", success, phase, 40.0, times, 0, 0, 0, 0, 0, 10)
+
+
+def test_rows_a_robot_that_never_lifted_the_object_cannot_meet() -> None:
+    """A robot that never moves, or an arm held still, touches nothing: the collision row and
+    the false-detection row are met only when some trial lifted the object, and a row with
+    nothing to judge (no takeover asked for, no object carried off) judges nothing."""
+    stuck = [_result(1, ("search_object", "approach_object"), False)]
+    rows = {r.what.split(":")[0]: r for r in disposal_table(stuck, 1, 1, "taros").rows}
+    collisions = next(r for k, r in rows.items() if k.startswith("trials with a collision"))
+    assert collisions.ok is False
+    assert "0 of 1 trials lifted" in collisions.ours
+    outside = next(r for r in rows.values() if r.what.startswith("false") and "outside" in r.what)
+    assert outside.ok is False
+    assert next(r for r in rows.values() if r.what.startswith("takeover")).ok is None
+    assert next(r for r in rows.values() if r.what.startswith("object carried")).ok is None
+    lifted = [_result(1, tuple(p.name.lower() for p in TASK_PHASES), True)]
+    rows = {r.what: r for r in disposal_table(lifted, 1, 1, "taros").rows}
+    assert next(r for k, r in rows.items() if k.startswith("trials with a collision")).ok is True
+
+
+def test_the_m2p2_sees_through_a_webcam_on_the_laptop_s_side_of_the_link() -> None:
+    m2p2 = _result(1, ("search_object",), False)
+    m2p2.local_camera = True
+    (row, *_) = disposal_table([m2p2], 1, 1, "m2p2").rows
+    assert "webcam on the laptop's side of the link" in row.conditions
+    (row, *_) = disposal_table([_result(1, ("search_object",), False)], 1, 1, "taros").rows
+    assert "JPEG as the link sends it" in row.conditions

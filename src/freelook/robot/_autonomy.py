@@ -2,7 +2,9 @@
 
 Vision sees what the operator sees: the driving camera's frame is JPEG-encoded at the quality
 the link sends and decoded again (at half size, libjpeg's DCT scaling) before the colour
-blobs are looked for, at ``vision_rate``. The task's command goes back to the robot core,
+blobs are looked for, at ``vision_rate``; or, with :meth:`RobotAutonomy.use_local_camera`, a
+camera wired to the program's own computer (Kievit-Kylar's webcam on the laptop), each frame
+as captured. The task's command goes back to the robot core,
 which passes it through the same mode layer, safety filter (zones, approach check, watchdog,
 e-stop) and arm anti-collision check as an operator's; the core repeats it every control cycle
 until the task changes it, so a base with its own command watchdog keeps moving (Kievit-Kylar).
@@ -83,14 +85,32 @@ class RobotAutonomy:
             pt.mount_height,
         )
         self.vision_period = 1.0 / vision_rate
+        #: frames JPEG-coded as the link sends them (False: a camera on the program's own
+        #: computer, its frames read as they are)
+        self.through_link = True
         self.perception = Perception(self.camera, DEFAULT_OBJECT, DEFAULT_RECEPTACLE)
         self.task = DisposalTask(task_settings(config, arm), arm)
         self._next_frame = -math.inf
         self.last: TaskCommand = TaskCommand()
 
-    def set_colors(self, object_color: ColorTarget, receptacle_color: ColorTarget) -> None:
-        """What to look for (the operator's description of the scene); forgets the tracks."""
-        self.perception = Perception(self.camera, object_color, receptacle_color)
+    def set_colors(
+        self,
+        object_color: ColorTarget,
+        receptacle_color: ColorTarget,
+        object_height: float | None = None,
+    ) -> None:
+        """What to look for (the operator's description of the scene: the colours, and the
+        object's height if given); forgets the tracks."""
+        self.perception = Perception(self.camera, object_color, receptacle_color, object_height)
+
+    def use_local_camera(self, rate_hz: float) -> None:
+        """See through a camera wired to the computer the program runs on, as Kievit-Kylar's
+        webcam on the laptop (its frames never cross the link): each frame read as captured,
+        not JPEG-coded, at ``rate_hz``."""
+        if not rate_hz > 0:
+            raise ValueError(f"camera rate {rate_hz} must be positive")
+        self.vision_period = 1.0 / rate_hz
+        self.through_link = False
 
     def start(self, now: float) -> None:
         """A new task, or the paused one resumed from its phase."""
@@ -114,12 +134,13 @@ class RobotAutonomy:
         image = self.hw.camera.capture()
         if image is None:
             return
-        jpeg = encode_jpeg(image, self.config.camera.jpeg_quality)
-        w, h = self.camera.width // 2, self.camera.height // 2
-        decoded = simplejpeg.decode_jpeg(
-            jpeg, colorspace="RGB", fastdct=True, min_width=w, min_height=h
-        )
-        self.perception.update(now, np.asarray(decoded, dtype=np.uint8), odom, pan, tilt)
+        if self.through_link:
+            jpeg = encode_jpeg(image, self.config.camera.jpeg_quality)
+            w, h = self.camera.width // 2, self.camera.height // 2
+            image = simplejpeg.decode_jpeg(
+                jpeg, colorspace="RGB", fastdct=True, min_width=w, min_height=h
+            )
+        self.perception.update(now, np.asarray(image, dtype=np.uint8), odom, pan, tilt)
 
     def step(
         self, now: float, odom: Pose, pan: float, tilt: float, q: np.ndarray, holding: bool

@@ -9,7 +9,11 @@ import statistics
 from freelook.config import builtin_error_models
 from freelook.experiments._bomb_disposal._scene import INSIDE_OFFSET, NOISE, WARMTH
 from freelook.experiments._bomb_disposal._takeover import TASK_PHASES
-from freelook.experiments._bomb_disposal._trial import ARM_SPEED_ERROR, DisposalResult
+from freelook.experiments._bomb_disposal._trial import (
+    ARM_SPEED_ERROR,
+    WEBCAM_RATE,
+    DisposalResult,
+)
 from freelook.experiments._result import ExperimentResult, Row
 
 __all__ = ["disposal_table"]
@@ -33,6 +37,12 @@ def _success_row(results: list[DisposalResult], seed: int, robot: str) -> Row:
         else "; the base as described (no error model)"
     )
     ok = sum(r.success for r in results)
+    camera = (
+        f"through a webcam on the laptop's side of the link, as Kievit-Kylar's (its frames"
+        f" as captured, {WEBCAM_RATE:g} Hz, not the link's JPEG; on the pan-tilt mount)"
+        if any(r.local_camera for r in results)
+        else "through its driving camera (JPEG as the link sends it, 5 Hz)"
+    )
     open_loop = (
         f"; the arm as Kievit-Kylar's M2P2: no encoders, its joints counted from the"
         f" resting pose by the commanded velocities and their times (the planner's fixed"
@@ -47,11 +57,10 @@ def _success_row(results: list[DisposalResult], seed: int, robot: str) -> Row:
         f"{ok} of {n} ({100 * ok / max(n, 1):.0f} %){_spread(results)}",
         "≥ 95 %",
         ok >= 0.95 * n,
-        f"the eod room, seeds {seed}…{seed + n - 1}; the robot sees through its driving"
-        " camera (JPEG as the link sends it, 5 Hz), knows its odometry, acts through its"
-        " HAL, its safety and arm check on; every 10th trial an operator takes over"
-        + model
-        + (open_loop if any(r.open_loop for r in results) else ""),
+        f"the eod room, seeds {seed}…{seed + n - 1}; the robot sees {camera}, is told the"
+        " object's colour and height and the receptacle's colour, knows its odometry, acts"
+        " through its HAL, its safety and arm check on; every 10th trial an operator takes"
+        " over" + model + (open_loop if any(r.open_loop for r in results) else ""),
     )
 
 
@@ -70,16 +79,25 @@ def _phase_rows(results: list[DisposalResult]) -> list[Row]:
     return rows
 
 
+def _grasped(result: DisposalResult) -> bool:
+    """Whether the trial lifted the object (went on to search for the receptacle)."""
+    return "search_receptacle" in result.phase_times
+
+
 def _collision_row(results: list[DisposalResult]) -> Row:
+    """Collisions, judged only if some trial drove to the object and lifted it: a robot that
+    never moves, or an arm held still, collides with nothing and proves nothing."""
     base = sum(r.base_contacts + r.base_box_overlaps > 0 for r in results)
     arm = sum(r.arm_collisions > 0 for r in results)
+    grasped = sum(_grasped(r) for r in results)
     return Row(
         "trials with a collision: base (walls, fixed objects, the box) / arm (its boxes"
         " inside an object)",
         "",
-        f"{base} / {arm}",
-        "0 / 0",
-        base == 0 and arm == 0,
+        f"{base} / {arm} ({grasped} of {len(results)} trials lifted the object)",
+        "0 / 0, the object lifted",
+        base == 0 and arm == 0 and grasped > 0,
+        "" if grasped else "no trial lifted the object: nothing the arm or base did is judged",
     )
 
 
@@ -99,7 +117,7 @@ def _takeover_row(results: list[DisposalResult]) -> Row:
         f"{stopped} / {resumed} / {done} of {len(took)}"
         + (f" ({missed} of {len(planned)} never taken over)" if missed else ""),
         "all",
-        stopped == resumed == done == len(took) == len(planned),
+        stopped == resumed == done == len(took) == len(planned) if planned else None,
         f"taken over in: {phases}; a takeover not reached (the task failed first) counts"
         " against the row",
     )
@@ -113,7 +131,7 @@ def _moved_row(results: list[DisposalResult]) -> Row:
         "",
         f"{back} of {len(moved)}",
         "all",
-        back == len(moved),
+        back == len(moved) if moved else None,
     )
 
 
@@ -124,6 +142,7 @@ def _false_detection_row(results: list[DisposalResult], inside: bool) -> Row:
     false = sum(r.false_detections for r in scenes)
     frames = sum(r.frames for r in scenes)
     done = sum(r.success for r in scenes)
+    found = sum(_grasped(r) for r in scenes)  # the object told apart and lifted
     where = (
         f"inside the detector's ±12° window ({INSIDE_OFFSET[0]:g}–{INSIDE_OFFSET[1]:g}° off)"
         if inside
@@ -135,9 +154,12 @@ def _false_detection_row(results: list[DisposalResult], inside: bool) -> Row:
         "",
         f"{false} of {frames} frames / {sum(r.false_detections > 0 for r in scenes)}"
         f" / {done} of {len(scenes)}",
-        "reported" if inside else "0",
-        None if inside else false == 0,
-        "colour alone cannot tell such a look-alike apart: counted, not hidden" if inside else "",
+        "reported" if inside else "0, the object lifted",
+        None if inside or not scenes else false == 0 and found > 0,
+        "colour alone cannot tell such a look-alike apart (the object's described height"
+        " can): counted, not hidden"
+        if inside
+        else ("" if found or not scenes else "the object never lifted: nothing found to judge"),
     )
 
 

@@ -28,7 +28,7 @@ from freelook.hardware.sim import SimulatedRobot
 from freelook.link import Heartbeat, ModeChange
 from freelook.types import Mode, TaskPhase
 
-__all__ = ["ARM_SPEED_ERROR", "DisposalResult", "disposal_trial"]
+__all__ = ["ARM_SPEED_ERROR", "WEBCAM_RATE", "DisposalResult", "disposal_trial"]
 
 #: an open-loop arm's joints run this much (±, a share) faster or slower than the speed the
 #: program presumes: Kievit-Kylar measured the M2P2 arm's speed by experiment, and says its
@@ -36,6 +36,9 @@ __all__ = ["ARM_SPEED_ERROR", "DisposalResult", "disposal_trial"]
 ARM_SPEED_ERROR = 0.05
 #: s between the judge's looks
 STEP = 0.1
+#: frames a second of the M2P2's webcam on the laptop (Kievit-Kylar give no rate; a USB
+#: webcam of the time at 640 × 480 gives 15 to 30)
+WEBCAM_RATE = 15.0
 
 
 @dataclass
@@ -54,6 +57,7 @@ class DisposalResult:
     frames: int
     distractor_inside: bool = False  # the scene's distractor inside the detector's hue window
     open_loop: bool = False  # the arm without encoders, counted from its resting pose
+    local_camera: bool = False  # seen through a webcam on the program's computer, not the link
     takeover: str = ""  # the takeover asked for ("grasp +1.2 s"), if any
     took_over: bool = False  # it happened (the task still running when it was due)
     takeover_phase: str = ""  # the phase the task was in when the operator took over
@@ -275,6 +279,8 @@ def disposal_trial(
     hue_tolerance: float = 12.0,
     open_loop: bool | None = None,
     speed_error: float = ARM_SPEED_ERROR,
+    describe_height: bool = True,
+    local_camera: bool | None = None,
 ) -> DisposalResult:
     """One seeded trial; ``takeover``: an operator takes over for 2 s and hands back, when
     :class:`Takeover` says (True: one drawn from the seed); ``move_object``: the object is
@@ -283,19 +289,30 @@ def disposal_trial(
     ``open_loop`` (default: on the M2P2 only, as Kievit-Kylar ran it): the arm has no encoders,
     the program counts its joints from the resting pose by the velocities it commanded and
     their times, and each joint's true speed differs from the commanded one by a factor
-    drawn from the seed within ±``speed_error``."""
+    drawn from the seed within ±``speed_error``. ``describe_height``: the operator tells the
+    robot the object's height (to the centimetre) beside the colours, as an operator who has
+    seen it on the camera would; False: the colours alone (a look-alike of the object's hue
+    is then as likely to be grasped as the object). ``local_camera`` (default: on the M2P2
+    only, as Kievit-Kylar ran it): the task sees through a webcam wired to the program's
+    computer at :data:`WEBCAM_RATE`, its frames as captured, not through the link's JPEG."""
     scenario = eod_scenario(seed, robot)
     config = config or load_robot(robot)
     if open_loop is None:
         open_loop = robot == "m2p2"
+    if local_camera is None:
+        local_camera = robot == "m2p2"
     sim_robot = _robot_in_scene(
         scenario, config, open_loop=open_loop, speed_error=speed_error, camera_off=camera_off
     )
     autonomy = sim_robot.core.autonomy
     assert autonomy is not None
+    if local_camera:
+        autonomy.use_local_camera(WEBCAM_RATE)
+    box = next(o for o in scenario.world.objects if o.name == "suspicious object")
     autonomy.set_colors(
         ColorTarget(scenario.object_hue, hue_tolerance),
         ColorTarget(scenario.receptacle_hue, hue_tolerance),
+        round(box.height, 2) if describe_height else None,
     )
     if takeover is True:
         takeover = Takeover.drawn(np.random.default_rng([seed, 8]))
@@ -303,6 +320,7 @@ def disposal_trial(
     result = DisposalResult(
         seed, robot, False, TaskPhase.IDLE, 0.0, {}, 0, 0, 0, 0, 0, 0,
         distractor_inside=scenario.distractor_inside, open_loop=open_loop,
+        local_camera=local_camera,
     )  # fmt: skip
     if pending is not None:
         result.takeover = f"{pending.phase.name.lower()} +{pending.after:.1f} s"
