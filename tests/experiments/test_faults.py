@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from freelook.cli import app
 from freelook.experiments import ExperimentResult, Fault, Row, injected, run_experiment
+from freelook.experiments._bomb_disposal import disposal_table, disposal_trial
 from freelook.experiments._faults import FAULT_VARIABLE, active
 from freelook.experiments._packet_drop import TABLE_7_1, LinkTrialResult, table_7_1_trial
 from freelook.experiments._tables._half_duplex import model_row
@@ -109,9 +110,13 @@ def test_a_robot_with_its_watchdog_off_drives_on_when_the_half_duplex_link_locks
 def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
     # the paper's rows run eq. 6 at gain 0 already: freelook's pull is what is judged
     laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
+    # with the paper's sensors and with the added laser: both pulls are judged
     pulled = [r for r in _judged(laps) if r.what.startswith("CCW, freelook extra")]
-    assert len(pulled) == 1
+    assert len(pulled) == 2
     assert _met(pulled) == []
+    own = [r for r in _judged(laps) if r.what.startswith("CW, freelook extra: pull")]
+    assert len(own) == 1
+    assert _met(own) == []
     offset = _run(Fault.GAIN_ZERO, "translation-offset", 2)
     assert _met([r for r in _judged(offset) if r.what.startswith("freelook extra")]) == []
     # the ellipse's trackers, the thesis's at the station and freelook's on the robot
@@ -121,12 +126,30 @@ def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="the CW laps' freelook row is met with the pull at 0 (-0.91° on seed 1): the laser's"
-    " heading fixes hold the camera, so the row does not judge the pull it names",
+    reason="the CW laps' freelook row with the added laser is met with the pull at 0 (-0.91° on"
+    " seed 1): the laser's heading fixes hold the camera, so the row does not judge the pull it"
+    " names",
 )
 def test_the_cw_laps_freelook_row_judges_its_pull() -> None:
     laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
-    assert _met([r for r in _judged(laps) if r.what.startswith("CW, freelook extra")]) == []
+    laser = [r for r in _judged(laps) if r.what.startswith("CW, freelook extra with an added")]
+    assert len(laser) == 1
+    assert _met(laser) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("fault", "robot"),
+    [(Fault.FROZEN, "taros"), (Fault.FROZEN, "m2p2"), (Fault.ARM_FROZEN, "taros")],
+)
+def test_a_frozen_robot_or_arm_fails_every_bomb_disposal_row(fault: Fault, robot: str) -> None:
+    """Frozen: its wheels (the M2P2's three omni wheels too) turn and grip nothing; the arm
+    frozen: its guard stops every motion. Neither lifts the object, so neither meets the task
+    row, the collision row (nothing touched proves nothing) or the false-detection row."""
+    with injected(fault):
+        trial = disposal_trial(1, robot, limit=90.0)
+    assert not trial.success
+    assert _met(_judged(disposal_table([trial], 1, 1, robot))) == [], robot
 
 
 @pytest.mark.slow
