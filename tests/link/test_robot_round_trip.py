@@ -15,9 +15,11 @@ from freelook.link._clock_sync import RoundTrips
 KEY = derive_key("round trip test passphrase")
 
 
-def run(up: float, down: float, jitter: float, seconds: float, seed: int) -> list[float]:
+def run(
+    up: float, down: float, jitter: float, seconds: float, seed: int
+) -> tuple[list[float], LinkSession, LinkSession]:
     """Both ends in session through a link of ``up`` and ``down`` s one way (plus a uniform
-    0…``jitter``): the round trips the robot measured."""
+    0…``jitter``): the round trips the robot measured, and the robot and operator ends."""
     rng = random.Random(seed)
     robot = LinkSession(
         NativeCodec(KEY, sender=100),
@@ -53,14 +55,14 @@ def run(up: float, down: float, jitter: float, seconds: float, seed: int) -> lis
             send("operator", packet)
         for packet in operator.poll(now):
             send("robot", packet)
-    return measured
+    return measured, robot, operator
 
 
 @pytest.mark.parametrize(("up", "down"), [(0.01, 0.01), (0.3, 0.2), (0.5, 0.5), (0.05, 0.8)])
 def test_the_robot_measures_the_round_trip_from_the_station_s_echoes(
     up: float, down: float
 ) -> None:
-    measured = run(up, down, 0.0, 8.0, seed=591)
+    measured, _, _ = run(up, down, 0.0, 8.0, seed=591)
     assert len(measured) >= 12  # an echo every 0.25 s, once the session opened
     # each is the round trip of the fastest packet since the last echo: the link's, to the
     # poll's 10 ms grid on either end
@@ -69,7 +71,7 @@ def test_the_robot_measures_the_round_trip_from_the_station_s_echoes(
 
 
 def test_jitter_shows_in_the_measure() -> None:
-    measured = run(0.25, 0.25, 0.1, 8.0, seed=592)
+    measured, _, _ = run(0.25, 0.25, 0.1, 8.0, seed=592)
     assert min(measured) >= 0.5 - 1e-5
     assert max(measured) <= 0.7 + 0.02
     assert max(measured) - min(measured) > 0.03
@@ -106,3 +108,19 @@ def test_an_echo_that_cannot_be_true_is_refused_and_counted() -> None:
         small.sent(k * 0.05)
     assert small.echoed(7, ClockEcho(0.0, 1.0), 1.0, 1.0, 1.0) is None
     assert small.echoed(7, ClockEcho(0.25, 1.0), 1.0, 1.0, 1.0) == pytest.approx(0.75)
+
+
+def test_a_station_in_session_that_echoes_what_the_robot_never_sent_moves_nothing() -> None:
+    """An authenticated station's forged echoes (a stamp the robot never sent, one ahead of
+    its clock, a hold below zero) reach the robot's session and are refused there:
+    no round trip comes of them."""
+    measured, robot, operator = run(0.1, 0.1, 0.0, 4.0, seed=593)
+    assert measured  # the session is open and honest echoes were taken
+    before, refused = len(measured), robot.round_trips.refused
+    now = 4.01
+    for echo in (ClockEcho(1003.123456, 5.0), ClockEcho(1e6, 5.0), ClockEcho(1000.5, 1e9)):
+        for packet in operator.send(echo, now):
+            events = robot.receive(packet, now, source="peer")
+            assert [type(e).__name__ for e in events] == ["Accepted"]
+    assert robot.round_trips.refused == refused + 3
+    assert len(measured) == before
