@@ -3,8 +3,8 @@
 What the operator sees is half a round trip old, and what they command about it arrives half a
 round trip later: to stop for something in their picture, the robot drives on for the whole
 round trip, one control cycle more (the filter's latency, a command's way to the wheels), and
-then brakes. So the speed is capped to the largest v
-whose stopping distance fits the clear range ahead, less a margin::
+then brakes. So the speed is capped to the largest v whose stopping distance fits the clear
+range ahead, less a margin::
 
     v · (RTT + cycle) + v² / (2 · a_max) ≤ clear − margin
 
