@@ -20,8 +20,7 @@ from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 
 from freelook.cli import app
-from freelook.web import REFUSED_CLOSE_CODE, cockpit_server, create_app
-from freelook.web._certs import make_certificates
+from freelook.web import REFUSED_CLOSE_CODE, cockpit_server, create_app, make_certificates
 from loopback import alive
 from waiting import wait_until_async
 

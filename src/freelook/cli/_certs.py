@@ -58,7 +58,7 @@ def new_command(
     --certfile and --keyfile), the keys readable by you only."""
     import socket
 
-    from freelook.web._certs import default_hosts, make_certificates
+    from freelook.web import default_hosts, make_certificates
 
     hosts = list(host) if host else default_hosts()
     ca_name = name or f"freelook local CA ({socket.gethostname() or 'this machine'})"

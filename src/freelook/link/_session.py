@@ -131,8 +131,7 @@ class LinkSession:
         self.command_lifetime = command_lifetime
         #: operator end: the robot's clock and the link's delays, from the robot's echoes
         self.clock = ClockEstimator()
-        #: with sessions each end echoes the other's packets (the robot end each station's)
-        self._echoes = EchoSchedule()
+        self._echoes = EchoSchedule()  # with sessions each end echoes the other's packets
         #: robot end: the round trips it measures from the stations' echoes of its packets
         self.round_trips = RoundTrips()
         self._robot: RobotSessions | None = None
