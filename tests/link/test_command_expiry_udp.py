@@ -63,7 +63,9 @@ class OutageRelay(asyncio.DatagramProtocol):
             return
         self.station = addr
         if self.holding or self.queue:
-            if self.holding and forward(data):
+            # a forward command still in flight when the outage ends joins the queue's end
+            # too: it is held like the others, and counted with them
+            if forward(data):
                 self.held_forward += 1
             self.queue.append(data)
         else:
