@@ -4,6 +4,7 @@ another measurement gives another model, and bad measurements are refused by fie
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 from freelook.cli import app
 from freelook.config import load_error_model
-from freelook.experiments import load_measurement, measured_robots
+from freelook.experiments import load_measurement, measured_robots, sensitivity_models
 
 _FITTED = (
     ("wheels", "left"),
@@ -116,3 +117,35 @@ def test_a_robot_without_a_measurement_or_a_measurement_of_another_robot_is_refu
     result = runner.invoke(app, ["calibrate", "foi-ugv", "--measurement", str(tmp_path / "no")])
     assert result.exit_code == 2
     assert "cannot read the measurement" in result.output
+
+
+def test_the_sensitivity_models_move_each_fitted_parameter_by_its_sigma_alone() -> None:
+    shipped = load_error_model("foi-ugv")
+    models = sensitivity_models("foi-ugv")
+    assert [label.split(" = ")[0] for label, _ in models] == ["δ +1σ", "δ −1σ", "s +1σ", "s −1σ"]
+    wheels, spread = shipped.wheels, shipped.slip.icr_spread_left_turn
+    delta = wheels.left.mean - wheels.right.mean
+    for (label, model), (d_delta, d_spread) in zip(
+        models,
+        [
+            (wheels.left.std * math.sqrt(2), 0.0),
+            (-wheels.left.std * math.sqrt(2), 0.0),
+            (0.0, spread.std),
+            (0.0, -spread.std),
+        ],
+        strict=True,
+    ):
+        got = model.wheels.left.mean - model.wheels.right.mean
+        assert got == pytest.approx(delta + d_delta, abs=1e-12), label
+        # the sprockets' mean stays, both turns move together
+        assert model.wheels.left.mean + model.wheels.right.mean == pytest.approx(
+            wheels.left.mean + wheels.right.mean
+        )
+        assert model.slip.icr_spread_left_turn.mean == pytest.approx(spread.mean + d_spread)
+        assert model.slip.icr_spread_right_turn.mean == model.slip.icr_spread_left_turn.mean
+        # every other constant as shipped
+        rest = model.model_dump()
+        base = shipped.model_dump()
+        for section, name in _FITTED:
+            rest[section][name]["mean"] = base[section][name]["mean"]
+        assert rest == base, label

@@ -8,6 +8,7 @@ from freelook.experiments._calibration import (
     calibrate,
     load_measurement,
     measured_robots,
+    sensitivity_models,
     shipped_mismatches,
     with_fitted,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "measured_robots",
     "on_cluster",
     "run_experiment",
+    "sensitivity_models",
     "shipped_mismatches",
     "with_fitted",
 ]
