@@ -21,8 +21,10 @@ writes the file from a keys file::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import socket
 import stat
 import tomllib
 from pathlib import Path
@@ -157,6 +159,13 @@ def relay(
             "and be known by them."
         ),
     ] = None,
+    stun: Annotated[
+        bool,
+        typer.Option(
+            help="Answer STUN binding requests on UDP at each --listen address and port, so "
+            "ends on ?direct URLs learn their public address and punch a direct path."
+        ),
+    ] = True,
 ) -> None:
     """Run a relay that robots and stations behind NAT connect out to: a Zenoh router on TLS
     that admits only the stations and robots of its users file, each to its own key
@@ -172,7 +181,50 @@ def relay(
         bus, said = _relay_bus(users, listen, connect or [], name)
     except FreelookError as err:
         fail(err)
+    reflectors = []
+    for text in listen if stun else []:
+        try:
+            sock = _reflector(text)
+        except ConfigError as err:  # the relay still relays; ends on ?direct stay on it
+            typer.echo(f"  warning: {err}", err=True)
+            continue
+        reflectors.append(sock)
+        host, port = sock.getsockname()[:2]
+        said.append(f"STUN on udp/{host}:{port}")
     serve_router(bus, bus.auth, said, "freelook relay")
+    for sock in reflectors:
+        sock.close()
+
+
+def _reflector(text: str) -> socket.socket:
+    """A UDP socket at ``--listen``'s address and port answering STUN binding requests
+    (where each came from: a NAT's public mapping), on a thread of its own."""
+    import threading
+
+    from freelook.link import binding_response, parse_stun_request
+
+    address = text.partition("/")[2]
+    host, _, port = address.rpartition(":")
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        sock.bind((host.strip("[]"), int(port)))
+    except OSError as err:
+        sock.close()
+        raise ConfigError(f"--listen {text}: cannot answer STUN on udp: {err.strerror}") from None
+
+    def answer() -> None:
+        while True:
+            try:
+                data, source = sock.recvfrom(2048)
+            except OSError:
+                return  # closed
+            transaction = parse_stun_request(data)
+            if transaction is not None:
+                with contextlib.suppress(OSError):
+                    sock.sendto(binding_response(transaction, source[:2]), source)
+
+    threading.Thread(target=answer, name="stun reflector", daemon=True).start()
+    return sock
 
 
 def _relay_bus(

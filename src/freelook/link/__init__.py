@@ -33,6 +33,8 @@ from freelook.link._clock_sync import (
 )
 from freelook.link._crc import crc16_ccitt_false
 from freelook.link._decoded import Decoded
+from freelook.link._direct import DirectPath, DirectTiming
+from freelook.link._direct_zenoh import DirectZenohEndpoint, Via
 from freelook.link._driver import LinkDriver
 from freelook.link._errors import (
     AuthenticationError,
@@ -137,6 +139,12 @@ from freelook.link._shaper import LinkShaper, LinkShaping
 from freelook.link._stats import LinkStatistics, TableRow
 from freelook.link._stats_report import LinkStatsReport
 from freelook.link._stream import DecodeEvent, StreamDecoder, StreamStats
+from freelook.link._stun import (
+    binding_request,
+    binding_response,
+    parse_binding_response,
+)
+from freelook.link._stun import parse_request as parse_stun_request
 from freelook.link._thesis import ThesisCodec, position_from_telemetry
 from freelook.link._transport import Endpoint, LinkRate, SerialEndpoint, UdpEndpoint
 from freelook.link._transport_table import (
@@ -222,6 +230,9 @@ __all__ = [
     "Decision",
     "DecodeEvent",
     "Decoded",
+    "DirectPath",
+    "DirectTiming",
+    "DirectZenohEndpoint",
     "EStop",
     "EchoSchedule",
     "Endpoint",
@@ -312,6 +323,7 @@ __all__ = [
     "UnknownTypeError",
     "ValueRangeError",
     "VelocityCommand",
+    "Via",
     "VideoCodec",
     "VideoFeedback",
     "VideoFragment",
@@ -321,6 +333,8 @@ __all__ = [
     "ZenohBus",
     "ZenohEndpoint",
     "ZenohTls",
+    "binding_request",
+    "binding_response",
     "bus_auth",
     "check_robot_name",
     "check_values",
@@ -339,6 +353,8 @@ __all__ = [
     "link_key",
     "map_digest",
     "new_salt",
+    "parse_binding_response",
+    "parse_stun_request",
     "parse_transport_url",
     "periodic_link",
     "position_from_telemetry",

@@ -25,7 +25,7 @@ from freelook.errors import ConfigError
 from freelook.link._plugins import TRANSPORTS_GROUP, install_plugins, installed_plugin
 from freelook.link._transport import Endpoint, LinkRate, SerialEndpoint, UdpEndpoint
 from freelook.link._udp_socket import Address
-from freelook.link._zenoh import RobotInfo, ZenohBus, check_robot_name
+from freelook.link._zenoh import RobotInfo, ZenohBus, ZenohEndpoint, check_robot_name
 
 if TYPE_CHECKING:
     from freelook.link._keys import KeyRing
@@ -56,6 +56,8 @@ class TransportUrl:
     tls: bool = False  # zenoh: the link to the router is TLS (zenoh+tls://, a relay)
     #: zenoh+tls: further relays (HOST, PORT), in order, tried when the first cannot be reached
     more_relays: tuple[tuple[str, int], ...] = ()
+    #: zenoh+tls ``?direct``: punch a direct UDP path beside the relay when the NATs allow
+    direct: bool = False
 
     @property
     def transport(self) -> Transport:
@@ -151,7 +153,7 @@ def _relay_url(url: str) -> TransportUrl:
     usage = f"{url}: expected zenoh+tls://RELAY:PORT/ROBOT (or RELAY:PORT,RELAY:PORT,...)"
     parsed = urlparse(url)
     robot = parsed.path.strip("/")
-    if not robot or "/" in robot or parsed.query or "@" in parsed.netloc:
+    if not robot or "/" in robot or parsed.query not in ("", "direct") or "@" in parsed.netloc:
         raise ConfigError(usage)
     relays = []
     for address in parsed.netloc.split(","):
@@ -166,7 +168,7 @@ def _relay_url(url: str) -> TransportUrl:
     (host, port), *more = relays
     return TransportUrl(
         "zenoh", host, port, robot=check_robot_name(robot), mode="client", tls=True,
-        more_relays=tuple(more),
+        more_relays=tuple(more), direct=parsed.query == "direct",
     )  # fmt: skip
 
 
@@ -232,7 +234,9 @@ async def _open_zenoh(url: TransportUrl, side: Side) -> Endpoint:
         robot = side.role == "robot"
         bus = ZenohBus.for_url(url, listen=robot, keys=side.keys if robot else None, key=side.key)
     try:
-        if side.role == "robot":
+        if url.direct:
+            endpoint = await _direct(bus, url, side)
+        elif side.role == "robot":
             endpoint = bus.robot(RobotInfo(url.robot, side.model, side.wire))
         else:
             endpoint = bus.station(url.robot)
@@ -242,6 +246,17 @@ async def _open_zenoh(url: TransportUrl, side: Side) -> Endpoint:
         raise
     endpoint.owns_bus = own
     return endpoint
+
+
+async def _direct(bus: ZenohBus, url: TransportUrl, side: Side) -> ZenohEndpoint:
+    """An end on the relay that punches a direct path, its STUN reflector the first relay's
+    address and port on UDP."""
+    from freelook.link._direct_zenoh import open_direct
+
+    info = RobotInfo(url.robot, side.model, side.wire) if side.role == "robot" else None
+    return await open_direct(
+        bus, check_robot_name(url.robot), side.role, (url.host, url.port), info
+    )
 
 
 #: URL scheme → its transport (python-can's ``BACKENDS``, by URL scheme).
