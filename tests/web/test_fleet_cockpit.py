@@ -32,10 +32,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sim, str]]
         f"127.0.0.1:{free_port()}",
     )
     assert running.process.stdout is not None
-    first = len(running.lines)  # the first station's announcement is the last line so far
 
     def announced() -> re.Match[str] | None:
-        return next(filter(None, map(ANNOUNCED_URL.search, running.lines[first:])), None)
+        """The second station's announcement: the second URL the sim said."""
+        urls = [found for found in map(ANNOUNCED_URL.search, list(running.lines)) if found]
+        return urls[1] if len(urls) > 1 else None
 
     second = _wait_until(  # the sim's output is read on a thread (conftest's Sim.follow)
         announced,
