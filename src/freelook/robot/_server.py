@@ -52,7 +52,7 @@ from freelook.link import (
     parse_transport_url,
 )
 from freelook.maps import World, builtin_worlds
-from freelook.robot._delay import feed_round_trips
+from freelook.robot._delay import feed_round_trips, feed_sight
 from freelook.robot._program import RobotProgram
 from freelook.robot._radio import RadioBudget
 from freelook.robot._video import UNSHAPED_VIDEO_RATE, InterStream, VideoStream, _jpeg_frame
@@ -145,6 +145,7 @@ class RobotServer:
         self.session.keep_station(lambda station: core.holds_control(station, runtime.now()))
         #: the delay rules, fed the round trips the link measures (their cap goes out)
         self.delay_rules = feed_round_trips(self.session, core)
+        feed_sight(self.session, core)
         # the native profile tells operators the robot's map (a built-in world by its name)
         robot_map = program.robot_map
         self.map = (
