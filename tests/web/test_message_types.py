@@ -29,10 +29,11 @@ from freelook.link import (
     PositionReport,
     Telemetry,
     ThesisCodec,
+    parse_transport_url,
 )
 from freelook.maps import World, load_world
 from freelook.operator import StationCore, parse_browser_message
-from freelook.operator._view import hello_message, map_png, state_message
+from freelook.operator._view import hello_message, link_path, map_png, state_message
 from freelook.types import Mode, SafetyFlags, TaskPhase
 from freelook.web._app import encode_json
 
@@ -220,6 +221,8 @@ def states() -> Iterator[tuple[str, dict[str, Any]]]:
     capped = station(pioneer)
     capped.on_link_message(telemetry(pioneer, speed_cap=(0.42, 0.8)), 5.0)
     yield "pioneer3dx with its speed capped to the delay", state_message(pioneer, capped, 5.05)
+    relay = parse_transport_url("zenoh+tls://relay-a.example:7447,relay-b.example:7447/r1")
+    yield "pioneer3dx through a relay", state_message(pioneer, native, 2.2, link_path(relay, None))
 
 
 @pytest.fixture(scope="module")

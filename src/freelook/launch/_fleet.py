@@ -285,6 +285,7 @@ async def run_fleet_operator(
                 first=robot.robot,
                 recorder=recorder,
                 on_status=announce,
+                url=robot,
             )
             await _serve(
                 [backend],

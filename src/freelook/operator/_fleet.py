@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import re
 from collections.abc import Callable
@@ -61,8 +62,10 @@ class FleetStation:
         discovery_period: float = DISCOVERY_PERIOD,
         on_status: Callable[[str], None] | None = None,
         video_note: str | None = None,
+        url: TransportUrl | None = None,
     ) -> None:
-        """``first``: the robot to drive at the start; ``configs(model)``: a robot
+        """``first``: the robot to drive at the start; ``url``: the URL the robots were named
+        by (its relays and ``?direct``, each robot's name put in); ``configs(model)``: a robot
         description by the model name a robot announces (default: built-in robots, else
         ``config``); ``on_status``: told when a robot's session changes state (a line);
         ``video_note``: why the robots send no video, when that is known (the cockpit says it
@@ -76,6 +79,7 @@ class FleetStation:
         self.recorder = recorder
         self.discovery_period = discovery_period
         self.video_note = video_note
+        self.url = url
         self._configs = configs or self._builtin_config
         self.on_status = on_status
         self.stations: dict[str, OperatorStation] = {}
@@ -101,7 +105,9 @@ class FleetStation:
         station = OperatorStation(
             self._configs(info.model),
             self.world,
-            TransportUrl("zenoh", robot=info.name),
+            TransportUrl("zenoh", robot=info.name)
+            if self.url is None
+            else dataclasses.replace(self.url, robot=info.name),
             key=self.key,
             station=self.station,
             authority=self.authority,

@@ -47,7 +47,7 @@ from freelook.operator._browser import (
 from freelook.operator._core import OPERATOR_STATION, StationCore
 from freelook.operator._frames import _Frames
 from freelook.operator._video import FrameScreen, JpegFallback, StationVideo, stream_limits
-from freelook.operator._view import hello_message, map_png, state_message
+from freelook.operator._view import hello_message, link_path, map_png, state_message
 from freelook.record import ArmRecording, StreamWriter, robot_urdf
 from freelook.runtime import MonotonicClock
 from freelook.web import BrowserSlot, encode_json
@@ -358,7 +358,9 @@ class OperatorStation(_Frames):
         )
 
     def state(self) -> dict[str, Any]:
-        return state_message(self.config, self.core, self.clock())
+        endpoint = self.driver.endpoint if self.driver is not None else None
+        path = link_path(self.robot, endpoint)
+        return state_message(self.config, self.core, self.clock(), path)
 
     def session_notice(self, now: float) -> str | None:
         """A line when the session with the robot changed state since the last call: its

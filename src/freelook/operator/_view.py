@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from freelook.config import RobotConfig
-from freelook.link import LinkSession, LinkStatsReport
+from freelook.link import DirectZenohEndpoint, LinkSession, LinkStatsReport, TransportUrl
 from freelook.maps import World
 from freelook.operator._core import StationCore
 
@@ -117,6 +117,17 @@ def _stats(report: LinkStatsReport) -> dict[str, float]:
     }
 
 
+def link_path(url: TransportUrl, endpoint: object) -> dict[str, str] | None:
+    """Which path carries a link on a relay URL (``zenoh+tls://``): "direct" once a hole
+    punch found the round trip (``?direct``), else "relay"; the relays by name. None off a
+    relay."""
+    if not url.tls:
+        return None
+    names = ", ".join(f"{h}:{p}" for h, p in ((url.host, url.port), *url.more_relays))
+    via = endpoint.path_name() if isinstance(endpoint, DirectZenohEndpoint) else "relay"
+    return {"via": via, "relay": names}
+
+
 def _clock(session: LinkSession, now: float) -> dict[str, Any]:
     clock = session.clock
     return {
@@ -129,8 +140,11 @@ def _clock(session: LinkSession, now: float) -> dict[str, Any]:
     }
 
 
-def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[str, Any]:
-    """The periodic state: the robot's own report (mode, pose, safety, sensors) and the link."""
+def state_message(
+    config: RobotConfig, core: StationCore, now: float, path: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The periodic state: the robot's own report (mode, pose, safety, sensors) and the link;
+    ``path``: which path carries a link through a relay (:func:`link_path`)."""
     t = core.telemetry
     connected = core.last_rx is not None and now - core.last_rx < CONNECTED_WITHIN
     session = core.session
@@ -158,6 +172,8 @@ def state_message(config: RobotConfig, core: StationCore, now: float) -> dict[st
             "session": session.session_status(now),
             "down": _stats(session.stats.report(now)),
             "up": _stats(t.link) if t is not None else None,
+            # through a relay: "direct" after a hole punch or "relay", and the relays given
+            "path": path,
         },
         # the session re-opened (the robot restarted, or the link came back): the controls
         # act again only once let go

@@ -11,7 +11,7 @@ import { StreamDecoder, webCodecsAvailable } from "./video.js";
 import { ARM_KEYS } from "./controls.js";
 import {
   NO_VIDEO_MS, PING_MS, cameraStale, delayText, frameAge, isStale, linkChip, newFresh,
-  noteBehind, notePong, noteTick, pageDelay, speedCapText, telemetryAge,
+  noteBehind, notePong, noteTick, pageDelay, pathText, speedCapText, telemetryAge,
 } from "./freshness.js";
 import * as armCamera from "./armcam.js";
 import { createFleet } from "./fleet.js";
@@ -359,6 +359,9 @@ function showFreshness() {
   // the painted frame's age now (it ages while it stays up) and the link's round trip
   const shown = state.frame ? frameAge(state.frame.stamp, s.clock, fresh, now) : null;
   setChip("delay-chip", delayText(shown, s.clock ? s.clock.rtt : null), "");
+  const via = pathText(s.link.path, s.clock ? s.clock.rtt : null);  // through a relay: which path
+  $("path-chip").hidden = !via;
+  if (via && s.link.path) setChip("path-chip", via, s.link.path.via === "direct" ? "ok" : "");
   if (now - state.delaySampledAt >= DELAY_SAMPLE_MS) {  // and on the delay graph
     state.delaySampledAt = now;
     addSample(state.delayGraph, delaySample(now, shown, s.clock ? s.clock.rtt : null));

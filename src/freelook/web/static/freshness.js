@@ -176,3 +176,17 @@ export function speedCapText(speedCap) {
   if (!(Number.isFinite(cap) && cap >= 0 && Number.isFinite(rtt) && rtt >= 0)) return null;
   return `speed cap ${cap.toFixed(2)} m/s (round trip ${rtt.toFixed(1)} s)`;
 }
+
+/**
+ * The path chip's text: which path carries a link through a relay, and its round trip (s, the
+ * session's echoes); null off a relay (or for what cannot be a path).
+ * @param {{ via: string, relay: string } | null | undefined} path
+ * @param {number | null | undefined} rtt
+ */
+export function pathText(path, rtt) {
+  if (!path || (path.via !== "direct" && path.via !== "relay")) return null;
+  const trip = typeof rtt === "number" && Number.isFinite(rtt) && rtt >= 0
+    ? ` · round trip ${(rtt * 1000).toFixed(rtt < 0.01 ? 1 : 0)} ms` : "";
+  const via = path.via === "direct" ? `direct (relay ${path.relay} standing by)` : `relay ${path.relay}`;
+  return `path: ${via}${trip}`;
+}

@@ -189,6 +189,13 @@
  * @property {string | null} session  "open", "opening" or "unanswered"; null without sessions
  * @property {LinkStats} down  robot → station, as the station counts it
  * @property {LinkStats | null} up  station → robot, as the robot reports it
+ * @property {LinkPath | null} path  which path carries a link through a relay; null off one
+ */
+
+/**
+ * @typedef {object} LinkPath
+ * @property {string} via  "direct" (a hole punch found the round trip) or "relay"
+ * @property {string} relay  the relays given, HOST:PORT, in order
  */
 
 /**
