@@ -94,3 +94,14 @@ def test_the_fallback_refuses_a_picture_beyond_the_limit_before_it_is_made(
     batch = honest.offer(vp9(1, 64, 64, keyframe))
     assert batch is not None
     assert honest.decode(batch).payload is not None
+
+
+def test_jpeg_frames_at_the_cameras_rate_all_go_on() -> None:
+    # a JPEG frame is a picture of its own, no keyframe a decoder restarts at: the simulator's
+    # 30 frames a second all reach the page (the keyframe bound had cut a third of them,
+    # leaving the picture 0.33-0.4 s old once a second, and over 1 s old through a delay)
+    station = OperatorStation(load_robot("pioneer3dx"), None, ("127.0.0.1", 9), key=bytes(32))
+    for i in range(60):  # 30 a second for two seconds
+        station._on_frame(VideoFrame(i + 1, 1.0, 64, 64, b"\xff\xd8jpeg"), 10.0 + i / 30)
+    assert station.video_refusals["keyframe_rate"] == 0
+    assert station.core.video_rate.rate(12.0) == pytest.approx(30.0, abs=1.0)

@@ -41,13 +41,13 @@ __all__ = [
 
 _DECODERS = {VideoCodec.VP8: "vp8", VideoCodec.VP9: "vp9", VideoCodec.H264: "h264"}
 
-#: keyframes of one stream that go on (to the pages, the recording, the JPEG fallback) in any
-#: :data:`KEYFRAME_WINDOW` seconds. The robot's rate controller sends one every few seconds and
-#: honours the station's requests at most every 0.15 s (under 7/s), but on a lossy link it
-#: sends a keyframe three times (two copies, and one more for a keyframe), each its own frame:
-#: an honest robot stays at 20/s even then, while a hostile one's 300/s are cut to 20. A
-#: keyframe beyond it is dropped like a lost frame (the next delta finds the gap, and one is
-#: asked for).
+#: keyframes of one inter-frame stream (not JPEG's) that go on (to the pages, the recording,
+#: the JPEG fallback) in any :data:`KEYFRAME_WINDOW` seconds. The robot's rate controller
+#: sends one every few seconds and honours the station's requests at most every 0.15 s
+#: (under 7/s), but on a lossy link it sends a keyframe three times (two copies, and one more
+#: for a keyframe), each its own frame: an honest robot stays at 20/s even then, while a
+#: hostile one's 300/s are cut to 20. A keyframe beyond it is dropped like a lost frame (the
+#: next delta finds the gap, and one is asked for).
 MAX_KEYFRAMES = 20
 KEYFRAME_WINDOW = 1.0  # s
 #: why a frame was refused (the keys of :attr:`FrameScreen.refused`): a stream the robot's
@@ -107,7 +107,9 @@ class FrameScreen:
         for w, h in bitstream_sizes(frame.codec, frame.data):
             if not (0 < w <= width and 0 < h <= height):
                 return "size", f"a {w}×{h} bitstream; at most {width}×{height}"
-        if frame.keyframe:
+        if frame.keyframe and frame.codec != VideoCodec.JPEG:
+            # a JPEG frame is a picture of its own, no decoder's restart: its stream runs at
+            # the camera's rate (30/s in the simulator), and counting those cut a third of it
             keys = self._keys.setdefault(frame.stream, deque())
             while keys and now - keys[0] >= self.window:
                 keys.popleft()
@@ -185,7 +187,7 @@ class JpegFallback:
         state = self._streams.get(frame.stream)
         if state is None:
             state = self._streams[frame.stream] = _FallbackStream(limit)
-        if frame.keyframe:
+        if frame.keyframe and frame.codec != VideoCodec.JPEG:
             self.replaced += len(state.pending)
             state.pending = [frame]
         elif len(state.pending) >= MAX_PENDING:
