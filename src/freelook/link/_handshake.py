@@ -44,6 +44,7 @@ session end is a codec for the stream framer (it has the codec's framing attribu
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections import OrderedDict
 from collections.abc import Callable
@@ -413,6 +414,10 @@ class OperatorSessions(_SessionEnd):
         #: went out since (None, 0: the robot answered the last one)
         self.unanswered_since: float | None = None
         self.unanswered = 0
+        #: the newest handshake's round trip (open sent to challenge in), and when it ended: the
+        #: robot's first packet of the session comes that long after
+        self.handshake_trip = 0.0
+        self._opened_at = -math.inf
 
     def _decode(self, packet: bytes, header: Header, now: float) -> Message:
         if header.flags & FLAG_SESSION:
@@ -438,6 +443,7 @@ class OperatorSessions(_SessionEnd):
         if now - since > self.handshake_timeout:
             raise SessionError(f"challenge after {now - since:.3f} s, too late")
         self._pending = None
+        self.handshake_trip, self._opened_at = now - since, now
         key = session_key(self.station_key, self.codec.sender, client_nonce, message.server_nonce)
         self.session = SessionState(
             header.sender, key, Permissions(), now, self.max_age, now - header.stamp
@@ -465,6 +471,22 @@ class OperatorSessions(_SessionEnd):
         return self.codec.encode(SessionConfirm(), now + self.wire_offset, self.session.keying)
 
     def wants_open(self, now: float, reopen_after: float) -> bool:
-        """No session, or a silent one, and no open sent within ``reopen_after``."""
-        silent = self.session is None or now - self.session.last_rx > reopen_after
-        return silent and (self.last_open is None or now - self.last_open >= reopen_after)
+        """No session, or a silent one, and no open sent within ``reopen_after`` (twice that
+        after an open went unanswered).
+
+        A session just opened is silent only ``reopen_after`` beyond the handshake's round trip:
+        the robot's first packet of it comes a round trip after the challenge (this end's
+        first packet up, the robot's down), and through a 1 s round trip a new open sent at
+        1 s replaced every session as it began. Opens retried every ``reopen_after`` raced a
+        challenge a round trip longer than that (each came back to a newer handshake and was
+        refused): after the first retry they are spaced twice as far."""
+        session = self.session
+        if session is None:
+            silent = True
+        else:
+            quiet = reopen_after
+            if session.last_rx <= self._opened_at:  # nothing yet since the challenge
+                quiet += self.handshake_trip
+            silent = now - session.last_rx > quiet
+        spacing = reopen_after * (2 if self.unanswered > 1 else 1)
+        return silent and (self.last_open is None or now - self.last_open >= spacing)
