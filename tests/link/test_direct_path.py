@@ -19,7 +19,9 @@ from freelook.link import (
 
 PEER = ("198.51.100.7", 40001)
 OTHER = ("198.51.100.7", 40517)  # the peer's NAT moved it to another port
-TIMING = DirectTiming(probe_spacing=0.1, opener_for=0.3, punch_for=5.0, silence=1.0, retry=10.0)
+TIMING = DirectTiming(
+    probe_spacing=0.1, opener_for=0.3, punch_for=5.0, silence=1.0, retry=10.0, again=2.0
+)
 
 
 def _punching(now: float = 0.0) -> DirectPath:
@@ -94,7 +96,8 @@ def test_direct_packets_stopping_fall_back_to_the_relay_at_once() -> None:
     assert path.path(2.71) == "relay"  # 1 s of nothing direct
     assert path.fallbacks == 1
     assert path.probes(3.0) == []
-    assert path.probes(12.72) == [(PEER, True)]
+    assert path.probes(4.72) == [(PEER, True)]  # a path that worked: punched again soon
+    assert path.punches == 2
 
 
 def test_the_peer_no_longer_hearing_us_falls_back() -> None:

@@ -13,8 +13,9 @@ A :class:`DirectPath` is one end's choice for one peer, on the caller's clock:
   :attr:`chosen`), and the peer says, through the relay, that it hears this end's direct
   packets: the round trip works both ways, and everything goes direct;
 * **relay**: nothing verified came direct for ``silence`` s, or the peer stopped hearing
-  this end: back to the relay at once, and a new punch ``retry`` s later. A punch that found
-  no round trip in ``punch_for`` s waits ``retry`` s too.
+  this end: back to the relay at once, and a new punch ``again`` s later (a path that worked
+  may work again: a stall of either end, a NAT that forgot its mapping). A punch that found
+  no round trip in ``punch_for`` s waits ``retry`` s.
 
 A packet counts only once the session verified it (its key, its replay window): a forged or
 replayed probe is refused there and moves nothing here.
@@ -37,8 +38,11 @@ class DirectTiming:
     probe_spacing: float = 0.1  # s between two probes to one candidate
     opener_for: float = 0.3  # s of small-TTL probes when a punch begins
     punch_for: float = 5.0  # s a punch tries before it gives up
-    silence: float = 1.0  # s without a verified direct packet (or the peer hearing) to fall back
-    retry: float = 10.0  # s from a failed or lost punch to the next
+    #: s without a verified direct packet (or the peer hearing) to fall back: well inside the
+    #: station's reopen_after (1 s), so a lost direct path never costs the session
+    silence: float = 0.5
+    retry: float = 10.0  # s from a punch that found no round trip to the next
+    again: float = 2.0  # s from losing a direct path that worked to the next punch
 
 
 @dataclass(slots=True)
@@ -106,7 +110,7 @@ class DirectPath:
         if self.state == "direct":
             heard = now - self._heard <= timing.silence
             if not heard or now - self._hears_us > timing.silence:
-                self.state, self._retry_at = "waiting", now + timing.retry
+                self.state, self._retry_at = "waiting", now + timing.again
                 self.fallbacks += 1
             return
         if self.state == "punching":

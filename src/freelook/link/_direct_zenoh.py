@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["DirectZenohEndpoint", "Via", "open_direct"]
 
 MAGIC = b"FLDP"
-TELL = 0.25  # s between two candidate messages to a peer
+TELL = 0.1  # s between two candidate messages to a peer (and its "I hear you" reports)
 STUN_AGAIN = 1.0  # s between binding requests until one is answered (then every 20 s)
 OPENER_TTL = 2  # hops a punch's first probes live: out of this end's NAT, not into the peer's
 MAX_TELL = 512  # bytes: the longest candidate message read
@@ -126,6 +126,9 @@ class DirectZenohEndpoint(ZenohEndpoint):
                 asked = now
                 with contextlib.suppress(OSError):
                     self._sock.sendto(binding_request(self._transaction), self.reflector)
+            if self.role == "robot":  # a station tag forgotten (a newer session): its path too
+                for gone in [tag for tag in self.paths if tag not in self.verified]:
+                    del self.paths[gone]
             peers = list(self.paths) if self.role == "robot" else [self.robot]
             for peer in peers:
                 self._tell(peer, now)
