@@ -129,3 +129,15 @@ def test_stun_response_known_bytes() -> None:
     assert response[20:] == bytes.fromhex("0020 0008 0001 a147 e112a643".replace(" ", ""))
     with pytest.raises(ValueError, match="12 bytes"):
         binding_request(b"short")
+
+
+def test_a_relay_url_asks_for_the_direct_path_with_direct() -> None:
+    from freelook.errors import ConfigError
+    from freelook.link import parse_transport_url
+
+    assert parse_transport_url("zenoh+tls://relay.example:7447/r1?direct").direct
+    assert parse_transport_url("zenoh+tls://a.example:7447,b.example:7447/r1?direct").direct
+    assert not parse_transport_url("zenoh+tls://relay.example:7447/r1").direct
+    for bad in ("?direct=1", "?direct&x", "?Direct"):
+        with pytest.raises(ConfigError, match="expected zenoh\\+tls://RELAY:PORT/ROBOT"):
+            parse_transport_url(f"zenoh+tls://relay.example:7447/r1{bad}")
