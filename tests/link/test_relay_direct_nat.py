@@ -149,6 +149,24 @@ def test_behind_two_nats_that_map_each_destination_to_a_new_port_the_relay_carri
     assert out["driving_at_end"] > 0.15, out
 
 
+@pytest.mark.timeout(FIRST_START + 180)
+def test_behind_one_symmetric_nat_and_one_linux_nat_the_relay_carries_it(
+    world: RelayWorld, tmp_path: Path
+) -> None:
+    """The robot's NAT symmetric (a new random port for every destination), the station's a
+    Linux MASQUERADE, which lets in only the address and port it sent to: the robot's probes
+    leave from a port the reflector never saw, and the station's NAT drops them."""
+    run_in(world.robot_nat, "iptables", "-t", "nat", "-I", "POSTROUTING", "-o", "n1", "-p",
+           "udp", "-j", "MASQUERADE", "--to-ports", "20000-40000", "--random")  # fmt: skip
+    out = _drive(world, tmp_path, block_later=False)
+    print(f"\none symmetric NAT: {out}")
+    assert out["settled"] == "relay", out
+    assert out["received_direct"] == 0, out
+    assert out["punches"] >= 1, out
+    assert out["opened"] == 1, out
+    assert out["driving_at_end"] > 0.15, out
+
+
 # -- the station, run in its namespace by the tests above ------------------------------------
 
 
