@@ -2,7 +2,8 @@
 ``zenoh+tls://127.0.0.1:PORT/r1?direct`` through ``freelook relay`` learn their addresses from
 its STUN reflector and move the link onto a direct UDP path; forged datagrams sent to either
 end's direct socket (garbage, a wrong key's packet, a packet replayed) are refused by the
-session and counted, and the path stays where it was. The station's cockpit state says which
+session and counted (from a host no candidate is on, dropped before it and counted), and the
+path stays where it was. The station's cockpit state says which
 path carries the link."""
 
 from __future__ import annotations
@@ -89,8 +90,14 @@ def test_on_loopback_the_link_goes_direct_and_forged_direct_datagrams_are_refuse
                         for data in forged:
                             stranger.sendto(data, end._sock.getsockname())
                     await asyncio.sleep(0.02)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as elsewhere:
+                elsewhere.bind(("127.0.0.2", 0))  # a host no candidate is on
+                for _ in range(10):
+                    for end in ends:
+                        elsewhere.sendto(forged[1], end._sock.getsockname())
             await asyncio.sleep(0.5)
             alive(task)
+            out["strangers"] = (here.direct_strangers, there.direct_strangers)
             out["robot refused"] = {
                 k: v - refused["robot"].get(k, 0)
                 for k, v in server.session.stats.refused.items()
@@ -125,3 +132,8 @@ def test_on_loopback_the_link_goes_direct_and_forged_direct_datagrams_are_refuse
     assert isinstance(speed, float)
     assert speed < 0.25, out  # the forged 1 m/s never drove it
     assert out["in control"], out
+    # from no candidate's host: dropped, counted (with any of the peer's first probes that came
+    # before its candidates did)
+    strangers = out["strangers"]
+    assert isinstance(strangers, tuple)
+    assert min(strangers) >= 10, out

@@ -160,15 +160,25 @@ class DirectZenohEndpoint(ZenohEndpoint):
             self._from_direct(data, address)
 
     def _from_direct(self, data: bytes, address: Address) -> None:
-        for peer, path in self.paths.items():
-            hosts = {host for host, _ in path.candidates}
-            if address == path.chosen or address[0] in hosts:
-                self.received_direct += 1
-                verified = address == path.chosen and (peer in self.verified)
-                if not self._closed:
-                    self._queue(data, Via(peer, address), verified)  # type: ignore[arg-type]
-                return
-        self.direct_strangers += 1
+        """A datagram for the peer whose chosen address it came from, else for the first whose
+        candidates are on its host (its NAT may have given the peer a new port), else nobody."""
+        found = next((peer for peer, p in self.paths.items() if p.chosen == address), None)
+        if found is None:
+            found = next(
+                (
+                    peer
+                    for peer, path in self.paths.items()
+                    if address[0] in {host for host, _ in path.candidates}
+                ),
+                None,
+            )
+        if found is None:
+            self.direct_strangers += 1
+            return
+        self.received_direct += 1
+        verified = self.paths[found].chosen == address and found in self.verified
+        if not self._closed:
+            self._queue(data, Via(found, address), verified)  # type: ignore[arg-type]
 
     def learn_peer(self, source: object) -> None:
         if isinstance(source, Via):
