@@ -78,12 +78,15 @@ def _drive(world: RelayWorld, tmp_path: Path, block_later: bool) -> dict[str, An
         station.stdin.write("NOW\n")
         station.stdin.flush()
         line = _read_until(station, "RESULT ", 60, said["station"])
+        robot.terminate()  # by its pid; what it said since it served, to its end
+        said["robot"].append(robot.communicate(timeout=30)[0])
     finally:
         for process in reversed(started):
             _stop(process)
     for name in ("relay", "robot"):
         assert "Traceback" not in "".join(said[name]), said[name]
     out: dict[str, Any] = json.loads(line.split("RESULT ", 1)[1])
+    out["robot said direct"] = any(": direct to " in line for line in said["robot"])
     return out
 
 
@@ -101,6 +104,7 @@ def test_behind_two_masquerade_nats_the_punch_goes_direct_and_falls_back_to_the_
     out = _drive(world, tmp_path, block_later=True)
     print(f"\ndirect through a punch, then blocked: {out}")
     assert out["settled"] == "direct", out  # the punch went through both NATs
+    assert out["robot said direct"], out
     assert out["direct_after"] < 5.0, out  # s from in control
     assert out["received_direct"] > 100, out
     assert out["rtt_direct"] is not None, out

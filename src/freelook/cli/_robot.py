@@ -167,6 +167,8 @@ def robot(
     logging.basicConfig(format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     # and each change of an inter-frame stream's bitrate, size and frame rate
     logging.getLogger(RATE_LOG).setLevel(logging.INFO)
+    # and, through a relay with ?direct, each change of the path a station's link takes
+    logging.getLogger("freelook.link._direct_zenoh").setLevel(logging.INFO)
 
     async def serve() -> None:
         try:

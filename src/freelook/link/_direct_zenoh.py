@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import socket
 from collections.abc import Callable
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DirectZenohEndpoint", "Via", "open_direct"]
 
+log = logging.getLogger(__name__)
 MAGIC = b"FLDP"
 TELL = 0.1  # s between two candidate messages to a peer (and its "I hear you" reports)
 STUN_AGAIN = 1.0  # s between binding requests until one is answered (then every 20 s)
@@ -78,6 +80,7 @@ class DirectZenohEndpoint(ZenohEndpoint):
         self.sent_direct = 0
         self.received_direct = 0
         self.direct_strangers = 0  # datagrams from no candidate's host, dropped
+        self._said: dict[str, PathName] = {}  # the path last logged, by peer
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self._sock.setblocking(False)
         self._sock.bind(("0.0.0.0", 0))
@@ -132,7 +135,23 @@ class DirectZenohEndpoint(ZenohEndpoint):
             peers = list(self.paths) if self.role == "robot" else [self.robot]
             for peer in peers:
                 self._tell(peer, now)
+                self._say_path(peer, now)
             await asyncio.sleep(TELL)
+
+    def _say_path(self, peer: str, now: float) -> None:
+        """Log when the path to ``peer`` changes (direct, where to; or the relay)."""
+        path = self.paths.get(peer)
+        if path is None:
+            return
+        via, before = path.path(now), self._said.get(peer)
+        if before == via:
+            return
+        self._said[peer] = via
+        if via == "direct" and path.chosen is not None:
+            where = f"{path.chosen[0]}:{path.chosen[1]}"
+            log.info("link to %s: direct to %s, the relay standing by", peer, where)
+        elif before is not None:
+            log.info("link to %s: back through the relay %s", peer, self.relay_name)
 
     def _tell(self, peer: str, now: float) -> None:
         path = self.paths.get(peer)
