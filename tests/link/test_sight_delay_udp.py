@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
@@ -108,6 +109,7 @@ async def scenario() -> dict[str, float]:
                 lambda: core.sight.trip(station.core.station) > 0.0, 20.0, "a round trip"
             )
             start, slowest, blind = loop.time(), SPEED, 0
+            x0, y0 = robot.sim.ground_truth.x, robot.sim.ground_truth.y
             slow_at: tuple[float, float, str, int] = (0.0, SPEED, "", 0)
             while loop.time() - start < 5.0:
                 await asyncio.sleep(0.02)
@@ -118,6 +120,8 @@ async def scenario() -> dict[str, float]:
                     slow_at = (loop.time() - start, speed(), str(flags), len(lines.lines))
                 blind += not core.sight.sees(station.core.station)
             out["slowest"], out["blind_polls"] = slowest, float(blind)
+            state = robot.sim.ground_truth
+            out["driven"] = math.hypot(state.x - x0, state.y - y0)
             print("slowest at", slow_at, "log", lines.lines[-3:])
             out["notices"] = lines.count("cannot see")
             out["trip"] = core.sight.trip(station.core.station)
@@ -131,6 +135,7 @@ async def scenario() -> dict[str, float]:
             out["sees"] = float(core.sight.sees(station.core.station))
             out["withheld"] = float(relay.withheld)
             out["opened"] = float(station.sessions_opened)
+            out["resumed"] = float(station.sessions_resumed)
             holding = False
             await stick
     finally:
@@ -147,9 +152,14 @@ def test_through_delay_the_robot_drives_on_seeing_and_stops_when_frames_are_with
     assert result["frames_refused"] == 0, result
     assert 2 * DELAY <= result["trip"] <= 2 * DELAY + 0.25, result
     assert result["opened"] == 1, result  # one session all along (none replaced it)
+    # and its start, the robot's first packet a round trip after the challenge, was no
+    # silence that dropped what the operator held
+    assert result["resumed"] == 0, result
     assert result["notices"] == 0, result  # never judged blind while it saw
     assert result["blind_polls"] == 0, result
-    assert result["slowest"] > 0.25, result  # and never stopped
+    # and drove on: 1.5 m at 0.3 m/s (a loaded machine delays a command past its expiry now
+    # and then, and the robot slows for it; that is no blindness)
+    assert result["driven"] >= 0.8 * SPEED * 5.0, result
     # the picture frozen: a report older than its bound (the frames' last hop, a report every
     # 0.2 s, one way up), then braking from 0.3 m/s; + scheduling on a busy machine
     bound = CONFIG.safety.watchdog_timeout + VIDEO_BLIND_GRACE

@@ -67,11 +67,14 @@ class Refused:
 @dataclass(frozen=True, slots=True)
 class SessionOpened:
     """A session with ``station`` is open: the packet that opened it came from a source that
-    holds the station's key (a driver answers that source from now on)."""
+    holds the station's key (a driver answers that source from now on). ``trip``: at the
+    operator's end, the handshake's round trip (the robot's first packet of the session comes
+    that long after); 0 at the robot's."""
 
     station: int
     permissions: Permissions
     now: float
+    trip: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -270,7 +270,8 @@ class LinkSession:
 
     def _opened(self, state: SessionState, now: float) -> SessionOpened:
         self.stats.forget(state.station)  # its sequence numbers start again
-        return SessionOpened(state.station, state.permissions, now)
+        trip = self._operator.handshake_trip if self._operator is not None else 0.0
+        return SessionOpened(state.station, state.permissions, now, trip)
 
     def _confirm_and_flush(self, now: float) -> tuple[bytes, ...]:
         assert self._operator is not None

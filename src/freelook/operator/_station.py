@@ -264,7 +264,10 @@ class OperatorStation(_Frames):
             if self.sessions_opened:  # again: the robot restarted, or the link came back
                 self.core.session_reopened(event.now)
             self.sessions_opened += 1
-            self._heard = event.now
+            # the robot's first packet of the session comes a round trip after the challenge:
+            # through a 1 s round trip that was taken for a silence, and what the operator
+            # held was dropped as the session began
+            self._heard = event.now + event.trip
             return
         if not isinstance(event, Accepted):
             return  # counted and recorded by the session
