@@ -26,5 +26,10 @@ echo "== mypy --strict (src/freelook and the test rig, tools/attack)"
 .venv/bin/mypy
 echo "== import contracts"
 .venv/bin/lint-imports
-echo "== pytest (the 20 slowest tests listed at the end)"
-.venv/bin/python -m pytest -q --durations=20 "$@"
+# FREELOOK_TEST_WORKERS=4 runs the tests in 4 parallel workers (pytest-xdist; on 2 cores 4,
+# since many tests wait on sockets, subprocesses and a browser): a module's tests that share a
+# module fixture (a running sim, a browser) stay on one worker, the real-NAT tests on one, each
+# worker has DDS domains of its own (tests/conftest.py). Unset or 0: in this process alone
+workers="${FREELOOK_TEST_WORKERS:-0}"
+echo "== pytest in ${workers} workers (0: in one process; the 20 slowest tests listed at the end)"
+.venv/bin/python -m pytest -q -n "$workers" --dist loadgroup --durations=20 "$@"
