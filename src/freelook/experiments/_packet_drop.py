@@ -148,7 +148,7 @@ CALIBRATION_TRIAL = 1
 CALIBRATION_DRAWS = 40
 CALIBRATION_SEED = 70_000
 #: bytes of the thesis's frames as ThesisCodec encodes them: the set-control-velocity command
-#: (up) and the position packet (down) (DESIGN.md §4)
+#: (up) and the position packet (down) (docs/design.md §4)
 THESIS_FRAMES = (15, 107)
 
 
