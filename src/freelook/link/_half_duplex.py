@@ -1,6 +1,6 @@
 """The thesis's radio link as it was built: two half-duplex nodes on one channel (sans-I/O).
 
-The thesis (Srungavruksham 2016) ran its teleoperation over two UWASA nodes, IEEE 802.15.4 radios used as
+The thesis ran its teleoperation over two UWASA nodes, IEEE 802.15.4 radios used as
 serial devices at 921600 baud (§4.3, §5.1), "programmed to be half-duplex" (§5), the robot
 sending its position packet every 31 ms and the station its command every 47 ms (§6.1). It
 names the cause of its losses and of its node failures: "the half-duplex nature of devices and
