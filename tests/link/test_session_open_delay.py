@@ -60,16 +60,19 @@ class Link:
                 self.send("robot", packet)
 
 
+# (a handshake takes at most the packets' max age, 2 s: a round trip of 2 s opens none)
 @pytest.mark.parametrize("delay", [0.01, 0.25, 0.5, 0.75, 0.9])
 @pytest.mark.parametrize("seed", [591, 592, 593])
 def test_through_a_long_round_trip_the_session_opens_once(delay: float, seed: int) -> None:
     link = Link(delay, seed)
     link.run(15.0)
     trip = 2 * delay
-    # at most two opens go unanswered (the first retry races the challenge) before one is
-    # answered: open, retry at 1 s, retry 2 s after that
+    # retries at 1, 3, 5 s (then every 2 s): the first open whose challenge comes back before
+    # the next one goes out is answered
     assert len(link.opened["operator"]) == 1, (delay, link.opened)
-    assert link.opened["operator"][0] <= 3.0 + trip + 2 * JITTER + 0.05, link.opened
+    opens, gaps = (0.0, 1.0, 3.0), (1.0, 2.0, 2.0)
+    answered = next(t for t, gap in zip(opens, gaps, strict=True) if gap > trip + 3 * JITTER)
+    assert link.opened["operator"][0] <= answered + trip + 2 * JITTER + 0.1, link.opened
     assert len(link.opened["robot"]) == 1, (delay, link.opened)
     assert link.operator.session_status(link.now) == "open"
 

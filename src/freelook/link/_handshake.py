@@ -479,7 +479,9 @@ class OperatorSessions(_SessionEnd):
         first packet up, the robot's down), and through a 1 s round trip a new open sent at
         1 s replaced every session as it began. Opens retried every ``reopen_after`` raced a
         challenge a round trip longer than that (each came back to a newer handshake and was
-        refused): after the first retry they are spaced twice as far."""
+        refused): after the first retry they are spaced twice as far, so a round trip up to
+        the handshake's own limit (the packets' max age, 2 s) gets through; no further, a
+        robot that comes back is answered within 2 s."""
         session = self.session
         if session is None:
             silent = True
