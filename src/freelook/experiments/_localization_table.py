@@ -126,6 +126,19 @@ def _search_row(
     return good, still, text
 
 
+def _wrong_place_row(place: str, wrong: int, still: int, trials: int, conditions: str) -> Row:
+    """The row of searches that trusted a pose > 0.5 m off: none may, and every search must
+    have driven (one that stands trusts nothing, and proves nothing)."""
+    return Row(
+        f"searches that settled on {place} (pose trusted, > 0.5 m off)",
+        "",
+        f"{wrong} of {trials}; {still} drove under {MIN_DRIVEN:g} m",
+        "0, every search driven (one that stands trusts nothing)",
+        wrong == 0 and still == 0,
+        conditions,
+    )
+
+
 def still_note(still: int, trials: int) -> str:
     """Why ``still`` of ``trials`` searches on a map drove too little to count."""
     return (
@@ -178,16 +191,7 @@ def localization_in_lab(trials: int, seed: int, progress: Progress) -> Experimen
             conditions,
         )
     )
-    result.rows.append(
-        Row(
-            "searches that settled on a look-alike place (pose trusted, > 0.5 m off)",
-            "",
-            f"{wrong} of {trials}; {still} drove under {MIN_DRIVEN:g} m",
-            "0, every search driven (one that stands trusts nothing)",
-            wrong == 0 and still == 0,
-            conditions,
-        )
-    )
+    result.rows.append(_wrong_place_row("a look-alike place", wrong, still, trials, conditions))
     result.trials.append(
         _search_table("Each global search on the tour (20 s)", searches, seed, 10.0)
     )
@@ -231,16 +235,7 @@ def localization_on_map(world: str, trials: int, seed: int, progress: Progress) 
             conditions,
         )
     )
-    result.rows.append(
-        Row(
-            "searches that settled on a wrong place (pose trusted, > 0.5 m off)",
-            "",
-            f"{wrong} of {trials}; {still} drove under {MIN_DRIVEN:g} m",
-            "0, every search driven (one that stands trusts nothing)",
-            wrong == 0 and still == 0,
-            conditions,
-        )
-    )
+    result.rows.append(_wrong_place_row("a wrong place", wrong, still, trials, conditions))
     result.trials.append(
         _search_table("Each global search (25 s of wandering)", searches, seed, 20.0)
     )
