@@ -10,6 +10,7 @@ import pytest
 from freelook.config import builtin_robots, load_robot
 from freelook.errors import ConfigError
 from freelook.estimation import MonteCarloLocalization
+from freelook.experiments._added_laser import with_added_laser
 from freelook.maps import load_world
 
 SKID = """
@@ -64,14 +65,16 @@ def test_other_drives_skid_only_when_their_description_says(tmp_path: Path, kind
 
 @pytest.mark.parametrize("name", builtin_robots())
 def test_every_shipped_robot_keeps_its_skid(name: str) -> None:
-    # the papers' robots localize as before: the FOI UGV's 0.15, every other non-skid-steer 0
+    # the papers' robots localize as before: every non-skid-steer 0, the FOI UGV too (the
+    # paper's robot had no laser to localize with); with the laser freelook adds, its 0.15
     robot = load_robot(name)
     if robot.drive.kind == "skid_steer":
         assert robot.lateral_skid_noise == pytest.approx(0.25 * robot.footprint.length)
-    elif name == "foi-ugv":
-        assert robot.lateral_skid_noise == pytest.approx(0.15)
     else:
         assert robot.lateral_skid_noise == 0.0
+    if name == "foi-ugv":
+        assert robot.laser is None
+        assert with_added_laser(robot).lateral_skid_noise == pytest.approx(0.15)
 
 
 def test_an_unknown_drive_kind_is_refused_naming_the_kinds(tmp_path: Path) -> None:
