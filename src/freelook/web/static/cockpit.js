@@ -524,7 +524,8 @@ function drawDelayGraph() {
   const scale = delayScale(g);
   state.delayScale = scale;
   const { lines } = graphLines(g, [DELAY_SERIES.frameAge, DELAY_SERIES.roundTrip],
-    { width: c.width, height: c.height, top: 0, end: performance.now() }, scale);
+    // the lines below the caption's band: the highest, at a tenth under the scale, was drawn under it
+    { width: c.width, height: c.height, top: 14, end: performance.now() }, scale);
   drawGraphLines(ctx, lines, 1.5);
   ctx.fillStyle = "#8596a6"; ctx.font = "10px sans-serif";
   ctx.fillText(`0–${scale.toFixed(2)} s: frame age (yellow), round trip (blue)`, 4, 11);
