@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import RobotConfig, load_robot
+from freelook.experiments._added_laser import with_added_laser
 from freelook.geometry import wrap_angle
 from freelook.maps import World, clearance_of, load_world
 from freelook.sim import Simulator
@@ -243,7 +244,8 @@ def test_simulator_ground_truth_after_ten_seconds_is_seeded() -> None:
 def test_on_a_lockstep_runtime_sensors_never_split_a_physics_step() -> None:
     """Lasers at 75 Hz fall between 5 ms ticks: they see the last tick, and the vehicle moves
     exactly as one stepped on the fixed grid with the same noise stream."""
-    robot, lab = load_robot("foi-ugv"), load_world("lab")
+    # the FOI UGV with the laser freelook adds (its paper's robot had none)
+    robot, lab = with_added_laser(load_robot("foi-ugv")), load_world("lab")
     sim = Simulator(robot, lab, seed=2, pose=(8.0, 8.0, 0.0))
     sim.set_wheel_speeds(0.3, 0.4)
     sim.run_for(2.0)
