@@ -157,7 +157,7 @@ def _notes(trials: int) -> list[str]:
         "Fits and predictions: the sprocket difference and ICR spread are fitted to Tables 2–3 "
         "(`freelook calibrate foi-ugv`) and run here unchanged, as predictions. The sideways "
         "skid that makes most of h (config/errors/foi-ugv.toml: lateral 0.22 ± 0.3, ICR "
-        "5 ± 6 cm ahead of the axle) was set by hand to Table 4's spread (issue 42), so this "
+        "5 ± 6 cm ahead of the axle) was set by hand to Table 4's spread, so this "
         "row is not a prediction of h; it is a check that the model still gives it with the "
         "paper's start. " + sens,
         "Sensors: the FOI UGV's description has the paper's (gyro + encoders, no laser); the "
