@@ -1,10 +1,10 @@
-// What the held keys and a gamepad ask for (controls.js): the deflections the cockpit and the
+// What the held keys, a gamepad and a touch screen's sticks ask for (controls.js): the deflections the cockpit and the
 // station send, each in [−1, 1].
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   ARM_KEYS, armJog, axesIdle, boost, clamp, deadzone, driveAxes, keyAxes, keyAxis, keyCartesian, standardPad,
-  xrControllers,
+  stickAxes, stickDeflection, touchSticks, xrControllers,
 } from "../../src/freelook/web/static/controls.js";
 
 const held = (...codes) => new Set(codes);
@@ -70,6 +70,48 @@ test("a gamepad drives only while LB (the deadman) is held", () => {
 test("keys and a stick together stay within ±1", () => {
   const a = driveAxes(held("KeyW", "ShiftLeft"), "free_look", still, pad([0, -1, 0, 0], true));
   assert.equal(a.forward, 1);
+});
+
+test("the touch sticks drive as a gamepad's sticks do, with no deadman button", () => {
+  const sticks = [0.5, -1, 1, 0.15];
+  // the same deflections: what LB held gives the gamepad, a finger on each stick gives
+  assert.deepEqual(driveAxes(held(), "free_look", still, null, sticks),
+    driveAxes(held(), "free_look", still, pad(sticks, true)));
+  assert.deepEqual(driveAxes(held(), "tank", still, null, sticks),
+    driveAxes(held(), "tank", still, pad(sticks, true)));
+  assert.deepEqual(driveAxes(held(), "free_look", still, null, null), ZERO);
+  // left stick up and right: forward and to the right; right stick left: turn left
+  const a = driveAxes(held(), "free_look", still, null, [0.6, -0.6, -1, 0]);
+  assert.ok(a.forward > 0.5 && a.left < -0.5 && a.turn === 1 && a.tilt === 0, JSON.stringify(a));
+  // a gamepad and the touch sticks together add up, within ±1
+  const both = driveAxes(held(), "free_look", still, pad([0, -1, 0, 0], true), [0, -1, 1, 0]);
+  assert.equal(both.forward, 1);
+  assert.equal(both.turn, -1);
+});
+
+test("stickAxes: inside the dead zone nothing, Tank turns the chassis with the left stick", () => {
+  for (const mode of ["free_look", "tank"])
+    assert.ok(axesIdle(stickAxes([0.1, -0.1, 0.14, 0], mode)), mode);
+  const t = stickAxes([-1, 0, 1, -1], "tank");
+  assert.equal(t.turn, 1);
+  assert.equal(t.pan, -1);
+  assert.equal(t.tilt, 1);
+  assert.equal(t.left, 0);
+});
+
+test("a finger's offset is the stick's deflection, held inside the unit circle", () => {
+  assert.deepEqual(stickDeflection(30, -15, 60), [0.5, -0.25]);
+  const [x, y] = stickDeflection(300, -400, 60);  // far past the rim: full, in its direction
+  assert.ok(Math.abs(x - 0.6) < 1e-12 && Math.abs(y - -0.8) < 1e-12);
+  assert.deepEqual(stickDeflection(10, 10, 0), [0, 0]);
+  assert.deepEqual(stickDeflection(10, 10, NaN), [0, 0]);
+});
+
+test("the touch sticks as a gamepad's four axes, null with no finger on either", () => {
+  assert.equal(touchSticks(null, null), null);
+  assert.deepEqual(touchSticks([0.5, -1], null), [0.5, -1, 0, 0]);
+  assert.deepEqual(touchSticks(null, [-1, 0.25]), [0, 0, -1, 0.25]);
+  assert.deepEqual(touchSticks([0, 0], [0, 0]), [0, 0, 0, 0]);
 });
 
 test("the dead zone: nothing inside it, ±1 at the end of travel, continuous at its edge", () => {

@@ -1,5 +1,5 @@
 // @ts-check
-// freelook: what the held keys and a gamepad ask for, as the deflections the pages send (each
+// freelook: what the held keys, a gamepad and a touch screen's sticks ask for, as the deflections the pages send (each
 // in [−1, 1]). Pure: the pages pass in what is held, this module reads no DOM and no clock, so
 // node's test runner checks it (tests/js/).
 
@@ -59,26 +59,67 @@ export function keyAxes(keys) {
 }
 
 /**
- * The drive axes of Free Look or Tank from held keys, the mouse (Free Look's turn and tilt)
- * and a standard gamepad (left stick translates, right stick turns and tilts, only while LB is
- * held). Tank: A/D turn the chassis and Q/E pan the camera.
+ * The drive axes of Free Look or Tank from held keys, the mouse (Free Look's turn and tilt), a
+ * standard gamepad (its sticks only while LB is held) and the on-screen sticks of a touch
+ * screen (`touch`: the four axes laid out as a gamepad's, touchSticks; a finger on a stick is
+ * its own deadman). Both sets of sticks go through stickAxes: the left stick translates, the
+ * right one turns and tilts. Tank: A/D turn the chassis and Q/E pan the camera.
  * @param {ReadonlySet<string>} keys
  * @param {string} mode "free_look" or "tank"
  * @param {{ turn: number, tilt: number }} mouse
  * @param {Pad | null} pad
+ * @param {ArrayLike<number> | null} [touch]
  * @returns {Axes}
  */
-export function driveAxes(keys, mode, mouse, pad) {
-  let { forward, left, turn, pan, tilt } = keyAxes(keys);
-  if (mode === "tank") { pan = turn; turn = left; left = 0; }
-  turn += mouse.turn; tilt += mouse.tilt;
-  if (deadmanHeld(pad)) {
-    forward += -deadzone(pad.axes[1]);
-    if (mode === "tank") { turn += -deadzone(pad.axes[0]); pan += -deadzone(pad.axes[2]); }
-    else { left += -deadzone(pad.axes[0]); turn += -deadzone(pad.axes[2]); }
-    tilt += -deadzone(pad.axes[3]);
+export function driveAxes(keys, mode, mouse, pad, touch = null) {
+  const a = keyAxes(keys);
+  if (mode === "tank") { a.pan = a.turn; a.turn = a.left; a.left = 0; }
+  a.turn += mouse.turn; a.tilt += mouse.tilt;
+  for (const axes of [deadmanHeld(pad) ? pad.axes : null, touch]) {
+    if (!axes) continue;
+    const s = stickAxes(axes, mode);
+    a.forward += s.forward; a.left += s.left; a.turn += s.turn; a.pan += s.pan; a.tilt += s.tilt;
   }
-  return { forward: clamp(forward), left: clamp(left), turn: clamp(turn), pan: clamp(pan), tilt: clamp(tilt) };
+  return { forward: clamp(a.forward), left: clamp(a.left), turn: clamp(a.turn), pan: clamp(a.pan), tilt: clamp(a.tilt) };
+}
+
+/**
+ * What two sticks ask for, a gamepad's axes order [lx, ly, rx, ry] (+x right, +y down, each in
+ * [−1, 1]), past the dead zone: the left stick forward and, in Free Look, sideways (Tank: it
+ * turns the chassis); the right stick turns (Tank: pans the camera) and tilts.
+ * @param {ArrayLike<number>} axes @param {string} mode
+ * @returns {Axes}
+ */
+export function stickAxes(axes, mode) {
+  const lx = -deadzone(axes[0] || 0), rx = -deadzone(axes[2] || 0);
+  const forward = -deadzone(axes[1] || 0), tilt = -deadzone(axes[3] || 0);
+  if (mode === "tank") return { forward, left: 0, turn: lx, pan: rx, tilt };
+  return { forward, left: lx, turn: rx, pan: 0, tilt };
+}
+
+/**
+ * A finger's offset from where it touched a stick down (screen px, +y down) as the stick's
+ * deflection: the offset over the stick's reach, held inside the unit circle (a finger past the
+ * rim is full deflection in its direction).
+ * @param {number} dx @param {number} dy @param {number} reach px for a full deflection
+ * @returns {[number, number]}
+ */
+export function stickDeflection(dx, dy, reach) {
+  if (!(reach > 0)) return [0, 0];
+  const x = dx / reach, y = dy / reach, r = Math.hypot(x, y);
+  return r > 1 ? [x / r, y / r] : [x, y];
+}
+
+/**
+ * The on-screen sticks as a gamepad's four axes [lx, ly, rx, ry], or null when no finger is on
+ * either (the page then adds nothing of them).
+ * @param {[number, number] | null} move the left stick's deflection, null with no finger on it
+ * @param {[number, number] | null} turn the right stick's
+ * @returns {number[] | null}
+ */
+export function touchSticks(move, turn) {
+  if (!move && !turn) return null;
+  return [...(move || [0, 0]), ...(turn || [0, 0])];
 }
 
 /** The tool point's keys, slowed without Shift: W/S forward, A/D left, R/F up.
