@@ -163,6 +163,7 @@ def test_the_envelope_grows_with_the_delay_s_spread() -> None:
 
 
 def test_a_report_older_than_the_one_held_is_not_taken_and_no_clock_no_prediction() -> None:
+    """Nor from a report more than max_lead (5 s) old: the robot may have done anything."""
     p = MotionPredictor(PIONEER)
     p.observe(report((1.0, 0.0, 0.0), 10.0), 10.5, None)
     assert p.predict(11.0) is None
@@ -171,6 +172,8 @@ def test_a_report_older_than_the_one_held_is_not_taken_and_no_clock_no_predictio
     got = p.predict(11.0)
     assert got is not None
     assert got.now.x == pytest.approx(1.0)
+    assert p.predict(15.0) is not None
+    assert p.predict(15.01) is None
 
 
 def test_settings_out_of_range_are_refused_by_name() -> None:

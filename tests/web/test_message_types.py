@@ -221,6 +221,10 @@ def states() -> Iterator[tuple[str, dict[str, Any]]]:
     capped = station(pioneer)
     capped.on_link_message(telemetry(pioneer, speed_cap=(0.42, 0.8)), 5.0)
     yield "pioneer3dx with its speed capped to the delay", state_message(pioneer, capped, 5.05)
+    timed = station(pioneer)  # the robot's clock known (one exchange): the prediction is sent
+    timed.session.clock.add(3.0, 0.5, 0.5, 4.0)  # the robot's clock 3 s behind: sent at 4.5
+    timed.on_link_message(telemetry(pioneer), 5.0)
+    yield "pioneer3dx with its clock known", state_message(pioneer, timed, 5.05)
     relay = parse_transport_url("zenoh+tls://relay-a.example:7447,relay-b.example:7447/r1")
     yield "pioneer3dx through a relay", state_message(pioneer, native, 2.2, link_path(relay, None))
 

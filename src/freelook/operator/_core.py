@@ -44,9 +44,10 @@ from freelook.link import (
 )
 from freelook.maps import World
 from freelook.operator._arm import ArmJog
-from freelook.operator._browser import StickScales
+from freelook.operator._browser import BrowserInput, StickScales
 from freelook.operator._inputs import _Inputs
 from freelook.operator._planning import Clearance
+from freelook.operator._prediction import MotionPredictor
 from freelook.operator._trajectories import RunningPath, Trajectories
 from freelook.types import Mode
 
@@ -171,6 +172,8 @@ class StationCore(_Inputs):
         #: the newest refusal of what this station asked for: (page mode, why, when)
         self.refusal: tuple[str, str, float] | None = None
         self.inputs_held_by_estop = 0  # moving inputs not sent while this station's stop held
+        #: where the robot is now, from its last report and the drive commands sent since
+        self.predictor = MotionPredictor(config)
 
     # -- what the robot says -----------------------------------------------------------------
 
@@ -212,6 +215,7 @@ class StationCore(_Inputs):
             self.telemetry_rate.add(now)
         if isinstance(message, Telemetry):
             self.telemetry = message
+            self.predictor.observe(message, now, self.robot_offset)
             if self.arm is not None and message.arm is not None:
                 self.arm.observe(message.arm)
             self.paths.follow_robot(message, now)
@@ -242,6 +246,20 @@ class StationCore(_Inputs):
                 self.clearance = Clearance(robot_map)  # plan in the map the robot drives by
             return robot_map
         return None
+
+    @property
+    def robot_offset(self) -> float | None:
+        """The robot's clock minus this core's (s; None before the link's first exchange)."""
+        offset = self.session.clock.offset
+        return None if offset is None else offset + self.session.wire_offset
+
+    def handle(self, request: BrowserInput, now: float, wall_time: float) -> list[Message]:
+        """One browser input; returns the messages to send at once (the predictor hears of
+        each drive command among them)."""
+        out = super().handle(request, now, wall_time)
+        for message in out:
+            self.predictor.sent(message, now)
+        return out
 
     def start(self) -> list[Message]:
         """What a station sends first: a control request (native), or "set Tx start"."""
@@ -329,6 +347,8 @@ class StationCore(_Inputs):
         if self.native and self.robot_tx_enabled and self._beats % REPORT_BEATS == 0:
             out.append(self.reception(now))  # (with the robot's transmission off: blind by choice)
         out.extend(self.maps.requests(now))  # the robot's map, while this end lacks it
+        for message in out:
+            self.predictor.sent(message, now)
         return out
 
     def frame_received(self, now: float) -> None:

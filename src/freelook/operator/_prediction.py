@@ -236,7 +236,8 @@ class MotionPredictor:
 
     ``step``: the integration's step (s; the robot's control period by default);
     ``horizon``: how far ahead the path goes (s), a point every ``path_step`` s; ``remember``:
-    the commands kept (the newest; a few seconds' worth at the station's spacing)."""
+    the commands kept (the newest; a few seconds' worth at the station's spacing);
+    ``max_lead``: a report older than this (s) says too little to predict from."""
 
     def __init__(
         self,
@@ -247,6 +248,7 @@ class MotionPredictor:
         path_step: float = 0.1,
         remember: int = 256,
         window: float = 5.0,
+        max_lead: float = 5.0,
     ) -> None:
         self.config = config
         self.step = step if step is not None else config.link.control_period
@@ -258,6 +260,7 @@ class MotionPredictor:
             raise ValueError(f"path_step {path_step!r} s must be finite and positive")
         self.horizon = horizon
         self.path_step = path_step
+        self.max_lead = max_lead
         #: the robot cycle that takes a command after it lands: half a period on average
         self.pickup = 0.5 * config.link.control_period
         self.delays = DelayStats(window)
@@ -290,8 +293,8 @@ class MotionPredictor:
         """The robot now, when a command sent now lands, and its path from now over the
         horizon (None before a report with a known clock)."""
         report, start = self.report, self.report_at
-        if report is None or start is None:
-            return None
+        if report is None or start is None or now - start > self.max_lead:
+            return None  # no report yet, or one too old: its robot may have done anything
         delay, spread = self.delay, self.delays.spread
         lands = delay + self.pickup
         replay = _Replay(self.config, report, start)

@@ -13,6 +13,7 @@ from freelook.config import RobotConfig
 from freelook.link import DirectZenohEndpoint, LinkSession, LinkStatsReport, TransportUrl
 from freelook.maps import World
 from freelook.operator._core import StationCore
+from freelook.operator._prediction import camera_footprint
 
 __all__ = ["CONNECTED_WITHIN", "hello_message", "state_message"]
 
@@ -55,6 +56,13 @@ def hello_message(
             "zones": [z.boundary for z in config.safety.zones],
             "camera_mount": [pt.mount_forward, pt.mount_left] if pt else [0.0, 0.0],
             "has_pan": bool(pt and pt.has_pan),
+            # the driving camera, for the page to draw the predicted path on its picture
+            "camera": {
+                "width": config.camera.width,
+                "height": config.camera.height,
+                "fov_deg": config.camera.fov_deg,
+                "mount_height": pt.mount_height if pt else 0.0,
+            },
         },
         # the thesis profile carries no arm commands: no Arm mode on its page
         "arm": core.arm.describe() if core.arm is not None and core.native else None,
@@ -191,10 +199,38 @@ def state_message(
     }
     if t is not None:
         state.update(_telemetry_fields(config, core))
+        state["prediction"] = _prediction(config, core, now)
     elif core.position is not None:
         p = core.position
         state.update({"pose": {"x": p.x, "y": p.y, "theta": p.theta}, "v": p.v, "omega": p.omega})
     return state
+
+
+def _prediction(config: RobotConfig, core: StationCore, now: float) -> dict[str, Any] | None:
+    """Where the robot is now and over the next seconds (``_prediction.py``), for the page's
+    ghost and committed path; times on the robot's clock, as the report's stamp (None while
+    the robot's clock is unknown)."""
+    offset = core.robot_offset
+    seen = core.predictor.predict(now)
+    if seen is None or offset is None or core.telemetry is None:
+        return None
+    here, then = seen.now, seen.arrival
+    return {
+        "t": here.t + offset,  # the moment the ghost stands for (robot clock)
+        "lead": here.t - seen.origin,  # s ahead of the report it was worked out from
+        "delay": seen.delay,
+        "spread": seen.spread,
+        "pose": {"x": here.x, "y": here.y, "theta": here.theta},
+        "pan": here.pan,
+        "footprint": [list(p) for p in camera_footprint(config, here, core.telemetry.tilt)],
+        # where it is when a command sent now lands
+        "arrival": {"t": then.t + offset, "x": then.x, "y": then.y, "theta": then.theta},
+        "arrival_pan": then.pan,
+        # from now over the next seconds, the newest command held; the first points committed
+        "path": [[round(p.x, 4), round(p.y, 4)] for p in seen.path],
+        "radii": [round(r, 4) for r in seen.radii],
+        "committed": seen.committed,
+    }
 
 
 def _telemetry_fields(config: RobotConfig, core: StationCore) -> dict[str, Any]:

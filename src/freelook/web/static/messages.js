@@ -29,6 +29,16 @@
  * @property {number[]} zones  the safety zones' boundaries (m), innermost first
  * @property {[number, number]} camera_mount  the pan-tilt's place on the robot (forward, left; m)
  * @property {boolean} has_pan
+ * @property {DrivingCamera} camera
+ */
+
+/**
+ * The driving camera (stream 0): its picture's size, field of view and height on the robot.
+ * @typedef {object} DrivingCamera
+ * @property {number} width  px
+ * @property {number} height  px
+ * @property {number} fov_deg  across its width
+ * @property {number} mount_height  m above the ground (0: no pan-tilt unit)
  */
 
 /**
@@ -164,6 +174,34 @@
  * @property {Autonomy} [autonomy]
  * @property {Laser} [laser]
  * @property {Sonar} [sonar]
+ * @property {Prediction | null} [prediction]  where the station predicts the robot is (null:
+ *   the robot's clock not known yet)
+ */
+
+/**
+ * Where the robot is now, predicted by the station from its last report and the commands in
+ * flight (operator/_prediction.py); times on the robot's clock, as the report's stamp t.
+ * @typedef {object} Prediction
+ * @property {number} t  the moment the ghost stands for (s, robot clock): the station's now
+ * @property {number} lead  s ahead of the report it was worked out from
+ * @property {number} delay  the one-way delay it used (s)
+ * @property {number} spread  the delay's spread over the last seconds (s)
+ * @property {Pose} pose  the robot now
+ * @property {number} pan  rad
+ * @property {number[][]} footprint  the ground the driving camera sees now (four map points)
+ * @property {Arrival} arrival  the robot when a command sent now lands
+ * @property {number} arrival_pan  rad
+ * @property {number[][]} path  the robot's origin from now over the next seconds (m)
+ * @property {number[]} radii  the envelope's radius at each path point (m)
+ * @property {number} committed  the path's first points, before a command sent now lands
+ */
+
+/**
+ * @typedef {object} Arrival
+ * @property {number} t  s, robot clock
+ * @property {number} x  m
+ * @property {number} y  m
+ * @property {number} theta  rad
  */
 
 /**
