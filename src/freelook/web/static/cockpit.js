@@ -22,6 +22,7 @@ import {
 } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
+import { drawCommittedPath, poseAt, rememberPose } from "./prediction.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -94,6 +95,12 @@ const state = {
   arm3d: null,
   /** @type {any} */
   video: null,  // the driving camera's inter-frame decoder (video.js), for tests and debugging
+  // the robot's recent reports (stamp, pose, pan, tilt): the pose each picture was taken from
+  /** @type {import("./prediction.js").Seen[]} */
+  poses: [],
+  // the predicted path's points as drawn on the newest picture (px; empty: none in view)
+  /** @type {number[][]} */
+  pathOnCamera: [],
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -173,7 +180,7 @@ function paintAll() {
   if (dirty.camera && readyFrame) {
     const { bitmap, frameId, stamp } = readyFrame;
     readyFrame = null;
-    paintCamera(bitmap);
+    paintCamera(bitmap, stamp);
     bitmap.close();
     state.framesPainted += 1;
     state.lastFrameId = frameId;
@@ -233,8 +240,8 @@ async function decodeNext() {
   }
 }
 
-/** @param {ImageBitmap | VideoFrame} bitmap */
-function paintCamera(bitmap) {
+/** @param {ImageBitmap | VideoFrame} bitmap @param {number} stamp its capture (s, robot clock) */
+function paintCamera(bitmap, stamp) {
   const canvas = canvasEl("camera");
   const width = "displayWidth" in bitmap ? bitmap.displayWidth : bitmap.width;
   const height = "displayHeight" in bitmap ? bitmap.displayHeight : bitmap.height;
@@ -251,6 +258,10 @@ function paintCamera(bitmap) {
   ctx.moveTo(w / 2, h / 2 - 22); ctx.lineTo(w / 2, h / 2 - 6);
   ctx.moveTo(w / 2, h / 2 + 6); ctx.lineTo(w / 2, h / 2 + 22);
   ctx.stroke();
+  // the path the robot is committed to, seen from where this picture was taken
+  const s = state.last, seen = poseAt(state.poses, stamp);
+  state.pathOnCamera = s && s.prediction && seen && state.hello
+    ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, s.prediction) : [];
   state.frames += 1;
   const now = performance.now();
   if (now - state.fpsT0 > 1000) {
@@ -408,6 +419,8 @@ function onState(s) {
   // the robot restarted or the link came back: nothing held from before drives it
   $("release-state").hidden = !s.needs_release;
   if (s.arm) onArmState(s.arm);
+  rememberPose(state.poses, s);
+  showGhost(s.prediction || null);
   if (s.pose) {
     const last = state.trail[state.trail.length - 1];
     if (!last || Math.hypot(last[0] - s.pose.x, last[1] - s.pose.y) > 0.02) {
@@ -468,6 +481,15 @@ function onState(s) {
 }
 
 // ---------------------------------------------------------------- map
+// the ghost's pose, on the map canvas's data attributes too (the moment it stands for, on the
+// robot's clock, and how far ahead of the report it is): for a test to read as drawn
+/** @param {import("./messages.js").Prediction | null} p */
+function showGhost(p) {
+  const data = canvasEl("map").dataset;
+  if (!p) { delete data.ghostT; return; }
+  data.ghostT = String(p.t); data.ghostLead = String(p.lead);
+  data.ghostX = String(p.pose.x); data.ghostY = String(p.pose.y); data.ghostTheta = String(p.pose.theta);
+}
 /** @param {number} px @param {number} py @returns {[number, number]} */
 function canvasToWorld(px, py) { return mapCanvasToWorld(canvasEl("map"), state.view, px, py); }
 function drawMap() { paintMap(canvasEl("map"), canvas2d("map"), state.view, state); }
