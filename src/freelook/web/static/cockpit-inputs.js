@@ -3,14 +3,16 @@
 // robot and the wire profile offer; the buttons show the mode the robot reports it is in, the
 // one asked for apart, and a refused mode with its reason); held keys, the mouse (Free Look,
 // while captured) and a gamepad turned into axes (controls.js) and sent on every change,
-// repeated while not zero so the robot's watchdog stays fed, zero sent once on release; the
-// arm's jogs; the e-stop, which latches (Space engages it in every mode and with the focus
-// anywhere; only a click on the button releases it); the linear, trajectory and transmission
+// repeated while not zero so the robot's watchdog stays fed; a touch screen's two sticks
+// (touch-sticks.js) are read as a gamepad's, zero sent once on release; the
+// arm's jogs; the e-stop, which latches (Space or a press on the button engages it in every
+// mode and with the focus anywhere; only a click on the button releases it); the linear, trajectory and transmission
 // panels' buttons. A frozen picture or a hidden page stops the page's motion (guard.js): zero
 // once, the motion inputs dropped, until its button releases it.
 import { armJog, axesIdle, driveAxes, offeredMode, standardPad } from "./controls.js";
 import { TICK_MS } from "./freshness.js";
 import { frozenLimit, mayMove, newGuard, noteCauses, release, releasable, stopCauses, stopText } from "./guard.js";
+import { setupSticks } from "./touch-sticks.js";
 
 /** @typedef {{ send: (obj: object) => void, repaintMap: () => void, tick: () => void }} Page */
 
@@ -24,6 +26,9 @@ const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 let state = null;
 /** @type {Page} */
 let page = null;
+/** the touch screen's sticks (touch-sticks.js), given by setupInputs
+ * @type {{ axes: () => number[] | null, drop: () => void }} */
+let sticks = null;
 
 /** @type {Record<string, string>} */
 const KEY_HELP = {
@@ -32,6 +37,7 @@ const KEY_HELP = {
   free_look: "W/S forward/back · A/D sideways (camera frame) · mouse or Q/E turns · R/F tilt · Esc or a click frees the mouse · Space E-stop (the button releases it)",
   linear: "shuttles between the two x points · arrow keys take over",
   trajectory: "ellipse or clicked waypoints · arrow keys take over",
+  touch: "left stick moves the camera (forward, sideways) · right stick turns and tilts · the red E-STOP engages the stop; once engaged, a tap on it releases it",
   arm: "joints: Q/A, W/S, E/D, R/F, T/G jog joints 1–5 · C Cartesian: W/S forward/back, A/D left/right, R/F up/down · Z close, X open the gripper · Shift full speed · gamepad (LB held): sticks jog · Space E-stop (the button releases it)",
 };
 /** The modes the page does not offer (the wire profile or the robot cannot run them), each with
@@ -54,7 +60,11 @@ export function setMode(mode, notify = true) {
   showModes();
   $("linear-panel").classList.toggle("shown", mode === "linear");
   $("traj-panel").classList.toggle("shown", mode === "trajectory");
-  $("keys-help").textContent = KEY_HELP[mode] || "";
+  const stickMode = mode === "free_look" || mode === "tank";
+  const touch = stickMode && document.body.classList.contains("touch");
+  $("keys-help").textContent = touch ? KEY_HELP.touch : KEY_HELP[mode] || "";
+  document.body.classList.toggle("stick-mode", stickMode);
+  if (!stickMode) sticks.drop();
   $("camera-hint").style.display = mode === "free_look" ? "" : "none";
   $("arm-panel").classList.toggle("shown", mode === "arm");
   document.body.classList.toggle("arm-mode", mode === "arm");
@@ -150,7 +160,7 @@ function axesFromInputs() {
   if (performance.now() - state.lastMouse > 120) { state.mouseTurn = 0; state.mouseTilt = 0; }
   const gp = pad();
   state.gamepad = gp ? gp.id : null;
-  return driveAxes(state.keys, state.mode, { turn: state.mouseTurn, tilt: state.mouseTilt }, gp);
+  return driveAxes(state.keys, state.mode, { turn: state.mouseTurn, tilt: state.mouseTilt }, gp, sticks.axes());
 }
 
 /** @param {boolean} [force] */
@@ -172,17 +182,35 @@ function sendAxes(force = false) {
 // The e-stop latches: Space only ever engages it. Releasing it is a click on the button, which
 // shows the robot's state; a key never releases it (a click the keyboard made on the focused
 // button, detail 0, is refused), and the keys held when it engaged stay released after it.
+// A press on the button engages it at once (pointerdown): a touch screen makes no click of a
+// tap while another finger holds a stick, and the click that ends the press that engaged it is
+// no release. On a touch screen a release is a tap at least RELEASE_AFTER_MS after the engaging
+// one: the second tap of a double tap is no release.
+const RELEASE_AFTER_MS = 600;
+/** engaging: the press on the button now engaged it (its click, if any, is not a release)
+ * @type {{ engaging: boolean, engagedAt: number, touch: boolean }} */
+const estopPress = { engaging: false, engagedAt: -Infinity, touch: false };
 function engageEstop() {
+  estopPress.engagedAt = performance.now();
   page.send({ type: "estop", engaged: true });
   state.keys.clear();
+  sticks.drop();  // a finger on a stick drives again only once lifted and put down again
   if (document.pointerLockElement) document.exitPointerLock();  // the mouse is free to click
   sendAxes(true);
+}
+/** @param {PointerEvent} ev */
+function onEstopDown(ev) {
+  estopPress.touch = ev.pointerType === "touch";
+  estopPress.engaging = !state.estop;  // engaged already: this press's click is the release
+  if (estopPress.engaging) engageEstop();
 }
 /** @param {MouseEvent} ev */
 function onEstopButton(ev) {
   /** @type {HTMLElement} */ (ev.currentTarget).blur();
+  if (estopPress.engaging) { estopPress.engaging = false; return; }  // the press that engaged it
   if (!state.estop) { engageEstop(); return; }
   if (ev.detail === 0) return;  // Space or Enter on the focused button: not a release
+  if (estopPress.touch && performance.now() - estopPress.engagedAt < RELEASE_AFTER_MS) return;
   state.keys.clear();
   sendAxes(true);
   page.send({ type: "estop", engaged: false });
@@ -207,6 +235,7 @@ function checkGuard() {
   const causes = causesNow();
   if (noteCauses(guard, causes, performance.now())) {
     state.keys.clear();
+    sticks.drop();
     state.mouseTurn = 0; state.mouseTilt = 0;
     if (state.mode === "keyboard") page.send({ type: "key", key: "space" });  // the thesis keyboard's stop
     sendAxes(true);
@@ -238,10 +267,12 @@ const ARROWS = { ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight
 export function setupInputs(cockpitState, cockpitPage) {
   state = cockpitState;
   page = cockpitPage;
+  sticks = setupSticks(() => sendAxes());
   document.querySelectorAll("[data-mode]").forEach((b) => b.addEventListener("click", () => {
     state.chosen = true;  // the operator's own choice, kept while it is offered
     setMode(/** @type {HTMLElement} */ (b).dataset.mode);
   }));
+  $("estop").addEventListener("pointerdown", onEstopDown);
   $("estop").addEventListener("click", onEstopButton);
   $("relocalize").addEventListener("click", () => page.send({ type: "relocalize" }));
   $("grip-open").addEventListener("click", () => page.send({ type: "gripper", open: 1 }));
@@ -287,7 +318,7 @@ export function setupInputs(cockpitState, cockpitPage) {
     if (!ev.repeat && !dropped()) { state.keys.add(ev.code); sendAxes(); }
   });
   window.addEventListener("keyup", (ev) => { state.keys.delete(ev.code); sendAxes(); });
-  window.addEventListener("blur", () => { state.keys.clear(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
+  window.addEventListener("blur", () => { state.keys.clear(); sticks.drop(); state.mouseTurn = 0; state.mouseTilt = 0; sendAxes(true); });
   const cam = /** @type {HTMLCanvasElement} */ ($("camera"));
   // a click captures the mouse (Free Look); while it is captured every click lands here, so a
   // click frees it again (as Esc does) and the buttons are the mouse's once more
