@@ -17,7 +17,7 @@ __all__ = ["ADDED_LASERS", "with_added_laser"]
 ADDED_LASERS: dict[str, tuple[LaserConfig, float]] = {
     # a SICK LMS-class scanner (181 beams over 180°, 75 Hz, 30 m: LaserConfig's defaults) on
     # the hull's front, 40 cm ahead of the axle; the tracks skid sideways in a turn (Ögren
-    # 2013 refs 16, 18), which the odometry's rotate-translate-rotate noise cannot express:
+    # 2013 refs 17, 18), which the odometry's rotate-translate-rotate noise cannot express:
     # 15 cm per radian of sideways blur of the particles; without it the laser lost the robot
     # in the Free Look turns of the square laps (3 of 10 runs on seeds 301-310)
     "foi-ugv": (LaserConfig(mount_forward=0.40, range_max=30.0), 0.15),
