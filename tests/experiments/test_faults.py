@@ -110,9 +110,9 @@ def test_a_robot_with_its_watchdog_off_drives_on_when_the_half_duplex_link_locks
 def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
     # the paper's rows run eq. 6 at gain 0 already: freelook's pull is what is judged
     laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
-    # with the paper's sensors and with the added laser: both pulls are judged
-    pulled = [r for r in _judged(laps) if r.what.startswith("CCW, freelook extra")]
-    assert len(pulled) == 2
+    # with the paper's sensors the pull is judged (the added laser's rows: below)
+    pulled = [r for r in _judged(laps) if r.what.startswith("CCW, freelook extra: pull")]
+    assert len(pulled) == 1
     assert _met(pulled) == []
     own = [r for r in _judged(laps) if r.what.startswith("CW, freelook extra: pull")]
     assert len(own) == 1
@@ -126,14 +126,14 @@ def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="the CW laps' freelook row with the added laser is met with the pull at 0 (-0.91° on"
-    " seed 1): the laser's heading fixes hold the camera, so the row does not judge the pull it"
-    " names",
+    reason="the square laps' freelook rows with the added laser are met with the pull at 0 (CW"
+    " -0.91° within ±3°, CCW +0.97° within ±1° on seed 1): the laser's heading fixes hold the"
+    " camera, so the rows do not judge the pull they name",
 )
-def test_the_cw_laps_freelook_row_judges_its_pull() -> None:
+def test_the_laps_freelook_rows_with_the_laser_judge_their_pull() -> None:
     laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
-    laser = [r for r in _judged(laps) if r.what.startswith("CW, freelook extra with an added")]
-    assert len(laser) == 1
+    laser = [r for r in _judged(laps) if "freelook extra with an added" in r.what]
+    assert len(laser) == 2
     assert _met(laser) == []
 
 

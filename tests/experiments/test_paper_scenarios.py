@@ -47,26 +47,37 @@ def _small_wheels(seed: int, factor: float) -> PhysicalTruth:
     )
 
 
-def test_translation_rows_meet_their_targets_and_the_closed_loop_beats_the_open() -> None:
-    open_loop = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in SEEDS]
+def _with_controller_d(d: float) -> Any:
+    right = load_robot("foi-ugv")
+    return right.model_copy(
+        update={"drive": right.drive.model_copy(update={"controller_track_width": d})}
+    )
+
+
+def test_table_4_is_predicted_from_the_reduced_d_and_the_loop_on_the_camera_beats_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the model has no sideways skid: h comes from the cause the paper names, the controller's
+    # d reduced to 35 cm from the identified 70 cm, which turns the chassis less sharply
+    reduced = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in SEEDS]
+    mean_reduced = sum(r.signed_offset for r in reduced) / len(reduced)
+    assert mean_reduced > 0.03, [r.signed_offset for r in reduced]  # towards the chassis's face
+    monkeypatch.setattr(sc, "load_robot", lambda name: _with_controller_d(0.70))
+    identified = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in (1, 2)]
+    monkeypatch.undo()
+    mean_identified = sum(r.signed_offset for r in identified) / len(identified)
+    assert mean_reduced - mean_identified > 0.05, (mean_reduced, mean_identified)
+    # the loop on the camera's pose pays off and meets its row
     closed = [sc.translation_offset_trial(seed) for seed in SEEDS]
-    assert translation_verdict(open_loop, like=True).met, [r.signed_offset for r in open_loop]
-    assert translation_verdict(closed, like=False).met, [r.signed_offset for r in closed]
-    # the paper's runs spread (−1…32 cm): so do these, under the error model
-    spread = [r.signed_offset for r in open_loop]
-    assert max(spread) - min(spread) > 0.05
-    # the loop on the camera's pose pays off (on average: a run whose tracks hardly skid
-    # leaves the paper's law little to lose)
-    mean_open = sum(a.final_offset for a in open_loop) / len(open_loop)
+    assert translation_verdict(closed, False, reduced).met, [r.signed_offset for r in closed]
+    mean_open = sum(a.final_offset for a in reduced) / len(reduced)
     assert sum(b.final_offset for b in closed) / len(closed) < mean_open / 2
-    for a, b in zip(open_loop, closed, strict=True):
+    for a, b in zip(reduced, closed, strict=True):
         assert b.max_offset >= b.final_offset  # the worst is on the way, not only at the end
         assert b.covered > a.covered  # and the camera gets further along its 2 m
 
 
-def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_translation_that_never_moves_is_not_met(monkeypatch: pytest.MonkeyPatch) -> None:
     truth = load_error_model("foi-ugv").draw(1)
     frozen = dataclasses.replace(truth, left_wheel=0.0, right_wheel=0.0)
     monkeypatch.setattr(sc, "physical_robot", lambda config, seed, errors=True: frozen)
@@ -76,14 +87,9 @@ def test_a_translation_that_never_moves_or_runs_a_wrong_d_is_not_met(
     assert not translation_verdict(still, like=True).met
     assert not translation_verdict(still, like=False).met
     monkeypatch.undo()
-    # the controller told the identified d (70 cm) instead of the paper's reduced 35 cm
-    right = load_robot("foi-ugv")
-    wrong = right.model_copy(
-        update={"drive": right.drive.model_copy(update={"controller_track_width": 0.70})}
-    )
-    monkeypatch.setattr(sc, "load_robot", lambda name: wrong)
-    runs = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in (1, 2)]
-    assert not translation_verdict(runs, like=True).met, [r.signed_offset for r in runs]
+    # the paper's law judged as freelook's row: no better than itself
+    reduced = [sc.translation_offset_trial(seed, open_loop=True, laser=False) for seed in (1, 2)]
+    assert not translation_verdict(reduced, False, reduced).met
 
 
 def test_the_thesiss_zones_cap_the_speed_it_touches_at_and_none_collides_faster() -> None:
