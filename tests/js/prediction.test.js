@@ -1,10 +1,13 @@
 // The predicted path's drawing (prediction.js): a ground point projected on the driving camera's
 // picture as the simulator's camera projects it (freelook.sim.camera.Camera.project, numbers
 // from the Pioneer 3-DX's camera: 640×480, 60°, 0.35 m up, 0.15 m ahead of the axle), the path's
-// edges, and the report a picture was taken at.
+// edges, the reticle where the camera will look when a command sent now lands, and the report a
+// picture was taken at.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { groundToPixel, pathEdges, poseAt, rememberPose } from "../../src/freelook/web/static/prediction.js";
+import {
+  groundToPixel, pathEdges, poseAt, rememberPose, reticlePixel,
+} from "../../src/freelook/web/static/prediction.js";
 
 const ROBOT = /** @type {any} */ ({
   camera_mount: [0.15, 0.0],
@@ -48,4 +51,22 @@ test("each report is remembered once, and a picture finds the one nearest its st
   assert.equal(poseAt(poses, 1.05).t, 1.062);
   assert.equal(poseAt(poses, 1.02).pan, 0.1);
   assert.equal(poseAt([], 1.0), null);
+});
+
+test("the reticle: at the picture's centre while nothing turns, off it by f·tan of the turn", () => {
+  const seen = { t: 0, x: 1, y: 2, theta: 0.3, pan: 0.1, tilt: -0.2 };
+  const focal = 320 / Math.tan(Math.PI / 6);
+  /** @param {number} pan */
+  const ahead = (pan) => /** @type {any} */ ({ arrival: { t: 0.6, x: 1, y: 2, theta: 0.3 }, arrival_pan: pan });
+  const still = reticlePixel(ROBOT, seen, SIZE, ahead(0.1));
+  assert.ok(still && Math.abs(still[0] - 319.5) < 1e-9 && Math.abs(still[1] - 239.5) < 1e-9, `${still}`);
+  // the camera turned 10° left in place (the pan alone, as Free Look turns it): left of centre
+  const turned = reticlePixel(ROBOT, seen, SIZE, ahead(0.1 + 10 * Math.PI / 180));
+  assert.ok(turned);
+  assert.ok(Math.abs(turned[0] - (319.5 - focal * Math.tan(10 * Math.PI / 180))) < 1e-9, `${turned}`);
+  // the picture's rows shear with the tilt (the simulator's camera): off its axis the point
+  // 5 m along the turned axis is nearer, and lower by −f·tan(tilt)·(1/cos 10° − 1)
+  const forward = 5 * Math.cos(-0.2) * Math.cos(10 * Math.PI / 180);
+  const v = 240 + focal * Math.tan(-0.2) - focal * 5 * Math.sin(-0.2) / forward - 0.5;
+  assert.ok(Math.abs(turned[1] - v) < 1e-9 && turned[1] > 239.5, `${turned}`);
 });

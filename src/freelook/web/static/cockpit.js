@@ -22,7 +22,7 @@ import {
 } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
-import { drawCommittedPath, poseAt, rememberPose } from "./prediction.js";
+import { drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -101,6 +101,8 @@ const state = {
   // the predicted path's points as drawn on the newest picture (px; empty: none in view)
   /** @type {number[][]} */
   pathOnCamera: [],
+  /** @type {number[] | null} */
+  reticle: null,  // the predicted view's reticle as drawn on the newest picture (px; null: none)
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -260,8 +262,10 @@ function paintCamera(bitmap, stamp) {
   ctx.stroke();
   // the path the robot is committed to, seen from where this picture was taken
   const s = state.last, seen = poseAt(state.poses, stamp);
-  state.pathOnCamera = s && s.prediction && seen && state.hello
-    ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, s.prediction) : [];
+  const ahead = s && s.prediction && seen && state.hello ? s.prediction : null;
+  state.pathOnCamera = ahead ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, ahead) : [];
+  // and where the camera will be looking when a command sent now lands
+  state.reticle = ahead ? drawReticle(ctx, w, h, state.hello.robot, seen, ahead) : null;
   state.frames += 1;
   const now = performance.now();
   if (now - state.fpsT0 > 1000) {

@@ -5,8 +5,9 @@
 // This module draws that prediction, marked as predicted: on the map a ghost of the robot and
 // the ground its camera sees now, with the path it is committed to over the next seconds and its
 // envelope; on the camera's picture the same path and envelope, projected with the pose the
-// picture was taken from (the report nearest its stamp). The projection (groundToPixel) is the
-// simulator's own camera model and is DOM-free (tested under node --test).
+// picture was taken from (the report nearest its stamp), and a reticle where the camera will be
+// looking when a command sent now lands. The projection (pointToPixel) is the simulator's own
+// camera model and is DOM-free (tested under node --test).
 
 import { polyline } from "./panels.js";
 
@@ -56,6 +57,15 @@ export function poseAt(poses, stamp) {
  * @param {number} x @param {number} y @returns {Point | null}
  */
 export function groundToPixel(robot, seen, size, x, y) {
+  return pointToPixel(robot, seen, size, x, y, 0);
+}
+
+/**
+ * :func:`groundToPixel` for a point ``z`` m above the ground.
+ * @param {HelloRobot} robot @param {Seen} seen @param {{ width: number, height: number }} size
+ * @param {number} x @param {number} y @param {number} z @returns {Point | null}
+ */
+export function pointToPixel(robot, seen, size, x, y, z) {
   const cam = robot.camera, [l1, l2] = robot.camera_mount;
   const c = Math.cos(seen.theta), s = Math.sin(seen.theta);
   const cx = seen.x + c * l1 - s * l2, cy = seen.y + s * l1 + c * l2, psi = seen.theta + seen.pan;
@@ -66,8 +76,26 @@ export function groundToPixel(robot, seen, size, x, y) {
   const k = size.width / cam.width;  // the picture as painted, against the camera's described size
   const focal = (cam.width / 2) / Math.tan(cam.fov_deg * Math.PI / 360);
   const u = cam.width / 2 - 0.5 - focal * left / forward;
-  const v = cam.height / 2 + focal * Math.tan(seen.tilt) + focal * cam.mount_height / forward - 0.5;
+  const v = cam.height / 2 + focal * Math.tan(seen.tilt) - focal * (z - cam.mount_height) / forward - 0.5;
   return [u * k, v * k];
+}
+
+export const RETICLE_RANGE = 5.0;  // m: how far along the camera's axis the reticle's point is
+
+/**
+ * Where the camera will be looking when a command sent now lands: the point RETICLE_RANGE m
+ * along its axis then (the predicted camera pose, at the picture's tilt), on the picture taken
+ * from ``seen``; null when it falls behind that camera.
+ * @param {HelloRobot} robot @param {Seen} seen @param {{ width: number, height: number }} size
+ * @param {Prediction} p @returns {Point | null}
+ */
+export function reticlePixel(robot, seen, size, p) {
+  const a = p.arrival, [l1, l2] = robot.camera_mount, c = Math.cos(a.theta), s = Math.sin(a.theta);
+  const psi = a.theta + p.arrival_pan, cos = Math.cos(seen.tilt);
+  const x = a.x + c * l1 - s * l2 + RETICLE_RANGE * cos * Math.cos(psi);
+  const y = a.y + s * l1 + c * l2 + RETICLE_RANGE * cos * Math.sin(psi);
+  const z = robot.camera.mount_height + RETICLE_RANGE * Math.sin(seen.tilt);
+  return pointToPixel(robot, seen, size, x, y, z);
 }
 
 /**
@@ -160,4 +188,25 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p) {
   ctx.fillText(`predicted path (delay ${p.delay.toFixed(2)} ± ${(p.spread / 2).toFixed(2)} s)`, 8, h - 10);
   ctx.restore();
   return shown;
+}
+
+/**
+ * The reticle where the camera will be looking when a command sent now lands (a ring, held
+ * inside the picture's edge when it falls outside); where it was drawn, or null.
+ * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
+ * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p @returns {Point | null}
+ */
+export function drawReticle(ctx, w, h, robot, seen, p) {
+  if (!robot.camera || robot.camera.mount_height <= 0) return null;
+  const at = reticlePixel(robot, seen, { width: w, height: h }, p);
+  if (!at) return null;
+  const u = Math.max(14, Math.min(w - 14, at[0])), v = Math.max(14, Math.min(h - 14, at[1]));
+  ctx.save();
+  ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.arc(u, v, 12, 0, 2 * Math.PI); ctx.stroke();
+  ctx.beginPath(); ctx.arc(u, v, 2, 0, 2 * Math.PI); ctx.stroke();
+  ctx.fillStyle = GHOST_COLOUR; ctx.font = "11px sans-serif";
+  ctx.fillText("predicted view", u + 15, v - 8);
+  ctx.restore();
+  return at;
 }
