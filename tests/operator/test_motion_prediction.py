@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freelook.config import RobotConfig, load_robot
-from freelook.link import FreeLookCommand, Telemetry, VelocityCommand
-from freelook.operator._prediction import DelayStats, MotionPredictor, camera_footprint
+from freelook.link import EStop, FreeLookCommand, Message, Telemetry, VelocityCommand
+from freelook.operator import MotionPredictor
+from freelook.operator._prediction import DelayStats, camera_footprint
 
 PIONEER = load_robot("pioneer3dx")
 FOI = load_robot("foi-ugv")  # a slip-ring pan: Free Look turns the camera without a limit
@@ -38,6 +39,14 @@ def report(pose: tuple[float, float, float], at: float, v: float = 0.0, **more: 
         tilt=0.0,
         **more,  # type: ignore[arg-type]
     )
+
+
+def repeat(p: MotionPredictor, command: Message, since: float, until: float) -> None:
+    """The station sending ``command`` every 47 ms (its spacing) from ``since`` to ``until``."""
+    k = 0
+    while since + 0.047 * k <= until:
+        p.sent(command, since + 0.047 * k)
+        k += 1
 
 
 def predictor(
@@ -75,9 +84,8 @@ def test_a_straight_command_moves_the_robot_v_t_within_its_limits(
     top = min(abs(v), PIONEER.drive.max_wheel_speed)
     speed = math.copysign(top, v)
     p = predictor(PIONEER, (x, y, theta), lag, v=speed)
-    for k in range(100):  # every 47 ms from 2 s before the report on
-        p.sent(VelocityCommand(v, 0.0), 8.0 + 0.047 * k)
     now = 10.0 + lag + later
+    repeat(p, VelocityCommand(v, 0.0), 8.0, now)  # from 2 s before the report on
     got = p.predict(now)
     assert got is not None
     travel = speed * (now - 10.0)
@@ -94,7 +102,7 @@ def test_from_rest_the_tracks_speed_up_within_their_acceleration(lag: float, v: 
     """A command sent as the report left lands a delay later: until then the robot stands,
     after it it gains speed no faster than max_acceleration, never past v."""
     p = predictor(PIONEER, (0.0, 0.0, 0.0), lag)
-    p.sent(VelocityCommand(v, 0.0), 10.0)
+    repeat(p, VelocityCommand(v, 0.0), 10.0, 10.0 + lag)
     got = p.predict(10.0 + lag)
     assert got is not None
     lands = 10.0 + lag + 0.5 * PIONEER.link.control_period
@@ -127,7 +135,7 @@ def test_a_free_look_turn_keeps_the_camera_where_it_is_while_its_heading_turns(
     """The camera-centred law: a turn of the mouse alone turns the camera's heading at ω from
     when it lands and leaves the camera's position where it was."""
     p = predictor(FOI, (x, y, theta), lag)
-    p.sent(FreeLookCommand(0.0, 0.0, omega), 10.0)
+    repeat(p, FreeLookCommand(0.0, 0.0, omega), 10.0, 10.0 + lag)
     got = p.predict(10.0 + lag)
     assert got is not None
     start = camera(FOI, x, y, theta, 0.0)
@@ -141,6 +149,34 @@ def test_a_free_look_turn_keeps_the_camera_where_it_is_while_its_heading_turns(
         assert math.cos(psi - theta - turned) == pytest.approx(1.0, abs=1e-9)
 
 
+@settings(max_examples=30)
+@given(delay, st.floats(0.1, 1.0))
+def test_a_command_no_longer_sent_stops_the_robot_after_the_watchdog_s_timeout(
+    lag: float, v: float
+) -> None:
+    """Sent for 0.5 s and then not again (the page went away): the robot's watchdog stops it
+    its timeout after the last one landed, braking at max_deceleration; an e-stop, at once."""
+    timeout = PIONEER.safety.watchdog_timeout
+    p = predictor(PIONEER, (0.0, 0.0, 0.0), lag, v=v)
+    repeat(p, VelocityCommand(v, 0.0), 8.0, 10.0)
+    got = p.predict(10.0 + lag + 3.0)
+    assert got is not None
+    lapses = 10.0 + lag + 0.5 * PIONEER.link.control_period + timeout
+    braked = lapses + v / PIONEER.drive.max_deceleration + 0.3  # the motor's lag too
+    for point in got.path:
+        if point.t <= lapses:
+            assert point.v == pytest.approx(v, abs=1e-9)
+        elif point.t > braked:
+            assert abs(point.v) < 1e-3
+    stopped = predictor(PIONEER, (0.0, 0.0, 0.0), lag, v=v)
+    repeat(stopped, VelocityCommand(v, 0.0), 8.0, 9.99)
+    stopped.sent(EStop(True), 10.0)  # the station sends nothing that moves after it
+    halted = stopped.predict(10.0 + lag)
+    assert halted is not None
+    assert abs(halted.path[-1].v) < 1e-3
+    assert halted.path[-1].x < v * (lag + 0.01) + v * v / PIONEER.drive.max_deceleration
+
+
 def test_the_envelope_grows_with_the_delay_s_spread() -> None:
     """Reports whose delays spread 0.1 s: the path's envelope is wider than the base by speed
     times spread, and wider still where the path turned."""
@@ -151,8 +187,7 @@ def test_the_envelope_grows_with_the_delay_s_spread() -> None:
             10.0 + 0.03 * k + lag,
             OFFSET,
         )
-    for k in range(80):
-        p.sent(VelocityCommand(0.3, 0.3), 8.0 + 0.047 * k)
+    repeat(p, VelocityCommand(0.3, 0.3), 8.0, 11.0)
     got = p.predict(11.0)
     assert got is not None
     assert got.spread == pytest.approx(0.1)

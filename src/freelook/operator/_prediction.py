@@ -32,10 +32,13 @@ from freelook.control import CameraCommand, FreeLookController
 from freelook.geometry import Pose, wrap_angle
 from freelook.kinematics import DriveState, integrate_drive, saturation_factor, tank_control
 from freelook.link import (
+    EStop,
     FreeLookCommand,
+    LinearDriveStart,
     Message,
     TankCommand,
     Telemetry,
+    TrajectoryStart,
     VelocityCommand,
     WheelSpeedCommand,
 )
@@ -51,6 +54,10 @@ __all__ = [
 
 #: the commands that drive the chassis, each replayed from when it lands
 DRIVE_COMMANDS = (VelocityCommand, TankCommand, WheelSpeedCommand, FreeLookCommand)
+#: what an engaged e-stop, or a command that lapsed, leaves the tracks
+STOP = VelocityCommand(0.0, 0.0)
+#: the station's spacings a command may go without being sent again and still count as held
+HELD_WITHIN = 3
 #: m: the envelope's least radius (the localization's own uncertainty, about)
 ENVELOPE_BASE = 0.05
 #: m: how far the camera's footprint reaches on the map when its top row sees the horizon
@@ -157,9 +164,14 @@ class _Replay:
         self.scale = max(0.0, start.safety_scale)
         self.command: Message | None = None
         self.flc: FreeLookController | None = None
+        #: when the command in force stops acting: the robot's watchdog, unless sent again
+        self.lapses = math.inf
+        self.timeout = config.safety.watchdog_timeout
 
-    def take(self, command: Message) -> None:
-        """A command lands at :attr:`t` (the previous one held until now)."""
+    def take(self, command: Message, held: bool = False) -> None:
+        """A command lands at :attr:`t` (the previous one held until now); ``held``: the
+        station keeps sending it (it does not lapse)."""
+        self.lapses = math.inf if held else self.t + self.timeout
         if isinstance(command, FreeLookCommand) and self.config.pan_tilt is not None:
             if self.flc is None:
                 cfg = self.config
@@ -172,6 +184,8 @@ class _Replay:
 
     def _targets(self) -> tuple[float, float, float]:
         """The tracks' commanded speeds and the pan rate this cycle, after safety's scale."""
+        if self.t > self.lapses:  # not sent again: the robot's watchdog stopped it
+            self.command, self.flc, self.lapses = STOP, None, math.inf
         command, s = self.command, self.scale
         if isinstance(command, FreeLookCommand) and self.flc is not None:
             rate = (self.right - self.left) * self.kept / self.ground_d
@@ -263,6 +277,7 @@ class MotionPredictor:
         self.max_lead = max_lead
         #: the robot cycle that takes a command after it lands: half a period on average
         self.pickup = 0.5 * config.link.control_period
+        self.spacing = config.link.operator_tx_spacing
         self.delays = DelayStats(window)
         self.report: Telemetry | None = None
         self.report_at: float | None = None  # the report's stamp on the station's clock
@@ -280,9 +295,15 @@ class MotionPredictor:
         self.delays.add(arrival, arrival - at)
 
     def sent(self, command: Message, now: float) -> None:
-        """A command left for the robot at ``now`` (station clock); only drive commands count."""
+        """A command left for the robot at ``now`` (station clock): a drive command; an
+        engaged e-stop (a stop); a linear drive or a trajectory (the robot drives itself: from
+        then on it is predicted as it reports itself driving)."""
         if isinstance(command, DRIVE_COMMANDS):
             self._sent.append((now, command))
+        elif isinstance(command, EStop) and command.engaged:
+            self._sent.append((now, STOP))
+        elif isinstance(command, LinearDriveStart | TrajectoryStart):
+            self._sent.clear()
 
     @property
     def delay(self) -> float:
@@ -298,11 +319,17 @@ class MotionPredictor:
         delay, spread = self.delay, self.delays.spread
         lands = delay + self.pickup
         replay = _Replay(self.config, report, start)
-        pending = [(sent + lands, c) for sent, c in self._sent]
-        in_force = [c for when, c in pending if when <= start]
+        # the newest command, still sent at the station's spacing, is held: it never lapses
+        held = bool(self._sent) and now - self._sent[-1][0] <= HELD_WITHIN * self.spacing
+        last = len(self._sent) - 1
+        pending = [(sent + lands, c, held and i == last) for i, (sent, c) in enumerate(self._sent)]
+        in_force = [(when, c, h) for when, c, h in pending if when <= start]
         if in_force:
-            replay.take(in_force[-1])
-        pending = [(when, c) for when, c in pending if when > start]
+            when, c, h = in_force[-1]
+            replay.t = when  # landed then: its watchdog runs from there
+            replay.take(c, h)
+            replay.t = start
+        pending = [p for p in pending if p[0] > start]
         here = self._run(replay, pending, now)
         arrival_t = now + lands
         steps = max(1, math.ceil(max(self.horizon, lands) / self.path_step - 1e-9))
@@ -319,18 +346,20 @@ class MotionPredictor:
         )
 
     def _run(
-        self, replay: _Replay, pending: list[tuple[float, Message]], until: float
+        self, replay: _Replay, pending: list[tuple[float, Message, bool]], until: float
     ) -> PredictedPose:
         """Step ``replay`` to ``until``, each pending command taken as it lands (and dropped
         from ``pending``)."""
         while replay.t < until - 1e-12:
             nxt = pending[0][0] if pending else math.inf
             if nxt <= replay.t + 1e-12:
-                replay.take(pending.pop(0)[1])
+                _, command, held = pending.pop(0)
+                replay.take(command, held)
                 continue
             replay.step(min(self.step, until - replay.t, nxt - replay.t))
         while pending and pending[0][0] <= replay.t + 1e-12:
-            replay.take(pending.pop(0)[1])
+            _, command, held = pending.pop(0)
+            replay.take(command, held)
         return replay.pose()
 
 
