@@ -70,3 +70,11 @@ test("the reticle: at the picture's centre while nothing turns, off it by f·tan
   const v = 240 + focal * Math.tan(-0.2) - focal * 5 * Math.sin(-0.2) / forward - 0.5;
   assert.ok(Math.abs(turned[1] - v) < 1e-9 && turned[1] > 239.5, `${turned}`);
 });
+
+test("looking down, the reticle is where the camera's axis meets the ground", () => {
+  const seen = { t: 0, x: 0, y: 0, theta: 0, pan: 0, tilt: -0.5 };
+  const ahead = /** @type {any} */ ({ arrival: { t: 0.6, x: 0.2, y: 0, theta: 0 }, arrival_pan: 0 });
+  const got = reticlePixel(ROBOT, seen, SIZE, ahead);
+  const ground = groundToPixel(ROBOT, seen, SIZE, 0.2 + 0.15 + 0.35 / Math.tan(0.5), 0);
+  assert.ok(got && ground && Math.abs(got[0] - ground[0]) < 1e-9 && Math.abs(got[1] - ground[1]) < 1e-9, `${got} ${ground}`);
+});

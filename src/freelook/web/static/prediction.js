@@ -83,18 +83,20 @@ export function pointToPixel(robot, seen, size, x, y, z) {
 export const RETICLE_RANGE = 5.0;  // m: how far along the camera's axis the reticle's point is
 
 /**
- * Where the camera will be looking when a command sent now lands: the point RETICLE_RANGE m
- * along its axis then (the predicted camera pose, at the picture's tilt), on the picture taken
- * from ``seen``; null when it falls behind that camera.
+ * Where the camera will be looking when a command sent now lands: the point along its axis
+ * then (the predicted camera pose, at the picture's tilt) where it meets the ground, or
+ * RETICLE_RANGE m along it when that is nearer, on the picture taken from ``seen``; null when
+ * it falls behind that camera.
  * @param {HelloRobot} robot @param {Seen} seen @param {{ width: number, height: number }} size
  * @param {Prediction} p @returns {Point | null}
  */
 export function reticlePixel(robot, seen, size, p) {
   const a = p.arrival, [l1, l2] = robot.camera_mount, c = Math.cos(a.theta), s = Math.sin(a.theta);
-  const psi = a.theta + p.arrival_pan, cos = Math.cos(seen.tilt);
-  const x = a.x + c * l1 - s * l2 + RETICLE_RANGE * cos * Math.cos(psi);
-  const y = a.y + s * l1 + c * l2 + RETICLE_RANGE * cos * Math.sin(psi);
-  const z = robot.camera.mount_height + RETICLE_RANGE * Math.sin(seen.tilt);
+  const psi = a.theta + p.arrival_pan, cos = Math.cos(seen.tilt), h = robot.camera.mount_height;
+  const range = seen.tilt < 0 ? Math.min(RETICLE_RANGE, h / Math.sin(-seen.tilt)) : RETICLE_RANGE;
+  const x = a.x + c * l1 - s * l2 + range * cos * Math.cos(psi);
+  const y = a.y + s * l1 + c * l2 + range * cos * Math.sin(psi);
+  const z = h + range * Math.sin(seen.tilt);
   return pointToPixel(robot, seen, size, x, y, z);
 }
 
@@ -157,7 +159,7 @@ export function drawGhost(ctx, at, scale, robot, p) {
 
 /**
  * The committed path and its envelope on the camera's picture (``w`` × ``h`` px), projected
- * with the pose it was taken from; the projected points, for tests (empty: none in view).
+ * with the pose it was taken from; the path's points inside the picture, for tests.
  * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
  * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p @returns {Point[]}
  */
@@ -180,7 +182,7 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p) {
     if (m0 && m1) {
       ctx.setLineDash(i < p.committed ? [] : [6, 5]);
       ctx.beginPath(); ctx.moveTo(...m0); ctx.lineTo(...m1); ctx.stroke();
-      shown.push(m0);
+      if (m0[0] >= 0 && m0[0] < w && m0[1] >= 0 && m0[1] < h) shown.push(m0);
     }
   }
   ctx.setLineDash([]);
