@@ -198,7 +198,8 @@ def test_the_envelope_grows_with_the_delay_s_spread() -> None:
 
 
 def test_a_report_older_than_the_one_held_is_not_taken_and_no_clock_no_prediction() -> None:
-    """Nor from a report more than max_lead (5 s) old: the robot may have done anything."""
+    """Nor from a report more than max_lead (5 s) old: the robot may have done anything. One
+    from further back than that is a robot whose clock started again, and is taken."""
     p = MotionPredictor(PIONEER)
     p.observe(report((1.0, 0.0, 0.0), 10.0), 10.5, None)
     assert p.predict(11.0) is None
@@ -209,6 +210,11 @@ def test_a_report_older_than_the_one_held_is_not_taken_and_no_clock_no_predictio
     assert got.now.x == pytest.approx(1.0)
     assert p.predict(15.0) is not None
     assert p.predict(15.01) is None
+    # a robot whose clock started again (restarted): its reports from far back are taken
+    p.observe(report((7.0, 0.0, 0.0), 3.0), 10.7, OFFSET)
+    again = p.predict(3.5)
+    assert again is not None
+    assert again.now.x == pytest.approx(7.0)
 
 
 def test_settings_out_of_range_are_refused_by_name() -> None:

@@ -289,8 +289,9 @@ class MotionPredictor:
         if offset is None or not math.isfinite(offset):
             return
         at = telemetry.stamp - offset
-        if self.report_at is not None and at < self.report_at:
-            return  # an older report than the one held (reordered): the newer stands
+        if self.report_at is not None and self.report_at - self.max_lead < at < self.report_at:
+            return  # a little older than the one held (reordered): the newer stands
+        # (a report from far back is a robot whose clock started again: it is taken)
         self.report, self.report_at = telemetry, at
         self.delays.add(arrival, arrival - at)
 
