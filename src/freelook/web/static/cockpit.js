@@ -434,7 +434,9 @@ function onState(s) {
   }
   state.estop = !!s.estop;
   $("estop").classList.toggle("engaged", state.estop);
-  $("estop").textContent = state.estop ? "E-STOP ENGAGED · click to release" : "E-STOP";
+  // on a touch screen (touch-sticks.js marks the body) the release is a tap
+  const release = document.body.classList.contains("touch") ? "tap" : "click";
+  $("estop").textContent = state.estop ? `E-STOP ENGAGED · ${release} to release` : "E-STOP";
   $("pan").textContent = fmt((s.pan || 0) * DEG, 1);
   $("tilt").textContent = fmt((s.tilt || 0) * DEG, 1);
   schedulePaint("cue");
