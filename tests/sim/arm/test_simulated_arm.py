@@ -12,7 +12,7 @@ from freelook.arm import ArmGuard, GradientPlanner, PlanFollower, ReachGoal, loa
 from freelook.config import load_robot
 from freelook.hal import Arm
 from freelook.maps import load_world
-from freelook.sim.arm import SimulatedArm, objects_from_world
+from freelook.sim.arm import ArmObject, SimulatedArm, objects_from_world
 
 CFG = load_robot("taros").arm
 assert CFG is not None
@@ -109,3 +109,21 @@ def test_pick_up_carry_and_drop_the_suspicious_object() -> None:
     assert not arm.gripper_state().holding
     assert box.centre[2] == pytest.approx(box.size[2] / 2)  # on the floor
     assert box.centre[:2] == pytest.approx(carried_to[:2])
+
+
+@pytest.mark.parametrize(("above_middle", "held"), [(0.09, True), (0.16, False)])
+def test_a_tall_box_is_held_by_its_upper_part_not_from_over_its_top(
+    above_middle: float, held: bool
+) -> None:
+    """A 0.24 m box: the tool 9 cm over its middle (3 cm under its top: fingers on its sides,
+    the palm over it) holds it, farther than the 8 cm reach from its middle; 16 cm over it
+    (4 cm over its top) holds nothing."""
+    box = ArmObject("tall", np.array([0.0, 0.0, 0.12]), (0.1, 0.1, 0.24))
+    arm = SimulatedArm(MODEL, objects=[box])
+    tool = arm.tool_in_world()[:3, 3]
+    arm.set_base_pose(-tool[0], -tool[1], 0.0)
+    box.centre = np.array([0.0, 0.0, tool[2] - above_middle])  # the box set under the tool
+    arm.command_gripper(0.0)
+    for _ in range(round(3.0 / DT)):
+        arm.step(DT)
+    assert arm.gripper_state().holding is held

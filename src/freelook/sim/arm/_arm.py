@@ -220,13 +220,18 @@ class SimulatedArm:
         self._finger_moving = new != half
 
     def _between_fingers(self, half_opening: float) -> ArmObject | None:
-        """An object whose centre lies near the tool point and that the fingers now touch."""
-        tool = self.tool_in_world()
+        """An object that lies between the fingers and that they now touch: the tool point
+        within ``grasp_reach`` of the object's vertical axis, from its middle up to
+        ``grasp_reach / 2`` under its top (a tall object is held by its upper part as well as
+        by its middle; a short one only by its middle, as before)."""
+        tool = self.tool_in_world()[:3, 3]
         for obj in self.objects:
-            if obj.held:
+            if obj.held or half_opening > obj.width / 2:
                 continue
-            local = tool[:3, :3].T @ (obj.centre - tool[:3, 3])
-            if np.linalg.norm(local) <= self.grasp_reach and half_opening <= obj.width / 2:
+            middle = float(obj.centre[2])
+            high = max(middle, middle + obj.size[2] / 2 - self.grasp_reach / 2)
+            axis = np.array([obj.centre[0], obj.centre[1], min(max(tool[2], middle), high)])
+            if np.linalg.norm(tool - axis) <= self.grasp_reach:
                 return obj
         return None
 
