@@ -215,3 +215,16 @@ def test_the_m2p2_sees_through_a_webcam_on_the_laptop_s_side_of_the_link() -> No
     assert "webcam on the laptop's side of the link" in row.conditions
     (row, *_) = disposal_table([_result(1, ("search_object",), False)], 1, 1, "taros").rows
     assert "JPEG as the link sends it" in row.conditions
+
+
+def test_the_m2p2_s_seed_510_grasps_a_tall_object_with_the_palm_over_its_top() -> None:
+    """The M2P2 on seed 510 (0.174 m object; arm without encoders, its shoulder drive 3.5 %
+    fast): the stow cut short by the sighting left the shoulder running into its stop, the
+    count unwound 2.2 rad to the grasp and put the tool 5.7 cm under where it was counted, and
+    the grasp's goal, held at 5 cm over the object's middle, had the palm at its top even as
+    counted: gripper_base 5.3 cm into the object at the close (3 looks). Stilled when the
+    phase changes, raised until the palm clears the top, it lifts touching nothing."""
+    result = disposal_trial(510, "m2p2", limit=30.0)
+    assert "search_receptacle" in result.phase_times  # lifted
+    assert result.arm_collisions == 0
+    assert result.base_contacts == result.base_box_overlaps == 0

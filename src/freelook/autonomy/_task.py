@@ -17,6 +17,7 @@ where the arm then is.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -66,7 +67,7 @@ class TaskSettings:
     drop_clearance: float = 0.2  # m of the tool over the receptacle's rim
     pregrasp_height: float = 0.15  # m over the object's top before going down
     palm_clearance: float = 0.03  # m between the object's top and the arm above the fingers
-    max_raise: float = 0.05  # m the grasp may be raised over the object's middle
+    min_grip: float = 0.03  # m of the fingers' length that must reach down the object's sides
     search_tilt: float = -0.2  # rad
     tilt_gain: float = 2.0
 
@@ -153,7 +154,7 @@ class DisposalTask:
         self._grasp_at: tuple[float, float, float] | None = None
         self._paused_at: float | None = None
         self._down: tuple[float, float, float] | None = None
-        self._palm = _palm_boxes(arm)
+        self._palm, self._fingers = _hand_boxes(arm)
         self._approach_left = 1.0
         self._target_height = 0.0
         self._target_at = (0.0, 0.0, 0.0)
@@ -230,6 +231,10 @@ class DisposalTask:
             command = self._grasp(now, inputs)
         else:
             command = self._drop(now, inputs)
+        if self.phase != phase and command.arm is None:
+            # the arm keeps the last velocities it was given: a phase left mid-move (the
+            # object seen while the arm stows) would leave it running into its stops
+            command = dataclasses.replace(command, arm=self._still())
         if self.phase in _STEPS:
             index = _STEPS[self.phase]
             self.progress = (index + min(max(self._phase_progress(elapsed), 0.0), 1.0)) / 6
@@ -359,21 +364,31 @@ class DisposalTask:
         self._move = None
         self._down = None
 
+    def _lowest(self, q: F64, boxes: npt.NDArray[np.intp]) -> float:
+        """The lowest point of the arm's ``boxes`` at ``q`` (robot frame, m)."""
+        centres, rotations = box_poses(self.model, q)
+        reach_down = np.abs(rotations[boxes, 2, :]) * self.model.half_extents[boxes]
+        return float(np.min(centres[boxes, 2] - reach_down.sum(axis=1)))
+
     def _grasp_height(
         self, q: F64, goal: tuple[float, float, float], top: float
     ) -> tuple[float, float, float]:
-        """The grasp goal raised until the arm's boxes other than the fingers stay over the
-        object's top (short fingers grasp a tall object above its middle)."""
+        """The grasp goal raised until the arm's boxes other than the fingers stay
+        :attr:`TaskSettings.palm_clearance` over the object's top (short fingers grasp a tall
+        object above its middle), but no higher than where the fingers still reach
+        :attr:`TaskSettings.min_grip` down its sides (the arm's own boxes, at the planned
+        pose)."""
+        s = self.settings
         x, y, z = goal
         for _ in range(4):
             end = self.planner.plan(q, ReachGoal((x, y, z))).poses[-1]
-            centres, rotations = box_poses(self.model, end)
-            reach_down = np.abs(rotations[self._palm, 2, :]) * self.model.half_extents[self._palm]
-            lowest = float(np.min(centres[self._palm, 2] - reach_down.sum(axis=1)))
-            if lowest >= top + self.settings.palm_clearance:
+            palm = self._lowest(end, self._palm)
+            grip = top - self._lowest(end, self._fingers)
+            rise = min(top + s.palm_clearance - palm, grip - s.min_grip)
+            if rise <= 1e-3:
                 break
-            z += top + self.settings.palm_clearance - lowest
-        return (x, y, min(z, goal[2] + self.settings.max_raise))
+            z += rise
+        return (x, y, max(z, goal[2]))
 
     def _grasp(self, now: float, inputs: TaskInputs) -> TaskCommand:
         s = self.settings
@@ -460,8 +475,9 @@ def phase_durations(history: list[PhaseRecord]) -> dict[TaskPhase, float]:
     return out
 
 
-def _palm_boxes(model: ArmModel) -> npt.NDArray[np.intp]:
-    """The boxes near the tool that move with the arm but not with the fingers."""
+def _hand_boxes(model: ArmModel) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The palm (the boxes near the tool that move with the arm but not with the fingers) and
+    the fingers (the boxes that move with them)."""
     q = model.ready.copy()
     still, _ = box_poses(model, q)
     moved = q.copy()
@@ -473,4 +489,4 @@ def _palm_boxes(model: ArmModel) -> npt.NDArray[np.intp]:
     arm = np.linalg.norm(arm_moved - still, axis=1) > 1e-9
     finger = np.linalg.norm(finger_moved - still, axis=1) > 1e-9
     near = np.linalg.norm(still - tool_pose(model, q)[:3, 3], axis=1) < 0.2
-    return np.flatnonzero(arm & ~finger & near)
+    return np.flatnonzero(arm & ~finger & near), np.flatnonzero(finger)
