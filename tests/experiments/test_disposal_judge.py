@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from freelook.arm import load_arm
+from freelook.arm import box_poses, load_arm
 from freelook.autonomy import Sighting
 from freelook.config import load_robot
 from freelook.experiments._bomb_disposal import eod_scenario
@@ -66,6 +66,31 @@ def test_the_arm_inside_a_fixed_object_or_the_box_it_does_not_hold_is_a_hit() ->
     assert judge.arm_hits(q, clear, around)
     around.held = True  # the box in the gripper is where the arm is: no hit
     assert not judge.arm_hits(q, clear, around)
+
+
+def test_an_arm_box_part_way_into_an_object_with_no_corner_inside_is_a_hit() -> None:
+    # a thin post through an arm box off its centre: none of the box's corners or its centre
+    # lies inside it (what the judge once sampled), but the two intersect
+    judge, world, box = _judge()
+    q = judge.model.ready.copy()
+    clear = Pose(world.objects[0].x + 50.0, world.objects[0].y, 0.0)
+    far_box = dataclasses.replace(box, centre=np.array([clear.x + 50.0, clear.y, 0.1]))
+    centres, _ = box_poses(judge.model, q)
+    free = judge.arm_boxes_free
+    b = int(free[np.argmax(judge.model.half_extents[free].min(axis=1))])  # the thickest
+    x = clear.x + centres[b][0] + 0.3 * judge.model.half_extents[b].min()
+    y, top = clear.y + centres[b][1], centres[b][2] + 1.0
+    thin = 0.01
+    shapes = [
+        WorldObject("post", "box", x, y, top, (0, 0, 0), size_x=thin, size_y=thin),
+        WorldObject("post", "cylinder", x, y, top, (0, 0, 0), radius=thin),
+    ]
+    for post in shapes:
+        posted = dataclasses.replace(world, objects=(*world.objects, post), _obstacles=None)
+        assert TruthJudge(judge.model, judge.footprint, posted).arm_hits(q, clear, far_box)
+    # the box the gripper does not hold, the same
+    slab = ArmObject("slab", np.array([x, y, top / 2]), (thin, thin, top))
+    assert judge.arm_hits(q, clear, slab)
 
 
 @pytest.mark.parametrize("robot", ["taros", "m2p2"])

@@ -10,11 +10,11 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from freelook.arm import ArmModel, box_poses
+from freelook.arm import ArmModel, box_poses, obb_overlap
 from freelook.autonomy import Sighting
 from freelook.config import FootprintConfig
 from freelook.geometry import Pose
-from freelook.maps import World
+from freelook.maps import World, WorldObject
 from freelook.sim.arm import ArmObject
 
 __all__ = ["TruthJudge"]
@@ -43,6 +43,31 @@ def _rect_overlap(a: Rectangle, b: Rectangle) -> bool:
         if pa.max() < pb.min() or pb.max() < pa.min():
             return False
     return True
+
+
+def _yaw(theta: float) -> npt.NDArray[np.float64]:
+    """The rotation about the vertical by ``theta``."""
+    c, s = math.cos(theta), math.sin(theta)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _any_overlap(
+    centres: npt.NDArray[np.float64],
+    rotations: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    centre: npt.NDArray[np.float64],
+    yaw: float,
+    extents: npt.NDArray[np.float64],
+) -> bool:
+    """Whether any of the boxes (centres, rotations, half extents) intersects the upright box
+    at ``centre`` turned by ``yaw`` with half ``extents`` (separating axes)."""
+    n = len(centres)
+    if n == 0:
+        return False
+    other = np.broadcast_to(np.asarray(centre, dtype=np.float64), (n, 3))
+    turn = np.broadcast_to(_yaw(yaw), (n, 3, 3))
+    size = np.broadcast_to(np.asarray(extents, dtype=np.float64), (n, 3))
+    return bool(np.any(obb_overlap(centres, rotations, half, other, turn, size)))
 
 
 def _moving_boxes(
@@ -79,32 +104,50 @@ class TruthJudge:
         )
 
     def arm_hits(self, q: npt.NDArray[np.float64], base: Pose, box: ArmObject) -> bool:
-        """Whether, the arm at ``q`` on the base at ``base``, a moving arm box's centre or
-        corner lies inside a fixed object, or one of the arm's boxes but its fingers inside the
-        box the gripper does not hold."""
+        """Whether, the arm at ``q`` on the base at ``base``, a moving arm box intersects a fixed
+        object, or one of the arm's boxes but its fingers the box the gripper does not hold.
+
+        Box against box by the separating axes (a palm part-way into an object counts, not
+        only a corner inside it); a cylinder by its two inscribed square prisms, or a box's
+        corner or centre inside it: a touch either finds is a true one."""
         model, boxes = self.model, self.arm_boxes
         centres, rotations = box_poses(model, q)
-        corners = _CORNERS[None] * model.half_extents[boxes][:, None, :]
-        pts = centres[boxes][:, None, :] + np.einsum("bij,bkj->bki", rotations[boxes], corners)
-        pts = pts.reshape(-1, 3)
-        c, s = math.cos(base.theta), math.sin(base.theta)
-        wx = base.x + c * pts[:, 0] - s * pts[:, 1]
-        wy = base.y + s * pts[:, 0] + c * pts[:, 1]
-        wz = pts[:, 2]
+        turn = _yaw(base.theta)
+        world_centres = centres[boxes] @ turn.T + (base.x, base.y, 0.0)
+        world_rotations = np.einsum("ij,bjk->bik", turn, rotations[boxes])
+        half = model.half_extents[boxes]
         for obj in self.world.objects:
             if obj.movable:
                 continue
-            if np.any(obj.contains(wx, wy) & (wz < obj.height)):
+            if self._hits_object(obj, world_centres, world_rotations, half):
                 return True
         if box.held:
             return False
-        keep = np.repeat(np.isin(boxes, self.arm_boxes_free), len(_CORNERS))
-        wx, wy, wz = wx[keep], wy[keep], wz[keep]
-        dx, dy = wx - box.centre[0], wy - box.centre[1]
-        cy, sy = math.cos(box.yaw), math.sin(box.yaw)
-        u, w = cy * dx + sy * dy, -sy * dx + cy * dy
-        inside = (np.abs(u) < box.size[0] / 2) & (np.abs(w) < box.size[1] / 2) & (wz < box.size[2])
-        return bool(np.any(inside))
+        free = np.isin(boxes, self.arm_boxes_free)
+        target = (box.centre, box.yaw, np.array(box.size) / 2)
+        return _any_overlap(world_centres[free], world_rotations[free], half[free], *target)
+
+    @staticmethod
+    def _hits_object(
+        obj: WorldObject,
+        centres: npt.NDArray[np.float64],
+        rotations: npt.NDArray[np.float64],
+        half: npt.NDArray[np.float64],
+    ) -> bool:
+        middle = np.array([obj.x, obj.y, obj.height / 2])
+        if obj.shape == "box":
+            extents = np.array([obj.size_x, obj.size_y, obj.height]) / 2
+            return _any_overlap(centres, rotations, half, middle, obj.yaw, extents)
+        side = obj.radius / math.sqrt(2.0)  # a square inscribed in the circle, half its side
+        extents = np.array([side, side, obj.height / 2])
+        for turned in (0.0, math.pi / 4):
+            if _any_overlap(centres, rotations, half, middle, turned, extents):
+                return True
+        pts = centres[:, None, :] + np.einsum(
+            "bij,bkj->bki", rotations, _CORNERS[None] * half[:, None, :]
+        )
+        pts = pts.reshape(-1, 3)
+        return bool(np.any(obj.contains(pts[:, 0], pts[:, 1]) & (pts[:, 2] < obj.height)))
 
     @staticmethod
     def false_sighting(sightings: Iterable[Sighting], base: Pose, box: ArmObject) -> bool:
