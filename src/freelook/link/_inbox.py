@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import deque
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -36,6 +37,11 @@ class Inbox(Generic[Source]):
         self._max_known = max_queue
         self._max_strangers = max_strangers
         self._waiter: asyncio.Future[None] | None = None  # the one reader waiting, if any
+        #: when the waiting reader gives up (loop time; inf: never), and the one timer that
+        #: wakes it: a later deadline keeps an earlier timer, which re-arms when it fires
+        self._deadline = math.inf
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_loop: asyncio.AbstractEventLoop | None = None
         self._handling = False
         #: Verified packets dropped because their queue was full (oldest first).
         self.dropped = 0
@@ -47,8 +53,9 @@ class Inbox(Generic[Source]):
         #: it; must not raise (an error is logged and the packet is dropped).
         self.on_verified: Callable[[bytes, Source], None] | None = None
 
-    def _queue(self, data: bytes, source: Source, verified: bool) -> None:
-        """Hand a packet to the fast path or queue it, and wake the reader."""
+    def _queue(self, data: bytes, source: Source, verified: bool) -> bool:
+        """Hand a packet to the fast path or queue it, and wake the reader. True: a verified
+        source's packet that found none queued before it (the fast path's, or the first)."""
         if verified:
             handler = self.on_verified
             if handler is not None and not self._known and not self._handling:
@@ -60,12 +67,14 @@ class Inbox(Generic[Source]):
                     log.exception("handling a packet from %s failed", source)
                 finally:
                     self._handling = False
-                return
+                return True
+            alone = not self._known
             if len(self._known) >= self._max_known:
                 self._known.popleft()  # newest wins: drop the oldest
                 self.dropped += 1
             self._known.append((data, source))
         else:
+            alone = False
             if len(self._strangers) >= self._max_strangers:
                 self._strangers.popleft()
                 self.dropped_strangers += 1
@@ -73,6 +82,7 @@ class Inbox(Generic[Source]):
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        return alone
 
     def _next(self) -> tuple[bytes, Source] | None:
         if self._known:
@@ -86,7 +96,10 @@ class Inbox(Generic[Source]):
 
         One reader at a time. The wait is one bare future that the next packet or a timer
         resolves: the command → acknowledgement path pays no event, task-cancelling timeout
-        or extra wake-up per packet.
+        or extra wake-up per packet. Nor a timer per wait: a wait moves the deadline, and the
+        timer already armed for an earlier one stays (it re-arms for the deadline when it
+        fires), so a reader woken by packets every few microseconds schedules a timer about
+        once a timeout.
         """
         item = self._next()
         if item is None:
@@ -94,13 +107,14 @@ class Inbox(Generic[Source]):
                 raise RuntimeError(f"a {type(self).__name__} has one reader at a time")
             loop = asyncio.get_running_loop()
             waiter = self._waiter = loop.create_future()
-            timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
+            if timeout is None:
+                self._deadline = math.inf
+            else:
+                self._arm(loop, loop.time() + timeout)
             try:
                 await waiter
             finally:
                 self._waiter = None
-                if timer is not None:
-                    timer.cancel()
             item = self._next()
             if item is None:
                 return None
@@ -111,7 +125,31 @@ class Inbox(Generic[Source]):
         item = await self.recv_from(timeout)
         return None if item is None else item[0]
 
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        """Wake the reader at ``deadline``: with the timer armed, unless it fires later."""
+        self._deadline = deadline
+        timer = self._timer
+        if timer is not None and self._timer_loop is loop and timer.when() <= deadline:
+            return
+        if timer is not None:
+            timer.cancel()
+        self._timer = loop.call_at(deadline, self._expire, deadline)
+        self._timer_loop = loop
 
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
+    def _expire(self, when: float) -> None:
+        """The timer armed for ``when`` fired: wake the reader if its deadline has come,
+        else arm for the deadline it moved to."""
+        self._timer = self._timer_loop = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        if self._deadline <= when:
+            waiter.set_result(None)
+        elif self._deadline < math.inf:
+            self._arm(waiter.get_loop(), self._deadline)
+
+    def _stop_timer(self) -> None:
+        """Cancel the timer (the endpoint closes)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._timer_loop = None

@@ -225,6 +225,15 @@ _NONCES: dict[type, tuple[str, ...]] = {
 }
 
 
+#: per message class: whether it needs more than its fields' limits (the checks after them)
+_SPECIAL: dict[type, bool] = {}
+
+
+def _is_special(cls: type) -> bool:
+    kinds = (ArmVelocityCommand, ArmTelemetry, *_DIGESTS)
+    return issubclass(cls, kinds) or cls in (Telemetry, ModeRefusal, VideoFrame, *_NONCES)
+
+
 def _refuse(owner: str, name: str, value: object, limit: Limit) -> ValueRangeError:
     what = "is not finite" if isinstance(value, float) and not math.isfinite(value) else "outside"
     bounds = f"{limit.low:g}…{limit.high:g}"
@@ -243,7 +252,10 @@ def check_values(
     ``encoding``: skip the arrays the encoder saturates (their wire form is always in range).
     """
     cls = type(message)
-    if isinstance(message, ArmVelocityCommand | ArmTelemetry):
+    special = _SPECIAL.get(cls)
+    if special is None:
+        special = _SPECIAL[cls] = _is_special(cls)
+    if special and isinstance(message, ArmVelocityCommand | ArmTelemetry):
         _check_arm(message)  # the counts first: no field of an oversize list is looked at
     limits = FIELD_LIMITS.get(cls)
     if limits is not None:
@@ -258,6 +270,8 @@ def check_values(
                         raise _refuse(cls.__name__, name, item, limit)
             elif not low <= value <= high:
                 raise _refuse(cls.__name__, name, value, limit)
+    if not special:  # a command's or a report's fields alone: nothing more to look at
+        return
     if cls is Telemetry:
         assert isinstance(message, Telemetry)
         check_values(message.link)
