@@ -22,7 +22,8 @@ import {
 } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
-import { drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
+import { GHOST_COLOUR, drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
+import { drawWarped, predictedSeen, warpOf, warpPoint } from "./reprojection.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -102,7 +103,16 @@ const state = {
   /** @type {number[][]} */
   pathOnCamera: [],
   /** @type {number[] | null} */
-  reticle: null,  // the predicted view's reticle as drawn on the newest picture (px; null: none)
+  reticle: null,  // the predicted view's reticle on the newest picture as taken (px; null: none)
+  // the picture moved to the prediction (reprojection.js; V shows the raw frame instead), the
+  // warp it was drawn with (the turn and the move it applies, the state whose prediction it
+  // was), the states taken so far, and the page frames that painted the camera (ms, from the
+  // animation frame until the rendering that followed it was done)
+  predictedView: true, drawPrediction: true, states: 0,
+  /** @type {{ yaw: number, forward: number, left: number, lead: number, state: number } | null} */
+  warp: null,
+  /** @type {number[]} */
+  cameraFrameMs: [],
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -175,8 +185,18 @@ function schedulePaint(what) {
   dirty[what] = true;
   if (!paintRequested) { paintRequested = performance.now(); requestAnimationFrame(paintAll); }
 }
+const frameDone = new MessageChannel();  // its message runs once the frame's rendering is done
+/** @type {number[]} */
+const cameraFrames = [];
+frameDone.port1.onmessage = () => {
+  const t0 = cameraFrames.shift();
+  if (t0 === undefined) return;
+  state.cameraFrameMs.push(performance.now() - t0);
+  if (state.cameraFrameMs.length > 600) state.cameraFrameMs.shift();
+};
 function paintAll() {
   state.paintedAt = performance.now();
+  if (dirty.camera && (readyFrame || shownStamp !== null)) { cameraFrames.push(state.paintedAt); frameDone.port2.postMessage(0); }
   state.paintDelay = state.paintedAt - paintRequested;  // asked for until it came
   paintRequested = 0;
   if (dirty.camera && readyFrame) {
@@ -192,6 +212,8 @@ function paintAll() {
       stamp, age: frameAge(stamp, clock, fresh, state.framePaintedAt), paintedWall: Date.now() / 1000,
     };
     send({ type: "painted", frame: frameId, stamp });
+  } else if (dirty.camera && shownStamp !== null) {
+    paintView();  // the same picture, moved to a newer prediction
   }
   if (dirty.cue) drawChassisCue(state.last ? state.last.pan || 0 : 0);
   if (dirty.map) drawMap();
@@ -242,6 +264,12 @@ async function decodeNext() {
   }
 }
 
+// the newest picture as taken, kept to be moved to each newer prediction, and its stamp
+const raw = document.createElement("canvas");
+const rawCtx = /** @type {CanvasRenderingContext2D} */ (raw.getContext("2d", { willReadFrequently: true }));
+/** @type {number | null} */
+let shownStamp = null;
+
 /** @param {ImageBitmap | VideoFrame} bitmap @param {number} stamp its capture (s, robot clock) */
 function paintCamera(bitmap, stamp) {
   const canvas = canvasEl("camera");
@@ -250,22 +278,10 @@ function paintCamera(bitmap, stamp) {
   if (canvas.width !== width || canvas.height !== height) {
     canvas.width = width; canvas.height = height;
   }
-  const ctx = canvas2d("camera");
-  ctx.drawImage(bitmap, 0, 0);
-  const w = canvas.width, h = canvas.height;
-  ctx.strokeStyle = "rgba(80,255,120,0.85)"; ctx.lineWidth = 2;
-  ctx.beginPath();
-  ctx.moveTo(w / 2 - 22, h / 2); ctx.lineTo(w / 2 - 6, h / 2);
-  ctx.moveTo(w / 2 + 6, h / 2); ctx.lineTo(w / 2 + 22, h / 2);
-  ctx.moveTo(w / 2, h / 2 - 22); ctx.lineTo(w / 2, h / 2 - 6);
-  ctx.moveTo(w / 2, h / 2 + 6); ctx.lineTo(w / 2, h / 2 + 22);
-  ctx.stroke();
-  // the path the robot is committed to, seen from where this picture was taken
-  const s = state.last, seen = poseAt(state.poses, stamp);
-  const ahead = s && s.prediction && seen && state.hello ? s.prediction : null;
-  state.pathOnCamera = ahead ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, ahead) : [];
-  // and where the camera will be looking when a command sent now lands
-  state.reticle = ahead ? drawReticle(ctx, w, h, state.hello.robot, seen, ahead) : null;
+  if (raw.width !== width || raw.height !== height) { raw.width = width; raw.height = height; }
+  rawCtx.drawImage(bitmap, 0, 0);
+  shownStamp = stamp;
+  paintView();
   state.frames += 1;
   const now = performance.now();
   if (now - state.fpsT0 > 1000) {
@@ -273,6 +289,66 @@ function paintCamera(bitmap, stamp) {
     $("fps").textContent = state.fps.toFixed(0);
   }
 }
+
+// The picture on the page: moved from where it was taken to where the camera is when a command
+// sent now lands (marked so), or as taken (V); the crosshair, the committed path and the reticle
+// on it. Its warp on the canvas's data attributes, for tests.
+function paintView() {
+  const canvas = canvasEl("camera"), ctx = canvas2d("camera"), w = canvas.width, h = canvas.height;
+  const stamp = /** @type {number} */ (shownStamp), data = canvas.dataset;
+  const s = state.last, seen = poseAt(state.poses, stamp);
+  const ahead = s && s.prediction && seen && state.hello && state.drawPrediction ? s.prediction : null;
+  const robot = state.hello ? state.hello.robot : null;
+  const movable = ahead && seen && robot && robot.camera && robot.camera.mount_height > 0;
+  const warp = movable && state.predictedView ? warpOf(robot, { width: w, height: h }, seen, predictedSeen(ahead, seen)) : null;
+  if (warp && ahead) {
+    drawWarped(ctx, raw, warp, w, h);
+    state.warp = { yaw: warp.yaw, forward: warp.forward, left: warp.left, lead: ahead.arrival.t - stamp, state: state.states };
+    data.view = "predicted"; data.warpYaw = String(warp.yaw); data.warpForward = String(warp.forward);
+    data.warpLead = String(state.warp.lead); data.warpState = String(state.states);
+  } else {
+    ctx.drawImage(raw, 0, 0);
+    state.warp = null;
+    data.view = "raw"; data.warpState = String(state.states);
+  }
+  ctx.strokeStyle = "rgba(80,255,120,0.85)"; ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(w / 2 - 22, h / 2); ctx.lineTo(w / 2 - 6, h / 2);
+  ctx.moveTo(w / 2 + 6, h / 2); ctx.lineTo(w / 2 + 22, h / 2);
+  ctx.moveTo(w / 2, h / 2 - 22); ctx.lineTo(w / 2, h / 2 - 6);
+  ctx.moveTo(w / 2, h / 2 + 6); ctx.lineTo(w / 2, h / 2 + 22);
+  ctx.stroke();
+  // the path the robot is committed to, seen from where this picture was taken (and moved with it)
+  /** @param {import("./panels.js").Point} at */
+  const moved = (at) => (warp ? warpPoint(warp, at[0], at[1]) : at);
+  state.pathOnCamera = ahead && seen ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, ahead, moved) : [];
+  // and where the camera will be looking when a command sent now lands
+  state.reticle = ahead && seen ? drawReticle(ctx, w, h, state.hello.robot, seen, ahead, moved) : null;
+  markView(ctx, w, h);
+}
+
+/** The view's mark: a border and "predicted view +0.55 s" while moved, else "raw frame".
+ * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h */
+function markView(ctx, w, h) {
+  ctx.save();
+  ctx.font = "13px sans-serif";
+  if (state.warp) {
+    ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 4; ctx.setLineDash([10, 6]); ctx.strokeRect(2, 2, w - 4, h - 4);
+    ctx.fillStyle = GHOST_COLOUR;
+    ctx.fillText(`predicted view +${state.warp.lead.toFixed(2)} s · V: raw frame`, 10, 20);
+  } else {
+    ctx.fillStyle = "rgba(230,230,230,0.9)";
+    ctx.fillText(state.predictedView ? "raw frame (no prediction yet)" : "raw frame · V: predicted view", 10, 20);
+  }
+  ctx.restore();
+}
+// V: the raw frame, or the picture moved to the prediction again
+window.addEventListener("keydown", (ev) => {
+  if (ev.code !== "KeyV" || ev.repeat) return;
+  if (ev.target && /** @type {HTMLElement} */ (ev.target).tagName === "INPUT") return;
+  state.predictedView = !state.predictedView;
+  if (shownStamp !== null) schedulePaint("camera");
+});
 
 /** @param {number} pan */
 function drawChassisCue(pan) {
@@ -425,6 +501,8 @@ function onState(s) {
   if (s.arm) onArmState(s.arm);
   rememberPose(state.poses, s);
   showGhost(s.prediction || null);
+  state.states += 1;
+  if (state.predictedView && shownStamp !== null) schedulePaint("camera");  // moved to the newest prediction
   if (s.pose) {
     const last = state.trail[state.trail.length - 1];
     if (!last || Math.hypot(last[0] - s.pose.x, last[1] - s.pose.y) > 0.02) {

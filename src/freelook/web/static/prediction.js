@@ -159,17 +159,22 @@ export function drawGhost(ctx, at, scale, robot, p) {
 
 /**
  * The committed path and its envelope on the camera's picture (``w`` × ``h`` px), projected
- * with the pose it was taken from; the path's points inside the picture, for tests.
+ * with the pose it was taken from and drawn where ``moved`` takes each point (the picture
+ * re-projected: reprojection.js); the path's points inside the picture as taken, for tests.
  * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
- * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p @returns {Point[]}
+ * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p
+ * @param {(at: Point) => Point | null} [moved] @returns {Point[]}
  */
-export function drawCommittedPath(ctx, w, h, robot, seen, p) {
+export function drawCommittedPath(ctx, w, h, robot, seen, p, moved = (at) => at) {
   if (!robot.camera || robot.camera.mount_height <= 0) return [];
   const size = { width: w, height: h };
   const { left, right } = pathEdges(p.path, p.radii, robot.footprint.width / 2);
   /** @param {Point[]} points */
   const seenOf = (points) => points.map(([x, y]) => groundToPixel(robot, seen, size, x, y));
-  const l = seenOf(left), r = seenOf(right), mid = seenOf(p.path.map(([x, y]) => /** @type {Point} */ ([x, y])));
+  /** @param {(Point | null)[]} points */
+  const drawn = (points) => points.map((at) => at && moved(at));
+  const taken = seenOf(p.path.map(([x, y]) => /** @type {Point} */ ([x, y])));
+  const l = drawn(seenOf(left)), r = drawn(seenOf(right)), mid = drawn(taken);
   ctx.save();
   ctx.fillStyle = GHOST_FILL; ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 2;
   /** @type {Point[]} */
@@ -182,7 +187,8 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p) {
     if (m0 && m1) {
       ctx.setLineDash(i < p.committed ? [] : [6, 5]);
       ctx.beginPath(); ctx.moveTo(...m0); ctx.lineTo(...m1); ctx.stroke();
-      if (m0[0] >= 0 && m0[0] < w && m0[1] >= 0 && m0[1] < h) shown.push(m0);
+      const t0 = taken[i];
+      if (t0 && t0[0] >= 0 && t0[0] < w && t0[1] >= 0 && t0[1] < h) shown.push(t0);
     }
   }
   ctx.setLineDash([]);
@@ -194,15 +200,18 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p) {
 
 /**
  * The reticle where the camera will be looking when a command sent now lands (a ring, held
- * inside the picture's edge when it falls outside); where it was drawn, or null.
+ * inside the picture's edge when it falls outside), drawn where ``moved`` takes it; where it is
+ * on the picture as taken, or null.
  * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
- * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p @returns {Point | null}
+ * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p
+ * @param {(at: Point) => Point | null} [moved] @returns {Point | null}
  */
-export function drawReticle(ctx, w, h, robot, seen, p) {
+export function drawReticle(ctx, w, h, robot, seen, p, moved = (at) => at) {
   if (!robot.camera || robot.camera.mount_height <= 0) return null;
   const at = reticlePixel(robot, seen, { width: w, height: h }, p);
-  if (!at) return null;
-  const u = Math.max(14, Math.min(w - 14, at[0])), v = Math.max(14, Math.min(h - 14, at[1]));
+  const there = at && moved(at);
+  if (!at || !there) return null;
+  const u = Math.max(14, Math.min(w - 14, there[0])), v = Math.max(14, Math.min(h - 14, there[1]));
   ctx.save();
   ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 2;
   ctx.beginPath(); ctx.arc(u, v, 12, 0, 2 * Math.PI); ctx.stroke();
