@@ -182,12 +182,15 @@ export function affineOf(src, dst) {
 /**
  * The picture ``source`` (``w`` × ``h`` px) drawn warped on ``ctx``: black where the warp
  * brings nothing (what the camera did not see), each triangle clipped a little wide so no seam
- * shows between them.
+ * shows between them, sampled at the nearest pixel (a software renderer's bilinear sampling of a
+ * transformed picture costs more than the warp's detail is worth).
  * @param {CanvasRenderingContext2D} ctx @param {CanvasImageSource} source
  * @param {Warp} warp @param {number} w @param {number} h
  */
 export function drawWarped(ctx, source, warp, w, h) {
   ctx.fillStyle = "#000"; ctx.fillRect(0, 0, w, h);
+  const smoothing = ctx.imageSmoothingEnabled;
+  ctx.imageSmoothingEnabled = false;
   for (const { src, dst } of warpMesh(warp, w, h)) {
     const cx = (dst[0][0] + dst[1][0] + dst[2][0]) / 3, cy = (dst[0][1] + dst[1][1] + dst[2][1]) / 3;
     ctx.save();
@@ -202,4 +205,5 @@ export function drawWarped(ctx, source, warp, w, h) {
     ctx.drawImage(source, 0, 0);
     ctx.restore();
   }
+  ctx.imageSmoothingEnabled = smoothing;
 }
