@@ -4,6 +4,12 @@ camera captured to painted).
 Importing this module registers them with :mod:`freelook.bench` (each private module
 registers its own); ``freelook bench`` imports it."""
 
-from freelook.launch import _bench, _bench_cockpit, _bench_fleet, _bench_video  # noqa: F401
+from freelook.launch import (  # noqa: F401
+    _bench,
+    _bench_cockpit,
+    _bench_fleet,
+    _bench_prediction,
+    _bench_video,
+)
 
 __all__: list[str] = []
