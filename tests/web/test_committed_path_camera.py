@@ -3,7 +3,9 @@ delay: ``freelook sim --link-delay 0.5 --link-jitter 0.1``, real Chromium, Free 
 camera tilted down (F) and W held. The station's predicted path, projected with the pose each
 picture was taken from, lies on the picture straight ahead (the picture's middle column),
 farther points higher, drawn in the prediction's colour; the reticle of the predicted view is
-on the picture too."""
+on the picture too. On the raw frame (V): in the predicted view the picture is moved ahead to
+where the camera is when a command sent now lands, and the committed path is behind it
+(test_reprojected_view.py)."""
 
 from __future__ import annotations
 
@@ -57,6 +59,8 @@ def test_the_committed_path_lies_straight_ahead_on_the_picture(browser: Any, sha
             timeout=90_000,
         )
         page.click("[data-mode=free_look]")
+        page.keyboard.press("KeyV")  # the raw frame
+        page.wait_for_function("document.getElementById('camera').dataset.view === 'raw'")
         page.wait_for_timeout(1000)
         page.keyboard.down("KeyF")  # the camera down to its limit, to see the ground ahead
         page.wait_for_timeout(1500)

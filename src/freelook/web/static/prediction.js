@@ -160,7 +160,7 @@ export function drawGhost(ctx, at, scale, robot, p) {
 /**
  * The committed path and its envelope on the camera's picture (``w`` × ``h`` px), projected
  * with the pose it was taken from and drawn where ``moved`` takes each point (the picture
- * re-projected: reprojection.js); the path's points inside the picture as taken, for tests.
+ * re-projected: reprojection.js); the path's points as drawn inside the picture, for tests.
  * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
  * @param {HelloRobot} robot @param {Seen} seen @param {Prediction} p
  * @param {(at: Point) => Point | null} [moved] @returns {Point[]}
@@ -173,8 +173,7 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p, moved = (at) => at)
   const seenOf = (points) => points.map(([x, y]) => groundToPixel(robot, seen, size, x, y));
   /** @param {(Point | null)[]} points */
   const drawn = (points) => points.map((at) => at && moved(at));
-  const taken = seenOf(p.path.map(([x, y]) => /** @type {Point} */ ([x, y])));
-  const l = drawn(seenOf(left)), r = drawn(seenOf(right)), mid = drawn(taken);
+  const l = drawn(seenOf(left)), r = drawn(seenOf(right)), mid = drawn(seenOf(p.path.map(([x, y]) => /** @type {Point} */ ([x, y]))));
   ctx.save();
   ctx.fillStyle = GHOST_FILL; ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 2;
   /** @type {Point[]} */
@@ -187,8 +186,7 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p, moved = (at) => at)
     if (m0 && m1) {
       ctx.setLineDash(i < p.committed ? [] : [6, 5]);
       ctx.beginPath(); ctx.moveTo(...m0); ctx.lineTo(...m1); ctx.stroke();
-      const t0 = taken[i];
-      if (t0 && t0[0] >= 0 && t0[0] < w && t0[1] >= 0 && t0[1] < h) shown.push(t0);
+      if (m0[0] >= 0 && m0[0] < w && m0[1] >= 0 && m0[1] < h) shown.push(m0);
     }
   }
   ctx.setLineDash([]);
