@@ -33,6 +33,9 @@ def test_page_loads_and_updates(browser: Any, sim: Any, tmp_path: Path) -> None:
     with free_look(page):  # frames painted, the link graph filling
         assert page.evaluate("window.freelook.hello.map.width") > 100
         assert page.locator("#link-state").inner_text() == "link: up"
+        # on loopback the picture is where the robot is: shown as taken, marked so
+        assert page.evaluate("document.getElementById('camera').dataset.view") == "raw"
+        assert page.locator("#view-mark").inner_text().startswith("raw frame")
         page.screenshot(path=screenshot_path(tmp_path, "cockpit-free-look.png"))
     assert errors == []
     page.close()

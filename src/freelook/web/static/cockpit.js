@@ -22,7 +22,7 @@ import {
 } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
-import { GHOST_COLOUR, drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
+import { drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
 import { drawWarped, predictedSeen, warpOf, warpPoint } from "./reprojection.js";
 
 /** @param {string} id */
@@ -267,6 +267,8 @@ async function decodeNext() {
 // the newest picture as taken, kept to be moved to each newer prediction, and its stamp
 const raw = document.createElement("canvas");
 const rawCtx = /** @type {CanvasRenderingContext2D} */ (raw.getContext("2d", { willReadFrequently: true }));
+/** The one-way delay (s) from which the camera's picture is moved to the prediction. */
+const PREDICTED_VIEW_DELAY_S = 0.1;
 /** @type {number | null} */
 let shownStamp = null;
 
@@ -297,7 +299,10 @@ function paintView() {
   const canvas = canvasEl("camera"), ctx = canvas2d("camera"), w = canvas.width, h = canvas.height;
   const stamp = /** @type {number} */ (shownStamp), data = canvas.dataset;
   const s = state.last, seen = poseAt(state.poses, stamp);
-  const ahead = s && s.prediction && seen && state.hello && state.drawPrediction ? s.prediction : null;
+  // under a tenth of a second one way the picture is where the robot is: shown as taken,
+  // nothing drawn over it (the map's ghost stays)
+  const delayed = s && s.prediction && s.prediction.delay >= PREDICTED_VIEW_DELAY_S;
+  const ahead = delayed && seen && state.hello && state.drawPrediction ? s.prediction : null;
   const robot = state.hello ? state.hello.robot : null;
   const movable = ahead && seen && robot && robot.camera && robot.camera.mount_height > 0;
   const warp = movable && state.predictedView ? warpOf(robot, { width: w, height: h }, seen, predictedSeen(ahead, seen)) : null;
@@ -324,23 +329,17 @@ function paintView() {
   state.pathOnCamera = ahead && seen ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, ahead, moved) : [];
   // and where the camera will be looking when a command sent now lands
   state.reticle = ahead && seen ? drawReticle(ctx, w, h, state.hello.robot, seen, ahead, moved) : null;
-  markView(ctx, w, h);
+  markView();
 }
 
-/** The view's mark: a border and "predicted view +0.55 s" while moved, else "raw frame".
- * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h */
-function markView(ctx, w, h) {
-  ctx.save();
-  ctx.font = "13px sans-serif";
-  if (state.warp) {
-    ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 4; ctx.setLineDash([10, 6]); ctx.strokeRect(2, 2, w - 4, h - 4);
-    ctx.fillStyle = GHOST_COLOUR;
-    ctx.fillText(`predicted view +${state.warp.lead.toFixed(2)} s · V: raw frame`, 10, 20);
-  } else {
-    ctx.fillStyle = "rgba(230,230,230,0.9)";
-    ctx.fillText(state.predictedView ? "raw frame (no prediction yet)" : "raw frame · V: predicted view", 10, 20);
-  }
-  ctx.restore();
+/** The view's mark, over the picture and not in its pixels (what the robot's camera saw stays
+ * what is painted): a dashed border and "predicted view +0.55 s" while moved, else "raw frame". */
+function markView() {
+  const mark = $("view-mark");
+  mark.classList.toggle("predicted", !!state.warp);
+  mark.textContent = state.warp
+    ? `predicted view +${state.warp.lead.toFixed(2)} s · V: raw frame`
+    : state.predictedView ? "raw frame (no prediction yet)" : "raw frame · V: predicted view";
 }
 // V: the raw frame, or the picture moved to the prediction again
 window.addEventListener("keydown", (ev) => {
