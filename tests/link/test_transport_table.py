@@ -139,6 +139,11 @@ def test_a_zenoh_end_closes_the_bus_it_opened_and_not_a_shared_one() -> None:
             assert isinstance(station, ZenohEndpoint)
             assert station.bus is shared
             assert not station.owns_bus
+            # told the rate it carries (an LTE uplink to a relay), an end says so: the robot's
+            # video fits in what its telemetry leaves of it
+            told = await url.transport.open(url, Side("robot", bus=shared, link_rate=250e3))
+            assert told.link_rate == LinkRate(250e3, stream=False)
+            told.close()
             station.close()
             assert not shared._closed
         finally:

@@ -97,8 +97,9 @@ _Camera = Annotated[
 _LinkRate = Annotated[
     str | None,
     typer.Option(
-        help="Bit/s a UDP link carries (e.g. 250k, 2M: a radio behind an IP bridge); video "
-        "fits in what telemetry leaves. A serial radio's comes from its baud."
+        help="Bit/s a UDP link or a relay's carries (e.g. 250k, 2M: a radio behind an IP "
+        "bridge, an LTE uplink); video fits in what telemetry leaves. A serial radio's comes "
+        "from its baud."
     ),
 ]
 _CommandMaxAge = Annotated[

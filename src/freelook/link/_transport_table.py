@@ -182,7 +182,7 @@ class Side:
     kernel_filter: tuple[bytes, int] | None = None
     peer: Address | None = None  # a robot on UDP: hear and answer this address alone
     follow: bool = False  # a station on UDP: follow a robot whose address changes
-    link_rate: float | None = None  # UDP: bit/s the link carries (None: not limited)
+    link_rate: float | None = None  # UDP, Zenoh: bit/s the link carries (None: not limited)
     bus: ZenohBus | None = None  # a Zenoh bus shared with other ends; None: one of its own
     keys: KeyRing | None = None  # a robot's station keys, checked by the bus it opens
     key: bytes | None = None  # the key an end logs in to an authenticated bus with
@@ -245,6 +245,8 @@ async def _open_zenoh(url: TransportUrl, side: Side) -> Endpoint:
             bus.close()
         raise
     endpoint.owns_bus = own
+    if side.link_rate is not None:  # an LTE modem's uplink, say: video fits in what is left
+        endpoint.link_rate = LinkRate(side.link_rate, stream=False)
     return endpoint
 
 

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     import zenoh
 
     from freelook.link._keys import KeyRing
+    from freelook.link._transport import LinkRate
     from freelook.link._transport_table import TransportUrl
     from freelook.link._udp_socket import Address
 
@@ -378,7 +379,7 @@ class ZenohEndpoint(Inbox[str]):
         self.malformed = 0  # oversized payloads, keys that are not ours
         self.owns_bus = False  # the bus was opened for this end alone: it closes with it
         self.local_address: Address | None = None  # the bus's sockets, not its own
-        self.link_rate = None  # the bus paces itself
+        self.link_rate: LinkRate | None = None  # the bus paces itself, unless told a rate
         self._publishers: dict[str, Any] = {}
         self._closed = False
         session = bus.session
