@@ -27,6 +27,8 @@ class Mode(IntEnum):
     ARM = 8  # the tracks stand still; the operator jogs the arm and its gripper
     #: the robot runs its task (Kievit-Kylar's bomb disposal); any operator input pauses it
     AUTONOMY = 9
+    #: the robot drives itself to a goal the operator clicked (click-to-go)
+    GOAL = 10
 
 
 class TaskPhase(IntEnum):

@@ -12,6 +12,8 @@ from freelook.link import (
     ControlGrant,
     EStop,
     FreeLookCommand,
+    GoalStart,
+    GoalStop,
     GripperCommand,
     Heartbeat,
     LinearDriveStart,
@@ -29,6 +31,7 @@ from freelook.link import (
 from freelook.types import Mode, SafetyFlags
 
 PATH = TrajectoryStart((0.0, 1.0, 2.0), (0.0, 0.5, 1.0), (0.0, 0.0, 0.0))
+GOAL = GoalStart(1.0, 0.5)  # near the start: within any map
 
 
 def _robot() -> SimulatedRobot:
@@ -56,6 +59,7 @@ def _into(mode: Mode, robot: SimulatedRobot) -> None:
         Mode.TRAJECTORY: [PATH],
         Mode.ARM: [ArmVelocityCommand((0.0,) * joints)],
         Mode.AUTONOMY: [ModeChange(Mode.AUTONOMY)],
+        Mode.GOAL: [GOAL],
     }
     for message in [ModeChange(Mode.IDLE), *enter[mode]]:  # from idle: the keyboard keeps
         robot.send(message)  # its mode for velocity commands
@@ -75,6 +79,8 @@ def _expected(mode: Mode, message: Message) -> Mode:
         TrajectoryStart: Mode.TRAJECTORY,
         LinearDriveStop: Mode.IDLE,
         TrajectoryStop: Mode.IDLE,
+        GoalStart: Mode.GOAL,
+        GoalStop: Mode.IDLE,
     }
     if isinstance(message, ModeChange):
         return message.mode
@@ -101,6 +107,8 @@ def test_every_command_takes_every_mode_where_the_operator_expects() -> None:
         LinearDriveStop(),
         PATH,
         TrajectoryStop(),
+        GOAL,
+        GoalStop(),
         ArmVelocityCommand((0.01,) * joints),
         GripperCommand(arm.max_opening / 2),
         Heartbeat(),

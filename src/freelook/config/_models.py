@@ -21,6 +21,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from freelook.config._delay_speed import DelaySpeedConfig
+from freelook.config._goal import GoalConfig
 from freelook.config._interfaces import JausConfig, LinkConfig, Ros2Config
 from freelook.config._sensors import (
     PAN_TILT_MOUNT,
@@ -41,6 +42,7 @@ __all__ = [
     "EstimationConfig",
     "FootprintConfig",
     "FreeLookConfig",
+    "GoalConfig",
     "LocalizationConfig",
     "ModeLimitsConfig",
     "RobotConfig",
@@ -384,6 +386,8 @@ class RobotConfig(Strict):
     robot_tracking: TrackingConfig = TrackingConfig()
     operator_tracking: TrackingConfig = TrackingConfig()
     link: LinkConfig = LinkConfig()
+    #: click-to-go: the robot drives to a clicked goal on its own
+    goal: GoalConfig = GoalConfig()
     arm: ArmConfig | None = None
     #: cameras beyond the driving camera, each its own stream (``[[cameras]]``)
     cameras: tuple[StreamCameraConfig, ...] = ()

@@ -6,6 +6,7 @@ from freelook.control._free_look import (
     CameraReference,
     FreeLookController,
 )
+from freelook.control._goal import GoalDrive, GoalStep
 from freelook.control._keyboard import KeyboardDrive, KeyboardKey
 from freelook.control._limits import limit_velocity, thesis_limit_velocity
 from freelook.control._linear import LinearDrive, LinearDriveOutput
@@ -26,6 +27,8 @@ __all__ = [
     "CameraCommand",
     "CameraReference",
     "FreeLookController",
+    "GoalDrive",
+    "GoalStep",
     "KeyboardDrive",
     "KeyboardKey",
     "LinearDrive",

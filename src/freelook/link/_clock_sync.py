@@ -22,6 +22,7 @@ from freelook.link._messages import (
     ArmVelocityCommand,
     ClockEcho,
     FreeLookCommand,
+    GoalStart,
     GripperCommand,
     LinearDriveStart,
     PanTiltCommand,
@@ -58,7 +59,11 @@ ACTING_COMMANDS: frozenset[type] = frozenset(
 )
 #: commands the operator stamps with an expiry and the robot refuses late: whatever moves the
 #: robot (a goal too). Stops (an e-stop, a drive's or a trajectory's stop) never expire.
-EXPIRING_COMMANDS: frozenset[type] = ACTING_COMMANDS | {LinearDriveStart, TrajectoryStart}
+EXPIRING_COMMANDS: frozenset[type] = ACTING_COMMANDS | {
+    LinearDriveStart,
+    TrajectoryStart,
+    GoalStart,
+}
 
 
 class ClockSample(NamedTuple):

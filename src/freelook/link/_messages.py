@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from freelook.link._goal_messages import GoalStart, GoalStop
 from freelook.link._stats_report import LinkStatsReport
 from freelook.types import Mode, SafetyFlags, TaskPhase
 
@@ -20,6 +21,8 @@ __all__ = [
     "EStop",
     "FrameLayout",
     "FreeLookCommand",
+    "GoalStart",
+    "GoalStop",
     "GripperCommand",
     "Heartbeat",
     "LinearDriveStart",
@@ -461,6 +464,8 @@ Message = (
     | LinearDriveStop
     | TrajectoryStart
     | TrajectoryStop
+    | GoalStart
+    | GoalStop
     | EStop
     | Relocalize
     | SetTransmission

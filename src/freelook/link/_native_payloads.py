@@ -382,6 +382,8 @@ TYPES: dict[int, tuple[type, int, Encoder, Decoder]] = {
         lambda m: _D2.pack(m.sent, m.received),
         _exact(_D2, msg.ClockEcho),
     ),
+    34: (msg.GoalStart, Stream.CONTROL, lambda m: _F2.pack(m.x, m.y), _exact(_F2, msg.GoalStart)),
+    35: (msg.GoalStop, Stream.CONTROL, lambda m: b"", _empty(msg.GoalStop)),
 }
 #: message class → its type code
 CODE = {cls: code for code, (cls, _, _, _) in TYPES.items()}

@@ -26,6 +26,7 @@ from freelook.link._messages import (
     ControlRequest,
     FrameLayout,
     FreeLookCommand,
+    GoalStart,
     GripperCommand,
     LinearDriveStart,
     MapChunk,
@@ -140,6 +141,7 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "max_speed": Limit(0.0, SPEED),
     },
     TrajectoryStart: {"t": _sym(DURATION), "x": _sym(DISTANCE), "y": _sym(DISTANCE)},
+    GoalStart: {"x": _sym(DISTANCE), "y": _sym(DISTANCE)},
     SetTransmissionSpacing: {"spacing": Limit(0.0, 3600.0)},
     ReceptionReport: {
         "telemetry_overdue": Limit(0.0, MAX_AGE),

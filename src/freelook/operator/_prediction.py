@@ -34,6 +34,7 @@ from freelook.kinematics import DriveState, integrate_drive, saturation_factor, 
 from freelook.link import (
     EStop,
     FreeLookCommand,
+    GoalStart,
     LinearDriveStart,
     Message,
     TankCommand,
@@ -297,13 +298,13 @@ class MotionPredictor:
 
     def sent(self, command: Message, now: float) -> None:
         """A command left for the robot at ``now`` (station clock): a drive command; an
-        engaged e-stop (a stop); a linear drive or a trajectory (the robot drives itself: from
-        then on it is predicted as it reports itself driving)."""
+        engaged e-stop (a stop); a linear drive, a trajectory or a goal (the robot drives
+        itself: from then on it is predicted as it reports itself driving)."""
         if isinstance(command, DRIVE_COMMANDS):
             self._sent.append((now, command))
         elif isinstance(command, EStop) and command.engaged:
             self._sent.append((now, STOP))
-        elif isinstance(command, LinearDriveStart | TrajectoryStart):
+        elif isinstance(command, LinearDriveStart | TrajectoryStart | GoalStart):
             self._sent.clear()
 
     @property

@@ -108,10 +108,12 @@ class ControlStep:
         yaw_rate = self.estimator.update()
         pt_state = self.hw.pan_tilt.state() if self.hw.pan_tilt else None
         pan = pt_state.pan if pt_state is not None else 0.0
+        points = self.range_points()  # once a cycle: the obstacle memory takes each reading
+        self.modes.goal.see(points)  # click-to-go drives around what safety judges by
         intent = self.modes.command(now, yaw_rate, pan)
         if intent.drive is None:
             intent = self._within_tracks(intent)
-        decision = self._judge(intent, now, yaw_rate)
+        decision = self._judge(intent, now, yaw_rate, points)
         self.last_output = self._actuate(intent, decision, now)
         return self.last_output
 
@@ -124,10 +126,13 @@ class ControlStep:
         s = saturation_factor(wheels, drive.max_wheel_speed, None, drive.max_turn_rate, d)
         return Intent(intent.v * s, intent.omega * s, intent.pan_rate, intent.tilt_rate, intent.vy)
 
-    def _judge(self, intent: Intent, now: float, yaw_rate: float) -> SafetyDecision:
-        """The safety rules' decision on the intent (a lost connection among them)."""
+    def _judge(
+        self, intent: Intent, now: float, yaw_rate: float, points: RangePoints
+    ) -> SafetyDecision:
+        """The safety rules' decision on the intent (a lost connection among them), against
+        this cycle's obstacle ``points``."""
         bumpers = self.hw.bumpers.latest() if self.hw.bumpers else None
-        live, prior = self.range_points()
+        live, prior = points
         connection = self.hw.connection
         released = self._estop_engaged and not self.safety.estop
         self._estop_engaged = self.safety.estop

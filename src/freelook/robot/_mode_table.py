@@ -27,6 +27,8 @@ from freelook.link import (
     ControlRequest,
     EStop,
     FreeLookCommand,
+    GoalStart,
+    GoalStop,
     GripperCommand,
     Heartbeat,
     LinearDriveStart,
@@ -47,6 +49,7 @@ from freelook.link import (
 from freelook.robot._arm import RobotArm
 from freelook.robot._autonomy import RobotAutonomy
 from freelook.robot._estimator import StateEstimator
+from freelook.robot._goal import GoalDriving
 from freelook.robot._intake import CameraRates, CommandIntake, CoreLog, Who
 from freelook.robot._modes import (
     ArmJogging,
@@ -91,7 +94,7 @@ NAMED: Literal["named"] = "named"
 
 #: the modes that drive themselves: any message heard from the station in control feeds their
 #: watchdog, showing the link alive
-_ITSELF = frozenset({Mode.LINEAR, Mode.TRAJECTORY, Mode.AUTONOMY})
+_ITSELF = frozenset({Mode.LINEAR, Mode.TRAJECTORY, Mode.AUTONOMY, Mode.GOAL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +140,10 @@ class Row:
 #: (what the control cycle found → the mode in force → the mode that follows); what is not
 #: here leaves the mode as it is
 HAPPENINGS: dict[Happening, dict[Mode, Mode]] = {
-    Happening.FINISHED: {Mode.TRAJECTORY: Mode.IDLE},
-    # the robot is held: the task pauses, not going on blind
-    Happening.HELD: {Mode.AUTONOMY: Mode.IDLE},
+    Happening.FINISHED: {Mode.TRAJECTORY: Mode.IDLE, Mode.GOAL: Mode.IDLE},
+    # the robot is held: the task pauses, not going on blind; a goal is dropped (the e-stop
+    # takes over from it, and a robot the link lost does not drive off when it comes back)
+    Happening.HELD: {Mode.AUTONOMY: Mode.IDLE, Mode.GOAL: Mode.IDLE},
 }
 
 
@@ -184,6 +188,7 @@ class ModeTable:
         self.linear = LinearDriving(estimator, config.limits.linear_max_speed)
         self.tracking = Tracking(estimator, config)
         self.free_look = FreeLooking(config, estimator, parts.pan_refusal)
+        self.goal = GoalDriving(config, estimator, safety)
         modes: list[DriveMode] = [
             Standing(),
             velocity_mode(Mode.VELOCITY),
@@ -195,6 +200,7 @@ class ModeTable:
             self.tracking,
             ArmJogging(has_arm=parts.arm is not None),
             Autonomous(parts.autonomy, hardware, estimator, safety, parts.arm),
+            self.goal,
         ]
         self._modes = {m.mode: m for m in modes}
         assert set(self._modes) == set(Mode), "a mode object for every mode"
@@ -334,6 +340,18 @@ class ModeTable:
             self._go(message, now)
         return []
 
+    def _on_goal(self, message: GoalStart, now: float, station: int) -> list[Message]:
+        """A goal: it replaces the one in force (the mode is entered again, or from another)."""
+        if self.goal.refusal() is not None:
+            self.change(Mode.GOAL, now)  # refused as the mode is, and said
+            return []
+        refusal = self.goal.prepare(message, now)
+        if refusal is not None:
+            self._refuse(Mode.GOAL, refusal)
+        else:
+            self._go(message, now)
+        return []
+
     def _on_drive(self, message: Message, now: float, station: int) -> list[Message]:
         if self._go(message, now):
             self.current.take(message, now)
@@ -407,4 +425,7 @@ COMMANDS: dict[type, Row] = {
     LinearDriveStop: Row(Mode.IDLE, _T._on_stop, Who.HOLDER, _ITSELF),
     TrajectoryStart: Row(Mode.TRAJECTORY, _T._on_trajectory_start, Who.DRIVER, _ITSELF),
     TrajectoryStop: Row(Mode.IDLE, _T._on_stop, Who.HOLDER, _ITSELF),
+    # click-to-go: a goal the robot drives to itself, and its stop
+    GoalStart: Row(Mode.GOAL, _T._on_goal, Who.DRIVER, _ITSELF),
+    GoalStop: Row(Mode.IDLE, _T._on_stop, Who.HOLDER, _ITSELF),
 }
