@@ -67,6 +67,7 @@ __all__ = [
     "EllipseProgress",
     "EllipseResult",
     "ThesisLoop",
+    "ThesisStation",
     "freelook_ellipse_trial",
     "thesis_ellipse_trial",
 ]
@@ -211,7 +212,7 @@ def _centre() -> tuple[float, float]:
     return start[0], start[1]
 
 
-class _ThesisStation:
+class ThesisStation:
     """The thesis's station: on each position packet, Algorithm 5.2's next target, eq. 3.17's
     command towards it, limited as Algorithm 5.3 limits it; ``command`` is the newest (zero
     once the generator has no target); ``jumped`` says the heading difference behind it was
@@ -268,7 +269,7 @@ def thesis_ellipse_trial(
     up, down = _radio(conditions, seed)
     station_end = LinkSession(ThesisCodec(), spacing=config.link.operator_tx_spacing)
     robot_end = LinkSession(ThesisCodec(), spacing=config.link.robot_tx_spacing)
-    station = _ThesisStation(course.xs, course.ys, loop)
+    station = ThesisStation(course.xs, course.ys, loop)
     measure = Measure(_centre())
     period_us = round(loop.robot_cycle * 1e6)
     next_cycle_us = period_us

@@ -7,11 +7,12 @@ Full speed at the lab's walls and into its 0.8 m passage, by one of two operator
 the narrow passage; or one who keeps pushing, forwards or backwards, with random turns
 whatever is ahead (ours: no zone that only caps the speed can stop that one). The trials are
 the thesis's (Table 7.1's nine, from the lab's start for each one's operation time at its
-losses, the radio dying at the end of the four whose node failed; and the drive through the
-passage) or ours (seeded random starts, 20 s, half with the link cut at a random moment). The
-Pioneer differs from its description by its error model, in the lab as it is on the day
-(:data:`LAB_ON_THE_DAY`: what its map file does not show, glass the laser sees through, the
-map a few centimetres off). Its safety (:data:`Safety`) is the thesis's (zones that only cap
+losses, an automatic mode first and the keys after it (:mod:`._mixed_modes`), the radio
+dying at the end of the four whose node failed; and the drive through the passage) or ours
+(seeded random starts, 20 s, half with the link cut at a random moment). The Pioneer differs
+from its description by its error model, in the lab as it is on the day (:data:`LAB_ON_THE_DAY`:
+what its map file does not show, glass the laser sees through, the map a few centimetres
+off). Its safety (:data:`Safety`) is the thesis's (zones that only cap
 the speed, from the nearest reading all round, and a stop when fewer than one packet a second
 arrives) with Algorithm 5.1 as printed (the outermost zone tested first: only B2 ever acts) or
 with its erratum corrected (innermost first), none (a control run: the watchdog and the
@@ -37,11 +38,17 @@ import numpy as np
 
 from freelook.config import ErrorModel, PhysicalTruth, RobotConfig, load_error_model, load_robot
 from freelook.experiments._faults import simulated_robot
+from freelook.experiments._mixed_modes import (
+    GIVE_UP,
+    AutomaticMode,
+    AutomaticOutcome,
+    automatic_mode,
+)
 from freelook.experiments._reckless_operator import PacketView, Passage, Wander
 from freelook.experiments._scenarios import _map_file, _world
 from freelook.geometry import wrap_angle
 from freelook.hardware.sim import SimulatedRobot
-from freelook.link import SafetyFlags, VelocityCommand
+from freelook.link import Message, SafetyFlags, VelocityCommand
 from freelook.maps import lab_on_the_day
 
 __all__ = [
@@ -111,6 +118,8 @@ class RecklessResult:
     through: bool = False  # the passage operator: the robot got through the narrow passage
     passage_speed: float = 0.0  # m/s, the fastest it went with its centre in the passage
     first_contact: tuple[float, float] | None = None  # where the robot truly was, m
+    automatic: AutomaticOutcome | None = None  # a thesis trial's automatic mode, before the keys
+    contact_driving_itself: bool = False  # the first contact came in the automatic mode
 
 
 #: where a trial starts: a random free pose (a third aimed at the passage), the lab's start
@@ -218,22 +227,31 @@ class _Protocol:
     cut_at: float | None
     up_loss: float = 0.0
     down_loss: float = 0.0
+    automatic: AutomaticMode | None = None  # driven first, at its own losses
 
 
 def _protocol(
     trial: int, cut_link: bool, duration: float, driver: Driver, rng: np.random.Generator
 ) -> _Protocol:
     """``trial`` 1–9: Table 7.1's trial (from the lab's start for its operation time at its
-    losses, its radio dying at the end where the table's did); 0: ours (a random start or the
-    passage's, ``duration`` s, the link cut at a random moment when ``cut_link``)."""
+    losses, its automatic mode first (:mod:`._mixed_modes`) for the thesis's operator, its
+    radio dying at the end where the table's did); 0: ours (a random start or the passage's,
+    ``duration`` s, the link cut at a random moment when ``cut_link``)."""
     if trial:
         up_loss, down_loss, node_fail, end = THESIS_TRIALS[trial - 1]
+        start = _world("lab").start
+        automatic = (
+            automatic_mode(trial, (start[0], start[1], start[2]), (up_loss, down_loss))
+            if driver == "steering"
+            else None
+        )
         return _Protocol(
             "origin",
             end + (AFTER_CUT if node_fail else 0.0),
             end if node_fail else None,
             up_loss,
             down_loss,
+            automatic,
         )
     cut_at = float(rng.uniform(2.0, duration - AFTER_CUT)) if cut_link else None
     return _Protocol("passage" if driver == "passage" else "random", duration, cut_at)
@@ -287,15 +305,26 @@ def reckless_trial(
     contacts, speed_before, impact = 0, 0.0, 0.0
     zone_acted, through, passage_speed = False, False, 0.0
     first_contact: tuple[float, float] | None = None
+    contact_itself = False
+    automatic = protocol.automatic
+    automatic_done: float | None = None  # s into the trial when its automatic mode finished
     while elapsed < protocol.duration:
         cut = cut_at is not None and elapsed >= cut_at
+        itself = automatic is not None and not automatic.finished and elapsed < GIVE_UP
+        up_loss, down_loss = (protocol.up_loss, protocol.down_loss)
         if not cut:
-            if operator is not None:
-                v_cmd, w_cmd = operator.command(view.look(elapsed), period)
-            elif rng.random() < 0.05:
-                w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
-            if link.random() >= protocol.up_loss:
-                robot.send(VelocityCommand(v_cmd, w_cmd))
+            message: Message
+            if itself and automatic is not None:
+                up_loss, down_loss = automatic.losses
+                message = automatic.command()
+            else:
+                if operator is not None:
+                    v_cmd, w_cmd = operator.command(view.look(elapsed), period)
+                elif rng.random() < 0.05:
+                    w_cmd = float(rng.uniform(-0.3, 0.3)) * w_max
+                message = VelocityCommand(v_cmd, w_cmd)
+            if link.random() >= up_loss:
+                robot.send(message)
                 last_sent = elapsed
         # once cut, look every control cycle so the watchdog's trip is seen in its own cycle
         step = config.link.control_period if cut else period
@@ -303,10 +332,15 @@ def reckless_trial(
         elapsed += step
         if not cut and operator is not None:
             due = int(elapsed / config.link.robot_tx_spacing)
-            arrived = any(link.random() >= protocol.down_loss for _ in range(due - sent_down))
+            arrived = any(link.random() >= down_loss for _ in range(due - sent_down))
             sent_down = due
             if arrived:  # the newest of the packets sent since the last look
-                view.arrive(elapsed, robot.core.telemetry(robot.now()))
+                telemetry = robot.core.telemetry(robot.now())
+                view.arrive(elapsed, telemetry)
+                if itself and automatic is not None:
+                    automatic.arrive(telemetry)
+        if automatic is not None and automatic.finished and automatic_done is None:
+            automatic_done = elapsed
         output = robot.core.control.last_output
         zone_acted |= bool(output.flags & SafetyFlags.ZONE)
         truth = robot.sim.ground_truth
@@ -318,6 +352,7 @@ def reckless_trial(
             impact = max(impact, speed_before)
             if first_contact is None:
                 first_contact = (truth.x, truth.y)
+                contact_itself = itself
         speed_before = abs(vehicle.v)
         if not cut:
             continue
@@ -353,6 +388,8 @@ def reckless_trial(
         through,
         passage_speed,
         first_contact,
+        None if automatic is None else AutomaticOutcome(automatic.name, automatic_done),
+        contact_itself,
     )
 
 

@@ -17,6 +17,7 @@ from freelook.experiments._ellipse import (
     freelook_ellipse_trial,
     thesis_ellipse_trial,
 )
+from freelook.experiments._mixed_modes import ELLIPSE_LOSSES
 from freelook.experiments._parallel import map_trials
 from freelook.experiments._result import ExperimentResult, Progress, Row, TrialTable
 from freelook.experiments._tables._format import seed_range
@@ -32,12 +33,12 @@ __all__ = [
 ]
 
 
-#: the thesis Table 7.2: each ellipse trial's completion time and losses (UI → robot, robot → UI);
-#: trial 7 lost 22.17 s to a localization stall of about 4 s past the ellipse's far end
+#: the thesis Table 7.2: each ellipse trial's completion time and losses (UI → robot, robot → UI,
+#: :data:`ELLIPSE_LOSSES`); trial 7 lost 22.17 s to a localization stall of about 4 s past the ellipse's far end
 TABLE_7_2 = (
-    ("trial 9", 45.0, EllipseConditions(0.001771, 0.00295)),
-    ("trial 7", 64.47, EllipseConditions(0.062831, 0.04978, stall_at=0.524)),
-    ("trial 4", 42.7, EllipseConditions(0.045317, 0.022063)),
+    ("trial 9", 45.0, EllipseConditions(*ELLIPSE_LOSSES[9])),
+    ("trial 7", 64.47, EllipseConditions(*ELLIPSE_LOSSES[7], stall_at=0.524)),
+    ("trial 4", 42.7, EllipseConditions(*ELLIPSE_LOSSES[4])),
 )
 #: whose tracking a row judges: the thesis's loop at the station, or freelook's on the robot
 System = Literal["thesis", "freelook"]

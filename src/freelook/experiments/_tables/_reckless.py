@@ -6,6 +6,7 @@ import math
 import statistics
 from typing import Literal, NamedTuple
 
+from freelook.experiments._mixed_modes import GIVE_UP
 from freelook.experiments._parallel import map_trials
 from freelook.experiments._reckless import (
     LAB_ON_THE_DAY,
@@ -232,9 +233,12 @@ def _label(safety: Safety, condition: RecklessCondition, rule: ZoneRule) -> tupl
 def _trials_text(driver: Driver, protocol: Protocol, seed: int, n: int) -> str:
     if protocol == "thesis" and driver == "steering":
         return (
-            "Table 7.1's 9 trials, each from the lab's start for its operation time (140–433 s) "
-            "at its losses each way, the radio dying at the end of trials 1, 2, 6, 7 (its "
-            f"node failures; 5 s more to stop), {seed_range(seed, n)}"
+            "Table 7.1's 9 trials, each from the lab's start at rest for its operation time "
+            "(140–433 s) at its losses each way, mixing modes (§7.2): first the thesis's "
+            "station round its ellipse (trials 4, 7, 9, at Table 7.2's losses) or linear drive "
+            "forward, back, forward over 3 m (the others: ours), then the keys; the radio "
+            "dying at the end of trials 1, 2, 6, 7 (its node failures; 5 s more to stop), "
+            f"{seed_range(seed, n)}"
         )
     if protocol == "thesis":
         return f"the thesis's one drive through the narrow passage, {seed_range(seed, n)}"
@@ -289,6 +293,7 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
             "operation time",
             "losses ↑ / ↓",
             "node fail",
+            "first",
             "as printed",
             "corrected",
             "no safety",
@@ -321,15 +326,17 @@ def reckless_table(trials: int, seed: int, progress: Progress) -> ExperimentResu
 
 def _fill(table: TrialTable, done: list[RecklessResult], safety: Safety) -> None:
     """One column of the nine trials' table: whether each trial collided, and where."""
-    column = {"printed": 4, "thesis": 5, "off": 6, "freelook": 7}[safety]
+    column = {"printed": 5, "thesis": 6, "off": 7, "freelook": 8}[safety]
     if not table.lines:
         for k, (up, down, fail, time) in enumerate(THESIS_TRIALS, start=1):
+            first = done[k - 1].automatic
             table.lines.append(
                 [
                     f"{k}",
                     f"{time:g} s",
                     f"{100 * up:.1f} % / {100 * down:.1f} %",
                     "yes" if fail else "no",
+                    "" if first is None else first.name,
                     "",
                     "",
                     "",
@@ -337,12 +344,22 @@ def _fill(table: TrialTable, done: list[RecklessResult], safety: Safety) -> None
                 ]
             )
     for line, r in zip(table.lines, done, strict=True):
-        text = "collided" if r.collided else "no collision"
+        text = _automatic(r) + ("collided" if r.collided else "no collision")
         if r.collided:
             text += f" at {r.impact_speed:.2f} m/s"
+            text += " in it" if r.contact_driving_itself else ""
         if r.stop_bound is not None and r.stopped_after_cut is None:
             text += ", not stopped"
         line[column] = text
+
+
+def _automatic(r: RecklessResult) -> str:
+    """How long the trial's automatic mode took, or that it was given up."""
+    if r.automatic is None:
+        return ""
+    if r.automatic.seconds is None:
+        return f"given up after {GIVE_UP:g} s; "
+    return f"{r.automatic.seconds:.0f} s; "
 
 
 def _notes() -> list[str]:
@@ -363,9 +380,13 @@ def _notes() -> list[str]:
         "eight rear sonars, the pose; not the front sonar ring), manual control's keys and "
         "the mode's limits, the 31 ms and 47 ms packet spacings, Table 7.1's losses. Ours: "
         "the reaction time, the keyboard's repeat rate, and how the operator decides where "
-        "to steer. The thesis's trials mixed modes (linear drive, the ellipse in trials 4, 7 "
-        "and 9); here each trial is manual driving for its whole operation time, the mode in "
-        "which an operator can drive into things.",
+        "to steer. The thesis's trials mixed modes (§7.2); each of the nine here begins with "
+        "an automatic mode from the lab's start at rest, the ellipse where Table 7.2 ran it "
+        "(trials 4, 7, 9: the thesis's station, at that table's losses) and linear drive in "
+        "the others (ours: the thesis does not say which trials ran it), and the operator "
+        "drives by hand for the rest of its operation time (experiments/_mixed_modes.py). "
+        "The per-trial table gives how long the automatic mode took and whether a contact "
+        "came in it.",
         "A row that misses is a result: the thesis reports no collision in its 9 trials and "
         "a drive through the narrow part; where the rows here collide, the first contacts "
         "say where (the glass partition at x 7–9, y 11, which only the sonar hears, is not "
