@@ -40,7 +40,7 @@ def press(core: StationCore, message: dict[str, Any], now: float = 0.0) -> list[
 def test_the_thesis_profile_offers_keyboard_and_operator_side_trajectories_only() -> None:
     core = station(native=False)
     unoffered = core.unoffered(0.0)
-    assert set(unoffered) == {"tank", "free_look", "linear", "arm", "autonomy"}
+    assert set(unoffered) == {"tank", "free_look", "linear", "arm", "autonomy", "goal"}
     assert "thesis profile" in unoffered["free_look"]
     assert press(core, {"type": "mode", "mode": "free_look"}) == []
     assert core.refusal_shown(0.5) == {

@@ -225,6 +225,11 @@ def states() -> Iterator[tuple[str, dict[str, Any]]]:
     timed.session.clock.add(3.0, 0.5, 0.5, 4.0)  # the robot's clock 3 s behind: sent at 4.5
     timed.on_link_message(telemetry(pioneer), 5.0)
     yield "pioneer3dx with its clock known", state_message(pioneer, timed, 5.05)
+    going = station(pioneer)  # click-to-go: a goal sent
+    request = parse_browser_message({"type": "goal", "x": 2.0, "y": 1.0}, going.scales)
+    assert request is not None
+    list(going.handle(request, 5.0, wall_time=1.8e9))
+    yield "pioneer3dx sent a goal", state_message(pioneer, going, 5.1)
     relay = parse_transport_url("zenoh+tls://relay-a.example:7447,relay-b.example:7447/r1")
     yield "pioneer3dx through a relay", state_message(pioneer, native, 2.2, link_path(relay, None))
 

@@ -25,6 +25,7 @@ __all__ = [
     "BrowserInput",
     "DriveAxes",
     "EStopRequest",
+    "GoalRequest",
     "GripperRequest",
     "KeyPress",
     "KeyframeRequest",
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 MAX_WAYPOINTS = 100
+MAX_COORDINATE = 1e6  # m: the farthest map coordinate the wire carries
 MAX_JOINTS = 16
 DriveMode = Literal["keyboard", "tank", "free_look", "linear", "trajectory", "arm", "autonomy"]
 _MODES: tuple[DriveMode, ...] = (
@@ -135,6 +137,15 @@ class TrajectoryRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class GoalRequest:
+    """Click-to-go: drive on its own to (x, y) on the map (m); ``start`` False: stop it."""
+
+    start: bool
+    x: float = 0.0
+    y: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class TransmissionRequest:
     side: Literal["robot", "operator"]
     enabled: bool | None = None
@@ -171,6 +182,7 @@ BrowserInput = (
     | RelocalizeRequest
     | LinearRequest
     | TrajectoryRequest
+    | GoalRequest
     | TransmissionRequest
     | Painted
     | ArmJogRequest
@@ -257,6 +269,8 @@ def parse_browser_message(message: Any, scales: StickScales) -> BrowserInput | N
         return LinearRequest(True, x0, x1)
     if kind == "trajectory":
         return _trajectory(message)
+    if kind == "goal":
+        return _goal(message)
     if kind == "transmission":
         return _transmission(message)
     if kind == "arm":
@@ -308,6 +322,16 @@ def _trajectory(message: dict[str, Any]) -> TrajectoryRequest | None:
         return TrajectoryRequest(True, "ellipse", (), side)
     points = _waypoints(message.get("waypoints") or [])
     return None if points is None else TrajectoryRequest(True, "waypoints", points, side)
+
+
+def _goal(message: dict[str, Any]) -> GoalRequest | None:
+    """A goal on the map (finite, within the wire's coordinates), or its stop."""
+    if message.get("action") == "stop":
+        return GoalRequest(False)
+    x, y = _number(message.get("x")), _number(message.get("y"))
+    if x is None or y is None or max(abs(x), abs(y)) > MAX_COORDINATE:
+        return None
+    return GoalRequest(True, x, y)
 
 
 def _transmission(message: dict[str, Any]) -> TransmissionRequest | None:

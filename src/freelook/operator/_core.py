@@ -45,6 +45,7 @@ from freelook.link import (
 from freelook.maps import World
 from freelook.operator._arm import ArmJog
 from freelook.operator._browser import BrowserInput, StickScales
+from freelook.operator._goal import StationGoal
 from freelook.operator._inputs import _Inputs
 from freelook.operator._planning import Clearance
 from freelook.operator._prediction import MotionPredictor
@@ -79,6 +80,7 @@ THESIS_LACKS: dict[str, str] = {
     "linear": "Linear refused: the thesis profile carries no linear drive",
     "arm": "Arm refused: the thesis profile carries no arm commands",
     "autonomy": "Dispose refused: the thesis profile carries no mode changes",
+    "goal": "click-to-go refused: the thesis profile carries no goals",
 }
 #: s a robot's standing refusal holds without being said again (it says it every 2 s)
 STANDING_HOLD = 5.0
@@ -174,6 +176,8 @@ class StationCore(_Inputs):
         self.inputs_held_by_estop = 0  # moving inputs not sent while this station's stop held
         #: where the robot is now, from its last report and the drive commands sent since
         self.predictor = MotionPredictor(config)
+        #: click-to-go: the goal this station sent, and what became of it
+        self.goal = StationGoal(config)
 
     # -- what the robot says -----------------------------------------------------------------
 
@@ -219,6 +223,7 @@ class StationCore(_Inputs):
             if self.arm is not None and message.arm is not None:
                 self.arm.observe(message.arm)
             self.paths.follow_robot(message, now)
+            self.goal.follow(message, now, self.session.clock.round_trip)
         elif isinstance(message, PositionReport):
             self.position = message
         elif isinstance(message, ControlGrant):
@@ -236,6 +241,8 @@ class StationCore(_Inputs):
             else:
                 mode = _PAGE_MODE.get(message.mode, message.mode.name.lower())
                 self.refusal = (mode, message.reason, now)
+                if message.mode == Mode.GOAL:
+                    self.goal.refused(message.reason, now)
         elif isinstance(message, MapInfo | MapChunk):
             robot_map = (
                 self.maps.on_info(message)
@@ -257,6 +264,7 @@ class StationCore(_Inputs):
         """One browser input; returns the messages to send at once (the predictor hears of
         each drive command among them)."""
         out = super().handle(request, now, wall_time)
+        self.goal.took_over(out, now)  # a stick, a key, the e-stop: the goal ends
         for message in out:
             self.predictor.sent(message, now)
         return out

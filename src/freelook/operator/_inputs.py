@@ -16,6 +16,8 @@ from freelook.link import (
     ArmVelocityCommand,
     EStop,
     FreeLookCommand,
+    GoalStart,
+    GoalStop,
     GripperCommand,
     LinearDriveStart,
     LinearDriveStop,
@@ -37,6 +39,7 @@ from freelook.operator._browser import (
     BrowserInput,
     DriveAxes,
     EStopRequest,
+    GoalRequest,
     GripperRequest,
     KeyPress,
     LinearRequest,
@@ -46,6 +49,7 @@ from freelook.operator._browser import (
     TrajectoryRequest,
     TransmissionRequest,
 )
+from freelook.operator._goal import StationGoal
 from freelook.operator._planning import Clearance
 from freelook.operator._trajectories import Trajectories
 from freelook.types import Mode
@@ -66,6 +70,7 @@ class _Inputs:
     native: bool
     keyboard: KeyboardDrive
     paths: Trajectories
+    goal: StationGoal
     clearance: Clearance
     arm: ArmJog | None
     telemetry: Telemetry | None
@@ -112,6 +117,8 @@ class _Inputs:
             self.inputs_held_by_estop += 1  # the stop holds until its button releases it
             return []
         if isinstance(request, FreeLookCommand | TankCommand):
+            if self.goal.active and not _axes_held(request):
+                return []  # sticks at rest take nothing over: the goal drives on
             mode = "tank" if isinstance(request, TankCommand) else "free_look"
             why = self.unoffered(now).get(mode)
             return self._refuse(mode, why, now) if why else self._drive(request)
@@ -153,6 +160,8 @@ class _Inputs:
             return [LinearDriveStart(request.x0, request.x1, self.config.limits.linear_max_speed)]
         if isinstance(request, TrajectoryRequest):
             return self._trajectory(request, now)
+        if isinstance(request, GoalRequest):
+            return self._goal(request, now)
         if isinstance(request, TransmissionRequest):
             return self._transmission(request)
         if isinstance(request, ArmJogRequest | GripperRequest):
@@ -231,6 +240,21 @@ class _Inputs:
             self.drive_command = None
         return [message]
 
+    def _goal(self, request: GoalRequest, now: float) -> list[Message]:
+        """Click-to-go: the robot drives itself to the goal, fed by heartbeats (no held
+        command would take over from it); or its stop."""
+        if not request.start:
+            return [GoalStop()] if self.native else []
+        why = self.unoffered(now).get("goal")
+        if why is not None:
+            return self._refuse("goal", why, now)
+        self.paths.operator = None
+        self.drive_command = None
+        self.gripper_command = None
+        self.keyboard.press("space")  # an arrow key after it starts from rest
+        self.goal.sent(request.x, request.y, now)
+        return [GoalStart(request.x, request.y)]
+
     def _transmission(self, request: TransmissionRequest) -> list[Message]:
         low, high = SPACING_LIMITS
         spacing = None if request.spacing is None else min(high, max(low, request.spacing))
@@ -259,7 +283,7 @@ def _moves(request: BrowserInput) -> bool:
         return any(request.cartesian or request.joints)
     if isinstance(request, KeyPress):
         return request.key != "space"
-    if isinstance(request, LinearRequest | TrajectoryRequest):
+    if isinstance(request, LinearRequest | TrajectoryRequest | GoalRequest):
         return request.start
     return isinstance(request, GripperRequest)
 

@@ -85,6 +85,11 @@ def hello_message(
         "operator_tx_ms": core.session.spacing * 1000,
         "wire": wire,
         "modes": _modes(core, now),
+        # click-to-go: offered above this round trip (s), reached within this (m)
+        "goal": {
+            "offer_round_trip": config.goal.offer_round_trip,
+            "tolerance": config.goal.tolerance,
+        },
     }
     if not core.native:  # said in place of the camera
         message["video_note"] = "no video: the thesis profile carries none"
@@ -194,6 +199,8 @@ def state_message(
         "operator_tx": {"enabled": session.transmitting, "spacing_ms": session.spacing * 1000},
         "reference": core.reference_path,
         "modes": _modes(core, now),
+        # click-to-go: the newest goal sent, and what became of it (None: none yet)
+        "goal": core.goal.view(now),
         # the thesis profile has no stations, so no control to hold: no one is refused it
         "arbitration": core.native,
     }

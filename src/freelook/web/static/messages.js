@@ -17,6 +17,7 @@
  * @property {number} operator_tx_ms  the station's command spacing (ms)
  * @property {string} wire  the wire profile: "native" or "thesis"
  * @property {Modes} modes
+ * @property {GoalSettings} goal  click-to-go's settings
  * @property {string} [video_note]  said in place of the camera (the thesis profile has none)
  * @property {MapInfo} [map]  the robot's map, when it has one
  * @property {FleetMessage} [fleet]  a station driving one robot of a fleet
@@ -159,6 +160,7 @@
  * @property {TxState} operator_tx
  * @property {number[][]} reference  the newest trajectory's points
  * @property {Modes} modes
+ * @property {GoalView | null} goal  click-to-go: the newest goal sent (null: none yet)
  * @property {boolean} arbitration  false: the thesis profile, no stations and no control to hold
  * @property {number} [t]  the report's stamp (s, robot clock)
  * @property {Pose} [pose]  localized
@@ -176,6 +178,24 @@
  * @property {Sonar} [sonar]
  * @property {Prediction | null} [prediction]  where the station predicts the robot is (null:
  *   the robot's clock not known yet)
+ */
+
+/**
+ * Click-to-go's settings ([goal] in the robot's description).
+ * @typedef {object} GoalSettings
+ * @property {number} offer_round_trip  s: above this round trip the page offers click-to-go
+ * @property {number} tolerance  m from the goal at which it is reached
+ */
+
+/**
+ * The newest goal this station sent and what became of it (operator/_goal.py).
+ * @typedef {object} GoalView
+ * @property {number} x  m, on the map
+ * @property {number} y
+ * @property {string} state  "sent", "driving", "reached", "taken over", "cancelled",
+ *   "stopped short" or "refused"
+ * @property {string} reason  why it was refused or stopped short ("" otherwise)
+ * @property {number} age  s since it was sent, or since it ended
  */
 
 /**
