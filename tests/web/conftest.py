@@ -238,12 +238,13 @@ class _Browser:
 
 
 @contextmanager
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright (tools/screenshots.py uses it too)."""
+def chromium(executable: str = CHROMIUM) -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (tools/screenshots.py uses it too);
+    ``executable``: a script that starts it another way (in a network namespace)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        instance = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
             yield _Browser(instance)
         finally:
