@@ -125,3 +125,22 @@ def test_a_ratio_the_case_measures_itself_is_what_the_ratio_target_judges(
         run=advance(0.001), baseline=advance(0.001), max_baseline_ratio=3.0, ratio=lambda: 3.5
     )
     assert run_case("worse", worse, min_time=0.0).meets_target is False
+
+
+def test_figures_another_package_registers_for_a_case_are_measured_with_its_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from freelook.bench import added_figures, figures
+
+    monkeypatch.setattr(harness, "_FIGURES", {})
+    assert added_figures("test.case", {"url": "udp://x"}) == {}  # none registered: none
+    given: list[dict[str, str]] = []
+
+    @figures("test.case")
+    def measure(context: harness.Context) -> dict[str, float]:
+        given.append(dict(context))
+        return {"fps": 14.9}
+
+    assert added_figures("test.case", {"url": "udp://x"}) == {"fps": 14.9}
+    assert given == [{"url": "udp://x"}]
+    assert added_figures("other.case", {}) == {}

@@ -8,14 +8,17 @@ both in the same run (so ratios do not depend on how fast the machine is) and re
 
 Cases register themselves: each package that has some keeps them in private modules that its
 public ``bench_cases`` module imports, and ``freelook bench`` imports those (so the layers
-contracts see every import). This module imports none of them.
+contracts see every import). This module imports none of them. A figure of a case that needs
+a package above the case's own (the link's relay carrying the robot program's video to a
+station) is registered with :func:`figures` by that package, and the case asks for it with
+:func:`added_figures`, giving it what it set up.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 
 
@@ -107,6 +110,31 @@ def benchmark_with_options(name: str) -> Callable[[Factory], Factory]:
         return factory
 
     return decorate
+
+
+#: what a case set up (an address, a file), for the figures another package adds to it
+Context = Mapping[str, str]
+Figures = Callable[[Context], dict[str, float]]
+_FIGURES: dict[str, list[Figures]] = {}
+
+
+def figures(name: str) -> Callable[[Figures], Figures]:
+    """Register a function measuring more figures of the case ``name``, given its context."""
+
+    def decorate(measure: Figures) -> Figures:
+        _FIGURES.setdefault(name, []).append(measure)
+        return measure
+
+    return decorate
+
+
+def added_figures(name: str, context: Context) -> dict[str, float]:
+    """The figures every function registered for ``name`` measures with ``context`` (none
+    when no package registered any: the case alone was imported)."""
+    out: dict[str, float] = {}
+    for measure in _FIGURES.get(name, []):
+        out.update(measure(context))
+    return out
 
 
 def registered() -> dict[str, Factory]:

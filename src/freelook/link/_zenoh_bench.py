@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from freelook.bench import Case, benchmark
+from freelook.bench import Case, added_figures, benchmark
 from freelook.link._bench import _native_pair, _udp_exchange
 from freelook.link._messages import VelocityCommand
 from freelook.link._zenoh_acl import TLS_CA_ENV
@@ -169,7 +169,9 @@ def relay_round_trip() -> Case:
     """A command's round trip through ``freelook relay`` on this machine (both ends its
     clients) vs direct UDP between asyncio endpoints, call by call in turn; figures: both
     medians, the time the relay adds, the ratio, and the relay's CPU per second of round trips
-    (back to back, far more packets than a robot's 50 a second)."""
+    (back to back, far more packets than a robot's 50 a second); and the VP9 video's frames a
+    second at a station through it and direct, the robot told its link carries 250 kbit/s
+    (``freelook.launch``'s figures)."""
     n = 200
     folder = Path(tempfile.mkdtemp(prefix="freelook-bench-relay-"))
     url, tls, relay = _start_relay(folder)
@@ -208,6 +210,12 @@ def relay_round_trip() -> Case:
             "relay_cpu_us_per_round_trip": cpu[0] / len(every) * 1e6 if every else float("nan"),
             "tls": float(tls),
             "pairs": float(min(len(relay_medians), len(udp_medians))),
+            # the robot program's video at 250 kbit/s through this relay and direct, measured
+            # where the robot program and the station are known (freelook.launch)
+            **added_figures(
+                "link.relay",
+                {"url": url, "keys": str(keys), "station_key": _STATION_KEY, "folder": str(folder)},
+            ),
         }
 
     return Case(
