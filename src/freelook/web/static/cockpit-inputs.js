@@ -329,6 +329,7 @@ export function setupInputs(cockpitState, cockpitPage) {
   });
   cam.addEventListener("click", () => {
     if (freedByClick) { freedByClick = false; return; }
+    if (state.goal && state.goal.armed) return;  // click-to-go's click (goal.js), not the mouse's
     if (state.mode === "free_look" && cam.requestPointerLock) cam.requestPointerLock();
   });
   document.addEventListener("pointerlockchange", () => {

@@ -1,13 +1,15 @@
 // @ts-check
 // freelook cockpit: the map canvas. The robot's map with its keep-out lines and areas and its
 // named places, the reference path, the waypoints being placed, the trail, and the robot as its
-// telemetry shows it (safety rings, sonar cones, laser points, footprint, camera direction), and
+// telemetry shows it (safety rings, sonar cones, laser points, footprint, camera direction), the
+// click-to-go goal (goal.js), and
 // over it the ghost of where the station predicts it is now (prediction.js).
 // It only draws what it is given; the cockpit keeps the view and the state. The robot's glyph
 // and the map's picture are panels.js's, shared with the station's map panel.
 
 import { MAP_STYLE, drawGlyph, drawMapImage, polyline, robotGlyph, worldToCanvas } from "./panels.js";
 import { drawGhost } from "./prediction.js";
+import { drawGoal } from "./goal.js";
 
 /** @typedef {import("./panels.js").View} View */
 /** @typedef {import("./panels.js").ToCanvas} ToCanvas */
@@ -29,6 +31,7 @@ export function drawMap(c, ctx, v, scene) {
   const h = scene.hello, s = scene.last;
   if (scene.mapImage && h && h.map) drawWorld(ctx, at, h.map, scene.mapImage, v.scale);
   drawPaths(ctx, at, s, scene.waypoints, scene.trail);
+  if (s) drawGoal(ctx, at, s.goal, s.pose);  // click-to-go's goal
   if (!s || !s.pose || !h) return;
   drawGlyph(ctx, at, v.scale, robotGlyph(h.robot, s), MAP_STYLE);
   if (s.prediction) drawGhost(ctx, at, v.scale, h.robot, s.prediction);

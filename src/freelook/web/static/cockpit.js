@@ -22,7 +22,8 @@ import {
 } from "./panels.js";
 import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
-import { drawCommittedPath, drawReticle, poseAt, rememberPose } from "./prediction.js";
+import { drawCommittedPath, drawReticle, groundToPixel, pixelToGround, poseAt, rememberPose } from "./prediction.js";
+import { GOAL_COLOUR, goalActive, goalClick, goalHello, setupGoal, showGoal } from "./goal.js";
 import { drawWarped, predictedSeen, warpOf, warpPoint } from "./reprojection.js";
 
 /** @param {string} id */
@@ -113,6 +114,12 @@ const state = {
   warp: null,
   /** @type {number[]} */
   cameraFrameMs: [],
+  // the camera pose the picture on the page shows the ground from (the prediction's, when moved
+  // to it): where a click on it lands (click-to-go, goal.js); null before a picture
+  /** @type {import("./prediction.js").Seen | null} */
+  viewSeen: null,
+  /** @type {any} */
+  goal: null,  // click-to-go's offer and arming (goal.js)
 };
 /** @type {any} */ (window).freelook = state;  // the page's one global: for tests and debugging
 
@@ -329,8 +336,33 @@ function paintView() {
   state.pathOnCamera = ahead && seen ? drawCommittedPath(ctx, w, h, state.hello.robot, seen, ahead, moved) : [];
   // and where the camera will be looking when a command sent now lands
   state.reticle = ahead && seen ? drawReticle(ctx, w, h, state.hello.robot, seen, ahead, moved) : null;
+  state.viewSeen = seen && warp && ahead ? predictedSeen(ahead, seen) : seen;
+  if (seen && robot && robot.camera && s && goalActive(s.goal)) drawCameraGoal(ctx, w, h, seen, moved);
   markView();
 }
+
+/** Click-to-go's goal on the picture, where the ground point shows (moved with the picture).
+ * @param {CanvasRenderingContext2D} ctx @param {number} w @param {number} h
+ * @param {import("./prediction.js").Seen} seen @param {(at: import("./panels.js").Point) => import("./panels.js").Point | null} moved */
+function drawCameraGoal(ctx, w, h, seen, moved) {
+  const g = state.last && state.last.goal;
+  if (!g || !state.hello) return;
+  const at = groundToPixel(state.hello.robot, seen, { width: w, height: h }, g.x, g.y);
+  const there = at && moved(at);
+  if (!there) return;
+  ctx.save(); ctx.strokeStyle = GOAL_COLOUR; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.ellipse(there[0], there[1], 14, 6, 0, 0, 2 * Math.PI); ctx.stroke();
+  ctx.fillStyle = GOAL_COLOUR; ctx.font = "12px sans-serif"; ctx.fillText("goal", there[0] + 16, there[1] + 4);
+  ctx.restore();
+}
+// a click on the picture while click-to-go is armed: the ground point it shows is the goal
+canvasEl("camera").addEventListener("click", (ev) => {
+  const c = canvasEl("camera"), r = c.getBoundingClientRect();
+  const px = (ev.clientX - r.left) * c.width / r.width, py = (ev.clientY - r.top) * c.height / r.height;
+  const robot = state.hello ? state.hello.robot : null;
+  const at = robot && robot.camera && state.viewSeen ? pixelToGround(robot, state.viewSeen, { width: c.width, height: c.height }, px, py) : null;
+  goalClick(state, send, at);
+});
 
 /** The view's mark, over the picture and not in its pixels (what the robot's camera saw stays
  * what is painted): a dashed border and "predicted view +0.55 s" while moved, else "raw frame". */
@@ -371,6 +403,7 @@ function onHello(msg) {
   state.hello = msg;
   state.helloAt = performance.now();  // a new robot (fleet): its video starts from here
   $("robot-name").textContent = msg.robot.name;
+  goalHello(msg);
   if (msg.map) {
     const img = new Image();
     img.onload = () => { state.mapImage = img; schedulePaint("map"); };
@@ -500,6 +533,7 @@ function onState(s) {
   if (s.arm) onArmState(s.arm);
   rememberPose(state.poses, s);
   showGhost(s.prediction || null);
+  showGoal(state);  // click-to-go: offered at this round trip, and the goal's state
   state.states += 1;
   if (state.predictedView && shownStamp !== null) schedulePaint("camera");  // moved to the newest prediction
   if (s.pose) {
@@ -591,7 +625,9 @@ function setupMap() {
   c.addEventListener("mousedown", (ev) => { state.dragging = { start: toCanvas(ev), view: { ...state.view }, moved: false }; });
   window.addEventListener("mouseup", (ev) => {
     const d = state.dragging; state.dragging = null;
-    if (d && !d.moved && ev.target === c && state.mode === "trajectory") {
+    if (d && !d.moved && ev.target === c && goalClick(state, send, canvasToWorld(...toCanvas(ev)))) {
+      schedulePaint("map");  // click-to-go took it
+    } else if (d && !d.moved && ev.target === c && state.mode === "trajectory") {
       state.waypoints.push(canvasToWorld(...toCanvas(ev))); $("wp-count").textContent = String(state.waypoints.length); schedulePaint("map");
     }
   });
@@ -637,6 +673,8 @@ function drawDelayGraph() {
 }
 
 setupMap();
+setupGoal(state, send);
+input("goal-rtt").addEventListener("input", () => { input("goal-rtt").dataset.edited = "1"; showGoal(state); });
 setupInputs(state, { send, repaintMap: () => schedulePaint("map"), tick: freshnessTick });
 armCamera.setup();
 showModes();  // no mode yet: the first hello says which the robot and the profile offer

@@ -80,6 +80,26 @@ export function pointToPixel(robot, seen, size, x, y, z) {
   return [u * k, v * k];
 }
 
+/**
+ * The ground point (x, y, m) the pixel (u, v) of the driving camera's picture of ``size`` px
+ * shows, seen from ``seen``: :func:`groundToPixel`'s inverse (the ray through the pixel onto
+ * the ground plane). Null at or above the horizon, or farther than ``range`` m.
+ * @param {HelloRobot} robot @param {Seen} seen @param {{ width: number, height: number }} size
+ * @param {number} u @param {number} v @param {number} [range] @returns {Point | null}
+ */
+export function pixelToGround(robot, seen, size, u, v, range = 30) {
+  const cam = robot.camera, [l1, l2] = robot.camera_mount, h = cam.mount_height;
+  if (!(h > 0)) return null;
+  const k = size.width / cam.width, focal = (cam.width / 2) / Math.tan(cam.fov_deg * Math.PI / 360);
+  const below = v / k + 0.5 - cam.height / 2 - focal * Math.tan(seen.tilt);  // px under the horizon
+  if (!(below > 0)) return null;
+  const forward = focal * h / below, left = forward * (cam.width / 2 - 0.5 - u / k) / focal;
+  if (Math.hypot(forward, left) > range) return null;
+  const c = Math.cos(seen.theta), s = Math.sin(seen.theta), psi = seen.theta + seen.pan;
+  const cx = seen.x + c * l1 - s * l2, cy = seen.y + s * l1 + c * l2;
+  return [cx + Math.cos(psi) * forward - Math.sin(psi) * left, cy + Math.sin(psi) * forward + Math.cos(psi) * left];
+}
+
 export const RETICLE_RANGE = 5.0;  // m: how far along the camera's axis the reticle's point is
 
 /**
