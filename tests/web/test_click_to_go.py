@@ -2,18 +2,22 @@
 threshold set in the page (0 s here, so loopback's passes it), a click on the map sends the
 robot there on its own and it arrives within the goal's tolerance; a click on the picture
 sends it to the ground point that pixel shows; an arrow key takes over at once (the robot in
-Keyboard mode, the page saying "taken over"); G declines the offer and arms it again."""
+Keyboard mode, the page saying "taken over"); G declines the offer and arms it again. On a
+touch screen a tap is the click, and the E-STOP takes over. Through a link shaped 0.6 s each
+way the page offers it by itself at the default 1 s, and a click still gets the robot there."""
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
 import pytest
 from cockpit_scenes import motion, open_cockpit, state
 
-from conftest import Sim  # type: ignore[import-not-found]
+from conftest import Sim, start_sim  # type: ignore[import-not-found]
 from freelook.config import load_robot
 from waiting import wait_until as _wait_until
 
@@ -177,3 +181,45 @@ def test_on_a_touch_screen_a_tap_on_the_map_sends_a_goal_and_the_estop_takes_ove
         wait_until(lambda: not state(page)["estop"], 5, "the e-stop released")
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def delayed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sim]:
+    """``freelook sim --link-delay 0.6 --link-jitter 0.02``: a round trip over 1.2 s."""
+    running = start_sim(
+        tmp_path_factory.mktemp("delayed"), "--link-delay", "0.6", "--link-jitter", "0.02"
+    )
+    yield running
+    running.stop()
+    if running.process.stdout is not None:
+        running.process.stdout.close()
+
+
+def test_through_a_long_round_trip_it_is_offered_by_itself_and_a_click_gets_there(
+    browser: Any, delayed: Sim
+) -> None:
+    page, errors = open_cockpit(browser, delayed)
+    try:
+        banner = page.locator("#goal-banner")
+        wait_until(
+            lambda: (state(page).get("clock") or {}).get("rtt") or 0, 30, "a round trip measured"
+        )
+        assert page.input_value("#goal-rtt") == "1"  # the robot's [goal] offer_round_trip
+        wait_until(banner.is_visible, 10, "click-to-go offered by itself")
+        said = re.match(r"round trip (\d+\.\d\d) s: click to go", banner.inner_text())
+        assert said is not None, banner.inner_text()
+        assert float(said[1]) > 1.0  # the page's threshold, passed
+        wait_until(lambda: state(page).get("laser"), 10, "a laser scan")
+        x, y = clear_point(state(page), 1.0)
+        page.mouse.click(*on_map(page, x, y))
+        wait_until(
+            lambda: goal(page).get("state") == "reached",
+            60,
+            "the goal reached",
+            show=lambda: (goal(page), motion(page)),
+        )
+        pose = state(page)["pose"]
+        assert math.hypot(pose["x"] - x, pose["y"] - y) <= CONFIG.goal.tolerance + 0.1
+        assert errors == []
+    finally:
+        page.close()
