@@ -89,7 +89,14 @@ def test_an_old_thesis_command_is_refused_and_counted() -> None:
                 for _ in range(10):  # a second old: each refused, the robot stands
                     send(0.3, 1.0)
                     await asyncio.sleep(0.05)
-                await asyncio.sleep(0.3)
+                # all ten taken in and refused (the first of them half a second ago: time
+                # enough to move the robot, had it been obeyed)
+                await wait_until_async(
+                    lambda: core.log.late_commands >= 10,
+                    10.0,
+                    "the ten late commands refused",
+                    show=lambda: core.log.late_commands,
+                )
                 assert core.log.late_commands == 10
                 assert abs(robot.sim.ground_truth.v) < 0.01
                 assert any("s late" in line for line in core.log.rejections)
