@@ -99,7 +99,10 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             assert emulator.controller == ME_T
             assert len(emulator.codes_from(ME_T, REQUEST)) >= 4  # well inside the 1 s timeout
             # the odometer follows the robot's local pose, turned into freelook's frame
-            await asyncio.sleep(0.1)  # a pose report or two after the last command
+            held = hw.odometer.latest()
+            await wait_until_async(
+                lambda: hw.odometer.latest() is not held, 2.0, "a pose report after the last one"
+            )
             sample = hw.odometer.latest()
             assert sample is not None
             assert emulator.x > 0.6
