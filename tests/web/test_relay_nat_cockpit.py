@@ -9,7 +9,9 @@ on the operator's laptop does.
 The page holds W in Tank: the robot's own odometry moves forward and stops once W is up;
 telemetry comes at its usual rate (a spec bound with a wide margin: half the robot's spacing
 allows), the camera's VP9 frames decode on the page through WebCodecs, and the path chip says
-the relay carries the link."""
+the relay carries the link. Mid-drive, W held, the robot's NAT forgets its mappings
+(``conntrack -F``): the robot reaches the relay again from a new port, and every state the page
+is sent meanwhile has the session open and telemetry less than a second old."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from test_relay_nat import (
     FIRST_START,
     PORT,
     RELAY,
+    ROBOT_NAT_OUTSIDE,
     RelayWorld,
     _files,
     _read_until,
@@ -48,8 +51,22 @@ from freelook.link import TLS_CA_ENV
 
 pytestmark = pytest.mark.browser
 
-#: s W is held: an input's length, not a wait
-HOLD = 2.0
+#: s W is held after the flush: an input's length, not a wait
+HOLD = 3.0
+#: every state the page is sent from when ``window.__seen`` is emptied: (page's ms, the
+#: robot's newest report's age, the session's status, the measured speed)
+STATES = """
+window.__seen = [];
+const look = () => {
+  const s = window.freelook && window.freelook.last;
+  if (s && s !== window.__lastState) {
+    window.__lastState = s;
+    window.__seen.push([performance.now(), s.age, s.link.session, s.v]);
+  }
+  requestAnimationFrame(look);
+};
+requestAnimationFrame(look);
+"""
 
 
 def _drain(process: subprocess.Popen[str], said: list[str]) -> None:
@@ -114,7 +131,7 @@ def test_the_cockpit_drives_a_robot_behind_nat_through_a_tls_relay(
         cockpit = line.split("open ", 1)[1].split()[0]
         assert cockpit.startswith(f"http://127.0.0.1:{port}/"), line
         with chromium(str(browser_in_station)) as browser:
-            out = _drive(browser, cockpit)
+            out = _drive(browser, cockpit, world)
     finally:
         for process in reversed(started):
             _stop(process)
@@ -127,15 +144,25 @@ def test_the_cockpit_drives_a_robot_behind_nat_through_a_tls_relay(
     assert out["decoded_per_s"] > 5.0, out  # frames decode all along, not one keyframe
     assert out["video_errors"] == 0, out
     assert out["path"].startswith(f"path: relay {RELAY}:{PORT}"), out
+    # the flush: the robot on the relay from a new port, the same session all along
+    robot_before = {p for p in out["peers_before"] if p.startswith(ROBOT_NAT_OUTSIDE + ":")}
+    robot_after = {p for p in out["peers_after"] if p.startswith(ROBOT_NAT_OUTSIDE + ":")}
+    assert len(robot_before) == len(robot_after) == 1, out
+    assert robot_before != robot_after, out
+    assert out["states_across_flush"] > 10, out
+    assert out["sessions_across_flush"] == ["open"], out  # never re-opened
+    assert out["oldest_telemetry"] < 1.0, out  # at most a second of telemetry lost
+    assert out["driving_after_flush"] > 0.05, out  # W still drives
     assert out["page_errors"] == [], out
     for name in ("relay", "robot", "operator"):
         assert "Traceback" not in "".join(said[name]), said[name]
 
 
-def _drive(browser: Any, cockpit: str) -> dict[str, Any]:
-    """Open the cockpit, watch telemetry and video for a few seconds, hold W in Tank; what the
-    page saw."""
+def _drive(browser: Any, cockpit: str, world: RelayWorld) -> dict[str, Any]:
+    """Open the cockpit, watch telemetry and video for a few seconds, hold W in Tank and flush
+    the robot's NAT meanwhile; what the page and the relay saw."""
     page = browser.new_page(viewport={"width": 1500, "height": 900})
+    page.add_init_script(STATES)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -157,7 +184,13 @@ def _drive(browser: Any, cockpit: str) -> dict[str, Any]:
     before = state(page)["odom"]
     page.keyboard.down("KeyW")
     wait_until(lambda: state(page)["v"] > 0.05, 5, "W to drive", show=lambda: motion(page))
-    page.wait_for_timeout(HOLD * 1000)  # W held
+    page.wait_for_timeout(1000)  # W held
+    peers_before = world.relay_peers()
+    page.evaluate("window.__seen = []")
+    world.flush_robot_nat()
+    page.wait_for_timeout(HOLD * 1000)  # W held on across the flush
+    seen = page.evaluate("window.__seen")
+    peers_after = world.relay_peers()
     page.keyboard.up("KeyW")
     wait_until(
         lambda: abs(state(page)["v"]) < 0.02,
@@ -177,6 +210,12 @@ def _drive(browser: Any, cockpit: str) -> dict[str, Any]:
         "stopped_v": abs(after["v"]),
         "path": page.evaluate("document.getElementById('path-chip').textContent"),
         "page_errors": errors,
+        "peers_before": sorted(peers_before),
+        "peers_after": sorted(peers_after),
+        "states_across_flush": len(seen),
+        "sessions_across_flush": sorted({session for _, _, session, _ in seen}),
+        "oldest_telemetry": max(age for _, age, _, _ in seen),
+        "driving_after_flush": seen[-1][3],
     }
     page.close()
     return out
