@@ -355,8 +355,12 @@ function drawCameraGoal(ctx, w, h, seen, moved) {
   ctx.fillStyle = GOAL_COLOUR; ctx.font = "12px sans-serif"; ctx.fillText("goal", there[0] + 16, there[1] + 4);
   ctx.restore();
 }
-// a click on the picture while click-to-go is armed: the ground point it shows is the goal
+// a click on the picture while click-to-go is armed: the ground point it shows is the goal (a
+// click that frees the captured mouse is only that: cockpit-inputs.js)
+let lockedAtPress = false;
+canvasEl("camera").addEventListener("mousedown", () => { lockedAtPress = state.pointerLocked; });
 canvasEl("camera").addEventListener("click", (ev) => {
+  if (lockedAtPress) { lockedAtPress = false; return; }
   const c = canvasEl("camera"), r = c.getBoundingClientRect();
   const px = (ev.clientX - r.left) * c.width / r.width, py = (ev.clientY - r.top) * c.height / r.height;
   const robot = state.hello ? state.hello.robot : null;
