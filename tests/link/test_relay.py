@@ -188,6 +188,7 @@ def test_through_a_relay_the_robot_drives_stops_when_it_dies_and_comes_back(
                 first.__exit__(None, None, None)
 
     asyncio.run(scenario())
+    print(f"\nthrough the relay, the relay killed and started again: {out}")
     bound = CONFIG.safety.watchdog_timeout + CONFIG.link.control_period
     assert out["telemetry_hz"] > 15, out  # the robot's 32 a second (sampled at 200 Hz)
     assert out["fps"] > 5, out  # 10 fps asked
