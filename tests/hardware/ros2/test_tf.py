@@ -328,7 +328,13 @@ def test_the_robot_program_publishes_its_estimate_on_tf_as_the_base_drives(
                 operator.send(VelocityCommand(0.3, math.radians(10)))
                 await asyncio.sleep(0.047)
             operator.send(VelocityCommand(0.0, 0.0))
-            await asyncio.sleep(0.5)
+            await wait_until_async(
+                lambda: abs(base.v) + abs(base.omega) < 1e-6, 5.0, "the stop at the base"
+            )
+            at_rest = len(tf.base_transforms())  # three cycles on, the estimate at rest too
+            await wait_until_async(
+                lambda: len(tf.base_transforms()) >= at_rest + 3, 5.0, "odom → base_link at rest"
+            )
             assert base.x > 0.2
             t = tf.base_transforms()[-1]
             assert (t.header.frame_id, t.child_frame_id) == ("odom", "base_link")
