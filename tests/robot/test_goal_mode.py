@@ -13,7 +13,7 @@ from freelook.config import RobotConfig, load_robot
 from freelook.hardware.sim import SimulatedRobot
 from freelook.link import EStop, GoalStart, GoalStop, Heartbeat, VelocityCommand
 from freelook.maps import World
-from freelook.types import Mode
+from freelook.types import Mode, SafetyFlags
 
 CONFIG = load_robot("pioneer3dx")
 STEP = 0.05  # s between the station's messages (a heartbeat feeds the watchdog)
@@ -39,14 +39,19 @@ def robot(world: World, config: RobotConfig = CONFIG) -> SimulatedRobot:
     return SimulatedRobot(config, world, seed=3, pose=(0.0, 0.0, 0.0), use_localization=False)
 
 
-def drive(r: SimulatedRobot, seconds: float) -> list[tuple[float, float]]:
-    """Heartbeats for ``seconds`` while the robot is in GOAL mode; its true path."""
+def drive(
+    r: SimulatedRobot, seconds: float, flags: set[SafetyFlags] | None = None
+) -> list[tuple[float, float]]:
+    """Heartbeats for ``seconds`` while the robot is in GOAL mode; its true path (and into
+    ``flags`` what safety did on the way)."""
     path = []
     for _ in range(round(seconds / STEP)):
         r.send(Heartbeat())
         r.run_for(STEP)
         truth = r.sim.ground_truth
         path.append((truth.x, truth.y))
+        if flags is not None:
+            flags.update(f for f in SafetyFlags if f and f in r.core.control.last_output.flags)
         if r.core.modes.mode != Mode.GOAL:
             break
     return path
@@ -76,7 +81,8 @@ def test_a_clear_goal_is_driven_to_straight_and_reached_within_tolerance() -> No
 def test_a_box_in_the_way_is_driven_round_as_the_laser_sees_it() -> None:
     r = robot(floor(box=True))
     r.send(GoalStart(4.0, 0.0))  # straight through the box
-    path = np.array(drive(r, 90.0))
+    acted: set[SafetyFlags] = set()
+    path = np.array(drive(r, 90.0, acted))
     goal = r.core.modes.goal
     assert goal.outcome == "reached", r.core.estimator.pose
     assert math.hypot(path[-1, 0] - 4.0, path[-1, 1]) < CONFIG.goal.tolerance + 0.05
@@ -84,6 +90,7 @@ def test_a_box_in_the_way_is_driven_round_as_the_laser_sees_it() -> None:
     assert len(beside)
     assert np.abs(beside[:, 1]).min() > 0.5 + CONFIG.footprint.width / 2
     assert r.sim.vehicle.contacts == 0
+    assert SafetyFlags.ZONE in acted  # its own safety slowed it past the box, as any mode's
 
 
 def test_the_estop_refuses_a_goal_and_takes_over_from_one() -> None:
