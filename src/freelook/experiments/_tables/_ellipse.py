@@ -34,7 +34,8 @@ __all__ = [
 
 
 #: the thesis Table 7.2: each ellipse trial's completion time and losses (UI → robot, robot → UI,
-#: :data:`ELLIPSE_LOSSES`); trial 7 lost 22.17 s to a localization stall of about 4 s past the ellipse's far end
+#: :data:`ELLIPSE_LOSSES`); trial 7 lost 22.17 s to a localization stall of about 4 s past the
+#: ellipse's far end
 TABLE_7_2 = (
     ("trial 9", 45.0, EllipseConditions(*ELLIPSE_LOSSES[9])),
     ("trial 7", 64.47, EllipseConditions(*ELLIPSE_LOSSES[7], stall_at=0.524)),
