@@ -43,9 +43,9 @@ def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
                 data = await operator.recv(timeout=1.0)
                 if data is None:
                     continue
-                message = codec.decode(data).message
-                if isinstance(message, PositionReport):
-                    received.append((loop.time(), message))
+                decoded = codec.decode(data)
+                if isinstance(decoded.message, PositionReport):  # on the robot's own tick
+                    received.append((decoded.stamp, decoded.message))
 
         listener = asyncio.create_task(listen())
         operator.send(codec.encode(SetTransmission(True), loop.time()))
@@ -63,9 +63,10 @@ def test_thesis_profile_position_packets_at_31ms_follow_the_commands() -> None:
     assert len(received) > 40
     times = [t for t, _ in received]
     gaps = sorted(b - a for a, b in itertools.pairwise(times))
-    # the thesis's 31 ms spacing: never hastened (a busy machine only delays a send), and under
-    # twice it on a busy one: one report a 31 ms spacing, not one a 100 ms control cycle
-    assert 0.031 - 0.008 < gaps[len(gaps) // 2] < 2 * 0.031
+    # the thesis's 31 ms spacing, on the robot's own stamps (the station reading two at once
+    # on a busy machine is no gap of the robot's): never hastened (a busy machine only delays
+    # a send), and one report a spacing, not one a 100 ms control cycle
+    assert 0.031 - 0.008 < gaps[len(gaps) // 2] < 0.1 - 0.02
     first, last = received[0][1], received[-1][1]
     moved = math.hypot(last.x - first.x, last.y - first.y)
     assert 0.3 < moved < 0.9  # about 0.3 m/s for ~2 s, after acceleration
