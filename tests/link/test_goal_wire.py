@@ -70,11 +70,16 @@ def test_a_goal_out_of_range_is_refused_at_encode_and_at_decode(field: str, bad:
     assert f"GoalStart.{field}" in str(event.error)
 
 
-def test_a_goal_payload_of_the_wrong_size_is_refused() -> None:
-    codec = NativeCodec(KEY, sender=1)
-    packet = codec.encode(GoalStop(), 1.0)  # code 35, no payload: claim a goal's code 34
+@pytest.mark.parametrize(
+    ("message", "claimed"),
+    [(GoalStop(), 34), (GoalStart(1.0, 2.0), 35)],  # no payload for a goal; 8 B for its stop
+)
+def test_a_goal_or_its_stop_with_a_payload_of_the_wrong_size_is_refused(
+    message: GoalStart | GoalStop, claimed: int
+) -> None:
+    packet = NativeCodec(KEY, sender=1).encode(message, 1.0)
     body = bytearray(packet[:-16])
-    body[4] = 34
+    body[4] = claimed  # the type code, the payload left as it was
     forged = bytes(body) + hashlib.blake2s(bytes(body), key=KEY, digest_size=16).digest()
     session = LinkSession(NativeCodec(KEY, sender=2), spacing=0.05)
     (event,) = session.receive(forged, 1.0)

@@ -176,6 +176,10 @@ def test_on_a_touch_screen_a_tap_on_the_map_sends_a_goal_and_the_estop_takes_ove
         wait_until(lambda: goal(page)["state"] == "taken over", 5, "taken over")
         wait_until(lambda: state(page)["mode"] != "goal", 5, "the goal left")
         wait_until(lambda: state(page)["cmd"]["v"] == 0, 5, "the robot held")
+        page.locator("#map").tap(position={"x": at[0], "y": at[1]})  # held back, and said
+        chip = page.locator("#goal-chip")
+        wait_until(lambda: "E-STOP is engaged" in chip.inner_text(), 5, "the page saying why")
+        assert goal(page)["state"] == "taken over"  # no new goal went out
         page.wait_for_timeout(700)  # a later tap of its own releases the e-stop
         page.tap("#estop")
         wait_until(lambda: not state(page)["estop"], 5, "the e-stop released")

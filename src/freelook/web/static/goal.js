@@ -15,6 +15,7 @@ export const GOAL_COLOUR = "#6bff9a";
 const WITHDRAW = 0.8;  // the offer is withdrawn below this share of the threshold (no flicker)
 const ENDED_SHOWN_S = 10;  // s an ended goal stays on the chip and the map
 const ACTIVE = ["sent", "driving"];
+const HELD_SHOWN_MS = 4000;  // how long the chip says a click was held back by the e-stop
 
 /**
  * Whether click-to-go is offered at round trip ``rtt`` (s; null: none measured), given whether it
@@ -71,7 +72,7 @@ const $ = (id) => document.getElementById(id);
  * @param {any} state @param {(obj: object) => void} send
  */
 export function setupGoal(state, send) {
-  state.goal = { offered: false, declined: false, forced: false, armed: false, sent: 0 };
+  state.goal = { offered: false, declined: false, forced: false, armed: false, sent: 0, heldAt: -Infinity };
   $("goal-toggle").addEventListener("click", (ev) => {
     /** @type {HTMLElement} */ (ev.currentTarget).blur();
     toggleGoal(state);
@@ -124,10 +125,12 @@ export function showGoal(state) {
     + "click to go · click the picture or the map where the robot should drive itself · G: off";
   const view = s ? s.goal : null;
   const chip = $("goal-chip");
-  const said = view && (goalActive(view) || view.age <= ENDED_SHOWN_S) ? goalText(view) : "";
+  const held = performance.now() - g.heldAt < HELD_SHOWN_MS;  // a click the e-stop held back
+  const said = held ? "goal: not sent, the E-STOP is engaged (release it first)"
+    : view && (goalActive(view) || view.age <= ENDED_SHOWN_S) ? goalText(view) : "";
   chip.hidden = !said;
   chip.textContent = said;
-  chip.className = "chip " + (!view ? "" : view.state === "reached" || view.state === "driving" ? "ok"
+  chip.className = "chip " + (held ? "bad" : !view ? "" : view.state === "reached" || view.state === "driving" ? "ok"
     : view.state === "refused" || view.state === "stopped short" ? "bad" : "warn");
   $("goal-stop").hidden = !goalActive(view);
 }
@@ -140,7 +143,7 @@ export function showGoal(state) {
 export function goalClick(state, send, at) {
   if (!state.goal.armed) return false;
   if (!at) return true;  // above the horizon: no goal, and no other meaning either
-  if (state.estop) return true;  // the station holds it back; the e-stop button says why
+  if (state.estop) { state.goal.heldAt = performance.now(); showGoal(state); return true; }
   send({ type: "goal", x: at[0], y: at[1] });
   state.goal.sent += 1;
   return true;
