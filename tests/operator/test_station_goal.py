@@ -22,16 +22,17 @@ from freelook.link import (
     ThesisCodec,
     VelocityCommand,
 )
+from freelook.maps import load_world
 from freelook.operator import StationCore, parse_browser_message
 from freelook.types import Mode
 
 CONFIG = load_robot("pioneer3dx")
 
 
-def station(native: bool = True) -> StationCore:
+def station(native: bool = True, world: str | None = None) -> StationCore:
     codec = NativeCodec(bytes(range(32)), sender=1) if native else ThesisCodec()
     session = LinkSession(codec, spacing=CONFIG.link.operator_tx_spacing)
-    core = StationCore(CONFIG, None, session, native=native)
+    core = StationCore(CONFIG, load_world(world) if world else None, session, native=native)
     session.periodic = core.periodic
     return core
 
@@ -121,3 +122,22 @@ def test_a_goal_is_held_back_while_this_stations_estop_is_engaged() -> None:
     press(core, {"type": "estop", "engaged": True})
     assert press(core, {"type": "goal", "x": 1.0, "y": 0.0}) == []
     assert core.inputs_held_by_estop == 1
+
+
+def test_a_goal_in_or_against_a_wall_of_the_map_is_refused_at_the_station() -> None:
+    core = station(world="lab")
+    world = core.clearance.world
+    assert world is not None
+    rows, cols = world.shape
+    walls = world.obstacles()
+    i, j = next((i, j) for i in range(rows) for j in range(cols) if walls[i, j])
+    x = world.origin[0] + (j + 0.5) * world.resolution
+    y = world.origin[1] + (i + 0.5) * world.resolution
+    assert press(core, {"type": "goal", "x": x, "y": y}) == []
+    view = core.goal.view(0.0)
+    assert view is not None
+    assert view["state"] == "refused"
+    assert "0.00 m from an obstacle on the map" in view["reason"]
+    assert core.refusal_shown(0.0)["mode"] == "goal"  # type: ignore[index]
+    sx, sy, _ = world.start  # where a robot fits
+    assert press(core, {"type": "goal", "x": sx, "y": sy}, 1.0) == [GoalStart(sx, sy)]

@@ -245,8 +245,10 @@ class _Inputs:
         command would take over from it); or its stop."""
         if not request.start:
             return [GoalStop()] if self.native else []
-        why = self.unoffered(now).get("goal")
+        why = self.unoffered(now).get("goal") or self._goal_blocked(request.x, request.y)
         if why is not None:
+            self.goal.sent(request.x, request.y, now)
+            self.goal.refused(why, now)  # the page's chip says so
             return self._refuse("goal", why, now)
         self.paths.operator = None
         self.drive_command = None
@@ -254,6 +256,17 @@ class _Inputs:
         self.keyboard.press("space")  # an arrow key after it starts from rest
         self.goal.sent(request.x, request.y, now)
         return [GoalStart(request.x, request.y)]
+
+    def _goal_blocked(self, x: float, y: float) -> str | None:
+        """Why the robot cannot stand at (x, y) on its map (in or against a wall, off the
+        map), or None (no map: the robot's sensors judge)."""
+        room, half = self.clearance.of_path([x], [y]), self.config.footprint.width / 2
+        if room >= half:
+            return None
+        return (
+            f"click-to-go refused: the goal is {room:.2f} m from an obstacle on the map "
+            f"(the robot needs {half:.2f} m)"
+        )
 
     def _transmission(self, request: TransmissionRequest) -> list[Message]:
         low, high = SPACING_LIMITS
