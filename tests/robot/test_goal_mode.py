@@ -76,6 +76,7 @@ def test_a_clear_goal_is_driven_to_straight_and_reached_within_tolerance() -> No
     assert speeds.max() <= CONFIG.limits.linear_max_speed + 0.02  # the linear drive's limit
     assert goal.drive is None
     assert r.sim.vehicle.contacts == 0
+    assert "click-to-go: goal reached" in r.core.log.notices
 
 
 def test_a_box_in_the_way_is_driven_round_as_the_laser_sees_it() -> None:
@@ -139,7 +140,8 @@ def test_no_way_to_the_goal_stops_short_of_what_it_sees_and_gives_up() -> None:
     r = robot(floor(wall=True), config)
     r.send(GoalStart(4.0, 0.0))
     path = np.array(drive(r, 60.0))
-    assert r.core.modes.goal.outcome == "stuck"
+    assert r.core.modes.goal.outcome == "given up"
+    assert "click-to-go: goal given up" in r.core.log.notices
     assert r.core.modes.mode == Mode.IDLE
     front = CONFIG.footprint.center_forward + CONFIG.footprint.length / 2
     assert path[:, 0].max() + front < 1.9  # never touched the wall (its face at x = 1.9)

@@ -37,7 +37,7 @@ class GoalDriving(DriveMode):
         self.estimator = estimator
         self.safety = safety
         self.drive: GoalDrive | None = None
-        #: how the last goal ended: "reached", "stuck", or None while one runs (or none ran)
+        #: how the last goal ended: "reached", "given up", or None while one runs (or none ran)
         self.outcome: str | None = None
         self._points = RangePoints(np.zeros((0, 2)), np.zeros((0, 2)))
 
@@ -95,6 +95,6 @@ class GoalDriving(DriveMode):
             self.outcome = "reached"
             return STAND
         if drive.stuck(step.distance, now):
-            self.outcome = "stuck"
+            self.outcome = "given up"
             return STAND
         return Intent(step.v, step.omega)

@@ -378,6 +378,8 @@ class ModeTable:
         """What the mode in force asks for this cycle, the operator's camera jog added (but
         to Free Look's, which steers the camera itself)."""
         if self.current.finished(now):
+            if self.current is self.goal:  # said once a goal: where a log reader looks
+                self.log.notice(f"click-to-go: goal {self.goal.outcome}")
             self.happen(Happening.FINISHED, now)
         intent = self.current.command(now, yaw_rate, pan)
         return intent if intent.drive is not None else self.jog.add_to(intent, now)
