@@ -15,7 +15,15 @@ from typing import Any
 
 from waiting import wait_until as _wait_until
 
-__all__ = ["SCENES", "ellipse_tracking", "free_look", "motion", "open_cockpit", "state"]
+__all__ = [
+    "SCENES",
+    "ellipse_tracking",
+    "free_look",
+    "motion",
+    "open_cockpit",
+    "robot_time_passes",
+    "state",
+]
 
 #: the shared wait (it raises naming what it waited for), looking at the page every 50 ms
 wait_until = partial(_wait_until, every=0.05)
@@ -45,6 +53,21 @@ def motion(page: Any) -> dict[str, Any]:
     """What a wait on the robot's state shows when it runs out: mode, command, stops."""
     s = state(page)
     return {k: s.get(k) for k in ("mode", "cmd", "estop", "safety", "localizing")}
+
+
+def robot_time_passes(page: Any, seconds: float, what: str) -> None:
+    """Back once the robot's reports at the page span ``seconds`` of the robot's clock from
+    the newest one now: the window a test leaves for something that must not happen (a drive
+    through the e-stop, a release), measured in the robot's own time and seen at the page, so
+    a busy machine stretches it and it never ends before the robot had that long to act. The
+    native profile's reports carry the robot's stamp ("t"); the thesis's carry none."""
+    start = state(page)["t"]
+    wait_until(
+        lambda: state(page)["t"] >= start + seconds,
+        30 + seconds,  # a bound for a run gone wrong
+        f"{seconds:g} s of the robot's reports: {what}",
+        show=lambda: {"from": start, "newest": state(page)["t"], **motion(page)},
+    )
 
 
 @contextmanager

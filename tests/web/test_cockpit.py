@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cockpit_scenes import ellipse_tracking, free_look, motion, open_cockpit, state, wait_until
+from cockpit_scenes import (
+    ellipse_tracking,
+    free_look,
+    motion,
+    open_cockpit,
+    robot_time_passes,
+    state,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -215,7 +223,7 @@ def test_estop_latches_in_any_mode_until_released(browser: Any, sim: Any) -> Non
         "the e-stop engaged and the robot stopped",
         show=lambda: motion(page),
     )
-    time.sleep(0.5)  # time for W to drive, were the stop released
+    robot_time_passes(page, 0.5, "time for W to drive, were the stop released")
     assert abs(state(page)["cmd"]["v"]) < 1e-6  # W still held: stays stopped
     page.keyboard.up("KeyW")
     page.click("#estop")
@@ -397,14 +405,14 @@ def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
     )
     # the key again, Escape, and keys on the focused button: none of them releases it
     page.keyboard.press("Space")
-    time.sleep(1.0)  # time for a release to show, were there one
+    robot_time_passes(page, 1.0, "time for the key's release to show, were there one")
     assert state(page)["estop"], "the e-stop key released the e-stop"
     assert "ENGAGED" in page.inner_text("#estop")
     page.keyboard.press("Escape")
     page.focus("#estop")
     page.keyboard.press("Enter")
     page.keyboard.press("Space")
-    time.sleep(1.0)  # time for a release to show, were there one
+    robot_time_passes(page, 1.0, "time for the keys' release to show, were there one")
     assert state(page)["estop"]
     assert abs(state(page)["cmd"]["omega"]) < 1e-6  # A still held: it stays stopped
     page.click("#estop")  # the deliberate act
@@ -414,7 +422,7 @@ def test_the_estop_key_only_engages_and_only_a_click_on_the_button_releases(
         "the button to release the e-stop",
         show=lambda: motion(page),
     )
-    time.sleep(0.5)  # time for A to turn the robot, were it obeyed
+    robot_time_passes(page, 0.5, "time for A to turn the robot, were it obeyed")
     # A is still down, but it went down before the stop: released, the robot does not drive off
     assert abs(state(page)["cmd"]["omega"]) < 1e-6
     page.keyboard.up("KeyA")
@@ -441,7 +449,7 @@ def test_free_look_frees_the_mouse_without_stopping_and_the_modes_stay_clickable
     wait_until(lambda: page.evaluate(locked) is None, 3, "a click on Tank to free the mouse")
     page.click("[data-mode=tank]", timeout=5_000)  # ...and the next one selects it
     wait_until(lambda: page.evaluate("window.freelook.mode") == "tank", 3, "Tank selected")
-    time.sleep(0.5)  # time for a stop to show, were there one
+    robot_time_passes(page, 0.5, "time for a stop to show, were there one")
     assert not state(page)["estop"]  # freeing the mouse never stopped the robot
     page.click("[data-mode=free_look]")
     hint = page.inner_text("#camera-hint") + " " + page.inner_text("#keys-help")
