@@ -82,6 +82,8 @@ def test_a_clear_goal_is_driven_to_straight_and_reached_within_tolerance() -> No
 def test_a_box_in_the_way_is_driven_round_as_the_laser_sees_it() -> None:
     r = robot(floor(box=True))
     r.send(GoalStart(4.0, 0.0))  # straight through the box
+    going = r.core.modes.goal.drive
+    assert going is not None
     acted: set[SafetyFlags] = set()
     path = np.array(drive(r, 90.0, acted))
     goal = r.core.modes.goal
@@ -91,6 +93,7 @@ def test_a_box_in_the_way_is_driven_round_as_the_laser_sees_it() -> None:
     assert len(beside)
     assert np.abs(beside[:, 1]).min() > 0.5 + CONFIG.footprint.width / 2
     assert r.sim.vehicle.contacts == 0
+    assert going.detours >= 1  # it turned off the way to the goal, not through the box
     assert SafetyFlags.ZONE in acted  # its own safety slowed it past the box, as any mode's
 
 

@@ -110,11 +110,11 @@ class GoalDrive:
             return GoalStep(0.0, 0.0, reached=True, distance=distance)
         bearing = math.remainder(math.atan2(dy, dx) - theta, 2 * math.pi)
         needed = min(distance, self.lookahead)
-        clear = self.clear_distances(points)
         ahead = self._clear_along(bearing, points)
         if ahead >= needed:
             self._side = 0.0
             return self._steer(bearing, min(distance, ahead), distance, straight=True)
+        clear = self.clear_distances(points)
         off = np.remainder(_HEADINGS - bearing + math.pi, 2 * math.pi) - math.pi
         cost = np.abs(off)
         if self._side:  # going round already: the other side counts farther
