@@ -20,6 +20,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from cockpit_scenes import robot_time_passes
 from programs import ANNOUNCED_URL, Program, start, wait_for_line
 from test_cockpit import motion, open_cockpit, state
 
@@ -55,12 +56,6 @@ def mode_notes(page: Any) -> str:
         for which in ("mode-refusal", "mode-unoffered")
         if page.locator(f"#{which}").is_visible()
     )
-
-
-def hold(page: Any, key: str, seconds: float) -> None:
-    page.keyboard.down(key)
-    time.sleep(seconds)
-    page.keyboard.up(key)
 
 
 def _stop(sim: Sim) -> None:
@@ -287,12 +282,14 @@ def test_on_the_thesis_profile_space_latches_and_no_arrow_key_drives_through_it(
     wait_until(lambda: _speed(page) < 0.01, 5, "the robot stopped", show=lambda: motion(page))
     for _ in range(5):
         page.keyboard.press("ArrowUp")
-    time.sleep(1.5)  # time for the keys to drive, were they obeyed
+    # time for the keys to drive, were they obeyed (by the wall clock: the thesis profile's
+    # reports carry no stamp of the robot's to measure it on)
+    time.sleep(1.5)
     assert _speed(page) < 0.01, "an arrow key drove through the e-stop"
     assert state(page)["estop"]
     page.click("#estop")  # the deliberate release
     wait_until(lambda: not state(page)["estop"], 3, "the e-stop released")
-    time.sleep(0.5)
+    time.sleep(0.5)  # time for the old speed to come back, were it kept
     assert _speed(page) < 0.01  # released at rest: the keyboard starts from zero again
     assert errors == []
     page.close()
@@ -348,12 +345,12 @@ def test_space_latches_the_estop_from_keyboard_mode(browser: Any, pioneer: Sim) 
     _engaged_and_stopped(page, "Space in Keyboard mode to engage the e-stop")
     page.keyboard.press("ArrowUp")  # neither an arrow key nor Space again releases it
     page.keyboard.press("Space")
-    time.sleep(1.0)  # time for the key to drive, were it obeyed
+    robot_time_passes(page, 1.0, "time for the keys to drive or release, were they obeyed")
     assert state(page)["estop"]
     assert abs(state(page)["cmd"]["v"]) < 1e-6
     assert "ENGAGED" in page.inner_text("#estop")
     _release(page)
-    time.sleep(0.5)
+    robot_time_passes(page, 0.5, "time for the old speed to come back, were it kept")
     assert abs(state(page)["cmd"]["v"]) < 1e-6  # released at rest, not at the old speed
     assert errors == []
     page.close()
