@@ -227,7 +227,8 @@ def test_a_frozen_picture_stops_the_page_motion_within_the_set_time(
         stopped = session.first_zero_after(wall)
         assert stopped is not None, session.wheels[-5:]
         print(f"frozen: wheels at zero {stopped - wall:.3f} s after the stop engaged")
-        assert stopped - wall <= 0.5, stopped - wall
+        # within the watchdog and a cycle, as a page that went silent would be stopped
+        assert stopped - wall <= session.watchdog + session.cycle, stopped - wall
         assert not session.moving_after(stopped + session.watchdog + session.cycle)
 
         # frames again: still stopped (latched) while W stays held, until a deliberate click
