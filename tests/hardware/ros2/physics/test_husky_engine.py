@@ -78,7 +78,14 @@ def test_the_engine_husky_publishes_its_room_its_skid_and_its_turn(ros_domain: i
     probe = Probe(ros_domain)
     try:
         wait_until(lambda: len(probe.scans) >= 3 and len(probe.odom) >= 3, 10.0, "its topics")
-        time.sleep(0.3)
+        wait_until(
+            lambda: engine.truth().speed < 1e-3,
+            10.0,
+            "the chassis at rest on its wheels",
+            show=engine.truth,
+        )
+        scans = len(probe.scans)
+        wait_until(lambda: len(probe.scans) > scans, 5.0, "a scan of the chassis at rest")
         # standing still: the scan is the room from where the engine has it, beam for beam
         truth, scan = engine.truth(), probe.scans[-1]
         assert len(scan.ranges) == 360
