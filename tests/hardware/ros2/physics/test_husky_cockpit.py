@@ -34,6 +34,10 @@ NAMESPACE = "a200_0001"
 PAGE_POSE = "() => (window.freelook.last && window.freelook.last.pose) || null"
 
 
+#: the robot's stamp on the newest report at the page (its own clock)
+ROBOT_STAMP = "window.freelook.last.t"
+
+
 async def page_pose(page: Any) -> tuple[float, float] | None:
     pose = await page.evaluate(PAGE_POSE)
     return None if pose is None else (float(pose["x"]), float(pose["y"]))
@@ -109,7 +113,16 @@ def test_chromium_keys_drive_the_engine_husky_and_its_pose_follows_the_truth(
                     2.0,
                     "a zero cmd_vel after W's release",
                 )
-                await asyncio.sleep(1.0)  # the chassis at rest, the state caught up
+                await wait_until_async(
+                    lambda: engine.truth().speed < 1e-3, 10.0, "the chassis at rest"
+                )
+                # the robot's estimate caught up: half a second of its reports on, at the page
+                rest = await page.evaluate(ROBOT_STAMP)
+                await wait_until_async(
+                    lambda: page.evaluate(f"{ROBOT_STAMP} >= {rest} + 0.5"),
+                    10.0,
+                    "half a second of the robot's reports after the chassis came to rest",
+                )
                 now = engine.truth()
                 assert now.x - x0 > 0.3, (x0, now.x)
                 shown = await page_pose(page)
