@@ -95,7 +95,24 @@ def test_on_loopback_the_link_goes_direct_and_forged_direct_datagrams_are_refuse
                 for _ in range(10):
                     for end in ends:
                         elsewhere.sendto(forged[1], end._sock.getsockname())
-            await asyncio.sleep(0.5)
+
+            def counted() -> tuple[int, int, int]:
+                """Strangers dropped at the fewer end; forgeries refused at the robot, at the
+                station (since they were sent)."""
+                robot = server.session.stats.refused.values()
+                at_station = station.session.stats.refused.values()
+                return (
+                    min(here.direct_strangers, there.direct_strangers),
+                    sum(robot) - sum(refused["robot"].values()),
+                    sum(at_station) - sum(refused["station"].values()),
+                )
+
+            await wait_until_async(  # the asserts below say what each must come to
+                lambda: (c := counted())[0] >= 10 and min(c[1:]) >= 30,
+                10.0,
+                "the strangers dropped and the forgeries refused at both ends",
+                show=counted,
+            )
             alive(task)
             out["strangers"] = (here.direct_strangers, there.direct_strangers)
             out["robot refused"] = {
