@@ -62,6 +62,9 @@ AT_ONCE = 0.25
 #: s a busy machine may add to a timeout here: a connect that hangs, or that spends its whole
 #: 0.9 s at one serial speed, still fails
 LATE = 0.5
+#: s a wait with no timing to it may take (the first SIP, a command through): a bound for a
+#: run gone wrong, never a timing
+GONE_WRONG = 2.0
 
 
 async def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
@@ -85,13 +88,13 @@ def make_robot(url: str, **options: Any) -> ArcosRobot:
 async def drive_and_check(robot: ArcosRobot, emulator: ArcosEmulator) -> None:
     """Command through the HAL, time it onto the wire, and compare odometry with the robot."""
     hw = robot.hardware
-    await wait_until(lambda: robot.client.odometry is not None, 0.5, "first SIP")
+    await wait_until(lambda: robot.client.odometry is not None, GONE_WRONG, "first SIP")
     before = len(emulator.commands)
     given = time.monotonic()
     hw.drive.command(
         DriveCommand.of_wheels(0.3, 0.5, 0.381)
     )  # v = 0.4 m/s, ω = 0.2 / 0.381 rad/s = 30°/s
-    await wait_until(lambda: len(emulator.commands_named(RVEL)) > 0, 0.5, "VEL and RVEL")
+    await wait_until(lambda: len(emulator.commands_named(RVEL)) > 0, GONE_WRONG, "VEL and RVEL")
     vel, rvel = emulator.commands[before], emulator.commands[before + 1]
     assert (vel.command, vel.argument, rvel.command, rvel.argument) == (VEL, 400, RVEL, 30)
     assert vel.stamp - given < AT_ONCE
@@ -138,11 +141,11 @@ def test_drives_over_tcp_and_closes_with_stop_and_close() -> None:
         await drive_and_check(robot, emulator)
         emulator.stall = 0b1 << 9
         await wait_until(
-            lambda: bool(hw.bumpers and (b := hw.bumpers.latest()) and b.front), 0.3, "bump"
+            lambda: bool(hw.bumpers and (b := hw.bumpers.latest()) and b.front), GONE_WRONG, "bump"
         )
         given = time.monotonic()
         robot.e_stop()
-        await wait_until(lambda: emulator.commands[-1].command == ESTOP, AT_ONCE, "E_STOP")
+        await wait_until(lambda: emulator.commands[-1].command == ESTOP, GONE_WRONG, "E_STOP")
         assert emulator.commands[-1].stamp - given < AT_ONCE
         await robot.close()
         await asyncio.wait_for(keeper, 0.5)
@@ -207,7 +210,7 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         keeper = asyncio.create_task(robot.run())  # run() connects by itself
         await wait_until(lambda: robot.connected, 1.0, "first connection")
         robot.hardware.drive.command(DriveCommand.of_twist(0.25, 0.0, 0.381))
-        await wait_until(lambda: emulator.v == 250, 0.05, "driving")
+        await wait_until(lambda: emulator.v == 250, GONE_WRONG, "driving")
         await server.stop()
         await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
         assert robot.status.startswith(f"disconnected from 127.0.0.1:{server.port}")
@@ -219,7 +222,7 @@ def test_a_lost_tcp_connection_is_reported_and_reconnected_with_a_stop_first() -
         mark = len(emulator.commands)
         await server.start()
         await wait_until(lambda: robot.connected, 2.0, "reconnection")
-        await wait_until(lambda: emulator.v == 200, 0.1, "the newest command")
+        await wait_until(lambda: emulator.v == 200, GONE_WRONG, "the newest command")
         after = [(c.command, c.argument) for c in emulator.commands[mark + 3 :]]
         assert after[:7] == [
             (OPEN, None),
@@ -252,7 +255,7 @@ def test_drives_over_a_serial_pty() -> None:
         await drive_and_check(robot, emulator)
         await robot.close()
         await keeper
-        await wait_until(lambda: emulator.phase == "sync0", 0.1, "CLOSE through the pty")
+        await wait_until(lambda: emulator.phase == "sync0", GONE_WRONG, "CLOSE through the pty")
         assert [c.command for c in emulator.commands[-2:]] == [STOP, CLOSE]
         assert emulator.bad_packets == emulator.stray_bytes == 0
         await pty.stop()
@@ -303,7 +306,7 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
         robot = make_robot(f"arcos://{pty.device}?baud=9600", connect_timeout=0.4)
         await robot.connect()
         keeper = asyncio.create_task(robot.run())
-        await wait_until(lambda: robot.client.odometry is not None, 0.5, "first SIP")
+        await wait_until(lambda: robot.client.odometry is not None, GONE_WRONG, "first SIP")
         pty.muted = True
         await wait_until(lambda: not robot.connected, 1.0, "loss noticed")
         assert re.search(r"no SIP from the robot for \d+\.\d\d s \(limit 0\.30 s\)", robot.status)
@@ -378,14 +381,16 @@ def test_the_robot_program_drives_the_emulated_robot_through_open_arcos_server()
         assert description == f"connected to Emulated Pioneer p3dx-sh at 127.0.0.1:{tcp.port}"
         serving = asyncio.create_task(server.run())
         # the control cycle commands the drive every 20 ms
-        await wait_until(lambda: emulator.commands_named(VEL), 0.3, "VEL from the control cycle")
+        await wait_until(
+            lambda: emulator.commands_named(VEL), GONE_WRONG, "VEL from the control cycle"
+        )
         connection = server.program.hardware.connection
         assert connection is not None
         assert connection.connected
         serving.cancel()
         with pytest.raises(asyncio.CancelledError):
             await serving
-        await wait_until(lambda: emulator.phase == "sync0", 0.2, "CLOSE")
+        await wait_until(lambda: emulator.phase == "sync0", GONE_WRONG, "CLOSE")
         assert [c.command for c in emulator.commands[-2:]] == [STOP, CLOSE]
         assert emulator.bad_packets == emulator.stray_bytes == 0
         await tcp.stop()
