@@ -44,6 +44,9 @@ pytestmark = pytest.mark.realtime
 
 ME = JausId(150, 1, 1)
 ME_T = (150, 1, 1)
+#: s a wait with no timing to it may take (the robot moving, control released, the fault):
+#: a bound for a run gone wrong, never a timing
+GONE_WRONG = 2.0
 
 
 def _robot(emulator: JausEmulator, **options: float) -> JausRobot:
@@ -88,7 +91,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
             # forward 0.4 m/s turning left (counter-clockwise) 0.3 rad/s: in JAUS's frame a
             # negative (anticlockwise) yaw rate
             hw.drive.command(DriveCommand.of_twist(0.4, 0.3, 0.6))
-            await wait_until_async(lambda: emulator.v > 0.35, 0.5, "the robot moving")
+            await wait_until_async(lambda: emulator.v > 0.35, GONE_WRONG, "the robot moving")
             assert emulator.v == pytest.approx(0.4, abs=0.01)
             assert emulator.yaw_rate == pytest.approx(-0.3, abs=0.01)
             assert emulator.codes_from(ME_T, code)
@@ -116,7 +119,7 @@ def test_control_is_taken_the_robot_driven_and_its_pose_followed(drive: str, cod
         finally:
             await robot.close()
         # released on close: a stop, then ReleaseControl
-        await wait_until_async(lambda: emulator.controller is None, 0.5, "released")
+        await wait_until_async(lambda: emulator.controller is None, GONE_WRONG, "released")
         assert emulator.codes_from(ME_T, RELEASE)
         assert emulator.v == 0.0
 
@@ -130,7 +133,7 @@ def test_a_command_not_renewed_becomes_a_stop() -> None:
         try:
             assert robot.hardware is not None
             robot.hardware.drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
-            await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
+            await wait_until_async(lambda: emulator.v > 0.45, GONE_WRONG, "the robot moving")
             given = time.monotonic()
             await wait_until_async(lambda: emulator.v == 0.0, 1.5, "the stop")
             taken = time.monotonic() - given
@@ -153,9 +156,11 @@ def test_control_taken_by_another_client_is_a_fault_and_only_stops_are_sent() ->
         try:
             assert robot.hardware is not None
             robot.hardware.drive.command(DriveCommand.of_twist(0.5, 0.0, 0.6))
-            await wait_until_async(lambda: emulator.v > 0.45, 0.5, "the robot moving")
+            await wait_until_async(lambda: emulator.v > 0.45, GONE_WRONG, "the robot moving")
             emulator.revoke((7, 1, 1), authority=200)  # an operator unit takes it over
-            await wait_until_async(lambda: robot.client.phase == Phase.FAULT, 0.5, "the fault")
+            await wait_until_async(
+                lambda: robot.client.phase == Phase.FAULT, GONE_WRONG, "the fault"
+            )
             assert not robot.connected
             assert "RejectControl CONTROL_RELEASED" in robot.status
             assert "held stopped" in robot.status
