@@ -61,14 +61,27 @@ def test_each_station_does_what_its_key_allows(tmp_path: Path) -> None:
                     "the driver in control and the watcher hearing telemetry",
                 )
                 core = server.program.core
+
+                async def refused(why: str, more: int) -> None:
+                    """Until ``more`` further commands were refused ``why`` (the robot had
+                    them, and that long to move, were they obeyed)."""
+
+                    def count() -> int:
+                        return sum(why in r for r in core.log.rejections)
+
+                    before = count()
+                    await wait_until_async(
+                        lambda: count() >= before + more, 10, f"{more} commands refused: {why}"
+                    )
+
                 # the watcher tries to drive, the impostor tries to take over
                 watcher.drive_command = TankCommand(0.3, 0.0)
                 impostor.drive_command = TankCommand(0.3, 0.0)
-                await asyncio.sleep(0.8)  # time for their commands to move the robot, if obeyed
+                await refused("an observer may not send", 15)  # 47 ms apart: 0.7 s
                 out["moved_by_others"] = robot.sim.ground_truth.v
                 # the driver may not use Free Look, only Tank Control
                 driver.drive_command = FreeLookCommand(0.3, 0.0, 0.0)
-                await asyncio.sleep(0.5)  # time for it to move the robot, were it obeyed
+                await refused("mode free_look is not allowed", 10)
                 out["moved_in_free_look"] = robot.sim.ground_truth.v
                 driver.drive_command = TankCommand(0.3, 0.0)
                 await wait_until_async(
