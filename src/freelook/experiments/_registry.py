@@ -17,6 +17,7 @@ from freelook.experiments._parallel import set_jobs
 from freelook.experiments._result import ExperimentResult, Progress, Row
 from freelook.experiments._tables import (
     ellipse_table,
+    latency_table,
     packet_drop_table,
     reckless_table,
     square_laps_table,
@@ -65,6 +66,7 @@ EXPERIMENTS: dict[str, tuple[Callable[[int, int, Progress], ExperimentResult], i
     "localization": (_localization, 50, 2),
     "arm-fuzz": (arm_fuzz, 1000, 3),
     "bomb-disposal": (bomb_disposal, 100, 2),
+    "latency": (latency_table, 5, 1),
 }
 
 

@@ -3,7 +3,8 @@ own conditions and carries its target; freelook's improvements follow as rows of
 say what differs. Every verdict is computed from the runs. One module per source:
 :mod:`._laps` and :mod:`._translation` (Ögren 2013's Tables 2–3 and 4; its Figs. 6–7 are
 :mod:`freelook.experiments._figures_table`), :mod:`._ellipse` and :mod:`._packet_drop` (the
-thesis's Tables 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4)."""
+thesis's Tables 7.2 and 7.1), :mod:`._reckless` (the thesis §7.1.4); and :mod:`._latency`,
+ours (driving through delay)."""
 
 from freelook.experiments._tables._ellipse import (
     TABLE_7_2,
@@ -19,6 +20,7 @@ from freelook.experiments._tables._laps import (
     paper_laps,
     square_laps_table,
 )
+from freelook.experiments._tables._latency import COCKPITS, latency_jobs, latency_table
 from freelook.experiments._tables._packet_drop import packet_drop_row, packet_drop_table
 from freelook.experiments._tables._reckless import (
     RecklessJob,
@@ -35,6 +37,7 @@ from freelook.experiments._tables._translation import (
 )
 
 __all__ = [
+    "COCKPITS",
     "LAP_SIDE",
     "TABLE_4",
     "TABLE_7_2",
@@ -46,6 +49,8 @@ __all__ = [
     "ellipse_table",
     "lap_tolerance",
     "laps_verdict",
+    "latency_jobs",
+    "latency_table",
     "packet_drop_row",
     "packet_drop_table",
     "paper_laps",
