@@ -67,7 +67,9 @@ async def drive_and_stop(udp_port: int) -> None:
         travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
         # 0.3 m/s for 2 s, less the ramps, the stop and what the assumed zones allow near walls
         assert 0.1 < travelled < 0.8, travelled
-        await asyncio.sleep(0.5)
+        # half a second of its reports on (31 ms apart), it stands still
+        heard = len(positions)
+        await wait_until_async(lambda: len(positions) >= heard + 16, 10.0, "16 more positions")
         assert math.hypot(positions[-1].x - stopped.x, positions[-1].y - stopped.y) < 0.01
     finally:
         operator.close()

@@ -93,9 +93,11 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
                 heard = len(positions)
                 travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
                 assert 0.3 < travelled < 0.8  # 0.3 m/s for 2 s, less the ramps and the stop
-                await asyncio.sleep(0.5)  # half a second on, watched:
-                # it still reports (a silent robot would look stopped) and stands still
-                assert len(positions) > heard + 5
+                # half a second of its reports on (31 ms apart): it still reports (a silent
+                # robot would look stopped) and stands still
+                await wait_until_async(
+                    lambda: len(positions) >= heard + 16, 10.0, "16 more positions"
+                )
                 assert abs(positions[-1].v) < 0.01
                 assert math.hypot(positions[-1].x - stopped.x, positions[-1].y - stopped.y) < 0.01
             finally:
