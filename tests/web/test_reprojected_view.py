@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -62,51 +62,64 @@ def late_frames(frames: list[list[Any]]) -> list[tuple[list[Any], list[Any]]]:
     ]
 
 
-def test_a_free_look_turn_turns_the_reprojected_view_at_once(browser: Any, shaped: Sim) -> None:
+def _free_look_at_rest(browser: Any, shaped: Sim) -> Any:
+    """A page in Free Look in the predicted view, after a first short turn has settled."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.add_init_script(FRAMES)
+    page.goto(shaped.url)
+    page.wait_for_function(
+        "() => { const s = window.freelook && window.freelook.last;"
+        " return !!(s && s.prediction) && window.freelook.framesPainted > 5"
+        " && document.getElementById('camera').dataset.view === 'predicted'; }",
+        polling=100,
+        timeout=90_000,
+    )
+    page.click("[data-mode=free_look]")
+    page.wait_for_timeout(1000)
+    page.keyboard.down("KeyE")  # a first short turn, settled (as test_predicted_turn.py)
+    page.wait_for_timeout(300)
+    page.keyboard.up("KeyE")
+    page.wait_for_timeout(2500)
+    return page
+
+
+def _turned_at_once(page: Any, turn: Callable[[float], None], how: str) -> None:
+    """``turn(since)`` every 30 ms for 0.8 s turns the camera left: the predicted view turns
+    5° while the report (the raw picture) has not, and every state's prediction is on the
+    picture in the first animation frame after it came."""
+    before = page.evaluate(LOOK)
+    assert abs(before["yaw"]) < math.radians(2.0), before  # at rest: the picture as taken
+    page.evaluate("window.__frames.length = 0")
+    down = time.monotonic()
+    looks = []
+    while time.monotonic() - down < 0.8:
+        turn(time.monotonic() - down)
+        look = page.evaluate(LOOK)
+        look["since"] = time.monotonic() - down
+        looks.append(look)
+        page.wait_for_timeout(30)
+    frames = page.evaluate("window.__frames.slice()")
+    turned = [
+        g
+        for g in looks
+        if math.degrees(g["yaw"]) >= 5.0
+        and abs(math.degrees(g["heading"] - before["heading"])) < 1.0
+    ]
+    assert turned, looks  # the view turned left while the report (the raw picture) has not
+    first = min(g["since"] for g in turned)
+    assert 0.4 <= turned[0]["lead"] <= 1.5, turned[0]
+    assert len(frames) > 10, frames
+    assert late_frames(frames) == [], late_frames(frames)[:5]
+    assert sum(1 for a, b in itertools.pairwise(frames) if b[3] != a[3]) > 3
+    print(f"turned 5 deg {first:.2f} s after {how}, {len(frames)} frames, none late")
+
+
+def test_a_free_look_turn_turns_the_reprojected_view_at_once(browser: Any, shaped: Sim) -> None:
+    page = _free_look_at_rest(browser, shaped)
     try:
-        page.add_init_script(FRAMES)
-        page.goto(shaped.url)
-        page.wait_for_function(
-            "() => { const s = window.freelook && window.freelook.last;"
-            " return !!(s && s.prediction) && window.freelook.framesPainted > 5"
-            " && document.getElementById('camera').dataset.view === 'predicted'; }",
-            polling=100,
-            timeout=90_000,
-        )
-        page.click("[data-mode=free_look]")
-        page.wait_for_timeout(1000)
-        page.keyboard.down("KeyE")  # a first short turn, settled (as test_predicted_turn.py)
-        page.wait_for_timeout(300)
-        page.keyboard.up("KeyE")
-        page.wait_for_timeout(2500)
-        before = page.evaluate(LOOK)
-        assert abs(before["yaw"]) < math.radians(2.0), before  # at rest: the picture as taken
-        page.evaluate("window.__frames.length = 0")
-        down = time.monotonic()
         page.keyboard.down("KeyQ")
-        looks = []
-        while time.monotonic() - down < 0.8:
-            look = page.evaluate(LOOK)
-            look["since"] = time.monotonic() - down
-            looks.append(look)
-            page.wait_for_timeout(30)
+        _turned_at_once(page, lambda since: None, "Q")
         page.keyboard.up("KeyQ")
-        frames = page.evaluate("window.__frames.slice()")
-        turned = [
-            g
-            for g in looks
-            if math.degrees(g["yaw"]) >= 5.0
-            and abs(math.degrees(g["heading"] - before["heading"])) < 1.0
-        ]
-        assert turned, looks  # the view turned left while the report (the raw picture) has not
-        first = min(g["since"] for g in turned)
-        assert 0.4 <= turned[0]["lead"] <= 1.5, turned[0]
-        # every state's prediction is on the picture in the first animation frame after it came
-        assert len(frames) > 10, frames
-        assert late_frames(frames) == [], late_frames(frames)[:5]
-        assert sum(1 for a, b in itertools.pairwise(frames) if b[3] != a[3]) > 3
-        print(f"turned 5 deg {first:.2f} s after Q, {len(frames)} frames, none late")
         # V: the raw frame, shown as such; V again: the predicted view
         page.keyboard.press("KeyV")
         page.wait_for_function(
@@ -116,6 +129,26 @@ def test_a_free_look_turn_turns_the_reprojected_view_at_once(browser: Any, shape
         page.keyboard.press("KeyV")
         page.wait_for_function(
             "document.getElementById('camera').dataset.view === 'predicted'", timeout=2000
+        )
+    finally:
+        page.close()
+
+
+def test_a_turn_of_the_mouse_turns_the_reprojected_view_at_once(browser: Any, shaped: Sim) -> None:
+    page = _free_look_at_rest(browser, shaped)
+    try:
+        box = page.locator("#camera").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        # past a 1 s round trip the cockpit offers click-to-go, whose click sends a goal: G
+        # declines it, and a click on the picture captures the mouse for Free Look
+        if page.evaluate("document.body.classList.contains('goal-armed')"):
+            page.keyboard.press("KeyG")
+            page.wait_for_function("!document.body.classList.contains('goal-armed')")
+        page.mouse.click(x, y)
+        page.wait_for_function("document.pointerLockElement === document.getElementById('camera')")
+        # the mouse moved left, 25 px every 30 ms (a steady turn to the left)
+        _turned_at_once(
+            page, lambda since: page.mouse.move(x - 25 * (1 + since / 0.03), y), "the mouse"
         )
     finally:
         page.close()
