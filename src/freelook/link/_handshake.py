@@ -72,6 +72,7 @@ from freelook.link._native import (
 from freelook.link._values import NONCE_SIZE
 
 __all__ = [
+    "HANDSHAKE_TIMEOUT",
     "NonceSource",
     "OperatorSessions",
     "RefusalBudget",
@@ -82,6 +83,13 @@ __all__ = [
 ]
 
 NonceSource = Callable[[int], bytes]
+#: s: the longest a handshake may take, open to challenge at the station and challenge to the
+#: station's first packet at the robot (at least the packets' max age): a round trip up to
+#: this long opens a session (a satellite hop, a relay far away)
+HANDSHAKE_TIMEOUT = 10.0
+#: the station's unanswered opens are retried ``reopen_after`` apart, then twice, four and at
+#: most this many times as far apart
+MAX_REOPEN_BACKOFF = 8
 
 
 def nonce_source(nonce: bytes | NonceSource | None) -> NonceSource:
@@ -479,9 +487,13 @@ class OperatorSessions(_SessionEnd):
         first packet up, the robot's down), and through a 1 s round trip a new open sent at
         1 s replaced every session as it began. Opens retried every ``reopen_after`` raced a
         challenge a round trip longer than that (each came back to a newer handshake and was
-        refused): after the first retry they are spaced twice as far, so a round trip up to
-        the handshake's own limit (the packets' max age, 2 s) gets through; no further, a
-        robot that comes back is answered within 2 s."""
+        refused). On first contact, the round trip unknown, each retry is spaced twice as far
+        as the one before, up to :data:`MAX_REOPEN_BACKOFF` times ``reopen_after``, so a round
+        trip up to that (8 s) gets through, within the handshake's own limit
+        (:data:`HANDSHAKE_TIMEOUT`). Once a session has opened, retries after a silence are
+        ``reopen_after`` apart, then twice that, and never closer than one and a half times
+        the last handshake's round trip: a robot that comes back is answered soon, and a
+        retry does not race the challenge on its way."""
         session = self.session
         if session is None:
             silent = True
@@ -490,5 +502,12 @@ class OperatorSessions(_SessionEnd):
             if session.last_rx <= self._opened_at:  # nothing yet since the challenge
                 quiet += self.handshake_trip
             silent = now - session.last_rx > quiet
-        spacing = reopen_after * (2 if self.unanswered > 1 else 1)
+        if (
+            self._opened_at == -math.inf
+        ):  # first contact, its round trip unknown: retries wait longer
+            spacing = reopen_after * min(MAX_REOPEN_BACKOFF, 2 ** max(0, self.unanswered - 1))
+        else:  # a robot heard before: retries no faster than its last handshake came back
+            spacing = max(
+                reopen_after * (2 if self.unanswered > 1 else 1), 1.5 * self.handshake_trip
+            )
         return silent and (self.last_open is None or now - self.last_open >= spacing)

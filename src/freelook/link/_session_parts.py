@@ -8,6 +8,7 @@ from typing import Literal
 
 from freelook.errors import ConfigError
 from freelook.link._handshake import (
+    HANDSHAKE_TIMEOUT,
     NonceSource,
     OperatorSessions,
     RefusalBudget,
@@ -54,11 +55,15 @@ def session_ends(
             nonce=source,
             max_age=max_age,
             budget=spent,
-            handshake_timeout=max_age,
+            handshake_timeout=max(max_age, HANDSHAKE_TIMEOUT),
             max_stations=max_stations,
         )
         return robot, None
     operator = OperatorSessions(
-        codec, nonce=source, max_age=max_age, budget=spent, handshake_timeout=max_age
+        codec,
+        nonce=source,
+        max_age=max_age,
+        budget=spent,
+        handshake_timeout=max(max_age, HANDSHAKE_TIMEOUT),
     )
     return None, operator
