@@ -211,3 +211,21 @@ def test_at_half_a_second_each_way_the_operator_s_stop_lands_short_of_the_box(se
     # cruising at the cap of the round trip measured (1.0…1.04 s), not at the slowest
     assert delay_speed_cap(1.5 - 0.1, 1.04, CYCLE, A_MAX) - 1e-9 <= top
     assert top <= delay_speed_cap(1.5 - 0.1, 1.0, CYCLE, A_MAX) + 1e-9
+
+
+def test_with_the_approach_check_the_cap_creeps_where_it_would_stand() -> None:
+    # a passage whose walls' echoes reach across the lane: 0 clear, a cap of 0 for good
+    # without the approach check; with it, a creep at min_speed, the check stopping it short
+    touching = np.array([[FRONT + 0.01, 0.0]])
+    alone = make("hardware", "estop", "watchdog", "delay_speed")
+    checked = make("hardware", "estop", "watchdog", "zone", "approach", "delay_speed")
+    for f in (alone, checked):
+        rule_of(f).measured(0.0, 0.5)
+        f.command_received(0.0)
+    assert alone.filter(0.5, 0.0, touching, 0.0).v == 0.0
+    crept = checked.filter(0.5, 0.0, np.array([[FRONT + 1.2, 0.0]]), 0.0)
+    assert rule_of(checked).cap >= ROBOT.safety.delay_speed.min_speed
+    assert crept.v > 0.0
+    # at the point itself the approach check, not the delay rule, stands the robot still
+    assert checked.filter(0.5, 0.0, touching, 0.0).v == 0.0
+    assert rule_of(checked).cap == ROBOT.safety.delay_speed.min_speed

@@ -31,6 +31,15 @@ class DelaySpeedConfig(Strict):
         description="m ahead counted as clear when nothing is seen there (no farther than the "
         "range sensors reach)",
     )
+    min_speed: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="m/s the cap never goes below while the approach check runs: at that creep "
+        "the robot's own check stops it short of what is ahead, whatever the round trip (a "
+        "cap of 0 left it standing for good at the mouth of a passage its sonar's cones "
+        "reach across); 0: the cap may reach a standstill",
+    )
     max_round_trip: float = Field(
         default=2.0,
         gt=0.0,

@@ -61,6 +61,10 @@ class DelaySpeedRule(Rule):
         self._middle = footprint.center_forward
         self._half_width = footprint.width / 2 + config.margin
         self._with_prior = config.clear_range == "sensors_and_map"
+        #: the lowest cap: the approach check, when it runs, stops a creep short on its own
+        safety = setting.safety
+        approach = "approach" in safety.rules and safety.approach_check and safety.zones_enabled
+        self.floor = config.min_speed if approach else 0.0
         self._trips: deque[tuple[float, float]] = deque(maxlen=256)  # (when, round trip)
         #: values refused as round trips (not finite, negative)
         self.refused = 0
@@ -126,8 +130,9 @@ class DelaySpeedRule(Rule):
         trip = self.round_trip = self.round_trip_at(cycle.now)
         # the cap the way it drives (forward when it stands: what the cockpit shows)
         self.clear = self.clear_ahead(v >= 0.0, cycle.live, cycle.prior)
-        cap = self.cap = delay_speed_cap(
-            self.clear - self.margin, trip, self.cycle, self.deceleration
+        cap = self.cap = max(
+            self.floor,
+            delay_speed_cap(self.clear - self.margin, trip, self.cycle, self.deceleration),
         )
         if abs(v) <= cap:  # a point turn too
             return 0
