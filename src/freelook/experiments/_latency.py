@@ -286,21 +286,15 @@ def _link(conditions: LatencyConditions, seed: int) -> tuple[Bursts, Bursts]:
     return way(0), way(1)
 
 
-def _sessions(
-    conditions: LatencyConditions, config: RobotConfig, seed: int, expiry: bool
-) -> tuple[LinkSession, LinkSession]:
-    """(station, robot) sessions set for the link's delay: the handshake waits at least a round
-    trip and a burst (the packets' max age, which also bounds it, likewise)."""
-    trip = 2.0 * (conditions.delay + conditions.jitter)
-    max_age = max(2.0, trip + 3.0 * conditions.burst_seconds)
+def _sessions(config: RobotConfig, seed: int, expiry: bool) -> tuple[LinkSession, LinkSession]:
+    """(station, robot) sessions as shipped (their handshake, max age and retries), the
+    commands expiring ``LIFETIME`` past their expected arrival (``expiry``) or not."""
     link = config.link
     station = LinkSession(
         NativeCodec(_KEY, sender=OPERATOR),
         spacing=link.operator_tx_spacing,
         role="operator",
         nonce=f"station {seed}".encode(),
-        max_age=max_age,
-        reopen_after=max(1.0, trip + 0.5),
         command_lifetime=LIFETIME if expiry else None,
     )
     robot = LinkSession(
@@ -308,7 +302,6 @@ def _sessions(
         spacing=link.robot_tx_spacing,
         role="robot",
         nonce=f"robot {seed}".encode(),
-        max_age=max_age,
     )
     return station, robot
 
@@ -330,7 +323,7 @@ def latency_trial(seed: int, cockpit: Cockpit, conditions: LatencyConditions) ->
         truth=truth,
     )
     up, down = _link(conditions, seed)
-    station, robot_end = _sessions(conditions, config, seed, cockpit != "plain-no-expiry")
+    station, robot_end = _sessions(config, seed, cockpit != "plain-no-expiry")
     rules = [r for r in robot.core.safety.rules if isinstance(r, DelaySpeedRule)]
 
     def measured(station: int, trip: float, now: float) -> None:
