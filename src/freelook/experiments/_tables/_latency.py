@@ -104,7 +104,8 @@ def latency_table(trials: int, seed: int, progress: Progress) -> ExperimentResul
     result = ExperimentResult(
         "latency",
         "Driving through delay: the thesis's operator on a course through the 0.8 m passage",
-        "ours: five cockpits through one link model; published figures as context, not like for like",
+        "ours: five cockpits through one link model; published figures as context, not like "
+        "for like",
         "",
     )
     runs = iter(map_trials(latency_trial, latency_jobs(trials, seed), progress))
