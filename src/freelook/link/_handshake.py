@@ -83,12 +83,9 @@ __all__ = [
 ]
 
 NonceSource = Callable[[int], bytes]
-#: s: the longest a handshake may take, open to challenge at the station and challenge to the
-#: station's first packet at the robot (at least the packets' max age): a round trip up to
-#: this long opens a session (a satellite hop, a relay far away)
+#: s: the longest a handshake may take at either end (at least the packets' max age)
 HANDSHAKE_TIMEOUT = 10.0
-#: the station's unanswered opens are retried ``reopen_after`` apart, then twice, four and at
-#: most this many times as far apart
+#: first contact's opens are retried up to this many times ``reopen_after`` apart
 MAX_REOPEN_BACKOFF = 8
 
 
@@ -479,21 +476,14 @@ class OperatorSessions(_SessionEnd):
         return self.codec.encode(SessionConfirm(), now + self.wire_offset, self.session.keying)
 
     def wants_open(self, now: float, reopen_after: float) -> bool:
-        """No session, or a silent one, and no open sent within ``reopen_after`` (twice that
-        after an open went unanswered).
+        """No session, or a silent one, and no open sent within the retry spacing.
 
-        A session just opened is silent only ``reopen_after`` beyond the handshake's round trip:
-        the robot's first packet of it comes a round trip after the challenge (this end's
-        first packet up, the robot's down), and through a 1 s round trip a new open sent at
-        1 s replaced every session as it began. Opens retried every ``reopen_after`` raced a
-        challenge a round trip longer than that (each came back to a newer handshake and was
-        refused). On first contact, the round trip unknown, each retry is spaced twice as far
-        as the one before, up to :data:`MAX_REOPEN_BACKOFF` times ``reopen_after``, so a round
-        trip up to that (8 s) gets through, within the handshake's own limit
-        (:data:`HANDSHAKE_TIMEOUT`). Once a session has opened, retries after a silence are
-        ``reopen_after`` apart, then twice that, and never closer than one and a half times
-        the last handshake's round trip: a robot that comes back is answered soon, and a
-        retry does not race the challenge on its way."""
+        A session just opened is silent only ``reopen_after`` beyond the handshake's round trip
+        (the robot's first packet of it comes a round trip after the challenge). A retry sent
+        before a challenge is back replaces the handshake it answers, so: on first contact
+        each retry waits twice the one before, up to :data:`MAX_REOPEN_BACKOFF` times
+        ``reopen_after`` (an 8 s round trip gets through); after a session, ``reopen_after``,
+        then twice it, never under 1.5 times the last handshake's round trip."""
         session = self.session
         if session is None:
             silent = True
@@ -502,12 +492,9 @@ class OperatorSessions(_SessionEnd):
             if session.last_rx <= self._opened_at:  # nothing yet since the challenge
                 quiet += self.handshake_trip
             silent = now - session.last_rx > quiet
-        if (
-            self._opened_at == -math.inf
-        ):  # first contact, its round trip unknown: retries wait longer
+        if self._opened_at == -math.inf:  # first contact: its round trip unknown
             spacing = reopen_after * min(MAX_REOPEN_BACKOFF, 2 ** max(0, self.unanswered - 1))
-        else:  # a robot heard before: retries no faster than its last handshake came back
-            spacing = max(
-                reopen_after * (2 if self.unanswered > 1 else 1), 1.5 * self.handshake_trip
-            )
+        else:
+            spacing = reopen_after * (2 if self.unanswered > 1 else 1)
+            spacing = max(spacing, 1.5 * self.handshake_trip)
         return silent and (self.last_open is None or now - self.last_open >= spacing)
