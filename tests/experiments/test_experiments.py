@@ -69,6 +69,7 @@ def test_markdown_and_unknown_names(tmp_path: Path) -> None:
         "localization",
         "arm-fuzz",
         "bomb-disposal",
+        "latency",
     }
 
 
