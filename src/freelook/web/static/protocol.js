@@ -38,7 +38,7 @@ export const SERVER_MESSAGES = Object.freeze(["hello", "state", "error", "pong",
 /** The JSON messages' "type" a page sends. */
 export const PAGE_MESSAGES = Object.freeze([
   "mode", "axes", "key", "arm", "gripper", "estop", "relocalize", "linear", "trajectory",
-  "transmission", "painted", "ping", "fleet_select", "keyframe", "video",
+  "transmission", "painted", "ping", "fleet_select", "keyframe", "video", "goal",
 ]);
 
 /**
