@@ -130,6 +130,8 @@ def test_a_free_look_turn_turns_the_predicted_view_at_once(browser: Any, shaped:
             off.append(abs(math.degrees(wrap(psi - truth))))
         final = camera(looks[-1]["report"], looks[-1]["report"]["pan"], mount)[2]
         assert math.degrees(wrap(final - seen[2])) > 30.0  # the robot did turn
-        assert max(off) <= 5.0, off
+        # a command lands up to the jitter (0.1 s) and a robot cycle (0.02 s) from the moment
+        # the prediction takes: at the limits' 50 °/s, 6° (5.3° seen once on a busy machine)
+        assert max(off) <= 50.0 * (JITTER + 0.02), off
     finally:
         page.close()
