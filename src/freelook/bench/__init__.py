@@ -15,6 +15,7 @@ from freelook.bench._harness import (
     registered,
     run_case,
 )
+from freelook.bench._processes import stop_process
 
 __all__ = [
     "BenchOptions",
@@ -30,4 +31,5 @@ __all__ = [
     "iter_selected",
     "registered",
     "run_case",
+    "stop_process",
 ]

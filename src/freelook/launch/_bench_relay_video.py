@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from freelook.bench import Context, figures
+from freelook.bench import Context, figures, stop_process
 
 #: bit/s the robot is told its link carries (``--link-rate``)
 RATE = "250k"
@@ -53,21 +53,11 @@ def _robot(listen: str, keys: str, log: Path) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + SERVES
     while b"profile on" not in log.read_bytes():
         if robot.poll() is not None or time.monotonic() > deadline:
-            _stop(robot)
+            stop_process(robot)
             said = log.read_text(errors="replace")
             raise RuntimeError(f"freelook robot did not serve on {listen}:\n{said}")
         time.sleep(0.2)  # another process's log: nothing to await
     return robot
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def _bitrate(log: Path) -> float:
@@ -125,7 +115,7 @@ def relay_video(context: Context) -> dict[str, float]:
                 seen[name].append(asyncio.run(_frames_per_second(url, context["station_key"])))
     finally:
         for robot in robots:
-            _stop(robot)
+            stop_process(robot)
     out: dict[str, float] = {}
     for name, turns in seen.items():
         out[f"video_{name}_fps"] = statistics.median(turns)

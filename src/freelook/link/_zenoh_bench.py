@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from freelook.bench import Case, added_figures, benchmark
+from freelook.bench import Case, added_figures, benchmark, stop_process
 from freelook.link._bench import _native_pair, _udp_exchange
 from freelook.link._messages import VelocityCommand
 from freelook.link._zenoh_acl import TLS_CA_ENV
@@ -82,25 +82,15 @@ def _start_relay(folder: Path) -> tuple[str, bool, subprocess.Popen[str]]:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    atexit.register(_stop, relay)
+    atexit.register(stop_process, relay)
     assert relay.stdout is not None
     line = relay.stdout.readline()
     if "listening on" not in line:
-        _stop(relay)
+        stop_process(relay)
         raise RuntimeError(f"freelook relay did not start: {line}")
     scheme = "zenoh+tls" if tls else "zenoh"
     query = "" if tls else "?mode=client"
     return f"{scheme}://127.0.0.1:{port}/r1{query}", tls, relay
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 async def _relay_exchange(url: str, keys: Path, n: int) -> list[float]:
