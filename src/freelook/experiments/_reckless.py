@@ -310,13 +310,18 @@ def reckless_trial(
     automatic_done: float | None = None  # s into the trial when its automatic mode finished
     while elapsed < protocol.duration:
         cut = cut_at is not None and elapsed >= cut_at
-        itself = automatic is not None and not automatic.finished and elapsed < GIVE_UP
+        # the automatic mode while it drives (None: the keys)
+        itself = (
+            automatic
+            if automatic is not None and not automatic.finished and elapsed < GIVE_UP
+            else None
+        )
         up_loss, down_loss = (protocol.up_loss, protocol.down_loss)
         if not cut:
             message: Message
-            if itself and automatic is not None:
-                up_loss, down_loss = automatic.losses
-                message = automatic.command()
+            if itself is not None:
+                up_loss, down_loss = itself.losses
+                message = itself.command()
             else:
                 if operator is not None:
                     v_cmd, w_cmd = operator.command(view.look(elapsed), period)
@@ -337,8 +342,8 @@ def reckless_trial(
             if arrived:  # the newest of the packets sent since the last look
                 telemetry = robot.core.telemetry(robot.now())
                 view.arrive(elapsed, telemetry)
-                if itself and automatic is not None:
-                    automatic.arrive(telemetry)
+                if itself is not None:
+                    itself.arrive(telemetry)
         if automatic is not None and automatic.finished and automatic_done is None:
             automatic_done = elapsed
         output = robot.core.control.last_output
@@ -352,7 +357,7 @@ def reckless_trial(
             impact = max(impact, speed_before)
             if first_contact is None:
                 first_contact = (truth.x, truth.y)
-                contact_itself = itself
+                contact_itself = itself is not None
         speed_before = abs(vehicle.v)
         if not cut:
             continue
