@@ -14,6 +14,8 @@ import signal
 from collections.abc import Coroutine
 from typing import Any
 
+from freelook.runtime import run_event_loop
+
 __all__ = ["run_until_stopped"]
 
 
@@ -41,7 +43,7 @@ def run_until_stopped(main: Coroutine[Any, Any, None]) -> bool:
                 raise
 
     try:
-        asyncio.run(guarded())  # asyncio turns Ctrl-C into a cancel of guarded as well
+        run_event_loop(guarded())  # Ctrl-C becomes a cancel of guarded as well
     except KeyboardInterrupt:
         return True
     return stopped

@@ -12,6 +12,7 @@ from typing import Any
 
 from freelook.bench import Case, benchmark
 from freelook.hal import DriveCommand
+from freelook.runtime import run_event_loop
 
 
 def _free_port() -> int:
@@ -110,7 +111,7 @@ def input_to_wheel() -> Case:
     figures: dict[str, float] = {}
 
     def run() -> None:
-        figures.update(asyncio.run(_with_session(_input_to_wheel, camera=False)))
+        figures.update(run_event_loop(_with_session(_input_to_wheel, camera=False)))
 
     return Case(run=run, unit="session", extra=lambda: dict(figures))
 
@@ -163,7 +164,7 @@ def render_to_paint() -> Case:
     figures: dict[str, float] = {}
 
     def run() -> None:
-        figures.update(asyncio.run(_with_session(_render_to_paint, camera=True)))
+        figures.update(run_event_loop(_with_session(_render_to_paint, camera=True)))
 
     return Case(run=run, unit="session", extra=lambda: dict(figures))
 
@@ -223,7 +224,7 @@ def first_press() -> Case:
     latencies: list[float] = []
 
     def run() -> None:
-        figures = asyncio.run(_with_session(_first_press, camera=True))
+        figures = run_event_loop(_with_session(_first_press, camera=True))
         latencies.append(figures["latency_ms"] / 1e3)
 
     def p95() -> float:

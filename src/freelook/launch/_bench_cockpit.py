@@ -20,6 +20,7 @@ from typing import Any
 
 from freelook.bench import Case, benchmark
 from freelook.hal import DriveCommand
+from freelook.runtime import run_event_loop
 
 CONFIGURATIONS = {
     "disable_gpu": ["--disable-gpu"],
@@ -137,7 +138,7 @@ def _case(configuration: str) -> Case:
 
     def run() -> None:
         figures.clear()
-        figures.update(asyncio.run(_keys_session(CONFIGURATIONS[configuration])))
+        figures.update(run_event_loop(_keys_session(CONFIGURATIONS[configuration])))
         moves = [v for k, v in figures.items() if k.endswith("_move_ms")]
         stops = [v for k, v in figures.items() if k.endswith("_stop_ms")]
         figures["worst_move_ms"] = max(moves, default=math.inf)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from freelook.bench import Case, benchmark
 from freelook.link import Accepted, ControlGrant, LinkEvent, Telemetry
+from freelook.runtime import run_event_loop
 
 if TYPE_CHECKING:
     from freelook.hardware.sim import SimulatedFleet
@@ -158,7 +159,7 @@ def _note_commands(fleet: SimulatedFleet, received: set[float]) -> None:
 def _stations_process(transport: str, robots: list[tuple[str, int, str]], conn: Any) -> None:
     """The child process: three stations with a session to every robot; sends back the trial
     and the speeds of the commands sent."""
-    result = asyncio.run(_stations(transport, robots))
+    result = run_event_loop(_stations(transport, robots))
     conn.send(result)
     conn.close()
 
@@ -268,10 +269,10 @@ def fleet_zenoh() -> Case:
     trials: dict[str, FleetTrial] = {}
 
     def run() -> None:
-        trials["zenoh"] = asyncio.run(_trial("zenoh"))
+        trials["zenoh"] = run_event_loop(_trial("zenoh"))
 
     def baseline() -> None:
-        trials["udp"] = asyncio.run(_trial("udp"))
+        trials["udp"] = run_event_loop(_trial("udp"))
 
     def acknowledged(trial: FleetTrial) -> bool:
         return trial.grants == trial.requests and trial.commands_received == trial.commands_sent

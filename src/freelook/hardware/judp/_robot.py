@@ -34,6 +34,7 @@ from freelook.hardware.judp._errors import JausRobotError
 from freelook.hardware.judp._hal import jaus_hardware
 from freelook.hardware.judp._options import MANIPULATOR_JOINT_POSITION_SENSOR, ClientOptions, Phase
 from freelook.judp import JausId
+from freelook.runtime import run_event_loop
 
 __all__ = ["DEFAULT_PORT", "JausRobot", "JudpAddress", "parse_judp_url"]
 
@@ -236,7 +237,7 @@ class JausRobot:
 
     def _thread_main(self) -> None:
         try:
-            asyncio.run(self._io_main())
+            run_event_loop(self._io_main())
         except JausRobotError as err:
             self._settle(err)
         except BaseException as err:  # never lost silently: connect() or the log says it
