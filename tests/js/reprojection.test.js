@@ -1,12 +1,13 @@
 // The picture moved to the prediction (reprojection.js): the ground's homography moves a ground
 // point where prediction.js projects it from the predicted pose, the heading's moves a point at
 // any depth where it shows after a turn in place, the reticle lands where the predicted camera
-// looks, and the mesh's affine pieces stay near the exact warp. The Pioneer 3-DX's camera.
+// looks, and each pixel of the warped picture takes the picture's pixel the exact warp moves onto
+// it. The Pioneer 3-DX's camera.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { groundToPixel, pointToPixel, reticlePixel } from "../../src/freelook/web/static/prediction.js";
 import {
-  affineOf, applyHomography, predictedSeen, warpMesh, warpOf, warpPoint,
+  applyHomography, invert, predictedSeen, warpOf, warpPixels, warpPoint,
 } from "../../src/freelook/web/static/reprojection.js";
 
 const ROBOT = /** @type {any} */ ({
@@ -88,28 +89,72 @@ test("the warp applies the turn and the move, in the first camera's frame", () =
   near(warpPoint(still, 100, 400), [100, 400], "no change, no warp");
 });
 
-/** The worst distance (px) between the mesh's affine pieces and the exact warp, at each
- * triangle's centre and its edges' middles that land on the page. @param {any} warp */
-function meshError(warp) {
-  let worst = 0;
-  for (const { src, dst } of warpMesh(warp, 640, 480)) {
-    const [a, b, c, d, e, f] = affineOf(src, dst);
-    for (let k = 0; k < 3; k++) near([a * src[k][0] + c * src[k][1] + e, b * src[k][0] + d * src[k][1] + f], dst[k], "corner");
-    for (const [wa, wb, wc] of [[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0], [0, 0.5, 0.5], [0.5, 0, 0.5]]) {
-      const u = wa * src[0][0] + wb * src[1][0] + wc * src[2][0], v = wa * src[0][1] + wb * src[1][1] + wc * src[2][1];
-      const exact = warpPoint(warp, u, v);
-      if (!exact || exact[0] < 0 || exact[0] > 640 || exact[1] < 0 || exact[1] > 480) continue;  // off the page
-      worst = Math.max(worst, Math.hypot(a * u + c * v + e - exact[0], b * u + d * v + f - exact[1]));
-    }
-  }
-  return worst;
+/** A picture whose every pixel names itself (its index and 1, opaque: none is black).
+ * @param {number} w @param {number} h */
+function named(w, h) {
+  return Uint32Array.from({ length: w * h }, (_, i) => (0xff000000 | (i + 1)) >>> 0);
 }
 
-test("the mesh's affine pieces: within 2 px of the exact warp for a 20 degree turn, 8 px with 0.3 m ahead too", (t) => {
+/**
+ * Every pixel of the warped picture against ``warpPoint``: one that took the picture's pixel p
+ * has a point within half a pixel of p that the warp moves onto it (1e-6 px), found by either
+ * homography's inverse; a black one has none on the picture. Returns how many took a pixel.
+ * @param {any} warp @param {string} what
+ */
+function checkWarped(warp, what) {
+  const w = SIZE.width, h = SIZE.height, out = new Uint32Array(w * h).fill(1);
+  warpPixels(named(w, h), out, w, h, warp);
+  const backs = [invert(warp.ground), invert(warp.rotation)];
+  let took = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      // the points that warpPoint moves onto (x, y), on the picture and off the edges' roundings
+      const onto = backs.map((b) => applyHomography(b, x, y)).filter((s) => {
+        const at = s && warpPoint(warp, s[0], s[1]);
+        return at && Math.hypot(at[0] - x, at[1] - y) < 1e-6;
+      });
+      const inside = onto.filter((s) => s[0] >= -0.5 && s[0] < w - 0.5 && s[1] >= -0.5 && s[1] < h - 0.5);
+      const edge = onto.some((s) => [s[0] + 0.5, s[0] - w + 0.5, s[1] + 0.5, s[1] - h + 0.5, s[1] - warp.horizon].some((d) => Math.abs(d) < 1e-6));
+      const pixel = out[y * w + x];
+      if (edge) continue;
+      if (pixel === 0xff000000) {
+        assert.equal(inside.length, 0, `${what}: (${x}, ${y}) black, but ${inside[0]} moves onto it`);
+        continue;
+      }
+      const index = (pixel & 0xffffff) - 1, u = index % w, v = (index - u) / w;
+      assert.ok(inside.some((s) => Math.abs(s[0] - u) <= 0.5 && Math.abs(s[1] - v) <= 0.5),
+        `${what}: (${x}, ${y}) took (${u}, ${v}), where ${onto.join(" or ")} moves onto it`);
+      took += 1;
+    }
+  }
+  return took;
+}
+
+test("each pixel of the warped picture takes the picture's pixel the warp moves onto it, black where none", () => {
   const from = { t: 0, x: 0, y: 0, theta: 0, pan: 0, tilt: -0.2 };
-  const turn = meshError(warpOf(ROBOT, SIZE, from, { ...from, pan: 0.35 }));
-  const both = meshError(warpOf(ROBOT, SIZE, from, { t: 0.6, x: 0.3, y: 0.05, theta: 0.35, pan: 0, tilt: -0.2 }));
-  assert.ok(turn < 2.0, `${turn} px`);
-  assert.ok(both < 8.0, `${both} px`);  // the ground 0.55 m ahead at the picture's foot, 0.25 m after
-  t.diagnostic(`mesh off the exact warp: ${turn.toFixed(2)} px turning, ${both.toFixed(2)} px turning and moving`);
+  const all = SIZE.width * SIZE.height;
+  const cases = {
+    still: from,
+    "a 20 degree turn": { ...from, pan: 0.35 },
+    "a 55 degree turn": { ...from, pan: 0.95 },
+    "0.3 m ahead, turning": { t: 0.6, x: 0.3, y: 0.05, theta: 0.35, pan: 0, tilt: -0.2 },
+    "0.3 m back": { ...from, x: -0.3 },
+    "level, 0.6 m ahead and turning right": { ...from, tilt: 0, x: 0.6, y: -0.1, theta: -0.5 },
+  };
+  /** @type {Record<string, number>} */
+  const took = {};
+  for (const [what, to] of Object.entries(cases)) took[what] = checkWarped(warpOf(ROBOT, SIZE, from, { ...to, tilt: from.tilt }), what);
+  assert.equal(took.still, all);  // no change: the picture itself
+  assert.ok(took["a 20 degree turn"] < all && took["a 20 degree turn"] > 0.6 * all, `${took["a 20 degree turn"]}`);
+  assert.ok(took["a 55 degree turn"] > 0 && took["a 55 degree turn"] < 0.2 * all, `${took["a 55 degree turn"]}`);
+});
+
+test("the picture unmoved is copied pixel for pixel; a turn leaves black the side it did not see", () => {
+  const from = { t: 0, x: 0, y: 0, theta: 0, pan: 0, tilt: -0.2 };
+  const w = SIZE.width, h = SIZE.height, source = named(w, h), out = new Uint32Array(w * h);
+  warpPixels(source, out, w, h, warpOf(ROBOT, SIZE, from, from));
+  assert.deepEqual(out, source);
+  warpPixels(source, out, w, h, warpOf(ROBOT, SIZE, from, { ...from, pan: 0.35 }));
+  // turned left: the picture goes right, and the page's left edge shows what the camera did not see
+  assert.ok(out.slice(0, 100).every((p) => p === 0xff000000) && out[w - 1] !== 0xff000000);
 });
