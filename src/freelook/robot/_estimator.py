@@ -61,7 +61,9 @@ class LocalizationResult:
     """What the particle filter made of one job."""
 
     job: LocalizationJob
-    estimate: PoseEstimate
+    #: the cloud's mean and spread (None while a search runs: its cloud is not yet a pose,
+    #: and a cloud of up to 20,000 poses is not summed for nothing)
+    estimate: PoseEstimate | None
     searching: bool
 
 
@@ -431,7 +433,8 @@ class StateEstimator:
         mcl.predict(*job.increment)
         if not mcl.update(job.ranges, force=job.force, beams=job.beams):
             return None
-        return LocalizationResult(job, mcl.estimate(), mcl.searching)
+        searching = mcl.searching
+        return LocalizationResult(job, None if searching else mcl.estimate(), searching)
 
     def apply_localization(self, result: LocalizationResult) -> None:
         """Fuse a localization result into the pose (and the heading filter).
@@ -443,7 +446,8 @@ class StateEstimator:
         self._last_search_update = result.job.stamp
         self._searching = result.searching or self._search_requested
         estimate = result.estimate
-        if self._searching:  # the filter may also start a search itself, on a lasting misfit
+        if self._searching or estimate is None:
+            # the filter may also start a search itself, on a lasting misfit
             self.pose_trusted = False
             return
         if estimate.std_xy >= 0.3:
