@@ -1,18 +1,21 @@
 """The simulator's fast paths held to the plain forms to the bit: slip noise and gyro normals
-drawn ahead in blocks, the vehicle's one-read accessors."""
+drawn ahead in blocks, the vehicle's one-read accessors, the laser's bad returns."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
+import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from freelook.config import GyroConfig, load_robot
+from freelook.config import GyroConfig, LaserConfig, PhysicalTruth, load_error_model, load_robot
 from freelook.maps import clearance_of, load_world
 from freelook.sim import Simulator
-from freelook.sim.sensors import RateGyro
+from freelook.sim.sensors import RateGyro, spoil_returns
+from freelook.sim.sensors._sensors import OUTLIER_SHORTFALL
 from freelook.sim.vehicle import Vehicle
 from freelook.sim.vehicle import _physics as ph
 
@@ -123,3 +126,46 @@ def test_one_read_accessors_are_the_attributes() -> None:
     v.x = 7.5
     assert row[ph.X] == 7.5
     assert v.pose()[0] == 7.5
+
+
+def _plain_spoil(
+    ranges: npt.NDArray[np.float64],
+    truth: PhysicalTruth,
+    config: LaserConfig,
+    rng: np.random.Generator,
+) -> None:
+    """The error model's bad returns as numpy's masks put them."""
+    u = rng.random((2, ranges.shape[0]))
+    outliers = u[0] < truth.outlier_rate
+    short = ranges[outliers] * (1.0 - OUTLIER_SHORTFALL * u[1][outliers])
+    ranges[outliers] = np.maximum(short, config.range_min)
+    dropouts = (u[0] >= truth.outlier_rate) & (u[0] < truth.outlier_rate + truth.dropout_rate)
+    ranges[dropouts] = config.range_max
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.floats(0.0, 40.0), min_size=1, max_size=200),
+    st.floats(0.0, 0.5),
+    st.floats(0.0, 0.5),
+    st.floats(0.0, 0.5),
+)
+def test_bad_returns_are_numpys_masks_to_the_bit(
+    seed: int, ranges: list[float], outliers: float, dropouts: float, range_min: float
+) -> None:
+    """The compiled pass over a scan's bad returns reads the same uniforms and writes what
+    numpy's masks did, beam for beam."""
+    truth = dataclasses.replace(
+        load_error_model("pioneer3dx").draw(seed % 1000),
+        outlier_rate=outliers,
+        dropout_rate=dropouts,
+    )
+    laser = LaserConfig(range_min=range_min)
+    ours, plain = np.array(ranges), np.array(ranges)
+    rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    for _ in range(3):
+        spoil_returns(ours, truth, laser, rng)
+        _plain_spoil(plain, truth, laser, plain_rng)
+        assert ours.tobytes() == plain.tobytes()
+    assert rng.bit_generator.state == plain_rng.bit_generator.state

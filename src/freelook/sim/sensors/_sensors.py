@@ -180,6 +180,27 @@ def laser_scan(
 OUTLIER_SHORTFALL = 0.2
 
 
+@numba.njit(cache=True, nogil=True)
+def _spoil(
+    ranges: npt.NDArray[np.float64],
+    u: npt.NDArray[np.float64],
+    rates: tuple[float, float],
+    bounds: tuple[float, float],
+) -> None:
+    """:func:`spoil_returns` on its uniforms ``u`` (2 × beams) in one compiled pass: the
+    outlier and dropout ``rates``, the laser's range ``bounds`` (min, max)."""
+    outlier_rate, dropout_rate = rates
+    range_min, range_max = bounds
+    dropout_end = outlier_rate + dropout_rate
+    for k in range(ranges.shape[0]):
+        p = u[0, k]
+        if p < outlier_rate:
+            short = ranges[k] * (1.0 - OUTLIER_SHORTFALL * u[1, k])
+            ranges[k] = range_min if short < range_min else short  # NaN stays, as np.maximum
+        elif p < dropout_end:
+            ranges[k] = range_max
+
+
 def spoil_returns(
     ranges: npt.NDArray[np.float64],
     truth: PhysicalTruth,
@@ -188,13 +209,12 @@ def spoil_returns(
 ) -> None:
     """The error model's bad returns, in place: a dropout reads ``range_max`` (nothing came
     back), an outlier up to a fifth short of the true return (a mixed pixel at an edge, dust:
-    never nearer than what is there by more than that)."""
+    never nearer than what is there by more than that). Each beam takes two uniforms of
+    ``rng``, drawn as one 2 × beams block (the first row says which it is, the second how
+    short an outlier reads)."""
     u = rng.random((2, ranges.shape[0]))
-    outliers = u[0] < truth.outlier_rate
-    short = ranges[outliers] * (1.0 - OUTLIER_SHORTFALL * u[1][outliers])
-    ranges[outliers] = np.maximum(short, config.range_min)
-    dropouts = (u[0] >= truth.outlier_rate) & (u[0] < truth.outlier_rate + truth.dropout_rate)
-    ranges[dropouts] = config.range_max
+    rates = (float(truth.outlier_rate), float(truth.dropout_rate))
+    _spoil(ranges, u, rates, (float(config.range_min), float(config.range_max)))
 
 
 class Laser:
