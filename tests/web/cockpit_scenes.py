@@ -39,8 +39,11 @@ def open_cockpit(browser: Any, sim: Any, init_script: str | None = None) -> tupl
     if init_script:
         page.add_init_script(init_script)
     page.goto(sim.url)
+    # a function, not an expression: Playwright polls an expression through eval, which a
+    # page under its Content-Security-Policy refuses once the first look finds nothing yet
     page.wait_for_function(
-        "window.freelook && window.freelook.last && window.freelook.last.pose", timeout=30_000
+        "() => window.freelook && window.freelook.last && window.freelook.last.pose",
+        timeout=30_000,
     )
     return page, errors
 
