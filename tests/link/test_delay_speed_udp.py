@@ -80,7 +80,7 @@ async def drive() -> dict[str, float]:
         start, started = (state.x, state.y), loop.time()
         fastest = 0.0
         flags = SafetyFlags.NONE
-        cmd_v = []
+        over_cap = []  # each report's command less the cap the same report carried
         told: list[tuple[float, float]] = []  # the cap and round trip the telemetry carried
         while loop.time() - started < 1.0:
             await asyncio.sleep(0.02)
@@ -88,9 +88,9 @@ async def drive() -> dict[str, float]:
             telemetry = station.telemetry
             if telemetry is not None:
                 flags |= telemetry.safety_flags
-                cmd_v.append(telemetry.cmd_v)
                 if telemetry.speed_cap is not None:
                     told.append(telemetry.speed_cap)
+                    over_cap.append(telemetry.cmd_v - telemetry.speed_cap[0])
         state = robot.sim.ground_truth
         speed = math.dist(start, (state.x, state.y)) / (loop.time() - started)
         holding = False
@@ -103,7 +103,7 @@ async def drive() -> dict[str, float]:
             "speed": speed,
             "fastest": fastest,
             "delay_flag": float(bool(flags & SafetyFlags.DELAY)),
-            "cmd_v": max(cmd_v),
+            "cmd_over_cap": max(over_cap),
             "refused": float(rule.refused),
             "told_cap": max(c for c, _ in told),
             "told_trip": max(t for _, t in told),
@@ -123,7 +123,9 @@ def test_over_a_shaped_link_the_robot_caps_its_speed_to_the_round_trip_it_measur
     assert result["fastest"] <= result["cap"] + 0.05, result
     assert result["speed"] >= result["cap"] - 0.1, result  # driving at the cap, not stopped
     assert result["delay_flag"] == 1.0, result  # the telemetry says which rule acted
-    assert result["cmd_v"] <= result["cap"] + 0.02, result
+    # the command the robot drove never over the cap of its cycle (the cap follows the round
+    # trip, which moves with the jitter: a report is judged by its own)
+    assert result["cmd_over_cap"] <= 0.02, result
     assert result["refused"] == 0.0, result
     # the station hears the cap and the robot's round trip (for the cockpit's chip)
     assert result["told"] >= 10, result
