@@ -37,6 +37,7 @@ Ours (the thesis does not describe its operator's decisions; each named in the r
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -111,6 +112,12 @@ class _Seen:
     bearings: tuple[float, ...]
 
 
+@functools.cache
+def _picked(beams: int, readings: int) -> tuple[int, ...]:
+    """Which of a scan's ``beams`` the packet's ``readings`` are (the same few every packet)."""
+    return tuple(round(i * (beams - 1) / (readings - 1)) for i in range(readings))
+
+
 class PacketView:
     """The packets the station received, each seen :data:`REACTION_TIME` after it arrived."""
 
@@ -122,8 +129,7 @@ class PacketView:
     def arrive(self, now: float, telemetry: Telemetry) -> None:
         """A position packet made from ``telemetry`` reached the station at ``now``."""
         packet = position_from_telemetry(telemetry)
-        n = len(telemetry.laser)
-        picked = [round(i * (n - 1) / (len(packet.laser) - 1)) for i in range(len(packet.laser))]
+        picked = _picked(len(telemetry.laser), len(packet.laser))
         start, step = telemetry.laser_angle_min, telemetry.laser_angle_increment
         self._arrived.append((now, _Seen(packet, tuple(start + i * step for i in picked))))
         self.received += 1

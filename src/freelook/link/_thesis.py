@@ -14,6 +14,7 @@ Types: 0xA1 position (robot → operator), 0xA2 command (operator → robot) wit
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 
@@ -90,13 +91,17 @@ def _heading_deg(theta: float) -> int:
     return max(-180, min(180, round(deg)))
 
 
+@functools.cache
+def _laser_picks(n: int) -> tuple[int, ...]:
+    """Which of a scan's ``n`` readings the packet's LASER_READINGS are, evenly spread."""
+    return tuple(round(i * (n - 1) / (LASER_READINGS - 1)) for i in range(LASER_READINGS))
+
+
 def position_from_telemetry(t: Telemetry) -> PositionReport:
     """What the thesis's position packet can carry of a telemetry record."""
     laser: tuple[float, ...] = ()
     if t.laser:
-        n = len(t.laser)
-        idx = [round(i * (n - 1) / (LASER_READINGS - 1)) for i in range(LASER_READINGS)]
-        laser = tuple(t.laser[i] for i in idx)
+        laser = tuple(t.laser[i] for i in _laser_picks(len(t.laser)))
     sonar = tuple(t.sonar[8:16]) if len(t.sonar) >= 16 else tuple(t.sonar[:SONAR_READINGS])
     return PositionReport(t.pose[0], t.pose[1], t.pose[2], t.v, t.omega, laser, sonar)
 
