@@ -36,29 +36,40 @@ def _met(rows: list[Row]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_frozen_robot_fails_every_driving_row() -> None:
-    for name, trials in (
+@pytest.mark.parametrize(
+    ("name", "trials"),
+    [
         ("square-laps", 1),
         ("translation-offset", 1),
         ("flc-figures", 1),
         ("packet-drop", 1),
         ("ellipse", 1),
         ("reckless", 4),
-    ):
-        result = _run(Fault.FROZEN, name, trials)
-        assert _met(_judged(result)) == [], name
+    ],
+)
+def test_a_frozen_robot_fails_every_driving_row(name: str, trials: int) -> None:
+    result = _run(Fault.FROZEN, name, trials)
+    assert _met(_judged(result)) == [], name
 
 
 @pytest.mark.slow
-def test_a_robot_with_its_safety_off_fails_every_safety_row() -> None:
+def test_a_robot_with_its_safety_off_fails_every_reckless_safety_row() -> None:
     reckless = _run(Fault.SAFETY_OFF, "reckless", 4)
     with_safety = [r for r in _judged(reckless) if not r.what.startswith("control run")]
     assert _met(with_safety) == []
+
+
+@pytest.mark.slow
+def test_a_robot_with_its_watchdog_off_fails_the_radio_death_row() -> None:
     # the link's row: a robot whose watchdog is off keeps driving on its radio's death
     drop = _run(Fault.SAFETY_OFF, "packet-drop", 1)
     table_7_1 = [r for r in _judged(drop) if "radio" in r.what]
     assert len(table_7_1) == 1
     assert _met(table_7_1) == []
+
+
+@pytest.mark.slow
+def test_an_arm_with_its_check_off_fails_the_contact_row() -> None:
     arm = _run(Fault.SAFETY_OFF, "arm-fuzz", 2)
     assert arm.rows[0].ok is False  # contacts with the check on
     assert "broken on purpose" in arm.rows[0].conditions
