@@ -20,7 +20,7 @@ import freelook.hardware._ahead as ahead
 from freelook.cli import app
 from freelook.config import load_robot
 from freelook.experiments._added_laser import with_added_laser
-from freelook.hardware import compile_ahead
+from freelook.hardware import compile_ahead, release_compiler_pages
 from freelook.hardware._ahead import loop_features, stamp_path
 from freelook.hardware.ros2 import INSTALL_HINT, ros
 
@@ -196,3 +196,24 @@ def test_robots_started_at_once_take_turns_compiling(empty_cache: Path) -> None:
     with ahead._one_at_a_time():
         assert not lock_is_free()
     assert lock_is_free()
+
+
+def _llvm_resident_kb() -> int:
+    """kB of llvmlite's library resident in this process."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if not fields[0].endswith(":"):
+            inside = len(fields) > 5 and "libllvmlite" in fields[5]
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1])
+    return resident
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's /proc")
+def test_llvm_pages_handed_back_come_back_when_a_loop_is_compiled_again() -> None:
+    numba.njit(lambda a: a + 1)(1)  # LLVM has run in this process
+    assert release_compiler_pages() > 0
+    assert _llvm_resident_kb() < 4096  # what is left: the pages relocated at load
+    assert numba.njit(lambda a: a * 3)(2) == 6  # compiling still works: the pages come back
+    assert _llvm_resident_kb() > 4096

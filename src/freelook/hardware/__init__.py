@@ -1,9 +1,10 @@
 """Hardware backends: adapters that put a simulator or a real robot behind the robot program's
 hardware interfaces; :func:`open_robot_server`, which picks one by the scheme of its name in
 :data:`BACKENDS` (:func:`check_backend`: whether it can run in this install); and
-:func:`compile_ahead`, which builds the robot program's compiled loops before it starts."""
+:func:`compile_ahead`, which builds the robot program's compiled loops before it starts, and
+:func:`release_compiler_pages`, which hands back LLVM's pages once they are loaded."""
 
-from freelook.hardware._ahead import compile_ahead
+from freelook.hardware._ahead import compile_ahead, release_compiler_pages
 from freelook.hardware._open import (
     BACKENDS,
     Backend,
@@ -25,4 +26,5 @@ __all__ = [
     "known_backends",
     "open_robot_server",
     "register_backend",
+    "release_compiler_pages",
 ]
