@@ -196,19 +196,36 @@ export function drawCommittedPath(ctx, w, h, robot, seen, p, moved = (at) => at)
   const l = drawn(seenOf(left)), r = drawn(seenOf(right)), mid = drawn(seenOf(p.path.map(([x, y]) => /** @type {Point} */ ([x, y]))));
   ctx.save();
   ctx.fillStyle = GHOST_FILL; ctx.strokeStyle = GHOST_COLOUR; ctx.lineWidth = 2;
+  // the band where all four corners of a step show, each run of such steps one shape, and the
+  // centre line in two strokes (the committed part solid, the rest dashed): a software
+  // renderer's cost is by the call, not by the step
   /** @type {Point[]} */
   const shown = [];
-  for (let i = 0; i + 1 < p.path.length; i++) {  // each step's band, where all four corners show
-    const a = l[i], b = l[i + 1], c = r[i + 1], d = r[i];
-    if (!a || !b || !c || !d) continue;
-    ctx.beginPath(); ctx.moveTo(...a); ctx.lineTo(...b); ctx.lineTo(...c); ctx.lineTo(...d); ctx.closePath(); ctx.fill();
-    const m0 = mid[i], m1 = mid[i + 1];
-    if (m0 && m1) {
-      ctx.setLineDash(i < p.committed ? [] : [6, 5]);
-      ctx.beginPath(); ctx.moveTo(...m0); ctx.lineTo(...m1); ctx.stroke();
-      if (m0[0] >= 0 && m0[0] < w && m0[1] >= 0 && m0[1] < h) shown.push(m0);
-    }
+  const band = new Path2D(), solid = new Path2D(), dashed = new Path2D();
+  /** @type {number[]} */
+  let run = [];
+  const close = () => {
+    if (run.length < 2) { run = []; return; }
+    const edge = [...run.map((i) => /** @type {Point} */ (l[i])), ...run.reverse().map((i) => /** @type {Point} */ (r[i]))];
+    band.moveTo(...edge[0]);
+    for (const at of edge.slice(1)) band.lineTo(...at);
+    band.closePath();
+    run = [];
+  };
+  for (let i = 0; i < p.path.length; i++) {
+    if (!l[i] || !r[i]) { close(); continue; }
+    run.push(i);
+    const m0 = mid[i - 1], m1 = mid[i];
+    if (run.length < 2 || !m0 || !m1) continue;  // step i − 1's band shows: its centre line too
+    const line = i - 1 < p.committed ? solid : dashed;
+    line.moveTo(...m0); line.lineTo(...m1);
+    if (m0[0] >= 0 && m0[0] < w && m0[1] >= 0 && m0[1] < h) shown.push(m0);
   }
+  close();
+  ctx.fill(band);
+  ctx.stroke(solid);
+  ctx.setLineDash([6, 5]);
+  ctx.stroke(dashed);
   ctx.setLineDash([]);
   ctx.fillStyle = GHOST_COLOUR; ctx.font = "12px sans-serif";
   ctx.fillText(`predicted path (delay ${p.delay.toFixed(2)} ± ${(p.spread / 2).toFixed(2)} s)`, 8, h - 10);
