@@ -10,8 +10,7 @@ whatever the order the particles are visited in, so a score does not depend on i
 A chunk's lookups of one beam are three loops: where each end point falls (its cell and its
 place in it), the four cells around it fetched, and the blend. The first and the last read and
 write only the chunk's own arrays, element by element, so the compiler runs them several
-particles at a time; the fetch reads the table wherever the end points fall, one at a time
-(docs/performance.md).
+particles at a time; the fetch reads the table wherever the end points fall, one at a time.
 """
 
 from __future__ import annotations
