@@ -140,7 +140,7 @@ async def _render_to_paint(port: int, holder: dict[str, Any]) -> dict[str, float
         page = await browser.new_page(viewport={"width": 1500, "height": 900})
         await page.goto(holder["url"])
         await page.wait_for_function(
-            "window.freelook && window.freelook.framesPainted > 5", timeout=30_000
+            "() => window.freelook && window.freelook.framesPainted > 5", timeout=30_000
         )
         station.painted.clear()
         frames0 = await page.evaluate("window.freelook.framesPainted")
@@ -202,7 +202,7 @@ async def _first_press(port: int, holder: dict[str, Any]) -> dict[str, float]:
         await page.add_init_script(_KEY_DOWN_CLOCK)
         await page.goto(holder["url"])
         await page.wait_for_function(
-            "window.freelook && window.freelook.last && window.freelook.last.pose"
+            "() => window.freelook && window.freelook.last && window.freelook.last.pose"
         )
         await page.click("[data-mode=free_look]")
         await asyncio.sleep(0.5)

@@ -109,7 +109,7 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
             await page.add_init_script(_KEYS)
             await page.goto(parts["url"])
             await page.wait_for_function(
-                "window.freelook && window.freelook.last && window.freelook.last.pose",
+                "() => window.freelook && window.freelook.last && window.freelook.last.pose",
                 polling=50,
                 timeout=60_000,
             )

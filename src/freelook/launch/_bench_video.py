@@ -34,7 +34,7 @@ async def _paint(url: str, station: Any, seconds: float) -> dict[str, float]:
         page = await browser.new_page(viewport={"width": 1500, "height": 900})
         await page.goto(url)
         await page.wait_for_function(
-            "window.freelook && window.freelook.framesPainted > 10", timeout=60_000
+            "() => window.freelook && window.freelook.framesPainted > 10", timeout=60_000
         )
         await asyncio.sleep(1.0)  # past the first keyframe's decoder start
         station.painted.clear()

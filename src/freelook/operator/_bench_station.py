@@ -85,9 +85,11 @@ async def _in_headset(width: int, height: int, seconds: float) -> dict[str, Any]
             await page.add_init_script(path=str(_iwer()))
             await page.add_init_script(_HEADSET)
             await page.goto(url)
-            await page.wait_for_function("station.mainFrames > 2", timeout=60_000)
+            await page.wait_for_function("() => station.mainFrames > 2", timeout=60_000)
             await page.click("#enter-vr")
-            await page.wait_for_function("station.inXR && station.xrFrames > 10", timeout=60_000)
+            await page.wait_for_function(
+                "() => station.inXR && station.xrFrames > 10", timeout=60_000
+            )
             await page.evaluate(
                 "station.frameTimes.length = 0; station.latencies.length = 0;"
                 " station.stages.length = 0; station.renderTimes.length = 0;"
