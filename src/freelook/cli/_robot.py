@@ -224,14 +224,9 @@ def _steady_malloc() -> None:
     encoder's and the camera's share one) and blocks of 128 KiB and more mapped and unmapped
     on their own (by default that limit rises with the largest block freed, and a camera's
     frames then stay in the arenas): 4 MB of RSS. Nothing where the C library is not glibc."""
-    import ctypes
+    from freelook.runtime import M_ARENA_MAX, M_MMAP_THRESHOLD, mallopt
 
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except AttributeError:
-        return
-    mallopt(-8, 2)  # M_ARENA_MAX
-    mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+    mallopt((M_ARENA_MAX, 2), (M_MMAP_THRESHOLD, 128 * 1024))
 
 
 def _check_camera(camera: str | None) -> None:

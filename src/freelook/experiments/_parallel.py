@@ -7,8 +7,6 @@ cores.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -16,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from threadpoolctl import threadpool_limits
 
 from freelook.experiments._result import Progress
+from freelook.runtime import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
 
 __all__ = ["TrialRunner", "map_trials", "set_jobs", "set_runner"]
 
@@ -41,9 +40,6 @@ class TrialRunner(Protocol):
 
 _RUNNER: list[TrialRunner | None] = [None]
 
-# glibc's mallopt parameters
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
 #: the largest block glibc may serve from its heap rather than from a mapping of its own
 _HEAP_BLOCKS = 32 * 1024 * 1024
 #: free memory a worker keeps at the top of its heap instead of handing it back
@@ -57,13 +53,7 @@ def _keep_freed_memory() -> bool:
     times a trial; by default each comes from fresh pages, which the kernel zeroes on first
     touch: 5,000 page faults and 10 ms of system time in a reckless trial from a wrong start.
     Returns False where the C library has no ``mallopt`` (not glibc)."""
-    path = ctypes.util.find_library("c")
-    if path is None:
-        return False
-    mallopt = getattr(ctypes.CDLL(path), "mallopt", None)
-    if mallopt is None:
-        return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, _HEAP_BLOCKS) and mallopt(_M_TRIM_THRESHOLD, _KEPT_FREE))
+    return mallopt((M_MMAP_THRESHOLD, _HEAP_BLOCKS), (M_TRIM_THRESHOLD, _KEPT_FREE))
 
 
 def _start_worker() -> None:
