@@ -24,7 +24,8 @@ import { setupInputs, showModes, takeModes } from "./cockpit-inputs.js";
 import { missingFiles } from "./missing.js";
 import { drawCommittedPath, drawReticle, groundToPixel, pixelToGround, poseAt, rememberPose } from "./prediction.js";
 import { GOAL_COLOUR, goalActive, goalClick, goalHello, setupGoal, showGoal } from "./goal.js";
-import { drawWarped, predictedSeen, warpOf, warpPoint } from "./reprojection.js";
+import { predictedSeen, warpOf, warpPoint } from "./reprojection.js";
+import { PictureLayers } from "./picture-layers.js";
 
 /** @param {string} id */
 const $ = (id) => document.getElementById(id);
@@ -271,15 +272,12 @@ async function decodeNext() {
   }
 }
 
-// the newest picture as taken, kept to be moved to each newer prediction, and its stamp; its
-// pixels, read once a picture when it is first moved (an opaque canvas reads several times
-// faster), and the image the moved picture is made in
+// the newest picture as taken, kept to be moved to each newer prediction, and its number; the
+// layers under the camera canvas that show it moved
 const raw = document.createElement("canvas");
 const rawCtx = /** @type {CanvasRenderingContext2D} */ (raw.getContext("2d", { willReadFrequently: true, alpha: false }));
-/** @type {ImageData | null} */
-let rawPixels = null;
-/** @type {ImageData | null} */
-let warpedPixels = null;
+let rawPicture = 0;
+const pictureLayers = new PictureLayers($("picture-layers"), canvasEl("camera"));
 /** The one-way delay (s) from which the camera's picture is moved to the prediction. */
 const PREDICTED_VIEW_DELAY_S = 0.1;
 /** @type {number | null} */
@@ -295,7 +293,7 @@ function paintCamera(bitmap, stamp) {
   }
   if (raw.width !== width || raw.height !== height) { raw.width = width; raw.height = height; }
   rawCtx.drawImage(bitmap, 0, 0);
-  rawPixels = null;
+  rawPicture += 1;
   shownStamp = stamp;
   paintView();
   state.frames += 1;
@@ -321,13 +319,13 @@ function paintView() {
   const movable = ahead && seen && robot && robot.camera && robot.camera.mount_height > 0;
   const warp = movable && state.predictedView ? warpOf(robot, { width: w, height: h }, seen, predictedSeen(ahead, seen)) : null;
   if (warp && ahead) {
-    if (!rawPixels) rawPixels = rawCtx.getImageData(0, 0, w, h);
-    if (!warpedPixels || warpedPixels.width !== w || warpedPixels.height !== h) warpedPixels = ctx.createImageData(w, h);
-    drawWarped(ctx, rawPixels, warpedPixels, warp);
+    pictureLayers.show(raw, rawPicture, warp);  // the picture under the canvas, moved
+    ctx.clearRect(0, 0, w, h);
     state.warp = { yaw: warp.yaw, forward: warp.forward, left: warp.left, lead: ahead.arrival.t - stamp, state: state.states };
     data.view = "predicted"; data.warpYaw = String(warp.yaw); data.warpForward = String(warp.forward);
     data.warpLead = String(state.warp.lead); data.warpState = String(state.states);
   } else {
+    pictureLayers.hide();
     ctx.drawImage(raw, 0, 0);
     state.warp = null;
     data.view = "raw"; data.warpState = String(state.states);

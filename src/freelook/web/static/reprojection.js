@@ -7,8 +7,9 @@
 // heading is a homography of the picture, exact at any depth; a move is exact only for points at
 // a known depth, and the one known is the ground's: below the horizon the picture is moved as the
 // ground plane would be, above it by the heading's change alone. The tilt is the picture's (the
-// prediction says none). Drawn pixel by pixel, each taking the picture's pixel the inverse warp
-// puts it on, and put on the page's 2-D canvas. DOM-free (tested under node --test).
+// prediction says none). Each homography is also given as the CSS transform that the page's
+// compositor draws the picture's part with (picture-layers.js). DOM-free (tested under node
+// --test).
 
 /** @typedef {import("./prediction.js").Seen} Seen */
 /** @typedef {import("./messages.js").HelloRobot} HelloRobot */
@@ -111,56 +112,26 @@ export function applyHomography(H, u, v) {
   return [(H[0] * u + H[1] * v + H[2]) / w, (H[3] * u + H[4] * v + H[5]) / w];
 }
 
-/** @param {Mat3} m @returns {Mat3} its inverse (adjugate over determinant) */
-export function invert(m) {
-  const [a, b, c, d, e, f, g, h, i] = m;
-  const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g, det = a * A + b * B + c * C;
-  return [A / det, (c * h - b * i) / det, (b * f - c * e) / det,
-    B / det, (a * i - c * g) / det, (c * d - a * f) / det,
-    C / det, (b * g - a * h) / det, (a * e - b * d) / det];
-}
-
-/** Opaque black, as a pixel of a little-endian RGBA buffer read as 32-bit words. */
-const BLACK = 0xff000000;
-
 /**
- * The picture ``source`` (``w`` × ``h`` pixels, one 32-bit word each, row by row) warped into
- * ``out`` (the same size): each pixel of the warped picture takes the picture's pixel nearest to
- * where the inverse homography puts it, the ground's below the horizon's row on the warped
- * picture and the heading's above it, and is black where nothing maps (what the camera did not
- * see: off the picture, behind it, or the other side of its horizon). The exact warp at every
- * pixel, a pixel's centre at whole coordinates as the camera model's: what ``warpPoint`` moves
- * a pixel to takes that pixel, within a pixel's rounding.
- * @param {Uint32Array} source @param {Uint32Array} out @param {number} w @param {number} h
- * @param {Warp} warp
+ * How many of the picture's rows (``height`` in all) are the heading's to move, at or above the
+ * horizon's row; the rest, below it, are the ground's (as ``warpPoint`` splits a point).
+ * @param {Warp} warp @param {number} height @returns {number}
  */
-export function warpPixels(source, out, w, h, warp) {
-  const sky = invert(warp.rotation), ground = invert(warp.ground), split = warp.horizonTo;
-  for (let y = 0; y < h; y++) {
-    const below = y > split, [a, b, c, d, e, f, g, k, m] = below ? ground : sky, row = y * w;
-    // along the row the homography's three sums each step by a constant
-    let X = b * y + c, Y = e * y + f, W = k * y + m;
-    for (let x = 0; x < w; x++, X += a, Y += d, W += g) {
-      let pixel = BLACK;
-      if (W >= 1e-6) {
-        const u = X / W + 0.5, v = Y / W;
-        if (u >= 0 && u < w && v > -0.5 && v < h - 0.5 && (v > warp.horizon) === below) pixel = source[(v + 0.5 | 0) * w + (u | 0)];
-      }
-      out[row + x] = pixel;
-    }
-  }
+export function skyRows(warp, height) {
+  return Math.max(0, Math.min(height, Math.floor(warp.horizon) + 1));
 }
 
 /**
- * The picture ``source`` drawn warped on ``ctx`` (the same size), through ``target``, an image
- * of that size kept for it: every pixel by ``warpPixels``, then put on the canvas whole. On a
- * software renderer this costs what one transformed fill of the picture does, where a mesh of
- * affine pieces costs a fixed 15 µs or so a piece and its keystone wants scores of them.
- * @param {CanvasRenderingContext2D} ctx @param {ImageData} source @param {ImageData} target
- * @param {Warp} warp
+ * A homography on pixel centres (at whole coordinates, as the camera model's) as the CSS
+ * transform that moves an element holding the picture's rows from ``top`` on (its origin at its
+ * top-left corner, where a pixel's centre is half a pixel in): ``matrix3d``, column by column,
+ * its depth untouched. The browser draws only what lands in front of the second camera, where
+ * the homography's third sum is positive: what ``applyHomography`` moves, and nothing it calls
+ * behind.
+ * @param {Mat3} H @param {number} [top] @returns {string}
  */
-export function drawWarped(ctx, source, target, warp) {
-  const words = (/** @type {ImageData} */ image) => new Uint32Array(image.data.buffer, image.data.byteOffset, image.width * image.height);
-  warpPixels(words(source), words(target), target.width, target.height, warp);
-  ctx.putImageData(target, 0, 0);
+export function cssTransform(H, top = 0) {
+  const shift = (/** @type {number} */ dx, /** @type {number} */ dy) => [1, 0, dx, 0, 1, dy, 0, 0, 1];
+  const [a, b, c, d, e, f, g, h, i] = multiply(shift(0.5, 0.5), multiply(H, shift(-0.5, top - 0.5)));
+  return `matrix3d(${[a, d, 0, g, b, e, 0, h, 0, 0, 1, 0, c, f, 0, i].join(",")})`;
 }
