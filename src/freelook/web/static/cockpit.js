@@ -380,9 +380,12 @@ canvasEl("camera").addEventListener("click", (ev) => {
 function markView() {
   const mark = $("view-mark");
   mark.classList.toggle("predicted", !!state.warp);
-  mark.textContent = state.warp
-    ? `predicted view +${state.warp.lead.toFixed(2)} s · V: raw frame`
+  // to a tenth of a second, and set only when it changes: a figure that flickers at the
+  // telemetry's rate reads as noise, and each new text costs the page a layout
+  const text = state.warp
+    ? `predicted view +${state.warp.lead.toFixed(1)} s · V: raw frame`
     : state.predictedView ? "raw frame (no prediction yet)" : "raw frame · V: predicted view";
+  if (mark.textContent !== text) mark.textContent = text;
 }
 // V: the raw frame, or the picture moved to the prediction again
 window.addEventListener("keydown", (ev) => {

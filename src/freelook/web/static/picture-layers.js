@@ -52,9 +52,17 @@ export class PictureLayers {
       this.copy(this.ground, source, rows, h);
       this.held = { picture, rows };
     }
-    this.sky.canvas.style.transform = cssTransform(warp.rotation);
-    this.ground.canvas.style.transform = cssTransform(warp.ground, rows);
+    this.place(this.sky.canvas, cssTransform(warp.rotation));
+    this.place(this.ground.canvas, cssTransform(warp.ground, rows));
     if (!this.shown) { this.box.style.visibility = "visible"; this.shown = true; }
+  }
+
+  /**
+   * A layer's transform, set only when it changes (a picture with no newer prediction stays).
+   * @param {HTMLCanvasElement} canvas @param {string} transform
+   */
+  place(canvas, transform) {
+    if (canvas.dataset.transform !== transform) { canvas.style.transform = transform; canvas.dataset.transform = transform; }
   }
 
   /** The layers out of sight (the raw frame is on the camera canvas). */
