@@ -183,7 +183,11 @@ function onError(msg) {
 // Messages never draw: they mark what changed, and one animation frame draws the newest of
 // each. A slow renderer (software GL) paints less often, never a queue of old frames, and the
 // keys and commands never wait behind it. The canvases are kept in memory
-// (willReadFrequently), so drawing on them never waits on the GPU process either.
+// (willReadFrequently), so drawing on them never waits on the GPU process either; but for the
+// camera's picture and the canvas over it, which change at the telemetry's rate: they live
+// where the compositor draws (on the GPU, SwiftShader's too), since handing it a canvas from
+// memory costs an upload of the whole picture each frame (3.5 ms of the page's frame under
+// SwiftShader, and what set its pace).
 const dirty = { camera: false, map: false, graph: false, cue: false, delay: false };
 let paintRequested = 0;  // performance.now() when the animation frame was asked for, 0 when none
 /** @param {string} id */
@@ -272,10 +276,11 @@ async function decodeNext() {
   }
 }
 
-// the newest picture as taken, kept to be moved to each newer prediction, and its number; the
-// layers under the camera canvas that show it moved
+// the newest picture as taken, kept to be moved to each newer prediction (where the compositor
+// draws, as the camera canvas), and its number; the layers under the camera canvas that show it
+// moved
 const raw = document.createElement("canvas");
-const rawCtx = /** @type {CanvasRenderingContext2D} */ (raw.getContext("2d", { willReadFrequently: true, alpha: false }));
+const rawCtx = /** @type {CanvasRenderingContext2D} */ (raw.getContext("2d", { alpha: false }));
 let rawPicture = 0;
 const pictureLayers = new PictureLayers($("picture-layers"), canvasEl("camera"));
 /** The one-way delay (s) from which the camera's picture is moved to the prediction. */
@@ -308,7 +313,8 @@ function paintCamera(bitmap, stamp) {
 // sent now lands (marked so), or as taken (V); the crosshair, the committed path and the reticle
 // on it. Its warp on the canvas's data attributes, for tests.
 function paintView() {
-  const canvas = canvasEl("camera"), ctx = canvas2d("camera"), w = canvas.width, h = canvas.height;
+  const canvas = canvasEl("camera"), ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+  const w = canvas.width, h = canvas.height;
   const stamp = /** @type {number} */ (shownStamp), data = canvas.dataset;
   const s = state.last, seen = poseAt(state.poses, stamp);
   // under a tenth of a second one way the picture is where the robot is: shown as taken,
