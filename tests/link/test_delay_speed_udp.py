@@ -114,11 +114,14 @@ async def drive() -> dict[str, float]:
 def test_over_a_shaped_link_the_robot_caps_its_speed_to_the_round_trip_it_measured() -> None:
     result = asyncio.run(drive())
     print(result)
-    # the robot's own measure: 0.5 s each way, 0.05 s jitter each, scheduling on a busy machine
-    assert 1.0 <= result["trip"] <= 1.25, result
+    # the robot's own measure: no shorter than the shaped 0.5 s each way, and believed as
+    # measured below the rule's slowest round trip (a busy machine's scheduling adds to it, and
+    # the cap follows what was measured)
+    slowest = CONFIG.safety.delay_speed.max_round_trip
+    assert 1.0 <= result["trip"] < slowest, result
     expected = delay_speed_cap(SEEN - 0.1, result["trip"], 0.04, CONFIG.drive.max_deceleration)
     assert result["cap"] == pytest.approx(expected), result
-    assert 0.85 <= result["cap"] <= 1.01, result  # well under the 1.2 m/s asked
+    assert result["cap"] <= 1.01, result  # well under the 1.2 m/s asked (1.01 at a 1 s trip)
     assert result["speed"] <= result["cap"] + 0.02, result
     assert result["fastest"] <= result["cap"] + 0.05, result
     assert result["speed"] >= result["cap"] - 0.1, result  # driving at the cap, not stopped

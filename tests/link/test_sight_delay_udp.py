@@ -16,7 +16,7 @@ from freelook.hardware.sim import simulated_server
 from freelook.link import LinkShaping, VelocityCommand
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
-from freelook.robot import VIDEO_BLIND_GRACE, ServerOptions
+from freelook.robot import BLIND_GRACE, VIDEO_BLIND_GRACE, ServerOptions
 from loopback import robot_and_station
 from waiting import wait_until_async
 
@@ -150,7 +150,9 @@ def test_through_delay_the_robot_drives_on_seeing_and_stops_when_frames_are_with
     # the camera's 30/s (fewer when the machine is busy) reached the station, none refused
     assert result["frames_per_s"] > 10.0, result
     assert result["frames_refused"] == 0, result
-    assert 2 * DELAY <= result["trip"] <= 2 * DELAY + 0.25, result
+    # no shorter than the shaped delay, and under the longest the robot believes (its blind
+    # bound, the watchdog and a grace): a busy machine's scheduling adds to it
+    assert 2 * DELAY <= result["trip"] < CONFIG.safety.watchdog_timeout + BLIND_GRACE, result
     assert result["opened"] == 1, result  # one session all along (none replaced it)
     # and its start, the robot's first packet a round trip after the challenge, was no
     # silence that dropped what the operator held
