@@ -198,8 +198,10 @@ def test_the_arm_pane_shows_the_stereo_pair_left_eye_or_side_by_side(
     page.wait_for_function(f"window.freelook.last.arm.positions[3] > {wrist + 0.8}", timeout=30_000)
     page.keyboard.up("KeyR")
     page.wait_for_function("window.freelook.last.arm.velocities.every((v) => Math.abs(v) < 1e-3)")
-    seen = int(page.evaluate(f"{view}.framesPainted"))
-    page.wait_for_function(f"{view}.framesPainted > {seen + 2}")
+    # a picture the camera took after the arm came to rest (its capture stamp, on the robot's
+    # clock, past the report's), however many frames a busy machine still had on the way
+    rest = float(page.evaluate("window.freelook.last.t"))
+    page.wait_for_function(f"{view}.lastStamp > {rest}", timeout=30_000)
     assert abs(canvas_sum(page) - before) > 1.0
     assert errors == []
     page.close()
