@@ -114,7 +114,11 @@ def _source(warp: dict[str, Any], x: float, y: float) -> tuple[float, float] | N
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_compositor_draws_the_picture_where_the_warp_moves_it(page: Any, case: str) -> None:
     warp = page.evaluate("([from, to]) => window.show(from, to)", [FROM, CASES[case]])
-    page.wait_for_timeout(200)  # a frame or two for the compositor
+    # two animation frames: the layers' new pixels and transforms committed to the compositor
+    # (the screenshot then takes a frame of its own)
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     screen = _screen(page)
     moved = black = 0
     for y in range(3, H - 3, 9):
