@@ -10,6 +10,8 @@
 import { cssTransform, skyRows } from "./reprojection.js";
 
 /** @typedef {import("./reprojection.js").Warp} Warp */
+/** A layer: its canvas, drawn on, and the transform it was last given.
+ * @typedef {{ canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, transform: string }} Layer */
 
 export class PictureLayers {
   /**
@@ -24,16 +26,18 @@ export class PictureLayers {
     this.ground = this.layer();
     /** the picture and split the layers hold: a new picture, or a new split, copies it again */
     this.held = { picture: -1, rows: -1 };
+    /** the picture's size (px), which the box takes */
+    this.size = { width: 0, height: 0 };
     this.shown = false;
     new ResizeObserver(() => this.fit()).observe(over);
   }
 
-  /** @returns {{ canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D }} */
+  /** @returns {Layer} */
   layer() {
     const canvas = document.createElement("canvas");
     canvas.className = "picture-layer";
     this.box.append(canvas);
-    return { canvas, ctx: /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d", { alpha: false })) };
+    return { canvas, ctx: /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d", { alpha: false })), transform: "" };
   }
 
   /**
@@ -44,7 +48,8 @@ export class PictureLayers {
   show(source, picture, warp) {
     const w = source.width, h = source.height, rows = skyRows(warp, h);
     if (this.held.picture !== picture || this.held.rows !== rows) {
-      if (this.box.style.width !== `${w}px` || this.box.style.height !== `${h}px`) {
+      if (this.size.width !== w || this.size.height !== h) {
+        this.size = { width: w, height: h };
         this.box.style.width = `${w}px`; this.box.style.height = `${h}px`;
         this.fit();
       }
@@ -52,17 +57,17 @@ export class PictureLayers {
       this.copy(this.ground, source, rows, h);
       this.held = { picture, rows };
     }
-    this.place(this.sky.canvas, cssTransform(warp.rotation));
-    this.place(this.ground.canvas, cssTransform(warp.ground, rows));
+    this.place(this.sky, cssTransform(warp.rotation));
+    this.place(this.ground, cssTransform(warp.ground, rows));
     if (!this.shown) { this.box.style.visibility = "visible"; this.shown = true; }
   }
 
   /**
    * A layer's transform, set only when it changes (a picture with no newer prediction stays).
-   * @param {HTMLCanvasElement} canvas @param {string} transform
+   * @param {Layer} layer @param {string} transform
    */
-  place(canvas, transform) {
-    if (canvas.dataset.transform !== transform) { canvas.style.transform = transform; canvas.dataset.transform = transform; }
+  place(layer, transform) {
+    if (layer.transform !== transform) { layer.canvas.style.transform = transform; layer.transform = transform; }
   }
 
   /** The layers out of sight (the raw frame is on the camera canvas). */
@@ -73,8 +78,7 @@ export class PictureLayers {
   /**
    * Rows ``top`` to ``bottom`` of ``source`` on a layer of their size (the compositor draws
    * no more than the picture's area in all).
-   * @param {{ canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D }} layer
-   * @param {HTMLCanvasElement} source @param {number} top @param {number} bottom
+   * @param {Layer} layer @param {HTMLCanvasElement} source @param {number} top @param {number} bottom
    */
   copy({ canvas, ctx }, source, top, bottom) {
     const w = source.width, rows = bottom - top;
@@ -84,7 +88,7 @@ export class PictureLayers {
 
   /** The box on the camera canvas's picture: where ``object-fit: contain`` shows it, at its scale. */
   fit() {
-    const over = this.over, w = parseFloat(this.box.style.width), h = parseFloat(this.box.style.height);
+    const over = this.over, { width: w, height: h } = this.size;
     if (!(w > 0 && h > 0)) return;
     const k = Math.min(over.clientWidth / w, over.clientHeight / h);
     const x = over.offsetLeft + (over.clientWidth - k * w) / 2, y = over.offsetTop + (over.clientHeight - k * h) / 2;
