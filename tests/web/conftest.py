@@ -238,13 +238,14 @@ class _Browser:
 
 
 @contextmanager
-def chromium(executable: str = CHROMIUM) -> Iterator[Any]:
+def chromium(executable: str = CHROMIUM, args: list[str] = CHROMIUM_ARGS) -> Iterator[Any]:
     """Debian's Chromium, headless, driven by Playwright (tools/screenshots.py uses it too);
-    ``executable``: a script that starts it another way (in a network namespace)."""
+    ``executable``: a script that starts it another way (in a network namespace); ``args``:
+    its switches (another GPU-less configuration)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        instance = p.chromium.launch(executable_path=executable, headless=True, args=args)
         try:
             yield _Browser(instance)
         finally:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import CHROMIUM, CHROMIUM_ARGS  # type: ignore[import-not-found]
+from conftest import CHROMIUM, CHROMIUM_ARGS, chromium  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.browser
 
@@ -60,15 +60,12 @@ CONFIGURATIONS = {
 
 @pytest.fixture(scope="module", params=sorted(CONFIGURATIONS))
 def page(request: pytest.FixtureRequest) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed")
     extra = CONFIGURATIONS[request.param]
     args = [a for a in CHROMIUM_ARGS if not (extra and a == "--disable-gpu")] + extra
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
-        page = browser.new_page(viewport={"width": W, "height": H})
+    with chromium(args=args) as browser:
+        page = browser.new_page(viewport={"width": W, "height": H}, steady_picture=False)
 
         def serve(route: Any) -> None:
             path = route.request.url.split("//", 1)[1].split("/", 1)[1]
@@ -83,7 +80,6 @@ def page(request: pytest.FixtureRequest) -> Iterator[Any]:
         page.goto("http://freelook.test/layers.html")
         page.wait_for_function("() => typeof window.show === 'function'")
         yield page
-        browser.close()
 
 
 def _screen(page: Any) -> np.ndarray:
