@@ -117,6 +117,12 @@ def test_a_shaped_link_over_udp_measures_the_delay_it_was_given() -> None:
             return clock.min_round_trip, clock.offset, clock.round_trip
 
     shortest, offset, newest = asyncio.run(scenario())
-    assert 0.6 <= shortest <= 0.7 + 0.05  # + scheduling on a busy machine
-    assert abs(offset) <= 0.05
-    assert 0.6 <= newest <= 0.8
+    # no shorter than the shaping, and below the slowest round trip the robot believes (a
+    # busy machine's scheduling adds to it)
+    slowest = CONFIG.safety.delay_speed.max_round_trip
+    assert 0.6 <= shortest < slowest
+    # the estimate from the shortest trip is off by at most half what that trip took beyond
+    # the shaped 0.3 s each way (how the rest split between the ways is unknown); + 0.01 s
+    # for the stamps' own rounding
+    assert abs(offset) <= (shortest - 0.6) / 2 + 0.01
+    assert 0.6 <= newest < slowest

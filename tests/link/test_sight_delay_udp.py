@@ -159,9 +159,10 @@ def test_through_delay_the_robot_drives_on_seeing_and_stops_when_frames_are_with
     assert result["resumed"] == 0, result
     assert result["notices"] == 0, result  # never judged blind while it saw
     assert result["blind_polls"] == 0, result
-    # and drove on: 1.5 m at 0.3 m/s (a loaded machine delays a command past its expiry now
-    # and then, and the robot slows for it; that is no blindness)
-    assert result["driven"] >= 0.8 * SPEED * 5.0, result
+    # and drove on: of the 1.5 m asked at 0.3 m/s, more than half (a loaded machine delays a
+    # command past its expiry now and then, and the robot slows for it; that is no blindness,
+    # which the counts above rule out; a robot judged blind would stand still)
+    assert result["driven"] > 0.5 * SPEED * 5.0, result
     # the picture frozen: a report older than its bound (the frames' last hop, a report every
     # 0.2 s, one way up), then braking from 0.3 m/s; + scheduling on a busy machine
     bound = CONFIG.safety.watchdog_timeout + VIDEO_BLIND_GRACE
