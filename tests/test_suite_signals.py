@@ -7,10 +7,11 @@ import signal
 import subprocess
 import sys
 
+# "ready" is said inside the try: a signal that comes as soon as it is read lands in it
 SLEEPER = """
 import sys, time
-print("ready", flush=True)
 try:
+    print("ready", flush=True)
     time.sleep(30)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
