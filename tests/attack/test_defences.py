@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from freelook.config import load_robot
 from tools.attack._cockpit import (
     Server,
     _foreign_page,
@@ -30,7 +31,7 @@ from tools.attack._memory import (
     sample,
 )
 from tools.attack._ros2 import CmdVel, attack_ros2, forged_jpegs
-from tools.attack._video import attack_video, judge_rate
+from tools.attack._video import STALL, attack_video, judge_gap, longest_gap
 
 
 def test_the_key_probe_refuses_every_weak_key_and_readable_keys_file() -> None:
@@ -205,11 +206,18 @@ def test_the_video_probe_counts_a_station_that_fell_silent() -> None:
     from tools.attack import Tally
 
     tally = Tally("judged")
-    judge_rate("300 keyframes/s", 1.2, 27.0, tally)  # what a station decoding on its loop sent
-    judge_rate("huge header", 25.0, 27.0, tally)
+    # what a station decoding on its loop sent: a packet now and then, 0.8 s apart at worst
+    silent = longest_gap([0.1, 0.9, 1.0, 1.8, 2.3], 0.0, 3.0)
+    assert silent == pytest.approx(0.8)
+    judge_gap("300 keyframes/s", silent, 1.7, 27.0, tally)
+    steady = longest_gap([0.04 * i for i in range(1, 75)], 0.0, 3.0)
+    judge_gap("huge header", steady, 25.0, 27.0, tally)
+    assert steady < STALL
+    assert load_robot("pioneer3dx").safety.watchdog_timeout == STALL  # the robot's own
     assert tally.unauthorised == 1, tally.notes
     assert tally.notes[0] == (
-        "unauthorised: 300 keyframes/s: the station sent the robot 1.2 packets/s (≥ 20)"
+        "unauthorised: 300 keyframes/s: the station left the robot 0.80 s without a packet "
+        "(its watchdog stops it at 0.5 s)"
     )
 
 

@@ -3,10 +3,11 @@ opens a real native-profile session with a real ``freelook operator`` process (i
 page attached without WebCodecs, so the station's own decoder takes the frames) and, in
 place of a camera, sends VP9 keyframes that lie: a header claiming 16384 × 8192, a header
 claiming the camera's size over a bitstream patched to 16384 × 8192, then honest tiny
-keyframes at 300 a second. What it measures is the packets a second the station still sends
-the robot during each attack (an unharmed station sends 25-30; under 20 is an effect: a
-station that stops talking to its robot stops driving it); a crash is the operator ending
-or printing a traceback.
+keyframes at 300 a second. What it judges is the longest the station leaves the robot without
+a packet during each attack: as long as the robot's watchdog timeout is an effect (a station
+that stops talking to its robot stops driving it); beside it, the packets a second the station
+still sends (an unharmed station sends 25-30). A crash is the operator ending or printing a
+traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fractions
+import itertools
 import json
 import random
 import re
@@ -22,20 +24,34 @@ from collections.abc import Callable
 
 from tools.attack._tally import ProcessUnderAttack, Tally
 
-__all__ = ["MIN_RATE", "attack_video", "judge_rate"]
+__all__ = ["STALL", "attack_video", "judge_gap", "longest_gap"]
 
 START = 120.0  # s: a bound for the operator to start
-#: packets a second the station must keep sending the robot under attack
-MIN_RATE = 20.0
+#: s: the longest the station may leave its robot without a packet under attack: the robot's
+#: watchdog timeout (pioneer3dx's, as configured), after which it would stop for a lost link
+STALL = 0.5
 ROBOT = 100
 _URL = re.compile(r"(https?://\S+token=\S+)")
 
 
-def judge_rate(kind: str, rate: float, quiet: float, tally: Tally) -> None:
-    """The station's packets a second to the robot under ``kind`` into ``tally``."""
-    if rate < MIN_RATE:
-        tally.effect(f"{kind}: the station sent the robot {rate:.1f} packets/s (≥ {MIN_RATE:g})")
-    tally.notes.append(f"{kind}: {rate:.1f} packets/s to the robot (quiet {quiet:.1f})")
+def longest_gap(arrivals: list[float], start: float, end: float) -> float:
+    """The longest time within [``start``, ``end``] without one of the sorted ``arrivals``."""
+    times = [start, *(t for t in arrivals if start < t < end), end]
+    return max(b - a for a, b in itertools.pairwise(times))
+
+
+def judge_gap(kind: str, gap: float, rate: float, quiet: float, tally: Tally) -> None:
+    """The station's longest silence to the robot under ``kind`` into ``tally`` (an effect when
+    the robot would have stopped for it), with its packets a second beside the quiet's."""
+    if gap >= STALL:
+        tally.effect(
+            f"{kind}: the station left the robot {gap:.2f} s without a packet "
+            f"(its watchdog stops it at {STALL:g} s)"
+        )
+    tally.notes.append(
+        f"{kind}: {rate:.1f} packets/s to the robot (quiet {quiet:.1f}), "
+        f"the longest silence {gap:.3f} s"
+    )
 
 
 def vp9_keyframes(count: int, size: int = 64) -> list[bytes]:
@@ -74,6 +90,7 @@ async def _video_campaign(seconds: float, seed: int, tally: Tally) -> None:
     import websockets
 
     from freelook.link import (
+        Accepted,
         Heartbeat,
         LinkDriver,
         LinkSession,
@@ -94,7 +111,13 @@ async def _video_campaign(seconds: float, seed: int, tally: Tally) -> None:
         wire_offset=LinkDriver.wall_offset(clock),
         role="robot",
     )
-    driver = LinkDriver(session, endpoint, clock, lambda event: None)
+    arrivals: list[float] = []  # when each of the station's packets was taken
+
+    def taken(event: object) -> None:
+        if isinstance(event, Accepted):
+            arrivals.append(clock())
+
+    driver = LinkDriver(session, endpoint, clock, taken)
     link = asyncio.create_task(driver.run())
     port = endpoint.local_address[1]
     operator = ProcessUnderAttack(
@@ -160,7 +183,9 @@ async def _video_campaign(seconds: float, seed: int, tally: Tally) -> None:
                         tally.tried(kind)
                     with contextlib.suppress(TimeoutError):  # the page's frames drained
                         await asyncio.wait_for(page.recv(), 0.002)
-                judge_rate(kind, (session.stats.received - before) / seconds, quiet, tally)
+                rate = (session.stats.received - before) / seconds
+                gap = longest_gap(arrivals, start, loop.time())
+                judge_gap(kind, gap, rate, quiet, tally)
     finally:
         link.cancel()
         await asyncio.gather(link, return_exceptions=True)
