@@ -338,7 +338,9 @@ def test_no_station_or_stranger_reads_or_blinds_the_driver_over_zenoh(
     assert out["tag"].startswith(_user(KEY_1)[0] + "-")  # the driver's channels carry its user
     assert out["strangers connected"] == [0, 0, 0]  # no password, a guessed user, a wrong one
     assert out["heard"] == {0: 0, 1: 0, 2: 0, 3: 0}, out["heard"]  # nobody read station 1's
-    assert all(n >= 1100 for n in out["sent"]), out["sent"]  # ~300/s for 4.5 s, each key
+    # each key's flood ran (~300/s for 4.5 s on a quiet machine; a busy one sends fewer, and
+    # the shares below are of the same window, so its speed cancels out)
+    assert all(n >= 300 for n in out["sent"]), out["sent"]
     assert out["robot refused"] == {}  # the forged control samples never reached the robot
     assert out["driver malformed"] == 0  # nor the oversized ones station 1's end
     # station 1's share of what the robot sent it, in the same window (the machine's speed
