@@ -47,7 +47,9 @@ def test_the_hal_arm_jogs_the_simulated_arm_and_reads_it_back(
                 lambda: abs(simulated.state().velocities[0]) < 1e-3, 1.0, "the arm to stop"
             )
             moved = simulated.state().positions[0] - before[0]
-            assert 0.1 < moved < 0.25  # 0.3 rad/s for 0.6 s, behind the joints' lag
+            # it moved, and no further than 0.3 rad/s for the 0.6 s of commands and the second
+            # its stop may take (0.48 rad): how far behind the joints' lag is the machine's
+            assert 0.03 < moved < 0.3 * (0.6 + 1.0)
             assert simulated.state().positions[1:] == pytest.approx(before[1:], abs=1e-3)
             await wait_until_async(
                 lambda: arm.state().positions[0] == pytest.approx(before[0] + moved, abs=2e-3),

@@ -65,8 +65,10 @@ async def drive_and_stop(udp_port: int) -> None:
             show=lambda: positions[-1],
         )
         travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
-        # 0.3 m/s for 2 s, less the ramps, the stop and what the assumed zones allow near walls
-        assert 0.1 < travelled < 0.8, travelled
+        # 0.3 m/s for 2 s, less the ramps, the stop and what the assumed zones allow near walls;
+        # at most 0.3 m/s for those, the watchdog's 0.5 s and half a second of a busy machine's
+        # lateness, then braking: under 1 m
+        assert 0.1 < travelled < 1.0, travelled
         # half a second of its reports on (31 ms apart), it stands still
         heard = len(positions)
         await wait_until_async(lambda: len(positions) >= heard + 16, 10.0, "16 more positions")
@@ -92,7 +94,9 @@ def test_a_description_of_the_ros2_simulator_runs_the_robot_program_unchanged(
             # the simulated Pioneer's laser, camera and joints, as its topics said them
             assert (data["laser"]["beams"], data["laser"]["fov_deg"]) == (181, 180.0)
             assert data["laser"]["pinned"] == ["beams", "fov_deg"]
-            assert data["laser"]["rate_hz"] == pytest.approx(75.0, rel=0.2)
+            # heard from arrival times (a busy machine delivers fewer): the 75 Hz laser, not a
+            # camera's 30 or a base's 10
+            assert data["laser"]["rate_hz"] == pytest.approx(75.0, rel=0.5)
             assert (data["camera"]["width"], data["camera"]["height"]) == (640, 480)
             assert data["pan_tilt"]["has_pan"]
             assert not data["ros2"]["cmd_vel_stamped"]

@@ -58,7 +58,7 @@ def test_a_thesis_operator_drives_a_ros2_base_and_its_safety_stops_it_at_the_wal
             heard = len(positions)
             await wait_until_async(lambda: len(positions) >= heard + 2, 2.0, "two more positions")
             last = positions[-1]
-            assert base.x > 0.2
+            assert base.x > 0.05  # it went forwards (how far in the second is the machine's)
             assert last.x == pytest.approx(base.x, abs=0.06)
             assert last.y == pytest.approx(base.y, abs=0.06)
             assert math.remainder(last.theta - base.theta, math.tau) == pytest.approx(0, abs=0.03)

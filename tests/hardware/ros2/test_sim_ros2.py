@@ -92,7 +92,9 @@ def test_the_robot_program_drives_the_simulator_on_ros2(ros_domain: int) -> None
                 )
                 heard = len(positions)
                 travelled = math.hypot(stopped.x - start.x, stopped.y - start.y)
-                assert 0.3 < travelled < 0.8  # 0.3 m/s for 2 s, less the ramps and the stop
+                # 0.3 m/s for 2 s, less the ramps; at most 0.3 m/s for those, the watchdog's
+                # 0.5 s and half a second of a busy machine's lateness, then braking: < 1 m
+                assert 0.3 < travelled < 1.0
                 # half a second of its reports on (31 ms apart): it still reports (a silent
                 # robot would look stopped) and stands still
                 await wait_until_async(

@@ -335,7 +335,7 @@ def test_the_robot_program_publishes_its_estimate_on_tf_as_the_base_drives(
             await wait_until_async(
                 lambda: len(tf.base_transforms()) >= at_rest + 3, 5.0, "odom → base_link at rest"
             )
-            assert base.x > 0.2
+            assert base.x > 0.05  # it went forwards (how far in the second is the machine's)
             t = tf.base_transforms()[-1]
             assert (t.header.frame_id, t.child_frame_id) == ("odom", "base_link")
             p, q = t.transform.translation, t.transform.rotation
