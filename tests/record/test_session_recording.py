@@ -158,7 +158,9 @@ def test_recorded_session_is_complete_and_consistent(tmp_path: Path) -> None:
     assert down["telemetry_hz"] == pytest.approx(
         (len(telemetry) - 1) / (max(telemetry) - min(telemetry)), rel=0.05
     )
-    assert down["telemetry_hz"] == pytest.approx(1 / spacing, rel=0.35)
+    # no faster than the robot's spacing lets it send, and more than half of that (a busy
+    # machine sends late, never early)
+    assert 0.5 / spacing < down["telemetry_hz"] <= 1.05 / spacing
     assert down["mean_rate_hz"] > down["telemetry_hz"] * 1.2
     assert table["operator_to_robot"]["telemetry_hz"] is None
     assert "link packets/s (all kinds)</th><th>telemetry/s</th>" in page

@@ -17,11 +17,14 @@ from typing import Any
 import pytest
 
 from conftest import Sim, start_sim  # type: ignore[import-not-found]
+from freelook.config import load_robot
 
 pytestmark = pytest.mark.browser
 
 DELAY = 0.5
 JITTER = 0.1
+#: s: the slowest round trip the robot's delay rule believes (its max_round_trip)
+SLOWEST_TRIP = load_robot("pioneer3dx").safety.delay_speed.max_round_trip
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +68,9 @@ def test_frame_age_is_shown_within_50_ms_of_the_truth(browser: Any, shaped: Sim)
         chip = page.text_content("#delay-chip") or ""
         assert chip.startswith("frame age "), chip
         rtt = page.evaluate("() => window.freelook.last.clock.rtt")
-        assert 2 * DELAY <= rtt <= 2 * (DELAY + JITTER) + 0.2, rtt  # + scheduling
+        # no shorter than the shaping, below the slowest trip the robot believes (scheduling on
+        # a busy machine adds to it)
+        assert 2 * DELAY <= rtt < SLOWEST_TRIP, rtt
     finally:
         page.close()
 
@@ -90,7 +95,7 @@ def test_the_delay_graph_draws_the_frame_age_and_the_round_trip(browser: Any, sh
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(points)]
         assert min(gaps) >= 199, gaps  # five points a second, not one per state
         assert min(trips) >= 2 * DELAY, trips
-        assert max(trips) <= 2 * (DELAY + JITTER) + 0.2, trips
+        assert max(trips) < SLOWEST_TRIP, trips
         scale = page.evaluate("() => window.freelook.delayScale")
         assert max(max(ages), max(trips)) < scale <= 1.1 * max(max(ages), max(trips)) + 1e-9
         colours = page.evaluate(

@@ -108,7 +108,7 @@ def _turned_at_once(page: Any, turn: Callable[[float], None], how: str) -> None:
     assert turned, looks  # the view turned left while the report (the raw picture) has not
     first = min(g["since"] for g in turned)
     assert 0.4 <= turned[0]["lead"] <= 1.5, turned[0]
-    assert len(frames) > 10, frames
+    assert len(frames) > 3, frames  # enough pairs to judge (the page's rate is the bench's)
     assert late_frames(frames) == [], late_frames(frames)[:5]
     assert sum(1 for a, b in itertools.pairwise(frames) if b[3] != a[3]) > 3
     print(f"turned 5 deg {first:.2f} s after {how}, {len(frames)} frames, none late")
