@@ -179,7 +179,9 @@ def test_a_slow_radio_carries_commands_promptly_with_the_camera_on() -> None:
     acks.sort()
     assert acks[int(0.95 * (len(acks) - 1))] <= config.safety.watchdog_timeout
     lags.sort()
-    assert lags[int(0.99 * (len(lags) - 1))] <= 0.1
+    # the robot's loop never held as long as its watchdog (a stall the robot would stop for;
+    # that a frame holds the radio at most RadioBudget.max_hold is tests/robot/test_radio_budget)
+    assert lags[int(0.99 * (len(lags) - 1))] < config.safety.watchdog_timeout
 
 
 def test_a_frame_the_radio_has_no_room_for_is_not_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
