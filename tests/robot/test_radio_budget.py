@@ -72,6 +72,6 @@ def test_the_video_sent_never_exceeds_its_rate(sizes: list[int], gaps: list[floa
             assert size <= budget.max_hold * budget.bytes_per_s
             budget.spent(size)
             sent += size
-    # what the radio carried for video: no more than its rate over the time, plus what the
-    # tokens could hold (none to begin with)
+    # what the radio carried for video: no more than its rate over the time (the tokens start
+    # empty)
     assert sent <= budget.video_rate * now + 1e-6

@@ -249,7 +249,7 @@ async def _images(
     gap = heard.longest_gap(start, end)
     if gap > stall:
         tally.effect(
-            f"forged images: cmd_vel stopped for {gap:.2f} s (≥ the watchdog's {stall:g} s)"
+            f"forged images: cmd_vel stopped for {gap:.2f} s (past the watchdog's {stall:g} s)"
         )
     tally.notes.append(
         f"forged images ({i} at 50/s): the longest cmd_vel gap {gap:.3f} s "
