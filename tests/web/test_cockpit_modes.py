@@ -133,7 +133,13 @@ def test_a_fleet_robot_without_a_pan_unit_starts_in_a_mode_it_has(
         wait_until(lambda: lit(page) == ["tank"], 3, "Tank lit", show=lambda: buttons(page))
         assert buttons(page)["free_look"]["disabled"]
         assert "Free Look refused: the camera cannot pan (no pan-tilt unit)" in mode_notes(page)
-        assert "watchdog" not in page.inner_text("#safety-chip")  # driven, not left idle
+        # driven, not left idle: the robot's watchdog (engaged until a first command) releases
+        wait_until(
+            lambda: "watchdog" not in page.inner_text("#safety-chip"),
+            5,
+            "the station's commands releasing the robot's watchdog",
+            show=lambda: motion(page),
+        )
         assert errors == []
         page.close()
         assert any("Free Look refused" in line for line in fleet.lines), fleet.lines
