@@ -164,6 +164,11 @@ class JausEmulator:
                 self.yaw = math.remainder(self.yaw + self.yaw_rate * STEP, math.tau)
             self._pose_time = t  # the time the pose is integrated to
 
+    @property
+    def integrated_to(self) -> float:
+        """The event loop's time the pose and the joints are integrated to."""
+        return self._pose_time
+
     def revoke(self, new: tuple[int, int, int] | None, authority: int = 255) -> None:
         """Take control from the controller (RejectControl CONTROL_RELEASED) and give it to
         ``new`` (another client) or nobody; the robot stops and goes to Standby."""
