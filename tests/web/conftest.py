@@ -81,8 +81,19 @@ class Sim:
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                raise
+                # what every thread was doing: faulthandler's dump on SIGABRT (started with
+                # PYTHONFAULTHANDLER), read into lines before the error names them
+                self.process.send_signal(signal.SIGABRT)
+                try:
+                    self.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                if self._reader is not None:
+                    self._reader.join(timeout=10)
+                raise AssertionError(
+                    "freelook sim did not stop within 20 s of SIGINT; its threads then:\n"
+                    + "".join(self.lines[-80:])
+                ) from None
         if self._reader is not None:
             self._reader.join(timeout=10)  # the output's end: all the sim said is in lines
         if self in _RUNNING:
@@ -117,7 +128,7 @@ def start_sim(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
     )
     stdout = process.stdout
     assert stdout is not None

@@ -131,10 +131,11 @@ def test_a_free_look_turn_turns_the_predicted_view_at_once(browser: Any, shaped:
         final = camera(looks[-1]["report"], looks[-1]["report"]["pan"], mount)[2]
         assert math.degrees(wrap(final - seen[2])) > 30.0  # the robot did turn
         # a command lands up to the jitter (0.1 s) and a robot cycle (0.02 s) from the moment
-        # the prediction takes, and a busy machine's scheduling adds to that (5.3° seen once
-        # against 6°): at the limits' 50 °/s, within the jitter, a cycle and 0.1 s more, 11°
-        # (a prediction a report behind, 31 ms at 50 °/s, stays within; a wrong-signed or
-        # missing one is off by the whole turn, over 30°)
-        assert max(off) <= 50.0 * (JITTER + 0.02 + 0.1), off
+        # the prediction takes, and a busy machine's scheduling of the page, the station, the
+        # shaped link and the robot adds to that (5.3° seen alone, 13.2° beside a second test
+        # worker): at the limits' 50 °/s, within the jitter, a cycle and 0.25 s more, 18.5°
+        # (a wrong-signed or missing prediction is off by the whole turn, over 30°; its
+        # accuracy on a known lateness is test_motion_prediction.py's, in lock-step)
+        assert max(off) <= 50.0 * (JITTER + 0.02 + 0.25), off
     finally:
         page.close()
