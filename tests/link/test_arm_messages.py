@@ -67,6 +67,7 @@ def test_arm_commands_round_trip(velocities: tuple[float, ...], opening: float) 
             st.integers(0, 2),
             st.lists(st.integers(0, 511), max_size=200).map(tuple),
             st.lists(st.integers(0, 511), max_size=200).map(tuple),
+            st.lists(st.integers(0, 2), max_size=8).map(tuple),
         )
     )
 )
@@ -81,6 +82,10 @@ def test_telemetry_without_an_arm_is_the_same_bytes_as_before() -> None:
     plain = sender.encode(_telemetry(None), 1.0)
     with_arm = NativeCodec(KEY, sender=1).encode(_telemetry(ArmTelemetry((0.5,), (0.0,))), 1.0)
     assert len(with_arm) - len(plain) == 1 + 8 + 6 + 4  # count, joint, gripper + phase, pairs
+    gone_through = NativeCodec(KEY, sender=1).encode(
+        _telemetry(ArmTelemetry((0.5,), (0.0,), phase=2, phases=(0, 1, 2))), 1.0
+    )
+    assert len(gone_through) - len(with_arm) == 1 + 3  # the phases gone through, when said
 
 
 BAD = [math.nan, math.inf, -math.inf, 1e30, -1e30, 21.0]
@@ -160,11 +165,24 @@ def test_a_telemetry_arm_block_that_lies_about_its_counts_is_refused() -> None:
         short[20:22] = struct.pack("<H", len(short) - 22)
         event, _ = _refusal(_retag(bytes(short)))
         assert event.reason == "malformed", why
-    longer = bytearray(body + b"\x00")
-    longer[20:22] = struct.pack("<H", len(longer) - 22)
-    event, _ = _refusal(_retag(bytes(longer)))
-    assert event.reason == "malformed"
-    assert "after the telemetry's arm state" in str(event.error)
+    for tail, why in (
+        (b"\x00", "0 arm phases"),
+        (bytes([9, *[1] * 9]), "9 arm phases"),
+        (bytes([3, 0, 1]), "3 arm phases"),  # beyond the payload
+        (bytes([1, 2, 0]), "1 bytes after the telemetry's arm state"),
+    ):
+        longer = bytearray(body + tail)
+        longer[20:22] = struct.pack("<H", len(longer) - 22)
+        event, _ = _refusal(_retag(bytes(longer)))
+        assert event.reason == "malformed", tail
+        assert why in str(event.error)
+    unknown = bytearray(body + bytes([2, 1, 3]))  # a phase past stop
+    unknown[20:22] = struct.pack("<H", len(unknown) - 22)
+    event, _ = _refusal(_retag(bytes(unknown)))
+    assert event.reason == "value"
+    assert "phases" in str(event.error)
+    with pytest.raises(ValueRangeError, match="phases of 9 phases, at most 8"):
+        codec.encode(_telemetry(ArmTelemetry((0.0,), (0.0,), phases=(0, 1) * 4 + (2,))), 1.0)
     with pytest.raises(ValueRangeError, match="2 positions and 1 velocities"):
         codec.encode(_telemetry(ArmTelemetry((0.0, 0.0), (0.0,))), 1.0)
     with pytest.raises(ValueRangeError, match="phase"):

@@ -20,6 +20,7 @@ from freelook.link import (
     LinkSession,
     ModeChange,
     NativeCodec,
+    Telemetry,
 )
 from freelook.maps import load_world
 from freelook.operator import StationCore, StickScales, parse_browser_message
@@ -143,3 +144,30 @@ def test_a_robot_without_an_arm_ignores_arm_input() -> None:
     assert press(core, {"type": "mode", "mode": "arm"}) == []
     assert press(core, {"type": "gripper", "open": 1.0}) == []
     assert core.drive_command is None
+
+
+def test_a_slow_phase_between_two_reports_reaches_the_view() -> None:
+    """The check slows the arm for about 0.16 s before it stops it; reports 0.3 s apart (a
+    busy machine's gap) each say the most restrictive phase, so one goes from clear straight
+    to stop, and the phases gone through between them still show the slowing."""
+    robot = SimulatedRobot(TAROS, load_world("eod"), seed=1, use_localization=False)
+    robot.send(ControlRequest(1, 10), 1)
+    sender, receiver = NativeCodec(KEY, sender=2), NativeCodec(KEY, sender=1)
+    core = station()
+    assert core.arm is not None
+    reported, shown = [], []
+    for _ in range(6):
+        for _ in range(15):  # the elbow down onto the bumper, 0.3 s between reports
+            robot.send(ArmVelocityCommand((0.0, 0.0, -1.0, 0.0, 0.0)), 1)
+            robot.run_for(0.02)
+        packet = sender.encode(robot.core.telemetry(robot.now()), robot.now())
+        telemetry = receiver.decode(packet).message
+        assert isinstance(telemetry, Telemetry)
+        assert telemetry.arm is not None
+        reported.append(telemetry.arm.phase)
+        core.on_link_message(telemetry, robot.now())
+        view = core.arm.view(telemetry.arm)
+        assert view is not None
+        shown.extend(p for p in view["phases"] if not shown or shown[-1] != p)
+    assert 1 not in reported  # the reports' own phase never said slow
+    assert shown == ["clear", "slow", "stop"]

@@ -160,6 +160,7 @@ from freelook.link._transport_table import (
     transport_for,
 )
 from freelook.link._values import (
+    ARM_PHASES,
     FIELD_LIMITS,
     MAP_CHUNK,
     MAX_AGE,
@@ -191,6 +192,7 @@ from freelook.link._zenoh_acl import (
 
 __all__ = [
     "ACTING_COMMANDS",
+    "ARM_PHASES",
     "BACKENDS_GROUP",
     "EXPIRING_COMMANDS",
     "FIELD_LIMITS",

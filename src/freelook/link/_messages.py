@@ -146,9 +146,11 @@ class GripperCommand:
 @dataclass(frozen=True, slots=True)
 class ArmTelemetry:
     """The arm as the robot measures and guards it: joint encoders in URDF order, the
-    gripper, the anti-collision phase that acted (0 clear, 1 slow, 2 stop) and the checked
-    pairs (indices into the robot's checked pairs, SRDF order) that intersect at each
-    phase's horizon."""
+    gripper, the most restrictive anti-collision phase that acted since the previous report
+    (0 clear, 1 slow, 2 stop), the checked pairs (indices into the robot's checked pairs, SRDF
+    order) that intersect at each phase's horizon, and the phases the check went through since
+    the previous report, oldest first (none: not said). A slow phase shorter than the gap
+    between two reports is in ``phases`` though ``phase`` says stop."""
 
     positions: tuple[float, ...]
     velocities: tuple[float, ...]
@@ -157,6 +159,7 @@ class ArmTelemetry:
     phase: int = 0
     slow_pairs: tuple[int, ...] = ()
     stop_pairs: tuple[int, ...] = ()
+    phases: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

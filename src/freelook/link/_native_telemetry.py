@@ -5,7 +5,8 @@ millimetres), and the optional autonomy and arm blocks, every count checked befo
     [autonomy: phase u8, flags u8, recoveries u16, progress f32] (flag bit 4 of the fixed part)
     [speed cap: cap f32 m/s, round trip f32 s] (flag bit 5)
     [arm: joints u8, positions and velocities f32 × 2n, gripper f32, flags u8, phase u8,
-     slow pairs u16 + u16 × n, stop pairs u16 + u16 × n] (when bytes are left)
+     slow pairs u16 + u16 × n, stop pairs u16 + u16 × n,
+     [phases gone through: count u8 (1…8), phase u8 × n]] (each when bytes are left)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from freelook.link._errors import MalformedError
 from freelook.link._messages import ArmTelemetry, AutonomyTelemetry, Mode, SafetyFlags, Telemetry
 from freelook.link._stats_report import LinkStatsReport
-from freelook.link._values import ARM_JOINTS, ARM_PAIRS
+from freelook.link._values import ARM_JOINTS, ARM_PAIRS, ARM_PHASES
 from freelook.types import TaskPhase
 
 __all__ = ["decode_telemetry", "encode_telemetry"]
@@ -116,6 +117,8 @@ def _enc_arm_state(a: ArmTelemetry) -> bytes:
             struct.pack(f"<{len(a.slow_pairs)}H", *a.slow_pairs),
             _H.pack(len(a.stop_pairs)),
             struct.pack(f"<{len(a.stop_pairs)}H", *a.stop_pairs),
+            # the phases gone through, only when said: a report without them is as before
+            bytes((len(a.phases), *a.phases)) if a.phases else b"",
         )
     )
 
@@ -145,9 +148,18 @@ def _dec_arm_state(p: bytes, offset: int) -> ArmTelemetry:
             raise MalformedError(f"telemetry declares {count} arm pairs beyond its payload")
         pairs.append(struct.unpack_from(f"<{count}H", p, offset))
         offset += 2 * count
+    phases: tuple[int, ...] = ()
+    if offset < len(p):
+        count = p[offset]
+        if not 0 < count <= ARM_PHASES or len(p) < offset + 1 + count:
+            raise MalformedError(f"telemetry declares {count} arm phases, 1 to {ARM_PHASES}")
+        phases = tuple(p[offset + 1 : offset + 1 + count])
+        offset += 1 + count
     if offset != len(p):
         raise MalformedError(f"{len(p) - offset} bytes after the telemetry's arm state")
-    return ArmTelemetry(joints[:n], joints[n:], opening, bool(flags & 1), phase, pairs[0], pairs[1])
+    return ArmTelemetry(
+        joints[:n], joints[n:], opening, bool(flags & 1), phase, pairs[0], pairs[1], phases
+    )
 
 
 def decode_telemetry(p: bytes) -> Telemetry:

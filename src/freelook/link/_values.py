@@ -55,6 +55,7 @@ from freelook.link._stats_report import LinkStatsReport
 __all__ = [
     "ARM_JOINTS",
     "ARM_PAIRS",
+    "ARM_PHASES",
     "DIGEST_SIZE",
     "FIELD_LIMITS",
     "MAP_CHUNK",
@@ -85,6 +86,7 @@ RANGE = 65.535  # m: what a u16 millimetre carries
 U8, U16, U32 = 0xFF, 0xFFFF, 0xFFFFFFFF
 ARM_JOINTS = 16  # joints an arm command or arm telemetry may carry
 ARM_PAIRS = 512  # checked pairs one phase may list in telemetry
+ARM_PHASES = 8  # phases arm telemetry may list as gone through since the previous report
 ARM_RATE = 20.0  # rad/s or m/s: any joint velocity (the robot holds it to its URDF's limits)
 GRIPPER = 1.0  # m: the widest gripper opening
 MAX_STREAMS = 8  # camera streams a robot may send (0 the driving camera)
@@ -134,6 +136,7 @@ FIELD_LIMITS: dict[type, dict[str, Limit]] = {
         "phase": Limit(0, 2),
         "slow_pairs": Limit(0, ARM_PAIRS - 1),
         "stop_pairs": Limit(0, ARM_PAIRS - 1),
+        "phases": Limit(0, 2),
     },
     LinearDriveStart: {
         "x_start": _sym(DISTANCE),
@@ -327,7 +330,8 @@ def _check_reason(reason: str) -> None:
 
 
 def _check_arm(message: ArmVelocityCommand | ArmTelemetry) -> None:
-    """At most 16 joints (positions and velocities alike), at most 512 pairs a phase."""
+    """At most 16 joints (positions and velocities alike), at most 512 pairs a phase, at most
+    8 phases gone through."""
     owner = type(message).__name__
     n = len(message.velocities)
     if n > ARM_JOINTS:
@@ -339,3 +343,7 @@ def _check_arm(message: ArmVelocityCommand | ArmTelemetry) -> None:
             count = len(getattr(message, name))
             if count > ARM_PAIRS:
                 raise ValueRangeError(f"{owner}.{name} of {count} pairs, at most {ARM_PAIRS}")
+        if len(message.phases) > ARM_PHASES:
+            raise ValueRangeError(
+                f"{owner}.phases of {len(message.phases)} phases, at most {ARM_PHASES}"
+            )

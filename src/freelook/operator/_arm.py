@@ -24,6 +24,9 @@ from freelook.link import ArmTelemetry, ArmVelocityCommand, GripperCommand
 __all__ = ["ArmJog"]
 
 F64 = npt.NDArray[np.float64]
+#: the phases kept between two of the page's views, the newest (a page that stalls for
+#: seconds loses the oldest, never the newest)
+_PHASES_KEPT = 64
 
 
 class ArmJog:
@@ -118,10 +121,13 @@ class ArmJog:
         }
 
     def observe(self, arm: ArmTelemetry) -> None:
-        """One telemetry report: its phase and pairs count until the page's next view."""
+        """One telemetry report: its phase and pairs count until the page's next view, and the
+        phases it went through (a slow phase between two reports is not lost either)."""
         self._phase = max(self._phase, arm.phase)
-        if not self._phases or self._phases[-1] != arm.phase:
-            self._phases.append(arm.phase)
+        for phase in arm.phases or (arm.phase,):
+            if not self._phases or self._phases[-1] != phase:
+                self._phases.append(phase)
+        del self._phases[:-_PHASES_KEPT]
         self._slow.update(arm.slow_pairs)
         self._stop.update(arm.stop_pairs)
 

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from freelook.arm import ArmDecision, ArmGuard, ArmModel, ArmPhase, load_arm
 from freelook.config import ArmConfig
 from freelook.hal import Arm
-from freelook.link import ArmTelemetry, ArmVelocityCommand, GripperCommand
+from freelook.link import ARM_PHASES, ArmTelemetry, ArmVelocityCommand, GripperCommand
 
 __all__ = ["RobotArm"]
 
@@ -65,6 +65,7 @@ class RobotArm:
         self._pair_index = {pair: k for k, pair in enumerate(model.pair_names)}
         self.last: ArmDecision | None = None
         self._phase = ArmPhase.CLEAR  # since the last report
+        self._phases: list[int] = [ArmPhase.CLEAR]  # gone through since then, the newest kept
         self._slow: set[int] = set()
         self._stop: set[int] = set()
 
@@ -163,6 +164,9 @@ class RobotArm:
                 self.hw.command_gripper(q[self._finger] * 2)  # the fingers stay where they are
         self.last = decision
         self._phase = max(self._phase, decision.phase)
+        if self._phases[-1] != decision.phase:
+            self._phases.append(int(decision.phase))
+            del self._phases[:-ARM_PHASES]
         self._slow.update(self._indices(decision.slow_pairs))
         self._stop.update(self._indices(decision.stop_pairs))
         return decision
@@ -187,9 +191,11 @@ class RobotArm:
             )
         gripper = self.hw.gripper_state()
         phase, slow, stop = self._phase, tuple(sorted(self._slow)), tuple(sorted(self._stop))
+        phases = tuple(self._phases)
         last = self.last
         if last is not None:  # the next report starts from the check now
             self._phase = last.phase
+            self._phases = [int(last.phase)]
             self._slow = set(self._indices(last.slow_pairs))
             self._stop = set(self._indices(last.stop_pairs))
         opening = gripper.opening if math.isfinite(gripper.opening) else 0.0
@@ -201,6 +207,7 @@ class RobotArm:
             phase=int(phase),
             slow_pairs=slow,
             stop_pairs=stop,
+            phases=phases,
         )
 
     def _indices(self, pairs: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
