@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import socket
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,15 @@ from hypothesis import strategies as st
 
 from freelook.config import load_robot
 from freelook.hardware.sim import simulated_server
-from freelook.link import LinkShaper, LinkShaping
+from freelook.link import (
+    LinkDriver,
+    LinkSession,
+    LinkShaper,
+    LinkShaping,
+    NativeCodec,
+    UdpEndpoint,
+    VelocityCommand,
+)
 from freelook.maps import load_world
 from freelook.operator import OperatorStation
 from freelook.robot import ServerOptions
@@ -126,3 +135,37 @@ def test_a_shaped_link_over_udp_measures_the_delay_it_was_given() -> None:
     # for the stamps' own rounding
     assert abs(offset) <= (shortest - 0.6) / 2 + 0.01
     assert 0.6 <= newest < slowest
+
+
+def test_a_shaped_driver_ends_when_cancelled_just_after_a_send() -> None:
+    """A program's last command goes into the shaper and wakes its release loop, and the
+    program's shutdown cancels the driver in the same turn of the event loop: the cancel is
+    not taken for the wake-up (asyncio.wait_for in Python 3.11 returns the wake-up and drops
+    the cancel, so a stopping sim went on waiting), and the driver ends."""
+
+    async def scenario() -> tuple[int, bool, bool]:
+        endpoint = await UdpEndpoint.open(("127.0.0.1", 0))
+        friend = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        friend.bind(("127.0.0.1", 0))
+        endpoint.learn_peer(friend.getsockname())
+        loop = asyncio.get_running_loop()
+        session = LinkSession(NativeCodec(KEY, sender=1), spacing=0.05)
+        driver = LinkDriver(session, endpoint, loop.time, lambda event: None, LinkShaping(0.3))
+        task = asyncio.create_task(driver.run())
+        try:
+            for _ in range(5):  # the driver's loops started and waiting
+                await asyncio.sleep(0)
+            driver.send(VelocityCommand(0.0, 0.0))
+            assert driver.shaper is not None
+            held = driver.shaper.held
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=5.0)  # at once; 5 s is far beyond
+            return held, task in done, task.cancelled()
+        finally:
+            endpoint.close()
+            friend.close()
+
+    held, ended, cancelled = asyncio.run(scenario())
+    assert held == 1  # the command was in the shaper, its release loop woken
+    assert ended
+    assert cancelled

@@ -117,8 +117,11 @@ class LinkDriver:
             due = shaper.next_due()
             self._released.clear()
             wait = RECEIVE_POLL if due is None else max(0.0, due - self.clock())
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns a wake-up that
+            # came with a cancel and drops the cancel (a send just before shutdown)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._released.wait(), timeout=wait)
+                async with asyncio.timeout(wait):
+                    await self._released.wait()
 
     async def _receive(self) -> None:
         endpoint = self.endpoint

@@ -70,8 +70,9 @@ class RealtimeRuntime:
             if end is not None:
                 wait = min(wait, end - now)
             if wait > 0:
-                try:
-                    await asyncio.wait_for(self._stopping.wait(), timeout=min(wait, 0.1))
+                try:  # (asyncio.timeout: a cancel that comes with the stop is not dropped)
+                    async with asyncio.timeout(min(wait, 0.1)):
+                        await self._stopping.wait()
                     return
                 except TimeoutError:
                     continue
