@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,8 +110,9 @@ def start_sim(
     follow: bool = True,
 ) -> Sim:
     """A ``freelook sim`` started and announced; with ``follow`` (the default) its output is
-    read on from then on (:meth:`Sim.follow`), else the test reads it itself."""
-    port = free_port()
+    read on from then on (:meth:`Sim.follow`), else the test reads it itself. Its cockpit is
+    on a port it binds itself (``--port 0``), read from the URL it announces: a port picked
+    here and bound there could be taken in between by another test's connection."""
     args = [
         sys.executable,
         "-m",
@@ -118,7 +120,7 @@ def start_sim(
         "sim",
         "--no-browser",
         "--port",
-        str(port),
+        "0",
         *extra,
     ]
     path = tmp_path / "run.mcap" if record else None
@@ -152,7 +154,10 @@ def start_sim(
     except AssertionError:
         process.kill()
         raise
-    sim = Sim(process, found.group(1), port, path)
+    url = found.group(1)
+    port = urllib.parse.urlsplit(url).port
+    assert port is not None, url
+    sim = Sim(process, url, port, path)
     sim.lines = lines
     if follow:
         sim.follow()

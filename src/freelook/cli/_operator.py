@@ -44,7 +44,9 @@ _Host = Annotated[
         "(the token is required everywhere)."
     ),
 ]
-_Port = Annotated[int, typer.Option(help="Web port.")]
+_Port = Annotated[
+    int, typer.Option(help="Web port (0: one the system picks, in the announced URL).")
+]
 _NoRecord = Annotated[bool, typer.Option("--no-record", help="Do not record.")]
 
 # sim's own options

@@ -54,13 +54,14 @@ def fleet_names(count: int) -> list[str]:
 
 @contextlib.contextmanager
 def _listening(options: SessionOptions, count: int) -> Iterator[list[list[socket.socket]]]:
-    """The ``count`` cockpits' sockets (ports from ``options.port`` up), bound before the
-    session starts anything (a port in use leaves nothing behind), closed at its end."""
+    """The ``count`` cockpits' sockets (ports from ``options.port`` up; port 0: each on one
+    the system picks, as announced), bound before the session starts anything (a port in use
+    leaves nothing behind), closed at its end."""
     web_access(options)  # TLS files first
     bound: list[list[socket.socket]] = []
     try:
         for k in range(count):
-            bound.append(listen_web(options.host, options.port + k))
+            bound.append(listen_web(options.host, options.port + k if options.port else 0))
         yield bound
     finally:
         for sockets in bound:
