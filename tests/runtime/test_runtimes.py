@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 
 import pytest
 
@@ -81,3 +83,23 @@ def test_realtime_runtime_fires_the_same_jobs() -> None:
         await asyncio.wait_for(task, 1.0)  # stops promptly though the next job is 10 s away
 
     asyncio.run(stop_soon())
+
+
+def test_a_stalled_realtime_loop_says_which_job_fired_late_and_by_how_much(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    runtime = RealtimeRuntime()
+    runtime.add_periodic("control", 0.02, lambda t: None)
+
+    def stall(now: float) -> None:
+        if runtime.fired["stall"] == 2:
+            time.sleep(0.25)  # the process stalls: nothing else runs meanwhile
+
+    runtime.add_periodic("stall", 0.02, stall)
+    with caplog.at_level(logging.WARNING, logger="freelook.runtime"):
+        asyncio.run(runtime.run(duration=0.5))
+    assert runtime.stalls["control"] >= 1
+    assert runtime.worst_late["control"] >= 0.2  # a bound the sleep itself sets
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("control ")]
+    assert said, caplog.text
+    assert "the process stalled" in said[0]

@@ -194,8 +194,8 @@ PAGE_STATE = """(() => { const f = window.freelook; if (!f) return null;
     telemetryAge: f.telemetryAge, frame: f.frame, mode: f.last && f.last.mode,
     safety: f.last && f.last.safety, now: Date.now() / 1000 }; })()"""
 #: the robot's words a failing browser test shows: its judgement of whether the driver sees
-#: (robot/_sight.py), its refusals and its watchdog
-ROBOT_SAID = ("cannot see", "sees again", "refused", "watchdog", "Traceback", "Error")
+#: (robot/_sight.py), its refusals, its watchdog and its stalls (runtime/_realtime.py)
+ROBOT_SAID = ("cannot see", "sees again", "refused", "watchdog", "stalled", "Traceback", "Error")
 
 
 @pytest.hookimpl(wrapper=True)

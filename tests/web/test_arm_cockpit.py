@@ -76,8 +76,12 @@ def test_jogged_into_the_body_the_arm_slows_stops_turns_red_and_backs_out(
     page.wait_for_function("window.freelook.last.arm.phase === 'stop'", timeout=30_000)
     phases = page.evaluate("window.freelook.armPhases")[before:]
     # it slowed before it stopped (slowed to a quarter, the arm may clear the slow phase's
-    # look-ahead and speed up again before the stop phase's catches it: slow, clear, stop)
-    assert "slow" in phases[: phases.index("stop")], phases
+    # look-ahead and speed up again before the stop phase's catches it: slow, clear, stop);
+    # the slow phase lasts about 0.16 s at this jog, so a robot process stalled longer than
+    # that (the arm moving on between two checks, as a real one would) goes from clear to
+    # stop, and must say it stalled
+    if "slow" not in phases[: phases.index("stop")]:
+        assert taros.said("the process stalled"), phases
     assert phases[-1] == "stop"
     red = set(page.evaluate("window.freelook.arm3d.redBoxes()"))
     assert {"bumper", "finger_left", "finger_right"} <= red

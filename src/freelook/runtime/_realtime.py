@@ -14,6 +14,10 @@ __all__ = ["RealtimeRuntime"]
 
 log = logging.getLogger(__name__)
 
+#: s: a firing this much later than its time says the process stalled (a job's work between
+#: two firings is not done where it was due: an arm jogged on between two checks), and is logged
+STALL = 0.1
+
 
 @dataclass(order=True)
 class _Entry:
@@ -29,7 +33,9 @@ class RealtimeRuntime:
 
     A job that falls behind by more than one period skips the missed firings (counted in
     ``overruns``) rather than bursting to catch up: real hardware wants the newest command,
-    not a backlog. ``stop()`` ends :meth:`run` promptly.
+    not a backlog. A firing more than :data:`STALL` late is counted in ``stalls``, the worst
+    in ``worst_late``, and logged the 1st, 10th, 100th… time for each job. ``stop()`` ends
+    :meth:`run` promptly.
     """
 
     def __init__(self) -> None:
@@ -39,6 +45,8 @@ class RealtimeRuntime:
         self._stopping = asyncio.Event()
         self.overruns: dict[str, int] = {}
         self.fired: dict[str, int] = {}
+        self.stalls: dict[str, int] = {}
+        self.worst_late: dict[str, float] = {}
 
     def now(self) -> float:
         return self.clock.now()
@@ -54,6 +62,8 @@ class RealtimeRuntime:
         self._count += 1
         self.overruns[name] = 0
         self.fired[name] = 0
+        self.stalls[name] = 0
+        self.worst_late[name] = 0.0
 
     def stop(self) -> None:
         self._stopping.set()
@@ -77,6 +87,8 @@ class RealtimeRuntime:
                 except TimeoutError:
                     continue
             heapq.heappop(self._queue)
+            if now - entry.due > STALL:
+                self._stalled(entry.name, now - entry.due)
             try:
                 entry.callback(now)
             except Exception:
@@ -91,3 +103,16 @@ class RealtimeRuntime:
             entry.order = self._count
             self._count += 1
             heapq.heappush(self._queue, entry)
+
+    def _stalled(self, name: str, late: float) -> None:
+        self.stalls[name] += 1
+        self.worst_late[name] = max(self.worst_late[name], late)
+        count = self.stalls[name]
+        if count == 10 ** (len(str(count)) - 1):
+            log.warning(
+                "%s fired %.2f s late: the process stalled (stall %d of it, the worst %.2f s)",
+                name,
+                late,
+                count,
+                self.worst_late[name],
+            )
