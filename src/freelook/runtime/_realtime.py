@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,6 +18,8 @@ log = logging.getLogger(__name__)
 #: s: a firing this much later than its time says the process stalled (a job's work between
 #: two firings is not done where it was due: an arm jogged on between two checks), and is logged
 STALL = 0.1
+#: s: at most one stall is logged this often (the first; the others are counted)
+STALL_LOG_SPACING = 1.0
 
 
 @dataclass(order=True)
@@ -34,7 +37,7 @@ class RealtimeRuntime:
     A job that falls behind by more than one period skips the missed firings (counted in
     ``overruns``) rather than bursting to catch up: real hardware wants the newest command,
     not a backlog. A firing more than :data:`STALL` late is counted in ``stalls``, the worst
-    in ``worst_late``, and logged the 1st, 10th, 100th… time for each job. ``stop()`` ends
+    in ``worst_late``, and logged (the first in each :data:`STALL_LOG_SPACING`). ``stop()`` ends
     :meth:`run` promptly.
     """
 
@@ -47,6 +50,7 @@ class RealtimeRuntime:
         self.fired: dict[str, int] = {}
         self.stalls: dict[str, int] = {}
         self.worst_late: dict[str, float] = {}
+        self._stall_logged = -math.inf
 
     def now(self) -> float:
         return self.clock.now()
@@ -107,12 +111,14 @@ class RealtimeRuntime:
     def _stalled(self, name: str, late: float) -> None:
         self.stalls[name] += 1
         self.worst_late[name] = max(self.worst_late[name], late)
-        count = self.stalls[name]
-        if count == 10 ** (len(str(count)) - 1):
-            log.warning(
-                "%s fired %.2f s late: the process stalled (stall %d of it, the worst %.2f s)",
-                name,
-                late,
-                count,
-                self.worst_late[name],
-            )
+        now = self.clock.now()
+        if now - self._stall_logged < STALL_LOG_SPACING:
+            return
+        self._stall_logged = now
+        log.warning(
+            "%s fired %.2f s late: the process stalled (stall %d of it, the worst %.2f s)",
+            name,
+            late,
+            self.stalls[name],
+            self.worst_late[name],
+        )
