@@ -92,7 +92,7 @@ class RealtimeRuntime:
                     continue
             heapq.heappop(self._queue)
             if now - entry.due > STALL:
-                self._stalled(entry.name, now - entry.due)
+                self._stalled(entry.name, now - entry.due, now)
             try:
                 entry.callback(now)
             except Exception:
@@ -108,10 +108,9 @@ class RealtimeRuntime:
             self._count += 1
             heapq.heappush(self._queue, entry)
 
-    def _stalled(self, name: str, late: float) -> None:
+    def _stalled(self, name: str, late: float, now: float) -> None:
         self.stalls[name] += 1
         self.worst_late[name] = max(self.worst_late[name], late)
-        now = self.clock.now()
         if now - self._stall_logged < STALL_LOG_SPACING:
             return
         self._stall_logged = now
