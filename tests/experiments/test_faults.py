@@ -20,9 +20,9 @@ def _nothing(done: int, total: int) -> None:
     pass
 
 
-def _run(fault: Fault, name: str, trials: int) -> ExperimentResult:
+def _run(fault: Fault, name: str, trials: int, jobs: int = 1) -> ExperimentResult:
     with injected(fault):
-        return run_experiment(name, trials, 1, _nothing)
+        return run_experiment(name, trials, 1, _nothing, jobs=jobs)
 
 
 def _judged(result: ExperimentResult) -> list[Row]:
@@ -47,14 +47,14 @@ def _met(rows: list[Row]) -> list[str]:
         ("reckless", 4),
     ],
 )
-def test_a_frozen_robot_fails_every_driving_row(name: str, trials: int) -> None:
-    result = _run(Fault.FROZEN, name, trials)
+def test_a_frozen_robot_fails_every_driving_row(name: str, trials: int, trial_jobs: int) -> None:
+    result = _run(Fault.FROZEN, name, trials, trial_jobs)
     assert _met(_judged(result)) == [], name
 
 
 @pytest.mark.slow
-def test_a_robot_with_its_safety_off_fails_every_reckless_safety_row() -> None:
-    reckless = _run(Fault.SAFETY_OFF, "reckless", 4)
+def test_a_robot_with_its_safety_off_fails_every_reckless_safety_row(trial_jobs: int) -> None:
+    reckless = _run(Fault.SAFETY_OFF, "reckless", 4, trial_jobs)
     with_safety = [r for r in _judged(reckless) if not r.what.startswith("control run")]
     assert _met(with_safety) == []
 
@@ -118,9 +118,9 @@ def test_a_robot_with_its_watchdog_off_drives_on_when_the_half_duplex_link_locks
 
 
 @pytest.mark.slow
-def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
+def test_controllers_with_gain_0_fail_every_row_their_gain_is_for(trial_jobs: int) -> None:
     # the paper's rows run eq. 6 at gain 0 already: freelook's pull is what is judged
-    laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
+    laps = _run(Fault.GAIN_ZERO, "square-laps", 1, trial_jobs)
     # with the paper's sensors the pull is judged (the added laser's rows: below)
     pulled = [r for r in _judged(laps) if r.what.startswith("CCW, freelook extra: pull")]
     assert len(pulled) == 1
@@ -128,10 +128,10 @@ def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
     own = [r for r in _judged(laps) if r.what.startswith("CW, freelook extra: pull")]
     assert len(own) == 1
     assert _met(own) == []
-    offset = _run(Fault.GAIN_ZERO, "translation-offset", 2)
+    offset = _run(Fault.GAIN_ZERO, "translation-offset", 2, trial_jobs)
     assert _met([r for r in _judged(offset) if r.what.startswith("freelook extra")]) == []
     # the ellipse's trackers, the thesis's at the station and freelook's on the robot
-    assert _met(_judged(_run(Fault.GAIN_ZERO, "ellipse", 1))) == []
+    assert _met(_judged(_run(Fault.GAIN_ZERO, "ellipse", 1, trial_jobs))) == []
 
 
 @pytest.mark.slow
@@ -141,8 +141,8 @@ def test_controllers_with_gain_0_fail_every_row_their_gain_is_for() -> None:
     " -0.91° within ±3°, CCW +0.97° within ±1° on seed 1): the laser's heading fixes hold the"
     " camera, so the rows do not judge the pull they name",
 )
-def test_the_laps_freelook_rows_with_the_laser_judge_their_pull() -> None:
-    laps = _run(Fault.GAIN_ZERO, "square-laps", 1)
+def test_the_laps_freelook_rows_with_the_laser_judge_their_pull(trial_jobs: int) -> None:
+    laps = _run(Fault.GAIN_ZERO, "square-laps", 1, trial_jobs)
     laser = [r for r in _judged(laps) if "freelook extra with an added" in r.what]
     assert len(laser) == 2
     assert _met(laser) == []

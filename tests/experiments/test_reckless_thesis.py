@@ -9,13 +9,14 @@ import math
 import pytest
 
 from freelook.experiments import _reckless as rk
+from freelook.experiments import run_experiment
 from freelook.experiments._reckless_operator import (
     REACTION_TIME,
     Keys,
     PacketView,
     Wander,
 )
-from freelook.experiments._tables import reckless_jobs, reckless_table
+from freelook.experiments._tables import reckless_jobs
 from freelook.link import Telemetry
 
 
@@ -163,8 +164,8 @@ def test_on_table_7_1s_trial_2_the_printed_order_collides_where_the_corrected_do
 
 
 @pytest.mark.slow
-def test_the_reckless_table_has_the_thesiss_rows_first_and_judges_them() -> None:
-    result = reckless_table(2, 1, lambda done, total: None)
+def test_the_reckless_table_has_the_thesiss_rows_first_and_judges_them(trial_jobs: int) -> None:
+    result = run_experiment("reckless", 2, 1, lambda done, total: None, jobs=trial_jobs)
     assert len(result.rows) == 18
     thesis, corrected, control, freelook = result.rows[:4]
     assert thesis.paper.startswith("no collision in 9 trials")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +24,12 @@ _Write = Annotated[
     typer.Option(help="Write the error model with the fitted constants to this TOML file."),
 ]
 _Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+_Jobs = Annotated[
+    int | None,
+    typer.Option(
+        min=1, max=64, help="Worker processes sharing each step's laps (default: one per core)."
+    ),
+]
 
 
 def calibrate(
@@ -30,6 +37,7 @@ def calibrate(
     measurement: _Measurement = None,
     write: _Write = None,
     json_out: _Json = False,
+    jobs: _Jobs = None,
 ) -> None:
     """Fit the error model's sprocket difference and ICR spread to the robot's named
     measurement (least squares on the paper's own system, docs/belief-and-truth.md) and
@@ -55,7 +63,8 @@ def calibrate(
         measured = load_measurement(measurement) if measurement is not None else None
         if measured is not None and robot is not None and measured.robot != robot:
             raise ConfigError(f"{measurement}: a measurement of {measured.robot}, not {robot}")
-        calibrations = [fit(name, measured) for name in robots]
+        cores = jobs if jobs is not None else (os.cpu_count() or 1)
+        calibrations = [fit(name, measured, cores) for name in robots]
     except ConfigError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(2) from None

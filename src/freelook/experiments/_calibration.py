@@ -36,6 +36,7 @@ from scipy.optimize import least_squares
 from freelook.config import ErrorModel, load_error_model, load_robot
 from freelook.errors import ConfigError
 from freelook.experiments import _scenarios as sc
+from freelook.experiments._parallel import map_trials, set_jobs
 
 __all__ = [
     "CALIBRATION_SEED",
@@ -166,46 +167,40 @@ def _constants(base: ErrorModel, p: np.ndarray, std: np.ndarray) -> tuple[Fitted
     )
 
 
-def calibrate(robot: str, measurement: LapMeasurement | None = None) -> Calibration:
+def calibrate(robot: str, measurement: LapMeasurement | None = None, jobs: int = 1) -> Calibration:
     """Identify ``robot``'s sprocket difference and ICR spread from ``measurement`` (None: its
-    named one) by the procedure of the module's docstring."""
+    named one) by the procedure of the module's docstring; ``jobs`` worker processes share
+    each step's laps (the same fit on any number: each lap run is a function of its model)."""
     measured = measurement if measurement is not None else load_measurement(robot)
     base = load_error_model(robot)
     config = load_robot(robot)
     sigma = measured.resolution_deg / math.sqrt(12)
     paper = np.array([*measured.cw, *measured.ccw])
-    calls = [0]
-
-    def laps(p: np.ndarray) -> np.ndarray:
-        calls[0] += 1
-        model = _systematic(_with(base, p))
-        runs = [
-            sc.square_laps_trial(
-                CALIBRATION_SEED,
-                clockwise,
-                len(want),
-                measured.side,
-                use_gyro=True,
-                use_localization=False,
-                robot_name=robot,
-                gain=0.0,
-                laser=False,
-                model=model,
-            ).drifts
-            for clockwise, want in ((True, measured.cw), (False, measured.ccw))
-        ]
-        return np.array([*runs[0], *runs[1]])
-
     seen: dict[tuple[float, ...], np.ndarray] = {}
 
+    def evaluate(points: list[np.ndarray]) -> None:
+        """Each of ``points`` not seen yet: its laps both ways, all of them side by side."""
+        todo = [key for key in dict.fromkeys(_key(p) for p in points) if key not in seen]
+        arguments = [
+            (robot, _systematic(_with(base, np.array(key))), clockwise, len(want), measured.side)
+            for key in todo
+            for clockwise, want in ((True, measured.cw), (False, measured.ccw))
+        ]
+        set_jobs(jobs)
+        try:
+            drifts = map_trials(_lap_drifts, arguments, _quiet)
+        finally:
+            set_jobs(1)
+        for k, key in enumerate(todo):
+            seen[key] = (np.array([*drifts[2 * k], *drifts[2 * k + 1]]) - paper) / sigma
+
     def residuals(p: np.ndarray) -> np.ndarray:
-        key = tuple(float(v) for v in p)
-        if key not in seen:
-            seen[key] = (laps(p) - paper) / sigma
-        return seen[key]
+        evaluate([p])
+        return seen[_key(p)]
 
     def jacobian(p: np.ndarray) -> np.ndarray:
         # forward differences of absolute steps: scipy's relative ones vanish at δ = 0
+        evaluate([p, *(p + step for step in _STEPS)])
         f = residuals(p)
         columns = [(residuals(p + step) - f) / step[k] for k, step in enumerate(_STEPS)]
         return np.stack(columns, axis=1)
@@ -231,8 +226,34 @@ def calibrate(robot: str, measurement: LapMeasurement | None = None) -> Calibrat
         fitted_cw=tuple(float(v) for v in simulated[:n]),
         fitted_ccw=tuple(float(v) for v in simulated[n:]),
         rms_deg=float(np.sqrt(np.mean((fit.fun * sigma) ** 2))),
-        evaluations=calls[0],
+        evaluations=len(seen),
     )
+
+
+def _key(p: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(v) for v in p)
+
+
+def _quiet(done: int, total: int) -> None:
+    pass
+
+
+def _lap_drifts(
+    robot: str, model: ErrorModel, clockwise: bool, laps: int, side: float
+) -> list[float]:
+    """The camera's drift after each lap (deg) of the fit's system (module docstring, 3)."""
+    return sc.square_laps_trial(
+        CALIBRATION_SEED,
+        clockwise,
+        laps,
+        side,
+        use_gyro=True,
+        use_localization=False,
+        robot_name=robot,
+        gain=0.0,
+        laser=False,
+        model=model,
+    ).drifts
 
 
 def _with(base: ErrorModel, p: np.ndarray) -> ErrorModel:
