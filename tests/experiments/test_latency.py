@@ -17,7 +17,7 @@ from freelook.experiments._latency import (
     LatencyConditions,
     latency_trial,
 )
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 from freelook.experiments._reckless_operator import REACTION_TIME
 from freelook.experiments._tables._latency import _beats, _verdict
 from freelook.link import GoalStart, Heartbeat, ImpairedChannel, Impairments, Mode
@@ -97,12 +97,8 @@ def test_with_expiry_no_late_command_acts_and_without_it_the_bursts_queued_ones_
 def test_a_frozen_robot_fails_the_rows_it_is_judged_by(trial_jobs: int) -> None:
     link = LatencyConditions(1.0)
     controls = ("plain", "prediction", "plain-no-expiry")
-    set_jobs(trial_jobs)
-    try:
-        with injected(Fault.FROZEN):
-            done = map_trials(latency_trial, [(101, c, link) for c in controls], _quiet)
-    finally:
-        set_jobs(1)
+    with workers(trial_jobs), injected(Fault.FROZEN):
+        done = map_trials(latency_trial, [(101, c, link) for c in controls], _quiet)
     runs = {c: [run] for c, run in zip(controls, done, strict=True)}
     assert all(r.travelled < 0.05 for done in runs.values() for r in done)
     assert not _verdict("prediction", runs["prediction"])[1]

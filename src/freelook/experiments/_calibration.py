@@ -36,7 +36,7 @@ from scipy.optimize import least_squares
 from freelook.config import ErrorModel, load_error_model, load_robot
 from freelook.errors import ConfigError
 from freelook.experiments import _scenarios as sc
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 
 __all__ = [
     "CALIBRATION_SEED",
@@ -186,11 +186,8 @@ def calibrate(robot: str, measurement: LapMeasurement | None = None, jobs: int =
             for key in todo
             for clockwise, want in ((True, measured.cw), (False, measured.ccw))
         ]
-        set_jobs(jobs)
-        try:
+        with workers(jobs):
             drifts = map_trials(_lap_drifts, arguments, _quiet)
-        finally:
-            set_jobs(1)
         for k, key in enumerate(todo):
             seen[key] = (np.array([*drifts[2 * k], *drifts[2 * k + 1]]) - paper) / sigma
 

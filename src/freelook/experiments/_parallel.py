@@ -7,8 +7,9 @@ cores.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
 from threadpoolctl import threadpool_limits
@@ -16,7 +17,7 @@ from threadpoolctl import threadpool_limits
 from freelook.experiments._result import Progress
 from freelook.runtime import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
 
-__all__ = ["TrialRunner", "map_trials", "set_jobs", "set_runner"]
+__all__ = ["TrialRunner", "map_trials", "set_jobs", "set_runner", "workers"]
 
 T = TypeVar("T")
 _JOBS = [1]
@@ -93,6 +94,16 @@ def set_runner(runner: TrialRunner | None) -> None:
 def set_jobs(jobs: int) -> None:
     """How many worker processes trials may use (1: run them in this process)."""
     _JOBS[0] = max(1, jobs)
+
+
+@contextmanager
+def workers(jobs: int) -> Iterator[None]:
+    """Trials inside run on ``jobs`` worker processes (:func:`set_jobs`), one after."""
+    set_jobs(jobs)
+    try:
+        yield
+    finally:
+        set_jobs(1)
 
 
 def map_trials(
