@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 
 import pytest
@@ -103,3 +104,41 @@ def test_a_stalled_realtime_loop_says_which_job_fired_late_and_by_how_much(
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("control ")]
     assert said, caplog.text
     assert "the process stalled" in said[0]
+
+
+class _Heard(asyncio.DatagramProtocol):
+    def __init__(self) -> None:
+        self.datagrams: list[bytes] = []
+
+    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+        self.datagrams.append(data)
+
+
+def test_a_late_firing_reads_what_arrived_while_the_process_was_busy() -> None:
+    """A command that reached the socket while a job overran is read before the next job
+    fires (late by more than its period): a watchdog judging the link then sees it, so a
+    stalled process does not take its own stall for a silent link."""
+
+    async def scenario() -> list[int]:
+        loop = asyncio.get_running_loop()
+        transport, heard = await loop.create_datagram_endpoint(_Heard, local_addr=("127.0.0.1", 0))
+        address = transport.get_extra_info("sockname")
+        runtime = RealtimeRuntime()
+        seen_by_watchdog: list[int] = []
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as operator:
+
+            def overrun(now: float) -> None:
+                operator.sendto(b"command", address)  # in the kernel's buffer from here on
+                time.sleep(0.05)  # the job overruns: the process reads no socket meanwhile
+
+            def watchdog(now: float) -> None:
+                seen_by_watchdog.append(len(heard.datagrams))
+                runtime.stop()
+
+            runtime.add_periodic("overrun", 10.0, overrun)
+            runtime.add_periodic("watchdog", 0.01, watchdog)  # due with it, 50 ms late
+            await asyncio.wait_for(runtime.run(), 5.0)
+        transport.close()
+        return seen_by_watchdog
+
+    assert asyncio.run(scenario()) == [1]

@@ -36,9 +36,11 @@ class RealtimeRuntime:
 
     A job that falls behind by more than one period skips the missed firings (counted in
     ``overruns``) rather than bursting to catch up: real hardware wants the newest command,
-    not a backlog. A firing more than :data:`STALL` late is counted in ``stalls``, the worst
-    in ``worst_late``, and logged (the first in each :data:`STALL_LOG_SPACING`). ``stop()`` ends
-    :meth:`run` promptly.
+    not a backlog. A firing later than its job's period first lets the event loop take one
+    turn, so what arrived while the process was busy (a command in the socket's buffer) is read
+    before the job judges the link by it: a stall is not a silent link. A firing more than
+    :data:`STALL` late is counted in ``stalls``, the worst in ``worst_late``, and logged (the
+    first in each :data:`STALL_LOG_SPACING`). ``stop()`` ends :meth:`run` promptly.
     """
 
     def __init__(self) -> None:
@@ -75,6 +77,7 @@ class RealtimeRuntime:
     async def run(self, duration: float | None = None) -> None:
         """Fire jobs until :meth:`stop` (or for ``duration`` seconds)."""
         end = None if duration is None else self.clock.now() + duration
+        turned = False  # the loop took a turn (read its sockets) since the last firing
         while not self._stopping.is_set() and self._queue:
             now = self.clock.now()
             if end is not None and now >= end:
@@ -83,13 +86,15 @@ class RealtimeRuntime:
             wait = entry.due - now
             if end is not None:
                 wait = min(wait, end - now)
-            if wait > 0:
+            if wait > 0 or (not turned and -wait > entry.period):
                 try:  # (asyncio.timeout: a cancel that comes with the stop is not dropped)
-                    async with asyncio.timeout(min(wait, 0.1)):
+                    async with asyncio.timeout(min(max(wait, 0.0), 0.1)):
                         await self._stopping.wait()
                     return
                 except TimeoutError:
+                    turned = True
                     continue
+            turned = False
             heapq.heappop(self._queue)
             if now - entry.due > STALL:
                 self._stalled(entry.name, now - entry.due, now)
