@@ -3,7 +3,9 @@
 ``web.cockpit_keys_disable_gpu`` (software compositing) and ``web.cockpit_keys_swiftshader``
 (software GL, as on a machine without a GPU driver, where the page paints a few frames a
 second): a fresh ``freelook sim`` session with its camera streaming, the cockpit in Free Look,
-and W, S, A, D each pressed once for 0.8 s, then W held and the e-stop key (Space) pressed.
+and W, S, A, D each pressed once, then W held and the e-stop key (Space) pressed. Each key is
+held until the wheels answer it and 0.8 s more, and the next pressed 0.6 s after the wheels
+stopped (each wait bounded by :data:`ANSWER_S`), so a slow answer is measured, not cut off.
 Timed from the moment the browser took the key in (the key event's time stamp, wall clock)
 until the robot applied the wheel command that answers it (wall clock, in the same process):
 the first motion the way the key asks, the first zero after its release, the first zero after
@@ -27,6 +29,9 @@ CONFIGURATIONS = {
     "swiftshader": ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
 }
 MOVE_S, STOP_S, ESTOP_S = 0.5, 0.5, 0.3
+#: s the session waits for the wheels to answer a key before it goes on without (the figure
+#: then is infinite)
+ANSWER_S = 10.0
 
 _KEYS = """
 window.__keys = [];
@@ -91,11 +96,29 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
     drive = parts["server"].program.hardware.drive
     wheels: list[tuple[float, float, float]] = []
     original = drive.command
+    answered = asyncio.Event()  # the wheels passed ``awaited`` since it was set
+    awaited: list[Any] = [None]
 
     def spy(command: DriveCommand) -> None:
         left, right = command.v_left, command.v_right
         wheels.append((time.time() * 1e3, left, right))  # the page's clock is wall-clock ms too
+        if awaited[0] is not None and awaited[0](left, right):
+            awaited[0] = None
+            answered.set()
         original(command)
+
+    def expect(test: Any) -> None:
+        """From now on, the first wheel command that passes ``test`` sets ``answered``."""
+        answered.clear()
+        awaited[0] = test
+
+    async def answer() -> None:
+        """Until the wheels answered what :func:`expect` was told (at most :data:`ANSWER_S`)."""
+        try:
+            async with asyncio.timeout(ANSWER_S):
+                await answered.wait()
+        except TimeoutError:
+            awaited[0] = None
 
     drive.command = spy
     try:
@@ -116,14 +139,22 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
             await page.click("[data-mode=free_look]")
             await asyncio.sleep(1.0)  # the camera streams: the renderer is as busy as it gets
             for key in ("KeyW", "KeyS", "KeyA", "KeyD"):
+                expect(_MOVING[key])
                 await page.keyboard.down(key)
-                await asyncio.sleep(0.8)
+                await answer()
+                await asyncio.sleep(0.8)  # held on, driving
+                expect(_stopped)
                 await page.keyboard.up(key)
-                await asyncio.sleep(0.6)
+                await answer()
+                await asyncio.sleep(0.6)  # at rest before the next key
+            expect(_MOVING["KeyW"])
             await page.keyboard.down("KeyW")
+            await answer()
             await asyncio.sleep(0.8)
+            expect(_stopped)
             await page.keyboard.press("Space")
-            await asyncio.sleep(0.6)
+            await answer()
+            await asyncio.sleep(0.6)  # W still held: the e-stop keeps the robot still
             await page.keyboard.up("KeyW")
             keys = await page.evaluate("window.__keys")
             await browser.close()
