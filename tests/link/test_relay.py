@@ -93,9 +93,18 @@ def relay(keys: Path, port: int) -> Iterator[subprocess.Popen[str]]:
     finally:
         if process.poll() is None:
             process.terminate()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired as err:  # killed, so the next test does not inherit it
+            process.kill()
+            process.wait()
+            said = process.stdout.read() if process.stdout is not None else ""
+            raise AssertionError(
+                f"freelook relay on port {port} ignored SIGTERM for 10 s; it said:\n{said}"
+            ) from err
+        finally:
+            if process.stdout is not None:
+                process.stdout.close()
 
 
 class Commanded:

@@ -75,6 +75,39 @@ def latencies(keys: list[list[Any]], wheels: list[tuple[float, float, float]]) -
     return out
 
 
+class _WheelWatch:
+    """The wheel commands the robot applies (wall ms, left, right), and a wait for the first
+    that passes a test."""
+
+    def __init__(self, drive: Any) -> None:
+        self.wheels: list[tuple[float, float, float]] = []
+        self._answered = asyncio.Event()
+        self._awaited: Any = None
+        self._apply = drive.command
+        drive.command = self._spy
+
+    def _spy(self, command: DriveCommand) -> None:
+        left, right = command.v_left, command.v_right
+        self.wheels.append((time.time() * 1e3, left, right))  # the page's clock: wall ms too
+        if self._awaited is not None and self._awaited(left, right):
+            self._awaited = None
+            self._answered.set()
+        self._apply(command)
+
+    def expect(self, test: Any) -> None:
+        """From now on, the first wheel command that passes ``test`` is the answer."""
+        self._answered.clear()
+        self._awaited = test
+
+    async def answer(self) -> None:
+        """Until the wheels answered what :meth:`expect` was told (at most :data:`ANSWER_S`)."""
+        try:
+            async with asyncio.timeout(ANSWER_S):
+                await self._answered.wait()
+        except TimeoutError:
+            self._awaited = None
+
+
 async def _keys_session(args: list[str]) -> dict[str, float]:
     """One fresh session in one Chromium configuration: the latencies (ms)."""
     from playwright.async_api import async_playwright
@@ -93,34 +126,8 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
         )
     )
     await started.wait()
-    drive = parts["server"].program.hardware.drive
-    wheels: list[tuple[float, float, float]] = []
-    original = drive.command
-    answered = asyncio.Event()  # the wheels passed ``awaited`` since it was set
-    awaited: list[Any] = [None]
-
-    def spy(command: DriveCommand) -> None:
-        left, right = command.v_left, command.v_right
-        wheels.append((time.time() * 1e3, left, right))  # the page's clock is wall-clock ms too
-        if awaited[0] is not None and awaited[0](left, right):
-            awaited[0] = None
-            answered.set()
-        original(command)
-
-    def expect(test: Any) -> None:
-        """From now on, the first wheel command that passes ``test`` sets ``answered``."""
-        answered.clear()
-        awaited[0] = test
-
-    async def answer() -> None:
-        """Until the wheels answered what :func:`expect` was told (at most :data:`ANSWER_S`)."""
-        try:
-            async with asyncio.timeout(ANSWER_S):
-                await answered.wait()
-        except TimeoutError:
-            awaited[0] = None
-
-    drive.command = spy
+    watch = _WheelWatch(parts["server"].program.hardware.drive)
+    expect, answer, wheels = watch.expect, watch.answer, watch.wheels
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(
