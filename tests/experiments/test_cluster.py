@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from freelook.cli import app
 from freelook.experiments import ClusterError, on_cluster
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 from freelook.experiments._reckless import RecklessCondition, RecklessResult, reckless_trial
 
 #: reckless trials of 8 s: a robot told where it stands, one that searches from a wrong start
@@ -66,11 +66,8 @@ def test_a_cluster_gives_the_figures_of_one_process_and_of_local_workers(
 ) -> None:
     with on_cluster(cluster):
         assert map_trials(reckless_trial, TRIALS, _quiet) == one_process
-    try:
-        set_jobs(2)
+    with workers(2):
         assert map_trials(reckless_trial, TRIALS, _quiet) == one_process
-    finally:
-        set_jobs(1)
 
 
 def _rows(args: list[str]) -> list[dict[str, Any]]:

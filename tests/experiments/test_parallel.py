@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 from freelook.experiments._reckless import RecklessCondition, reckless_trial
 
 
@@ -19,12 +19,9 @@ def _quiet(done: int, total: int) -> None:
 def test_workers_compute_on_one_thread_and_give_the_figures_of_one_process() -> None:
     # a search from a wrong start scores its cloud with the kernel split over threads
     trials = [(7 + k, k == 1, RecklessCondition.LOCALIZED_MAP, 8.0) for k in range(2)]
-    try:
-        set_jobs(2)
+    with workers(2):
         threads = map_trials(numba.get_num_threads, [(), ()], _quiet)
         parallel = map_trials(reckless_trial, trials, _quiet)
-    finally:
-        set_jobs(1)
     assert threads == [1, 1]
     assert map_trials(reckless_trial, trials, _quiet) == parallel
 
@@ -49,11 +46,8 @@ def _page_faults_of_reuse(size: int) -> float:
 def test_workers_reuse_the_memory_they_free_instead_of_faulting_in_fresh_pages() -> None:
     if not _glibc():
         pytest.skip("the C library has no mallopt")
-    try:
-        set_jobs(2)
+    with workers(2):
         faults = map_trials(_page_faults_of_reuse, [(200_000,), (600_000,)], _quiet)
-    finally:
-        set_jobs(1)
     # from fresh pages every round, as glibc does by default: about 780 faults a round
     assert max(faults) < 10, faults
 

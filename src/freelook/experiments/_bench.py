@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 
 from freelook.bench import Case, benchmark
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 from freelook.experiments._reckless import (
     Driver,
     RecklessCondition,
@@ -98,11 +98,8 @@ def reckless_1000() -> Case:
     per_trial: dict[str, float] = {}
 
     def run() -> None:
-        set_jobs(cores)
-        try:
+        with workers(cores):
             seconds = map_trials(trial_cpu_seconds, sample, lambda done, total: None)
-        finally:
-            set_jobs(1)
         by_section: dict[str, list[float]] = {}
         for job, cpu in zip(sample, seconds, strict=True):
             by_section.setdefault(_section(job), []).append(cpu)

@@ -97,8 +97,12 @@ def set_jobs(jobs: int) -> None:
 
 
 @contextmanager
-def workers(jobs: int) -> Iterator[None]:
-    """Trials inside run on ``jobs`` worker processes (:func:`set_jobs`), one after."""
+def workers(jobs: int | None) -> Iterator[None]:
+    """Trials inside run on ``jobs`` worker processes (:func:`set_jobs`), one after (None:
+    as :func:`set_jobs` last said, left so)."""
+    if jobs is None:
+        yield
+        return
     set_jobs(jobs)
     try:
         yield

@@ -13,7 +13,7 @@ from freelook.experiments._arm_fuzz import arm_fuzz
 from freelook.experiments._bomb_disposal import bomb_disposal
 from freelook.experiments._figures_table import flc_figures_table
 from freelook.experiments._localization_table import localization_in_lab, localization_on_map
-from freelook.experiments._parallel import set_jobs
+from freelook.experiments._parallel import workers
 from freelook.experiments._result import ExperimentResult, Progress, Row
 from freelook.experiments._tables import (
     ellipse_table,
@@ -43,16 +43,11 @@ def localization_experiment(
     """Monte Carlo localization on ``world`` (a built-in name or a map file): in the lab, the
     tour from a known start and the global search on the tour; on any map, the global search
     at random free places while the robot drives slowly, and what the map costs to set up.
-    ``jobs`` worker processes share the trials (None: as :func:`set_jobs` last said)."""
-    if jobs is not None:
-        set_jobs(jobs)
-    try:
+    ``jobs`` worker processes share the trials (None: as the enclosing :func:`workers` said)."""
+    with workers(jobs):
         if world != "lab":
             return localization_on_map(world, trials, seed, progress)
         return localization_in_lab(trials, seed, progress)
-    finally:
-        if jobs is not None:
-            set_jobs(1)
 
 
 EXPERIMENTS: dict[str, tuple[Callable[[int, int, Progress], ExperimentResult], int, int]] = {
@@ -81,11 +76,8 @@ def run_experiment(
     """Run experiment ``name``; ``jobs`` worker processes share its trials."""
     function, full, small = EXPERIMENTS[name]
     n = trials if trials is not None else (small if reduced else full)
-    set_jobs(jobs)
-    try:
+    with workers(jobs):
         result = function(max(1, n), seed, progress)
-    finally:
-        set_jobs(1)
     result.command = f"freelook experiment {name} --trials {n} --seed {seed}"
     result.details["trials"] = n
     return result

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from freelook.bench import Case, benchmark
@@ -82,7 +83,7 @@ class _WheelWatch:
     def __init__(self, drive: Any) -> None:
         self.wheels: list[tuple[float, float, float]] = []
         self._answered = asyncio.Event()
-        self._awaited: Any = None
+        self._awaited: Callable[[float, float], bool] | None = None
         self._apply = drive.command
         drive.command = self._spy
 
@@ -94,7 +95,7 @@ class _WheelWatch:
             self._answered.set()
         self._apply(command)
 
-    def expect(self, test: Any) -> None:
+    def expect(self, test: Callable[[float, float], bool]) -> None:
         """From now on, the first wheel command that passes ``test`` is the answer."""
         self._answered.clear()
         self._awaited = test
@@ -127,7 +128,6 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
     )
     await started.wait()
     watch = _WheelWatch(parts["server"].program.hardware.drive)
-    expect, answer, wheels = watch.expect, watch.answer, watch.wheels
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(
@@ -146,21 +146,21 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
             await page.click("[data-mode=free_look]")
             await asyncio.sleep(1.0)  # the camera streams: the renderer is as busy as it gets
             for key in ("KeyW", "KeyS", "KeyA", "KeyD"):
-                expect(_MOVING[key])
+                watch.expect(_MOVING[key])
                 await page.keyboard.down(key)
-                await answer()
+                await watch.answer()
                 await asyncio.sleep(0.8)  # held on, driving
-                expect(_stopped)
+                watch.expect(_stopped)
                 await page.keyboard.up(key)
-                await answer()
+                await watch.answer()
                 await asyncio.sleep(0.6)  # at rest before the next key
-            expect(_MOVING["KeyW"])
+            watch.expect(_MOVING["KeyW"])
             await page.keyboard.down("KeyW")
-            await answer()
+            await watch.answer()
             await asyncio.sleep(0.8)
-            expect(_stopped)
+            watch.expect(_stopped)
             await page.keyboard.press("Space")
-            await answer()
+            await watch.answer()
             await asyncio.sleep(0.6)  # W still held: the e-stop keeps the robot still
             await page.keyboard.up("KeyW")
             keys = await page.evaluate("window.__keys")
@@ -168,7 +168,7 @@ async def _keys_session(args: list[str]) -> dict[str, float]:
     finally:
         session.cancel()
         await asyncio.gather(session, return_exceptions=True)
-    return latencies(keys, wheels)
+    return latencies(keys, watch.wheels)
 
 
 def _case(configuration: str) -> Case:

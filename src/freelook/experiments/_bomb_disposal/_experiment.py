@@ -8,7 +8,7 @@ from pathlib import Path
 
 from freelook.experiments._bomb_disposal._table import disposal_table
 from freelook.experiments._bomb_disposal._trial import DisposalResult, disposal_trial
-from freelook.experiments._parallel import map_trials, set_jobs
+from freelook.experiments._parallel import map_trials, workers
 from freelook.experiments._result import ExperimentResult, Progress
 
 __all__ = ["bomb_disposal"]
@@ -37,14 +37,9 @@ def bomb_disposal(
     """Kievit-Kylar's five-phase task, ``trials`` seeded scenarios on ``robot``; ``record``: the
     trials end to end in one MCAP file (the phase on ``/autonomy/phase``, the objects' true
     poses on ``/sim/objects``, each trial named on ``/bomb_disposal/trials``)."""
-    if jobs is not None:
-        set_jobs(jobs)
-    try:
+    with workers(jobs):
         arguments = [(*a, record is not None) for a in _trial_args(trials, seed, robot)]
         results = map_trials(_run, arguments, progress)
-    finally:
-        if jobs is not None:
-            set_jobs(1)
     if record is not None:
         _record(record, results)
         for r in results:  # in the file, not in the table's details
