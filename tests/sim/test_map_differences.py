@@ -74,3 +74,24 @@ def test_the_robots_map_file_sits_where_the_survey_put_it() -> None:
     assert MapDifferences().none
     assert not off.none
     assert math.isclose(moved.resolution, published.resolution)
+
+
+def test_a_world_and_its_differences_make_one_world_for_every_trial_in_it() -> None:
+    """A run of trials in one lab rasterises the day's world once: the same map and the same
+    differences give the same world (its grid already cast), another difference another."""
+    lab = load_world("lab")
+    day = lab_on_the_day()
+    world = day.world(lab)
+    grid = world.obstacles()
+    assert day.world(lab) is world
+    assert day.world(lab).obstacles() is grid
+    assert day.laser_world(lab) is day.laser_world(lab)
+    assert day.robot_map(lab) is day.robot_map(lab)
+    assert day.laser_world(lab) is not world  # without its glass
+    other = MapDifferences(glass=(_pane(4.5, 6.0),))
+    assert other.world(lab) is not world
+    assert other.world(lab).objects == lab.objects + other.glass
+    # another world of the same map is another world: its own differences, its own grid
+    again = load_world("lab")
+    assert day.world(again) is not world
+    assert np.array_equal(day.world(again).obstacles(), grid)

@@ -9,6 +9,7 @@ builds its world from the map's world and them, the robot keeps its map file.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from freelook.maps._model import World, WorldObject
@@ -48,6 +49,9 @@ class MapDifferences:
         """The map file as the robot has it: moved by the survey's ``offset``."""
         if self.offset == (0.0, 0.0):
             return published
+        return _derived(published, self.offset, self._moved)
+
+    def _moved(self, published: World) -> World:
         dx, dy = self.offset
         sx, sy, st = published.start
         return dataclasses.replace(
@@ -80,7 +84,29 @@ class MapDifferences:
 
 
 def _with_objects(world: World, extra: tuple[WorldObject, ...]) -> World:
-    return dataclasses.replace(world, objects=world.objects + extra, _obstacles=None)
+    return _derived(
+        world, extra, lambda w: dataclasses.replace(w, objects=w.objects + extra, _obstacles=None)
+    )
+
+
+#: worlds made from a world and a difference, by the world's identity and the difference: a
+#: run of trials in one lab rasterises its grid once (each entry holds the world it was made
+#: from, so that identity is not reused while it is kept)
+_DERIVED: dict[tuple[int, Hashable], tuple[World, World]] = {}
+_MOST_DERIVED = 16
+
+
+def _derived(world: World, difference: Hashable, make: Callable[[World], World]) -> World:
+    """``make(world)``, made once for this world and ``difference`` (worlds are frozen)."""
+    key = (id(world), difference)
+    kept = _DERIVED.get(key)
+    if kept is not None and kept[0] is world:
+        return kept[1]
+    if len(_DERIVED) >= _MOST_DERIVED:
+        _DERIVED.clear()
+    made = make(world)
+    _DERIVED[key] = (world, made)
+    return made
 
 
 def _box(
