@@ -32,4 +32,15 @@ echo "== import contracts"
 # worker has DDS domains of its own (tests/conftest.py). Unset or 0: in this process alone
 workers="${FREELOOK_TEST_WORKERS:-0}"
 echo "== pytest in ${workers} workers (0: in one process; the 20 slowest tests listed at the end)"
-.venv/bin/python -m pytest -q -n "$workers" --dist loadgroup --durations=20 "$@"
+# in a subshell of its own, which then says the CPU the tests took, pass or fail (user and
+# system, with the processes they started and waited for) beside their wall time: how much of a run is
+# the machine's cores, and how much waiting
+(
+    set +e
+    started=$SECONDS
+    .venv/bin/python -m pytest -q -n "$workers" --dist loadgroup --durations=20 "$@"
+    status=$?
+    echo "== the tests took $((SECONDS - started)) s; CPU (user, system): the shell's, then theirs"
+    times
+    exit $status
+)
