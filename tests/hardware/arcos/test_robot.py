@@ -315,6 +315,9 @@ def test_a_cut_serial_cable_is_a_lost_link_and_the_robot_is_found_again() -> Non
         await asyncio.sleep(0.2)  # the cable cut a while longer
         pty.muted = False  # still open from before: it streams SIPs until the client closes it
         await wait_until(lambda: robot.connected, 3.0, "reconnection")
+        # the client is connected at SYNC2's echo and sends OPEN on its next turn: the
+        # emulator, on the same event loop, reads it a turn or two later
+        await wait_until(lambda: emulator.sessions_opened > 1, GONE_WRONG, "the second OPEN")
         assert emulator.sessions_opened == 2
         assert CLOSE in [c.command for c in emulator.commands]
         await robot.close()
