@@ -33,8 +33,8 @@ echo "== import contracts"
 workers="${FREELOOK_TEST_WORKERS:-0}"
 echo "== pytest in ${workers} workers (0: in one process; the 20 slowest tests listed at the end)"
 # in a subshell of its own, which then says the CPU the tests took, pass or fail (user and
-# system, with the processes they started and waited for) beside their wall time: how much of a run is
-# the machine's cores, and how much waiting
+# system, with the processes they started and waited for) beside their wall time: how much of
+# a run is the machine's cores, and how much waiting
 (
     set +e
     started=$SECONDS
