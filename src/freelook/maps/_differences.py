@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+from freelook.maps._kept import remember
 from freelook.maps._model import World, WorldObject
 
 __all__ = ["MapDifferences", "lab_on_the_day"]
@@ -93,7 +94,6 @@ def _with_objects(world: World, extra: tuple[WorldObject, ...]) -> World:
 #: run of trials in one lab rasterises its grid once (each entry holds the world it was made
 #: from, so that identity is not reused while it is kept)
 _DERIVED: dict[tuple[int, Hashable], tuple[World, World]] = {}
-_MOST_DERIVED = 16
 
 
 def _derived(world: World, difference: Hashable, make: Callable[[World], World]) -> World:
@@ -102,10 +102,8 @@ def _derived(world: World, difference: Hashable, make: Callable[[World], World])
     kept = _DERIVED.get(key)
     if kept is not None and kept[0] is world:
         return kept[1]
-    if len(_DERIVED) >= _MOST_DERIVED:
-        _DERIVED.clear()
     made = make(world)
-    _DERIVED[key] = (world, made)
+    remember(_DERIVED, key, (world, made))
     return made
 
 

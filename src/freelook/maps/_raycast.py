@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freelook.maps._distance import distance_to_background, grow
+from freelook.maps._kept import remember
 
 __all__ = [
     "cast_beams",
@@ -291,9 +292,7 @@ def enclosed_map(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     return enclosed
 
 
-_K = TypeVar("_K")
 _V = TypeVar("_V")
-_KEPT = 8  # grids a cache below remembers; the oldest goes
 _GridKey = tuple[tuple[int, ...], bytes]
 _CLEARANCE_BY_ID: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = {}
 _CLEARANCE: dict[_GridKey, npt.NDArray[np.float32]] = {}
@@ -327,15 +326,9 @@ def _per_grid(
         value = by_key[key]
     else:
         value = compute(grid)
-        _remember(by_key, key, value)
-    _remember(by_id, id(grid), (grid, value))
+        remember(by_key, key, value)
+    remember(by_id, id(grid), (grid, value))
     return value
-
-
-def _remember(cache: dict[_K, _V], key: _K, value: _V) -> None:
-    if len(cache) >= _KEPT:
-        del cache[next(iter(cache))]
-    cache[key] = value
 
 
 def cast_rays(
