@@ -26,20 +26,39 @@ echo "== mypy --strict (src/freelook and the test rig, tools/attack)"
 .venv/bin/mypy
 echo "== import contracts"
 .venv/bin/lint-imports
-# FREELOOK_TEST_WORKERS=4 runs the tests in 4 parallel workers (pytest-xdist; on 2 cores 4,
-# since many tests wait on sockets, subprocesses and a browser): a module's tests that share a
-# module fixture (a running sim, a browser) stay on one worker, the real-NAT tests on one, each
-# worker has DDS domains of its own (tests/conftest.py). Unset or 0: in this process alone
+# The lock-step tests run first, one pytest-xdist worker per core: each runs on the injected
+# clock alone (no browser, ROS node or real-time wait; the experiments' cluster tests start
+# Dask workers on loopback and assert which trials ran, not when), so a busy core slows them
+# and changes nothing they assert, and most of them are CPU. The rest run after them, in this process alone, or with
+# FREELOOK_TEST_WORKERS=4 in 4 parallel workers (on 2 cores 4, since many of those tests wait
+# on sockets, subprocesses and a browser): a module's tests that share a module fixture (a
+# running sim, a browser) stay on one worker, the real-NAT tests on one, each worker has DDS
+# domains of its own (tests/conftest.py). Arguments (paths, -k, ...) run those tests alone,
+# in FREELOOK_TEST_WORKERS workers.
+lockstep=(tests/arm tests/autonomy tests/config tests/control tests/estimation tests/experiments
+    tests/hal tests/judp tests/kinematics tests/maps tests/safety tests/sim)
+cores="$(nproc)"
 workers="${FREELOOK_TEST_WORKERS:-0}"
-echo "== pytest in ${workers} workers (0: in one process; the 20 slowest tests listed at the end)"
 # in a subshell of its own, which then says the CPU the tests took, pass or fail (user and
 # system, with the processes they started and waited for) beside their wall time: how much of
 # a run is the machine's cores, and how much waiting
 (
     set +e
     started=$SECONDS
-    .venv/bin/python -m pytest -q -n "$workers" --dist loadgroup --durations=20 "$@"
-    status=$?
+    pytest=(.venv/bin/python -m pytest -q --dist loadgroup --durations=20)
+    if [ $# -gt 0 ]; then
+        echo "== pytest $* in ${workers} workers (0: in one process; the 20 slowest listed)"
+        "${pytest[@]}" -n "$workers" "$@"
+        status=$?
+    else
+        echo "== pytest: the lock-step tests in ${cores} workers (the 20 slowest listed)"
+        "${pytest[@]}" -n "$cores" "${lockstep[@]}"
+        first=$?
+        echo "== pytest: the rest in ${workers} workers (0: in one process; the 20 slowest listed)"
+        "${pytest[@]}" -n "$workers" tests "${lockstep[@]/#/--ignore=}"
+        status=$?
+        [ "$first" -eq 0 ] || status=$first
+    fi
     echo "== the tests took $((SECONDS - started)) s; CPU (user, system): the shell's, then theirs"
     times
     exit $status
