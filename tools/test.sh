@@ -29,12 +29,12 @@ echo "== import contracts"
 # The lock-step tests run first, one pytest-xdist worker per core: each runs on the injected
 # clock alone (no browser, ROS node or real-time wait; the experiments' cluster tests start
 # Dask workers on loopback and assert which trials ran, not when), so a busy core slows them
-# and changes nothing they assert, and most of them are CPU. The rest run after them, in this process alone, or with
-# FREELOOK_TEST_WORKERS=4 in 4 parallel workers (on 2 cores 4, since many of those tests wait
-# on sockets, subprocesses and a browser): a module's tests that share a module fixture (a
-# running sim, a browser) stay on one worker, the real-NAT tests on one, each worker has DDS
-# domains of its own (tests/conftest.py). Arguments (paths, -k, ...) run those tests alone,
-# in FREELOOK_TEST_WORKERS workers.
+# and changes nothing they assert, and most of them are CPU. The rest run after them, in this
+# process alone, or with FREELOOK_TEST_WORKERS=4 in 4 parallel workers (on 2 cores 4, since
+# many of those tests wait on sockets, subprocesses and a browser): a module's tests that
+# share a module fixture (a running sim, a browser) stay on one worker, the real-NAT tests on
+# one, each worker has DDS domains of its own (tests/conftest.py). Arguments (paths, -k, ...)
+# run those tests alone, in FREELOOK_TEST_WORKERS workers.
 lockstep=(tests/arm tests/autonomy tests/config tests/control tests/estimation tests/experiments
     tests/hal tests/judp tests/kinematics tests/maps tests/safety tests/sim)
 cores="$(nproc)"
